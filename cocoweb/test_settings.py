@@ -1,0 +1,16 @@
+"""Test settings: the production module with test-only overrides. ``DATABASE_URL`` and
+``CELERY_BROKER_URL`` still select PostgreSQL / Redis for the production-path test pass."""
+
+import os
+
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-only-not-secret")
+os.environ.setdefault("DJANGO_DEBUG", "false")
+os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("DJANGO_SECURE_COOKIES", "false")
+os.environ.setdefault("DJANGO_HSTS_SECONDS", "0")
+os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,testserver")
+
+from .settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+LOGGING = {"version": 1, "disable_existing_loggers": False, "root": {"level": "WARNING"}}

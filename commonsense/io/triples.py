@@ -1,0 +1,113 @@
+"""Readers for triple files: ATOMIC-2020 TSV and the CSKB-Population CSV."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from commonsense.kg import relations
+
+from .errors import DataFormatError, check_field
+from .text import iter_lines
+
+FORMATS = ("atomic-tsv", "cskb-csv")
+
+
+@dataclass(frozen=True, slots=True)
+class TripleRecord:
+    head: str
+    relation: str
+    tail: str
+    line: int
+    plausibility: float | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+
+
+def _relation(path: Path, line: int, value: str) -> str:
+    value = check_field(path, line, "relation", value)
+    try:
+        return relations.canonical_name(value)
+    except relations.UnknownRelation as exc:
+        raise DataFormatError(path, line, "relation", str(exc)) from None
+
+
+def read_atomic_tsv(path: str | Path) -> Iterator[TripleRecord]:
+    """ATOMIC-2020 layout: no header, ``head<TAB>relation<TAB>tail``, no quoting."""
+    p = Path(path)
+    seen = False
+    for lineno, text in iter_lines(p):
+        if not text.strip():
+            continue
+        cols = text.split("\t")
+        if len(cols) != 3:
+            raise DataFormatError(p, lineno, None, f"expected 3 tab-separated columns (head, relation, tail), found {len(cols)}")
+        head = check_field(p, lineno, "head", cols[0])
+        rel = _relation(p, lineno, cols[1])
+        tail = check_field(p, lineno, "tail", cols[2])
+        seen = True
+        yield TripleRecord(head, rel, tail, lineno)
+    if not seen:
+        raise DataFormatError(p, None, None, "no triples found")
+
+
+CSKB_COLUMNS = ("head", "relation", "tail", "label", "class", "split")
+
+
+def read_cskb_csv(path: str | Path) -> Iterator[TripleRecord]:
+    """CSKB-Population evaluation CSV: header ``head,relation,tail,label,class,split``; the
+    0/1 ``label`` becomes the triple's plausibility."""
+    p = Path(path)
+    lines = iter_lines(p)
+    # csv needs an iterable of strings; line numbers are tracked from the reader itself.
+    reader = csv.reader((t for _, t in lines), strict=True)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise DataFormatError(p, None, None, "file is empty") from None
+    except csv.Error as exc:
+        raise DataFormatError(p, 1, None, f"CSV error: {exc}") from None
+    header = [h.strip() for h in header]
+    missing = [c for c in CSKB_COLUMNS if c not in header]
+    if missing:
+        raise DataFormatError(p, 1, missing[0], f"header lacks column(s) {', '.join(missing)}; expected {','.join(CSKB_COLUMNS)}")
+    idx = {c: header.index(c) for c in CSKB_COLUMNS}
+    seen = False
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise DataFormatError(p, reader.line_num, None, f"CSV error: {exc}") from None
+        lineno = reader.line_num
+        if not row or not any(c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise DataFormatError(p, lineno, None, f"expected {len(header)} columns, found {len(row)}")
+        head = check_field(p, lineno, "head", row[idx["head"]])
+        rel = _relation(p, lineno, row[idx["relation"]])
+        tail = check_field(p, lineno, "tail", row[idx["tail"]])
+        label_s = row[idx["label"]].strip()
+        try:
+            label = float(label_s)
+        except ValueError:
+            raise DataFormatError(p, lineno, "label", f"must be a number (0 or 1), got {label_s!r}") from None
+        if not 0.0 <= label <= 1.0:
+            raise DataFormatError(p, lineno, "label", f"must lie in [0, 1], got {label_s!r}")
+        seen = True
+        yield TripleRecord(
+            head, rel, tail, lineno, label,
+            (("class", row[idx["class"]].strip()), ("split", row[idx["split"]].strip())),
+        )
+    if not seen:
+        raise DataFormatError(p, None, None, "no triples found")
+
+
+def read_triples(path: str | Path, fmt: str) -> Iterator[TripleRecord]:
+    if fmt == "atomic-tsv":
+        return read_atomic_tsv(path)
+    if fmt == "cskb-csv":
+        return read_cskb_csv(path)
+    raise ValueError(f"unknown triple format {fmt!r}; choose one of {', '.join(FORMATS)}")

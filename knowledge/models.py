@@ -1,0 +1,184 @@
+"""The data layer: knowledge graphs (nodes, relations, triples with provenance), question sets
+and questions, statement sets and statements.
+
+``annotation`` and ``runs`` point at :class:`Question` and :class:`Statement` rows without
+knowing where they came from (import, builder, or upload).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Graph(models.Model):
+    name = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    # Denormalised sizes, refreshed by the importer (avoids COUNT(*) over millions of rows).
+    node_count = models.PositiveIntegerField(default=0)
+    triple_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Relation(models.Model):
+    """A relation name from the registry in :mod:`commonsense.kg.relations`."""
+
+    name = models.CharField(max_length=64, unique=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Node(models.Model):
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="nodes")
+    text = models.TextField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["graph", "text"], name="node_unique_text")]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class ImportSource(models.Model):
+    """One imported file: the provenance every triple points to. A file is identified by its
+    content hash, so re-importing the same file adds nothing."""
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="sources")
+    filename = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    format = models.CharField(max_length=32)
+    rows = models.PositiveIntegerField(default=0)
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["graph", "sha256"], name="source_unique_file")]
+
+    def __str__(self) -> str:
+        return self.filename
+
+
+class Triple(models.Model):
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="triples")
+    head = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="out_triples")
+    relation = models.ForeignKey(Relation, on_delete=models.PROTECT, related_name="triples")
+    tail = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="in_triples")
+    plausibility = models.FloatField(null=True, blank=True)
+    source = models.ForeignKey(ImportSource, null=True, blank=True, on_delete=models.SET_NULL, related_name="triples")
+    source_line = models.PositiveIntegerField(null=True, blank=True)
+    extra = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "source_line"], name="triple_unique_provenance"),
+        ]
+        indexes = [
+            models.Index(fields=["graph", "relation"]),
+            models.Index(fields=["head", "relation"]),
+            models.Index(fields=["tail", "relation"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"({self.head_id}, {self.relation_id}, {self.tail_id})"
+
+
+class QuestionSet(models.Model):
+    class Kind(models.TextChoices):
+        MCQA = "mcqa", "Multiple-choice questions"
+        COM2 = "com2", "COM2 logical queries"
+        COCO = "coco", "CoCo question sets"
+        RICA_PROBES = "rica-probes", "RICA probes"
+        RICA_AXIOMS = "rica-axioms", "RICA axiom sets"
+
+    name = models.SlugField(max_length=100, unique=True)
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    source = models.CharField(max_length=255, blank=True, help_text="file name or graph it was built from")
+    graph = models.ForeignKey(Graph, null=True, blank=True, on_delete=models.SET_NULL, related_name="question_sets")
+    params = models.JSONField(default=dict, blank=True, help_text="build parameters")
+    seed = models.BigIntegerField(null=True, blank=True)
+    description = models.TextField(blank=True)
+    question_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Question(models.Model):
+    question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="questions")
+    position = models.PositiveIntegerField(help_text="order within the set")
+    external_id = models.CharField(max_length=128, blank=True)
+    context = models.TextField(blank=True)
+    stem = models.TextField()
+    options = models.JSONField(default=list)
+    answer_index = models.SmallIntegerField(null=True, blank=True)
+    answers = models.JSONField(default=list, blank=True, help_text="every correct answer text")
+    structure = models.CharField(max_length=32, blank=True, help_text="query kind or item type (2p, 2i, csqa, …)")
+    group = models.CharField(max_length=255, blank=True, db_index=True, help_text="set / axiom group id")
+    role = models.CharField(max_length=32, blank=True, help_text="role in its group (memorization, reasoning, …)")
+    triples = models.ManyToManyField(Triple, blank=True, related_name="questions")
+    metadata = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["question_set", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["question_set", "position"], name="question_unique_position"),
+        ]
+        indexes = [models.Index(fields=["question_set", "structure"])]
+
+    def __str__(self) -> str:
+        return self.stem[:80]
+
+    @property
+    def answer_text(self) -> str | None:
+        if self.answer_index is None or not 0 <= self.answer_index < len(self.options):
+            return None
+        return str(self.options[self.answer_index])
+
+
+class StatementSet(models.Model):
+    name = models.SlugField(max_length=100, unique=True)
+    source = models.CharField(max_length=255, blank=True)
+    description = models.TextField(blank=True)
+    models_answered = models.JSONField(default=list, blank=True, help_text="model names with stored answers")
+    statement_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Statement(models.Model):
+    statement_set = models.ForeignKey(StatementSet, on_delete=models.CASCADE, related_name="statements")
+    position = models.PositiveIntegerField()
+    external_id = models.CharField(max_length=64, blank=True)
+    text = models.TextField()
+    features = models.JSONField(default=dict, blank=True)  # behavior, everyday, … -> 0/1
+    category = models.CharField(max_length=128, blank=True)
+    elicitation = models.CharField(max_length=128, blank=True)
+    human_majority = models.SmallIntegerField(null=True, blank=True, help_text="1 if most raters agreed")
+    model_answers = models.JSONField(default=dict, blank=True, help_text="model -> {q1: 0/1, q2: 0/1}")
+
+    class Meta:
+        ordering = ["statement_set", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["statement_set", "position"], name="statement_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
