@@ -103,6 +103,7 @@ class QuestionSet(models.Model):
     graph = models.ForeignKey(Graph, null=True, blank=True, on_delete=models.SET_NULL, related_name="question_sets")
     params = models.JSONField(default=dict, blank=True, help_text="build parameters")
     seed = models.BigIntegerField(null=True, blank=True)
+    source_sha256 = models.CharField(max_length=64, blank=True, help_text="content hash of the imported file")
     description = models.TextField(blank=True)
     question_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -150,6 +151,7 @@ class Question(models.Model):
 class StatementSet(models.Model):
     name = models.SlugField(max_length=100, unique=True)
     source = models.CharField(max_length=255, blank=True)
+    source_sha256 = models.CharField(max_length=64, blank=True, help_text="content hash of the imported file")
     description = models.TextField(blank=True)
     models_answered = models.JSONField(default=list, blank=True, help_text="model names with stored answers")
     statement_count = models.PositiveIntegerField(default=0)

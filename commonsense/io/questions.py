@@ -102,6 +102,28 @@ def mask_conclusion(sentence: str, answer: str) -> str | None:
     return f"{prem}{sep}{masked}" if sep else masked
 
 
+_TOKEN = re.compile(r"[A-Za-z']+|[^A-Za-z'\s]+")
+
+
+def _novel_entity_names(sentences: list[str]) -> set[str]:
+    """RICA's novel entities are random strings reused in fixed pairs across probes. A probe's
+    first word is one; its partner is a word found in every probe that starts with the first
+    word, and only in probes that contain the first word."""
+    token_sets = [set(_WORD.findall(s)) for s in sentences]
+    firsts = [s.split()[0] if s.split() else "" for s in sentences]
+    by_first: dict[str, list[int]] = {}
+    where: dict[str, set[int]] = {}
+    for i, (first, toks) in enumerate(zip(firsts, token_sets, strict=True)):
+        by_first.setdefault(first, []).append(i)
+        for t in toks:
+            where.setdefault(t, set()).add(i)
+    names = set(by_first) - {"", "the", "a", "an", "The", "A", "An"}
+    for a in list(names):
+        common = set.intersection(*(token_sets[i] for i in by_first[a])) - {a}
+        names |= {t for t in common if all(a in token_sets[i] for i in where[t])}
+    return names
+
+
 def read_rica_probes_tsv(path: str | Path) -> Iterator[QuestionRecord]:
     """RICA human-curated probes: TSV ``line_no, sentence, answer, options`` (options as a
     Python list literal). The group id is the premise with its novel entities replaced, so all
@@ -125,8 +147,7 @@ def read_rica_probes_tsv(path: str | Path) -> Iterator[QuestionRecord]:
         rows.append((line, row))
     if not rows:
         raise DataFormatError(p, None, None, "no probes found")
-    # Novel entity names: the first word of each probe (they recur across probes).
-    names = {r[1].split()[0] for _, r in rows if r[1].split()} - {"the", "a", "an", "if", "when", "The", "A"}
+    names = _novel_entity_names([r[1] for _, r in rows])
     for line, (line_no, sentence, answer, options_s) in rows:
         sentence = check_field(p, line, "sentence", sentence)
         answer = check_field(p, line, "answer", answer)
@@ -144,7 +165,7 @@ def read_rica_probes_tsv(path: str | Path) -> Iterator[QuestionRecord]:
         premise = sentence.partition(", so ")[0]
         ents: dict[str, str] = {}
         pattern_toks = []
-        for tok in premise.split():
+        for tok in _TOKEN.findall(premise):
             if tok in names:
                 ents.setdefault(tok, "AB"[len(ents)] if len(ents) < 2 else "C")
                 pattern_toks.append(ents[tok])

@@ -1,0 +1,45 @@
+# cocoweb: two commands do all set-up on a fresh machine.
+#   make run   - venv + pinned requirements, migrate SQLite, load demo data, demo accounts,
+#                web server on 127.0.0.1:8000 and a Celery worker on the embedded broker.
+#   make test  - the same set-up, then the whole test suite (scripts/test.sh).
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.requirements-installed
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: run test setup migrate demo worker lint prod-check clean
+
+$(PY):
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found); set PYTHON=..." >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when the requirement files change. torch==2.13.0 is pinned: pip takes the CPU
+# build that lies on this machine's disk and never a CUDA build.
+$(STAMP): requirements.txt requirements-nodeps.txt | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-nodeps.txt
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+migrate: setup
+	DJANGO_DEBUG=true $(PY) manage.py migrate --noinput -v0
+
+demo: migrate
+	DJANGO_DEBUG=true $(PY) manage.py seed_demo
+
+run: demo
+	@DJANGO_DEBUG=true PY=$(PY) HOST=$(HOST) PORT=$(PORT) bash scripts/run.sh
+
+test: setup
+	@PY=$(PY) bash scripts/test.sh
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf var/cocoweb.sqlite3 var/celery-broker.sqlite

@@ -1,0 +1,73 @@
+"""Role groups and demo accounts."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.db import transaction
+
+from .roles import ADMIN, ANNOTATOR, RESEARCHER
+
+# Apps whose model permissions a researcher holds (all actions); admins also manage people.
+RESEARCHER_APPS = ("knowledge", "runs", "annotation")
+ADMIN_EXTRA = (("auth", "user"), ("auth", "group"), ("authtoken", "token"))
+
+
+def role_groups_sync() -> None:
+    """Create the three role groups and give each its permissions (idempotent)."""
+    annot, _ = Group.objects.get_or_create(name=ANNOTATOR)
+    research, _ = Group.objects.get_or_create(name=RESEARCHER)
+    admin, _ = Group.objects.get_or_create(name=ADMIN)
+    annot.permissions.set(Permission.objects.filter(content_type__app_label="annotation", codename__startswith="view_"))
+    research_perms = list(Permission.objects.filter(content_type__app_label__in=RESEARCHER_APPS))
+    research.permissions.set(research_perms)
+    extra: list[Permission] = []
+    for app_label, model in ADMIN_EXTRA:
+        extra += list(Permission.objects.filter(content_type__app_label=app_label, content_type__model=model))
+    admin.permissions.set(research_perms + extra)
+
+
+def user_create_with_role(username: str, role: str, password: str, *, email: str = "") -> object:
+    User = get_user_model()
+    with transaction.atomic():
+        user = User.objects.create_user(username=username, password=password, email=email)
+        user.groups.add(Group.objects.get(name=role))
+        if role == ADMIN:
+            user.is_staff = True  # may open Django's admin to manage people
+            user.save(update_fields=["is_staff"])
+    return user
+
+
+def demo_accounts_ensure(credentials_file: Path | None = None) -> list[tuple[str, str, str]]:
+    """Create one demo account per role if missing, with a random password kept (locally) in
+    ``var/demo-credentials.txt`` so every ``make run`` can print it. Returns (role, user, password)."""
+    role_groups_sync()
+    path = credentials_file or Path(settings.VAR_DIR) / "demo-credentials.txt"
+    known: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            user, _, pw = line.partition(":")
+            if user and pw:
+                known[user] = pw
+    User = get_user_model()
+    out = []
+    for role in (ANNOTATOR, RESEARCHER, ADMIN):
+        username = f"demo-{role}"
+        pw = known.get(username)
+        user = User.objects.filter(username=username).first()
+        if user is None or pw is None or not user.check_password(pw):
+            pw = secrets.token_urlsafe(9)
+            if user is None:
+                user_create_with_role(username, role, pw)
+            else:
+                user.set_password(pw)
+                user.save(update_fields=["password"])
+        known[username] = pw
+        out.append((role, username, pw))
+    path.write_text("".join(f"{u}:{p}\n" for u, p in known.items()))
+    path.chmod(0o600)
+    return out

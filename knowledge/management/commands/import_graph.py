@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from typing import Any
+
+from commonsense.io.triples import FORMATS
+from knowledge.services import graph_import
+
+from ._base import ImportCommand
+
+
+class Command(ImportCommand):
+    help = "Import a knowledge graph: ATOMIC-2020 TSV (head<TAB>relation<TAB>tail) or the CSKB-Population CSV."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("path")
+        parser.add_argument("--name", required=True, help="graph name (created if missing)")
+        parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+
+    def handle(self, *args: Any, path: str, name: str, fmt: str, **options: Any) -> None:
+        result = graph_import(path, name=name, fmt=fmt, progress=self.progress)
+        self.stdout.write(result.summary())

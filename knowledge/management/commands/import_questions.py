@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+from typing import Any
+
+from commonsense.io.questions import FORMATS
+from knowledge.services import questions_import
+
+from ._base import ImportCommand
+
+
+class Command(ImportCommand):
+    help = "Import a question set: CommonsenseQA JSONL, RICA probes TSV, or RICA axiom sets JSONL."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("path")
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+
+    def handle(self, *args: Any, path: str, name: str, fmt: str, **options: Any) -> None:
+        result = questions_import(path, name=name, fmt=fmt, progress=self.progress)
+        self.stdout.write(result.summary('questions'))

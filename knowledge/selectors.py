@@ -1,0 +1,29 @@
+"""Reads for the knowledge layer."""
+
+from __future__ import annotations
+
+from django.db.models import Count, QuerySet
+
+from .models import Graph, QuestionSet, StatementSet, Triple
+
+
+def graph_list() -> QuerySet[Graph]:
+    return Graph.objects.all()
+
+
+def question_set_list() -> QuerySet[QuestionSet]:
+    return QuestionSet.objects.select_related("graph").all()
+
+
+def statement_set_list() -> QuerySet[StatementSet]:
+    return StatementSet.objects.all()
+
+
+def graph_relation_counts(graph: Graph) -> list[dict[str, object]]:
+    return list(
+        Triple.objects.filter(graph=graph).values("relation__name").annotate(n=Count("id")).order_by("-n")
+    )
+
+
+def question_structure_counts(qset: QuestionSet) -> list[dict[str, object]]:
+    return list(qset.questions.values("structure").annotate(n=Count("id")).order_by("-n"))

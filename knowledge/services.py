@@ -1,0 +1,217 @@
+"""Writes with side effects for the knowledge layer: imports of graphs, statements and
+question sets. Every import runs in one transaction: a failure leaves the database as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.db import connection, transaction
+
+from commonsense.io import DataFormatError
+from commonsense.io.questions import read_questions
+from commonsense.io.statements import read_statements_csv
+from commonsense.io.triples import read_triples
+from commonsense.kg.relations import RELATIONS
+
+from .bulk import insert_rows
+from .models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
+
+Progress = Callable[[str, int, int | None], None]
+
+
+class ImportRefused(ValueError):
+    """A valid file that cannot be imported as asked (e.g. a name clash)."""
+
+
+def _noop(stage: str, done: int, total: int | None) -> None:
+    return None
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class GraphImportResult:
+    graph: Graph
+    triples_added: int
+    nodes_added: int
+    already_imported: bool
+
+    def summary(self) -> str:
+        if self.already_imported:
+            return (f"{self.graph.name}: this file was already imported; nothing added "
+                    f"({self.graph.triple_count:,} triples, {self.graph.node_count:,} nodes stored).")
+        return (f"{self.graph.name}: {self.triples_added:,} triples and {self.nodes_added:,} new nodes stored "
+                f"({self.graph.triple_count:,} triples, {self.graph.node_count:,} nodes in the graph).")
+
+
+def relations_ensure() -> dict[str, int]:
+    """Make sure every registry relation has a row; return name -> id."""
+    existing = dict(Relation.objects.values_list("name", "id"))
+    missing = [Relation(name=n) for n in RELATIONS if n not in existing]
+    if missing:
+        Relation.objects.bulk_create(missing, ignore_conflicts=True)
+        existing = dict(Relation.objects.values_list("name", "id"))
+    return existing
+
+
+def graph_import(
+    path: str | Path, *, name: str, fmt: str, user: Any = None, progress: Progress = _noop,
+    display_name: str | None = None,
+) -> GraphImportResult:
+    """Import a triple file into graph ``name`` (created if needed). Nodes are deduplicated by
+    text; each triple keeps its source file and line. The whole file is parsed and validated
+    before anything is written, and all writes share one transaction."""
+    path = Path(path)
+    sha = file_sha256(path)
+    rel_ids = relations_ensure()
+    # Parse + validate everything first (raises DataFormatError naming file/line/field).
+    intern: dict[str, str] = {}
+    rows: list[tuple[str, int, str, float | None, int, str]] = []
+    for rec in read_triples(path, fmt):
+        h = intern.setdefault(rec.head, rec.head)
+        t = intern.setdefault(rec.tail, rec.tail)
+        rows.append((h, rel_ids[rec.relation], t, rec.plausibility, rec.line,
+                     json.dumps(dict(rec.extra)) if rec.extra else "{}"))
+        if len(rows) % 100_000 == 0:
+            progress("parse", len(rows), None)
+    progress("parse", len(rows), len(rows))
+    with transaction.atomic():
+        graph, _ = Graph.objects.get_or_create(name=name, defaults={"created_by": user})
+        graph = Graph.objects.select_for_update().get(pk=graph.pk)
+        if ImportSource.objects.filter(graph=graph, sha256=sha).exists():
+            return GraphImportResult(graph, 0, 0, True)
+        source = ImportSource.objects.create(
+            graph=graph, filename=display_name or path.name, sha256=sha, format=fmt, rows=len(rows)
+        )
+        node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
+        new_nodes = [t for t in intern if t not in node_ids]
+        insert_rows(Node._meta.db_table, ("graph_id", "text"), ((graph.pk, t) for t in new_nodes))
+        progress("nodes", len(new_nodes), len(new_nodes))
+        if new_nodes:
+            node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
+        cols = ("graph_id", "head_id", "relation_id", "tail_id", "plausibility", "source_id", "source_line", "extra")
+        gid, sid = graph.pk, source.pk
+        done = insert_rows(
+            Triple._meta.db_table, cols,
+            ((gid, node_ids[h], r, node_ids[t], p, sid, line, extra) for h, r, t, p, line, extra in rows),
+        )
+        progress("triples", done, len(rows))
+        graph.node_count = Node.objects.filter(graph=graph).count()
+        graph.triple_count = Triple.objects.filter(graph=graph).count()
+        graph.save(update_fields=["node_count", "triple_count"])
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute(f"ANALYZE {Triple._meta.db_table}")
+    return GraphImportResult(graph, done, len(new_nodes), False)
+
+
+@dataclass
+class SetImportResult:
+    name: str
+    added: int
+    already_imported: bool
+
+    def summary(self, noun: str) -> str:
+        if self.already_imported:
+            return f"{self.name}: this file was already imported; nothing added."
+        return f"{self.name}: {self.added:,} {noun} stored."
+
+
+def _check_name_free(model: type, name: str, sha: str) -> bool:
+    """True if the set exists with the same file (idempotent re-import); raise if the name is
+    taken by another file."""
+    existing = model.objects.filter(name=name).first()  # type: ignore[attr-defined]
+    if existing is None:
+        return False
+    if existing.source_sha256 == sha:
+        return True
+    raise ImportRefused(f"a set named {name!r} already exists (from {existing.source or 'another source'}); choose another --name")
+
+
+def _collect(records: Iterable[Any], stage: str, progress: Progress) -> list[Any]:
+    out = []
+    for rec in records:
+        out.append(rec)
+        if len(out) % 1000 == 0:
+            progress(stage, len(out), None)
+    progress(stage, len(out), len(out))
+    return out
+
+
+def statements_import(
+    path: str | Path, *, name: str, user: Any = None, display_name: str | None = None, progress: Progress = _noop
+) -> SetImportResult:
+    path = Path(path)
+    sha = file_sha256(path)
+    records = _collect(read_statements_csv(path), "statements", progress)
+    with transaction.atomic():
+        if _check_name_free(StatementSet, name, sha):
+            return SetImportResult(name, 0, True)
+        models_answered = sorted({m for r in records for m in r.model_answers})
+        sset = StatementSet.objects.create(
+            name=name, source=display_name or path.name, source_sha256=sha, created_by=user,
+            models_answered=models_answered, statement_count=len(records),
+        )
+        Statement.objects.bulk_create(
+            [
+                Statement(
+                    statement_set=sset, position=i, external_id=r.external_id, text=r.text, features=r.features,
+                    category=r.category, elicitation=r.elicitation, human_majority=r.human_majority,
+                    model_answers=r.model_answers,
+                )
+                for i, r in enumerate(records)
+            ],
+            batch_size=2000,
+        )
+    return SetImportResult(name, len(records), False)
+
+
+QUESTION_SET_KIND = {"csqa": QuestionSet.Kind.MCQA, "rica-probes": QuestionSet.Kind.RICA_PROBES,
+                     "rica-axioms": QuestionSet.Kind.RICA_AXIOMS}
+
+
+def questions_import(
+    path: str | Path, *, name: str, fmt: str, user: Any = None, display_name: str | None = None,
+    progress: Progress = _noop,
+) -> SetImportResult:
+    path = Path(path)
+    if fmt not in QUESTION_SET_KIND:
+        raise ImportRefused(f"unknown question format {fmt!r}; choose one of {', '.join(QUESTION_SET_KIND)}")
+    sha = file_sha256(path)
+    records = _collect(read_questions(path, fmt), "questions", progress)
+    with transaction.atomic():
+        if _check_name_free(QuestionSet, name, sha):
+            return SetImportResult(name, 0, True)
+        qset = QuestionSet.objects.create(
+            name=name, kind=QUESTION_SET_KIND[fmt], source=display_name or path.name, source_sha256=sha,
+            created_by=user, params={"format": fmt}, question_count=len(records),
+        )
+        Question.objects.bulk_create(
+            [
+                Question(
+                    question_set=qset, position=i, external_id=r.external_id, context=r.context, stem=r.stem,
+                    options=r.options, answer_index=r.answer_index,
+                    answers=[r.options[r.answer_index]] if r.answer_index is not None else [],
+                    structure=r.structure, group=r.group, metadata=r.metadata,
+                )
+                for i, r in enumerate(records)
+            ],
+            batch_size=2000,
+        )
+    return SetImportResult(name, len(records), False)
+
+
+__all__ = [
+    "DataFormatError", "ImportRefused", "graph_import", "statements_import", "questions_import", "file_sha256",
+]
