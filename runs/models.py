@@ -1,0 +1,153 @@
+"""Model evaluations: a :class:`Run` of one model over one question or statement set, the
+:class:`Prediction` it stores per item, and the :class:`RunMetric` rows computed when it ends.
+
+A run has an explicit lifecycle, one state per phase (as Read the Docs' builds do):
+``queued -> loading (model) -> scoring (items) -> metrics -> done``, or ``failed`` / ``cancelled``.
+A worker holds a run through a *lease* (a token plus a heartbeat it refreshes); a run whose
+heartbeat went stale (its worker died) is taken over by the next worker, which skips every item
+already stored.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from knowledge.models import Question, QuestionSet, Statement, StatementSet
+
+
+class Run(models.Model):
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        LOADING = "loading", "Loading the model"
+        SCORING = "scoring", "Scoring items"
+        METRICS = "metrics", "Computing metrics"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    ACTIVE = (State.LOADING, State.SCORING, State.METRICS)
+    TERMINAL = (State.DONE, State.FAILED, State.CANCELLED)
+
+    question_set = models.ForeignKey(QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
+    statement_set = models.ForeignKey(StatementSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
+    backend = models.CharField(max_length=32)
+    model = models.CharField(max_length=500, blank=True, help_text="model folder, GGUF file, or name")
+    url = models.CharField(max_length=500, blank=True, help_text="server URL (openai backend)")
+    scoring = models.CharField(max_length=32)
+    seed = models.BigIntegerField(default=0)
+    limit = models.PositiveIntegerField(null=True, blank=True, help_text="score only the first N items")
+    params = models.JSONField(default=dict, blank=True, help_text="extra scorer parameters")
+    scorer_settings = models.JSONField(default=dict, blank=True, help_text="what the scorer reported (describe())")
+    rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
+
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED, db_index=True)
+    phases = models.JSONField(default=list, blank=True, help_text="[[state, ISO time], …] in order")
+    items_total = models.PositiveIntegerField(default=0)
+    items_done = models.PositiveIntegerField(default=0)
+    items_failed = models.PositiveIntegerField(default=0, help_text="items whose scorer reported an error")
+    items_per_s = models.FloatField(null=True, blank=True)
+    eta_s = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True, help_text="why the run failed")
+    recent_errors = models.JSONField(default=list, blank=True, help_text="last per-item errors")
+    cancel_requested = models.BooleanField(default=False)
+
+    lease = models.UUIDField(null=True, blank=True, help_text="token of the worker attempt holding the run")
+    worker = models.CharField(max_length=255, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(models.Q(question_set__isnull=False, statement_set__isnull=True)
+                           | models.Q(question_set__isnull=True, statement_set__isnull=False)),
+                name="run_exactly_one_set",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.pk}: {self.backend}:{self.model or '-'} {self.scoring} on {self.set_name}"
+
+    @property
+    def set_name(self) -> str:
+        s = self.question_set or self.statement_set
+        return s.name if s is not None else "?"
+
+    @property
+    def is_statement_run(self) -> bool:
+        return self.statement_set_id is not None
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in self.TERMINAL
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.items_done / self.items_total) if self.items_total else 0
+
+    @staticmethod
+    def new_lease() -> uuid.UUID:
+        return uuid.uuid4()
+
+
+class Prediction(models.Model):
+    """One scored item. Unique per (run, item): a retried or resumed task never stores an item twice."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="predictions")
+    question = models.ForeignKey(Question, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    statement = models.ForeignKey(Statement, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField(help_text="the item's position in its set")
+    chosen = models.SmallIntegerField(null=True, blank=True, help_text="chosen option index; null = no answer")
+    chosen_norm = models.SmallIntegerField(null=True, blank=True, help_text="choice by length-normalised score")
+    correct = models.BooleanField(null=True, blank=True)
+    scores = models.JSONField(default=list, blank=True)
+    norm_scores = models.JSONField(null=True, blank=True)
+    extra = models.JSONField(default=dict, blank=True)
+    raw_output = models.TextField(blank=True)
+    latency_s = models.FloatField(default=0.0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "question"], condition=models.Q(question__isnull=False),
+                                    name="prediction_unique_question"),
+            models.UniqueConstraint(fields=["run", "statement"], condition=models.Q(statement__isnull=False),
+                                    name="prediction_unique_statement"),
+        ]
+
+    def __str__(self) -> str:
+        return f"prediction run={self.run_id} #{self.position}"
+
+
+class RunMetric(models.Model):
+    """One metric of a run within one scope: ``overall``, ``structure=2p``, ``relation=xWant``,
+    ``feature:behavior=1``, ``category=…``; ``data`` keeps the full JSON the metric core returned."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="metrics")
+    name = models.CharField(max_length=64)
+    scope = models.CharField(max_length=255, default="overall")
+    value = models.FloatField(null=True, blank=True)
+    ci_low = models.FloatField(null=True, blank=True)
+    ci_high = models.FloatField(null=True, blank=True)
+    n = models.PositiveIntegerField(default=0)
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["run", "scope", "name"]
+        constraints = [models.UniqueConstraint(fields=["run", "name", "scope"], name="runmetric_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name}[{self.scope}]={self.value}"

@@ -1,0 +1,223 @@
+"""The evaluation loop of one run, called by the Celery task (or by ``run_eval --inline``).
+
+* **Lease.** A worker claims a run with one conditional UPDATE: the run must be queued, or active
+  with a heartbeat older than ``COCOWEB_RUN_STALE_SECONDS`` (its worker died). The claim writes a
+  fresh lease token; a heartbeat thread refreshes ``heartbeat_at`` while the attempt lives, and
+  every write of the loop is conditioned on the token, so an attempt that lost its lease stops.
+* **Resume.** Items already stored for the run are skipped; each chunk's predictions are written
+  in one transaction together with the progress counters (``bulk_create`` ignoring conflicts on
+  the unique (run, item) constraint, so even a duplicated attempt cannot store an item twice).
+* **Cancel** is a flag on the row, read between chunks.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from commonsense.scoring.types import ItemResult
+
+from . import reports
+from .models import Prediction, Run
+from .scorers import item_count, items_for_run, question_item, scorer_for_run, statement_item
+
+log = logging.getLogger(__name__)
+MAX_RECENT_ERRORS = 20
+
+
+def stale_seconds() -> float:
+    return float(getattr(settings, "COCOWEB_RUN_STALE_SECONDS", os.environ.get("COCOWEB_RUN_STALE_SECONDS", 60)))
+
+
+def heartbeat_seconds() -> float:
+    return float(os.environ.get("COCOWEB_RUN_HEARTBEAT_SECONDS", max(0.5, stale_seconds() / 6)))
+
+
+class LeaseLost(RuntimeError):
+    pass
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def run_claim(run_id: int, worker: str = "") -> uuid.UUID | None:
+    """Take the run for this attempt, or return None when it is finished or held by a live worker."""
+    now = timezone.now()
+    token = Run.new_lease()
+    claimable = Q(state=Run.State.QUEUED, cancel_requested=False) | Q(
+        state__in=Run.ACTIVE, heartbeat_at__lt=now - timedelta(seconds=stale_seconds()))
+    n = Run.objects.filter(Q(pk=run_id) & claimable).update(
+        lease=token, heartbeat_at=now, worker=worker or worker_name(), attempts=F("attempts") + 1)
+    return token if n else None
+
+
+def _guarded(run_id: int, token: uuid.UUID) -> Any:
+    return Run.objects.filter(pk=run_id, lease=token)
+
+
+def _set_state(run_id: int, token: uuid.UUID, state: str, **fields: Any) -> None:
+    run = _guarded(run_id, token).select_for_update().first()
+    if run is None:
+        raise LeaseLost(f"run {run_id}: lease lost")
+    run.phases = [*run.phases, [state, timezone.now().isoformat()]]
+    run.state = state
+    for k, v in fields.items():
+        setattr(run, k, v)
+    run.heartbeat_at = timezone.now()
+    run.save(update_fields=["phases", "state", "heartbeat_at", *fields])
+
+
+class Heartbeat(threading.Thread):
+    """Refreshes the lease's heartbeat every few seconds while the attempt runs (even during a long
+    model load or a slow chunk). Notices a lost lease (another worker took over)."""
+
+    def __init__(self, run_id: int, token: uuid.UUID) -> None:
+        super().__init__(daemon=True, name=f"run-{run_id}-heartbeat")
+        self.run_id, self.token = run_id, token
+        self.stop_event = threading.Event()
+        self.lost = False
+
+    def run(self) -> None:
+        try:
+            while not self.stop_event.wait(heartbeat_seconds()):
+                try:
+                    if not _guarded(self.run_id, self.token).update(heartbeat_at=timezone.now()):
+                        self.lost = True
+                        return
+                except Exception:  # a locked SQLite file: try again at the next beat
+                    log.warning("run %s: heartbeat write failed", self.run_id, exc_info=True)
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.join(timeout=5)
+
+
+def _chunks(seq: list[Any], size: int) -> Iterator[list[Any]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Prediction:
+    p = Prediction(
+        run=run, position=position, chosen=res.chosen, chosen_norm=res.chosen_norm, scores=list(res.scores),
+        norm_scores=None if res.norm_scores is None else list(res.norm_scores), extra=dict(res.extra),
+        raw_output=res.raw_output or "", latency_s=float(res.latency_s or 0.0), prompt_tokens=res.prompt_tokens or 0,
+        completion_tokens=res.completion_tokens or 0, error=res.error or "",
+    )
+    if run.is_statement_run:
+        p.statement = row
+        if row.human_majority is not None and res.chosen is not None:
+            p.correct = (res.chosen == 0) == (row.human_majority == 1)
+    else:
+        p.question = row
+        if row.answer_index is not None:
+            p.correct = res.chosen == row.answer_index
+    return p
+
+
+def _store_chunk(run: Run, token: uuid.UUID, preds: list[Prediction], started: float, done_before: int) -> Run:
+    """One transaction: the chunk's predictions and the progress counters."""
+    with transaction.atomic():
+        fresh = _guarded(run.pk, token).select_for_update().first()
+        if fresh is None:
+            raise LeaseLost(f"run {run.pk}: lease lost")
+        Prediction.objects.bulk_create(preds, ignore_conflicts=True)
+        done = Prediction.objects.filter(run_id=run.pk).count()
+        fresh.items_done = done
+        errs = [f"#{p.position}: {p.error}" for p in preds if p.error]
+        if errs:
+            fresh.items_failed = Prediction.objects.filter(run_id=run.pk).exclude(error="").count()
+            fresh.recent_errors = (fresh.recent_errors + errs)[-MAX_RECENT_ERRORS:]
+        elapsed = max(time.monotonic() - started, 1e-6)
+        rate = (done - done_before) / elapsed
+        fresh.items_per_s = round(rate, 3)
+        fresh.eta_s = round((fresh.items_total - done) / rate, 1) if rate > 0 else None
+        fresh.heartbeat_at = timezone.now()
+        fresh.save(update_fields=["items_done", "items_failed", "recent_errors", "items_per_s", "eta_s", "heartbeat_at"])
+    return fresh
+
+
+def _cancelled(run_id: int) -> bool:
+    return bool(Run.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
+
+
+def run_execute(run_id: int, *, worker: str = "") -> str:
+    """Run (or resume) ``run_id`` to its end. Returns the final state, or ``"skipped"`` when the
+    run is finished or held by a live worker (a duplicate or redelivered task)."""
+    token = run_claim(run_id, worker)
+    if token is None:
+        return "skipped"
+    beat = Heartbeat(run_id, token)
+    beat.start()
+    try:
+        return _execute(run_id, token, beat)
+    except LeaseLost:
+        log.warning("run %s: another worker took over; this attempt stops", run_id)
+        return "skipped"
+    except Exception as exc:
+        log.exception("run %s failed", run_id)
+        try:
+            _set_state(run_id, token, Run.State.FAILED, error=f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=8)}",
+                       finished_at=timezone.now(), eta_s=None)
+        except LeaseLost:
+            return "skipped"
+        return Run.State.FAILED
+    finally:
+        beat.stop()
+        close_old_connections()
+
+
+def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
+    run = Run.objects.select_related("question_set", "statement_set").get(pk=run_id)
+    if run.cancel_requested:
+        _set_state(run_id, token, Run.State.CANCELLED, finished_at=timezone.now(), eta_s=None)
+        return Run.State.CANCELLED
+    _set_state(run_id, token, Run.State.LOADING, started_at=run.started_at or timezone.now(),
+               items_total=item_count(run))
+    run.refresh_from_db()
+    scorer = scorer_for_run(run)
+    _set_state(run_id, token, Run.State.SCORING, scorer_settings=scorer.describe())
+    run.refresh_from_db()
+
+    stored = set(Prediction.objects.filter(run_id=run_id).values_list("position", flat=True))
+    pending = [(pos, row) for pos, row in items_for_run(run) if pos not in stored]
+    chunk_size = int(run.params.get("chunk_size") or getattr(settings, "COCOWEB_RUN_CHUNK_SIZE", 32))
+    pace = float(run.params.get("pace_s") or 0.0)
+    to_item = statement_item if run.is_statement_run else question_item
+    started, done_before = time.monotonic(), len(stored)
+    for chunk in _chunks(pending, chunk_size):
+        if _cancelled(run_id):
+            _set_state(run_id, token, Run.State.CANCELLED, finished_at=timezone.now(), eta_s=None)
+            return Run.State.CANCELLED
+        if beat.lost:
+            raise LeaseLost(f"run {run_id}: lease lost")
+        results = scorer.score_batch([to_item(row) for _, row in chunk])
+        by_id = {r.item_id: r for r in results}
+        preds = []
+        for pos, row in chunk:
+            res = by_id.get(str(row.pk)) or ItemResult(item_id=str(row.pk), chosen=None, error="scorer returned no result")
+            preds.append(_prediction(run, pos, row, res))
+        run = _store_chunk(run, token, preds, started, done_before)
+        if pace:
+            time.sleep(pace)
+
+    _set_state(run_id, token, Run.State.METRICS, eta_s=0.0)
+    reports.run_metrics_compute(run)
+    _set_state(run_id, token, Run.State.DONE, finished_at=timezone.now(), eta_s=None)
+    return Run.State.DONE

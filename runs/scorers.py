@@ -1,0 +1,164 @@
+"""Thin adapter between a :class:`~runs.models.Run` row and ``commonsense.scoring``.
+
+Builds the :class:`~commonsense.scoring.types.Item` objects of a run (from questions or
+statements) and the scorer for its backend. Everything model-specific lives in
+``commonsense.scoring``; the one scorer defined here replays answers that are already in the
+database (the statements CSV's ``<Model>_q1`` / ``<Model>_q2`` columns, imported into
+``Statement.model_answers``), because only this layer can read them.
+
+Convention for ``yesno`` results (statement runs): options are ``("yes", "no")``; ``chosen`` is
+the answer to question (a) (0 = yes, 1 = no); ``extra["p_yes_q1"]`` / ``extra["p_yes_q2"]`` are the
+renormalised P(yes) of questions (a) and (b) (0.0 / 1.0 for binary replayed answers).
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.conf import settings
+
+from commonsense.scoring.types import Item, ItemResult, Scorer
+from knowledge.models import Question, Statement
+
+from .models import Run
+
+BACKENDS = ("hf", "openai", "embedding", "random", "replay")
+SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica")
+YES_NO = ("yes", "no")
+
+
+class ScorerUnavailable(RuntimeError):
+    """The requested backend / scoring pair cannot be built (missing model, wrong set kind …)."""
+
+
+def question_item(q: Question) -> Item:
+    fields = {k: str(v) for k, v in (q.metadata or {}).items() if isinstance(v, str | int | float)}
+    if q.structure:
+        fields["structure"] = q.structure
+    return Item(id=str(q.pk), question=q.stem, options=tuple(str(o) for o in q.options), context=q.context,
+                fields=fields)
+
+
+def statement_item(s: Statement) -> Item:
+    return Item(id=str(s.pk), question=s.text, options=YES_NO)
+
+
+class StatementAnswerReplay:
+    """Replays one model's stored binary answers to NWW questions (a) and (b)."""
+
+    method = "yesno"
+
+    def __init__(self, model: str, answers: dict[str, dict[str, int]]) -> None:
+        self.model = model
+        self.answers = answers  # item id -> {"q1": 0/1, "q2": 0/1}
+
+    def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
+        out = []
+        for it in items:
+            a = self.answers.get(it.id, {})
+            q1, q2 = a.get("q1"), a.get("q2")
+            if q1 is None:
+                out.append(ItemResult(item_id=it.id, chosen=None, error=f"{self.model} has no stored answer to (a)"))
+                continue
+            p1 = float(q1)
+            out.append(ItemResult(
+                item_id=it.id, chosen=0 if q1 == 1 else 1, scores=[p1, 1.0 - p1],
+                raw_output=f"q1={q1} q2={'' if q2 is None else q2}",
+                extra={"p_yes_q1": p1, "p_yes_q2": None if q2 is None else float(q2)},
+            ))
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "replay", "source": "Statement.model_answers", "model": self.model, "method": "yesno"}
+
+
+class SeededRandom:
+    """Chance baseline: a uniformly random option per item, reproducible from (seed, item id)."""
+
+    def __init__(self, method: str, seed: int) -> None:
+        self.method = method
+        self.seed = seed
+
+    def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
+        out = []
+        for it in items:
+            rng = random.Random(f"{self.seed}:{it.id}")
+            n = len(it.options)
+            scores = [rng.random() for _ in range(n)]
+            chosen = max(range(n), key=scores.__getitem__) if n else None
+            extra: dict[str, Any] = {}
+            if self.method == "yesno":
+                extra = {"p_yes_q1": scores[0] / sum(scores), "p_yes_q2": rng.random()}
+            out.append(ItemResult(item_id=it.id, chosen=chosen, scores=scores, extra=extra))
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "random", "seed": self.seed, "method": self.method}
+
+
+def _core_factory() -> Any | None:
+    """The scorer factory of ``commonsense.scoring`` once it exists (``build_scorer``)."""
+    for mod, name in (("commonsense.scoring", "build_scorer"), ("commonsense.scoring.factory", "build_scorer")):
+        try:
+            fn = getattr(importlib.import_module(mod), name, None)
+        except ImportError:
+            continue
+        if fn is not None:
+            return fn
+    return None
+
+
+def replay_answers(run: Run) -> dict[str, dict[str, int]]:
+    assert run.statement_set is not None
+    answers: dict[str, dict[str, int]] = {}
+    for pk, stored in Statement.objects.filter(statement_set=run.statement_set).values_list("pk", "model_answers"):
+        if run.model in (stored or {}):
+            answers[str(pk)] = stored[run.model]
+    return answers
+
+
+def scorer_for_run(run: Run) -> Scorer:
+    """The scorer for ``run``. Raises :class:`ScorerUnavailable` with a readable reason."""
+    if run.backend not in BACKENDS:
+        raise ScorerUnavailable(f"unknown backend {run.backend!r} (one of {', '.join(BACKENDS)})")
+    if run.scoring not in SCORINGS:
+        raise ScorerUnavailable(f"unknown scoring {run.scoring!r} (one of {', '.join(SCORINGS)})")
+    if run.is_statement_run and run.scoring != "yesno":
+        raise ScorerUnavailable("a statement set is scored with --scoring yesno")
+    if run.backend == "replay" and run.is_statement_run:
+        assert run.statement_set is not None
+        known = run.statement_set.models_answered or []
+        if run.model not in known:
+            raise ScorerUnavailable(
+                f"statement set {run.statement_set.name!r} has no stored answers of model {run.model!r}; "
+                f"known: {', '.join(known) or 'none'}")
+        return StatementAnswerReplay(run.model, replay_answers(run))
+    factory = _core_factory()
+    if factory is not None:
+        return factory(backend=run.backend, model=run.model, url=run.url, scoring=run.scoring, seed=run.seed,
+                       cache_dir=str(settings.COCOWEB_CACHE_DIR), **(run.params.get("scorer") or {}))
+    if run.backend == "random":
+        return SeededRandom(run.scoring, run.seed)
+    raise ScorerUnavailable(f"backend {run.backend!r} is not available: commonsense.scoring has no build_scorer yet")
+
+
+def items_for_run(run: Run) -> Iterable[tuple[int, Question | Statement]]:
+    """(position, row) of every item of the run, in set order, cut at ``run.limit``."""
+    if run.question_set_id:
+        qs: Any = Question.objects.filter(question_set_id=run.question_set_id).order_by("position")
+    else:
+        qs = Statement.objects.filter(statement_set_id=run.statement_set_id).order_by("position")
+    if run.limit:
+        qs = qs[: run.limit]
+    return ((row.position, row) for row in qs)
+
+
+def item_count(run: Run) -> int:
+    if run.question_set_id:
+        n = Question.objects.filter(question_set_id=run.question_set_id).count()
+    else:
+        n = Statement.objects.filter(statement_set_id=run.statement_set_id).count()
+    return min(n, run.limit) if run.limit else n

@@ -1,0 +1,61 @@
+"""Reads for the runs app."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from .execution import stale_seconds
+from .models import Prediction, Run, RunMetric
+
+
+def run_list() -> QuerySet[Run]:
+    return Run.objects.select_related("question_set", "statement_set", "created_by")
+
+
+def run_get(run_id: int) -> Run:
+    return run_list().get(pk=run_id)
+
+
+def runs_stale() -> QuerySet[Run]:
+    """Active runs whose worker stopped beating (died): to be resumed by another worker."""
+    cutoff = timezone.now() - timedelta(seconds=stale_seconds())
+    return Run.objects.filter(state__in=Run.ACTIVE, heartbeat_at__lt=cutoff)
+
+
+def run_predictions(run: Run) -> QuerySet[Prediction]:
+    rel = "statement" if run.is_statement_run else "question"
+    return Prediction.objects.filter(run=run).select_related(rel).order_by("position")
+
+
+def run_metric_table(run: Run) -> list[dict[str, Any]]:
+    """Rows for the run page: scope, then one cell per metric name (value and CI)."""
+    metrics = list(RunMetric.objects.filter(run=run))
+    names = sorted({m.name for m in metrics}, key=lambda n: (n.endswith("_macro"), n))
+    scopes: dict[str, dict[str, RunMetric]] = {}
+    for m in metrics:
+        scopes.setdefault(m.scope, {})[m.name] = m
+    order = sorted(scopes, key=lambda s: (s != "overall", "=" not in s, s))
+    return [{"scope": s, "cells": [scopes[s].get(n) for n in names], "names": names} for s in order]
+
+
+def runs_compare(runs: list[Run]) -> dict[str, Any]:
+    """Overall metrics side by side, and item-level agreement between the first two runs."""
+    from .reports import run_metrics_overall
+
+    per_run = [run_metrics_overall(r) for r in runs]
+    names = sorted({k for m in per_run for k in m})
+    table = [{"name": n, "values": [m.get(n) for m in per_run]} for n in names]
+    overlap: dict[str, Any] = {}
+    if len(runs) >= 2 and runs[0].question_set_id == runs[1].question_set_id \
+            and runs[0].statement_set_id == runs[1].statement_set_id:
+        a = dict(Prediction.objects.filter(run=runs[0]).values_list("position", "chosen"))
+        b = dict(Prediction.objects.filter(run=runs[1]).values_list("position", "chosen"))
+        common = a.keys() & b.keys()
+        same = sum(a[k] == b[k] for k in common)
+        overlap = {"common": len(common), "same_choice": same,
+                   "agreement": same / len(common) if common else None}
+    return {"runs": runs, "table": table, "overlap": overlap}
