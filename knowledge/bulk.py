@@ -21,18 +21,23 @@ def insert_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
                     copy.write_row(row)
                     n += 1
         return n
-    placeholders = ", ".join(["%s"] * len(columns))
+    placeholders = ", ".join(["?"] * len(columns))
     cols = ", ".join(connection.ops.quote_name(c) for c in columns)
     sql = f"INSERT INTO {connection.ops.quote_name(table)} ({cols}) VALUES ({placeholders})"
-    with connection.cursor() as cur:
+    connection.ensure_connection()
+    # The DB-API connection directly: Django's cursor wrapper re-checks every parameter row.
+    raw = connection.connection.cursor()
+    try:
         chunk: list[Sequence[Any]] = []
         for row in rows:
             chunk.append(row)
             if len(chunk) >= batch:
-                cur.executemany(sql, chunk)
+                raw.executemany(sql, chunk)
                 n += len(chunk)
                 chunk = []
         if chunk:
-            cur.executemany(sql, chunk)
+            raw.executemany(sql, chunk)
             n += len(chunk)
+    finally:
+        raw.close()
     return n

@@ -37,8 +37,8 @@ class Relation(models.Model):
 
 
 class Node(models.Model):
-    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="nodes")
-    text = models.TextField()
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="nodes", db_index=False)
+    text = models.TextField()  # (graph, text) is unique and indexed
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["graph", "text"], name="node_unique_text")]
@@ -66,12 +66,16 @@ class ImportSource(models.Model):
 
 
 class Triple(models.Model):
-    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="triples")
-    head = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="out_triples")
-    relation = models.ForeignKey(Relation, on_delete=models.PROTECT, related_name="triples")
-    tail = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="in_triples")
+    # Single-column FK indexes are left out on purpose: each is the prefix of a composite index
+    # below, and every extra index slows bulk imports of millions of rows.
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="triples", db_index=False)
+    head = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="out_triples", db_index=False)
+    relation = models.ForeignKey(Relation, on_delete=models.PROTECT, related_name="triples", db_index=False)
+    tail = models.ForeignKey(Node, on_delete=models.CASCADE, related_name="in_triples", db_index=False)
     plausibility = models.FloatField(null=True, blank=True)
-    source = models.ForeignKey(ImportSource, null=True, blank=True, on_delete=models.SET_NULL, related_name="triples")
+    source = models.ForeignKey(
+        ImportSource, null=True, blank=True, on_delete=models.SET_NULL, related_name="triples", db_index=False
+    )
     source_line = models.PositiveIntegerField(null=True, blank=True)
     extra = models.JSONField(default=dict, blank=True)
 
