@@ -2,11 +2,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accounts import views as account_views
 from knowledge import views as knowledge_views
 
 urlpatterns = [
     path("", knowledge_views.home, name="home"),
+    path("accounts/login/", account_views.login_view, name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("admin/login/", account_views.login_view),  # the admin's log-in is throttled too
     path("admin/", admin.site.urls),
     path("knowledge/", include("knowledge.urls")),
     path("annotation/", include("annotation.urls")),

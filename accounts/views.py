@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.views import LoginView
+from django.http import HttpRequest, HttpResponse
+
+from .throttle import WINDOW_SECONDS, login_blocked, login_failed, login_succeeded
+
+
+class ThrottledLoginView(LoginView):
+    """Django's login view with a limit on failed attempts per user name and per address."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        username = request.POST.get("username", "")
+        if login_blocked(request, username):
+            form = self.get_form()
+            form.errors.clear()
+            form.add_error(None, f"Too many failed log-in attempts. Try again in {WINDOW_SECONDS // 60} minutes.")
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        response = super().post(request, *args, **kwargs)
+        if request.user.is_authenticated:
+            login_succeeded(request, username)
+        else:
+            login_failed(request, username)
+        return response
+
+
+login_view = ThrottledLoginView.as_view()
