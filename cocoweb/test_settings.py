@@ -14,3 +14,12 @@ from .settings import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {"version": 1, "disable_existing_loggers": False, "root": {"level": "WARNING"}}
+
+# A file, not pytest-django's in-memory SQLite: tests that start a real Celery worker subprocess
+# (runs: resume after a killed worker) must see the same test database. One file per test process,
+# so concurrent test runs on one machine do not clobber each other.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")  # noqa: F405
+
+# Tests render templates without running collectstatic: no manifest storage.
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405

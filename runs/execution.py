@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -69,16 +69,23 @@ def _guarded(run_id: int, token: uuid.UUID) -> Any:
     return Run.objects.filter(pk=run_id, lease=token)
 
 
-def _set_state(run_id: int, token: uuid.UUID, state: str, **fields: Any) -> None:
-    run = _guarded(run_id, token).select_for_update().first()
-    if run is None:
+def _lock(run_id: int, token: uuid.UUID) -> Run:
+    """Inside a transaction: write first (the lease-guarded heartbeat), then read. On SQLite a
+    transaction that reads before it writes fails at once ("database is locked") when another
+    connection wrote in between; one that starts with a write waits for the lock instead."""
+    if not _guarded(run_id, token).update(heartbeat_at=timezone.now()):
         raise LeaseLost(f"run {run_id}: lease lost")
-    run.phases = [*run.phases, [state, timezone.now().isoformat()]]
-    run.state = state
-    for k, v in fields.items():
-        setattr(run, k, v)
-    run.heartbeat_at = timezone.now()
-    run.save(update_fields=["phases", "state", "heartbeat_at", *fields])
+    return Run.objects.get(pk=run_id)
+
+
+def _set_state(run_id: int, token: uuid.UUID, state: str, **fields: Any) -> None:
+    with transaction.atomic():
+        run = _lock(run_id, token)
+        run.phases = [*run.phases, [state, timezone.now().isoformat()]]
+        run.state = state
+        for k, v in fields.items():
+            setattr(run, k, v)
+        run.save(update_fields=["phases", "state", *fields])
 
 
 class Heartbeat(threading.Thread):
@@ -134,9 +141,7 @@ def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Predictio
 def _store_chunk(run: Run, token: uuid.UUID, preds: list[Prediction], started: float, done_before: int) -> Run:
     """One transaction: the chunk's predictions and the progress counters."""
     with transaction.atomic():
-        fresh = _guarded(run.pk, token).select_for_update().first()
-        if fresh is None:
-            raise LeaseLost(f"run {run.pk}: lease lost")
+        fresh = _lock(run.pk, token)
         Prediction.objects.bulk_create(preds, ignore_conflicts=True)
         done = Prediction.objects.filter(run_id=run.pk).count()
         fresh.items_done = done
@@ -148,8 +153,7 @@ def _store_chunk(run: Run, token: uuid.UUID, preds: list[Prediction], started: f
         rate = (done - done_before) / elapsed
         fresh.items_per_s = round(rate, 3)
         fresh.eta_s = round((fresh.items_total - done) / rate, 1) if rate > 0 else None
-        fresh.heartbeat_at = timezone.now()
-        fresh.save(update_fields=["items_done", "items_failed", "recent_errors", "items_per_s", "eta_s", "heartbeat_at"])
+        fresh.save(update_fields=["items_done", "items_failed", "recent_errors", "items_per_s", "eta_s"])
     return fresh
 
 
@@ -157,14 +161,18 @@ def _cancelled(run_id: int) -> bool:
     return bool(Run.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
 
 
-def run_execute(run_id: int, *, worker: str = "") -> str:
+def run_execute(run_id: int, *, worker: str = "", heartbeat: bool = True) -> str:
     """Run (or resume) ``run_id`` to its end. Returns the final state, or ``"skipped"`` when the
-    run is finished or held by a live worker (a duplicate or redelivered task)."""
+    run is finished or held by a live worker (a duplicate or redelivered task).
+
+    ``heartbeat=False`` beats only between chunks, from this thread (for callers inside an open
+    transaction, e.g. tests, where a second connection could not see or write the row)."""
     token = run_claim(run_id, worker)
     if token is None:
         return "skipped"
     beat = Heartbeat(run_id, token)
-    beat.start()
+    if heartbeat:
+        beat.start()
     try:
         return _execute(run_id, token, beat)
     except LeaseLost:
@@ -179,8 +187,8 @@ def run_execute(run_id: int, *, worker: str = "") -> str:
             return "skipped"
         return Run.State.FAILED
     finally:
-        beat.stop()
-        close_old_connections()
+        if heartbeat:
+            beat.stop()
 
 
 def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:

@@ -1,0 +1,110 @@
+"""The evaluation loop: replayed answers, resume without duplicates, cancel, leases."""
+
+from __future__ import annotations
+
+import csv
+import math
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from runs.execution import run_claim, run_execute
+from runs.models import Prediction, Run, RunMetric
+from runs.reports import run_metrics_overall
+from runs.services import run_cancel, run_create
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.django_db
+
+
+def _expected_nww(model: str) -> tuple[float, float, float]:
+    """Consensus / awareness / commonsensicality straight from the CSV columns (NWW Eqs. 9-11)."""
+    with open(FIXTURES / "statements_demo.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    c = sum(r[f"{model}_q1"] == r["human_q1"] for r in rows) / len(rows)
+    a = sum(r[f"{model}_q2"] == r["human_q1"] for r in rows) / len(rows)
+    return c, a, math.sqrt(c * a)
+
+
+def _run(statement_set, model="Mixtral-8x22B", **params):  # type: ignore[no-untyped-def]
+    return run_create(statement_set=statement_set, backend="replay", model=model, scoring="yesno",
+                      params=params, enqueue=False)
+
+
+@pytest.mark.parametrize("model", ["Mixtral-8x22B", "Flan-T5-Small"])
+def test_replay_gives_the_csv_columns_metrics(statement_set, model) -> None:  # type: ignore[no-untyped-def]
+    run = _run(statement_set, model, chunk_size=128)
+    assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
+    run.refresh_from_db()
+    assert run.items_done == run.items_total == 1000
+    assert [p[0] for p in run.phases] == ["queued", "loading", "scoring", "metrics", "done"]
+    m = run_metrics_overall(run)
+    c, a, cs = _expected_nww(model)
+    assert m["consensus"] == pytest.approx(c) and m["awareness"] == pytest.approx(a)
+    assert m["commonsensicality"] == pytest.approx(cs)
+    overall = RunMetric.objects.get(run=run, name="consensus", scope="overall")
+    assert overall.ci_low < overall.value < overall.ci_high and overall.n == 1000
+    # by feature: both poles of each of the six features, their n adding up to the whole set
+    poles = RunMetric.objects.filter(run=run, name="consensus", scope__startswith="feature:behavior=")
+    assert sorted(p.scope for p in poles) == ["feature:behavior=0", "feature:behavior=1"]
+    assert sum(p.n for p in poles) == 1000
+
+
+def test_resume_skips_stored_items_and_never_duplicates(statement_set) -> None:  # type: ignore[no-untyped-def]
+    ref = _run(statement_set, chunk_size=100)
+    run_execute(ref.pk, heartbeat=False)
+    run = _run(statement_set, chunk_size=100)
+    token = run_claim(run.pk)
+    assert token is not None
+    # a first attempt stored 250 items, then its worker died (heartbeat stops)
+    full = list(Prediction.objects.filter(run=ref).order_by("position")[:250])
+    kept = []
+    for p in full:
+        p.pk, p.run = None, run
+        kept.append(p)
+    Prediction.objects.bulk_create(kept)
+    Run.objects.filter(pk=run.pk).update(state=Run.State.SCORING, heartbeat_at=timezone.now())
+    assert run_execute(run.pk, heartbeat=False) == "skipped"  # the lease is still live: a duplicate task does nothing
+    Run.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    first_ids = set(Prediction.objects.filter(run=run).values_list("pk", flat=True))
+    assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
+    run.refresh_from_db()
+    assert Prediction.objects.filter(run=run).count() == 1000
+    assert set(Prediction.objects.filter(run=run, position__lt=250).values_list("pk", flat=True)) == first_ids
+    assert run.attempts == 2 and run_metrics_overall(run) == run_metrics_overall(ref)
+    assert run_execute(run.pk, heartbeat=False) == "skipped"  # a redelivered task after the end is a no-op
+
+
+def test_cancel_queued_and_running(statement_set) -> None:  # type: ignore[no-untyped-def]
+    queued = _run(statement_set)
+    assert run_cancel(queued) and queued.state == Run.State.CANCELLED
+    assert run_execute(queued.pk, heartbeat=False) == "skipped" and not queued.predictions.exists()
+
+    run = _run(statement_set, chunk_size=100)
+    token = run_claim(run.pk)
+    Run.objects.filter(pk=run.pk).update(state=Run.State.SCORING, cancel_requested=True,
+                                         heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert token is not None
+    assert run_execute(run.pk, heartbeat=False) == Run.State.CANCELLED
+    run.refresh_from_db()
+    assert run.finished_at is not None and run.predictions.count() == 0
+
+
+def test_question_run_accuracy_matches_stored_predictions(csqa_set) -> None:  # type: ignore[no-untyped-def]
+    run = run_create(question_set=csqa_set, backend="random", scoring="loglik", seed=7, enqueue=False, limit=120)
+    assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
+    preds = list(Prediction.objects.filter(run=run).select_related("question"))
+    assert len(preds) == 120
+    hits = [p.chosen == p.question.answer_index for p in preds]
+    assert run_metrics_overall(run)["accuracy"] == pytest.approx(sum(hits) / 120)
+    again = run_create(question_set=csqa_set, backend="random", scoring="loglik", seed=7, enqueue=False, limit=120)
+    run_execute(again.pk, heartbeat=False)
+    assert list(again.predictions.values_list("chosen", flat=True)) == [p.chosen for p in preds]
+
+
+def test_unknown_replay_model_fails_validation(statement_set) -> None:  # type: ignore[no-untyped-def]
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match="no answers of 'GPT-9'"):
+        _run(statement_set, "GPT-9")
