@@ -1,0 +1,84 @@
+"""Answer extraction from generated text and the token-variant matching of NWW's yes/no probabilities."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from .types import LETTERS
+
+_NO_ANSWER = re.compile(r"\b(no answer|none of the (?:above|options|answers)|cannot (?:be )?determine|i don't know)\b", re.I)
+
+
+def extract_letter(text: str, n_options: int = 5, options: Sequence[str] = ()) -> int | None:
+    """CoCo: "we match the first option that appears in the final output answer".
+
+    Returns the index of the first option letter that reads as an answer, else the first option
+    text found verbatim, else ``None`` ("No Answer"). The article "A" ("A good idea …") does not
+    count: a letter counts when it stands alone or is followed by ``:``, ``.``, ``)`` or the end,
+    or is written ``(A)`` / ``Answer: A`` / ``answer is A``.
+    """
+    letters = LETTERS[:n_options]
+    cls = f"[{letters}]"
+    patterns = [
+        rf"(?i:answer|option|choice)\s*(?i:is|would be|:)?\s*[:\-]?\s*\(?({cls})\b(?![a-z'])",
+        rf"\(({cls})\)",
+        rf"(?:^|[\s*\"'\[])({cls})(?:\s*[:.)\]]|\s*$)",
+    ]
+    best: tuple[int, int] | None = None
+    for pat in patterns:
+        for m in re.finditer(pat, text):
+            letter = m.group(1).upper()
+            if letter not in letters:
+                continue
+            # a lone capital "A" followed by a lowercase word is the article
+            tail = text[m.end(1):]
+            if letter == "A" and re.match(r"\s+[a-z]", tail) and pat is patterns[2]:
+                continue
+            pos = m.start(1)
+            if best is None or pos < best[0]:
+                best = (pos, LETTERS.index(letter))
+            break
+    if best is not None:
+        return best[1]
+    low = text.lower()
+    hits = [(low.find(o.lower()), i) for i, o in enumerate(options) if o.strip() and o.lower() in low]
+    if hits:
+        return min(hits)[1]
+    return None
+
+
+def is_no_answer(text: str) -> bool:
+    return not text.strip() or bool(_NO_ANSWER.search(text))
+
+
+_STRIP = " \t\n\r\"'`*“”‘’.,:;!?()[]{}<>▁Ġ_-"
+
+
+def normalise_token(token: str) -> str:
+    """``"Yes`` / `` yes`` / ``▁YES`` / ``Yes,`` all become ``yes``."""
+    return token.strip(_STRIP).lower()
+
+
+def sum_word_probs(token_probs: Mapping[str, float], words: Sequence[str]) -> dict[str, float]:
+    """Sum the probability of every token whose normalised text equals each word; ``other`` = 1 - sum."""
+    out = {w: 0.0 for w in words}
+    targets = {w.lower(): w for w in words}
+    for tok, p in token_probs.items():
+        w = targets.get(normalise_token(tok))
+        if w is not None:
+            out[w] += p
+    out["other"] = max(0.0, 1.0 - sum(out[w] for w in words))
+    return out
+
+
+def renormalise(p_yes: float, p_no: float) -> float | None:
+    """NWW: p_yes / (p_yes + p_no); ``None`` when neither word has any probability."""
+    s = p_yes + p_no
+    return p_yes / s if s > 0 else None
+
+
+def first_yes_no(text: str) -> str | None:
+    """The first "yes" or "no" word in a text answer (replayed chat answers, sampled API answers)."""
+    m = re.search(r"\b(yes|no)\b", text, flags=re.I)
+    return m.group(1).lower() if m else None

@@ -1,0 +1,265 @@
+"""transformers backend: a causal (or seq2seq) model from a local folder or a local GGUF file.
+
+``loglikelihood`` follows lm-evaluation-harness' tokenisation exactly (context and
+context+continuation encoded with the tokenizer's defaults, split at the context length, no BOS
+unless the tokenizer adds one, trailing context spaces moved to the continuation) but runs each
+context once: questions are grouped by context length (no padding in the context pass), the
+context's key/value cache is copied to every option that needs more than one token, and only
+those options run a second, right-padded pass. torch and transformers are imported on first use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .types import ContinuationScore, Generation, LoglikRequest, Message, Prompt
+
+DTYPES = ("bfloat16", "float32", "float16")
+
+
+class HFBackend:
+    name = "hf"
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        cache_dir: str | Path | None = None,
+        dtype: str = "bfloat16",
+        device: str = "cpu",
+        batch_rows: int = 160,
+        softmax_in_model_dtype: bool = True,
+        threads: int | None = None,
+    ) -> None:
+        """``model``: a transformers folder or a ``.gguf`` file (converted once into
+        ``cache_dir/<stem>``). ``batch_rows`` bounds the rows (options) per forward pass.
+        ``softmax_in_model_dtype`` computes the log-softmax and the sum in the model's dtype,
+        as lm-evaluation-harness does (it only matters below float32)."""
+        import torch
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+        from .convert import ensure_model_dir
+
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}")
+        if threads:
+            torch.set_num_threads(threads)
+        if Path(model).suffix.lower() == ".gguf" and cache_dir is None:
+            raise ValueError("a .gguf model needs cache_dir (where the converted folder is kept)")
+        self.path = ensure_model_dir(model, cache_dir or ".")
+        self.dtype_name = dtype
+        self.torch_dtype = getattr(torch, dtype)
+        self.device = device
+        self.batch_rows = batch_rows
+        self.softmax_in_model_dtype = softmax_in_model_dtype
+        config = AutoConfig.from_pretrained(str(self.path))
+        self.seq2seq = bool(getattr(config, "is_encoder_decoder", False))
+        cls = AutoModelForSeq2SeqLM if self.seq2seq else AutoModelForCausalLM
+        self.model = cls.from_pretrained(str(self.path), dtype=self.torch_dtype).to(device).eval()
+        self.tok = AutoTokenizer.from_pretrained(str(self.path))
+        self.max_length = int(getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or 2048)
+        pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
+        self.pad_id = int(pad if pad is not None else 0)
+        self.prefix_id = int(self.tok.bos_token_id if self.tok.bos_token_id is not None else self.pad_id)
+        self._word_ids: dict[str, list[int]] = {}
+        self.capabilities = frozenset({"loglik", "generate", "word_probs"})
+
+    # ---------------------------------------------------------------- tokenisation (lm-eval's rules)
+    def encode_pair(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
+        if not context:
+            return [self.prefix_id], self.tok.encode(continuation, add_special_tokens=False)
+        n_spaces = len(context) - len(context.rstrip())
+        if n_spaces:
+            continuation = context[-n_spaces:] + continuation
+            context = context[:-n_spaces]
+        if self.seq2seq:
+            return self.tok.encode(context), self.tok.encode(continuation, add_special_tokens=False)
+        whole = self.tok.encode(context + continuation)
+        ctx = self.tok.encode(context)
+        return ctx, whole[len(ctx):]
+
+    def render(self, prompt: Prompt) -> tuple[str, bool]:
+        """Prompt text and whether it already carries special tokens (a rendered chat template)."""
+        if isinstance(prompt, str):
+            return prompt, False
+        msgs = list(prompt)
+        if getattr(self.tok, "chat_template", None):
+            text = self.tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+            return str(text), True
+        return render_plain(msgs), False
+
+    def _encode_prompt(self, prompt: Prompt) -> list[int]:
+        text, rendered = self.render(prompt)
+        ids: list[int] = self.tok.encode(text, add_special_tokens=not rendered)
+        return ids or [self.prefix_id]
+
+    # ---------------------------------------------------------------- loglikelihood
+    def loglikelihood(self, requests: Sequence[LoglikRequest]) -> list[list[ContinuationScore]]:
+        import torch
+
+        enc: list[tuple[list[int], list[list[int]]]] = []
+        for r in requests:
+            pairs = [self.encode_pair(r.context, c) for c in r.continuations]
+            ctx = pairs[0][0] if pairs else self.tok.encode(r.context)
+            if any(p[0] != ctx for p in pairs):  # context tokens changed by a merge: fall back per option
+                raise ValueError(f"continuations of {r.context[:40]!r} split the context differently")
+            conts = [p[1] for p in pairs]
+            longest = max((len(c) for c in conts), default=0)
+            if len(ctx) + longest > self.max_length:  # left-truncate like lm-eval
+                ctx = ctx[-(self.max_length - longest):]
+            enc.append((ctx, conts))
+        out: list[list[ContinuationScore]] = [[] for _ in requests]
+        with torch.inference_mode():
+            for chunk in self._chunks(enc):
+                scores = (self._seq2seq_chunk if self.seq2seq else self._causal_chunk)([enc[i] for i in chunk])
+                for i, s in zip(chunk, scores, strict=True):
+                    out[i] = s
+        return out
+
+    def _chunks(self, enc: list[tuple[list[int], list[list[int]]]]) -> list[list[int]]:
+        """Requests grouped by context length (longest first), cut so a chunk has at most ``batch_rows`` options."""
+        groups: dict[int, list[int]] = defaultdict(list)
+        for i, (ctx, _) in enumerate(enc):
+            groups[len(ctx) if not self.seq2seq else 0].append(i)
+        chunks: list[list[int]] = []
+        for length in sorted(groups, reverse=True):
+            idx = sorted(groups[length], key=lambda i: -max((len(c) for c in enc[i][1]), default=0))
+            cur: list[int] = []
+            rows = 0
+            for i in idx:
+                n = max(1, len(enc[i][1]))
+                if cur and rows + n > self.batch_rows:
+                    chunks.append(cur)
+                    cur, rows = [], 0
+                cur.append(i)
+                rows += n
+            if cur:
+                chunks.append(cur)
+        return chunks
+
+    def _score_rows(self, logits: list[Any], targets: list[list[int]]) -> list[ContinuationScore]:
+        """Sum of log-softmax at the target tokens, per row (rows' logits are [n_tokens, vocab])."""
+        import torch
+
+        res = []
+        for lg, tgt in zip(logits, targets, strict=True):
+            lp = torch.log_softmax(lg if self.softmax_in_model_dtype else lg.float(), dim=-1)
+            t = torch.tensor(tgt, dtype=torch.long)
+            greedy = bool((lg.argmax(dim=-1) == t).all())
+            res.append(ContinuationScore(float(lp.gather(1, t.unsqueeze(1)).squeeze(1).sum()), len(tgt), greedy))
+        return res
+
+    def _causal_chunk(self, chunk: list[tuple[list[int], list[list[int]]]]) -> list[list[ContinuationScore]]:
+        import torch
+
+        ctx = torch.tensor([c for c, _ in chunk], dtype=torch.long, device=self.device)
+        first = self.model(input_ids=ctx, use_cache=True, logits_to_keep=1)
+        last = first.logits[:, -1, :]  # [B, V]: predicts each option's first token
+        rows = [(q, conts[o]) for q, (_, conts) in enumerate(chunk) for o in range(len(conts))]
+        multi = [r for r, (_, c) in enumerate(rows) if len(c) > 1]
+        later: dict[int, Any] = {}
+        if multi:
+            cache = first.past_key_values
+            cache.batch_select_indices(torch.tensor([rows[r][0] for r in multi], device=self.device))
+            width = max(len(rows[r][1]) - 1 for r in multi)
+            inp = torch.full((len(multi), width), self.pad_id, dtype=torch.long, device=self.device)
+            for k, r in enumerate(multi):
+                toks = rows[r][1][:-1]
+                inp[k, : len(toks)] = torch.tensor(toks)
+            # right padding needs no mask: a causal model never lets real positions see later pads
+            second = self.model(input_ids=inp, past_key_values=cache, use_cache=False).logits
+            for k, r in enumerate(multi):
+                later[r] = second[k, : len(rows[r][1]) - 1]
+        row_logits = []
+        for r, (q, cont) in enumerate(rows):
+            lg = last[q : q + 1]
+            row_logits.append(torch.cat([lg, later[r]], dim=0) if r in later else lg)
+        scores = self._score_rows(row_logits, [c for _, c in rows])
+        out: list[list[ContinuationScore]] = [[] for _ in chunk]
+        for (q, _), s in zip(rows, scores, strict=True):
+            out[q].append(s)
+        return out
+
+    def _seq2seq_chunk(self, chunk: list[tuple[list[int], list[list[int]]]]) -> list[list[ContinuationScore]]:
+        import torch
+
+        out: list[list[ContinuationScore]] = []
+        start = int(self.model.config.decoder_start_token_id or self.pad_id)
+        for ctx, conts in chunk:  # encoder once per question, decoder batched over options
+            ids = torch.tensor([ctx], dtype=torch.long, device=self.device)
+            encoded = self.model.get_encoder()(input_ids=ids)
+            width = max(len(c) for c in conts)
+            dec = torch.full((len(conts), width), self.pad_id, dtype=torch.long, device=self.device)
+            for k, c in enumerate(conts):
+                dec[k, : len(c)] = torch.tensor([start, *c[:-1]])
+            hidden = encoded.last_hidden_state.expand(len(conts), -1, -1)
+            logits = self.model(encoder_outputs=(hidden,), decoder_input_ids=dec).logits
+            out.append(self._score_rows([logits[k, : len(c)] for k, c in enumerate(conts)], conts))
+        return out
+
+    # ---------------------------------------------------------------- generation
+    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32) -> list[Generation]:
+        import torch
+
+        res: list[Generation] = []
+        with torch.inference_mode():
+            for p in prompts:  # one at a time: no padding effects on greedy outputs
+                t0 = time.perf_counter()
+                ids = torch.tensor([self._encode_prompt(p)], dtype=torch.long, device=self.device)
+                gen = self.model.generate(
+                    input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=max_new_tokens,
+                    pad_token_id=self.pad_id, temperature=None, top_p=None, top_k=None,
+                )
+                new = gen[0] if self.seq2seq else gen[0, ids.shape[1]:]
+                text = self.tok.decode(new, skip_special_tokens=True)
+                res.append(Generation(text, int(ids.shape[1]), int(len(new)), time.perf_counter() - t0))
+        return res
+
+    # ---------------------------------------------------------------- next-token word probabilities
+    def word_token_ids(self, word: str) -> list[int]:
+        """Every vocabulary token whose text normalises to ``word`` (NWW's ``answer2tokid``)."""
+        from .extract import normalise_token
+
+        if word not in self._word_ids:
+            vocab = self.tok.convert_ids_to_tokens(list(range(len(self.tok))))
+            w = word.lower()
+            ids = []
+            for i, t in enumerate(vocab):
+                if t is None or normalise_token(t) != w and normalise_token(self.tok.decode([i])) != w:
+                    continue
+                ids.append(i)
+            self._word_ids[word] = ids
+        return self._word_ids[word]
+
+    def word_probs(self, prompts: Sequence[Prompt], words: Sequence[str]) -> list[dict[str, float]]:
+        import torch
+
+        ids = {w: self.word_token_ids(w) for w in words}
+        res: list[dict[str, float]] = []
+        with torch.inference_mode():
+            for p in prompts:
+                x = torch.tensor([self._encode_prompt(p)], dtype=torch.long, device=self.device)
+                if self.seq2seq:
+                    start = int(self.model.config.decoder_start_token_id or self.pad_id)
+                    logits = self.model(input_ids=x, decoder_input_ids=torch.tensor([[start]])).logits[0, -1]
+                else:
+                    logits = self.model(input_ids=x, logits_to_keep=1).logits[0, -1]
+                probs = torch.softmax(logits.float(), dim=-1)
+                d = {w: float(probs[ids[w]].sum()) if ids[w] else 0.0 for w in words}
+                d["other"] = max(0.0, 1.0 - sum(d.values()))
+                res.append(d)
+        return res
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": str(self.path), "dtype": self.dtype_name, "device": self.device,
+                "seq2seq": self.seq2seq, "softmax_in_model_dtype": self.softmax_in_model_dtype}
+
+
+def render_plain(messages: Sequence[Message]) -> str:
+    """A chat as plain text for models without a chat template."""
+    parts = [m["content"] if m["role"] != "assistant" else f"Answer: {m['content']}" for m in messages]
+    return "\n\n".join(parts) + "\n\nAnswer:"
