@@ -41,5 +41,9 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+# Production topology on 127.0.0.1 (PostgreSQL, Redis, gunicorn, 2 Celery workers) + HTTP smoke test.
+prod-check: setup
+	@PY=$(PY) bash scripts/prod_check.sh
+
 clean:
 	rm -rf var/cocoweb.sqlite3 var/celery-broker.sqlite
