@@ -5,4 +5,12 @@ from . import views
 app_name = "runs"
 urlpatterns = [
     path("", views.index, name="index"),
+    path("new/", views.run_new, name="new"),
+    path("compare/", views.run_compare, name="compare"),
+    path("<int:run_id>/", views.run_detail, name="detail"),
+    path("<int:run_id>/progress/", views.run_progress, name="progress"),
+    path("<int:run_id>/cancel/", views.run_cancel, name="cancel"),
+    path("<int:run_id>/rerun/", views.run_rerun, name="rerun"),
+    path("<int:run_id>/predictions.<str:fmt>", views.export_predictions, name="predictions"),
+    path("<int:run_id>/metrics.json", views.export_metrics, name="metrics"),
 ]

@@ -1,0 +1,39 @@
+"""The launch form. Validation of the combination lives in :func:`runs.services.run_create`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from knowledge.models import QuestionSet, StatementSet
+
+from .scorers import BACKENDS, SCORINGS
+
+
+def set_choices() -> list[tuple[str, list[tuple[str, str]]]]:
+    qs = [(f"qs:{q.name}", f"{q.name} ({q.question_count} questions)") for q in QuestionSet.objects.all()]
+    ss = [(f"ss:{s.name}", f"{s.name} ({s.statement_count} statements)") for s in StatementSet.objects.all()]
+    return [("Question sets", qs), ("Statement sets", ss)]
+
+
+class RunForm(forms.Form):
+    dataset = forms.ChoiceField(label="Set")
+    backend = forms.ChoiceField(choices=[(b, b) for b in BACKENDS])
+    model = forms.CharField(required=False, max_length=500,
+                            help_text="model folder or .gguf file (hf, embedding), server model name (openai), "
+                                      "or the model whose stored answers to replay")
+    url = forms.CharField(required=False, max_length=500, label="Server URL", help_text="openai backend only")
+    scoring = forms.ChoiceField(choices=[(s, s) for s in SCORINGS])
+    seed = forms.IntegerField(initial=0)
+    limit = forms.IntegerField(required=False, min_value=1, help_text="score only the first N items")
+    chunk_size = forms.IntegerField(required=False, min_value=1, max_value=4096,
+                                    help_text="items per batch (one transaction each)")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["dataset"].choices = set_choices()
+
+    def params(self) -> dict[str, Any]:
+        cs = self.cleaned_data.get("chunk_size")
+        return {"chunk_size": cs} if cs else {}
