@@ -9,14 +9,14 @@ kind (``accuracy_macro@structure``) next to the micro value (``accuracy``).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import transaction
 
+import commonsense.metrics as M
+from commonsense.metrics import Estimate
 from knowledge.models import Question, Statement
 
-from . import metric_core as core
 from .models import Prediction, Run, RunMetric
 
 Record = dict[str, Any]
@@ -44,74 +44,95 @@ def run_records(run: Run) -> list[Record]:
             out.append({
                 "position": p.position, "answer": q.answer_index, "chosen": p.chosen, "chosen_norm": p.chosen_norm,
                 "structure": q.structure, "relation": str(meta.get("relation", "")), "group": q.group,
-                "role": q.role, "error": p.error,
+                "role": q.role, "perturbation": str(meta.get("perturbation", "")), "error": p.error,
+                "aspect": str(meta.get("aspect") or (q.structure if q.role in ("reasoning",) or q.role.startswith("atomic_")
+                                                    else meta.get("relation", ""))),
             })
     return out
 
 
-def _group(records: Iterable[Record], key: Callable[[Record], str | None]) -> dict[str, list[Record]]:
-    groups: dict[str, list[Record]] = defaultdict(list)
+def _row(name: str, scope: str, est: Estimate, **data: Any) -> Row:
+    return (name, scope, est.value, est.low, est.high, est.n, data)
+
+
+def _accuracy_rows(name: str, correct: list[bool | None], records: list[Record], seed: int) -> list[Row]:
+    groupings = {k: [r[k] for r in records] for k in ("structure", "relation")
+                 if len({r[k] for r in records if r[k]}) > 0}
+    rep = M.accuracy_report(correct, groupings, seed=seed)
+    rows = [_row(name, "overall", rep.overall)]
+    for kind, grouped in rep.by.items():
+        rows += [_row(name, f"{kind}={g}", est) for g, est in grouped.groups.items()]
+        if len(grouped.groups) > 1:
+            rows.append(_row(f"{name}_macro", kind, grouped.macro, groups=len(grouped.groups)))
+    return rows
+
+
+def _coco_rows(records: list[Record], seed: int) -> list[Row]:
+    """CoCo MEM/COM/REA/FAI/APP (micro and macro) when the questions carry CoCo set roles."""
+    answers = [M.CocoAnswer(group=r["group"], role=r["role"], correct=r["chosen"] == r["answer"], aspect=r["aspect"])
+               for r in records if r["group"] and r["role"]]
+    if not answers or len(answers) < len(records):
+        return []
+    rep = M.coco_report(answers, seed=seed)
+    rows: list[Row] = []
+    for m in M.coco.METRICS:
+        rows.append(_row(m, "overall", getattr(rep.micro, m)))
+        rows.append(_row(f"{m}_macro", "aspect", getattr(rep.macro, m)))
+        rows += [_row(m, f"aspect={a}", est) for a, est in rep.by_aspect.get(m, {}).items()]
+    return rows
+
+
+def _rica_rows(records: list[Record], seed: int) -> list[Row]:
+    """RICA per-probe accuracy by perturbation and all-perturbations-correct per axiom."""
+    probes = []
     for r in records:
-        k = key(r)
-        if k not in (None, ""):
-            groups[str(k)].append(r)
-    return dict(sorted(groups.items()))
+        pert = r["perturbation"] or "original"
+        asym = next((a for a in ("asymmetric_premise", "asymmetric_conclusion") if a in pert), "original")
+        ling = pert.replace(asym, "").strip("_") or "original"
+        probes.append(M.RicaProbe(axiom=r["group"], correct=None if r["chosen"] is None else r["chosen"] == r["answer"],
+                                  linguistic=ling, asymmetry=asym))
+    rep = M.rica_report(probes, seed=seed)
+    rows = [_row("all_perturbations_correct", "overall", rep.all_perturbations_correct, axioms=len(rep.axioms))]
+    rows += [_row("accuracy", f"linguistic={k}", e) for k, e in rep.by_linguistic.items()]
+    rows += [_row("accuracy", f"asymmetry={k}", e) for k, e in rep.by_asymmetry.items()]
+    return rows
 
 
 def _question_rows(records: list[Record], seed: int) -> list[Row]:
-    rows: list[Row] = []
     scored = [r for r in records if r["answer"] is not None]
-    has_norm = any(r["chosen_norm"] is not None for r in scored)
-    hits = {"accuracy": [r["chosen"] == r["answer"] for r in scored]}
-    if has_norm:
-        hits["accuracy_norm"] = [r["chosen_norm"] == r["answer"] for r in scored]
-    for name, h in hits.items():
-        est = core.mean_ci(h, seed=seed)
-        rows.append((name, "overall", est.value, est.low, est.high, est.n, {}))
-    rows.append(("no_answer_rate", "overall", core.rate([r["chosen"] is None for r in records]), None, None,
-                 len(records), {}))
-    for kind in ("structure", "relation"):
-        groups = _group(scored, lambda r, k=kind: r[k])  # type: ignore[misc]
-        if len(groups) < 1:
-            continue
-        for name, _ in hits.items():
-            per = {g: [r["chosen" if name == "accuracy" else "chosen_norm"] == r["answer"] for r in rs]
-                   for g, rs in groups.items()}
-            for g, h in per.items():
-                est = core.mean_ci(h, seed=seed)
-                rows.append((name, f"{kind}={g}", est.value, est.low, est.high, est.n, {}))
-            if len(per) > 1:
-                est = core.macro_ci(per, seed=seed)
-                rows.append((f"{name}_macro", kind, est.value, est.low, est.high, est.n, {"groups": len(per)}))
-    groups = _group(scored, lambda r: r["group"])
-    if groups and any(len(rs) > 1 for rs in groups.values()):
-        allc = [all(r["chosen"] == r["answer"] for r in rs) for rs in groups.values()]
-        est = core.mean_ci(allc, seed=seed)
-        rows.append(("all_correct_per_group", "overall", est.value, est.low, est.high, est.n,
-                     {"note": "share of groups (RICA axioms, CoCo sets) whose every item is answered correctly"}))
+    rows = _accuracy_rows("accuracy", [r["chosen"] == r["answer"] for r in scored], scored, seed)
+    if any(r["chosen_norm"] is not None for r in scored):
+        rows += _accuracy_rows("accuracy_norm", [r["chosen_norm"] == r["answer"] for r in scored], scored, seed)
+    rows.append(_row("no_answer_rate", "overall", M.mean_ci([r["chosen"] is None for r in records], seed=seed)))
+    if scored and all(r["structure"] == "rica-axiom" and r["group"] for r in scored):
+        rows += _rica_rows(scored, seed)
+    rows += _coco_rows(scored, seed)
     return rows
 
 
 def _statement_rows(records: list[Record], seed: int) -> list[Row]:
+    """NWW: the model as one respondent (Eqs. 16–18) against the human majority, overall, per
+    feature pole and per category."""
     rows: list[Row] = []
-    scored = [r for r in records if r["human"] is not None and r["p_yes_q1"] is not None]
+    scored = [r for r in records if r["human"] is not None]
 
     def emit(scope: str, rs: list[Record]) -> None:
         if not rs:
             return
-        nww = core.nww_individual(rs, seed=seed)
+        nan = float("nan")
+        res = M.respondent_scores([nan if r["p_yes_q1"] is None else r["p_yes_q1"] for r in rs],
+                                  [nan if r["p_yes_q2"] is None else r["p_yes_q2"] for r in rs],
+                                  [r["human"] for r in rs], seed=seed)
         for name in ("consensus", "awareness", "commonsensicality"):
-            est = nww[name]
-            rows.append((name, scope, est.value, est.low, est.high, est.n, {}))
+            rows.append(_row(name, scope, getattr(res, name)))
 
     emit("overall", scored)
     for f in sorted({k for r in scored for k in r["features"]}):
         for pole in (1, 0):
             emit(f"feature:{f}={pole}", [r for r in scored if r["features"].get(f) == pole])
-    for cat, rs in _group(scored, lambda r: r["category"]).items():
-        emit(f"category={cat}", rs)
-    rows.append(("no_answer_rate", "overall", core.rate([r["p_yes_q1"] is None for r in records]), None, None,
-                 len(records), {}))
+    for cat in sorted({r["category"] for r in scored if r["category"]}):
+        emit(f"category={cat}", [r for r in scored if r["category"] == cat])
+    rows.append(_row("no_answer_rate", "overall", M.mean_ci([r["p_yes_q1"] is None for r in records], seed=seed)))
     return rows
 
 

@@ -108,3 +108,24 @@ def test_unknown_replay_model_fails_validation(statement_set) -> None:  # type: 
 
     with pytest.raises(ValidationError, match="no answers of 'GPT-9'"):
         _run(statement_set, "GPT-9")
+
+
+def test_rica_run_reports_all_perturbations_correct_per_axiom() -> None:
+    from collections import defaultdict
+
+    from knowledge.models import QuestionSet
+    from knowledge.services import questions_import
+    from tests.conftest import shared_file
+
+    questions_import(shared_file("rica/RICA_10k_axiom2set.jsonl"), name="rica10k", fmt="rica-axioms")
+    qset = QuestionSet.objects.get(name="rica10k")
+    run = run_create(question_set=qset, backend="random", scoring="rica", seed=1, limit=300, enqueue=False)
+    assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
+    by_axiom: dict[str, list[bool]] = defaultdict(list)
+    for p in Prediction.objects.filter(run=run).select_related("question"):
+        by_axiom[p.question.group].append(p.chosen == p.question.answer_index)
+    joint = sum(all(v) for v in by_axiom.values()) / len(by_axiom)
+    m = RunMetric.objects.get(run=run, name="all_perturbations_correct", scope="overall")
+    assert m.value == pytest.approx(joint) and m.n == len(by_axiom)
+    scopes = set(RunMetric.objects.filter(run=run, name="accuracy").values_list("scope", flat=True))
+    assert {"overall", "asymmetry=original", "asymmetry=asymmetric_premise", "linguistic=negated"} <= scopes
