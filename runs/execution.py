@@ -130,7 +130,7 @@ def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Predictio
     if run.is_statement_run:
         p.statement = row
         if row.human_majority is not None and res.chosen is not None:
-            p.correct = (res.chosen == 0) == (row.human_majority == 1)
+            p.correct = res.chosen == row.human_majority  # options ("no", "yes"): 1 = agree
     else:
         p.question = row
         if row.answer_index is not None:

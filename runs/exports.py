@@ -20,8 +20,7 @@ def prediction_record(run: Run, p: Prediction) -> dict[str, Any]:
     if run.is_statement_run:
         s = p.statement
         assert s is not None
-        item_id, text, options, answer = s.external_id, s.text, ["yes", "no"], s.human_majority
-        answer = None if answer is None else (0 if answer == 1 else 1)
+        item_id, text, options, answer = s.external_id, s.text, ["no", "yes"], s.human_majority
     else:
         q = p.question
         assert q is not None

@@ -23,6 +23,14 @@ Record = dict[str, Any]
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
 
 
+def _p_yes(rec: Any) -> float | None:
+    """P(yes) of one NWW question's record (``p_yes``, else the binary ``chosen``), None if absent."""
+    if not isinstance(rec, dict):
+        return None
+    v = rec.get("p_yes", rec.get("chosen"))
+    return None if v is None else float(v)
+
+
 def run_records(run: Run) -> list[Record]:
     """One plain dict per stored prediction, with what the metrics group by."""
     out: list[Record] = []
@@ -33,7 +41,7 @@ def run_records(run: Run) -> list[Record]:
             out.append({
                 "position": p.position, "human": s.human_majority, "features": s.features or {},
                 "category": s.category, "elicitation": s.elicitation,
-                "p_yes_q1": p.extra.get("p_yes_q1"), "p_yes_q2": p.extra.get("p_yes_q2"),
+                "p_yes_q1": _p_yes(p.extra.get("q1")), "p_yes_q2": _p_yes(p.extra.get("q2")),
                 "chosen": p.chosen, "error": p.error,
             })
     else:

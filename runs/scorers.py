@@ -6,16 +6,19 @@ statements) and the scorer for its backend. Everything model-specific lives in
 database (the statements CSV's ``<Model>_q1`` / ``<Model>_q2`` columns, imported into
 ``Statement.model_answers``), because only this layer can read them.
 
-Convention for ``yesno`` results (statement runs): options are ``("yes", "no")``; ``chosen`` is
-the answer to question (a) (0 = yes, 1 = no); ``extra["p_yes_q1"]`` / ``extra["p_yes_q2"]`` are the
-renormalised P(yes) of questions (a) and (b) (0.0 / 1.0 for binary replayed answers).
+Convention for ``yesno`` results (statement runs), as ``commonsense.scoring.yesno`` has it: options
+are ``("no", "yes")``, so ``chosen`` is the binarised answer to question (a) (1 = yes);
+``extra["q1"]`` / ``extra["q2"]`` hold each question's record with ``p_yes`` (renormalised P(yes);
+0.0 / 1.0 for replayed binary answers) and ``chosen``.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import random
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -27,7 +30,7 @@ from .models import Run
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
 SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica")
-YES_NO = ("yes", "no")
+YES_NO = ("no", "yes")
 
 
 class ScorerUnavailable(RuntimeError):
@@ -59,16 +62,13 @@ class StatementAnswerReplay:
         out = []
         for it in items:
             a = self.answers.get(it.id, {})
-            q1, q2 = a.get("q1"), a.get("q2")
+            q1 = a.get("q1")
             if q1 is None:
                 out.append(ItemResult(item_id=it.id, chosen=None, error=f"{self.model} has no stored answer to (a)"))
                 continue
-            p1 = float(q1)
-            out.append(ItemResult(
-                item_id=it.id, chosen=0 if q1 == 1 else 1, scores=[p1, 1.0 - p1],
-                raw_output=f"q1={q1} q2={'' if q2 is None else q2}",
-                extra={"p_yes_q1": p1, "p_yes_q2": None if q2 is None else float(q2)},
-            ))
+            extra = {q: {"p_yes": float(v), "chosen": int(v)} for q, v in a.items() if v is not None}
+            out.append(ItemResult(item_id=it.id, chosen=int(q1), scores=[1.0 - q1, float(q1)],
+                                  raw_output=json.dumps(a, sort_keys=True), extra=extra))
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -76,7 +76,8 @@ class StatementAnswerReplay:
 
 
 class SeededRandom:
-    """Chance baseline: a uniformly random option per item, reproducible from (seed, item id)."""
+    """Chance baseline, used only while ``commonsense.scoring`` lacks its factory (then its
+    ``RandomScorer`` is used): a uniformly random option per item, from (seed, item id)."""
 
     def __init__(self, method: str, seed: int) -> None:
         self.method = method
@@ -90,8 +91,8 @@ class SeededRandom:
             scores = [rng.random() for _ in range(n)]
             chosen = max(range(n), key=scores.__getitem__) if n else None
             extra: dict[str, Any] = {}
-            if self.method == "yesno":
-                extra = {"p_yes_q1": scores[0] / sum(scores), "p_yes_q2": rng.random()}
+            if it.options == YES_NO:
+                extra = {"q1": {"chosen": chosen}, "q2": {"chosen": rng.randrange(2)}}
             out.append(ItemResult(item_id=it.id, chosen=chosen, scores=scores, extra=extra))
         return out
 
@@ -138,8 +139,11 @@ def scorer_for_run(run: Run) -> Scorer:
         return StatementAnswerReplay(run.model, replay_answers(run))
     factory = _core_factory()
     if factory is not None:
-        return factory(backend=run.backend, model=run.model, url=run.url, scoring=run.scoring, seed=run.seed,
-                       cache_dir=str(settings.COCOWEB_CACHE_DIR), **(run.params.get("scorer") or {}))
+        return factory(run.backend, run.scoring, model=run.model or None, url=run.url or None,
+                       source=run.params.get("source"), seed=run.seed,
+                       cache_dir=str(Path(settings.COCOWEB_CACHE_DIR) / "models"),
+                       backend_options=run.params.get("backend_options"),
+                       scoring_options=run.params.get("scoring_options"))
     if run.backend == "random":
         return SeededRandom(run.scoring, run.seed)
     raise ScorerUnavailable(f"backend {run.backend!r} is not available: commonsense.scoring has no build_scorer yet")

@@ -78,11 +78,11 @@ def test_cancel_and_rerun(researcher: Client, statement_set, done_run) -> None: 
 def test_exports(researcher: Client, done_run) -> None:  # type: ignore[no-untyped-def]
     body = b"".join(researcher.get(reverse("runs:predictions", args=[done_run.pk, "jsonl"])).streaming_content)
     lines = [json.loads(x) for x in body.decode().splitlines()]
-    assert len(lines) == 1000 and lines[0]["position"] == 0 and lines[0]["options"] == ["yes", "no"]
+    assert len(lines) == 1000 and lines[0]["position"] == 0 and lines[0]["options"] == ["no", "yes"]
     assert sum(x["correct"] for x in lines) == Prediction.objects.filter(run=done_run, correct=True).count()
     body = b"".join(researcher.get(reverse("runs:predictions", args=[done_run.pk, "csv"])).streaming_content)
     rows = list(csv.DictReader(io.StringIO(body.decode())))
-    assert len(rows) == 1000 and json.loads(rows[5]["extra"]).keys() == {"p_yes_q1", "p_yes_q2"}
+    assert len(rows) == 1000 and json.loads(rows[5]["extra"]).keys() == {"q1", "q2"}
     m = researcher.get(reverse("runs:metrics", args=[done_run.pk])).json()
     assert m["metrics"]["consensus"] == pytest.approx(m["scopes"]["overall"]["consensus"]["value"])
     assert "feature:behavior=0" in m["scopes"]
