@@ -11,7 +11,6 @@ those options run a second, right-padded pass. torch and transformers are import
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,11 +31,13 @@ class HFBackend:
         dtype: str = "bfloat16",
         device: str = "cpu",
         batch_rows: int = 160,
+        max_pad: int = 4,
         softmax_in_model_dtype: bool = True,
         threads: int | None = None,
     ) -> None:
         """``model``: a transformers folder or a ``.gguf`` file (converted once into
-        ``cache_dir/<stem>``). ``batch_rows`` bounds the rows (options) per forward pass.
+        ``cache_dir/<stem>``). ``batch_rows`` bounds the rows (options) per forward pass,
+        ``max_pad`` the context-length spread within one batch (0: equal lengths only, no padding).
         ``softmax_in_model_dtype`` computes the log-softmax and the sum in the model's dtype,
         as lm-evaluation-harness does (it only matters below float32)."""
         import torch
@@ -55,6 +56,7 @@ class HFBackend:
         self.torch_dtype = getattr(torch, dtype)
         self.device = device
         self.batch_rows = batch_rows
+        self.max_pad = max_pad
         self.softmax_in_model_dtype = softmax_in_model_dtype
         config = AutoConfig.from_pretrained(str(self.path))
         self.seq2seq = bool(getattr(config, "is_encoder_decoder", False))
@@ -121,24 +123,21 @@ class HFBackend:
         return out
 
     def _chunks(self, enc: list[tuple[list[int], list[list[int]]]]) -> list[list[int]]:
-        """Requests grouped by context length (longest first), cut so a chunk has at most ``batch_rows`` options."""
-        groups: dict[int, list[int]] = defaultdict(list)
-        for i, (ctx, _) in enumerate(enc):
-            groups[len(ctx) if not self.seq2seq else 0].append(i)
+        """Requests sorted by context length (longest first) and cut so that a chunk has at most
+        ``batch_rows`` options and its contexts differ by at most ``max_pad`` tokens (left padding)."""
+        order = sorted(range(len(enc)), key=lambda i: (-len(enc[i][0]), -max((len(c) for c in enc[i][1]), default=0)))
         chunks: list[list[int]] = []
-        for length in sorted(groups, reverse=True):
-            idx = sorted(groups[length], key=lambda i: -max((len(c) for c in enc[i][1]), default=0))
-            cur: list[int] = []
-            rows = 0
-            for i in idx:
-                n = max(1, len(enc[i][1]))
-                if cur and rows + n > self.batch_rows:
-                    chunks.append(cur)
-                    cur, rows = [], 0
-                cur.append(i)
-                rows += n
-            if cur:
+        cur: list[int] = []
+        rows = 0
+        for i in order:
+            n = max(1, len(enc[i][1]))
+            if cur and (rows + n > self.batch_rows or len(enc[cur[0]][0]) - len(enc[i][0]) > self.max_pad):
                 chunks.append(cur)
+                cur, rows = [], 0
+            cur.append(i)
+            rows += n
+        if cur:
+            chunks.append(cur)
         return chunks
 
     def _score_rows(self, logits: list[Any], targets: list[list[int]]) -> list[ContinuationScore]:
@@ -156,26 +155,42 @@ class HFBackend:
     def _causal_chunk(self, chunk: list[tuple[list[int], list[list[int]]]]) -> list[list[ContinuationScore]]:
         import torch
 
-        ctx = torch.tensor([c for c, _ in chunk], dtype=torch.long, device=self.device)
-        first = self.model(input_ids=ctx, use_cache=True, logits_to_keep=1)
+        lens = [len(c) for c, _ in chunk]
+        width0 = max(lens)
+        padded = any(n != width0 for n in lens)
+        ctx = torch.full((len(chunk), width0), self.pad_id, dtype=torch.long, device=self.device)
+        mask = torch.zeros((len(chunk), width0), dtype=torch.long, device=self.device)
+        for q, (c, _) in enumerate(chunk):
+            ctx[q, width0 - len(c):] = torch.tensor(c)
+            mask[q, width0 - len(c):] = 1
+        kw: dict[str, Any] = {}
+        if padded:  # left padding: mask the pads and keep each context's positions starting at 0
+            kw = {"attention_mask": mask, "position_ids": (mask.cumsum(-1) - 1).clamp(min=0)}
+        first = self.model(input_ids=ctx, use_cache=True, logits_to_keep=1, **kw)
         last = first.logits[:, -1, :]  # [B, V]: predicts each option's first token
         rows = [(q, conts[o]) for q, (_, conts) in enumerate(chunk) for o in range(len(conts))]
         multi = [r for r, (_, c) in enumerate(rows) if len(c) > 1]
         later: dict[int, Any] = {}
         if multi:
             cache = first.past_key_values
-            cache.batch_select_indices(torch.tensor([rows[r][0] for r in multi], device=self.device))
+            sel = torch.tensor([rows[r][0] for r in multi], device=self.device)
+            cache.batch_select_indices(sel)
             width = max(len(rows[r][1]) - 1 for r in multi)
             inp = torch.full((len(multi), width), self.pad_id, dtype=torch.long, device=self.device)
             for k, r in enumerate(multi):
                 toks = rows[r][1][:-1]
                 inp[k, : len(toks)] = torch.tensor(toks)
-            # right padding needs no mask: a causal model never lets real positions see later pads
-            second = self.model(input_ids=inp, past_key_values=cache, use_cache=False).logits
+            # right padding of the continuations needs no mask: real positions never see later pads
+            kw2: dict[str, Any] = {}
+            if padded:
+                start = torch.tensor([lens[rows[r][0]] for r in multi], device=self.device).unsqueeze(1)
+                kw2 = {"attention_mask": torch.cat([mask[sel], torch.ones_like(inp)], dim=1),
+                       "position_ids": start + torch.arange(width, device=self.device).unsqueeze(0)}
+            second = self.model(input_ids=inp, past_key_values=cache, use_cache=False, **kw2).logits
             for k, r in enumerate(multi):
                 later[r] = second[k, : len(rows[r][1]) - 1]
         row_logits = []
-        for r, (q, cont) in enumerate(rows):
+        for r, (q, _) in enumerate(rows):
             lg = last[q : q + 1]
             row_logits.append(torch.cat([lg, later[r]], dim=0) if r in later else lg)
         scores = self._score_rows(row_logits, [c for _, c in rows])
@@ -253,6 +268,32 @@ class HFBackend:
                 d["other"] = max(0.0, 1.0 - sum(d.values()))
                 res.append(d)
         return res
+
+    # ---------------------------------------------------------------- token-level views (for server.py)
+    def top_next_tokens(self, prompt: Prompt, k: int) -> list[tuple[str, float]]:
+        """The ``k`` most probable next tokens (decoded text, log-probability)."""
+        import torch
+
+        with torch.inference_mode():
+            x = torch.tensor([self._encode_prompt(prompt)], dtype=torch.long, device=self.device)
+            logits = self.model(input_ids=x, logits_to_keep=1).logits[0, -1].float()
+            lp = torch.log_softmax(logits, dim=-1)
+            vals, idx = lp.topk(k)
+        return [(self.tok.decode([int(i)]), float(v)) for v, i in zip(vals, idx, strict=True)]
+
+    def prompt_logprobs(self, text: str) -> tuple[list[str], list[float | None], list[int]]:
+        """Tokens of ``text``, each one's log-probability given the ones before (``None`` for the
+        first) and its character offset, as an OpenAI ``echo`` response gives them."""
+        import torch
+
+        enc = self.tok(text, return_offsets_mapping=True)
+        ids: list[int] = list(enc["input_ids"])
+        offsets = [int(a) for a, _ in enc["offset_mapping"]]
+        with torch.inference_mode():
+            logits = self.model(input_ids=torch.tensor([ids], device=self.device)).logits[0].float()
+            lp = torch.log_softmax(logits, dim=-1)
+        vals: list[float | None] = [None] + [float(lp[i - 1, ids[i]]) for i in range(1, len(ids))]
+        return [self.tok.decode([i]) for i in ids], vals, offsets
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "model": str(self.path), "dtype": self.dtype_name, "device": self.device,
