@@ -1,0 +1,270 @@
+"""The assignment queue: what a person sees next, and what happens when they submit, skip or
+undo. Every capacity decision is a conditional ``UPDATE`` (``… WHERE slots_taken < redundancy``,
+``… WHERE state = 'reserved'``), so the invariants hold on SQLite and PostgreSQL alike under
+concurrent requests; on PostgreSQL the candidate item is picked with ``SELECT … FOR UPDATE SKIP
+LOCKED`` so concurrent annotators spread over different items instead of queueing on one row."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, F, OuterRef
+from django.utils import timezone
+
+from commonsense.validation import answer_normalise, gold_passed, qualification_grade
+
+from .models import Assignment, Campaign, Item, Membership, Response
+
+RESERVED, ANSWERED, SKIPPED, EXPIRED = (Assignment.State.RESERVED, Assignment.State.ANSWERED,
+                                        Assignment.State.SKIPPED, Assignment.State.EXPIRED)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What the person gets next: an assignment to answer, or a state with a message."""
+
+    state: str  # item | done | closed | failed | blocked
+    assignment: Assignment | None = None
+    message: str = ""
+
+
+def membership_get(campaign: Campaign, user: Any) -> Membership:
+    has_qual = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).exists()
+    state = Membership.State.QUALIFYING if has_qual else Membership.State.ACTIVE
+    try:
+        with transaction.atomic():
+            m, _ = Membership.objects.get_or_create(campaign=campaign, user=user, defaults={"state": state})
+    except IntegrityError:  # created by a concurrent request
+        m = Membership.objects.get(campaign=campaign, user=user)
+    return m
+
+
+def _release(assignment_ids: list[int], new_state: str, now: datetime) -> int:
+    """Move live reservations to ``new_state`` and give their regular items' slots back."""
+    released = 0
+    for pk, item_id, role in Assignment.objects.filter(pk__in=assignment_ids).values_list("pk", "item_id", "item__role"):
+        with transaction.atomic():
+            if Assignment.objects.filter(pk=pk, state=RESERVED).update(state=new_state, finished_at=now):
+                released += 1
+                if role == Item.Role.REGULAR:
+                    Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") - 1)
+    return released
+
+
+def reservations_reclaim(campaign: Campaign, now: datetime | None = None) -> int:
+    """Expire reservations past their TTL and return their slots to the pool."""
+    now = now or timezone.now()
+    ids = list(Assignment.objects.filter(campaign=campaign, state=RESERVED, expires_at__lte=now)
+               .values_list("pk", flat=True)[:500])
+    return _release(ids, EXPIRED, now) if ids else 0
+
+
+def _reserve(campaign: Campaign, user: Any, item: Item, now: datetime) -> Assignment:
+    return Assignment.objects.create(campaign=campaign, item=item, user=user, state=RESERVED, reserved_at=now,
+                                     expires_at=now + timedelta(seconds=campaign.reservation_ttl_seconds))
+
+
+def _unseen(campaign: Campaign, user: Any, role: str) -> Any:
+    seen = Assignment.objects.filter(item=OuterRef("pk"), user=user)
+    return Item.objects.filter(campaign=campaign, role=role).exclude(Exists(seen))
+
+
+def _reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment | None:
+    """Take one slot of the least-answered item this person has not seen."""
+    for _attempt in range(8):
+        with transaction.atomic():
+            qs = _unseen(campaign, user, Item.Role.REGULAR).filter(slots_taken__lt=campaign.redundancy)
+            qs = qs.order_by("slots_taken", "position")
+            if connection.vendor == "postgresql":
+                qs = qs.select_for_update(skip_locked=True, of=("self",))
+            item = qs.only("pk").first()
+            if item is None:
+                return None
+            took = Item.objects.filter(pk=item.pk, slots_taken__lt=campaign.redundancy).update(slots_taken=F("slots_taken") + 1)
+            if took:
+                return _reserve(campaign, user, Item.objects.get(pk=item.pk), now)
+    return None
+
+
+def _reserve_gold(campaign: Campaign, user: Any, role: str, now: datetime) -> Assignment | None:
+    item = _unseen(campaign, user, role).order_by("position").first()
+    return _reserve(campaign, user, item, now) if item is not None else None
+
+
+def _attention_due(campaign: Campaign, m: Membership) -> bool:
+    if not campaign.attention_every or m.regular_answered == 0:
+        return False
+    return m.regular_answered // campaign.attention_every > m.attention_passed + m.attention_failed
+
+
+def _qualification_finish(campaign: Campaign, m: Membership) -> Membership:
+    """Grade the qualification once every qualification item is answered."""
+    items = list(Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION))
+    answers = dict(Response.objects.filter(item__in=items, user_id=m.user_id).values_list("item_id", "answer"))
+    if len(answers) < len(items):
+        return m
+    grade = qualification_grade(campaign.kind, [(answers[i.pk], i.gold or {}, i.n_options) for i in items],
+                                campaign.qualification_pass_mark)
+    state = Membership.State.ACTIVE if grade.passed else Membership.State.FAILED
+    Membership.objects.filter(pk=m.pk, state=Membership.State.QUALIFYING).update(state=state, qualification_score=grade.score)
+    m.refresh_from_db()
+    return m
+
+
+STOP_MESSAGES = {
+    Membership.State.FAILED: "You did not pass the qualification for this campaign, so it has ended for you. Thank you for your time.",
+    Membership.State.BLOCKED: "Too many attention checks were missed, so this campaign has ended for you.",
+}
+
+
+def next_step(campaign: Campaign, user: Any, now: datetime | None = None) -> Step:
+    """The person's live reservation if they have one, else a new one: qualification items
+    first, an attention item when one is due, else the least-answered regular item."""
+    now = now or timezone.now()
+    if not campaign.is_open:
+        return Step("closed", message="This campaign is not open.")
+    m = membership_get(campaign, user)
+    if m.state in STOP_MESSAGES:
+        return Step(m.state, message=STOP_MESSAGES[m.state])
+    live = Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first()
+    if live is not None and live.expires_at > now:
+        return Step("item", live)
+    if live is not None:
+        _release([live.pk], EXPIRED, now)
+    reservations_reclaim(campaign, now)
+    try:
+        assignment = _choose(campaign, user, m, now)
+    except IntegrityError:  # a concurrent request of the same person reserved first
+        live = Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first()
+        return Step("item", live) if live else Step("done", message="Nothing left for you right now.")
+    if isinstance(assignment, Step):
+        return assignment
+    if assignment is None:
+        return Step("done", message="You have answered everything available to you. Thank you!")
+    return Step("item", assignment)
+
+
+def _choose(campaign: Campaign, user: Any, m: Membership, now: datetime) -> Assignment | Step | None:
+    if m.state == Membership.State.QUALIFYING:
+        a = _reserve_gold(campaign, user, Item.Role.QUALIFICATION, now)
+        if a is not None:
+            return a
+        m = _qualification_finish(campaign, m)
+        if m.state in STOP_MESSAGES:
+            return Step(m.state, message=STOP_MESSAGES[m.state])
+    if campaign.max_items_per_annotator is not None and m.regular_answered >= campaign.max_items_per_annotator:
+        return None
+    if _attention_due(campaign, m):
+        a = _reserve_gold(campaign, user, Item.Role.ATTENTION, now)
+        if a is not None:
+            return a
+    return _reserve_regular(campaign, user, now)
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    response: Response
+    created: bool  # False: a retried / double-clicked submit that found the stored answer
+
+
+def _existing(item: Item, user: Any) -> Submitted | None:
+    r = Response.objects.filter(item=item, user=user).first()
+    return Submitted(r, False) if r else None
+
+
+def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotency_key: str | None = None,
+                    time_ms: int | None = None, source: str = Response.Source.WEB, now: datetime | None = None) -> Submitted:
+    """Store one answer for an item shown to this person. Idempotent: the same key, or a second
+    answer to the same item, returns the stored response instead of adding one."""
+    now = now or timezone.now()
+    key = (idempotency_key or "").strip()[:64] or uuid.uuid4().hex
+    prior = Response.objects.filter(idempotency_key=key).select_related("item").first()
+    if prior is not None:
+        if prior.user_id != user.pk or prior.item_id != item.pk:
+            raise ValidationError("this idempotency key belongs to another answer")
+        return Submitted(prior, False)
+    campaign = item.campaign
+    try:
+        clean = answer_normalise(campaign.kind, answer, n_options=item.n_options, ask_common=campaign.ask_common_sense)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    a = Assignment.objects.filter(item=item, user=user).first()
+    if a is None:
+        raise ValidationError("this item was not given to you")
+    try:
+        with transaction.atomic():
+            if not Assignment.objects.filter(pk=a.pk, state=RESERVED).update(state=ANSWERED, finished_at=now):
+                if not Assignment.objects.filter(pk=a.pk, state=EXPIRED).update(state=ANSWERED, finished_at=now):
+                    done = _existing(item, user)
+                    if done:
+                        return done
+                    raise ValidationError("you skipped this item")
+                if item.role == Item.Role.REGULAR and not Item.objects.filter(
+                        pk=item.pk, slots_taken__lt=campaign.redundancy).update(slots_taken=F("slots_taken") + 1):
+                    raise ValidationError("your reservation expired and this item has all its answers now")
+            server_ms = max(0, int((now - a.reserved_at).total_seconds() * 1000))
+            ms = time_ms if time_ms is not None and 0 <= time_ms <= server_ms + 5000 else server_ms
+            resp = Response.objects.create(campaign=campaign, item=item, user=user, assignment=a, answer=clean, time_ms=ms,
+                                           idempotency_key=key, source=source)
+            Item.objects.filter(pk=item.pk).update(answer_count=F("answer_count") + 1)
+            _membership_after(campaign, item, user, clean)
+    except IntegrityError:
+        done = _existing(item, user)
+        if done is None:
+            raise
+        return done
+    return Submitted(resp, True)
+
+
+def _membership_after(campaign: Campaign, item: Item, user: Any, answer: dict[str, Any]) -> None:
+    ms = Membership.objects.filter(campaign=campaign, user=user)
+    if item.role == Item.Role.REGULAR:
+        ms.update(regular_answered=F("regular_answered") + 1)
+    elif item.role == Item.Role.ATTENTION:
+        if gold_passed(campaign.kind, answer, item.gold or {}, n_options=item.n_options):
+            ms.update(attention_passed=F("attention_passed") + 1)
+        else:
+            ms.update(attention_failed=F("attention_failed") + 1)
+            ms.filter(attention_failed__gt=campaign.attention_max_failures).update(state=Membership.State.BLOCKED)
+    else:
+        m = ms.first()
+        if m is not None and m.state == Membership.State.QUALIFYING:
+            _qualification_finish(campaign, m)
+
+
+def assignment_skip(campaign: Campaign, user: Any, item: Item, now: datetime | None = None) -> bool:
+    """Skip a regular item: its slot returns to the pool; the person will not see it again."""
+    if item.role != Item.Role.REGULAR:
+        raise ValidationError("qualification and attention items cannot be skipped")
+    a = Assignment.objects.filter(campaign=campaign, user=user, item=item, state=RESERVED).first()
+    return bool(a and _release([a.pk], SKIPPED, now or timezone.now()))
+
+
+def response_undo(campaign: Campaign, user: Any, now: datetime | None = None) -> Assignment | None:
+    """Withdraw the person's last answer to a regular item and give that item back to them
+    (their current reservation, if any, is released). Checks cannot be undone."""
+    now = now or timezone.now()
+    last = (Response.objects.filter(campaign=campaign, user=user).exclude(source=Response.Source.IMPORT)
+            .select_related("item", "assignment").order_by("-created_at", "-id").first())
+    if last is None:
+        return None
+    if last.item.role != Item.Role.REGULAR:
+        raise ValidationError("the last answer was a check item; checks cannot be undone")
+    with transaction.atomic():
+        live = list(Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).values_list("pk", flat=True))
+        _release(live, EXPIRED, now)
+        a = last.assignment
+        if a is None or not Response.objects.filter(pk=last.pk).delete()[0]:
+            return None
+        Assignment.objects.filter(pk=a.pk).update(state=RESERVED, finished_at=None, reserved_at=now,
+                                                  expires_at=now + timedelta(seconds=campaign.reservation_ttl_seconds))
+        Item.objects.filter(pk=last.item_id).update(answer_count=F("answer_count") - 1)
+        Membership.objects.filter(campaign=campaign, user=user).update(regular_answered=F("regular_answered") - 1)
+    a.refresh_from_db()
+    a.previous_answer = last.answer  # type: ignore[attr-defined]
+    return a

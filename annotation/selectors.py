@@ -1,0 +1,193 @@
+"""Reads: campaigns visible to a person, progress, answers as rater × item matrices, agreement
+(per-option pairwise, Fleiss' kappa, Krippendorff's alpha, majority vote — computed by
+:mod:`commonsense.agreement`), NWW commonsensicality for surveys, and the adjudication queue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.db.models import Count, Q, QuerySet
+
+from accounts.roles import RESEARCHER, has_role
+from commonsense import agreement
+from commonsense.metrics import nww
+from commonsense.metrics.bootstrap import mean_ci
+from commonsense.validation import ItemLabel, item_label
+
+from .models import Assignment, Campaign, FinalLabel, Item, Membership, Response
+
+
+def campaign_list_for(user: Any) -> QuerySet[Campaign]:
+    qs = Campaign.objects.select_related("statement_set", "question_set")
+    return qs if has_role(user, RESEARCHER) else qs.filter(status=Campaign.Status.OPEN)
+
+
+def campaign_progress(campaign: Campaign) -> dict[str, int]:
+    agg = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).aggregate(
+        items=Count("id"), complete=Count("id", filter=Q(answer_count__gte=campaign.redundancy)),
+    )
+    answers = Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR).count()
+    members = Membership.objects.filter(campaign=campaign).values("state").annotate(n=Count("id"))
+    by_state = {m["state"]: m["n"] for m in members}
+    live = Assignment.objects.filter(campaign=campaign, state=Assignment.State.RESERVED).count()
+    return {"items": agg["items"], "complete": agg["complete"], "answers": answers, "target": agg["items"] * campaign.redundancy,
+            "reserved": live, "annotators": sum(by_state.values()), **{f"members_{k}": v for k, v in by_state.items()}}
+
+
+def regular_answers(campaign: Campaign, item_ids: list[int] | None = None) -> list[tuple[int, int, dict[str, Any]]]:
+    """``(user_id, item_id, answer)`` of every regular item's responses, oldest first."""
+    qs = Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR)
+    if item_ids is not None:
+        qs = qs.filter(item_id__in=item_ids)
+    return list(qs.order_by("id").values_list("user_id", "item_id", "answer"))
+
+
+@dataclass(frozen=True, slots=True)
+class ItemLabelRow:
+    item_id: int
+    label: ItemLabel
+    below_threshold: bool
+
+
+def campaign_item_labels(campaign: Campaign, *, item_ids: list[int] | None = None) -> list[ItemLabelRow]:
+    n_options = dict(Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("id", "payload__options"))
+    by_item: dict[int, list[dict[str, Any]]] = {}
+    for _user, item, answer in regular_answers(campaign, item_ids):
+        by_item.setdefault(item, []).append(answer)
+    rows = []
+    for item_id, answers in by_item.items():
+        lab = item_label(campaign.kind, answers, n_options=len(n_options.get(item_id) or []))
+        below = lab.agreement is not None and lab.agreement < campaign.agreement_threshold
+        rows.append(ItemLabelRow(item_id, lab, below))
+    return rows
+
+
+@dataclass
+class Matrices:
+    """Rater × item matrices (NaN = not rated) of one campaign's regular answers."""
+
+    raters: list[int]
+    items: list[int]
+    primary: np.ndarray  # survey: (a) agree; rica: valid
+    predict: np.ndarray | None = None  # survey (b)
+    selections: np.ndarray | None = None  # mcqa: rater × item × option, 1 ticked
+    n_options: int = 0
+
+
+def campaign_matrices(campaign: Campaign) -> Matrices:
+    rows = regular_answers(campaign)
+    raters = sorted({r[0] for r in rows})
+    items = sorted({r[1] for r in rows})
+    ri, ii = {r: i for i, r in enumerate(raters)}, {t: i for i, t in enumerate(items)}
+    shape = (len(raters), len(items))
+    m = Matrices(raters, items, np.full(shape, np.nan))
+    if campaign.kind == Campaign.Kind.SURVEY:
+        m.predict = np.full(shape, np.nan)
+    if campaign.kind == Campaign.Kind.MCQA:
+        lens = Item.objects.filter(pk__in=items).values_list("payload__options", flat=True)
+        m.n_options = max((len(x or []) for x in lens), default=0)
+        m.selections = np.full((*shape, m.n_options), np.nan)
+    for user, item, ans in rows:
+        r, c = ri[user], ii[item]
+        if campaign.kind == Campaign.Kind.SURVEY:
+            m.primary[r, c], m.predict[r, c] = ans["agree"], ans["predict"]  # type: ignore[index]
+        elif campaign.kind == Campaign.Kind.RICA:
+            m.primary[r, c] = ans["valid"]
+        else:
+            sel = m.selections
+            assert sel is not None
+            sel[r, c, :] = 0.0
+            sel[r, c, ans.get("plausible", [])] = 1.0
+            m.primary[r, c] = float(bool(ans.get("none_correct")))
+    return m
+
+
+@dataclass
+class AgreementSummary:
+    n_raters: int = 0
+    n_items: int = 0
+    pairwise: float | None = None  # mean pairwise (per-option for MCQA) agreement
+    fleiss: float | None = None
+    fleiss_items: int = 0
+    fleiss_dropped: int = 0
+    fleiss_note: str = ""
+    krippendorff: float | None = None
+    per_item: dict[int, float] = field(default_factory=dict)
+    majority: dict[int, Any] = field(default_factory=dict)
+
+
+def _kappa(values: np.ndarray, summary: AgreementSummary) -> None:
+    try:
+        k = agreement.fleiss_kappa(values, n_categories=2, unequal="drop")
+    except ValueError as exc:
+        summary.fleiss_note = str(exc)
+        return
+    summary.fleiss, summary.fleiss_items, summary.fleiss_dropped = k.kappa, k.n_items, k.dropped_items
+
+
+def campaign_agreement(campaign: Campaign, m: Matrices | None = None) -> AgreementSummary:
+    """Campaign-level agreement. MCQA: the rated cells are (question, option) pairs, ticked or
+    not (COM2's per-option IAA and Fleiss' kappa); surveys: question (a); RICA: the choice."""
+    m = m or campaign_matrices(campaign)
+    s = AgreementSummary(len(m.raters), len(m.items))
+    if not m.items:
+        return s
+    if campaign.kind == Campaign.Kind.MCQA and m.selections is not None:
+        opt = agreement.option_agreement(m.selections)
+        s.pairwise = opt.overall
+        s.per_item = {item: float(v) for item, v in zip(m.items, opt.per_question, strict=True) if np.isfinite(v)}
+        flat = m.selections.reshape(len(m.raters), -1)
+        flat = flat[:, ~np.all(np.isnan(flat), axis=0)]
+        _kappa(flat, s)
+        s.krippendorff = agreement.krippendorff_alpha(flat, n_categories=2)
+        return s
+    pair = agreement.pairwise_agreement(m.primary)
+    s.pairwise = float(np.nanmean(pair)) if np.isfinite(pair).any() else None
+    s.per_item = {item: float(v) for item, v in zip(m.items, pair, strict=True) if np.isfinite(v)}
+    _kappa(m.primary, s)
+    s.krippendorff = agreement.krippendorff_alpha(m.primary, n_categories=2)
+    tie = "high" if campaign.kind == Campaign.Kind.SURVEY else "none"  # NWW: a tie counts as agree
+    vote = agreement.majority_vote(m.primary, tie=tie, n_categories=2)
+    s.majority = {item: (None if np.isnan(v) else int(v)) for item, v in zip(m.items, vote.labels, strict=True)}
+    return s
+
+
+@dataclass
+class NwwSummary:
+    statements: nww.StatementScores
+    raters: nww.RaterScores
+    summary: dict[str, Any]
+    rater_ids: list[int]
+    item_ids: list[int]
+
+
+def campaign_nww(campaign: Campaign, m: Matrices | None = None, *, n_boot: int = 1000) -> NwwSummary | None:
+    """NWW statement and annotator scores (annotators against the majority of the *other*
+    raters, leave-one-out) with bootstrap intervals; None if not a survey or nothing answered."""
+    if campaign.kind != Campaign.Kind.SURVEY:
+        return None
+    m = m or campaign_matrices(campaign)
+    if not m.items or m.predict is None:
+        return None
+    st = nww.statement_scores(m.primary, m.predict)
+    rs = nww.rater_scores(m.primary, m.predict, leave_one_out=True)
+    summary = {k: v.as_dict() for k, v in st.summary(n_boot=n_boot, seed=campaign.seed).items()}
+    summary["annotator_M"] = mean_ci(rs.commonsensicality, n_boot=n_boot, seed=campaign.seed).as_dict()
+    return NwwSummary(st, rs, summary, m.raters, m.items)
+
+
+def adjudication_queue(campaign: Campaign) -> QuerySet[FinalLabel]:
+    """Items under the agreement threshold without a decision, lowest agreement first."""
+    return (FinalLabel.objects.filter(item__campaign=campaign, below_threshold=True, adjudication__isnull=True)
+            .select_related("item").order_by("agreement", "item__position"))
+
+
+def recent_responses(campaign: Campaign, limit: int = 50) -> QuerySet[Response]:
+    return (Response.objects.filter(campaign=campaign).select_related("item", "user")
+            .order_by("-created_at", "-id")[:limit])
+
+
+def item_responses(item: Item) -> QuerySet[Response]:
+    return Response.objects.filter(item=item).select_related("user").order_by("created_at", "id")

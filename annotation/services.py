@@ -1,0 +1,168 @@
+"""Writes: campaign creation (items copied from their source), opening/closing, adjudication
+decisions and the final labels with provenance. The assignment queue lives in ``queue.py``,
+ratings import in ``imports.py``."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from commonsense.io.questions import MASK
+from commonsense.validation import answer_normalise
+from knowledge.models import Question, QuestionSet, Statement, StatementSet
+
+from .models import Adjudication, Campaign, FinalLabel, Item
+from .selectors import campaign_item_labels
+
+RICA_SETS = (QuestionSet.Kind.RICA_PROBES, QuestionSet.Kind.RICA_AXIOMS)
+
+
+def _statement_item(st: Statement) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+    gold = {"agree": int(st.human_majority)} if st.human_majority is not None else None
+    return st.external_id or str(st.position), {"text": st.text}, gold
+
+
+def _mcqa_item(q: Question) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+    payload = {"context": q.context, "stem": q.stem, "options": [str(o) for o in q.options]}
+    gold = {"plausible": [q.answer_index]} if q.answer_index is not None else None
+    return q.external_id or str(q.position), payload, gold
+
+
+def rica_pair(q: Question, seed: int) -> dict[str, Any]:
+    """The original statement (answer word in place) and its flip (the other option), shown in a
+    seeded order; ``original`` says which of the two is the original."""
+    if q.answer_index is None or len(q.options) < 2:
+        raise ValidationError(f"RICA probe {q.external_id or q.position} has no answer or fewer than two options")
+    answer = str(q.options[q.answer_index])
+    other = next(str(o) for i, o in enumerate(q.options) if i != q.answer_index)
+    if MASK not in q.stem:
+        raise ValidationError(f"RICA probe {q.external_id or q.position} has no {MASK} in its statement")
+    pair = [q.stem.replace(MASK, answer, 1), q.stem.replace(MASK, other, 1)]
+    original = random.Random(f"{seed}:{q.position}").randrange(2)
+    if original == 1:
+        pair.reverse()
+    return {"statements": pair, "original": original, "answer": answer, "flipped": other}
+
+
+def _sources(kind: str, statement_set: StatementSet | None, question_set: QuestionSet | None,
+             seed: int) -> list[tuple[int, Any, tuple[str, dict[str, Any], dict[str, Any] | None]]]:
+    if kind == Campaign.Kind.SURVEY:
+        if statement_set is None:
+            raise ValidationError("a survey campaign needs a statement set")
+        return [(s.position, s, _statement_item(s)) for s in statement_set.statements.order_by("position")]
+    if question_set is None:
+        raise ValidationError("this campaign needs a question set")
+    qs = question_set.questions.order_by("position")
+    if kind == Campaign.Kind.RICA:
+        if question_set.kind not in RICA_SETS:
+            raise ValidationError(f"{question_set.name} is not a RICA probe set")
+        return [(q.position, q, (q.external_id or str(q.position), rica_pair(q, seed), {"valid": 1})) for q in qs]
+    if question_set.kind in RICA_SETS:
+        raise ValidationError(f"{question_set.name} is a RICA set: choose the RICA campaign type")
+    return [(q.position, q, _mcqa_item(q)) for q in qs]
+
+
+@transaction.atomic
+def campaign_create(*, name: str, title: str, kind: str, statement_set: StatementSet | None = None,
+                    question_set: QuestionSet | None = None, qualification_positions: Iterable[int] = (),
+                    attention_positions: Iterable[int] = (), user: Any = None, **options: Any) -> Campaign:
+    """Create a campaign and copy its items. Positions listed as qualification or attention
+    items become gold items (gold from the source: the answer of a question, the original of a
+    RICA pair, the human majority of a statement) and leave the regular pool."""
+    if Campaign.objects.filter(name=name).exists():
+        raise ValidationError(f"a campaign named {name!r} exists already")
+    if kind not in Campaign.Kind.values:
+        raise ValidationError(f"unknown campaign type {kind!r}")
+    if options.get("redundancy") is None:
+        options["redundancy"] = 20 if kind == Campaign.Kind.SURVEY else 3
+    campaign = Campaign(name=name, title=title, kind=kind, statement_set=statement_set if kind == "survey" else None,
+                        question_set=question_set if kind != "survey" else None, created_by=user, **options)
+    campaign.full_clean()
+    campaign.save()
+    sources = _sources(kind, campaign.statement_set, campaign.question_set, campaign.seed)
+    by_pos = {pos: (obj, data) for pos, obj, data in sources}
+    qual, att = list(dict.fromkeys(qualification_positions)), list(dict.fromkeys(attention_positions))
+    if set(qual) & set(att):
+        raise ValidationError(f"positions {sorted(set(qual) & set(att))} are both qualification and attention items")
+    items: list[Item] = []
+    special = set(qual) | set(att)
+    for role, positions in ((Item.Role.QUALIFICATION, qual), (Item.Role.ATTENTION, att)):
+        for order, pos in enumerate(positions):
+            if pos not in by_pos:
+                raise ValidationError(f"{role} item {pos}: no such position in the source set (0..{len(sources) - 1})")
+            obj, (key, payload, gold) = by_pos[pos]
+            if gold is None:
+                raise ValidationError(f"{role} item {pos} has no known answer to serve as gold")
+            items.append(_item(campaign, role, order, obj, key, payload, gold))
+    for pos, obj, (key, payload, _gold) in sources:
+        if pos not in special:
+            items.append(_item(campaign, Item.Role.REGULAR, pos, obj, key, payload, None))
+    if not any(i.role == Item.Role.REGULAR for i in items):
+        raise ValidationError("the campaign has no regular item left to annotate")
+    Item.objects.bulk_create(items, batch_size=2000)
+    return campaign
+
+
+def _item(campaign: Campaign, role: str, position: int, obj: Any, key: str, payload: dict[str, Any],
+          gold: dict[str, Any] | None) -> Item:
+    fk = {"statement": obj} if isinstance(obj, Statement) else {"question": obj}
+    return Item(campaign=campaign, role=role, position=position, key=key, payload=payload, gold=gold, **fk)
+
+
+def campaign_status_set(campaign: Campaign, status: str) -> Campaign:
+    if status not in Campaign.Status.values:
+        raise ValidationError(f"unknown status {status!r}")
+    Campaign.objects.filter(pk=campaign.pk).update(status=status)
+    campaign.status = status
+    return campaign
+
+
+def adjudication_record(item: Item, *, label: dict[str, Any], reason: str, user: Any) -> Adjudication:
+    """Record who decided what, when and why; the item's final label becomes this decision."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError("say why: the reason is kept with the decision")
+    if item.role != Item.Role.REGULAR:
+        raise ValidationError("only regular items are adjudicated")
+    campaign = item.campaign
+    try:
+        clean = answer_normalise(campaign.kind, label, n_options=item.n_options)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    if campaign.kind == Campaign.Kind.SURVEY:
+        clean = {"agree": clean["agree"]}
+    with transaction.atomic():
+        decision = Adjudication.objects.create(item=item, label=clean, reason=reason, decided_by=user)
+        final_labels_refresh(campaign, item_ids=[item.pk])
+    return decision
+
+
+def final_labels_refresh(campaign: Campaign, *, item_ids: list[int] | None = None) -> int:
+    """Store every answered regular item's final label: the latest adjudication if any, else the
+    majority (``unanimous`` when all of at least two answers agree). Idempotent."""
+    rows = campaign_item_labels(campaign, item_ids=item_ids)
+    latest: dict[int, Adjudication] = {}
+    for adj in Adjudication.objects.filter(item__campaign=campaign).order_by("decided_at", "id"):
+        latest[adj.item_id] = adj
+    labels = []
+    for row in rows:
+        adj = latest.get(row.item_id)
+        if adj is not None:
+            provenance, label = FinalLabel.Provenance.ADJUDICATED, adj.label
+        elif row.label.unanimous and row.label.n >= 2:
+            provenance, label = FinalLabel.Provenance.UNANIMOUS, row.label.label
+        else:
+            provenance, label = FinalLabel.Provenance.MAJORITY, row.label.label
+        labels.append(FinalLabel(item_id=row.item_id, label=label, provenance=provenance, agreement=row.label.agreement,
+                                 votes=row.label.votes, n_answers=row.label.n, below_threshold=row.below_threshold,
+                                 adjudication=adj))
+    FinalLabel.objects.bulk_create(
+        labels, batch_size=1000, update_conflicts=True, unique_fields=["item"],
+        update_fields=["label", "provenance", "agreement", "votes", "n_answers", "below_threshold", "adjudication",
+                       "computed_at"],
+    )
+    return len(labels)

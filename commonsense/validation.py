@@ -1,0 +1,179 @@
+"""Human validation of items, as pure functions (no Django): answer checking against gold,
+qualification scores, per-item label aggregation and COM2's post-processing of validated MCQA
+items (spec seeds-coco-com2 §B3, Appendix A.4).
+
+Answers are plain dicts, one shape per item kind:
+
+- ``survey``: ``{"agree": 0|1, "predict": 0|1}`` and optionally ``"common": 0|1`` (NWW questions
+  (a), (b) and the optional (c)); gold is ``{"agree": 0|1}``.
+- ``mcqa``: ``{"plausible": [option indices], "none_correct": bool, "bad_context": bool}`` (COM2's
+  check boxes, several may be plausible); gold is ``{"plausible": [option indices]}``.
+- ``rica``: ``{"valid": 0|1}``: 1 when the annotator judged the original statement of the pair
+  to follow commonsense, 0 when they preferred the flipped one; gold is ``{"valid": 0|1}``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["survey", "mcqa", "rica"]
+KINDS: tuple[Kind, ...] = ("survey", "mcqa", "rica")
+NONE_CORRECT = "None of the answers are correct."
+N_NEGATIVES = 3
+
+
+def _bit(value: Any, name: str) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if value in (0, 1):
+        return int(value)
+    raise ValueError(f"{name} must be 0 or 1, got {value!r}")
+
+
+def answer_normalise(kind: str, answer: Mapping[str, Any], *, n_options: int = 0, ask_common: bool = False) -> dict[str, Any]:
+    """Check an answer's shape and return it in canonical form; ValueError says what is wrong."""
+    if not isinstance(answer, Mapping):
+        raise ValueError("an answer is an object")
+    if kind == "survey":
+        out = {"agree": _bit(answer.get("agree"), "agree"), "predict": _bit(answer.get("predict"), "predict")}
+        if ask_common:
+            out["common"] = _bit(answer.get("common"), "common")
+        return out
+    if kind == "rica":
+        return {"valid": _bit(answer.get("valid"), "valid")}
+    if kind == "mcqa":
+        raw = answer.get("plausible", [])
+        if not isinstance(raw, (list, tuple)):
+            raise ValueError("plausible must be a list of option numbers")
+        picked = sorted({int(i) for i in raw})
+        if any(i < 0 or i >= n_options for i in picked):
+            raise ValueError(f"option numbers must lie in 0..{n_options - 1}")
+        none = bool(answer.get("none_correct", False))
+        bad = bool(answer.get("bad_context", False))
+        if none and picked:
+            raise ValueError("'No answers are correct' cannot go with a ticked option")
+        if not (picked or none or bad):
+            raise ValueError("tick at least one option, 'No answers are correct' or 'The context doesn't make sense'")
+        return {"plausible": picked, "none_correct": none or (not picked and not bad), "bad_context": bad}
+    raise ValueError(f"unknown item kind {kind!r}")
+
+
+def gold_hits(kind: str, answer: Mapping[str, Any], gold: Mapping[str, Any], *, n_options: int = 0) -> tuple[int, int]:
+    """(matches, comparisons) of one answer against its gold. MCQA compares every option (COM2's
+    pairwise annotation accuracy against the authors' gold); surveys compare (a); RICA the choice."""
+    if kind == "survey":
+        return int(answer.get("agree") == gold.get("agree")), 1
+    if kind == "rica":
+        return int(answer.get("valid") == gold.get("valid")), 1
+    if kind == "mcqa":
+        mine, theirs = set(answer.get("plausible", [])), set(gold.get("plausible", []))
+        return sum((i in mine) == (i in theirs) for i in range(n_options)), n_options
+    raise ValueError(f"unknown item kind {kind!r}")
+
+
+def gold_passed(kind: str, answer: Mapping[str, Any], gold: Mapping[str, Any], *, n_options: int = 0) -> bool:
+    hits, total = gold_hits(kind, answer, gold, n_options=n_options)
+    return hits == total
+
+
+@dataclass(frozen=True, slots=True)
+class Qualification:
+    score: float  # matches / comparisons over all qualification items
+    passed: bool
+    hits: int
+    total: int
+
+
+def qualification_grade(kind: str, pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any], int]],
+                        pass_mark: float) -> Qualification:
+    """Grade ``(answer, gold, n_options)`` triples; COM2: six items, pass at 85 % agreement."""
+    hits = total = 0
+    for answer, gold, n_options in pairs:
+        h, t = gold_hits(kind, answer, gold, n_options=n_options)
+        hits, total = hits + h, total + t
+    score = hits / total if total else 0.0
+    return Qualification(score, total > 0 and score >= pass_mark - 1e-12, hits, total)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemLabel:
+    """The majority label of one item, with its votes and agreement."""
+
+    label: dict[str, Any]
+    votes: dict[str, Any]
+    agreement: float | None  # mean pairwise agreement (per option for MCQA); None with < 2 answers
+    unanimous: bool
+    n: int
+
+
+def _pairwise(yes: int, n: int) -> float | None:
+    if n < 2:
+        return None
+    no = n - yes
+    return (yes * (yes - 1) + no * (no - 1)) / (n * (n - 1))
+
+
+def item_label(kind: str, answers: Sequence[Mapping[str, Any]], *, n_options: int = 0) -> ItemLabel:
+    """Majority label of an item from its answers. MCQA: an option is plausible when a strict
+    majority ticked it (COM2 "labeled as plausible by majority voting"); surveys: NWW's majority
+    on (a) with a tie counting as agree; RICA: strict majority, a tie leaves the label undecided."""
+    n = len(answers)
+    if kind == "mcqa":
+        ticks = [sum(i in a.get("plausible", []) for a in answers) for i in range(n_options)]
+        bad = sum(bool(a.get("bad_context")) for a in answers)
+        per = [_pairwise(t, n) for t in ticks]
+        agreement = None if n < 2 or not per else sum(p for p in per if p is not None) / len(per)
+        plausible = [i for i, t in enumerate(ticks) if 2 * t > n]
+        label = {"plausible": plausible, "none_correct": not plausible, "bad_context": 2 * bad > n}
+        votes: dict[str, Any] = {"option_ticks": ticks, "bad_context": bad, "n": n, "per_option_agreement": per}
+        unanimous = n > 0 and all(t in (0, n) for t in ticks) and bad in (0, n)
+        return ItemLabel(label, votes, agreement, unanimous, n)
+    if kind == "survey":
+        yes_a = sum(int(a.get("agree", 0)) for a in answers)
+        yes_b = sum(int(a.get("predict", 0)) for a in answers)
+        votes = {"agree_yes": yes_a, "predict_yes": yes_b, "n": n}
+        commons = [a["common"] for a in answers if "common" in a]
+        if commons:
+            votes["common_yes"] = sum(int(c) for c in commons)
+        label = {"agree": int(2 * yes_a >= n)} if n else {"agree": None}
+        return ItemLabel(label, votes, _pairwise(yes_a, n), n > 0 and yes_a in (0, n), n)
+    if kind == "rica":
+        yes = sum(int(a.get("valid", 0)) for a in answers)
+        decided = 2 * yes != n
+        label = {"valid": int(2 * yes > n) if decided and n else None}
+        return ItemLabel(label, {"valid_yes": yes, "n": n}, _pairwise(yes, n), n > 0 and yes in (0, n), n)
+    raise ValueError(f"unknown item kind {kind!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Com2Item:
+    """A final COM2 evaluation item: one true answer and three distractors, plus "None of the
+    answers are correct." always as the 5th option (E)."""
+
+    options: list[str]
+    answer_index: int
+    positive: str | None  # None when no option was plausible
+    negatives: list[str] = field(default_factory=list)
+    needs_manual_negatives: int = 0  # the paper adds one or two negatives by hand in that case
+
+
+def com2_postprocess(options: Sequence[str], plausible: Sequence[int], *, seed: int, key: str) -> Com2Item:
+    """COM2 Appendix A.4: "randomly sample one option that is labeled as plausible by majority
+    voting as the final positive answer, and sample three negative options"; with no plausible
+    option the answer is "None of the answers are correct" (then four negatives fill A-D).
+    Seeded by ``(seed, key)``."""
+    rng = random.Random(f"{seed}:{key}")
+    plaus = sorted(set(plausible))
+    negatives = [o for i, o in enumerate(options) if i not in plaus and o != NONE_CORRECT]
+    positive = options[rng.choice(plaus)] if plaus else None
+    want = N_NEGATIVES if positive is not None else N_NEGATIVES + 1  # keep five options A-E
+    picked = rng.sample(negatives, min(want, len(negatives)))
+    missing = want - len(picked)
+    body = ([positive] if positive is not None else []) + picked
+    rng.shuffle(body)
+    final = [*body, NONE_CORRECT]
+    answer = final.index(positive) if positive is not None else len(final) - 1
+    return Com2Item(final, answer, positive, picked, missing)
