@@ -1,8 +1,16 @@
 from django.urls import path
 
-from . import views
+from . import views, views_errors, views_questions
 
 app_name = "explorer"
 urlpatterns = [
     path("", views.index, name="index"),
+    path("graphs/<slug:name>/", views.graph_overview, name="graph"),
+    path("graphs/<slug:name>/search/", views.graph_search, name="search"),
+    path("graphs/<slug:name>/nodes/<int:node_id>/", views.node_detail, name="node"),
+    path("questions/", views_questions.question_list, name="questions"),
+    path("questions/<int:question_id>/", views_questions.question_detail, name="question"),
+    path("runs/<int:run_id>/", views_errors.run_errors, name="run_errors"),
+    path("runs/<int:run_id>/items/", views_errors.run_items, name="run_items"),
+    path("compare/", views_errors.compare, name="compare"),
 ]

@@ -1,9 +1,80 @@
+"""Explorer pages over the knowledge graphs: index, graph overview, node search, node page.
+Question, run-error and cross-run pages live in ``views_questions`` and ``views_errors``."""
+
+from __future__ import annotations
+
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 
 from accounts.roles import RESEARCHER, role_required
+from knowledge.models import Graph, Node, QuestionSet
+
+from . import charts
+from . import graph_selectors as gs
+from .graph_charts import GraphNode
+from .panels import Panel, render_with_panels
+from .sources import runs_available
 
 
 @role_required(RESEARCHER)
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "placeholder.html", {"title": "Explorer", "text": "Nothing here yet."})
+    ctx = {"graphs": Graph.objects.all(), "question_sets": QuestionSet.objects.all(), "runs": []}
+    if runs_available():
+        from runs.selectors import run_list
+
+        ctx["runs"] = run_list().order_by("-id")[:50]
+    return render(request, "explorer/index.html", ctx)
+
+
+def _node_href(graph: Graph, node_id: int) -> str:
+    return reverse("explorer:node", args=[graph.name, node_id])
+
+
+@role_required(RESEARCHER)
+def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
+    graph = get_object_or_404(Graph, name=name)
+    data = gs.graph_overview(graph)
+    top = [(text, deg, _node_href(graph, nid)) for nid, text, deg in data["top"]]
+    panels = [
+        Panel("relations", "Triples per relation", charts.relation_distribution(data["relations"]),
+              ["relation", "triples"], data["relations"], click=""),
+        Panel("degrees", "Degree distribution (log–log)", charts.degree_distribution(data["degrees"]),
+              ["degree", "nodes"], data["degrees"], click=""),
+        Panel("top-nodes", "Most connected nodes", charts.top_nodes(top), ["node", "degree"],
+              [(t, d) for t, d, _ in top], links=[h for _, _, h in top], click="navigate"),
+    ]
+    return render_with_panels(request, "explorer/graph_overview.html", {"graph": graph}, panels, stem=graph.name)
+
+
+@role_required(RESEARCHER)
+def graph_search(request: HttpRequest, name: str) -> HttpResponse:
+    """Full page, or just the result list for htmx (the search box updates as one types)."""
+    graph = get_object_or_404(Graph, name=name)
+    q = request.GET.get("q", "").strip()[:200]
+    results = gs.node_search(graph, q) if q else []
+    ctx = {"graph": graph, "q": q, "results": results}
+    if request.htmx and not request.htmx.boosted:
+        return render(request, "explorer/_search_results.html", ctx)
+    return render(request, "explorer/graph_search.html", ctx)
+
+
+@role_required(RESEARCHER)
+def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
+    graph = get_object_or_404(Graph, name=name)
+    node = get_object_or_404(Node, pk=node_id, graph=graph)
+    hops = 2 if request.GET.get("hops") == "2" else 1
+    groups = gs.node_edge_groups(node)
+    nodes, edges = gs.node_neighbourhood(node, groups, hops=hops)
+    nodes = [GraphNode(n.id, n.text, n.hop, _node_href(graph, n.id) if n.hop else "", n.parent) for n in nodes]
+    degree_out = sum(g.total for g in groups["out"])
+    degree_in = sum(g.total for g in groups["in"])
+    texts = {n.id: n.text for n in nodes}
+    panels = [Panel(
+        "neighbourhood", f"Neighbourhood ({hops} hop{'s' if hops > 1 else ''}, capped)",
+        charts.neighbourhood_figure(nodes, edges), ["head", "relation", "tail"],
+        [(texts.get(e.head, ""), e.relation, texts.get(e.tail, "")) for e in edges], click="navigate",
+    )]
+    ctx = {"graph": graph, "node": node, "groups": groups, "hops": hops, "degree_out": degree_out,
+           "degree_in": degree_in, "degree": degree_out + degree_in, "shown_nodes": len(nodes) - 1}
+    return render_with_panels(request, "explorer/node_detail.html", ctx, panels, stem=f"node-{node.pk}")

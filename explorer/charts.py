@@ -1,0 +1,249 @@
+"""Pure Plotly figure builders for the explorer: plain data in, ``go.Figure`` out.
+
+No database, no request, no URL reversing: whatever a point links to arrives as an ``href`` in the
+data. The page draws the figure with ``static/cocoweb/charts.js``; a click on a point with a
+``customdata`` href opens it (in the side drawer when the chart asks for it).
+
+Every user-supplied string (node text, run labels, relation names) goes through :func:`label`,
+which HTML-escapes it: Plotly interprets a few tags (``<b>``, ``<a>``, ``<br>``) in text and
+hover labels, and decodes entities, so escaped text shows literally and stays inert.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.graph_objects as go
+
+from commonsense.metrics.consistency import LABELS as COCO_LABELS
+from commonsense.metrics.consistency import category as coco_category
+
+from .graph_charts import neighbourhood_figure, query_structure_figure  # noqa: F401  (re-exported)
+
+PALETTE = ["#2f5fd0", "#d9822b", "#1f7a3a", "#b42318", "#7a4cc2", "#0f8a8a", "#8a6d0f", "#5b6474"]
+
+
+def label(text: Any, limit: int | None = None) -> str:
+    s = "" if text is None else str(text)
+    if limit is not None and len(s) > limit:
+        s = s[: limit - 1] + "…"
+    return html.escape(s, quote=False)
+
+
+def base_layout(fig: go.Figure, *, title: str = "", height: int = 360, **kw: Any) -> go.Figure:
+    fig.update_layout(
+        title={"text": label(title), "x": 0, "font": {"size": 14}} if title else None,
+        height=height, margin={"l": 60, "r": 20, "t": 40 if title else 16, "b": 50},
+        font={"family": "system-ui, sans-serif", "size": 12}, plot_bgcolor="#fff", paper_bgcolor="#fff",
+        hovermode="closest", **kw,
+    )
+    fig.update_xaxes(gridcolor="#eef1f5", zeroline=False)
+    fig.update_yaxes(gridcolor="#eef1f5", zeroline=False)
+    return fig
+
+
+def empty_figure(message: str, *, height: int = 220) -> go.Figure:
+    """A figure with no traces and one centred note: what the chart needs to show something."""
+    fig = go.Figure()
+    fig.add_annotation(text=label(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
+                       font={"size": 13, "color": "#5b6474"})
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return base_layout(fig, height=height)
+
+
+def is_empty(fig: go.Figure) -> bool:
+    return len(fig.data) == 0
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson r, or None with fewer than 3 pairs or no variance."""
+    n = len(xs)
+    if n < 3 or n != len(ys):
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx == 0 or syy == 0:
+        return None
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / math.sqrt(sxx * syy)
+
+
+# -- graph overview -----------------------------------------------------------------------------
+
+def relation_distribution(rows: Sequence[tuple[str, int]]) -> go.Figure:
+    if not rows:
+        return empty_figure("This graph has no triples yet.")
+    rows = sorted(rows, key=lambda r: r[1])
+    fig = go.Figure(go.Bar(x=[n for _, n in rows], y=[label(r) for r, _ in rows], orientation="h",
+                           marker_color=PALETTE[0], hovertemplate="%{y}: %{x:,} triples<extra></extra>"))
+    fig = base_layout(fig, height=max(220, 22 * len(rows) + 60))
+    fig.update_xaxes(title_text="triples")
+    return fig
+
+
+def degree_distribution(rows: Sequence[tuple[int, int]]) -> go.Figure:
+    """Number of nodes per degree, both axes logarithmic (degree 0 cannot be drawn and is left out)."""
+    pts = [(d, n) for d, n in rows if d > 0 and n > 0]
+    if not pts:
+        return empty_figure("No edges: the degree distribution is empty.")
+    fig = go.Figure(go.Scatter(x=[d for d, _ in pts], y=[n for _, n in pts], mode="markers",
+                               marker={"color": PALETTE[0], "size": 6},
+                               hovertemplate="degree %{x:,}: %{y:,} nodes<extra></extra>"))
+    fig = base_layout(fig)
+    fig.update_xaxes(type="log", title_text="degree (in + out)")
+    fig.update_yaxes(type="log", title_text="nodes")
+    return fig
+
+
+def top_nodes(rows: Sequence[tuple[str, int, str]]) -> go.Figure:
+    """(text, degree, href) of the most connected nodes; a click opens the node page."""
+    if not rows:
+        return empty_figure("No nodes yet.")
+    rows = list(reversed(rows))
+    fig = go.Figure(go.Bar(x=[d for _, d, _ in rows], y=[label(t, 48) for t, _, _ in rows], orientation="h",
+                           customdata=[h for _, _, h in rows], hovertext=[label(t) for t, _, _ in rows],
+                           marker_color=PALETTE[1], hovertemplate="%{hovertext}<br>degree %{x:,}<extra></extra>"))
+    fig = base_layout(fig, height=max(240, 22 * len(rows) + 60))
+    fig.update_xaxes(title_text="degree")
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+# -- model errors -------------------------------------------------------------------------------
+
+@dataclass
+class Series:
+    """One run's values over a shared list of groups: accuracy (0–1 or None), item count and the
+    href listing the group's items (for the drawer)."""
+
+    name: str
+    values: list[float | None]
+    counts: list[int] = field(default_factory=list)
+    hrefs: list[str] = field(default_factory=list)
+
+
+def grouped_bars(groups: Sequence[str], series: Sequence[Series], *, axis: str, value: str = "accuracy",
+                 empty: str = "No predictions to group.", percent: bool = True) -> go.Figure:
+    """Side-by-side bars: one colour per series (run), one cluster per group."""
+    if not groups or not series:
+        return empty_figure(empty)
+    fig = go.Figure()
+    for i, s in enumerate(series):
+        counts = s.counts or [0] * len(groups)
+        fig.add_trace(go.Bar(
+            name=label(s.name, 40), x=[label(g) for g in groups], y=s.values,
+            customdata=s.hrefs or None, marker_color=PALETTE[i % len(PALETTE)],
+            text=[f"n={c}" for c in counts], textposition="none",
+            hovertemplate="%{x}: %{y:" + (".1%" if percent else ".3f") + "} (%{text})<extra>" + label(s.name, 40)
+            + "</extra>",
+        ))
+    fig = base_layout(fig, barmode="group", legend={"orientation": "h", "y": -0.25})
+    fig.update_xaxes(title_text=axis)
+    fig.update_yaxes(title_text=value, range=[0, 1] if percent else None, tickformat=".0%" if percent else None)
+    return fig
+
+
+def position_bias(n_options: int, cells: Sequence[tuple[int, int, int, str]]) -> go.Figure:
+    """Heatmap of (answer position, chosen position) counts. ``cells``: (answer, chosen, n, href);
+    chosen == -1 is "no answer". Row-normalised colour, raw counts in the cell text."""
+    if not cells or n_options <= 0:
+        return empty_figure("No answered multiple-choice predictions.")
+    cols = list(range(n_options)) + ([-1] if any(c == -1 for _, c, _, _ in cells) else [])
+    col_names = [chr(65 + c) if c >= 0 else "none" for c in cols]
+    row_names = [chr(65 + a) for a in range(n_options)]
+    z = [[0.0] * len(cols) for _ in range(n_options)]
+    counts = [[0] * len(cols) for _ in range(n_options)]
+    links = [[""] * len(cols) for _ in range(n_options)]
+    for a, c, n, href in cells:
+        if 0 <= a < n_options and c in cols:
+            j = cols.index(c)
+            counts[a][j] += n
+            links[a][j] = href
+    for i, row in enumerate(counts):
+        total = sum(row)
+        z[i] = [v / total if total else 0.0 for v in row]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=col_names, y=row_names, text=counts, texttemplate="%{text}", customdata=links,
+        colorscale="Blues", zmin=0, zmax=1, colorbar={"title": {"text": "share of row"}},
+        hovertemplate="answer %{y}, chosen %{x}: %{text} (%{z:.0%} of the row)<extra></extra>",
+    ))
+    fig = base_layout(fig, height=320)
+    fig.update_xaxes(title_text="chosen option", side="bottom")
+    fig.update_yaxes(title_text="correct option", autorange="reversed")
+    return fig
+
+
+COCO_CELLS = {(k, s): COCO_LABELS[coco_category(k, s)] for k in (True, False) for s in (True, False)}
+
+
+def coco_quadrants(counts: dict[tuple[bool, bool], int], hrefs: dict[tuple[bool, bool], str]) -> go.Figure:
+    """CoCo's 2×2: rows = all atomic facts answered correctly (yes/no), columns = composed
+    question answered correctly (yes/no). Keys are (knows_atoms, solves_composed)."""
+    total = sum(counts.values())
+    if not total:
+        return empty_figure("No CoCo application sets with a reasoning question and its atomic questions.")
+    keys_rows = [True, False]
+    keys_cols = [True, False]
+    z = [[counts.get((r, c), 0) for c in keys_cols] for r in keys_rows]
+    text = [[f"{COCO_CELLS[(r, c)]}<br>{counts.get((r, c), 0)} ({counts.get((r, c), 0) / total:.0%})"
+             for c in keys_cols] for r in keys_rows]
+    links = [[hrefs.get((r, c), "") for c in keys_cols] for r in keys_rows]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=["solves composed", "fails composed"], y=["knows all atoms", "misses an atom"], text=text,
+        texttemplate="%{text}", customdata=links, colorscale="Oranges", showscale=False,
+        hovertemplate="%{text}<extra></extra>",
+    ))
+    fig = base_layout(fig, height=300)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def labelled_scatter(points: Sequence[tuple[str, float, float, str]], *, x_title: str, y_title: str,
+                     fit: bool = True, unit_square: bool = True, empty: str = "Not enough runs.") -> go.Figure:
+    """One labelled point per run (name, x, y, href), with a least-squares line and Pearson r in the
+    title when there are at least three points."""
+    pts = [p for p in points if p[1] is not None and p[2] is not None]
+    if not pts:
+        return empty_figure(empty)
+    xs, ys = [p[1] for p in pts], [p[2] for p in pts]
+    fig = go.Figure(go.Scatter(
+        x=xs, y=ys, mode="markers+text", text=[label(p[0], 24) for p in pts], textposition="top center",
+        customdata=[p[3] for p in pts], marker={"size": 10, "color": PALETTE[0]},
+        hovertemplate="%{text}<br>" + label(x_title) + " %{x:.3f}<br>" + label(y_title) + " %{y:.3f}<extra></extra>",
+        name="runs",
+    ))
+    r = pearson(xs, ys)
+    if fit and r is not None:
+        n = len(xs)
+        mx, my = sum(xs) / n, sum(ys) / n
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+        lo, hi = min(xs), max(xs)
+        fig.add_trace(go.Scatter(x=[lo, hi], y=[my + slope * (lo - mx), my + slope * (hi - mx)], mode="lines",
+                                 line={"dash": "dash", "color": "#5b6474"}, name="least squares", hoverinfo="skip"))
+    fig = base_layout(fig, title=f"r = {r:.3f} (n = {len(pts)})" if r is not None else f"n = {len(pts)}",
+                      showlegend=False)
+    fig.update_xaxes(title_text=label(x_title), range=[0, 1.05] if unit_square else None)
+    fig.update_yaxes(title_text=label(y_title), range=[0, 1.05] if unit_square else None)
+    return fig
+
+
+def line_series(series: Sequence[tuple[str, list[float], list[float | None], list[str]]], *, x_title: str,
+                y_title: str = "accuracy", empty: str = "No data.") -> go.Figure:
+    """Lines with markers: (name, xs, ys, hrefs) per series (ReComSBench windows)."""
+    series = [s for s in series if s[1]]
+    if not series:
+        return empty_figure(empty)
+    fig = go.Figure()
+    for i, (name, xs, ys, hrefs) in enumerate(series):
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=label(name, 40), customdata=hrefs or None,
+                                 line={"color": PALETTE[i % len(PALETTE)]},
+                                 hovertemplate="%{x:.2f}: %{y:.1%}<extra>" + label(name, 40) + "</extra>"))
+    fig = base_layout(fig, legend={"orientation": "h", "y": -0.25})
+    fig.update_xaxes(title_text=label(x_title))
+    fig.update_yaxes(title_text=label(y_title), range=[0, 1], tickformat=".0%")
+    return fig

@@ -1,0 +1,159 @@
+"""Pure figure builders for graph-shaped pictures: a node's neighbourhood and a query's structure.
+Layouts are computed here (deterministically) so the figures need no layout engine in the page."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+
+def _esc(text: object, limit: int | None = None) -> str:
+    s = "" if text is None else str(text)
+    if limit is not None and len(s) > limit:
+        s = s[: limit - 1] + "…"
+    return html.escape(s, quote=False)
+
+
+def _frame(fig: go.Figure, height: int, *, equal_aspect: bool = True) -> go.Figure:
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 10, "b": 10}, showlegend=False,
+                      plot_bgcolor="#fff", paper_bgcolor="#fff", hovermode="closest",
+                      font={"family": "system-ui, sans-serif", "size": 11})
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor="x" if equal_aspect else None)
+    return fig
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    id: int
+    text: str
+    hop: int  # 0 = the centre, 1, 2
+    href: str = ""
+    parent: int | None = None  # the hop-1 node a hop-2 node was reached from
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    head: int
+    tail: int
+    relation: str
+
+
+def radial_layout(nodes: Sequence[GraphNode]) -> dict[int, tuple[float, float]]:
+    """Centre at the origin, hop-1 nodes evenly on the unit circle, each hop-2 node on the circle of
+    radius 2 inside its parent's angular sector."""
+    pos: dict[int, tuple[float, float]] = {}
+    hop1 = [n for n in nodes if n.hop == 1]
+    angle: dict[int, float] = {}
+    k = max(len(hop1), 1)
+    for i, n in enumerate(hop1):
+        a = 2 * math.pi * i / k
+        angle[n.id] = a
+        pos[n.id] = (math.cos(a), math.sin(a))
+    children: dict[int | None, list[GraphNode]] = defaultdict(list)
+    for n in nodes:
+        if n.hop == 2:
+            children[n.parent].append(n)
+    sector = 2 * math.pi / k
+    for parent, kids in children.items():
+        base = angle.get(parent, 0.0) if parent is not None else 0.0
+        for j, n in enumerate(kids):
+            a = base + sector * 0.8 * ((j + 0.5) / len(kids) - 0.5)
+            pos[n.id] = (2 * math.cos(a), 2 * math.sin(a))
+    for n in nodes:
+        if n.hop == 0:
+            pos[n.id] = (0.0, 0.0)
+    return pos
+
+
+def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge]) -> go.Figure:
+    """The node and its 1–2 hop neighbours; a click on a neighbour opens its page."""
+    fig = go.Figure()
+    if not nodes:
+        fig.add_annotation(text="No node.", showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+        return _frame(fig, 200)
+    pos = radial_layout(nodes)
+    text = {n.id: n.text for n in nodes}
+    ex: list[float | None] = []
+    ey: list[float | None] = []
+    mx, my, mtext = [], [], []
+    for e in edges:
+        if e.head not in pos or e.tail not in pos:
+            continue
+        (x0, y0), (x1, y1) = pos[e.head], pos[e.tail]
+        ex += [x0, x1, None]
+        ey += [y0, y1, None]
+        mx.append((x0 + x1) / 2)
+        my.append((y0 + y1) / 2)
+        mtext.append(f"{_esc(text[e.head], 60)}<br>—{_esc(e.relation)}→<br>{_esc(text[e.tail], 60)}")
+    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line={"color": "#c5ccd8", "width": 1}, hoverinfo="skip",
+                             name="edges"))
+    fig.add_trace(go.Scatter(x=mx, y=my, mode="markers", marker={"size": 6, "color": "#c5ccd8", "symbol": "diamond"},
+                             hovertext=mtext, hoverinfo="text", name="relations"))
+    colours = {0: "#b42318", 1: "#2f5fd0", 2: "#8fa6dd"}
+    sizes = {0: 18, 1: 12, 2: 8}
+    ordered = sorted(nodes, key=lambda n: -n.hop)  # the centre is drawn last, on top
+    fig.add_trace(go.Scatter(
+        x=[pos[n.id][0] for n in ordered], y=[pos[n.id][1] for n in ordered], mode="markers+text",
+        text=[_esc(n.text, 28) if n.hop < 2 else "" for n in ordered], textposition="top center",
+        hovertext=[_esc(n.text) for n in ordered], hoverinfo="text", customdata=[n.href for n in ordered],
+        marker={"size": [sizes[n.hop] for n in ordered], "color": [colours[n.hop] for n in ordered]}, name="nodes",
+    ))
+    return _frame(fig, 520)
+
+
+def query_structure_figure(chain: Sequence[tuple[str, str, str]], answers: Sequence[str] = (),
+                           anchors: Sequence[str] = ()) -> go.Figure:
+    """The golden chain as a left-to-right DAG: anchors on the left, the answer on the right, each
+    edge labelled with its relation. Nodes are laid out by longest path from a source."""
+    fig = go.Figure()
+    if not chain:
+        fig.add_annotation(text="No golden chain stored for this question.", showarrow=False, x=0.5, y=0.5,
+                           xref="paper", yref="paper", font={"color": "#5b6474"})
+        return _frame(fig, 160, equal_aspect=False)
+    nodes: list[str] = []
+    for h, _, t in chain:
+        for x in (h, t):
+            if x not in nodes:
+                nodes.append(x)
+    depth = {n: 0 for n in nodes}
+    for _ in range(len(nodes)):  # longest path (the chain is tiny and acyclic in practice)
+        for h, _, t in chain:
+            depth[t] = max(depth[t], depth[h] + 1)
+    by_depth: dict[int, list[str]] = defaultdict(list)
+    for n in nodes:
+        by_depth[depth[n]].append(n)
+    pos = {}
+    for d, ns in by_depth.items():
+        for i, n in enumerate(ns):
+            pos[n] = (2.0 * d, (len(ns) - 1) / 2 - i)
+    answer_set = set(answers)
+    for h, r, t in chain:
+        (x0, y0), (x1, y1) = pos[h], pos[t]
+        fig.add_annotation(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y", showarrow=True,
+                           arrowhead=2, arrowsize=1.2, arrowcolor="#8a93a3", standoff=10, startstandoff=10, text="")
+        fig.add_annotation(x=(x0 + x1) / 2, y=(y0 + y1) / 2, text=_esc(r), showarrow=False,
+                           font={"size": 11, "color": "#2f5fd0"}, bgcolor="#fff", yshift=8)
+
+    def role(n: str) -> str:
+        if n in answer_set or depth[n] == max(depth.values()):
+            return "answer"
+        if n in anchors or depth[n] == 0:
+            return "anchor"
+        return "variable"
+
+    colours = {"anchor": "#1d2330", "variable": "#d9822b", "answer": "#1f7a3a"}
+    fig.add_trace(go.Scatter(
+        x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], mode="markers+text",
+        text=[_esc(n, 36) for n in nodes], textposition="bottom center", hovertext=[_esc(n) for n in nodes],
+        hoverinfo="text", marker={"size": 14, "color": [colours[role(n)] for n in nodes]},
+        customdata=[role(n) for n in nodes],
+    ))
+    fig.update_xaxes(range=[-1.2, 2.0 * max(depth.values()) + 1.2])
+    fig.update_yaxes(range=[-0.5 - max(len(v) for v in by_depth.values()) / 2, 0.8 + max(len(v) for v in by_depth.values()) / 2])
+    return _frame(fig, 120 + 70 * max(len(v) for v in by_depth.values()), equal_aspect=False)

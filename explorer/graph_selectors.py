@@ -1,0 +1,177 @@
+"""Reads over one knowledge graph for the explorer: node search, a node's edges and neighbourhood,
+and the graph overview. Every aggregate runs in the database; Python only shapes capped results."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import CharField, Count, F, Q, Value, Window
+from django.db.models.functions import RowNumber
+
+from knowledge.models import Graph, Node, Triple
+
+from .graph_charts import GraphEdge, GraphNode
+
+FTS_TABLE = "explorer_node_fts"
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def search_terms(q: str) -> list[str]:
+    return _WORD.findall(q or "")[:8]
+
+
+def fts_match_expression(graph_id: int, terms: list[str]) -> str:
+    """An FTS5 query scoped to one graph: every term must occur, the last as a prefix. Terms are
+    word characters only and quoted, so no user input reaches FTS5 syntax."""
+    parts = [f'"{t}"' for t in terms[:-1]] + [f'"{terms[-1]}"*']
+    return f'graph_id : "{int(graph_id)}" AND text : ({" AND ".join(parts)})'
+
+
+def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]]:
+    """Nodes of ``graph`` whose text contains every word of ``q`` (best matches first): FTS5 on
+    SQLite, the pg_trgm index on PostgreSQL, a plain scan elsewhere. One query."""
+    terms = search_terms(q)
+    if not terms:
+        return []
+    if connection.vendor == "sqlite":
+        sql = (f"SELECT n.id, n.text FROM {FTS_TABLE} f JOIN knowledge_node n ON n.id = f.rowid "
+               f"WHERE {FTS_TABLE} MATCH %s ORDER BY f.rank LIMIT %s")
+        with connection.cursor() as cur:
+            cur.execute(sql, [fts_match_expression(graph.pk, terms), limit])
+            return [{"id": i, "text": t} for i, t in cur.fetchall()]
+    cond = Q()
+    for t in terms:
+        cond &= Q(text__icontains=t)
+    rows = Node.objects.filter(cond, graph=graph).order_by("id").values("id", "text")[:limit]
+    return list(rows)
+
+
+# -- one node -------------------------------------------------------------------------------------
+
+@dataclass
+class RelationGroup:
+    relation: str
+    direction: str  # "out" (node is the head) or "in" (node is the tail)
+    total: int
+    edges: list[Triple]
+
+    @property
+    def hidden(self) -> int:
+        return self.total - len(self.edges)
+
+
+def node_relation_counts(node: Node) -> list[dict[str, Any]]:
+    """[{direction, relation, n}] for both directions, in one query (two indexed GROUP BYs)."""
+    def side(kw: dict[str, Any], direction: str) -> Any:
+        return (Triple.objects.filter(**kw).values("relation__name")
+                .annotate(n=Count("id"), d=Value(direction, output_field=CharField())).order_by())
+
+    rows = side({"head": node}, "out").union(side({"tail": node}, "in"), all=True)
+    return [{"relation": r["relation__name"], "n": r["n"], "direction": r["d"]} for r in rows]
+
+
+def _capped_edges(filter_kw: dict[str, Any], other: str, per_relation: int) -> list[Triple]:
+    """Up to ``per_relation`` edges per relation (most plausible first), with the other end node
+    and provenance joined: one query (a window function)."""
+    qs = (Triple.objects.filter(**filter_kw)
+          .annotate(rank=Window(RowNumber(), partition_by=[F("relation_id")],
+                                order_by=[F("plausibility").desc(nulls_last=True), F("id").asc()]))
+          .filter(rank__lte=per_relation)
+          .select_related("relation", other, "source")
+          .order_by("relation__name", "rank"))
+    return list(qs)
+
+
+def node_edge_groups(node: Node, *, per_relation: int = 15) -> dict[str, list[RelationGroup]]:
+    """The node's edges grouped by relation, outgoing and incoming, each group capped; with the
+    true totals so the page can say how many are not shown. Three queries."""
+    totals = {(r["direction"], r["relation"]): r["n"] for r in node_relation_counts(node)}
+    groups: dict[str, list[RelationGroup]] = {"out": [], "in": []}
+    for direction, kw, other in (("out", {"head": node}, "tail"), ("in", {"tail": node}, "head")):
+        by_rel: dict[str, list[Triple]] = {}
+        for t in _capped_edges(kw, other, per_relation):
+            by_rel.setdefault(t.relation.name, []).append(t)
+        for rel in sorted(r for d, r in totals if d == direction):
+            groups[direction].append(RelationGroup(rel, direction, totals[(direction, rel)], by_rel.get(rel, [])))
+    return groups
+
+
+def node_neighbourhood(node: Node, groups: dict[str, list[RelationGroup]], *, hops: int = 1,
+                       max_hop1: int = 24, max_hop2: int = 36) -> tuple[list[GraphNode], list[GraphEdge]]:
+    """Nodes and edges around ``node``: hop 1 from the (already capped) edge groups, hop 2 from one
+    capped query. Returns ids and texts; hrefs are added by the view."""
+    nodes: dict[int, GraphNode] = {node.pk: GraphNode(node.pk, node.text, 0)}
+    edges: list[GraphEdge] = []
+    for direction in ("out", "in"):
+        for g in groups[direction]:
+            for t in g.edges:
+                other = t.tail if direction == "out" else t.head
+                if other.pk not in nodes:
+                    if sum(1 for n in nodes.values() if n.hop == 1) >= max_hop1:
+                        continue
+                    nodes[other.pk] = GraphNode(other.pk, other.text, 1)
+                edges.append(GraphEdge(t.head_id, t.tail_id, g.relation))
+    if hops >= 2:
+        hop1 = [n.id for n in nodes.values() if n.hop == 1]
+        if hop1:
+            rows = (Triple.objects.filter(Q(head_id__in=hop1) | Q(tail_id__in=hop1))
+                    .exclude(head_id=node.pk).exclude(tail_id=node.pk)
+                    .values_list("head_id", "head__text", "relation__name", "tail_id", "tail__text")[: max_hop2 * 4])
+            added = 0
+            hop1_set = set(hop1)
+            for h, htext, rel, t, ttext in rows:
+                parent, new, new_text = (h, t, ttext) if h in hop1_set else (t, h, htext)
+                if new not in nodes:
+                    if added >= max_hop2:
+                        continue
+                    nodes[new] = GraphNode(new, new_text, 2, parent=parent)
+                    added += 1
+                edges.append(GraphEdge(h, t, rel))
+    return list(nodes.values()), edges
+
+
+# -- overview -------------------------------------------------------------------------------------
+
+_DEGREES = """SELECT node_id, COUNT(*) AS deg FROM (
+    SELECT head_id AS node_id FROM knowledge_triple WHERE graph_id = %s
+    UNION ALL SELECT tail_id AS node_id FROM knowledge_triple WHERE graph_id = %s) e GROUP BY node_id"""
+
+
+def graph_relation_distribution(graph: Graph) -> list[tuple[str, int]]:
+    rows = (Triple.objects.filter(graph=graph).values("relation_id").annotate(n=Count("id"))
+            .values_list("relation__name", "n").order_by("-n"))
+    return list(rows)
+
+
+def graph_degree_histogram(graph: Graph) -> list[tuple[int, int]]:
+    """(degree, number of nodes with that degree), degree = in + out; nodes without edges: 0."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT deg, COUNT(*) FROM ({_DEGREES}) d GROUP BY deg ORDER BY deg", [graph.pk, graph.pk])
+        rows = [(int(d), int(n)) for d, n in cur.fetchall()]
+    connected = sum(n for _, n in rows)
+    if graph.node_count > connected:
+        rows.insert(0, (0, graph.node_count - connected))
+    return rows
+
+
+def graph_top_nodes(graph: Graph, *, limit: int = 20) -> list[tuple[int, str, int]]:
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT d.node_id, n.text, d.deg FROM ({_DEGREES}) d JOIN knowledge_node n ON n.id = d.node_id "
+                    "ORDER BY d.deg DESC, d.node_id LIMIT %s", [graph.pk, graph.pk, limit])
+        return [(int(i), t, int(d)) for i, t, d in cur.fetchall()]
+
+
+def graph_overview(graph: Graph) -> dict[str, Any]:
+    """Relation distribution, degree histogram and most connected nodes. Whole-graph scans, so the
+    result is cached under the graph's current size: any import changes the key."""
+    key = f"explorer:overview:{graph.pk}:{graph.triple_count}:{graph.node_count}"
+    data = cache.get(key)
+    if data is None:
+        data = {"relations": graph_relation_distribution(graph), "degrees": graph_degree_histogram(graph),
+                "top": graph_top_nodes(graph)}
+        cache.set(key, data, 24 * 3600)
+    return data

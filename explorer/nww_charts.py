@@ -1,0 +1,84 @@
+"""Pure figure builders for the commonsensicality views (Nguyen, Watts & Whiting)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from .charts import PALETTE, base_layout, empty_figure, label, pearson
+
+LEVELS = (0.25, 0.5, 0.75)
+
+
+def level_curve(m: float, n: int = 60) -> tuple[list[float], list[float]]:
+    """Points (C, A) with sqrt(C·A) = m inside the unit square: A = m²/C for C in [m², 1]."""
+    lo = m * m
+    xs = [lo + (1 - lo) * i / (n - 1) for i in range(n)]
+    return xs, [m * m / x for x in xs]
+
+
+def consensus_awareness(points: Sequence[tuple[str, float | None, float | None, str, str]],
+                        levels: Sequence[float] = LEVELS) -> go.Figure:
+    """NWW Fig. 2B: one point per model (name, consensus, awareness, href, group) with the
+    iso-commonsensicality curves sqrt(C·A) = level. ``group`` separates runs from stored answers."""
+    pts = [p for p in points if p[1] is not None and p[2] is not None]
+    if not pts:
+        return empty_figure("No statement runs (or stored model answers) with consensus and awareness.")
+    fig = go.Figure()
+    for m in levels:
+        xs, ys = level_curve(m)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line={"dash": "dot", "color": "#b9c0cc", "width": 1},
+                                 name=f"M = {m:.0%}", hoverinfo="skip", showlegend=False))
+        fig.add_annotation(x=1.0, y=m * m, text=f"M={m:.0%}", showarrow=False, xanchor="left",
+                           font={"size": 10, "color": "#8a93a3"})
+    groups = list(dict.fromkeys(p[4] for p in pts))
+    for i, g in enumerate(groups):
+        sub = [p for p in pts if p[4] == g]
+        fig.add_trace(go.Scatter(
+            x=[p[1] for p in sub], y=[p[2] for p in sub], mode="markers", name=label(g),
+            text=[label(p[0], 40) for p in sub], customdata=[p[3] for p in sub],
+            marker={"size": 9, "color": PALETTE[i % len(PALETTE)], "symbol": "circle" if i == 0 else "diamond"},
+            hovertemplate="%{text}<br>consensus %{x:.1%}<br>awareness %{y:.1%}<extra></extra>",
+        ))
+    lo = min(min(p[1] for p in pts), min(p[2] for p in pts), 0.5) - 0.05
+    fig = base_layout(fig, legend={"orientation": "h", "y": -0.2}, height=420)
+    fig.update_xaxes(title_text="consensus C", range=[max(lo, 0), 1.02], tickformat=".0%")
+    fig.update_yaxes(title_text="awareness A", range=[max(lo, 0), 1.02], tickformat=".0%")
+    return fig
+
+
+def model_in_human_distribution(human: Sequence[float], models: Sequence[tuple[str, float]]) -> go.Figure:
+    """NWW Fig. 2E (one-dimensional form): the histogram of human raters' commonsensicality M_j with
+    each model's M as a vertical line, labelled with the share of humans it beats."""
+    if not human:
+        return empty_figure("No human rater scores yet: they come from a survey campaign's answers.")
+    fig = go.Figure(go.Histogram(x=list(human), nbinsx=30, marker_color="#c5ccd8", name="human raters",
+                                 hovertemplate="M %{x}: %{y} raters<extra></extra>"))
+    for i, (name, m) in enumerate(models):
+        wins = sum(1 for h in human if m > h) / len(human)
+        fig.add_vline(x=m, line={"color": PALETTE[i % len(PALETTE)], "width": 2},
+                      annotation_text=f"{label(name, 24)} beats {wins:.0%}", annotation_textangle=-90,
+                      annotation_font_size=10)
+    fig = base_layout(fig, showlegend=False)
+    fig.update_xaxes(title_text="commonsensicality M", range=[0, 1], tickformat=".0%")
+    fig.update_yaxes(title_text="human raters")
+    return fig
+
+
+def silicon_vs_human(points: Sequence[tuple[float, float, str]], *, human_axis: str) -> go.Figure:
+    """NWW Fig. 3-style: per statement, the model's P(yes) to "do you agree" (x) against the
+    humans' agree rate (or majority 0/1 when only that is stored) (y), with Pearson r."""
+    if not points:
+        return empty_figure("No statement predictions with a P(yes) and a human label.")
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    r = pearson(xs, ys)
+    fig = go.Figure(go.Scattergl(
+        x=xs, y=ys, mode="markers", customdata=[p[2] for p in points],
+        marker={"size": 5, "color": PALETTE[0], "opacity": 0.45},
+        hovertemplate="P(yes) %{x:.2f}<br>" + label(human_axis) + " %{y:.2f}<extra></extra>",
+    ))
+    fig = base_layout(fig, title=(f"r = {r:.3f}" if r is not None else "r undefined") + f" (n = {len(points)})")
+    fig.update_xaxes(title_text="model P(yes), question (a)", range=[-0.02, 1.02])
+    fig.update_yaxes(title_text=label(human_axis), range=[-0.05, 1.05])
+    return fig

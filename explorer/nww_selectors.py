@@ -1,0 +1,70 @@
+"""Statement-run aggregates for the NWW views (consensus, awareness, commonsensicality)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import Count, FloatField, Q
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
+
+from knowledge.models import Statement, StatementSet
+from runs.models import Prediction, Run, RunMetric
+
+NWW = ("consensus", "awareness", "commonsensicality")
+
+
+def nww_run_scores(runs: Sequence[Run]) -> dict[int, dict[str, float | None]]:
+    """The runs' stored overall NWW scores (computed by the runs app when a run ends). One query."""
+    out: dict[int, dict[str, float | None]] = {r.pk: {} for r in runs}
+    for run_id, name, value in RunMetric.objects.filter(run__in=runs, scope="overall", name__in=NWW) \
+            .values_list("run_id", "name", "value"):
+        out[run_id][name] = value
+    return out
+
+
+def nww_feature_scores(runs: Sequence[Run]) -> list[tuple[int, str, str, float | None, int]]:
+    """(run, feature, pole, commonsensicality, n) from the runs' ``feature:<name>=<pole>`` scopes."""
+    rows = (RunMetric.objects.filter(run__in=runs, name="commonsensicality", scope__startswith="feature:")
+            .values_list("run_id", "scope", "value", "n").order_by("scope", "run_id"))
+    out = []
+    for run_id, scope, value, n in rows:
+        feature, _, pole = scope.removeprefix("feature:").partition("=")
+        out.append((run_id, feature, pole, value, n))
+    return out
+
+
+def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None, float | None]]:
+    """(model, consensus, awareness) of the models whose binarised answers came with the imported
+    file (NWW's ``<Model>_q1/_q2`` columns), against the stored human majority. One query."""
+    models = list(sset.models_answered or [])[:60]
+    if not models:
+        return []
+    agg: dict[str, Any] = {"n": Count("id", filter=Q(human_majority__isnull=False))}
+    for i, m in enumerate(models):
+        for q in ("q1", "q2"):
+            agg[f"m{i}_{q}_n"] = Count("id", filter=Q(human_majority__isnull=False) & Q(**{f"model_answers__{m}__{q}__isnull": False}))
+            agg[f"m{i}_{q}_hit"] = Count("id", filter=(Q(human_majority=1) & Q(**{f"model_answers__{m}__{q}": 1}))
+                                         | (Q(human_majority=0) & Q(**{f"model_answers__{m}__{q}": 0})))
+    row = Statement.objects.filter(statement_set=sset).aggregate(**agg)
+    out = []
+    for i, m in enumerate(models):
+        c = row[f"m{i}_q1_hit"] / row[f"m{i}_q1_n"] if row[f"m{i}_q1_n"] else None
+        a = row[f"m{i}_q2_hit"] / row[f"m{i}_q2_n"] if row[f"m{i}_q2_n"] else None
+        out.append((m, c, a))
+    return out
+
+
+def silicon_points(run: Run, limit: int = 5000) -> list[tuple[int, float, int]]:
+    """(statement id, model P(yes) to "do you agree", human majority 0/1) per statement."""
+    rows = (Prediction.objects.filter(run=run, statement__isnull=False, statement__human_majority__isnull=False)
+            .annotate(p=Cast(KeyTextTransform("p_yes_q1", "extra"), output_field=FloatField()))
+            .exclude(p__isnull=True).values_list("statement_id", "p", "statement__human_majority")
+            .order_by("position")[:limit])
+    return [(s, float(p), int(h)) for s, p, h in rows]
+
+
+def commonsensicality(c: float | None, a: float | None) -> float | None:
+    return math.sqrt(c * a) if c is not None and a is not None else None

@@ -1,0 +1,69 @@
+"""A panel = one chart plus its numbers: the figure (drawn by charts.js from ``json_script``), the
+same numbers as a table, and a CSV download of that table (``?csv=<key>`` on the page's own URL,
+so the download carries the page's filters)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.io as pio
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.text import slugify
+
+
+@dataclass
+class Panel:
+    key: str
+    title: str
+    figure: Any  # plotly.graph_objects.Figure
+    columns: Sequence[str]
+    rows: Sequence[Sequence[Any]]
+    links: Sequence[str] = field(default_factory=list)  # per row: the items behind it (drawer), or ""
+    click: str = "drawer"  # what a click on a point does: "drawer", "navigate" or ""
+    note: str = ""
+
+    @property
+    def dom_id(self) -> str:
+        return f"fig-{self.key}"
+
+    def payload(self) -> dict[str, Any]:
+        return json.loads(pio.to_json(self.figure, validate=False))  # plain lists and dicts only
+
+    def table(self) -> list[dict[str, Any]]:
+        links = list(self.links) + [""] * (len(self.rows) - len(self.links))
+        return [{"cells": [_fmt(c) for c in row], "link": link} for row, link in zip(self.rows, links, strict=True)]
+
+    def csv_response(self, stem: str) -> HttpResponse:
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(self.columns)
+        w.writerows([["" if c is None else c for c in row] for row in self.rows])
+        resp = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
+        resp["Content-Disposition"] = f'attachment; filename="{slugify(stem)}-{self.key}.csv"'
+        return resp
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) >= 1 or value == 0 else f"{value:.3f}"
+    return str(value)
+
+
+def render_with_panels(request: HttpRequest, template: str, context: dict[str, Any], panels: Sequence[Panel],
+                       *, stem: str) -> HttpResponse:
+    """Render the page, or, with ``?csv=<key>``, the CSV of that panel (404 for an unknown key)."""
+    wanted = request.GET.get("csv")
+    if wanted:
+        for p in panels:
+            if p.key == wanted:
+                return p.csv_response(stem)
+        return HttpResponse(f"no chart {wanted!r} on this page", status=404, content_type="text/plain")
+    return render(request, template, {**context, "panels": panels})

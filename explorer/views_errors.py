@@ -1,0 +1,92 @@
+"""Model-error pages: one run's errors, several runs side by side, and the drawer listing the items
+behind any bar or point (also a real page without htmx)."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from accounts.roles import RESEARCHER, role_required
+from commonsense.metrics.consistency import LABELS as COCO_LABELS
+from commonsense.metrics.consistency import category as coco_category
+from knowledge.models import Triple
+from runs.models import Prediction, Run
+
+from . import error_selectors as es
+from . import sources
+from .panels import render_with_panels
+from .run_panels import compare_panels, question_run_panels, statement_run_panels
+
+DRAWER_LIMIT = 50
+
+
+@role_required(RESEARCHER)
+def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = get_object_or_404(Run.objects.select_related("question_set", "statement_set"), pk=run_id)
+    panels = statement_run_panels(run) if run.is_statement_run else question_run_panels(run)
+    return render_with_panels(request, "explorer/run_errors.html", {"run": run}, panels, stem=f"run-{run.pk}")
+
+
+@role_required(RESEARCHER)
+def compare(request: HttpRequest) -> HttpResponse:
+    ids = [int(x) for x in request.GET.getlist("run") if x.isdigit()][:12]
+    runs = list(Run.objects.filter(pk__in=ids).select_related("question_set", "statement_set").order_by("pk"))
+    panels = compare_panels(runs) if runs else []
+    return render_with_panels(request, "explorer/compare.html", {"runs": runs}, panels, stem="compare")
+
+
+@role_required(RESEARCHER)
+def run_items(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The predictions behind a bar / cell / point: wrong ones first, at most 50, each with its
+    provenance (set, position, source triples with file and line), human votes and the other
+    runs' answers to the same item. A partial for the drawer, a page otherwise."""
+    run = get_object_or_404(Run.objects.select_related("question_set", "statement_set"), pk=run_id)
+    params = request.GET
+    qs = Prediction.objects.filter(run=run).filter(es.prediction_filter(params))
+    title = _describe(params)
+    if params.get("coco"):
+        try:
+            knows, solves = (c == "1" for c in params["coco"].split(","))
+        except ValueError:
+            raise Http404("bad coco cell") from None
+        groups = es.coco_category_groups(run, knows, solves)
+        qs = qs.filter(question__role="reasoning", question__group__in=groups)
+        title = COCO_LABELS[coco_category(knows, solves)]
+    total = qs.count()
+    rel = "statement" if run.is_statement_run else "question"
+    preds = list(qs.select_related(rel, f"{rel}__{rel}_set" if rel == "question" else "statement__statement_set")
+                 .order_by("correct", "position")[:DRAWER_LIMIT])
+    if not run.is_statement_run:
+        from django.db.models import prefetch_related_objects
+
+        prefetch_related_objects(preds, Prefetch("question__triples",
+                                                 queryset=Triple.objects.select_related("head", "relation", "tail", "source")))
+    item_ids = [getattr(p, f"{rel}_id") for p in preds]
+    others: dict[int, list[Prediction]] = {}
+    for o in (Prediction.objects.filter(**{f"{rel}_id__in": item_ids}).exclude(run=run)
+              .select_related("run").order_by("run_id")):
+        others.setdefault(getattr(o, f"{rel}_id"), []).append(o)
+    votes = sources.question_votes(item_ids) if rel == "question" else sources.statement_votes(item_ids)
+    rows = [{"p": p, "item": getattr(p, rel), "others": others.get(getattr(p, f"{rel}_id"), []),
+             "votes": votes.get(getattr(p, f"{rel}_id"))} for p in preds]
+    ctx = {"run": run, "rows": rows, "total": total, "title": title, "limit": DRAWER_LIMIT,
+           "is_statement": run.is_statement_run, "votes_available": sources.annotation_available(),
+           "query": params.urlencode()}
+    template = "explorer/_drawer.html" if request.htmx else "explorer/run_items.html"
+    return render(request, template, ctx)
+
+
+def _describe(params: object) -> str:
+    keys = ("relation", "kind", "perturbation", "answer", "chosen", "correct", "human", "d_min", "d_max",
+            "question", "statement")
+    parts = []
+    for k in keys:
+        v = params.get(k)  # type: ignore[attr-defined]
+        if v not in (None, ""):
+            if k in ("answer", "chosen") and v.isdigit():
+                v = chr(65 + int(v))
+            if k == "correct":
+                v = "yes" if v == "1" else "no"
+            parts.append(f"{k} {v}")
+    return ", ".join(parts) or "all items"

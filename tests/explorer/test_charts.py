@@ -1,0 +1,116 @@
+"""Figure builders, no database: traces, axes, click targets, empty states, escaping."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer import charts
+from explorer.graph_charts import GraphEdge, GraphNode, radial_layout
+
+
+def test_relation_distribution_sorted_bars():
+    fig = charts.relation_distribution([("xWant", 5), ("xAttr", 9), ("oReact", 1)])
+    (bar,) = fig.data
+    assert bar.type == "bar" and bar.orientation == "h"
+    assert list(bar.y) == ["oReact", "xWant", "xAttr"] and list(bar.x) == [1, 5, 9]
+
+
+def test_degree_distribution_is_log_log_and_drops_zero():
+    fig = charts.degree_distribution([(0, 4), (1, 10), (3, 2)])
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert list(fig.data[0].x) == [1, 3]
+
+
+@pytest.mark.parametrize("builder,args", [
+    (charts.relation_distribution, ([],)), (charts.degree_distribution, ([(0, 3)],)), (charts.top_nodes, ([],)),
+    (charts.position_bias, (5, [])), (charts.coco_quadrants, ({}, {})),
+    (charts.labelled_scatter, ([], ), ), (charts.line_series, ([],)),
+])
+def test_empty_states_have_no_traces_and_say_why(builder, args):
+    kwargs = {"x_title": "x", "y_title": "y"} if builder is charts.labelled_scatter else {}
+    if builder is charts.line_series:
+        kwargs = {"x_title": "d"}
+    fig = builder(*args, **kwargs)
+    assert charts.is_empty(fig)
+    assert fig.layout.annotations and fig.layout.annotations[0].text
+
+
+def test_grouped_bars_one_trace_per_run_with_drawer_links():
+    s1 = charts.Series("run 1", [0.5, 1.0], [2, 1], ["/a?r=x", "/a?r=y"])
+    s2 = charts.Series("run 2", [0.25, None], [4, 0], ["/b?r=x", "/b?r=y"])
+    fig = charts.grouped_bars(["xWant", "xAttr"], [s1, s2], axis="relation")
+    assert [t.name for t in fig.data] == ["run 1", "run 2"]
+    assert fig.layout.barmode == "group" and tuple(fig.layout.yaxis.range) == (0, 1)
+    assert list(fig.data[0].customdata) == ["/a?r=x", "/a?r=y"]
+    assert charts.is_empty(charts.grouped_bars([], [s1], axis="relation"))
+
+
+def test_position_bias_rows_normalised_with_no_answer_column():
+    cells = [(0, 0, 6, "/h00"), (0, 1, 2, "/h01"), (1, 1, 1, "/h11"), (1, -1, 3, "/h1n")]
+    fig = charts.position_bias(2, cells)
+    hm = fig.data[0]
+    assert list(hm.x) == ["A", "B", "none"] and list(hm.y) == ["A", "B"]
+    assert [list(r) for r in hm.z] == [[0.75, 0.25, 0.0], [0.0, 0.25, 0.75]]
+    assert [list(r) for r in hm.text] == [[6, 2, 0], [0, 1, 3]]
+    assert hm.customdata[1][2] == "/h1n"
+
+
+def test_coco_quadrants_layout_and_links():
+    counts = {(True, True): 5, (True, False): 3, (False, True): 2, (False, False): 0}
+    hrefs = {k: f"/q{int(k[0])}{int(k[1])}" for k in counts}
+    hm = charts.coco_quadrants(counts, hrefs).data[0]
+    assert [list(r) for r in hm.z] == [[5, 3], [2, 0]]
+    assert "right for the wrong reason" in hm.text[1][0] and "knows the facts but cannot compose them" in hm.text[0][1]
+    assert hm.customdata[1][0] == "/q01"  # (knows=False, solves=True)
+
+
+def test_labelled_scatter_fits_a_line_and_reports_r():
+    pts = [("a", 0.1, 0.2, "/a"), ("b", 0.5, 0.5, "/b"), ("c", 0.9, 0.85, "/c")]
+    fig = charts.labelled_scatter(pts, x_title="MEM×COM", y_title="FAI")
+    assert len(fig.data) == 2 and fig.data[1].mode == "lines"
+    r = charts.pearson([0.1, 0.5, 0.9], [0.2, 0.5, 0.85])
+    assert fig.layout.title.text == f"r = {r:.3f} (n = 3)"
+    two = charts.labelled_scatter(pts[:2], x_title="x", y_title="y")
+    assert len(two.data) == 1 and two.layout.title.text == "n = 2"
+
+
+def test_pearson_edge_cases():
+    assert charts.pearson([1, 2], [1, 2]) is None
+    assert charts.pearson([1, 1, 1], [1, 2, 3]) is None
+    assert charts.pearson([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+
+
+def test_radial_layout_places_hops_on_rings():
+    nodes = [GraphNode(1, "c", 0), GraphNode(2, "a", 1), GraphNode(3, "b", 1), GraphNode(4, "z", 2, parent=2)]
+    pos = radial_layout(nodes)
+    assert pos[1] == (0.0, 0.0)
+    assert all(abs((x * x + y * y) ** 0.5 - 1) < 1e-9 for x, y in (pos[2], pos[3]))
+    assert abs((pos[4][0] ** 2 + pos[4][1] ** 2) ** 0.5 - 2) < 1e-9
+    assert pos[4][0] > 0  # next to its parent at angle 0
+
+
+def test_neighbourhood_figure_escapes_text_and_links_nodes():
+    nodes = [GraphNode(1, "<script>x</script>", 0), GraphNode(2, "b", 1, href="/n/2")]
+    fig = charts.neighbourhood_figure(nodes, [GraphEdge(1, 2, "xWant")])
+    edges, mids, pts = fig.data
+    assert list(edges.x)[:2] == [0.0, 1.0]
+    assert "xWant" in mids.hovertext[0] and "&lt;script&gt;" in mids.hovertext[0]
+    assert "&lt;script&gt;x&lt;/script&gt;" in pts.hovertext and "/n/2" in pts.customdata
+
+
+def test_query_structure_lays_out_a_2p_chain():
+    chain = [("PersonX does hair", "xEffect", "PersonX looks pretty"), ("PersonX looks pretty", "xNeed", "PersonX curl hair")]
+    fig = charts.query_structure_figure(chain, answers=["PersonX curl hair"])
+    (pts,) = fig.data
+    assert list(pts.x) == [0.0, 2.0, 4.0]
+    assert list(pts.customdata) == ["anchor", "variable", "answer"]
+    rel_labels = [a.text for a in fig.layout.annotations if a.text]
+    assert rel_labels == ["xEffect", "xNeed"]
+    assert charts.is_empty(charts.query_structure_figure([]))
+
+
+def test_query_structure_2i_has_two_anchors_at_depth_zero():
+    chain = [("A", "xAttr", "T"), ("B", "xReact", "T")]
+    (pts,) = charts.query_structure_figure(chain, answers=["T"]).data
+    assert list(pts.customdata) == ["anchor", "answer", "anchor"]
+    assert list(pts.x) == [0.0, 2.0, 0.0]
