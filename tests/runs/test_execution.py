@@ -129,3 +129,35 @@ def test_rica_run_reports_all_perturbations_correct_per_axiom() -> None:
     assert m.value == pytest.approx(joint) and m.n == len(by_axiom)
     scopes = set(RunMetric.objects.filter(run=run, name="accuracy").values_list("scope", flat=True))
     assert {"overall", "asymmetry=original", "asymmetry=asymmetric_premise", "linguistic=negated"} <= scopes
+
+
+def test_a_failing_scorer_marks_the_run_failed_with_its_reason(csqa_set) -> None:  # type: ignore[no-untyped-def]
+    run = run_create(question_set=csqa_set, backend="hf", model="/nonexistent/model", scoring="loglik", enqueue=False)
+    assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
+    run.refresh_from_db()
+    assert "/nonexistent/model" in run.error and run.finished_at is not None
+    assert [p[0] for p in run.phases] == ["queued", "loading", "failed"]
+
+
+def test_housekeeping_requeues_only_stale_active_runs(statement_set, monkeypatch, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    from runs.tasks import runs_requeue_stale_task
+
+    sent = []
+    monkeypatch.setattr("runs.tasks.run_execute_task.apply_async", lambda args, queue: sent.append((args, queue)))
+    stale, live, queued = (_run(statement_set) for _ in range(3))
+    old = timezone.now() - timedelta(hours=1)
+    Run.objects.filter(pk=stale.pk).update(state=Run.State.SCORING, heartbeat_at=old)
+    Run.objects.filter(pk=live.pk).update(state=Run.State.SCORING, heartbeat_at=timezone.now())
+    Run.objects.filter(pk=queued.pk).update(heartbeat_at=old)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert runs_requeue_stale_task(reschedule=False) == [stale.pk]
+    assert sent == [((stale.pk,), "eval")]
+
+
+def test_run_eval_reports_bad_input(statement_set) -> None:  # type: ignore[no-untyped-def]
+    from django.core.management import CommandError, call_command
+
+    with pytest.raises(CommandError, match="no question set or statement set named 'nope'"):
+        call_command("run_eval", "--set", "nope", "--backend", "random", "--scoring", "loglik")
+    with pytest.raises(CommandError, match="scored with 'yesno'"):
+        call_command("run_eval", "--set", "statements-demo", "--backend", "random", "--scoring", "loglik")
