@@ -1,0 +1,243 @@
+"""Seeded query sampling backwards from an answer, and the full answer set forwards.
+
+Sampling is the pre-order traversal of COM2 §3.2 / CoCo A.3: pick an answer node, then for every
+projection pick a predecessor uniformly over the (relation, entity) pairs among the node's top-T
+in-neighbours (COM2's degree cut), recursing until anchors are reached. The answer set is the
+post-order traversal from the anchors: projection = union of successors, intersection = set
+intersection (Query2box semantics), so every answer satisfies the whole query.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from commonsense.kg.index import GraphIndex
+
+from .structures import NEGATION_RELATION, STRUCTURES, Anchor, Inter, Proj, Shape, Structure
+
+
+@dataclass(frozen=True)
+class QAnchor:
+    node: int
+
+
+@dataclass(frozen=True)
+class QProj:
+    rel: int
+    child: QNode
+    target: int
+
+
+@dataclass(frozen=True)
+class QInter:
+    branches: tuple[QNode, ...]
+    target: int
+
+
+QNode = QAnchor | QProj | QInter
+
+
+def target(q: QNode) -> int:
+    return q.node if isinstance(q, QAnchor) else q.target
+
+
+@dataclass(frozen=True)
+class Query:
+    kind: str
+    root: QNode
+
+    @property
+    def answer(self) -> int:
+        return target(self.root)
+
+    def anchors(self) -> list[int]:
+        """Anchor nodes left to right (V1, V2, …)."""
+        out: list[int] = []
+        _walk(self.root, anchors=out)
+        return out
+
+    def chain(self) -> list[tuple[int, int, int]]:
+        """The golden reasoning path: every sampled edge (head, relation, tail), post-order."""
+        out: list[tuple[int, int, int]] = []
+        _walk(self.root, edges=out)
+        return out
+
+    def signature(self) -> tuple[object, ...]:
+        """What the question text depends on (anchors and relations in their places)."""
+        return (self.kind, _sig(self.root))
+
+
+def _walk(q: QNode, anchors: list[int] | None = None, edges: list[tuple[int, int, int]] | None = None) -> None:
+    if isinstance(q, QAnchor):
+        if anchors is not None:
+            anchors.append(q.node)
+    elif isinstance(q, QProj):
+        _walk(q.child, anchors, edges)
+        if edges is not None:
+            edges.append((target(q.child), q.rel, q.target))
+    else:
+        for b in q.branches:
+            _walk(b, anchors, edges)
+
+
+def _sig(q: QNode) -> object:
+    if isinstance(q, QAnchor):
+        return q.node
+    if isinstance(q, QProj):
+        return (q.rel, _sig(q.child))
+    return tuple(_sig(b) for b in q.branches)
+
+
+BoolArray = npt.NDArray[np.bool_]
+
+
+class QuerySampler:
+    """Samples queries of any kind from one index. ``relations`` restricts every hop (default:
+    all relations of the graph except HinderedBy, which is kept for 2in's negated branch)."""
+
+    def __init__(self, index: GraphIndex, *, max_degree: int | None = None, relations: Iterable[str] | None = None) -> None:
+        self.index = index
+        self.max_degree = max_degree if max_degree is not None else index.options.max_degree
+        if self.max_degree < 1:
+            raise ValueError("max_degree must be at least 1")
+        nr = len(index.rel_names)
+        neg = index.rel_ids.get(NEGATION_RELATION)
+        self.allowed: BoolArray = np.zeros(nr, dtype=bool)
+        if relations is None:
+            self.allowed[:] = True
+            if neg is not None:
+                self.allowed[neg] = False
+        else:
+            for name in relations:
+                if name in index.rel_ids:
+                    self.allowed[index.rel_ids[name]] = True
+        self.negated: BoolArray = np.zeros(nr, dtype=bool)
+        if neg is not None:
+            self.negated[neg] = True
+        self._cands: dict[str, npt.NDArray[np.int64]] = {}
+        self._depth: npt.NDArray[np.int64] | None = None
+
+    @property
+    def depth(self) -> npt.NDArray[np.int64]:
+        """Per node, the longest backward chain (capped at 3) over allowed top-T in-edges; used
+        to pick only predecessors from which the rest of the structure can still be sampled."""
+        if self._depth is None:
+            idx = self.index
+            n = idx.n_nodes
+            ok = self.allowed[idx.b_rel] if idx.b_rel.shape[0] else np.zeros(0, dtype=bool)
+            csum = np.r_[0, np.cumsum(ok)]
+            dstb = np.repeat(np.arange(n, dtype=np.int64), np.diff(idx.b_off))
+            rank = csum[:-1] - csum[idx.b_off[dstb]]
+            top = ok & (rank < self.max_degree)
+            src, dst = idx.b_src[top], dstb[top]
+            depth = np.zeros(n, dtype=np.int64)
+            for _ in range(3):
+                new = np.zeros(n, dtype=np.int64)
+                np.maximum.at(new, dst, np.minimum(depth[src] + 1, 3))
+                depth = new
+            self._depth = depth
+        return self._depth
+
+    def _in_counts(self, mask: BoolArray) -> npt.NDArray[np.int64]:
+        idx = self.index
+        ok = mask[idx.b_rel] if idx.b_rel.shape[0] else np.zeros(0, dtype=bool)
+        csum = np.r_[0, np.cumsum(ok)]
+        return np.asarray(csum[idx.b_off[1:]] - csum[idx.b_off[:-1]], dtype=np.int64)
+
+    def candidates(self, kind: str) -> npt.NDArray[np.int64]:
+        """Nodes that can be the answer of ``kind`` on their own in-degree (a cheap pre-filter)."""
+        if kind not in self._cands:
+            st = STRUCTURES[kind]
+            counts = np.minimum(self._in_counts(self.allowed), self.max_degree)
+            if isinstance(st.shape, Inter):
+                need = len(st.shape.branches)
+                if st.negated_branch is not None:
+                    neg = self._in_counts(self.negated)
+                    ok = (counts >= need - 1) & (neg >= 1)
+                else:
+                    ok = counts >= need
+            else:
+                ok = counts >= 1
+            ok &= self.depth >= _need(st.shape)
+            self._cands[kind] = np.flatnonzero(ok).astype(np.int64)
+        return self._cands[kind]
+
+    # ------------------------------------------------------------------ sampling
+    def sample(self, kind: str, rng: random.Random) -> Query | None:
+        """One attempt: a query whose sampled answer is drawn from ``rng``, or None if this
+        answer has no valid predecessors for the structure."""
+        st = STRUCTURES[kind]
+        cands = self.candidates(kind)
+        if cands.shape[0] == 0:
+            return None
+        answer = int(cands[rng.randrange(cands.shape[0])])
+        used = {answer}
+        root = self._down(st, st.shape, answer, rng, used, top=True)
+        return None if root is None else Query(kind, root)
+
+    def _preds(self, node: int, mask: BoolArray, used: set[int], need: int) -> list[tuple[int, int]]:
+        rels, srcs = self.index.in_edges(node)
+        sel = mask[rels]
+        rl = rels[sel][: self.max_degree].tolist()
+        sl = srcs[sel][: self.max_degree].tolist()
+        if need == 0:
+            return [(r, s) for r, s in zip(rl, sl, strict=True) if s not in used]
+        depth = self.depth
+        return [(r, s) for r, s in zip(rl, sl, strict=True) if s not in used and depth[s] >= need]
+
+    def _down(self, st: Structure, shape: Shape, node: int, rng: random.Random, used: set[int],
+              mask: BoolArray | None = None, top: bool = False) -> QNode | None:
+        if isinstance(shape, Anchor):
+            return QAnchor(node)
+        if isinstance(shape, Proj):
+            preds = self._preds(node, self.allowed if mask is None else mask, used, _need(shape.child))
+            if not preds:
+                return None
+            rel, src = preds[rng.randrange(len(preds))]
+            used.add(src)
+            child = self._down(st, shape.child, src, rng, used)
+            return None if child is None else QProj(rel, child, node)
+        branches: list[QNode] = []
+        for i, b in enumerate(shape.branches):
+            bmask = self.negated if (top and st.negated_branch == i) else None
+            q = self._down(st, b, node, rng, used, bmask)
+            if q is None:
+                return None
+            branches.append(q)
+        return QInter(tuple(branches), node)
+
+    # ------------------------------------------------------------------ answers
+    def answers(self, query: Query) -> set[int]:
+        return self.evaluate(query.root)
+
+    def evaluate(self, q: QNode) -> set[int]:
+        if isinstance(q, QAnchor):
+            return {q.node}
+        if isinstance(q, QProj):
+            return self.index.successor_set(self.evaluate(q.child), q.rel)
+        sets = sorted((self.evaluate(b) for b in q.branches), key=len)
+        out = set(sets[0])
+        for s in sets[1:]:
+            out &= s
+        return out
+
+
+def _need(shape: Shape) -> int:
+    """Backward chain length a node must have to be the target of ``shape``."""
+    if isinstance(shape, Anchor):
+        return 0
+    if isinstance(shape, Proj):
+        return 1 + _need(shape.child)
+    return max(_need(b) for b in shape.branches)
+
+
+def structure(kind: str) -> Structure:
+    try:
+        return STRUCTURES[kind]
+    except KeyError:
+        raise ValueError(f"unknown query kind {kind!r}; choose one of {', '.join(STRUCTURES)}") from None

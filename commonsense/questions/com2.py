@@ -1,0 +1,96 @@
+"""COM2-style logical-query MCQA builder: sample, answer set, distractors, verbalise, names."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from commonsense.kg.index import GraphIndex
+
+from ..queries.sampling import Query, QuerySampler
+from ..queries.structures import STRUCTURES
+from . import distractors, names, verbalize
+from .record import BuiltQuestion, derive_seed
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class BuildParams:
+    kind: str
+    count: int
+    seed: int
+    relations: list[str] | None = None
+    max_degree: int = 10
+    person_names: bool = True
+    diverse: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "count": self.count, "seed": self.seed, "relations": self.relations,
+                "max_degree": self.max_degree, "person_names": self.person_names, "diverse": self.diverse}
+
+
+def make_question(index: GraphIndex, sampler: QuerySampler, query: Query, rng: random.Random, *,
+                  qid: str, seed: int, person_names: bool = True, answers: set[int] | None = None,
+                  group: str = "", role: str = "reasoning") -> BuiltQuestion | None:
+    """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
+    itself an answer, or not enough distractors)."""
+    answers = sampler.answers(query) if answers is None else answers
+    anchors = query.anchors()
+    if query.answer not in answers or answers.intersection(anchors):
+        return None
+    picked = distractors.pick(index, rng, answers=answers, anchors=anchors)
+    if picked is None:
+        return None
+    text = index.names.__getitem__
+    rel = index.rel_names.__getitem__
+    st = STRUCTURES[query.kind]
+    ctx = verbalize.context(query, text, rel, st.negated_branch)
+    qtext = verbalize.question(query, text, rel)
+    opts, pos = distractors.place(rng, text(query.answer), [text(n) for n, _ in picked])
+    mapping = names.draw(rng) if person_names else {}
+    ap = names.apply
+    chain = query.chain()
+    return BuiltQuestion(
+        id=qid, kind=query.kind, context=ap(ctx, mapping), question=ap(qtext, mapping),
+        options=[ap(o, mapping) for o in opts], answer_index=pos,
+        answers=sorted(ap(text(a), mapping) for a in answers), anchors=[ap(text(a), mapping) for a in anchors],
+        relations=[rel(r) for _, r, _ in chain], chain=[[text(h), rel(r), text(t)] for h, r, t in chain],
+        group=group, role=role, seed=seed,
+        metadata={"names": mapping, "distractors": [how for _, how in picked],
+                  "template": {"context": ctx, "question": qtext}},
+        triple_refs=[x for x in (index.edge_ref(h, r, t) for h, r, t in chain) if x >= 0],
+    )
+
+
+def sample_questions(index: GraphIndex, kind: str, count: int, seed: int, *, relations: Iterable[str] | None = None,
+                     max_degree: int | None = None, person_names: bool = True, id_prefix: str = "",
+                     max_attempts: int | None = None, progress: Progress | None = None,
+                     sampler: QuerySampler | None = None) -> list[BuiltQuestion]:
+    """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
+    (seed, kind, j), so the output depends only on the graph, the parameters and the seed."""
+    if kind not in STRUCTURES:
+        raise ValueError(f"unknown query kind {kind!r}; choose one of {', '.join(STRUCTURES)}")
+    sampler = sampler or QuerySampler(index, max_degree=max_degree, relations=relations)
+    limit = max_attempts if max_attempts is not None else max(2000, 40 * count)
+    out: list[BuiltQuestion] = []
+    seen: set[tuple[object, ...]] = set()
+    for j in range(limit):
+        if len(out) >= count:
+            break
+        qseed = derive_seed(seed, kind, j)
+        rng = random.Random(qseed)
+        query = sampler.sample(kind, rng)
+        if query is None or query.signature() in seen:
+            continue
+        q = make_question(index, sampler, query, rng, qid=f"{id_prefix}{kind}-{len(out) + 1:06d}", seed=qseed,
+                          person_names=person_names, group=f"{id_prefix}{kind}-{len(out) + 1:06d}")
+        if q is None:
+            continue
+        seen.add(query.signature())
+        out.append(q)
+        if progress is not None and (len(out) % 50 == 0 or len(out) == count):
+            progress(len(out), count)
+    return out

@@ -1,0 +1,63 @@
+"""Distractors (COM2 §3.2, CoCo A2.1): 2 random nodes from the whole graph and 2 adversarial ones
+from the anchors' neighbours ("tails of one of the heads, but not of the whole query"), never an
+answer, deduplicated by text; the correct option's position is drawn from the same seeded rng."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from commonsense.kg.index import GraphIndex
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().rstrip(".").split())
+
+
+def pick(index: GraphIndex, rng: random.Random, *, answers: set[int], anchors: Iterable[int],
+         answer_texts: Iterable[str] = (), n_random: int = 2, n_adversarial: int = 2,
+         max_tries: int = 200) -> list[tuple[int, str]] | None:
+    """``n_random + n_adversarial`` distractor nodes with their provenance ("random" or
+    "adversarial"); missing adversarial ones are topped up at random. None if the graph is too
+    small to supply them."""
+    anchors = list(anchors)
+    banned = set(answers) | set(anchors)
+    taken = {_key(t) for t in answer_texts} | {_key(index.names[a]) for a in answers}
+    out: list[tuple[int, str]] = []
+
+    def take(node: int, how: str) -> bool:
+        if node in banned:
+            return False
+        k = _key(index.names[node])
+        if k in taken:
+            return False
+        taken.add(k)
+        banned.add(node)
+        out.append((node, how))
+        return True
+
+    neigh: set[int] = set()
+    for a in anchors:
+        neigh.update(index.out_edges(a)[1].tolist())
+    pool = sorted(neigh - banned)
+    rng.shuffle(pool)
+    for node in pool:
+        if len(out) >= n_adversarial:
+            break
+        take(node, "adversarial")
+    tails = index.tail_nodes
+    want = n_random + n_adversarial
+    tries = 0
+    while len(out) < want and tries < max_tries and tails.shape[0]:
+        tries += 1
+        take(int(tails[rng.randrange(tails.shape[0])]), "random")
+    return out if len(out) == want else None
+
+
+def place(rng: random.Random, answer: str, distractors: list[str]) -> tuple[list[str], int]:
+    """Options with the answer at a position drawn from ``rng``."""
+    opts = list(distractors)
+    rng.shuffle(opts)
+    pos = rng.randrange(len(opts) + 1)
+    opts.insert(pos, answer)
+    return opts, pos

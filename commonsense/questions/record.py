@@ -1,0 +1,58 @@
+"""The plain record of one built question: what export_questions writes as JSONL and what the
+Django layer stores in ``knowledge.models.Question``."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+N_OPTIONS = 5
+
+
+def derive_seed(seed: int, *parts: object) -> int:
+    """A 63-bit seed for one sub-task, stable across Python versions and processes."""
+    key = ":".join([str(seed), *map(str, parts)]).encode()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") >> 1
+
+
+@dataclass
+class BuiltQuestion:
+    id: str
+    kind: str  # query structure: 1p 2p 3p 2i 3i ip pi 2in, or rica-probe
+    context: str
+    question: str
+    options: list[str]
+    answer_index: int
+    answers: list[str]  # every correct answer text (names applied), sorted
+    anchors: list[str] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)
+    chain: list[list[str]] = field(default_factory=list)  # golden path, [head, relation, tail] graph texts
+    group: str = ""
+    role: str = ""
+    seed: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
+    triple_refs: list[int] = field(default_factory=list)  # ids carried by the index (database triples)
+
+    @property
+    def answer(self) -> str:
+        return self.options[self.answer_index]
+
+    def to_dict(self, set_name: str = "") -> dict[str, Any]:
+        """JSON-ready, in a fixed key order (the export is byte-reproducible)."""
+        return {
+            "id": self.id, "set": set_name, "kind": self.kind, "context": self.context, "question": self.question,
+            "options": list(self.options), "answer_index": self.answer_index, "answers": list(self.answers),
+            "anchors": list(self.anchors), "relations": list(self.relations), "chain": [list(c) for c in self.chain],
+            "group": self.group, "role": self.role, "seed": self.seed, "metadata": self.metadata,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BuiltQuestion:
+        return cls(
+            id=str(d["id"]), kind=str(d["kind"]), context=str(d.get("context", "")), question=str(d["question"]),
+            options=list(d["options"]), answer_index=int(d["answer_index"]), answers=list(d.get("answers", [])),
+            anchors=list(d.get("anchors", [])), relations=list(d.get("relations", [])),
+            chain=[list(c) for c in d.get("chain", [])], group=str(d.get("group", "")), role=str(d.get("role", "")),
+            seed=int(d.get("seed", 0)), metadata=dict(d.get("metadata", {})),
+        )

@@ -1,0 +1,79 @@
+"""Query-sampling benchmark (issue 3) on the 1.33 M-triple synthetic graph (perf/synth_graph.py).
+
+Prints the index build time (normalised tails, cold and from the disk cache), then for every query
+kind the time to sample 10,000 queries with their full answer sets, and the time to build 10,000
+complete MCQA questions (distractors, verbalisation, names); finally the peak memory (ru_maxrss).
+
+    .venv/bin/python perf/sample_queries.py [--triples 1330000] [--queries 10000] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from commonsense.kg.index import GraphIndex, IndexOptions, file_fingerprint  # noqa: E402
+from commonsense.queries import KINDS, QuerySampler  # noqa: E402
+from commonsense.questions.com2 import sample_questions  # noqa: E402
+from commonsense.questions.record import derive_seed  # noqa: E402
+from perf.synth_graph import synthesize  # noqa: E402
+
+
+def _records(path: Path):  # type: ignore[no-untyped-def]
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            h, r, t = line.rstrip("\n").split("\t")
+            yield h, r, t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--triples", type=int, default=1_330_000)
+    ap.add_argument("--queries", type=int, default=10_000)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="cocoweb-queries-"))
+    path = work / "synthetic_atomic.tsv"
+    t0 = time.perf_counter()
+    synthesize(path, n_triples=args.triples, seed=args.seed)
+    print(f"synthesized {args.triples:,} triples in {time.perf_counter() - t0:.1f} s")
+    opts = IndexOptions(normalize=True)
+    t0 = time.perf_counter()
+    index = GraphIndex.cached(work / "cache", file_fingerprint(path), lambda: _records(path), opts)
+    build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    index = GraphIndex.cached(work / "cache", file_fingerprint(path), lambda: _records(path), opts)
+    reload = time.perf_counter() - t0
+    print(f"index: {index.n_nodes:,} nodes, {index.n_edges:,} edges; build+save {build:.1f} s "
+          f"(incl. reading and normalising the TSV), reload from cache {reload:.2f} s")
+    sampler = QuerySampler(index)
+    print(f"{'kind':<5}{'queries':>9}{'attempts':>10}{'sample s':>10}{'q/s':>9}{'MCQA':>7}{'MCQA s':>8}{'MCQA/s':>9}")
+    for kind in KINDS:
+        t0 = time.perf_counter()
+        got = attempts = 0
+        while got < args.queries and attempts < 50 * args.queries:
+            q = sampler.sample(kind, random.Random(derive_seed(args.seed, kind, attempts)))
+            attempts += 1
+            if q is not None:
+                sampler.answers(q)
+                got += 1
+        ts = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        built = sample_questions(index, kind, args.queries, args.seed, sampler=sampler)
+        tb = time.perf_counter() - t0
+        print(f"{kind:<5}{got:>9,}{attempts:>10,}{ts:>10.2f}{got / ts:>9,.0f}{len(built):>7,}{tb:>8.2f}{len(built) / tb:>9,.0f}")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
+    print(f"peak memory (ru_maxrss): {rss:.2f} GB")
+
+
+if __name__ == "__main__":
+    main()
