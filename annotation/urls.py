@@ -1,8 +1,20 @@
 from django.urls import path
 
-from . import views
+from . import research_views, views
 
 app_name = "annotation"
 urlpatterns = [
     path("", views.index, name="index"),
+    path("new/", research_views.campaign_new, name="campaign_new"),
+    path("c/<slug:slug>/", views.work, name="work"),
+    path("c/<slug:slug>/item/", views.item_box, name="item"),
+    path("c/<slug:slug>/items/<int:item_id>/submit/", views.submit, name="submit"),
+    path("c/<slug:slug>/items/<int:item_id>/skip/", views.skip, name="skip"),
+    path("c/<slug:slug>/undo/", views.undo, name="undo"),
+    path("c/<slug:slug>/dashboard/", research_views.dashboard, name="dashboard"),
+    path("c/<slug:slug>/status/", research_views.campaign_status, name="status"),
+    path("c/<slug:slug>/adjudication/", research_views.adjudication_queue, name="adjudication"),
+    path("c/<slug:slug>/adjudication/<int:item_id>/", research_views.adjudicate, name="adjudicate"),
+    path("c/<slug:slug>/import/", research_views.import_ratings, name="import"),
+    path("c/<slug:slug>/export.<str:fmt>", research_views.export, name="export"),
 ]

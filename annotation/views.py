@@ -1,9 +1,151 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+"""Annotator pages: the campaign list and the one-item-per-screen work page. The item box is an
+htmx partial; every action is also a plain form post with a real URL (no JavaScript needed)."""
 
-from accounts.roles import ANNOTATOR, role_required
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
+
+from . import queue, selectors
+from .forms import answer_from_post
+from .models import Campaign, Item, Membership
 
 
 @role_required(ANNOTATOR)
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "placeholder.html", {"title": "Annotation", "text": "Nothing here yet."})
+    campaigns = selectors.campaign_list_for(request.user)
+    mine = {m.campaign_id: m for m in Membership.objects.filter(user=request.user)}
+    rows = [{"campaign": c, "membership": mine.get(c.pk)} for c in campaigns]
+    return render(request, "annotation/index.html", {"rows": rows, "can_manage": has_role(request.user, RESEARCHER)})
+
+
+def _campaign(slug: str, user: Any) -> Campaign:
+    return get_object_or_404(selectors.campaign_list_for(user), name=slug)
+
+
+def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
+    if m.state == Membership.State.QUALIFYING:
+        total = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
+        done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
+        return {"label": "Qualification", "done": done, "total": total}
+    total = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
+    if campaign.max_items_per_annotator:
+        total = min(total, campaign.max_items_per_annotator)
+    return {"label": "Answered", "done": m.regular_answered, "total": total}
+
+
+def _item_context(request: HttpRequest, campaign: Campaign, step: queue.Step, *, error: str = "",
+                  previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    m = queue.membership_get(campaign, request.user)
+    ctx: dict[str, Any] = {"campaign": campaign, "step": step, "membership": m, "progress": _progress(campaign, m),
+                           "error": error, "previous": previous or {}, "idempotency_key": uuid.uuid4().hex}
+    if step.assignment is not None:
+        item = step.assignment.item
+        ctx["item"] = item
+        if campaign.kind == Campaign.Kind.MCQA:
+            picked = set((previous or {}).get("plausible", []))
+            ctx["options"] = [{"index": i, "key": i + 1, "text": t, "checked": i in picked}
+                              for i, t in enumerate(item.payload.get("options", []))]
+        if campaign.kind == Campaign.Kind.RICA and previous:
+            orig = item.payload.get("original", 0)
+            ctx["previous_choice"] = orig if previous.get("valid") == 1 else 1 - orig
+        questions = [("agree", "Do you agree with this statement?"),
+                     ("predict", "Do you think most people would agree with this statement?")]
+        if campaign.ask_common_sense:
+            questions.append(("common", "Is this statement common sense?"))
+        ctx["survey_questions"] = [{"name": n, "text": t, "value": (previous or {}).get(n)} for n, t in questions]
+    return ctx
+
+
+def _item_response(request: HttpRequest, campaign: Campaign, step: queue.Step, *, status: int = 200,
+                   error: str = "", previous: dict[str, Any] | None = None) -> HttpResponse:
+    ctx = _item_context(request, campaign, step, error=error, previous=previous)
+    template = "annotation/_item.html" if request.htmx else "annotation/work.html"
+    return render(request, template, ctx, status=status)
+
+
+@role_required(ANNOTATOR)
+def work(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign(slug, request.user)
+    return _item_response(request, campaign, queue.next_step(campaign, request.user))
+
+
+@role_required(ANNOTATOR)
+def item_box(request: HttpRequest, slug: str) -> HttpResponse:
+    """The item box alone (htmx); a plain request gets the whole page."""
+    if not request.htmx:
+        return redirect("annotation:work", slug=slug)
+    campaign = _campaign(slug, request.user)
+    return _item_response(request, campaign, queue.next_step(campaign, request.user))
+
+
+def _elapsed(request: HttpRequest) -> int | None:
+    try:
+        return int(float(request.POST.get("elapsed_ms", "")))
+    except ValueError:
+        return None
+
+
+@require_POST
+@role_required(ANNOTATOR)
+def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    campaign = _campaign(slug, request.user)
+    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    try:
+        answer = answer_from_post(campaign, item, request.POST)
+        queue.response_submit(item, request.user, answer, idempotency_key=request.POST.get("idempotency_key"),
+                              time_ms=_elapsed(request))
+    except ValidationError as exc:
+        message = " ".join(exc.messages)
+        step = queue.next_step(campaign, request.user)
+        if step.assignment is not None and step.assignment.item_id == item.pk:
+            return _item_response(request, campaign, step, status=422 if request.htmx else 200, error=message)
+        messages.warning(request, message)
+    if not request.htmx:
+        return redirect("annotation:work", slug=slug)
+    return _item_response(request, campaign, queue.next_step(campaign, request.user))
+
+
+@require_POST
+@role_required(ANNOTATOR)
+def skip(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    campaign = _campaign(slug, request.user)
+    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    error = ""
+    try:
+        queue.assignment_skip(campaign, request.user, item)
+    except ValidationError as exc:
+        error = " ".join(exc.messages)
+    if not request.htmx:
+        if error:
+            messages.warning(request, error)
+        return redirect("annotation:work", slug=slug)
+    return _item_response(request, campaign, queue.next_step(campaign, request.user), error=error)
+
+
+@require_POST
+@role_required(ANNOTATOR)
+def undo(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign(slug, request.user)
+    error, previous = "", None
+    try:
+        back = queue.response_undo(campaign, request.user)
+        if back is None:
+            error = "There is no answer to undo."
+        else:
+            previous = getattr(back, "previous_answer", None)
+    except ValidationError as exc:
+        error = " ".join(exc.messages)
+    if not request.htmx:
+        if error:
+            messages.warning(request, error)
+        return redirect("annotation:work", slug=slug)
+    return _item_response(request, campaign, queue.next_step(campaign, request.user), error=error, previous=previous)

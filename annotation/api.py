@@ -1,0 +1,155 @@
+"""REST API (DRF, token or session authentication), under ``/api/annotation/``: campaigns, the
+next item, answers (``Idempotency-Key`` header: a retried request stores one answer), skip,
+agreement and verified-set exports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.decorators import api_view, permission_classes
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response as ApiResponse
+
+from accounts.roles import ADMIN, ANNOTATOR, RESEARCHER, has_role
+
+from . import exports, queue, selectors
+from .models import Campaign, Item
+
+HIDDEN = ("original", "answer", "flipped")  # RICA: which statement is the original stays server-side
+
+
+def _role(role: str) -> type[BasePermission]:
+    class HasRole(BasePermission):
+        message = f"this needs the {role} role"
+
+        def has_permission(self, request: Any, view: Any) -> bool:
+            return bool(request.user and request.user.is_authenticated and has_role(request.user, role))
+
+    HasRole.__name__ = f"Has{role.title()}Role"
+    return HasRole
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Campaign
+        fields = ["name", "title", "kind", "status", "instructions", "redundancy", "max_items_per_annotator",
+                  "ask_common_sense", "agreement_threshold"]
+
+
+class AnswerSerializer(serializers.Serializer):
+    answer = serializers.DictField(help_text="survey {agree, predict[, common]}: 0/1; mcqa {plausible: [i], "
+                                             "none_correct, bad_context}; rica {choice: 0|1}")
+    time_ms = serializers.IntegerField(required=False, min_value=0)
+
+
+def _campaign(user: Any, slug: str) -> Campaign:
+    return get_object_or_404(selectors.campaign_list_for(user), name=slug)
+
+
+def _item_json(item: Item) -> dict[str, Any]:
+    payload = {k: v for k, v in item.payload.items() if k not in HIDDEN}
+    return {"id": item.pk, "role": item.role, "key": item.key, "payload": payload}
+
+
+@extend_schema(responses=CampaignSerializer(many=True))
+@api_view(["GET"])
+@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+def campaign_list(request: Request) -> ApiResponse:
+    return ApiResponse(CampaignSerializer(selectors.campaign_list_for(request.user), many=True).data)
+
+
+@extend_schema(responses=CampaignSerializer)
+@api_view(["GET"])
+@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+def campaign_detail(request: Request, slug: str) -> ApiResponse:
+    return ApiResponse(CampaignSerializer(_campaign(request.user, slug)).data)
+
+
+@extend_schema(request=None, responses=dict)
+@api_view(["POST"])
+@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+def next_item(request: Request, slug: str) -> ApiResponse:
+    """Reserve (or return the live reservation of) the next item for the caller."""
+    step = queue.next_step(_campaign(request.user, slug), request.user)
+    body: dict[str, Any] = {"state": step.state, "message": step.message}
+    if step.assignment is not None:
+        body["item"] = _item_json(step.assignment.item)
+        body["expires_at"] = step.assignment.expires_at.isoformat()
+    return ApiResponse(body)
+
+
+def _api_answer(campaign: Campaign, item: Item, answer: dict[str, Any]) -> dict[str, Any]:
+    if campaign.kind != Campaign.Kind.RICA or "valid" in answer:
+        return answer
+    choice = answer.get("choice")
+    if choice not in (0, 1):
+        raise ValidationError("rica answers are {choice: 0 | 1}: the statement that follows commonsense")
+    return {"valid": int(choice == item.payload.get("original", 0))}
+
+
+@extend_schema(request=AnswerSerializer, responses=dict,
+               parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)])
+@api_view(["POST"])
+@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
+    """Answer an item given to the caller. 201 when stored, 200 when this answer was already stored."""
+    campaign = _campaign(request.user, slug)
+    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    ser = AnswerSerializer(data=request.data)
+    ser.is_valid(raise_exception=True)
+    try:
+        answer = _api_answer(campaign, item, ser.validated_data["answer"])
+        done = queue.response_submit(item, request.user, answer, idempotency_key=request.headers.get("Idempotency-Key"),
+                                     time_ms=ser.validated_data.get("time_ms"), source="api")
+    except ValidationError as exc:
+        return ApiResponse({"detail": " ".join(exc.messages)}, status=status.HTTP_409_CONFLICT
+                           if "expired" in " ".join(exc.messages) else status.HTTP_400_BAD_REQUEST)
+    return ApiResponse({"response_id": done.response.pk, "created": done.created, "answer": done.response.answer},
+                       status=status.HTTP_201_CREATED if done.created else status.HTTP_200_OK)
+
+
+@extend_schema(request=None, responses=dict)
+@api_view(["POST"])
+@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+def skip(request: Request, slug: str, item_id: int) -> ApiResponse:
+    campaign = _campaign(request.user, slug)
+    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    try:
+        return ApiResponse({"skipped": queue.assignment_skip(campaign, request.user, item)})
+    except ValidationError as exc:
+        return ApiResponse({"detail": " ".join(exc.messages)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+@extend_schema(responses=dict)
+@api_view(["GET"])
+@permission_classes([IsAuthenticated, _role(RESEARCHER)])
+def agreement(request: Request, slug: str) -> ApiResponse:
+    campaign = _campaign(request.user, slug)
+    m = selectors.campaign_matrices(campaign)
+    a = selectors.campaign_agreement(campaign, m)
+    body: dict[str, Any] = {"progress": selectors.campaign_progress(campaign), "raters": a.n_raters, "items": a.n_items,
+                            "pairwise_agreement": a.pairwise, "fleiss_kappa": a.fleiss, "fleiss_items": a.fleiss_items,
+                            "fleiss_dropped_items": a.fleiss_dropped, "krippendorff_alpha": a.krippendorff}
+    res = selectors.campaign_nww(campaign, m, n_boot=int(request.query_params.get("n_boot", 1000)))
+    if res is not None:
+        body["nww"] = res.summary
+    return ApiResponse(body)
+
+
+@extend_schema(parameters=[OpenApiParameter("fmt", str, enum=list(exports.FORMATS))], responses={(200, "*/*"): bytes})
+@api_view(["GET"])
+@permission_classes([IsAuthenticated, _role(ADMIN)])
+def export(request: Request, slug: str) -> HttpResponse:
+    campaign = _campaign(request.user, slug)
+    fmt = request.query_params.get("fmt", "jsonl")
+    if fmt not in exports.FORMATS:
+        return ApiResponse({"detail": f"fmt must be one of {', '.join(exports.FORMATS)}"}, status=400)
+    resp = HttpResponse(exports.campaign_export(campaign, fmt), content_type=exports.FORMATS[fmt])
+    resp["Content-Disposition"] = f'attachment; filename="{campaign.name}.{fmt}"'
+    return resp

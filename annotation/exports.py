@@ -1,0 +1,120 @@
+"""Verified-set exports: one record per answered regular item with its content, votes, every
+answer (who, what, how long), agreement and final label with provenance. MCQA records also carry
+COM2's post-processed item (one majority-plausible answer, three negatives, "None of the answers
+are correct." as option E); items whose context was judged meaningless are marked discarded.
+Survey records carry the NWW statement scores. Formats: JSONL, CSV (nested fields as JSON
+text) and Parquet (same columns as the CSV)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from commonsense.metrics import nww
+from commonsense.validation import com2_postprocess
+
+from .models import Campaign, FinalLabel, Item, Response
+from .selectors import campaign_matrices
+from .services import final_labels_refresh
+
+FORMATS = {"jsonl": "application/x-ndjson", "csv": "text/csv", "parquet": "application/vnd.apache.parquet"}
+NESTED = ("payload", "label", "votes", "answers", "com2", "nww")
+
+
+def _num(x: Any) -> float | None:
+    return None if x is None or not np.isfinite(x) else round(float(x), 6)
+
+
+def _nww_by_item(campaign: Campaign) -> dict[int, dict[str, Any]]:
+    if campaign.kind != Campaign.Kind.SURVEY:
+        return {}
+    m = campaign_matrices(campaign)
+    if not m.items or m.predict is None:
+        return {}
+    s = nww.statement_scores(m.primary, m.predict)
+    return {item: {"agree_rate": _num(s.agree_rate[i]), "predict_rate": _num(s.predict_rate[i]),
+                   "consensus": _num(s.consensus[i]), "awareness": _num(s.awareness[i]),
+                   "commonsensicality": _num(s.commonsensicality[i])} for i, item in enumerate(m.items)}
+
+
+def campaign_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
+    final_labels_refresh(campaign)
+    finals = {f.item_id: f for f in FinalLabel.objects.filter(item__campaign=campaign).select_related("adjudication__decided_by")}
+    answers: dict[int, list[dict[str, Any]]] = {}
+    for r in (Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR)
+              .select_related("user").order_by("item_id", "id")):
+        answers.setdefault(r.item_id, []).append({"rater": r.user.username, "answer": r.answer, "time_ms": r.time_ms,
+                                                  "source": r.source, "at": r.created_at.isoformat()})
+    scores = _nww_by_item(campaign)
+    for item in Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, pk__in=list(finals)).order_by("position"):
+        f = finals[item.pk]
+        rec: dict[str, Any] = {
+            "campaign": campaign.name, "kind": campaign.kind, "item_id": item.pk, "key": item.key,
+            "position": item.position, "payload": item.payload, "n_answers": f.n_answers, "votes": f.votes,
+            "agreement": _num(f.agreement), "below_threshold": f.below_threshold, "label": f.label,
+            "provenance": f.provenance, "answers": answers.get(item.pk, []),
+        }
+        if f.adjudication is not None:
+            a = f.adjudication
+            rec["adjudicated_by"] = a.decided_by.username
+            rec["adjudicated_at"] = a.decided_at.isoformat()
+            rec["adjudication_reason"] = a.reason
+        if campaign.kind == Campaign.Kind.MCQA:
+            if f.label.get("bad_context"):
+                rec["discarded"], rec["com2"] = True, None
+            else:
+                post = com2_postprocess(item.payload.get("options", []), f.label.get("plausible", []),
+                                        seed=campaign.seed, key=item.key)
+                rec["discarded"], rec["com2"] = False, asdict(post)
+        if campaign.kind == Campaign.Kind.SURVEY:
+            rec["nww"] = scores.get(item.pk)
+        yield rec
+
+
+def to_jsonl(records: Iterator[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+
+
+def _flat(rec: dict[str, Any]) -> dict[str, Any]:
+    return {k: json.dumps(v, ensure_ascii=False) if k in NESTED else v for k, v in rec.items()}
+
+
+def _columns(rows: list[dict[str, Any]]) -> list[str]:
+    cols: list[str] = []
+    for r in rows:
+        cols.extend(k for k in r if k not in cols)
+    return cols
+
+
+def to_csv(records: Iterator[dict[str, Any]]) -> bytes:
+    rows = [_flat(r) for r in records]
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=_columns(rows) or ["campaign"])
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue().encode()
+
+
+def to_parquet(records: Iterator[dict[str, Any]]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [_flat(r) for r in records]
+    cols = _columns(rows) or ["campaign"]
+    table = pa.table({c: [r.get(c) for r in rows] for c in cols})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+def campaign_export(campaign: Campaign, fmt: str) -> bytes:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    writer = {"jsonl": to_jsonl, "csv": to_csv, "parquet": to_parquet}[fmt]
+    return writer(campaign_records(campaign))

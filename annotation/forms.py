@@ -1,0 +1,125 @@
+"""Forms: the researcher's campaign form, adjudication, ratings import; and reading an
+annotator's answer out of a submitted item form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from knowledge.models import QuestionSet, StatementSet
+
+from .models import Campaign, Item
+
+
+def _positions(text: str) -> list[int]:
+    out = []
+    for part in (text or "").replace(";", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            lo, _, hi = part.partition("-")
+            if not (lo.strip().isdigit() and hi.strip().isdigit()) or int(lo) > int(hi):
+                raise ValidationError(f"{part!r} is not a range like 0-5")
+            out.extend(range(int(lo), int(hi) + 1))
+        elif part.isdigit():
+            out.append(int(part))
+        else:
+            raise ValidationError(f"{part!r} is not an item position")
+    return out
+
+
+def source_choices() -> list[tuple[str, str]]:
+    choices = [(f"ss:{s.name}", f"Statements · {s.name} ({s.statement_count})") for s in StatementSet.objects.all()]
+    choices += [(f"qs:{q.name}", f"Questions · {q.name} ({q.get_kind_display()}, {q.question_count})")
+                for q in QuestionSet.objects.all()]
+    return choices
+
+
+class CampaignForm(forms.Form):
+    name = forms.SlugField(max_length=100, help_text="short id used in links")
+    title = forms.CharField(max_length=200)
+    kind = forms.ChoiceField(choices=Campaign.Kind.choices, label="Type")
+    source = forms.ChoiceField(choices=(), help_text="a statement set for surveys, a question set otherwise")
+    instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
+    redundancy = forms.IntegerField(min_value=1, max_value=500, required=False,
+                                    help_text="answers per item; empty = 3 for MCQA and RICA, 20 for surveys")
+    max_items_per_annotator = forms.IntegerField(min_value=1, required=False)
+    ask_common_sense = forms.BooleanField(required=False, label="Survey: also ask (c) \"Is this statement common sense?\"")
+    qualification_positions = forms.CharField(required=False, help_text="source positions, e.g. 0-5 (COM2: six items)")
+    qualification_pass_mark = forms.FloatField(min_value=0, max_value=1, initial=0.85)
+    attention_positions = forms.CharField(required=False, help_text="source positions used as attention checks")
+    attention_every = forms.IntegerField(min_value=0, max_value=1000, initial=0, help_text="one check after every N items")
+    attention_max_failures = forms.IntegerField(min_value=0, initial=1)
+    agreement_threshold = forms.FloatField(min_value=0, max_value=1, initial=0.6)
+    reservation_ttl_seconds = forms.IntegerField(min_value=30, initial=600, label="Reservation time-to-live (s)")
+    seed = forms.IntegerField(initial=0)
+    open_now = forms.BooleanField(required=False, initial=True, label="Open the campaign now")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["source"].choices = source_choices()
+
+    def clean_qualification_positions(self) -> list[int]:
+        return _positions(self.cleaned_data.get("qualification_positions", ""))
+
+    def clean_attention_positions(self) -> list[int]:
+        return _positions(self.cleaned_data.get("attention_positions", ""))
+
+    def service_kwargs(self) -> dict[str, Any]:
+        d = self.cleaned_data
+        prefix, _, name = d["source"].partition(":")
+        src: dict[str, Any] = {}
+        if prefix == "ss":
+            src["statement_set"] = StatementSet.objects.get(name=name)
+        else:
+            src["question_set"] = QuestionSet.objects.get(name=name)
+        keys = ("instructions", "redundancy", "max_items_per_annotator", "ask_common_sense", "qualification_pass_mark",
+                "attention_every", "attention_max_failures", "agreement_threshold", "reservation_ttl_seconds", "seed")
+        return {"name": d["name"], "title": d["title"], "kind": d["kind"], **src,
+                "qualification_positions": d["qualification_positions"], "attention_positions": d["attention_positions"],
+                **{k: d[k] for k in keys}}
+
+
+YES = {"yes", "y", "1", "true", "on"}
+NO = {"no", "n", "0", "false"}
+
+
+def _yn(data: Any, name: str) -> int | None:
+    v = str(data.get(name, "")).strip().lower()
+    return 1 if v in YES else 0 if v in NO else None
+
+
+def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:
+    """The answer dict of :mod:`commonsense.validation` from a submitted item form."""
+    if campaign.kind == Campaign.Kind.SURVEY:
+        ans = {"agree": _yn(data, "agree"), "predict": _yn(data, "predict")}
+        if campaign.ask_common_sense:
+            ans["common"] = _yn(data, "common")
+        missing = [k for k, v in ans.items() if v is None]
+        if missing:
+            raise ValidationError("answer every question (Y or N): " + ", ".join(missing))
+        return ans
+    if campaign.kind == Campaign.Kind.RICA:
+        choice = str(data.get("choice", ""))
+        if choice not in ("0", "1"):
+            raise ValidationError("choose the statement that follows commonsense (1 or 2)")
+        return {"valid": int(int(choice) == item.payload.get("original", 0))}
+    picked = data.getlist("plausible") if hasattr(data, "getlist") else data.get("plausible", [])
+    try:
+        plausible = [int(p) for p in picked]
+    except ValueError:
+        raise ValidationError("option numbers must be integers") from None
+    return {"plausible": plausible, "none_correct": _yn(data, "none_correct") == 1,
+            "bad_context": _yn(data, "bad_context") == 1}
+
+
+class AdjudicationForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="kept with the decision")
+
+
+class RatingsImportForm(forms.Form):
+    file = forms.FileField(help_text="CSV, one row per rater: rater, then one column per item and question")
+    create_raters = forms.BooleanField(required=False, label="Create accounts for raters not known yet (no log-in)")

@@ -1,0 +1,164 @@
+"""Researcher pages: new campaign, dashboard (agreement numbers + Plotly charts), open/close,
+adjudication queue and decisions, ratings import; admin: verified-set exports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
+
+from . import charts, exports, selectors, services
+from .forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
+from .imports import RatingsImportRefused, ratings_import
+from .models import Campaign, FinalLabel, Item
+
+
+def _campaign(slug: str) -> Campaign:
+    return get_object_or_404(Campaign.objects.select_related("statement_set", "question_set"), name=slug)
+
+
+@role_required(RESEARCHER)
+def campaign_new(request: HttpRequest) -> HttpResponse:
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            campaign = services.campaign_create(user=request.user, **form.service_kwargs())
+        except ValidationError as exc:
+            for m in exc.messages:
+                form.add_error(None, m)
+        else:
+            if form.cleaned_data["open_now"]:
+                services.campaign_status_set(campaign, Campaign.Status.OPEN)
+            messages.success(request, f"Campaign {campaign.name} created with {campaign.items.count()} items.")
+            return redirect("annotation:dashboard", slug=campaign.name)
+    return render(request, "annotation/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None or not np.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _summary_answer(kind: str, answer: dict[str, Any]) -> str:
+    if kind == "survey":
+        s = f"agree {'yes' if answer.get('agree') else 'no'} · most agree {'yes' if answer.get('predict') else 'no'}"
+        return s + (f" · common {'yes' if answer.get('common') else 'no'}" if "common" in answer else "")
+    if kind == "rica":
+        return "original follows commonsense" if answer.get("valid") else "flipped follows commonsense"
+    if answer.get("bad_context"):
+        return "context makes no sense"
+    picked = answer.get("plausible", [])
+    return "plausible: " + ", ".join(str(i + 1) for i in picked) if picked else "no answers are correct"
+
+
+@role_required(RESEARCHER)
+def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign(slug)
+    m = selectors.campaign_matrices(campaign)
+    agr = selectors.campaign_agreement(campaign, m)
+    labels = {r.item_id: r for r in selectors.campaign_item_labels(campaign)}
+    figures: dict[str, Any] = {"agreement": charts.agreement_histogram(list(agr.per_item.values()), campaign.agreement_threshold)}
+    counts = list(Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("answer_count", flat=True))
+    figures["answers"] = charts.answers_per_item(counts, campaign.redundancy)
+    nww_ctx = None
+    res = selectors.campaign_nww(campaign, m, n_boot=500)
+    if res is not None:
+        names = dict(get_user_model().objects.filter(pk__in=res.rater_ids).values_list("pk", "username"))
+        rs = res.raters
+        figures["annotators"] = charts.annotator_scatter(rs.consensus.tolist(), rs.awareness.tolist(),
+                                                         [names.get(r, str(r)) for r in res.rater_ids])
+        figures["annotator_m"] = charts.commonsensicality_histogram(rs.commonsensicality.tolist(),
+                                                                    "Annotators' commonsensicality M (NWW Fig. 2B)")
+        figures["statement_m"] = charts.commonsensicality_histogram(res.statements.commonsensicality.tolist(),
+                                                                    "Statements' commonsensicality m")
+        nww_ctx = {k: {"value": _fmt(v["value"]), "low": _fmt(v["low"]), "high": _fmt(v["high"]), "n": v["n"]}
+                   for k, v in res.summary.items()}
+    items = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, answer_count__gt=0).order_by("position")[:200]
+    item_rows = [{"item": i, "agreement": _fmt(agr.per_item.get(i.pk)), "label": labels[i.pk].label.label if i.pk in labels else None,
+                  "below": labels[i.pk].below_threshold if i.pk in labels else False} for i in items]
+    recent = [{"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in selectors.recent_responses(campaign, 50)]
+    ctx = {"campaign": campaign, "progress": selectors.campaign_progress(campaign), "agr": agr, "nww": nww_ctx,
+           "numbers": {"pairwise": _fmt(agr.pairwise), "fleiss": _fmt(agr.fleiss), "krippendorff": _fmt(agr.krippendorff)},
+           "figures": figures, "item_rows": item_rows, "recent": recent, "is_admin": has_role(request.user, ADMIN),
+           "formats": list(exports.FORMATS)}
+    return render(request, "annotation/dashboard.html", ctx)
+
+
+@require_POST
+@role_required(RESEARCHER)
+def campaign_status(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign(slug)
+    try:
+        services.campaign_status_set(campaign, request.POST.get("status", ""))
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("annotation:dashboard", slug=slug)
+
+
+@role_required(RESEARCHER)
+def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign(slug)
+    services.final_labels_refresh(campaign)
+    queue = selectors.adjudication_queue(campaign)[:200]
+    decided = FinalLabel.objects.filter(item__campaign=campaign, provenance=FinalLabel.Provenance.ADJUDICATED).select_related(
+        "item", "adjudication__decided_by").order_by("-adjudication__decided_at")[:50]
+    return render(request, "annotation/adjudication.html", {"campaign": campaign, "queue": queue, "decided": decided})
+
+
+@role_required(RESEARCHER)
+def adjudicate(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    campaign = _campaign(slug)
+    item = get_object_or_404(Item, pk=item_id, campaign=campaign, role=Item.Role.REGULAR)
+    form = AdjudicationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            label = answer_from_post(campaign, item, request.POST)
+            services.adjudication_record(item, label=label, reason=form.cleaned_data["reason"], user=request.user)
+        except ValidationError as exc:
+            for m in exc.messages:
+                form.add_error(None, m)
+        else:
+            messages.success(request, f"Decision recorded for item {item.key}.")
+            return redirect("annotation:adjudication", slug=slug)
+    responses = [{"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in selectors.item_responses(item)]
+    final = FinalLabel.objects.filter(item=item).first()
+    options = [{"index": i, "key": i + 1, "text": t} for i, t in enumerate(item.payload.get("options", []))]
+    return render(request, "annotation/adjudicate.html", {"campaign": campaign, "item": item, "form": form, "final": final,
+                                                          "responses": responses, "options": options},
+                  status=400 if form.errors else 200)
+
+
+@role_required(RESEARCHER)
+def import_ratings(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign(slug)
+    form = RatingsImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = ratings_import(campaign, form.cleaned_data["file"].read(), create_raters=form.cleaned_data["create_raters"])
+        except RatingsImportRefused as exc:
+            for e in exc.errors:
+                form.add_error(None, e)
+            form.add_error(None, "Nothing was stored.")
+        else:
+            messages.success(request, f"Imported {result.responses} ratings from {result.raters} raters "
+                                      f"({result.created_raters} new rater accounts).")
+            return redirect("annotation:dashboard", slug=slug)
+    return render(request, "annotation/import.html", {"campaign": campaign, "form": form}, status=400 if form.errors else 200)
+
+
+@role_required(ADMIN)
+def export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    campaign = _campaign(slug)
+    if fmt not in exports.FORMATS:
+        raise Http404(f"unknown export format {fmt}")
+    body = exports.campaign_export(campaign, fmt)
+    resp = HttpResponse(body, content_type=exports.FORMATS[fmt])
+    resp["Content-Disposition"] = f'attachment; filename="{campaign.name}.{fmt}"'
+    return resp
