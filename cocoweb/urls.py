@@ -15,6 +15,7 @@ urlpatterns = [
     path("annotation/", include("annotation.urls")),
     path("runs/", include("runs.urls")),
     path("explorer/", include("explorer.urls")),
+    path("api/annotation/", include("annotation.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
