@@ -17,6 +17,8 @@ from django.db.models.functions import Cast, Coalesce, Concat, NullIf
 
 from runs.models import Prediction, Run
 
+from . import sources
+
 DIMENSIONS = {
     "relation": KeyTextTransform("relation", "question__metadata"),
     "kind": F("question__structure"),
@@ -27,7 +29,8 @@ DIFFICULTY_KEY = "difficulty"  # ReComSBench d(Q) = |K_prior|, stored by whoever
 
 def prediction_filter(params: Mapping[str, str]) -> Q:
     """Q over Prediction from drawer parameters: relation, kind, perturbation, correct, answer,
-    chosen (index or "none"), question, statement, human (statement majority 0/1)."""
+    chosen (index or "none"), question, statement, d_min / d_max (difficulty), agreement (level
+    of the human final label), human (statement majority 0/1)."""
     q = Q()
     if params.get("relation"):
         q &= Q(question__metadata__relation=params["relation"])
@@ -51,6 +54,8 @@ def prediction_filter(params: Mapping[str, str]) -> Q:
         q &= Q(**{f"question__metadata__{DIFFICULTY_KEY}__gte": int(params["d_min"])})
     if params.get("d_max", "").isdigit():
         q &= Q(**{f"question__metadata__{DIFFICULTY_KEY}__lte": int(params["d_max"])})
+    if params.get("agreement"):
+        q &= sources.agreement_level_q(params["agreement"])
     if params.get("human") in ("0", "1"):
         q &= Q(statement__human_majority=int(params["human"]))
     return q

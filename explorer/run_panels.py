@@ -126,10 +126,13 @@ def statement_run_panels(run: Run) -> list[Panel]:
         same_set.append(run)
     panels = [nww_scatter_panel(same_set, run.statement_set)]
     pts = ns.silicon_points(run)
-    rate_axis = "human majority (0/1)"
+    rates = sources.statement_agree_rates(run.statement_set)
+    rate_axis = "human agree rate" if rates else "human majority (0/1)"
+    if rates:
+        pts = [(s, p, rates[s]) for s, p, _ in pts if s in rates]
     rows = [(s, p, h) for s, p, h in pts]
     links = [items_href(run, statement=s) for s, _, _ in pts]
-    panels.append(Panel("silicon", "Silicon P(yes) vs human judgement per statement",
+    panels.append(Panel("silicon", "Silicon P(yes) vs human judgement per statement (NWW Fig. 3)",
                         nww_charts.silicon_vs_human([(p, h, href) for (_, p, h), href in zip(pts, links, strict=True)],
                                                     human_axis=rate_axis),
                         ["statement", "model P(yes)", rate_axis], rows, links=links,

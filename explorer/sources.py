@@ -1,13 +1,29 @@
-"""Where the explorer's data from other apps comes from, behind one named interface per need.
+"""Where the explorer's data from other apps comes from, behind one named function per need.
 
 ``runs`` provides runs and predictions; ``annotation`` provides human votes, agreement and final
-labels. Each function here says what it returns; when the app behind it offers nothing yet it
-returns an "unavailable" value (and the page says so) instead of inventing data.
+labels (``FinalLabel`` per campaign ``Item``, which points at a question or a statement). This
+module is the only place the explorer reads annotation data. When several campaigns labelled the
+same item, the most recently computed label counts.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from django.apps import apps
+from django.db.models import Count, Exists, FloatField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
+
+AGREEMENT_PENDING = ("No question of this run has a final human label yet: levels come from the annotation app's "
+                     "MCQA validation campaigns.")
+HUMAN_SCORES_PENDING = ("No survey answers on this statement set yet: the raters' commonsensicality comes from a "
+                        "survey campaign in the annotation app.")
+HUMAN_RATES_NOTE = ("Human side: the share of survey raters who agree, where a survey campaign has answers; else the "
+                    "stored human majority (0/1).")
+VALIDATION_STATUSES = ("unvalidated", "in-progress", "validated", "contested", "adjudicated", "rejected")
+AGREEMENT_LEVELS = ("unanimous", "majority", "contested", "adjudicated")
 
 
 def runs_available() -> bool:
@@ -15,9 +31,7 @@ def runs_available() -> bool:
 
 
 def annotation_available() -> bool:
-    """True once the functions below read the annotation app's models (they do not yet: its models
-    have not landed; see the module docstring)."""
-    return False
+    return apps.is_installed("annotation") and _has_model("annotation", "FinalLabel")
 
 
 def _has_model(app: str, model: str) -> bool:
@@ -28,44 +42,128 @@ def _has_model(app: str, model: str) -> bool:
     return True
 
 
-# -- human judgements (the annotation app) ------------------------------------------------------
-# Until the annotation app stores campaigns, responses and final labels, these return "nothing"
-# and the pages say what is missing. They are the only place the explorer reads annotation data.
-
-AGREEMENT_PENDING = ("No human agreement levels yet: they come from the annotation app's MCQA validation "
-                     "campaigns (final labels with their agreement).")
-HUMAN_SCORES_PENDING = ("No human rater scores yet: the distribution of raters' commonsensicality comes from a "
-                        "survey campaign in the annotation app.")
-HUMAN_RATES_NOTE = ("Human side: the statement's stored human majority (0/1). Per-statement agree rates replace it "
-                    "once survey answers exist in the annotation app.")
-VALIDATION_STATUSES = ("unvalidated", "in-progress", "validated", "adjudicated", "rejected")
+def _labels(**item_filter: Any) -> QuerySet[Any]:
+    FinalLabel = apps.get_model("annotation", "FinalLabel")
+    return FinalLabel.objects.filter(item__role="regular", **{f"item__{k}": v for k, v in item_filter.items()})
 
 
 def validation_choices() -> list[str]:
-    return list(VALIDATION_STATUSES) if annotation_available() else []
+    return list(VALIDATION_STATUSES) if annotation_available() else ["unvalidated"]
 
 
-def questions_with_validation(qs, status: str):  # type: ignore[no-untyped-def]
-    """Filter questions by their validation status; without the annotation app every question is
-    "unvalidated"."""
-    return qs if status == "unvalidated" else qs.none()
+def questions_with_validation(qs: QuerySet[Any], status: str) -> QuerySet[Any]:
+    """Filter questions by validation status: unvalidated (in no campaign), in-progress (in a
+    campaign, no final label yet), rejected (majority: no option plausible, or a senseless
+    context), adjudicated, contested (under the agreement threshold, undecided), validated."""
+    if not annotation_available():
+        return qs if status == "unvalidated" else qs.none()
+    Item = apps.get_model("annotation", "Item")
+    in_campaign = Exists(Item.objects.filter(question=OuterRef("pk"), role="regular"))
+    label = _labels(question=OuterRef("pk"))
+    rejected = Q(label__none_correct=True) | Q(label__bad_context=True)
+    if status == "unvalidated":
+        return qs.filter(~in_campaign)
+    if status == "in-progress":
+        return qs.filter(in_campaign, ~Exists(label))
+    if status == "rejected":
+        return qs.filter(Exists(label.filter(rejected)))
+    if status == "adjudicated":
+        return qs.filter(Exists(label.filter(provenance="adjudicated")))
+    if status == "contested":
+        return qs.filter(Exists(label.filter(below_threshold=True, adjudication__isnull=True)))
+    if status == "validated":
+        return qs.filter(Exists(label.filter(below_threshold=False).exclude(rejected)))
+    return qs.none()
 
 
-def question_votes(question_ids: list[int]) -> dict[int, dict[str, object]]:
-    """question id -> {"votes": [per-option counts], "raters": n, "agreement": x, "label": provenance}."""
-    return {}
+def _label_dict(fl: Any) -> dict[str, Any]:
+    return {"raters": fl.n_answers, "agreement": fl.agreement, "provenance": fl.provenance, "label": fl.label,
+            "votes": fl.votes, "campaign": fl.item.campaign.name, "below_threshold": fl.below_threshold}
 
 
-def statement_votes(statement_ids: list[int]) -> dict[int, dict[str, object]]:
-    """statement id -> {"agree_rate": d_a, "predict_rate": d_b, "raters": n}."""
-    return {}
+def question_votes(question_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """question id -> its final label: raters, agreement, provenance, label, votes, campaign."""
+    if not annotation_available() or not question_ids:
+        return {}
+    out: dict[int, dict[str, Any]] = {}
+    for fl in _labels(question_id__in=question_ids).select_related("item__campaign").order_by("computed_at"):
+        out[fl.item.question_id] = _label_dict(fl)
+    return out
 
 
-def agreement_levels_for_run(run) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
-    """[{run, group: agreement level, n, ok}] for the run's questions with final human labels."""
-    return []
+def statement_votes(statement_ids: list[int]) -> dict[int, dict[str, Any]]:
+    if not annotation_available() or not statement_ids:
+        return {}
+    out: dict[int, dict[str, Any]] = {}
+    for fl in _labels(statement_id__in=statement_ids).select_related("item__campaign").order_by("computed_at"):
+        out[fl.item.statement_id] = _label_dict(fl)
+    return out
 
 
-def human_commonsensicality(statement_set) -> list[float]:  # type: ignore[no-untyped-def]
-    """Every rater's commonsensicality M_j on the statement set's survey campaign(s)."""
-    return []
+def _level_of(provenance: str | None, below: bool | None) -> str | None:
+    if provenance is None:
+        return None
+    if provenance == "adjudicated":
+        return "adjudicated"
+    if provenance == "unanimous":
+        return "unanimous"
+    return "contested" if below else "majority"
+
+
+def agreement_level_q(level: str) -> Q:
+    """Q over Prediction: the question's final label is at ``level`` (for the drawer)."""
+    if not annotation_available() or level not in AGREEMENT_LEVELS:
+        return Q(pk__in=[])
+    cond = {"unanimous": Q(provenance="unanimous"), "adjudicated": Q(provenance="adjudicated"),
+            "majority": Q(provenance="majority", below_threshold=False),
+            "contested": Q(provenance="majority", below_threshold=True)}[level]
+    return Q(Exists(_labels(question=OuterRef("question_id")).filter(cond)))
+
+
+def agreement_levels_for_run(run: Any) -> list[dict[str, Any]]:
+    """[{run, group: agreement level, n, ok}] over the run's questions that have a final label.
+    One query: the latest label's provenance and threshold flag joined per prediction."""
+    if not annotation_available():
+        return []
+    Prediction = apps.get_model("runs", "Prediction")
+    latest = _labels(question=OuterRef("question_id")).order_by("-computed_at")
+    rows = (Prediction.objects.filter(run=run, question__isnull=False)
+            .annotate(prov=Subquery(latest.values("provenance")[:1]), below=Subquery(latest.values("below_threshold")[:1]))
+            .exclude(prov__isnull=True).values("prov", "below")
+            .annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True))).order_by())
+    merged: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        level = _level_of(r["prov"], r["below"])
+        if level:
+            m = merged.setdefault(level, {"run": run.pk, "group": level, "n": 0, "ok": 0})
+            m["n"] += r["n"]
+            m["ok"] += r["ok"]
+    return [merged[lv] for lv in AGREEMENT_LEVELS if lv in merged]
+
+
+def statement_agree_rates(statement_set: Any) -> dict[int, float]:
+    """statement id -> share of survey raters answering "yes" to (a), from final labels. One query."""
+    if not annotation_available() or statement_set is None:
+        return {}
+    rate = Cast(KeyTextTransform("agree_yes", "votes"), FloatField()) / Cast(KeyTextTransform("n", "votes"), FloatField())
+    rows = (_labels(statement__statement_set=statement_set, campaign__kind="survey")
+            .filter(n_answers__gt=0).order_by("computed_at")
+            .annotate(rate=rate).values_list("item__statement_id", "rate"))
+    return {sid: float(r) for sid, r in rows if r is not None}
+
+
+def human_commonsensicality(statement_set: Any) -> list[float]:
+    """Every rater's commonsensicality M_j (leave-one-out majority, NWW Eq. 11) on the latest
+    survey campaign over this statement set, computed by the annotation app."""
+    if not annotation_available() or statement_set is None:
+        return []
+    Campaign = apps.get_model("annotation", "Campaign")
+    campaign = Campaign.objects.filter(kind="survey", statement_set=statement_set).order_by("-created_at").first()
+    if campaign is None:
+        return []
+    from annotation.selectors import campaign_nww
+
+    nww = campaign_nww(campaign, n_boot=50)
+    if nww is None:
+        return []
+    return [float(m) for m in nww.raters.commonsensicality if not math.isnan(float(m))]

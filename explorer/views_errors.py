@@ -78,7 +78,7 @@ def run_items(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 def _describe(params: object) -> str:
-    keys = ("relation", "kind", "perturbation", "answer", "chosen", "correct", "human", "d_min", "d_max",
+    keys = ("relation", "kind", "perturbation", "agreement", "answer", "chosen", "correct", "human", "d_min", "d_max",
             "question", "statement")
     parts = []
     for k in keys:
