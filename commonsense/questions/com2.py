@@ -11,6 +11,7 @@ from commonsense.kg.index import GraphIndex
 from ..queries.sampling import Query, QuerySampler
 from ..queries.structures import STRUCTURES
 from . import distractors, names, verbalize
+from .diverse import EmbeddingCache, select_diverse
 from .record import BuiltQuestion, derive_seed
 
 Progress = Callable[[int, int], None]
@@ -94,3 +95,29 @@ def sample_questions(index: GraphIndex, kind: str, count: int, seed: int, *, rel
         if progress is not None and (len(out) % 50 == 0 or len(out) == count):
             progress(len(out), count)
     return out
+
+
+def renumber(questions: list[BuiltQuestion], prefix: str) -> list[BuiltQuestion]:
+    for i, q in enumerate(questions, 1):
+        q.id = q.group = f"{prefix}{q.kind}-{i:06d}"
+    return questions
+
+
+def build_com2(index: GraphIndex, params: BuildParams, *, diverse_cache: EmbeddingCache | None = None,
+               pool_factor: int = 3, progress: Progress | None = None) -> list[BuiltQuestion]:
+    """``build_questions``: ``params.count`` questions of ``params.kind``. With ``params.diverse``
+    a pool of ``pool_factor × count`` is sampled and CoCo's vote-k (k=150, ρ=10) keeps ``count``
+    of them, embedding the placeholder (name-free) context + question."""
+    if params.diverse and diverse_cache is None:
+        raise ValueError("--diverse needs an embedding cache directory")
+    n = params.count * (pool_factor if params.diverse else 1)
+    qs = sample_questions(index, params.kind, n, params.seed, relations=params.relations,
+                          max_degree=params.max_degree, person_names=params.person_names,
+                          progress=None if params.diverse else progress)
+    if params.diverse and diverse_cache is not None and len(qs) > params.count:
+        texts = [f"{q.metadata['template']['context']} {q.metadata['template']['question']}" for q in qs]
+        keep = select_diverse(texts, params.count, diverse_cache)
+        qs = renumber([qs[i] for i in keep], "")
+        if progress is not None:
+            progress(len(qs), params.count)
+    return qs

@@ -1,0 +1,129 @@
+"""CoCo's diversity selection (Eq. 9, vote-k after Su et al. 2023) on sentence embeddings, with
+embeddings cached per graph on disk so that a second build does not re-embed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from commonsense.kg.normalize import Encoder
+
+FloatArray = npt.NDArray[np.float32]
+
+
+def knn(emb: FloatArray, k: int, chunk: int = 1024) -> npt.NDArray[np.int64]:
+    """Each row's k nearest other rows by cosine similarity (ties: lower index first)."""
+    n = emb.shape[0]
+    k = min(k, n - 1)
+    x = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
+    out = np.zeros((n, max(k, 0)), dtype=np.int64)
+    if k <= 0:
+        return out
+    for s in range(0, n, chunk):
+        sim = x[s : s + chunk] @ x.T
+        rows = np.arange(sim.shape[0])
+        sim[rows, s + rows] = -np.inf
+        # stable: sort by (-sim, index) so equal similarities give the same order every time
+        order = np.argsort(-sim, axis=1, kind="stable")[:, :k]
+        out[s : s + chunk] = order
+    return out
+
+
+def vote_k(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> list[int]:
+    """Greedy Eq. 9: score(u) = Σ_{v: u ∈ kNN(v), v unselected} ρ^(-|kNN(v) ∩ selected|);
+    take the argmax, repeat. Returns indices in selection order."""
+    if rho <= 1:
+        raise ValueError("rho must be > 1")
+    n = emb.shape[0]
+    n_select = min(n_select, n)
+    if n_select <= 0:
+        return []
+    nbrs = knn(emb, k)
+    kk = nbrs.shape[1]
+    flat = nbrs.ravel()
+    order = np.argsort(flat, kind="stable")
+    inn_src = (order // max(kk, 1)).astype(np.int64)  # v such that flat index belongs to row v
+    inn_off = np.r_[0, np.cumsum(np.bincount(flat, minlength=n))].astype(np.int64)
+    w = np.ones(n, dtype=np.float64)
+    cnt = np.zeros(n, dtype=np.int64)
+    score = np.bincount(flat, weights=np.repeat(w, kk), minlength=n).astype(np.float64)
+    selected = np.zeros(n, dtype=bool)
+    out: list[int] = []
+    for _ in range(n_select):
+        masked = np.where(selected, -np.inf, score)
+        u = int(np.argmax(masked))
+        out.append(u)
+        selected[u] = True
+        if kk:
+            score[nbrs[u]] -= w[u]
+        w[u] = 0.0
+        vs = inn_src[inn_off[u] : inn_off[u + 1]]
+        cnt[vs] += 1
+        vs = vs[~selected[vs]]
+        if vs.shape[0] and kk:
+            new = rho ** (-cnt[vs].astype(np.float64))
+            delta = new - w[vs]
+            w[vs] = new
+            np.add.at(score, nbrs[vs].ravel(), np.repeat(delta, kk))
+    return out
+
+
+class EmbeddingCache:
+    """Text -> embedding, persisted in ``cache_dir/embeddings-<name>.npz`` (keys are SHA-1s of the
+    texts). ``encoded`` counts the texts this instance actually had to embed."""
+
+    def __init__(self, cache_dir: str | Path, encoder: Encoder, name: str = "minilm") -> None:
+        self.path = Path(cache_dir) / f"embeddings-{name}.npz"
+        self.encoder = encoder
+        self.encoded = 0
+        self._keys: dict[bytes, int] = {}
+        self._vecs: FloatArray | None = None
+        if self.path.exists():
+            try:
+                with np.load(self.path, allow_pickle=False) as z:
+                    keys, vecs = z["keys"], z["vecs"]
+                self._keys = {bytes(kk): i for i, kk in enumerate(keys)}
+                self._vecs = np.asarray(vecs, dtype=np.float32)
+            except (OSError, ValueError, KeyError):
+                self._keys, self._vecs = {}, None
+
+    @staticmethod
+    def _key(text: str) -> bytes:
+        return hashlib.sha1(text.encode("utf-8")).digest()
+
+    def get(self, texts: Sequence[str]) -> FloatArray:
+        keys = [self._key(t) for t in texts]
+        missing = sorted({kk: t for kk, t in zip(keys, texts, strict=True) if kk not in self._keys}.items())
+        if missing:
+            new = np.asarray(self.encoder([t for _, t in missing]), dtype=np.float32)
+            self.encoded += len(missing)
+            base = 0 if self._vecs is None else self._vecs.shape[0]
+            for i, (kk, _) in enumerate(missing):
+                self._keys[kk] = base + i
+            self._vecs = new if self._vecs is None else np.vstack([self._vecs, new])
+            self._save()
+        assert self._vecs is not None
+        return self._vecs[[self._keys[kk] for kk in keys]]
+
+    def _save(self) -> None:
+        assert self._vecs is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        keys = np.array(sorted(self._keys, key=self._keys.__getitem__), dtype="S20")
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz.tmp")
+        os.close(fd)
+        with open(tmp, "wb") as fh:
+            np.savez(fh, keys=keys, vecs=self._vecs)
+        os.replace(tmp, self.path)
+
+
+def select_diverse(texts: Sequence[str], n: int, cache: EmbeddingCache, k: int = 150, rho: float = 10.0) -> list[int]:
+    """Indices of ``n`` diverse texts, in ascending order (so output order follows input order)."""
+    if n >= len(texts):
+        return list(range(len(texts)))
+    return sorted(vote_k(cache.get(texts), n, k=k, rho=rho))
