@@ -13,6 +13,7 @@ from commonsense.io.questions import QuestionRecord, mask_conclusion
 
 from .record import BuiltQuestion, derive_seed
 
+
 def novel_entity(rng: random.Random) -> str:
     return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 12)))
 
