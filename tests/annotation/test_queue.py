@@ -1,0 +1,190 @@
+"""The assignment queue: never shown twice, never over redundancy, TTL reclaim, idempotent
+submit, skip, undo, qualification and attention checks, per-person limit."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from annotation import queue
+from annotation.models import Assignment, Item, Membership, Response
+from annotation.services import campaign_create, campaign_status_set
+
+pytestmark = pytest.mark.django_db
+
+
+def answer_all(campaign, user, answer, limit=10_000):  # type: ignore[no-untyped-def]
+    seen = []
+    for _ in range(limit):
+        step = queue.next_step(campaign, user)
+        if step.state != "item":
+            return seen, step
+        item = step.assignment.item
+        seen.append(item.pk)
+        queue.response_submit(item, user, answer(item) if callable(answer) else answer)
+    return seen, queue.next_step(campaign, user)
+
+
+def test_each_item_reaches_redundancy_and_nobody_sees_an_item_twice(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = campaign_status_set(campaign_create(name="small", title="t", kind="mcqa", question_set=csqa_set, redundancy=2,
+                                            max_items_per_annotator=None), "open")
+    Item.objects.filter(campaign=c, position__gte=10).delete()  # 10 items x 2 answers
+    users = people("annotator", "a", "b", "c")
+    seen_by = {}
+    for u in users:
+        seen, last = answer_all(c, u, {"plausible": [0]})
+        assert len(seen) == len(set(seen))
+        seen_by[u.username] = seen
+        assert last.state == "done"
+    assert sum(len(s) for s in seen_by.values()) == 20
+    assert len(seen_by["c"]) == 0  # a and b took every slot
+    for item in Item.objects.filter(campaign=c):
+        assert item.answer_count == item.slots_taken == 2
+        assert Response.objects.filter(item=item).count() == 2
+
+
+def test_retried_submit_stores_one_answer(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    (u,) = people("annotator", "a")
+    item = queue.next_step(mcqa_campaign, u).assignment.item
+    first = queue.response_submit(item, u, {"plausible": [1]}, idempotency_key="same")
+    again = queue.response_submit(item, u, {"plausible": [1]}, idempotency_key="same")
+    other_key = queue.response_submit(item, u, {"plausible": [2]}, idempotency_key="other")
+    assert first.created and not again.created and not other_key.created
+    assert Response.objects.count() == 1 and Response.objects.get().answer["plausible"] == [1]
+    assert Item.objects.get(pk=item.pk).answer_count == 1
+    (v,) = people("annotator", "v")
+    with pytest.raises(ValidationError):  # somebody else's key
+        queue.response_submit(item, v, {"plausible": [1]}, idempotency_key="same")
+
+
+def test_expired_reservation_is_reclaimed_and_late_submit_refused_when_full(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = campaign_status_set(campaign_create(name="ttl", title="t", kind="mcqa", question_set=csqa_set, redundancy=1,
+                                            reservation_ttl_seconds=60), "open")
+    Item.objects.filter(campaign=c, position__gte=1).delete()
+    a, b = people("annotator", "a", "b")
+    item = queue.next_step(c, a).assignment.item
+    assert queue.next_step(c, b).state == "done"  # the only slot is reserved by a
+    later = timezone.now() + timedelta(seconds=61)
+    step = queue.next_step(c, b, now=later)  # a's reservation expired: reclaimed for b
+    assert step.state == "item" and step.assignment.item_id == item.pk
+    assert Assignment.objects.get(user=a).state == Assignment.State.EXPIRED
+    queue.response_submit(item, b, {"plausible": [0]}, now=later)
+    with pytest.raises(ValidationError, match="all its answers"):
+        queue.response_submit(item, a, {"plausible": [0]}, now=later)
+    assert Item.objects.get(pk=item.pk).slots_taken == 1 and Response.objects.count() == 1
+
+
+def test_late_submit_accepted_when_a_slot_is_free(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = campaign_status_set(campaign_create(name="ttl2", title="t", kind="mcqa", question_set=csqa_set, redundancy=2,
+                                            reservation_ttl_seconds=60), "open")
+    (a,) = people("annotator", "a")
+    item = queue.next_step(c, a).assignment.item
+    later = timezone.now() + timedelta(seconds=120)
+    queue.reservations_reclaim(c, later)
+    assert Item.objects.get(pk=item.pk).slots_taken == 0
+    assert queue.response_submit(item, a, {"plausible": [0]}, now=later).created
+    assert Item.objects.get(pk=item.pk).slots_taken == 1
+
+
+def test_skip_frees_the_slot_and_the_item_never_returns(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    (a,) = people("annotator", "a")
+    item = queue.next_step(mcqa_campaign, a).assignment.item
+    assert queue.assignment_skip(mcqa_campaign, a, item)
+    assert Item.objects.get(pk=item.pk).slots_taken == 0
+    for _ in range(5):
+        step = queue.next_step(mcqa_campaign, a)
+        assert step.assignment.item_id != item.pk
+        queue.response_submit(step.assignment.item, a, {"plausible": [0]})
+
+
+def test_undo_gives_the_last_item_back(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    (a,) = people("annotator", "a")
+    first = queue.next_step(mcqa_campaign, a).assignment.item
+    queue.response_submit(first, a, {"plausible": [3]})
+    nxt = queue.next_step(mcqa_campaign, a).assignment.item
+    back = queue.response_undo(mcqa_campaign, a)
+    assert back.item_id == first.pk and back.previous_answer["plausible"] == [3]
+    assert not Response.objects.exists() and Membership.objects.get(user=a).regular_answered == 0
+    step = queue.next_step(mcqa_campaign, a)
+    assert step.assignment.item_id == first.pk  # shown again to finish, not a second person
+    assert Item.objects.get(pk=nxt.pk).slots_taken == 0  # the released reservation went back to the pool
+    queue.response_submit(first, a, {"plausible": [4]})
+    assert Response.objects.get().answer["plausible"] == [4]
+
+
+def _qual_campaign(csqa_set, **kw):  # type: ignore[no-untyped-def]
+    c = campaign_create(name="qual", title="t", kind="mcqa", question_set=csqa_set, qualification_positions=range(6), **kw)
+    return campaign_status_set(c, "open")
+
+
+def test_qualification_pass_and_fail(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = _qual_campaign(csqa_set)
+    good, bad = people("annotator", "good", "bad")
+    for _ in range(6):
+        item = queue.next_step(c, good).assignment.item
+        assert item.role == Item.Role.QUALIFICATION
+        queue.response_submit(item, good, {"plausible": item.gold["plausible"]})
+    m = Membership.objects.get(user=good)
+    assert m.state == Membership.State.ACTIVE and m.qualification_score == 1.0
+    assert queue.next_step(c, good).assignment.item.role == Item.Role.REGULAR
+    for i in range(6):
+        item = queue.next_step(c, bad).assignment.item
+        gold = item.gold["plausible"][0]
+        wrong = [(gold + 1) % 5] if i < 2 else [gold]  # two items with 2 of 5 options wrong: 26/30 = 0.867
+        queue.response_submit(item, bad, {"plausible": wrong})
+    assert Membership.objects.get(user=bad).state == Membership.State.ACTIVE  # 86.7 % >= 85 %
+    (worse,) = people("annotator", "worse")
+    for i in range(6):
+        item = queue.next_step(c, worse).assignment.item
+        gold = item.gold["plausible"][0]
+        queue.response_submit(item, worse, {"plausible": [(gold + 1) % 5] if i < 3 else [gold]})  # 24/30 = 0.8
+    m = Membership.objects.get(user=worse)
+    assert m.state == Membership.State.FAILED and m.qualification_score == pytest.approx(0.8)
+    step = queue.next_step(c, worse)
+    assert step.state == "failed" and "did not pass the qualification" in step.message
+    assert not Response.objects.filter(user=worse, item__role=Item.Role.REGULAR).exists()
+
+
+def test_attention_items_interleaved_and_failures_block(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = campaign_status_set(campaign_create(name="att", title="t", kind="mcqa", question_set=csqa_set,
+                                            attention_positions=[0, 1, 2], attention_every=3, attention_max_failures=1), "open")
+    (a,) = people("annotator", "a")
+    roles = []
+    for _ in range(12):
+        step = queue.next_step(c, a)
+        if step.state != "item":
+            break
+        item = step.assignment.item
+        roles.append(item.role)
+        wrong = item.role == Item.Role.ATTENTION
+        queue.response_submit(item, a, {"plausible": [(item.gold["plausible"][0] + 1) % 5]} if wrong else {"plausible": [0]})
+    assert roles[:8] == ["regular"] * 3 + ["attention"] + ["regular"] * 3 + ["attention"]
+    assert step.state == "blocked" and Membership.objects.get(user=a).state == Membership.State.BLOCKED
+
+
+def test_max_items_per_annotator_and_closed_campaign(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = campaign_status_set(campaign_create(name="max", title="t", kind="mcqa", question_set=csqa_set,
+                                            max_items_per_annotator=4), "open")
+    (a,) = people("annotator", "a")
+    seen, last = answer_all(c, a, {"plausible": [0]})
+    assert len(seen) == 4 and last.state == "done"
+    campaign_status_set(c, "closed")
+    assert queue.next_step(c, a).state == "closed"
+
+
+def test_answers_are_validated(mcqa_campaign, survey_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    (a,) = people("annotator", "a")
+    item = queue.next_step(mcqa_campaign, a).assignment.item
+    for bad in ({"plausible": [7]}, {"plausible": [1], "none_correct": True}, {}):
+        with pytest.raises(ValidationError):
+            queue.response_submit(item, a, bad)
+    s_item = queue.next_step(survey_campaign, a).assignment.item
+    with pytest.raises(ValidationError):
+        queue.response_submit(s_item, a, {"agree": 1})
+    assert not Response.objects.exists()
+    other = Item.objects.filter(campaign=mcqa_campaign).exclude(pk=item.pk).first()
+    with pytest.raises(ValidationError, match="not given to you"):
+        queue.response_submit(other, a, {"plausible": [0]})
