@@ -77,7 +77,7 @@ def test_survey_rates_and_rater_scores():
             item, _ = Item.objects.get_or_create(campaign=camp, position=i, statement=st, key=str(i))
             Response.objects.create(campaign=camp, item=item, user=u, answer={"agree": a, "predict": b},
                                     idempotency_key=f"{u.pk}-{i}")
-    for i, st in enumerate(sts):
+    for i in range(len(sts)):
         item = Item.objects.get(campaign=camp, position=i)
         yes = sum(row[i][0] for row in answers)
         FinalLabel.objects.create(item=item, provenance="majority", agreement=0.5, n_answers=3, label={"agree": 1},

@@ -1,0 +1,252 @@
+"""Time every explorer page server-side on CoCo-sized data.
+
+Builds, in a fresh SQLite database (or ``--db-url``): a 1.33 M-triple synthetic graph
+(``perf/synth_graph.py``, imported through ``knowledge.services.graph_import``), a CoCo-shaped
+question set of 40,000 questions with two runs of 40,000 predictions each, and a 4,000-statement
+set with a statement run. Then requests every explorer page with Django's test client: one
+untimed warm-up request per page (imports, template compilation), then ``--repeat`` timed
+requests with the Django cache cleared before each (so the graph-overview cache never hides the
+cost). Prints the median time and the SQL query count per page, slowest first, and the search
+timings.
+
+    .venv/bin/python perf/explorer_pages.py [--triples 1330000] [--predictions 40000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+RELATIONS = ("oEffect", "oReact", "oWant", "xAttr", "xEffect", "xIntent", "xNeed", "xReact", "xWant")
+KINDS = ("2i", "2p", "ip", "pi")
+
+
+def _django(db_url: str) -> None:
+    os.environ["DATABASE_URL"] = db_url
+    os.environ.setdefault("DJANGO_SECRET_KEY", "perf-only-not-secret")
+    os.environ.setdefault("DJANGO_DEBUG", "false")
+    os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "false")
+    os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "cocoweb.settings"
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    # production settings, except static files: no collectstatic manifest is needed to render pages
+    settings.STORAGES = {**settings.STORAGES,
+                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def build_graph(triples: int, cache_dir: Path) -> object:
+    from perf.synth_graph import synthesize
+
+    from knowledge.services import graph_import
+
+    tsv = cache_dir / f"synth-{triples}.tsv"
+    if not tsv.exists():
+        t = time.perf_counter()
+        synthesize(tsv, n_triples=triples, seed=0)
+        print(f"synthesized {triples:,} triples in {time.perf_counter() - t:.1f} s")
+    t = time.perf_counter()
+    res = graph_import(tsv, name="perf-graph", fmt="atomic-tsv")
+    print(f"imported: {res.summary()} in {time.perf_counter() - t:.1f} s (FTS5 triggers included)")
+    return res.graph
+
+
+def build_questions(n: int) -> tuple[object, list[object]]:
+    """CoCo-shaped: 1/4 memorization, 3/8 comprehension (1+3), 3/8 application (2+1 / 3+1)."""
+    from django.db import transaction
+
+    from knowledge.models import Question, QuestionSet
+    from runs.models import Prediction, Run
+
+    rng = random.Random(0)
+    rows: list[Question] = []
+    qset = QuestionSet.objects.create(name="perf-coco", kind=QuestionSet.Kind.COCO, question_count=n)
+
+    def add(role: str, group: str, structure: str, relation: str) -> None:
+        a = rng.randrange(5)
+        rows.append(Question(question_set=qset, position=len(rows), stem=f"What event or state is item {len(rows)}?",
+                             options=[f"option {i}" for i in range(5)], answer_index=a, answers=[f"option {a}"],
+                             structure=structure, group=group, role=role,
+                             metadata={"relation": relation, "difficulty": rng.randrange(1, 8)}))
+
+    while len(rows) < n:
+        r = rng.choice(RELATIONS)
+        kind = rng.random()
+        g = f"set{len(rows)}"
+        if kind < 0.25:
+            add("memorization", g, "1p", r)
+        elif kind < 0.625:
+            add("memorization", g, "1p", r)
+            for k in (1, 2, 3):
+                add(f"conceptualization_{k}", g, "1p", r)
+        else:
+            qk = rng.choice(KINDS)
+            for k in range(1, (3 if qk in ("2i", "2p") else 4)):
+                add(f"atomic_{k}", g, "1p", rng.choice(RELATIONS))
+            add("reasoning", g, qk, r)
+    rows = rows[:n]
+    with transaction.atomic():
+        Question.objects.bulk_create(rows, batch_size=5000)
+    questions = list(Question.objects.filter(question_set=qset).order_by("position").values_list("id", "answer_index"))
+    runs = []
+    for skill in (0.55, 0.75):
+        run = Run.objects.create(question_set=qset, backend="random", scoring="loglik", model=f"synthetic-{skill}",
+                                 state=Run.State.DONE, items_total=n, items_done=n)
+        preds = []
+        for pos, (qid, ans) in enumerate(questions):
+            chosen = ans if rng.random() < skill else rng.randrange(5)
+            preds.append(Prediction(run=run, question_id=qid, position=pos, chosen=chosen, correct=chosen == ans,
+                                    scores=[rng.random() for _ in range(5)]))
+        with transaction.atomic():
+            Prediction.objects.bulk_create(preds, batch_size=5000)
+        runs.append(run)
+    return qset, runs
+
+
+def build_statements(n: int) -> object:
+    from django.db import transaction
+
+    from knowledge.models import Statement, StatementSet
+    from runs.models import Prediction, Run, RunMetric
+
+    rng = random.Random(1)
+    sset = StatementSet.objects.create(name="perf-statements", statement_count=n, models_answered=["M1", "M2"])
+    Statement.objects.bulk_create([
+        Statement(statement_set=sset, position=i, text=f"Statement {i} is common sense.",
+                  features={"behavior": rng.randrange(2), "opinion": rng.randrange(2)}, human_majority=rng.randrange(2),
+                  model_answers={m: {"q1": rng.randrange(2), "q2": rng.randrange(2)} for m in ("M1", "M2")})
+        for i in range(n)], batch_size=5000)
+    run = Run.objects.create(statement_set=sset, backend="random", scoring="yesno", state=Run.State.DONE)
+    with transaction.atomic():
+        Prediction.objects.bulk_create([
+            Prediction(run=run, statement_id=sid, position=pos, chosen=0, correct=True,
+                       extra={"p_yes_q1": rng.random(), "p_yes_q2": rng.random()})
+            for pos, sid in enumerate(Statement.objects.filter(statement_set=sset).values_list("id", flat=True))],
+            batch_size=5000)
+    for name, v in (("consensus", 0.7), ("awareness", 0.75), ("commonsensicality", 0.72)):
+        RunMetric.objects.create(run=run, name=name, scope="overall", value=v, n=n)
+    RunMetric.objects.create(run=run, name="commonsensicality", scope="feature:behavior=1", value=0.7, n=n // 2)
+    return run
+
+
+def time_pages(urls: list[str], repeat: int) -> list[tuple[str, float, int, int]]:
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts.services import role_groups_sync, user_create_with_role
+
+    role_groups_sync()
+    User = get_user_model()
+    user = User.objects.filter(username="perf").first() or user_create_with_role("perf", "researcher", "perf-password-123")
+    c = Client()
+    c.force_login(user)
+    out = []
+    for url in urls:
+        c.get(url)  # warm-up: imports and template compilation, not timed
+        times, queries, status = [], 0, 0
+        for _ in range(repeat):
+            cache.clear()
+            with CaptureQueriesContext(connection) as ctx:
+                t = time.perf_counter()
+                r = c.get(url)
+                times.append(time.perf_counter() - t)
+            queries, status = len(ctx.captured_queries), r.status_code
+        out.append((url, statistics.median(times) * 1000, queries, status))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--triples", type=int, default=1_330_000)
+    ap.add_argument("--predictions", type=int, default=40_000)
+    ap.add_argument("--statements", type=int, default=4_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--db-url", default="")
+    ap.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "cocoweb-perf"))
+    args = ap.parse_args()
+    cache_dir = Path(args.cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    db = cache_dir / f"explorer-{os.getpid()}.sqlite3"
+    _django(args.db_url or f"sqlite:///{db}")
+    try:
+        _run(args, cache_dir)
+    finally:
+        if not args.db_url:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+
+def _run(args: argparse.Namespace, cache_dir: Path) -> None:
+    from django.db import connection
+    from django.urls import reverse
+
+    from explorer.graph_selectors import graph_top_nodes, node_search
+    from knowledge.models import Node
+
+    graph = build_graph(args.triples, cache_dir)
+    t = time.perf_counter()
+    qset, runs = build_questions(args.predictions)
+    srun = build_statements(args.statements)
+    print(f"built {args.predictions:,} questions, 2 runs × {args.predictions:,} predictions and "
+          f"{args.statements:,} statements in {time.perf_counter() - t:.1f} s")
+    hub_id = graph_top_nodes(graph, limit=1)[0][0]  # the worst node page: the most connected node
+    some = Node.objects.filter(graph=graph).order_by("id")[1000]
+    urls = [
+        reverse("explorer:index"),
+        reverse("explorer:graph", args=[graph.name]),
+        reverse("explorer:search", args=[graph.name]) + "?q=PersonX",
+        reverse("explorer:search", args=[graph.name]) + "?q=goes+to+the+st",
+        reverse("explorer:node", args=[graph.name, hub_id]),
+        reverse("explorer:node", args=[graph.name, hub_id]) + "?hops=2",
+        reverse("explorer:node", args=[graph.name, some.pk]) + "?hops=2",
+        reverse("explorer:questions"),
+        reverse("explorer:questions") + f"?set={qset.name}&relation=xWant&kind=2p&page=3",
+        reverse("explorer:questions") + "?answers=1&validation=unvalidated",
+        reverse("explorer:question", args=[qset.questions.order_by("-position").first().pk]),
+        reverse("explorer:run_errors", args=[runs[0].pk]),
+        reverse("explorer:run_errors", args=[runs[0].pk]) + "?csv=coco",
+        reverse("explorer:run_items", args=[runs[0].pk]) + "?relation=xWant&correct=0",
+        reverse("explorer:run_items", args=[runs[0].pk]) + "?coco=0,1",
+        reverse("explorer:compare") + f"?run={runs[0].pk}&run={runs[1].pk}",
+        reverse("explorer:run_errors", args=[srun.pk]),
+    ]
+    results = time_pages(urls, args.repeat)
+    print(f"\n{connection.vendor}; median of {args.repeat} cold-cache requests per page, warm-up excluded")
+    print(f"{'ms':>8} {'SQL':>4} {'HTTP':>4}  page")
+    for url, ms, q, status in sorted(results, key=lambda r: -r[1]):
+        flag = "  <-- over 300 ms" if ms > 300 else ""
+        flag += "  <-- over 20 queries" if q > 20 else ""
+        print(f"{ms:8.1f} {q:4d} {status:4d}  {url}{flag}")
+    print("\ngraph search (selector only, median of 5):")
+    for term in ("PersonX", "goes", "goes to the st", "ticket", "zzzz"):
+        ts = []
+        for _ in range(5):
+            t = time.perf_counter()
+            n = len(node_search(graph, term))
+            ts.append(time.perf_counter() - t)
+        print(f"{statistics.median(ts) * 1000:8.1f} ms  {n:3d} hits  q={term!r}")
+    worst = max(results, key=lambda r: r[1])
+    print(f"\nslowest page: {worst[1]:.1f} ms {worst[0]}; most queries: {max(r[2] for r in results)}")
+
+
+if __name__ == "__main__":
+    main()
