@@ -102,7 +102,10 @@ def make_handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             if status == 429:
                 self.send_header("Retry-After", "0")
             self.end_headers()
-            self.wfile.write(data)
+            try:
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                pass
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
