@@ -108,18 +108,20 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
             errors.append(f"row {n}: rater {rater!r} is empty or repeated")
         seen.add(rater)
         by_item: dict[int, dict[str, int]] = {}
+        bad_items: set[int] = set()
         for j, (cell, col) in enumerate(zip(row[1:], cols, strict=True), start=2):
             v = cell.strip().lower()
             if col is None or v == "":
                 continue
             if v not in YES | NO:
                 errors.append(f"row {n}, column {j} ({header[j - 1]!r}): {cell!r} is not yes/no")
+                bad_items.add(col[0].pk)
                 continue
             by_item.setdefault(col[0].pk, {})[col[1]] = int(v in YES)
         if campaign.kind == Campaign.Kind.SURVEY:
             for item_id, vals in by_item.items():
                 want = {q for (i, q) in expected if i == item_id}
-                if set(vals) != want:
+                if set(vals) != want and item_id not in bad_items:
                     errors.append(f"row {n}: item {items_by_pk(items)[item_id].key!r} is partly answered "
                                   f"({', '.join(sorted(want - set(vals)))} missing)")
         parsed.append((rater, by_item))
