@@ -95,7 +95,7 @@ class EmbeddingCache:
 
     @staticmethod
     def _key(text: str) -> bytes:
-        return hashlib.sha1(text.encode("utf-8")).digest()
+        return hashlib.sha1(text.encode("utf-8")).hexdigest().encode("ascii")  # hex: numpy S-arrays drop trailing NULs
 
     def get(self, texts: Sequence[str]) -> FloatArray:
         keys = [self._key(t) for t in texts]
@@ -114,7 +114,7 @@ class EmbeddingCache:
     def _save(self) -> None:
         assert self._vecs is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        keys = np.array(sorted(self._keys, key=self._keys.__getitem__), dtype="S20")
+        keys = np.array(sorted(self._keys, key=self._keys.__getitem__), dtype="S40")
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz.tmp")
         os.close(fd)
         with open(tmp, "wb") as fh:
