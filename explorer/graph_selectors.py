@@ -17,6 +17,7 @@ from knowledge.models import Graph, Node, Triple
 from .graph_charts import GraphEdge, GraphNode
 
 FTS_TABLE = "explorer_node_fts"
+RANK_POOL = 2000
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -32,16 +33,19 @@ def fts_match_expression(graph_id: int, terms: list[str]) -> str:
 
 
 def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]]:
-    """Nodes of ``graph`` whose text contains every word of ``q`` (best matches first): FTS5 on
-    SQLite, the pg_trgm index on PostgreSQL, a plain scan elsewhere. One query."""
+    """Nodes of ``graph`` whose text contains every word of ``q`` (the last as a prefix), best
+    matches first: FTS5 on SQLite (bm25 over the first ``RANK_POOL`` matches), the pg_trgm index on
+    PostgreSQL, a plain scan elsewhere. One query."""
     terms = search_terms(q)
     if not terms:
         return []
     if connection.vendor == "sqlite":
-        sql = (f"SELECT n.id, n.text FROM {FTS_TABLE} f JOIN knowledge_node n ON n.id = f.rowid "
-               f"WHERE {FTS_TABLE} MATCH %s ORDER BY f.rank LIMIT %s")
+        # Rank (bm25) only the first RANK_POOL matches: a word found in half the graph would
+        # otherwise rank hundreds of thousands of rows for 50 results.
+        sql = (f"WITH m AS (SELECT rowid AS id, rank FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s) "
+               "SELECT n.id, n.text FROM m JOIN knowledge_node n ON n.id = m.id ORDER BY m.rank, n.id LIMIT %s")
         with connection.cursor() as cur:
-            cur.execute(sql, [fts_match_expression(graph.pk, terms), limit])
+            cur.execute(sql, [fts_match_expression(graph.pk, terms), RANK_POOL, limit])
             return [{"id": i, "text": t} for i, t in cur.fetchall()]
     cond = Q()
     for t in terms:

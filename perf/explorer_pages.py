@@ -52,9 +52,8 @@ def _django(db_url: str) -> None:
 
 
 def build_graph(triples: int, cache_dir: Path) -> object:
-    from perf.synth_graph import synthesize
-
     from knowledge.services import graph_import
+    from perf.synth_graph import synthesize
 
     tsv = cache_dir / f"synth-{triples}.tsv"
     if not tsv.exists():

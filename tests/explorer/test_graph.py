@@ -156,3 +156,12 @@ def test_script_in_node_text_renders_inert(researcher):
 
 def test_annotator_cannot_open_the_explorer(star, annotator):
     assert annotator.get(reverse("explorer:graph", args=["g1"])).status_code == 403
+
+
+@pytest.mark.postgres
+def test_postgres_search_uses_the_trigram_index(star):
+    with connection.cursor() as cur:
+        cur.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'explorer_node_text_trgm'")
+        (indexdef,) = cur.fetchone()
+    assert "gin_trgm_ops" in indexdef
+    assert [r["text"] for r in gs.node_search(star["graph"], "skydiv")] == ["PersonX goes skydiving"]
