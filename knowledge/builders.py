@@ -1,0 +1,152 @@
+"""Services that build question sets from an imported graph (issue 3) and export them.
+
+Thin wrappers over :mod:`commonsense.questions`: the graph's triples are read once into a cached
+:class:`~commonsense.kg.index.GraphIndex` (``COCOWEB_CACHE_DIR/graphs/<name>/``), questions are
+built in pure Python and stored in one transaction with their triples linked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+
+from commonsense.io.abstract import read_abstract_triples
+from commonsense.kg.index import GraphIndex, IndexOptions
+from commonsense.kg.normalize import minilm_encoder
+from commonsense.questions import export as writers
+from commonsense.questions.coco import CocoParams, application, comprehension, memorization
+from commonsense.questions.com2 import BuildParams, build_com2
+from commonsense.questions.diverse import EmbeddingCache
+from commonsense.questions.record import BuiltQuestion
+
+from .models import Graph, Question, QuestionSet
+from .services import ImportRefused
+
+Progress = Callable[[int, int], None]
+EXPORT_FORMATS = ("jsonl", "csv", "lm-eval")
+
+
+def _cache_dir(graph: Graph) -> Path:
+    return Path(settings.COCOWEB_CACHE_DIR) / "graphs" / f"{graph.pk}-{graph.name}"
+
+
+def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int]]:
+    rows = graph.triples.order_by("id").values_list("head__text", "relation__name", "tail__text", "plausibility", "id")
+    yield from rows.iterator(chunk_size=20_000)
+
+
+def graph_index(graph: Graph, options: IndexOptions) -> GraphIndex:
+    """The graph's index, built once per (graph content, options) and reused from disk."""
+    agg = graph.triples.aggregate(last=Max("id"))
+    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}"
+    return GraphIndex.cached(_cache_dir(graph), fingerprint, lambda: _records(graph), options)
+
+
+def _graph(name: str) -> Graph:
+    try:
+        return Graph.objects.get(name=name)
+    except Graph.DoesNotExist:
+        raise ImportRefused(f"no graph named {name!r}") from None
+
+
+def _store(qset: QuestionSet, questions: list[BuiltQuestion]) -> None:
+    rows = Question.objects.bulk_create(
+        [
+            Question(
+                question_set=qset, position=i, external_id=q.id, context=q.context, stem=q.question,
+                options=q.options, answer_index=q.answer_index, answers=q.answers, structure=q.kind,
+                group=q.group, role=q.role,
+                metadata={**q.metadata, "anchors": q.anchors, "relations": q.relations, "chain": q.chain, "seed": q.seed},
+            )
+            for i, q in enumerate(questions)
+        ],
+        batch_size=2000,
+    )
+    through = Question.triples.through
+    links = [through(question_id=row.pk, triple_id=ref) for row, q in zip(rows, questions, strict=True)
+             for ref in dict.fromkeys(q.triple_refs)]
+    through.objects.bulk_create(links, batch_size=5000, ignore_conflicts=True)
+    qset.question_count = len(questions)
+    qset.save(update_fields=["question_count"])
+
+
+def question_set_build(*, graph: str, kind: str, count: int, seed: int, name: str, relations: list[str] | None = None,
+                       max_degree: int = 10, diverse: bool = False, min_plausibility: float | None = None,
+                       person_names: bool = True, user: Any = None, progress: Progress | None = None) -> QuestionSet:
+    """``build_questions``: COM2 logical-query MCQA of one kind from a stored graph."""
+    if QuestionSet.objects.filter(name=name).exists():
+        raise ImportRefused(f"a question set named {name!r} already exists")
+    g = _graph(graph)
+    index = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
+    params = BuildParams(kind=kind, count=count, seed=seed, relations=relations, max_degree=max_degree,
+                         person_names=person_names, diverse=diverse)
+    cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
+    questions = build_com2(index, params, diverse_cache=cache, progress=progress)
+    with transaction.atomic():
+        qset = QuestionSet.objects.create(
+            name=name, kind=QuestionSet.Kind.COM2, source=g.name, graph=g, seed=seed, created_by=user,
+            params={**params.as_dict(), "min_plausibility": min_plausibility, "normalize": True},
+        )
+        _store(qset, questions)
+    return qset
+
+
+def coco_build(*, graph: str, seed: int, name: str, abstract: str | Path | None = None, per_relation: int = 2000,
+               per_kind: int = 3000, max_degree: int = 10, min_plausibility: float | None = None,
+               diverse: bool = False, user: Any = None, progress: Progress | None = None) -> QuestionSet:
+    """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations) and
+    application sets, linked by group id and role."""
+    if QuestionSet.objects.filter(name=name).exists():
+        raise ImportRefused(f"a question set named {name!r} already exists")
+    g = _graph(graph)
+    params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
+    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility))
+    norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
+    cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
+    questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
+    if abstract:
+        questions += comprehension(raw, list(read_abstract_triples(abstract)), seed, relations=params.relations)
+    questions += application(norm, per_kind, seed, relations=params.relations, max_degree=max_degree, progress=progress)
+    with transaction.atomic():
+        qset = QuestionSet.objects.create(
+            name=name, kind=QuestionSet.Kind.COCO, source=g.name, graph=g, seed=seed, created_by=user,
+            params={"per_relation": per_relation, "per_kind": per_kind, "max_degree": max_degree, "diverse": diverse,
+                    "min_plausibility": min_plausibility, "abstract": Path(abstract).name if abstract else None},
+        )
+        _store(qset, questions)
+    return qset
+
+
+def _built(row: Question) -> BuiltQuestion:
+    md = dict(row.metadata or {})
+    return BuiltQuestion(
+        id=row.external_id or str(row.position), kind=row.structure, context=row.context, question=row.stem,
+        options=list(row.options), answer_index=row.answer_index if row.answer_index is not None else -1,
+        answers=list(row.answers), anchors=list(md.pop("anchors", [])), relations=list(md.pop("relations", [])),
+        chain=[list(c) for c in md.pop("chain", [])], group=row.group, role=row.role,
+        seed=int(md.pop("seed", 0) or 0), metadata=md,
+    )
+
+
+def question_set_export(name: str, fmt: str, out: str | Path) -> Path:
+    """Write a stored set as JSONL, CSV, or an lm-eval task (``out`` is then a directory)."""
+    if fmt not in EXPORT_FORMATS:
+        raise ImportRefused(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+    try:
+        qset = QuestionSet.objects.get(name=name)
+    except QuestionSet.DoesNotExist:
+        raise ImportRefused(f"no question set named {name!r}") from None
+    questions = [_built(r) for r in qset.questions.order_by("position").iterator(chunk_size=2000)]
+    out = Path(out)
+    if fmt == "jsonl":
+        writers.write_jsonl(questions, out, qset.name)
+        return out
+    if fmt == "csv":
+        writers.write_csv(questions, out, qset.name)
+        return out
+    return writers.write_lm_eval(questions, out, qset.name)

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from typing import Any
+
+from knowledge.builders import coco_build
+
+from ._base import ImportCommand
+
+
+class Command(ImportCommand):
+    help = "Build CoCo's memorization, comprehension and application question sets from an imported graph."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--graph", required=True)
+        parser.add_argument("--seed", type=int, required=True)
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--abstract", help="conceptualisations file: head<TAB>concept<TAB>abstract head")
+        parser.add_argument("--per-relation", type=int, default=2000)
+        parser.add_argument("--per-kind", type=int, default=3000)
+        parser.add_argument("--max-degree", type=int, default=10)
+        parser.add_argument("--min-plausibility", type=float, default=None)
+        parser.add_argument("--diverse", action="store_true")
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        qset = coco_build(
+            graph=o["graph"], seed=o["seed"], name=o["name"], abstract=o["abstract"], per_relation=o["per_relation"],
+            per_kind=o["per_kind"], max_degree=o["max_degree"], min_plausibility=o["min_plausibility"],
+            diverse=o["diverse"], progress=lambda d, t: self.progress("application", d, t),
+        )
+        self.stdout.write(f"{qset.name}: {qset.question_count} questions (seed {o['seed']})")
