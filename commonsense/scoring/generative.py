@@ -41,6 +41,9 @@ class _GenerativeBase:
             extra={"reasoning": steps[0].text} if len(steps) > 1 else {},
         )
 
+    def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
+        raise NotImplementedError
+
     def describe(self) -> dict[str, Any]:
         d = getattr(self.backend, "describe", None)
         return {"method": self.method, "chat": self.chat, "max_new_tokens": self.max_new_tokens,

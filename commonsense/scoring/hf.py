@@ -61,7 +61,9 @@ class HFBackend:
         config = AutoConfig.from_pretrained(str(self.path))
         self.seq2seq = bool(getattr(config, "is_encoder_decoder", False))
         cls = AutoModelForSeq2SeqLM if self.seq2seq else AutoModelForCausalLM
-        self.model = cls.from_pretrained(str(self.path), dtype=self.torch_dtype).to(device).eval()
+        loader: Any = cls
+        self.model: Any = loader.from_pretrained(str(self.path), dtype=self.torch_dtype)
+        self.model = self.model.to(device).eval()
         self.tok = AutoTokenizer.from_pretrained(str(self.path))
         self.max_length = int(getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or 2048)
         pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
@@ -90,7 +92,8 @@ class HFBackend:
             return prompt, False
         msgs = list(prompt)
         if getattr(self.tok, "chat_template", None):
-            text = self.tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+            chat: list[dict[str, str]] = [{"role": m["role"], "content": m["content"]} for m in msgs]
+            text = self.tok.apply_chat_template(chat, add_generation_prompt=True, tokenize=False)
             return str(text), True
         return render_plain(msgs), False
 
@@ -230,7 +233,7 @@ class HFBackend:
                     pad_token_id=self.pad_id, temperature=None, top_p=None, top_k=None,
                 )
                 new = gen[0] if self.seq2seq else gen[0, ids.shape[1]:]
-                text = self.tok.decode(new, skip_special_tokens=True)
+                text = str(self.tok.decode(new, skip_special_tokens=True))
                 res.append(Generation(text, int(ids.shape[1]), int(len(new)), time.perf_counter() - t0))
         return res
 
@@ -244,7 +247,7 @@ class HFBackend:
             w = word.lower()
             ids = []
             for i, t in enumerate(vocab):
-                if t is None or normalise_token(t) != w and normalise_token(self.tok.decode([i])) != w:
+                if t is None or normalise_token(t) != w and normalise_token(str(self.tok.decode([i]))) != w:
                     continue
                 ids.append(i)
             self._word_ids[word] = ids
@@ -279,7 +282,7 @@ class HFBackend:
             logits = self.model(input_ids=x, logits_to_keep=1).logits[0, -1].float()
             lp = torch.log_softmax(logits, dim=-1)
             vals, idx = lp.topk(k)
-        return [(self.tok.decode([int(i)]), float(v)) for v, i in zip(vals, idx, strict=True)]
+        return [(str(self.tok.decode([int(i)])), float(v)) for v, i in zip(vals, idx, strict=True)]
 
     def prompt_logprobs(self, text: str) -> tuple[list[str], list[float | None], list[int]]:
         """Tokens of ``text``, each one's log-probability given the ones before (``None`` for the
@@ -293,7 +296,7 @@ class HFBackend:
             logits = self.model(input_ids=torch.tensor([ids], device=self.device)).logits[0].float()
             lp = torch.log_softmax(logits, dim=-1)
         vals: list[float | None] = [None] + [float(lp[i - 1, ids[i]]) for i in range(1, len(ids))]
-        return [self.tok.decode([i]) for i in ids], vals, offsets
+        return [str(self.tok.decode([i])) for i in ids], vals, offsets
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "model": str(self.path), "dtype": self.dtype_name, "device": self.device,
