@@ -97,10 +97,11 @@ class HFBackend:
             return str(text), True
         return render_plain(msgs), False
 
-    def _encode_prompt(self, prompt: Prompt) -> list[int]:
+    def _encode_prompt(self, prompt: Prompt, reserve: int = 1) -> list[int]:
+        """Prompt tokens, left-truncated so that ``reserve`` new tokens still fit the model's window."""
         text, rendered = self.render(prompt)
         ids: list[int] = self.tok.encode(text, add_special_tokens=not rendered)
-        return ids or [self.prefix_id]
+        return ids[-(self.max_length - reserve):] or [self.prefix_id]
 
     # ---------------------------------------------------------------- loglikelihood
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> list[list[ContinuationScore]]:
@@ -227,7 +228,7 @@ class HFBackend:
         with torch.inference_mode():
             for p in prompts:  # one at a time: no padding effects on greedy outputs
                 t0 = time.perf_counter()
-                ids = torch.tensor([self._encode_prompt(p)], dtype=torch.long, device=self.device)
+                ids = torch.tensor([self._encode_prompt(p, max_new_tokens)], dtype=torch.long, device=self.device)
                 gen = self.model.generate(
                     input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=max_new_tokens,
                     pad_token_id=self.pad_id, temperature=None, top_p=None, top_k=None,

@@ -130,3 +130,29 @@ def test_yesno_scorer_renormalises(backend) -> None:  # type: ignore[no-untyped-
         assert q["chosen"] == int(q["p_yes"] >= 0.5)
     assert r.chosen == q1["chosen"] and r.scores == pytest.approx([1 - q1["p_yes"], q1["p_yes"]])
     assert q1["yes"] != q2["yes"]  # (a) and (b) are different prompts
+
+
+@pytest.mark.parametrize("method", ["generate", "cot", "knowcot"])
+@pytest.mark.parametrize("chat", [True, False])
+def test_generative_scorers_run_two_turns(backend, method: str, chat: bool) -> None:  # type: ignore[no-untyped-def]
+    from commonsense.scoring.extract import extract_letter
+    from commonsense.scoring.factory import scorer_for
+
+    it = Item(id="g", question="Where would you find magazines?", options=("bookstore", "doctor", "market", "train", "mortuary"))
+    s = scorer_for(backend, method, chat=chat, max_new_tokens=4, reasoning_tokens=6)
+    r = s.score_batch([it])[0]
+    assert r.chosen == extract_letter(r.raw_output, 5, it.options)
+    assert r.completion_tokens <= (4 if method == "generate" else 10)
+    assert ("reasoning" in r.extra) == (method != "generate")
+    assert s.describe()["method"] == method and s.describe()["temperature"] == 0
+
+
+def test_factory_rejects_what_a_backend_cannot_do(backend) -> None:  # type: ignore[no-untyped-def]
+    from commonsense.scoring.factory import build_scorer, scorer_for
+
+    with pytest.raises(ValueError, match="unknown scoring"):
+        scorer_for(backend, "telepathy")
+    with pytest.raises(ValueError, match="needs --model"):
+        build_scorer("hf", "loglik")
+    with pytest.raises(ValueError, match="unknown backend"):
+        build_scorer("gpt-9", "loglik")
