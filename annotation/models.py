@@ -92,6 +92,13 @@ class Item(models.Model):
         return f"{self.campaign_id}/{self.role}/{self.position}"
 
     @property
+    def display_text(self) -> str:
+        p = self.payload
+        if "statements" in p:
+            return " / ".join(p["statements"])
+        return str(p.get("text") or p.get("stem") or "")
+
+    @property
     def n_options(self) -> int:
         return len(self.payload.get("options", []))
 

@@ -75,11 +75,12 @@ def _unseen(campaign: Campaign, user: Any, role: str) -> Any:
 
 
 def _reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment | None:
-    """Take one slot of the least-answered item this person has not seen."""
+    """Take one slot of an item this person has not seen, the most-answered first (items are
+    completed early, so agreement and adjudication can start before the campaign ends)."""
     for _attempt in range(8):
         with transaction.atomic():
             qs = _unseen(campaign, user, Item.Role.REGULAR).filter(slots_taken__lt=campaign.redundancy)
-            qs = qs.order_by("slots_taken", "position")
+            qs = qs.order_by("-slots_taken", "position")
             if connection.vendor == "postgresql":
                 qs = qs.select_for_update(skip_locked=True, of=("self",))
             item = qs.only("pk").first()
@@ -124,7 +125,7 @@ STOP_MESSAGES = {
 
 def next_step(campaign: Campaign, user: Any, now: datetime | None = None) -> Step:
     """The person's live reservation if they have one, else a new one: qualification items
-    first, an attention item when one is due, else the least-answered regular item."""
+    first, an attention item when one is due, else a regular item (the most-answered first)."""
     now = now or timezone.now()
     if not campaign.is_open:
         return Step("closed", message="This campaign is not open.")
