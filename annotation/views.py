@@ -75,7 +75,12 @@ def _item_response(request: HttpRequest, campaign: Campaign, step: queue.Step, *
 @role_required(ANNOTATOR)
 def work(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug, request.user)
-    return _item_response(request, campaign, queue.next_step(campaign, request.user))
+    step = queue.next_step(campaign, request.user)
+    restored = request.session.pop("annotation_undo", None)  # a plain (no-htmx) undo: show the answer again
+    previous = None
+    if restored and step.assignment is not None and restored.get("item") == step.assignment.item_id:
+        previous = restored.get("answer")
+    return _item_response(request, campaign, step, previous=previous)
 
 
 @role_required(ANNOTATOR)
@@ -142,10 +147,12 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
             error = "There is no answer to undo."
         else:
             previous = getattr(back, "previous_answer", None)
+            request.session["annotation_undo"] = {"item": back.item_id, "answer": previous}
     except ValidationError as exc:
         error = " ".join(exc.messages)
     if not request.htmx:
         if error:
             messages.warning(request, error)
         return redirect("annotation:work", slug=slug)
+    request.session.pop("annotation_undo", None)
     return _item_response(request, campaign, queue.next_step(campaign, request.user), error=error, previous=previous)

@@ -39,7 +39,7 @@
     if (t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && /^(text|search|password|number|email)$/.test(t.type)))) return;
     var key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
     var f = form();
-    if (key === "u") { if (click('#item [data-action="undo"]')) ev.preventDefault(); return; }
+    if (key === "u") { if (click('form.undo [data-action="undo"]')) ev.preventDefault(); return; }
     if (!f) return;
     var kind = f.dataset.annotate;
     if (key === "Enter") { ev.preventDefault(); click('#item [data-action="submit"]'); return; }

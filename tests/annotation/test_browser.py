@@ -1,0 +1,109 @@
+"""A real browser (Playwright driving Debian's Chromium, headless, on a phone-sized screen): an
+annotator logs in, passes the COM2-style qualification (six items, 85 %), answers ten items with
+the keyboard only (one of them undone with U and answered again, one skipped with S), and the
+researcher's dashboard then shows those answers and draws its charts."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Item, Membership, Response
+from annotation.services import campaign_create, campaign_status_set
+from tests.annotation.conftest import PASSWORD
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def _login(browser, base: str, username: str, **ctx):  # type: ignore[no-untyped-def]
+    page = browser.new_page(**ctx)
+    page.set_default_timeout(20_000)
+    page.goto(base + reverse("login"))
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_load_state("networkidle")
+    return page
+
+
+def _current_item(page, previous: str | None) -> str:  # type: ignore[no-untyped-def]
+    """Wait until the item box shows a different item than ``previous``; return its id."""
+    if previous is None:
+        page.wait_for_selector("form.item-form")
+    else:
+        page.wait_for_function("p => { const f = document.querySelector('form.item-form');"
+                               " return f && f.dataset.item !== p; }", arg=previous)
+    return page.get_attribute("form.item-form", "data-item")
+
+
+def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(live_server, csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    c = campaign_create(name="kbd", title="Keyboard campaign", kind="mcqa", question_set=csqa_set, redundancy=3,
+                        qualification_positions=range(6), instructions="Tick every plausible answer.")
+    campaign_status_set(c, "open")
+    people("annotator", "ann")
+    people("researcher", "res")
+    base = live_server.url
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        page = _login(browser, base, "ann", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page.goto(base + reverse("annotation:index"))
+        page.click("text=Annotate >> nth=-1")
+        page.wait_for_url("**/annotation/c/kbd/")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # fits a phone screen
+
+        shown = None
+        for _ in range(6):  # qualification: tick the gold option(s) with the number keys
+            shown = _current_item(page, shown)
+            item = Item.objects.get(pk=int(shown))
+            assert item.role == "qualification"
+            assert "Qualification 0 / 6" in page.inner_text(".progress") or "Qualification" in page.inner_text(".progress")
+            for i in item.gold["plausible"]:
+                page.keyboard.press(str(i + 1))
+            page.keyboard.press("Enter")
+        shown = _current_item(page, shown)
+        assert Membership.objects.get(user__username="ann").state == "active"
+        assert "Answered 0 /" in page.inner_text(".progress")
+
+        skipped = shown
+        page.keyboard.press("s")  # skip one
+        shown = _current_item(page, shown)
+        answered: dict[int, list[int]] = {}
+        for n in range(10):
+            keys = [1 + n % 5] + ([3] if n % 3 == 0 and n % 5 != 2 else [])
+            for k in keys:
+                page.keyboard.press(str(k))
+            page.keyboard.press("Enter")
+            answered[int(shown)] = sorted(k - 1 for k in keys)
+            if n == 4:  # undo the fifth answer and answer it again differently
+                page.wait_for_function("p => { const f = document.querySelector('form.item-form');"
+                                       " return f && f.dataset.item !== p; }", arg=shown)
+                page.keyboard.press("u")
+                page.wait_for_function("p => document.querySelector('form.item-form').dataset.item === p", arg=shown)
+                page.wait_for_selector(f'input[name="plausible"][value="{keys[0] - 1}"]:checked', state="attached")  # restored
+                page.keyboard.press(str(keys[0]))  # untick
+                page.keyboard.press("0")  # "No answers are correct"
+                page.keyboard.press("Enter")
+                answered[int(shown)] = []
+            shown = _current_item(page, shown)
+        page.wait_for_function("() => document.querySelector('.progress-label').textContent.includes('Answered 10 /')")
+
+        mine = Response.objects.filter(user__username="ann", item__role="regular")
+        assert {r.item_id: r.answer["plausible"] for r in mine} == answered
+        assert int(skipped) not in answered and all(r.time_ms is not None for r in mine)
+
+        dash = _login(browser, base, "res", viewport={"width": 1280, "height": 900})
+        dash.goto(base + reverse("annotation:dashboard", args=["kbd"]))
+        dash.wait_for_selector('.chart[data-chart="agreement"][data-ready="1"]')
+        rows = dash.locator("#recent tbody tr", has_text="ann")
+        assert rows.count() == 16  # 6 qualification + 10 regular answers
+        table = dash.inner_text("#recent")
+        assert "no answers are correct" in table and "plausible: 1" in table and "qualification" in table
+        browser.close()
