@@ -86,7 +86,7 @@ class Item(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "role", "position"], name="item_unique_position"),
         ]
-        indexes = [models.Index(fields=["campaign", "role", "slots_taken", "position"], name="item_queue")]
+        indexes = [models.Index(fields=["campaign", "role", "-slots_taken", "position"], name="item_queue_desc")]
 
     def __str__(self) -> str:
         return f"{self.campaign_id}/{self.role}/{self.position}"

@@ -6,6 +6,7 @@ LOCKED`` so concurrent annotators spread over different items instead of queuein
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -31,9 +32,13 @@ class Step:
     state: str  # item | done | closed | failed | blocked
     assignment: Assignment | None = None
     message: str = ""
+    membership: Membership | None = None
 
 
 def membership_get(campaign: Campaign, user: Any) -> Membership:
+    m = Membership.objects.filter(campaign=campaign, user=user).first()
+    if m is not None:
+        return m
     has_qual = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).exists()
     state = Membership.State.QUALIFYING if has_qual else Membership.State.ACTIVE
     try:
@@ -56,8 +61,19 @@ def _release(assignment_ids: list[int], new_state: str, now: datetime) -> int:
     return released
 
 
-def reservations_reclaim(campaign: Campaign, now: datetime | None = None) -> int:
-    """Expire reservations past their TTL and return their slots to the pool."""
+RECLAIM_EVERY = 5.0  # seconds between sweeps per campaign and process (a sweep is one indexed query)
+_last_sweep: dict[int, float] = {}
+
+
+def reservations_reclaim(campaign: Campaign, now: datetime | None = None, *, throttle: bool = False) -> int:
+    """Expire reservations past their TTL and return their slots to the pool. With ``throttle``
+    a process sweeps a campaign at most every ``RECLAIM_EVERY`` seconds (the queue sweeps again
+    anyway when it finds no free slot)."""
+    if throttle:
+        tick = time.monotonic()
+        if tick - _last_sweep.get(campaign.pk, -1e9) < RECLAIM_EVERY:
+            return 0
+        _last_sweep[campaign.pk] = tick
     now = now or timezone.now()
     ids = list(Assignment.objects.filter(campaign=campaign, state=RESERVED, expires_at__lte=now)
                .values_list("pk", flat=True)[:500])
@@ -77,18 +93,23 @@ def _unseen(campaign: Campaign, user: Any, role: str) -> Any:
 def _reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment | None:
     """Take one slot of an item this person has not seen, the most-answered first (items are
     completed early, so agreement and adjudication can start before the campaign ends)."""
+    swept = False
     for _attempt in range(8):
         with transaction.atomic():
             qs = _unseen(campaign, user, Item.Role.REGULAR).filter(slots_taken__lt=campaign.redundancy)
-            qs = qs.order_by("-slots_taken", "position")
+            qs = qs.order_by("-slots_taken", "position")  # the item_queue index order
             if connection.vendor == "postgresql":
                 qs = qs.select_for_update(skip_locked=True, of=("self",))
-            item = qs.only("pk").first()
+            item = qs.first()
             if item is None:
-                return None
+                if swept or not reservations_reclaim(campaign, now):
+                    return None
+                swept = True  # expired reservations gave slots back: look again
+                continue
             took = Item.objects.filter(pk=item.pk, slots_taken__lt=campaign.redundancy).update(slots_taken=F("slots_taken") + 1)
             if took:
-                return _reserve(campaign, user, Item.objects.get(pk=item.pk), now)
+                item.slots_taken += 1
+                return _reserve(campaign, user, item, now)
     return None
 
 
@@ -131,23 +152,25 @@ def next_step(campaign: Campaign, user: Any, now: datetime | None = None) -> Ste
         return Step("closed", message="This campaign is not open.")
     m = membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
-        return Step(m.state, message=STOP_MESSAGES[m.state])
+        return Step(m.state, message=STOP_MESSAGES[m.state], membership=m)
     live = Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first()
     if live is not None and live.expires_at > now:
-        return Step("item", live)
+        return Step("item", live, membership=m)
     if live is not None:
         _release([live.pk], EXPIRED, now)
-    reservations_reclaim(campaign, now)
+    reservations_reclaim(campaign, now, throttle=True)
     try:
         assignment = _choose(campaign, user, m, now)
     except IntegrityError:  # a concurrent request of the same person reserved first
         live = Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first()
-        return Step("item", live) if live else Step("done", message="Nothing left for you right now.")
+        return Step("item", live, membership=m) if live else Step("done", message="Nothing left for you right now.")
     if isinstance(assignment, Step):
         return assignment
+    if m.state == Membership.State.QUALIFYING:
+        m.refresh_from_db()  # graded inside _choose
     if assignment is None:
-        return Step("done", message="You have answered everything available to you. Thank you!")
-    return Step("item", assignment)
+        return Step("done", message="You have answered everything available to you. Thank you!", membership=m)
+    return Step("item", assignment, membership=m)
 
 
 def _choose(campaign: Campaign, user: Any, m: Membership, now: datetime) -> Assignment | Step | None:
@@ -184,11 +207,6 @@ def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotenc
     answer to the same item, returns the stored response instead of adding one."""
     now = now or timezone.now()
     key = (idempotency_key or "").strip()[:64] or uuid.uuid4().hex
-    prior = Response.objects.filter(idempotency_key=key).select_related("item").first()
-    if prior is not None:
-        if prior.user_id != user.pk or prior.item_id != item.pk:
-            raise ValidationError("this idempotency key belongs to another answer")
-        return Submitted(prior, False)
     campaign = item.campaign
     try:
         clean = answer_normalise(campaign.kind, answer, n_options=item.n_options, ask_common=campaign.ask_common_sense)
@@ -197,11 +215,15 @@ def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotenc
     a = Assignment.objects.filter(item=item, user=user).first()
     if a is None:
         raise ValidationError("this item was not given to you")
+    if a.state == ANSWERED:  # a retry or a double click: the stored answer stands
+        done = _by_key(key, item, user) or _existing(item, user)
+        if done:
+            return done
     try:
         with transaction.atomic():
             if not Assignment.objects.filter(pk=a.pk, state=RESERVED).update(state=ANSWERED, finished_at=now):
                 if not Assignment.objects.filter(pk=a.pk, state=EXPIRED).update(state=ANSWERED, finished_at=now):
-                    done = _existing(item, user)
+                    done = _by_key(key, item, user) or _existing(item, user)
                     if done:
                         return done
                     raise ValidationError("you skipped this item")
@@ -214,12 +236,21 @@ def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotenc
                                            idempotency_key=key, source=source)
             Item.objects.filter(pk=item.pk).update(answer_count=F("answer_count") + 1)
             _membership_after(campaign, item, user, clean)
-    except IntegrityError:
-        done = _existing(item, user)
+    except IntegrityError:  # a concurrent twin won the race, or the key was used before
+        done = _by_key(key, item, user) or _existing(item, user)
         if done is None:
             raise
         return done
     return Submitted(resp, True)
+
+
+def _by_key(key: str, item: Item, user: Any) -> Submitted | None:
+    prior = Response.objects.filter(idempotency_key=key).first()
+    if prior is None:
+        return None
+    if prior.user_id != user.pk or prior.item_id != item.pk:
+        raise ValidationError("this idempotency key belongs to another answer")
+    return Submitted(prior, False)
 
 
 def _membership_after(campaign: Campaign, item: Item, user: Any, answer: dict[str, Any]) -> None:

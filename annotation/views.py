@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -36,7 +37,9 @@ def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
         total = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
         done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
         return {"label": "Qualification", "done": done, "total": total}
-    total = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
+    # Items never change after creation: count them once per campaign.
+    total = cache.get_or_set(f"annotation:regular-count:{campaign.pk}:{campaign.created_at.timestamp()}",
+                             lambda: Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count(), 3600)
     if campaign.max_items_per_annotator:
         total = min(total, campaign.max_items_per_annotator)
     return {"label": "Answered", "done": m.regular_answered, "total": total}
@@ -44,7 +47,7 @@ def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
 
 def _item_context(request: HttpRequest, campaign: Campaign, step: queue.Step, *, error: str = "",
                   previous: dict[str, Any] | None = None) -> dict[str, Any]:
-    m = queue.membership_get(campaign, request.user)
+    m = step.membership or queue.membership_get(campaign, request.user)
     ctx: dict[str, Any] = {"campaign": campaign, "step": step, "membership": m, "progress": _progress(campaign, m),
                            "error": error, "previous": previous or {}, "idempotency_key": uuid.uuid4().hex}
     if step.assignment is not None:
