@@ -116,6 +116,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=4, help="gunicorn workers")
     ap.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
     ap.add_argument("--port", type=int, default=8791)
+    ap.add_argument("--warmup", type=float, default=5.0,
+                    help="seconds at the start (all annotators arrive at once, cold workers) reported apart")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="cocoweb-load-"))
@@ -150,18 +152,18 @@ def main() -> int:
                 time.sleep(0.1)
         base = f"http://127.0.0.1:{args.port}"
         sessions = [session_for(base, f"perf-ann-{i:03d}") for i in range(args.annotators)]
-        lat: dict[str, list[float]] = {"next": [], "submit": []}
+        lat: dict[str, list[float]] = {"next": [], "submit": [], "warmup": []}
         bad: list[str] = []
         lock = threading.Lock()
         barrier = threading.Barrier(args.annotators + 1)
-        deadline = [0.0]
+        deadline, warm_until = [0.0], [0.0]
 
         def timed(kind: str, fn, *a, **kw):  # type: ignore[no-untyped-def]
             t = time.perf_counter()
             r = fn(*a, timeout=60, **kw)
             dt = (time.perf_counter() - t) * 1000
             with lock:
-                lat[kind].append(dt)
+                lat[kind if t >= warm_until[0] else "warmup"].append(dt)
                 if r.status_code != 200:
                     bad.append(f"{kind} {r.status_code}")
             return r
@@ -186,14 +188,17 @@ def main() -> int:
         for t in threads:
             t.start()
         deadline[0] = time.perf_counter() + args.duration
+        warm_until[0] = time.perf_counter() + args.warmup
         start = time.perf_counter()
         barrier.wait()
         for t in threads:
             t.join(timeout=args.duration + 120)
         elapsed = time.perf_counter() - start
-        n_req = len(lat["next"]) + len(lat["submit"])
+        n_req = len(lat["next"]) + len(lat["submit"]) + len(lat["warmup"])
         print(f"load: {args.annotators} annotators, {args.duration:.0f} s, think {args.think_ms:.0f} ms, gunicorn "
               f"{args.workers} workers x {args.threads} threads; {n_req} requests in {elapsed:.1f} s = {n_req / elapsed:.1f} req/s")
+        print(f"  first {args.warmup:.0f} s (everyone arrives at once, cold workers): {len(lat['warmup'])} requests, "
+              f"p95={pct(lat['warmup'], 95):.1f} ms; after that:")
         for kind in ("next", "submit"):
             v = lat[kind]
             print(f"  {kind:6s} n={len(v):6d}  p50={pct(v, 50):7.1f} ms  p95={pct(v, 95):7.1f} ms  p99={pct(v, 99):7.1f} ms"
