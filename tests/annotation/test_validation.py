@@ -1,0 +1,48 @@
+"""commonsense.validation (pure): COM2 post-processing, qualification grading, item labels."""
+
+from __future__ import annotations
+
+import pytest
+
+from commonsense.validation import NONE_CORRECT, answer_normalise, com2_postprocess, item_label, qualification_grade
+
+OPTS = ["proud", "well-liked", "rewarded", "mature", "stressed"]
+
+
+def test_com2_one_positive_three_negatives_none_as_e_and_seeded() -> None:
+    a = com2_postprocess(OPTS, [0, 2], seed=1, key="q7")
+    assert a == com2_postprocess(OPTS, [0, 2], seed=1, key="q7")
+    assert a.positive in ("proud", "rewarded") and a.options[a.answer_index] == a.positive
+    assert len(a.options) == 5 and a.options[4] == NONE_CORRECT
+    assert set(a.negatives) <= {"well-liked", "mature", "stressed"} and len(a.negatives) == 3
+    positives = {com2_postprocess(OPTS, [0, 2], seed=s, key="q7").positive for s in range(40)}
+    assert positives == {"proud", "rewarded"}  # sampled among the majority-plausible options
+
+
+def test_com2_none_plausible_and_too_few_negatives() -> None:
+    none = com2_postprocess(OPTS, [], seed=0, key="k")
+    assert none.positive is None and none.answer_index == 4 and none.options[4] == NONE_CORRECT
+    assert len(set(none.options[:4])) == 4
+    few = com2_postprocess(OPTS, [0, 1, 2], seed=0, key="k")
+    assert few.needs_manual_negatives == 1 and len(few.options) == 4  # the paper adds negatives by hand
+
+
+def test_qualification_at_85_percent() -> None:
+    gold = {"plausible": [0]}
+    right, wrong = {"plausible": [0]}, {"plausible": [1]}
+    assert qualification_grade("mcqa", [(right, gold, 5)] * 4 + [(wrong, gold, 5)] * 2, 0.85).passed  # 26/30
+    g = qualification_grade("mcqa", [(right, gold, 5)] * 3 + [(wrong, gold, 5)] * 3, 0.85)
+    assert not g.passed and g.score == pytest.approx(0.8)
+
+
+def test_item_labels_and_answer_shapes() -> None:
+    lab = item_label("mcqa", [{"plausible": [0, 1]}, {"plausible": [0]}, {"plausible": [3]}], n_options=5)
+    assert lab.label["plausible"] == [0] and lab.votes["option_ticks"] == [2, 1, 0, 1, 0]
+    assert lab.agreement == pytest.approx((1 / 3 + 1 / 3 + 1 + 1 / 3 + 1) / 5)
+    tie = item_label("survey", [{"agree": 1, "predict": 1}, {"agree": 0, "predict": 1}])
+    assert tie.label == {"agree": 1} and tie.agreement == 0.0  # NWW: a tie counts as agree
+    assert item_label("rica", [{"valid": 1}, {"valid": 0}]).label == {"valid": None}
+    with pytest.raises(ValueError):
+        answer_normalise("survey", {"agree": 2, "predict": 0})
+    assert answer_normalise("mcqa", {"bad_context": True}, n_options=5) == {"plausible": [], "none_correct": False,
+                                                                           "bad_context": True}
