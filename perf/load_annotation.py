@@ -59,12 +59,12 @@ def setup_data(n_items: int, redundancy: int, n_annotators: int) -> None:
     import django
 
     django.setup()
+    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
     from accounts.services import role_groups_sync, user_create_with_role
     from annotation.models import Campaign
     from annotation.services import campaign_create, campaign_status_set
-    from django.contrib.auth import get_user_model
     from knowledge.models import Question, QuestionSet
 
     call_command("migrate", verbosity=0)

@@ -62,7 +62,7 @@ def test_other_mistakes_are_named(survey, people) -> None:  # type: ignore[no-un
     c, (k1, _k2) = survey
     people("annotator", "alice")
     cases = {
-        "no item with key 'nope'": f"rater,nope:a,nope:b\nalice,yes,no\n",
+        "no item with key 'nope'": "rater,nope:a,nope:b\nalice,yes,no\n",
         "unknown question 'z'": f"rater,{k1}:z\nalice,yes\n",
         "partly answered": f"rater,{k1}:a,{k1}:b\nalice,yes,\n",
         "first column must be 'rater'": f"who,{k1}:a\nalice,yes\n",
