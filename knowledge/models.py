@@ -188,3 +188,71 @@ class Statement(models.Model):
 
     def __str__(self) -> str:
         return self.text[:80]
+
+
+class BuildJob(models.Model):
+    """A question-set build requested from the browser and run by a Celery worker.
+
+    Lifecycle ``queued -> running -> done`` or ``failed``. A worker holds the job through a lease
+    (a token plus a heartbeat); every write of an attempt is conditioned on its token, and the
+    question set is stored in the same transaction that marks the job done, so a retried or
+    duplicated attempt can never store a set twice.
+    """
+
+    class Kind(models.TextChoices):
+        COM2 = "com2", "COM2 logical queries"
+        COCO = "coco", "CoCo question sets"
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    ACTIVE = (State.QUEUED, State.RUNNING)
+    TERMINAL = (State.DONE, State.FAILED)
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="build_jobs")
+    name = models.SlugField(max_length=100, help_text="name of the question set to build")
+    seed = models.BigIntegerField()
+    params = models.JSONField(default=dict, blank=True, help_text="builder keyword arguments")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED, db_index=True)
+    stage = models.CharField(max_length=64, blank=True, help_text="the step being worked on")
+    stage_index = models.PositiveSmallIntegerField(default=0, help_text="1-based number of the current step")
+    stage_count = models.PositiveSmallIntegerField(default=0)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(null=True, blank=True, help_text="None: the step has no count")
+    error = models.TextField(blank=True, help_text="why the build failed")
+    error_detail = models.TextField(blank=True, help_text="traceback of an unexpected failure")
+    question_set = models.ForeignKey(QuestionSet, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="build_jobs")
+    lease = models.UUIDField(null=True, blank=True, help_text="token of the worker attempt holding the job")
+    worker = models.CharField(max_length=255, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # At most one queued or running job per set name (the form checks first; this closes the race).
+            models.UniqueConstraint(fields=["name"], condition=models.Q(state__in=["queued", "running"]),
+                                    name="build_job_unique_active_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"build job {self.pk}: {self.kind} {self.name!r} from {self.graph_id}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in self.TERMINAL
+
+    @property
+    def percent(self) -> int | None:
+        if not self.progress_total:
+            return None
+        return min(100, round(100 * self.progress_done / self.progress_total))
