@@ -7,7 +7,8 @@ built in pure Python and stored in one transaction with their triples linked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from commonsense.io.abstract import read_abstract_triples
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
 from commonsense.questions import export as writers
-from commonsense.questions.coco import CocoParams, application, comprehension, memorization
+from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
 from commonsense.questions.com2 import BuildParams, build_com2
 from commonsense.questions.diverse import EmbeddingCache
 from commonsense.questions.record import BuiltQuestion
@@ -29,6 +30,39 @@ from .services import ImportRefused
 
 Progress = Callable[[int, int], None]
 EXPORT_FORMATS = ("jsonl", "csv", "lm-eval")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a build, announced when it begins (``total`` None: the step has no count)."""
+
+    number: int
+    of: int
+    name: str
+    total: int | None
+
+
+StepHook = Callable[[Step], None]
+StoredHook = Callable[[QuestionSet], None]
+
+
+class _Steps:
+    def __init__(self, hook: StepHook | None, names: Sequence[str]) -> None:
+        self.hook, self.names, self.n = hook, list(names), 0
+
+    def next(self, total: int | None = None) -> None:
+        self.n += 1
+        if self.hook is not None:
+            self.hook(Step(self.n, len(self.names), self.names[self.n - 1], total))
+
+
+def com2_steps(diverse: bool) -> list[str]:
+    return ["graph index", "sampling a 3x pool, vote-k selection" if diverse else "sampling questions", "storing"]
+
+
+def coco_steps(abstract: bool, kinds: Sequence[str] = APPLICATION_KINDS) -> list[str]:
+    return ["graph index (raw tails)", "graph index (normalised)", "memorization",
+            *(["comprehension"] if abstract else []), *(f"application {k}" for k in kinds), "storing"]
 
 
 def _cache_dir(graph: Graph) -> Path:
@@ -77,41 +111,61 @@ def _store(qset: QuestionSet, questions: list[BuiltQuestion]) -> None:
 
 def question_set_build(*, graph: str, kind: str, count: int, seed: int, name: str, relations: list[str] | None = None,
                        max_degree: int = 10, diverse: bool = False, min_plausibility: float | None = None,
-                       person_names: bool = True, user: Any = None, progress: Progress | None = None) -> QuestionSet:
-    """``build_questions``: COM2 logical-query MCQA of one kind from a stored graph."""
+                       person_names: bool = True, user: Any = None, progress: Progress | None = None,
+                       step: StepHook | None = None, on_stored: StoredHook | None = None) -> QuestionSet:
+    """``build_questions``: COM2 logical-query MCQA of one kind from a stored graph. ``step`` is
+    told when each step begins; ``on_stored`` runs inside the transaction that stores the set."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     g = _graph(graph)
+    steps = _Steps(step, com2_steps(diverse))
+    steps.next()
     index = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
     params = BuildParams(kind=kind, count=count, seed=seed, relations=relations, max_degree=max_degree,
                          person_names=person_names, diverse=diverse)
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
+    steps.next(None if diverse else count)
     questions = build_com2(index, params, diverse_cache=cache, progress=progress)
+    steps.next(len(questions))
     with transaction.atomic():
         qset = QuestionSet.objects.create(
             name=name, kind=QuestionSet.Kind.COM2, source=g.name, graph=g, seed=seed, created_by=user,
             params={**params.as_dict(), "min_plausibility": min_plausibility, "normalize": True},
         )
         _store(qset, questions)
+        if on_stored is not None:
+            on_stored(qset)
     return qset
 
 
 def coco_build(*, graph: str, seed: int, name: str, abstract: str | Path | None = None, per_relation: int = 2000,
                per_kind: int = 3000, max_degree: int = 10, min_plausibility: float | None = None,
-               diverse: bool = False, user: Any = None, progress: Progress | None = None) -> QuestionSet:
+               diverse: bool = False, user: Any = None, progress: Progress | None = None,
+               step: StepHook | None = None, on_stored: StoredHook | None = None) -> QuestionSet:
     """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations) and
-    application sets, linked by group id and role."""
+    application sets, linked by group id and role. The application kinds are built one by one
+    (the same questions as one :func:`application` call: each kind samples independently) so
+    that ``step`` can report each of them."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     g = _graph(graph)
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
+    steps = _Steps(step, coco_steps(bool(abstract)))
+    steps.next()
     raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility))
+    steps.next()
     norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
+    steps.next()
     questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
     if abstract:
+        steps.next()
         questions += comprehension(raw, list(read_abstract_triples(abstract)), seed, relations=params.relations)
-    questions += application(norm, per_kind, seed, relations=params.relations, max_degree=max_degree, progress=progress)
+    for kind in APPLICATION_KINDS:
+        steps.next(per_kind)
+        questions += application(norm, per_kind, seed, kinds=(kind,), relations=params.relations,
+                                 max_degree=max_degree, progress=progress)
+    steps.next(len(questions))
     with transaction.atomic():
         qset = QuestionSet.objects.create(
             name=name, kind=QuestionSet.Kind.COCO, source=g.name, graph=g, seed=seed, created_by=user,
@@ -119,6 +173,8 @@ def coco_build(*, graph: str, seed: int, name: str, abstract: str | Path | None 
                     "min_plausibility": min_plausibility, "abstract": Path(abstract).name if abstract else None},
         )
         _store(qset, questions)
+        if on_stored is not None:
+            on_stored(qset)
     return qset
 
 
