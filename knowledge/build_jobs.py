@@ -1,0 +1,105 @@
+"""Writes for browser builds: create a :class:`BuildJob` and enqueue its task after commit, re-queue
+a failed or stalled one. The build itself runs in :mod:`knowledge.execution` on a worker."""
+
+from __future__ import annotations
+
+import shlex
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from .abstract_files import abstract_dir
+from .execution import stale_seconds
+from .models import BuildJob, Graph, QuestionSet
+from .services import ImportRefused
+from .tasks import BUILD_QUEUE, build_job_run_task
+
+
+def _enqueue(job_id: int) -> None:
+    transaction.on_commit(lambda: build_job_run_task.apply_async((job_id,), queue=BUILD_QUEUE))
+
+
+def build_job_name_clash(name: str) -> str | None:
+    """Why ``name`` cannot be used for a new set, or None."""
+    if QuestionSet.objects.filter(name=name).exists():
+        return f"a question set named {name!r} already exists"
+    active = BuildJob.objects.filter(name=name, state__in=BuildJob.ACTIVE).values_list("pk", flat=True).first()
+    if active is not None:
+        return f"build job {active} is already building a set named {name!r}"
+    return None
+
+
+def build_job_create(*, kind: str, graph: Graph, name: str, seed: int, params: dict[str, Any],
+                     user: Any = None) -> BuildJob:
+    """Store a queued job and enqueue ``knowledge.build_job_run`` once the transaction commits."""
+    if kind not in BuildJob.Kind.values:
+        raise ImportRefused(f"unknown build kind {kind!r}; choose one of {', '.join(BuildJob.Kind.values)}")
+    clash = build_job_name_clash(name)
+    if clash:
+        raise ImportRefused(clash)
+    try:
+        with transaction.atomic():
+            job = BuildJob.objects.create(kind=kind, graph=graph, name=name, seed=seed, params=params,
+                                          created_by=user if getattr(user, "is_authenticated", False) else None)
+            _enqueue(job.pk)
+    except IntegrityError:  # another request queued the same name in between
+        raise ImportRefused(build_job_name_clash(name) or f"a set named {name!r} is being built") from None
+    return job
+
+
+def build_job_is_stalled(job: BuildJob) -> bool:
+    """Running, but its worker has not written for longer than the stale limit (it died)."""
+    return (job.state == BuildJob.State.RUNNING and job.heartbeat_at is not None
+            and job.heartbeat_at < timezone.now() - timedelta(seconds=stale_seconds()))
+
+
+def build_job_retry(job: BuildJob) -> None:
+    """Queue a failed or stalled job again (same parameters and seed). Raises ImportRefused with
+    the reason when it cannot be."""
+    if not (job.state == BuildJob.State.FAILED or build_job_is_stalled(job)):
+        raise ImportRefused(f"build job {job.pk} is {job.get_state_display().lower()}; only a failed or stalled job can be re-queued")
+    if QuestionSet.objects.filter(name=job.name).exists():
+        raise ImportRefused(f"a question set named {job.name!r} already exists; start a new build with another name")
+    stale = timezone.now() - timedelta(seconds=stale_seconds())
+    try:
+        with transaction.atomic():
+            n = BuildJob.objects.filter(
+                Q(pk=job.pk) & (Q(state=BuildJob.State.FAILED) | Q(state=BuildJob.State.RUNNING, heartbeat_at__lt=stale))
+            ).update(state=BuildJob.State.QUEUED, lease=None, finished_at=None, error="", error_detail="",
+                     stage="", stage_index=0, stage_count=0, progress_done=0, progress_total=None)
+            if n:
+                _enqueue(job.pk)
+    except IntegrityError:
+        raise ImportRefused(build_job_name_clash(job.name) or f"a set named {job.name!r} is being built") from None
+    if not n:
+        raise ImportRefused(f"build job {job.pk} changed meanwhile; reload the page")
+
+
+def build_job_command(job: BuildJob) -> str:
+    """The management command that builds the same set (the same questions, byte for byte)."""
+    p = job.params
+    args = ["--graph", job.graph.name]
+    if job.kind == BuildJob.Kind.COM2:
+        cmd = "build_questions"
+        args += ["--kind", str(p["kind"]), "--count", str(p["count"])]
+    else:
+        cmd = "build_coco"
+    args += ["--seed", str(job.seed), "--name", job.name]
+    if p.get("relations"):
+        args += ["--relations", ",".join(p["relations"])]
+    if p.get("abstract"):
+        args += ["--abstract", str(abstract_dir() / p["abstract"])]
+    for key in ("per_relation", "per_kind"):
+        if key in p:
+            args += [f"--{key.replace('_', '-')}", str(p[key])]
+    args += ["--max-degree", str(p.get("max_degree", 10))]
+    if p.get("min_plausibility") is not None:
+        args += ["--min-plausibility", str(p["min_plausibility"])]
+    if p.get("diverse"):
+        args.append("--diverse")
+    if p.get("person_names") is False:
+        args.append("--keep-placeholders")
+    return " ".join(["python", "manage.py", cmd, *(shlex.quote(a) for a in args)])

@@ -1,0 +1,193 @@
+"""The run of one :class:`~knowledge.models.BuildJob`, called by ``knowledge.build_job_run``.
+
+* **Lease.** A worker claims a job with one conditional UPDATE: the job must be queued, or running
+  with a heartbeat older than ``COCOWEB_BUILD_STALE_SECONDS`` (its worker died). Every later write
+  of the attempt is conditioned on the lease token; an attempt that lost its lease stops.
+* **Progress** is written on the row when a step begins and, within a step, at most every
+  ``COCOWEB_BUILD_PROGRESS_SECONDS`` (0.5 s): the builders call back every 50 questions, and a
+  database write per call would slow a fast build down.
+* **Idempotent.** The question set is stored in the same transaction that marks the job done, so
+  a redelivered or duplicated task finds the job done (or another attempt's lease) and does nothing.
+* **Failures** leave nothing stored (the set is written in one transaction) and keep a message.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import traceback
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection
+from django.db.models import F, Q
+from django.utils import timezone
+
+from commonsense.io import DataFormatError
+
+from .abstract_files import abstract_file_path
+from .builders import Step, coco_build, question_set_build
+from .models import BuildJob, QuestionSet
+from .services import ImportRefused
+
+log = logging.getLogger(__name__)
+
+COM2_PARAMS = ("kind", "count", "relations", "max_degree", "diverse", "min_plausibility", "person_names")
+COCO_PARAMS = ("per_relation", "per_kind", "max_degree", "min_plausibility", "diverse")
+
+
+def _setting(name: str, default: float) -> float:
+    return float(getattr(settings, name, os.environ.get(name, default)))
+
+
+def stale_seconds() -> float:
+    return _setting("COCOWEB_BUILD_STALE_SECONDS", 120)
+
+
+def heartbeat_seconds() -> float:
+    return max(0.5, stale_seconds() / 6)
+
+
+def progress_seconds() -> float:
+    return _setting("COCOWEB_BUILD_PROGRESS_SECONDS", 0.5)
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class LeaseLost(RuntimeError):
+    pass
+
+
+def build_job_claim(job_id: int, worker: str = "") -> uuid.UUID | None:
+    """Take the job for this attempt, or None when it is finished or held by a live worker."""
+    now = timezone.now()
+    token = uuid.uuid4()
+    claimable = Q(state=BuildJob.State.QUEUED) | Q(
+        state=BuildJob.State.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_seconds()))
+    n = BuildJob.objects.filter(Q(pk=job_id) & claimable).update(
+        state=BuildJob.State.RUNNING, lease=token, heartbeat_at=now, started_at=now, worker=worker or worker_name(),
+        attempts=F("attempts") + 1, stage="", stage_index=0, stage_count=0, progress_done=0, progress_total=None,
+        error="", error_detail="")
+    return token if n else None
+
+
+class Reporter:
+    """Writes the builder's step and progress callbacks on the job row (lease-guarded)."""
+
+    def __init__(self, job_id: int, token: uuid.UUID, min_interval: float | None = None) -> None:
+        self.job_id, self.token = job_id, token
+        self.min_interval = progress_seconds() if min_interval is None else min_interval
+        self._last = 0.0
+        self.writes = 0
+
+    def write(self, **fields: Any) -> None:
+        n = BuildJob.objects.filter(pk=self.job_id, lease=self.token).update(heartbeat_at=timezone.now(), **fields)
+        self.writes += 1
+        if not n:
+            raise LeaseLost(f"build job {self.job_id}: lease lost (another attempt holds the job)")
+
+    def step(self, s: Step) -> None:
+        self.write(stage=s.name, stage_index=s.number, stage_count=s.of, progress_done=0, progress_total=s.total)
+        self._last = time.monotonic()
+
+    def progress(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self._last < self.min_interval:
+            return
+        self._last = now
+        self.write(progress_done=done, progress_total=total)
+
+
+class Heartbeat(threading.Thread):
+    """Refreshes ``heartbeat_at`` while an attempt lives, also during steps without callbacks
+    (building the graph index, vote-k embeddings, storing)."""
+
+    def __init__(self, job_id: int, token: uuid.UUID) -> None:
+        super().__init__(daemon=True, name=f"build-job-{job_id}-heartbeat")
+        self.job_id, self.token = job_id, token
+        self.stop_event = threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self.stop_event.wait(heartbeat_seconds()):
+                try:
+                    if not BuildJob.objects.filter(pk=self.job_id, lease=self.token).update(heartbeat_at=timezone.now()):
+                        return
+                except Exception:  # a locked SQLite file: try again at the next beat
+                    log.warning("build job %s: heartbeat write failed", self.job_id, exc_info=True)
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self.join(timeout=5)
+
+
+def _build(job: BuildJob, reporter: Reporter, on_stored: Any) -> QuestionSet:
+    p = job.params
+    common = {"graph": job.graph.name, "name": job.name, "seed": job.seed, "user": job.created_by,
+              "progress": reporter.progress, "step": reporter.step, "on_stored": on_stored}
+    if job.kind == BuildJob.Kind.COM2:
+        return question_set_build(**common, **{k: p[k] for k in COM2_PARAMS if k in p})
+    if job.kind == BuildJob.Kind.COCO:
+        abstract = abstract_file_path(p["abstract"]) if p.get("abstract") else None
+        return coco_build(**common, abstract=abstract, **{k: p[k] for k in COCO_PARAMS if k in p})
+    raise ImportRefused(f"unknown build kind {job.kind!r}")
+
+
+def _fail(job_id: int, token: uuid.UUID, message: str, detail: str = "") -> None:
+    BuildJob.objects.filter(pk=job_id, lease=token).update(
+        state=BuildJob.State.FAILED, error=message, error_detail=detail, finished_at=timezone.now(),
+        heartbeat_at=timezone.now())
+
+
+def build_job_run(job_id: int, *, worker: str = "", heartbeat: bool = True) -> str:
+    """Claim the job and build its set; returns what happened (for the task's log)."""
+    token = build_job_claim(job_id, worker)
+    if token is None:
+        state = BuildJob.objects.filter(pk=job_id).values_list("state", flat=True).first()
+        return f"build job {job_id}: skipped ({state or 'no such job'})"
+    job = BuildJob.objects.select_related("graph", "created_by").get(pk=job_id)
+    reporter = Reporter(job_id, token)
+
+    def on_stored(qset: QuestionSet) -> None:  # inside the transaction that stores the set
+        reporter.write(state=BuildJob.State.DONE, question_set=qset, finished_at=timezone.now(), stage="done",
+                       progress_done=qset.question_count, progress_total=qset.question_count)
+
+    beat = Heartbeat(job_id, token) if heartbeat else None
+    if beat is not None:
+        beat.start()
+    try:
+        qset = _build(job, reporter, on_stored)
+    except LeaseLost as exc:
+        log.warning("%s", exc)
+        return str(exc)
+    except (ImportRefused, DataFormatError) as exc:
+        _fail(job_id, token, str(exc))
+        return f"build job {job_id}: failed: {exc}"
+    except IntegrityError as exc:
+        taken = QuestionSet.objects.filter(name=job.name).exists()
+        msg = (f"a question set named {job.name!r} was stored by someone else while this job ran" if taken
+               else f"the database refused the set: {exc}")
+        _fail(job_id, token, msg, traceback.format_exc())
+        return f"build job {job_id}: failed: {msg}"
+    except Exception as exc:
+        log.exception("build job %s failed", job_id)
+        msg = f"unexpected error in step {_current_stage(job_id)!r}: {type(exc).__name__}: {exc}"
+        _fail(job_id, token, msg, traceback.format_exc())
+        return f"build job {job_id}: failed: {msg}"
+    finally:
+        if beat is not None:
+            beat.stop()
+    return f"build job {job_id}: {qset.name} stored ({qset.question_count} questions)"
+
+
+def _current_stage(job_id: int) -> str:
+    return BuildJob.objects.filter(pk=job_id).values_list("stage", flat=True).first() or "start"
