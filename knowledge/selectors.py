@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, QuerySet
 
-from .models import Graph, QuestionSet, StatementSet, Triple
+from .models import BuildJob, Graph, QuestionSet, StatementSet, Triple
 
 
 def graph_list() -> QuerySet[Graph]:
@@ -27,3 +27,7 @@ def graph_relation_counts(graph: Graph) -> list[dict[str, object]]:
 
 def question_structure_counts(qset: QuestionSet) -> list[dict[str, object]]:
     return list(qset.questions.values("structure").annotate(n=Count("id")).order_by("-n"))
+
+
+def build_job_recent(limit: int = 5) -> list[BuildJob]:
+    return list(BuildJob.objects.select_related("graph", "question_set")[:limit])

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import views, views_build
 
 app_name = "knowledge"
 urlpatterns = [
@@ -8,4 +8,10 @@ urlpatterns = [
     path("graphs/<slug:name>/", views.graph_detail, name="graph"),
     path("question-sets/<slug:name>/", views.question_set_detail, name="question_set"),
     path("statement-sets/<slug:name>/", views.statement_set_detail, name="statement_set"),
+    path("build/questions/", views_build.build_questions, name="build_questions"),
+    path("build/coco/", views_build.build_coco, name="build_coco"),
+    path("build/jobs/", views_build.build_job_list, name="build_job_list"),
+    path("build/jobs/<int:job_id>/", views_build.build_job_detail, name="build_job"),
+    path("build/jobs/<int:job_id>/progress/", views_build.build_job_progress, name="build_job_progress"),
+    path("build/jobs/<int:job_id>/requeue/", views_build.build_job_requeue, name="build_job_requeue"),
 ]

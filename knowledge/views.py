@@ -27,6 +27,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "graphs": selectors.graph_list(),
         "question_sets": selectors.question_set_list(),
         "statement_sets": selectors.statement_set_list(),
+        "build_jobs": selectors.build_job_recent(),
     })
 
 

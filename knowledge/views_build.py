@@ -1,0 +1,112 @@
+"""Build pages (researchers): the COM2 and CoCo build forms, the job list, a job's page with its
+htmx-polled progress box, and re-queueing a failed or stalled job."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from accounts.roles import RESEARCHER, role_required
+from commonsense.io import DataFormatError
+
+from .abstract_files import abstract_file_save
+from .build_forms import CocoBuildForm, QuestionBuildForm
+from .build_jobs import build_job_command, build_job_create, build_job_is_stalled, build_job_retry
+from .models import BuildJob
+from .services import ImportRefused
+
+
+def _queued(request: HttpRequest, job: BuildJob) -> HttpResponse:
+    messages.success(request, f"Build job {job.pk} queued: {job.name} from {job.graph.name}.")
+    return redirect("knowledge:build_job", job_id=job.pk)
+
+
+@role_required(RESEARCHER)
+def build_questions(request: HttpRequest) -> HttpResponse:
+    """COM2 form. ``?graph=NAME`` preselects a graph and lists its relations; htmx asks for the
+    relations box alone (target ``relations-field``) when the graph changes."""
+    form = QuestionBuildForm(request.POST or None, initial={"graph": request.GET.get("graph", "")})
+    if request.method == "GET" and request.htmx and request.htmx.target == "relations-field":
+        return render(request, "knowledge/_relations_field.html", {"field": form["relations"]})
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            job = build_job_create(kind=BuildJob.Kind.COM2, graph=d["graph"], name=d["name"], seed=d["seed"],
+                                   params=form.params(), user=request.user)
+        except ImportRefused as exc:
+            form.add_error("name", str(exc))
+        else:
+            return _queued(request, job)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "knowledge/build_questions.html", {"form": form}, status=status)
+
+
+@role_required(RESEARCHER)
+def build_coco(request: HttpRequest) -> HttpResponse:
+    form = CocoBuildForm(request.POST or None, request.FILES or None,
+                         initial={"graph": request.GET.get("graph", "")})
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        abstract = d["abstract"] or None
+        try:
+            if d["abstract_upload"]:
+                abstract, _ = abstract_file_save(d["abstract_upload"])
+            job = build_job_create(kind=BuildJob.Kind.COCO, graph=d["graph"], name=d["name"], seed=d["seed"],
+                                   params=form.params(abstract), user=request.user)
+        except DataFormatError as exc:
+            form.add_error("abstract_upload", f"not an abstract triples file, nothing was queued: {exc}")
+        except ImportRefused as exc:
+            form.add_error("name", str(exc))
+        else:
+            return _queued(request, job)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "knowledge/build_coco.html", {"form": form}, status=status)
+
+
+@role_required(RESEARCHER)
+def build_job_list(request: HttpRequest) -> HttpResponse:
+    jobs = BuildJob.objects.select_related("graph", "question_set", "created_by")
+    page = Paginator(jobs, 50).get_page(request.GET.get("page"))
+    return render(request, "knowledge/build_jobs.html", {"page": page})
+
+
+def _job(job_id: int) -> BuildJob:
+    return get_object_or_404(BuildJob.objects.select_related("graph", "question_set", "created_by"), pk=job_id)
+
+
+def _progress_context(job: BuildJob) -> dict[str, object]:
+    requested = job.params.get("count") if job.kind == BuildJob.Kind.COM2 else None
+    short = (job.question_set is not None and isinstance(requested, int)
+             and job.question_set.question_count < requested)
+    return {"job": job, "stalled": build_job_is_stalled(job), "requested": requested, "short": short}
+
+
+@role_required(RESEARCHER)
+def build_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = _job(job_id)
+    return render(request, "knowledge/build_job.html", {**_progress_context(job), "command": build_job_command(job)})
+
+
+@role_required(RESEARCHER)
+def build_job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The progress box. htmx polls it while the job is queued or running; the box of a finished
+    job has no trigger, so polling stops. A plain GET goes to the job's page."""
+    if not request.htmx:
+        return redirect("knowledge:build_job", job_id=job_id)
+    return render(request, "knowledge/_build_job_progress.html", _progress_context(_job(job_id)))
+
+
+@role_required(RESEARCHER)
+@require_POST
+def build_job_requeue(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = _job(job_id)
+    try:
+        build_job_retry(job)
+    except ImportRefused as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Build job {job.pk} queued again (same parameters and seed).")
+    return redirect("knowledge:build_job", job_id=job.pk)
