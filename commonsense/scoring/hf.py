@@ -101,7 +101,7 @@ class HFBackend:
         """Prompt tokens, left-truncated so that ``reserve`` new tokens still fit the model's window."""
         text, rendered = self.render(prompt)
         ids: list[int] = self.tok.encode(text, add_special_tokens=not rendered)
-        return ids[-(self.max_length - reserve):] or [self.prefix_id]
+        return ids[-max(1, self.max_length - reserve):] or [self.prefix_id]
 
     # ---------------------------------------------------------------- loglikelihood
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> list[list[ContinuationScore]]:
@@ -221,18 +221,28 @@ class HFBackend:
         return out
 
     # ---------------------------------------------------------------- generation
-    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32) -> list[Generation]:
+    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0,
+                 seed: int | None = None) -> list[Generation]:
+        """Greedy, or (``temperature`` > 0) pure temperature sampling (top-k and top-p off) with the
+        torch generator seeded to ``seed + i`` for prompt i; the global RNG state is left untouched."""
         import torch
 
+        sampling: dict[str, Any] = (
+            {"do_sample": True, "temperature": float(temperature), "top_p": 1.0, "top_k": 0} if temperature > 0
+            else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None})
+        max_new_tokens = max(1, min(max_new_tokens, self.max_length - 1))  # prompt + answer fit the window
         res: list[Generation] = []
         with torch.inference_mode():
-            for p in prompts:  # one at a time: no padding effects on greedy outputs
+            for i, p in enumerate(prompts):  # one at a time: no padding effects on greedy outputs
                 t0 = time.perf_counter()
                 ids = torch.tensor([self._encode_prompt(p, max_new_tokens)], dtype=torch.long, device=self.device)
-                gen = self.model.generate(
-                    input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=False, max_new_tokens=max_new_tokens,
-                    pad_token_id=self.pad_id, temperature=None, top_p=None, top_k=None,
-                )
+                with torch.random.fork_rng(devices=[], enabled=temperature > 0 and seed is not None):
+                    if temperature > 0 and seed is not None:
+                        torch.manual_seed(seed + i)
+                    gen = self.model.generate(
+                        input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens,
+                        pad_token_id=self.pad_id, **sampling,
+                    )
                 new = gen[0] if self.seq2seq else gen[0, ids.shape[1]:]
                 text = str(self.tok.decode(new, skip_special_tokens=True))
                 res.append(Generation(text, int(ids.shape[1]), int(len(new)), time.perf_counter() - t0))

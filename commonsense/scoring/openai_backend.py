@@ -1,7 +1,7 @@
 """OpenAI-compatible HTTP backend (vLLM, Ollama, llama.cpp server, OpenAI …).
 
 - ``generate``: text prompts go to ``/v1/completions``, chat prompts to ``/v1/chat/completions``,
-  temperature 0.
+  temperature 0 unless a temperature (and seed) is asked for.
 - ``word_probs``: the first answer token's ``top_logprobs`` when the server offers them
   (``logprobs: true, top_logprobs: k`` on chat, ``logprobs: k`` on completions); otherwise, or when
   ``samples`` is set, NWW's fallback: the share of ``samples`` answers (temperature 1) that start
@@ -136,15 +136,22 @@ class OpenAIBackend:
             return str(choice["message"].get("content") or "")
         return str(choice.get("text") or "")
 
-    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32) -> list[Generation]:
-        def one(p: Prompt) -> Generation:
+    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0,
+                 seed: int | None = None) -> list[Generation]:
+        """``temperature`` and ``seed`` (prompt i: ``seed + i``; default the backend's seed) go to the
+        server, which may or may not honour the seed."""
+        base = self.seed if seed is None else seed
+        jobs = [(p, base + i) for i, p in enumerate(prompts)]
+
+        def one(job: tuple[Prompt, int]) -> Generation:
+            p, s = job
             t0 = time.perf_counter()
-            data = self._complete(p, {"max_tokens": max_new_tokens, "temperature": 0, "seed": self.seed})
+            data = self._complete(p, {"max_tokens": max_new_tokens, "temperature": temperature, "seed": s})
             usage = data.get("usage") or {}
             return Generation(self._text(data["choices"][0]), int(usage.get("prompt_tokens", 0)),
                               int(usage.get("completion_tokens", 0)), time.perf_counter() - t0)
 
-        return self._map(one, prompts)
+        return self._map(one, jobs)
 
     # ---------------------------------------------------------------- yes/no probabilities
     def _top_logprobs(self, prompt: Prompt) -> dict[str, float] | None:

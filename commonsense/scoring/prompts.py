@@ -55,6 +55,34 @@ RCS_COT = (
     "answer starting with 'The correct answer is OPTION'. {QA}."
 )
 
+# ReComSBench Appendix Table 4: knowledge hints (KBA) and knowledge extraction, verbatim.
+RCS_HINTS = (
+    "Please read the multiple-choice question below carefully and select ONE of the listed options. "
+    "Provide the final answer starting with 'The correct answer is OPTION'. Knowledge hints: {HINT}\n{QA}."
+)
+RCS_EXTRACT = (
+    "You are an expert in knowledge extraction. Please extract knowledge from text in the form of triples "
+    "(subject, predicate, object). Guidelines:\n"
+    "1. Extract only knowledge explicitly stated in the text. Do not infer or derive information from context, "
+    "common sense, or options unless explicitly mentioned.\n"
+    "2. Avoid overgeneralization or assumptions. Stick strictly to what is directly expressed in the text.\n"
+    "3. If no knowledge is extractable, return an empty list.\n"
+    "Format: Return the extracted knowledge in JSON format under the key extracted_knowledge. Use an empty list "
+    "if no knowledge is extractable.\n"
+    "Examples: {FEW_SHOT}\n"
+    "Now, extract knowledge from the following text: {TEXT}."
+)
+# The paper does not give its few-shot examples; these two are ours (one with knowledge, one
+# without), in the output format the template asks for.
+RCS_FEW_SHOT = (
+    '\nText: THOUGHT: Magazines are printed works. THOUGHT: A bookstore sells many printed works. '
+    "The correct answer is B.\n"
+    'Output: {"extracted_knowledge": [["magazine", "is a", "printed work"], ["bookstore", "sells", "printed works"]]}\n'
+    "Text: The correct answer is A.\n"
+    'Output: {"extracted_knowledge": []}'
+)
+RCS_PROMPT_VERSION = "2025-rcs-table4+qa-lines+fewshot-v1"
+
 CLOZE = "Question: {question}\nAnswer:"
 
 
@@ -116,3 +144,26 @@ def cloze_context(item: Item) -> str:
 
 def user(content: str) -> list[Message]:
     return [{"role": "user", "content": content}]
+
+
+def rcs_qa(item: Item) -> str:
+    """ReComSBench's ``{QA}`` (its layout is not given): the question (after any context) and one
+    ``A. option`` line per option."""
+    q = f"{item.context} {item.question}".strip() if item.context else item.question
+    return "\n".join([f"Question: {q}", *(f"{LETTERS[i]}. {o}" for i, o in enumerate(item.options))])
+
+
+def rcs_direct(item: Item) -> str:
+    return RCS_DIRECT.format(QA=rcs_qa(item))
+
+
+def rcs_cot(item: Item) -> str:
+    return RCS_COT.format(QA=rcs_qa(item))
+
+
+def rcs_hints(item: Item, hint: str) -> str:
+    return RCS_HINTS.format(HINT=hint, QA=rcs_qa(item))
+
+
+def rcs_extract(text: str, few_shot: str = RCS_FEW_SHOT) -> str:
+    return RCS_EXTRACT.format(FEW_SHOT=few_shot, TEXT=text.strip())

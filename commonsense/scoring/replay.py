@@ -195,6 +195,8 @@ def make_replay(source: str | Path, model: str | None = None) -> _ReplayBase:
         return CometReplay(p)
     if "response" in first:
         return NwwRawReplay(p)
+    if isinstance(first.get("paths"), list):
+        raise ValueError(f"{p.name} is a ReComSBench paths file: score it with the 'recoms' scoring")
     raise ValueError(f"{p.name}: not a known prediction file (statements CSV, NWW raw, lm-eval samples, COMET)")
 
 

@@ -43,8 +43,12 @@ class ServerState:
             return 200, self._completions(body)
         return 404, {"error": {"message": f"no route {path}"}}
 
-    def _gen(self, prompt: Prompt, max_tokens: int) -> tuple[str, int, int]:
-        g = self.backend.generate([prompt], max_new_tokens=max(1, max_tokens))[0]
+    def _gen(self, prompt: Prompt, max_tokens: int, body: dict[str, Any] | None = None) -> tuple[str, int, int]:
+        body = body or {}
+        seed = body.get("seed")
+        g = self.backend.generate([prompt], max_new_tokens=max(1, max_tokens),
+                                  temperature=float(body.get("temperature") or 0.0),
+                                  seed=None if seed is None else int(seed))[0]
         return g.text, g.prompt_tokens, g.completion_tokens
 
     def _top(self, prompt: Prompt, k: int) -> list[tuple[str, float]] | None:
@@ -53,7 +57,7 @@ class ServerState:
 
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         msgs = body["messages"]
-        text, pt, ct = self._gen(msgs, int(body.get("max_tokens") or 16))
+        text, pt, ct = self._gen(msgs, int(body.get("max_tokens") or 16), body)
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
         if body.get("logprobs"):
             top = self._top(msgs, int(body.get("top_logprobs") or 1))
@@ -77,7 +81,7 @@ class ServerState:
                 choice["logprobs"] = {"tokens": toks, "token_logprobs": vals, "text_offset": offs, "top_logprobs": None}
                 usage["prompt_tokens"] = len(toks)
         if max_tokens > 0:
-            text, pt, ct = self._gen(prompt, max_tokens)
+            text, pt, ct = self._gen(prompt, max_tokens, body)
             choice["text"] += text
             usage = {"prompt_tokens": pt, "completion_tokens": ct}
             if k and not body.get("echo"):

@@ -34,6 +34,7 @@ class Item:
     options: tuple[str, ...] = ()
     context: str = ""
     fields: Mapping[str, str] = field(default_factory=dict)
+    gold: int | None = None  # the correct option's index; read only by ReComSBench's rejection sampling
 
 
 @dataclass(slots=True)
@@ -95,7 +96,11 @@ class Backend(Protocol):
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> list[list[ContinuationScore]]: ...
 
-    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32) -> list[Generation]: ...
+    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0,
+                 seed: int | None = None) -> list[Generation]:
+        """Greedy at ``temperature`` 0; above 0, sampled at that temperature (no top-k / top-p cut),
+        reproducibly from ``seed`` where the backend allows (prompt i gets ``seed + i``)."""
+        ...
 
     def word_probs(self, prompts: Sequence[Prompt], words: Sequence[str]) -> list[dict[str, float]]:
         """Next-token probability of each word, summed over its token variants (``Yes``, `` yes``,
