@@ -137,7 +137,10 @@ def _build(job: BuildJob, reporter: Reporter, on_stored: Any) -> QuestionSet:
     if job.kind == BuildJob.Kind.COM2:
         return question_set_build(**common, **{k: p[k] for k in COM2_PARAMS if k in p})
     if job.kind == BuildJob.Kind.COCO:
-        abstract = abstract_file_path(p["abstract"]) if p.get("abstract") else None
+        try:
+            abstract = abstract_file_path(p["abstract"]) if p.get("abstract") else None
+        except (OSError, ValueError) as exc:
+            raise ImportRefused(str(exc)) from None
         return coco_build(**common, abstract=abstract, **{k: p[k] for k in COCO_PARAMS if k in p})
     raise ImportRefused(f"unknown build kind {job.kind!r}")
 

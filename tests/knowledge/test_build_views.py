@@ -164,3 +164,13 @@ def test_build_urls_by_role(role_clients: dict[str, Client], demo_graph: Graph) 
         assert r.status_code == 200 and "only a failed or stalled job can be re-queued" in r.content.decode()
     missing = reverse("knowledge:build_job", args=[job.pk + 100])
     assert role_clients["researcher"].get(missing).status_code == 404
+
+
+def test_job_page_says_when_fewer_questions_than_asked_could_be_built(researcher: Client, demo_graph: Graph) -> None:
+    job = build_job_create(kind="com2", graph=demo_graph, name="few-2p", seed=11,
+                           params={"kind": "2p", "count": 12, "max_degree": 7})
+    build_job_run(job.pk, heartbeat=False)
+    page = researcher.get(reverse("knowledge:build_job", args=[job.pk])).content.decode()
+    job.refresh_from_db()
+    assert job.state == "done" and 0 < job.question_set.question_count < 12
+    assert f"Only {job.question_set.question_count} of the 12 requested questions could be built" in page
