@@ -2,7 +2,9 @@
 undo. Every capacity decision is a conditional ``UPDATE`` (``… WHERE slots_taken < redundancy``,
 ``… WHERE state = 'reserved'``), so the invariants hold on SQLite and PostgreSQL alike under
 concurrent requests; on PostgreSQL the candidate item is picked with ``SELECT … FOR UPDATE SKIP
-LOCKED`` so concurrent annotators spread over different items instead of queueing on one row."""
+LOCKED`` so concurrent annotators spread over different items instead of queueing on one row, and
+the two hot paths (reserve a regular item, answer a live reservation) run as one statement each
+(:mod:`.queue_pg`)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from django.utils import timezone
 
 from commonsense.validation import answer_normalise, gold_passed, qualification_grade
 
+from . import queue_pg
 from .models import Assignment, Campaign, Item, Membership, Response
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (Assignment.State.RESERVED, Assignment.State.ANSWERED,
@@ -95,12 +98,17 @@ def _reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment
     completed early, so agreement and adjudication can start before the campaign ends)."""
     swept = False
     for _attempt in range(8):
+        if connection.vendor == "postgresql":  # the same steps as below, in one statement
+            a = queue_pg.reserve_regular(campaign, user, now)
+            if a is not None:
+                return a
+            if swept or not reservations_reclaim(campaign, now):
+                return None
+            swept = True
+            continue
         with transaction.atomic():
             qs = _unseen(campaign, user, Item.Role.REGULAR).filter(slots_taken__lt=campaign.redundancy)
-            qs = qs.order_by("-slots_taken", "position")  # the item_queue index order
-            if connection.vendor == "postgresql":
-                qs = qs.select_for_update(skip_locked=True, of=("self",))
-            item = qs.first()
+            item = qs.order_by("-slots_taken", "position").first()  # the item_queue index order
             if item is None:
                 if swept or not reservations_reclaim(campaign, now):
                     return None
@@ -144,16 +152,20 @@ STOP_MESSAGES = {
 }
 
 
-def next_step(campaign: Campaign, user: Any, now: datetime | None = None) -> Step:
+def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, no_live: bool = False) -> Step:
     """The person's live reservation if they have one, else a new one: qualification items
-    first, an attention item when one is due, else a regular item (the most-answered first)."""
+    first, an attention item when one is due, else a regular item (the most-answered first).
+    ``no_live``: the caller has just answered the person's live reservation (``Submitted.was_live``),
+    so there is none to look up (a concurrent one would still be found: reserving then fails on the
+    one-live-reservation index and the live one is returned)."""
     now = now or timezone.now()
     if not campaign.is_open:
         return Step("closed", message="This campaign is not open.")
     m = membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
         return Step(m.state, message=STOP_MESSAGES[m.state], membership=m)
-    live = Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first()
+    live = None if no_live else (Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED)
+                                 .select_related("item").first())
     if live is not None and live.expires_at > now:
         return Step("item", live, membership=m)
     if live is not None:
@@ -194,6 +206,7 @@ def _choose(campaign: Campaign, user: Any, m: Membership, now: datetime) -> Assi
 class Submitted:
     response: Response
     created: bool  # False: a retried / double-clicked submit that found the stored answer
+    was_live: bool = False  # True: it answered the person's live reservation (so none is left)
 
 
 def _existing(item: Item, user: Any) -> Submitted | None:
@@ -219,6 +232,19 @@ def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotenc
         done = _by_key(key, item, user) or _existing(item, user)
         if done:
             return done
+    server_ms = max(0, int((now - a.reserved_at).total_seconds() * 1000))
+    ms = time_ms if time_ms is not None and 0 <= time_ms <= server_ms + 5000 else server_ms
+    if a.state == RESERVED and item.role == Item.Role.REGULAR and connection.vendor == "postgresql":
+        try:  # the common case in one statement; None: no longer live, take the general path
+            resp = queue_pg.answer_store(a, item, user, clean, key=key, time_ms=ms, source=source, now=now)
+        except IntegrityError:
+            resp = None
+            done = _by_key(key, item, user) or _existing(item, user)
+            if done is None:
+                raise
+            return done
+        if resp is not None:
+            return Submitted(resp, True, was_live=True)
     try:
         with transaction.atomic():
             if not Assignment.objects.filter(pk=a.pk, state=RESERVED).update(state=ANSWERED, finished_at=now):
@@ -230,8 +256,6 @@ def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotenc
                 if item.role == Item.Role.REGULAR and not Item.objects.filter(
                         pk=item.pk, slots_taken__lt=campaign.redundancy).update(slots_taken=F("slots_taken") + 1):
                     raise ValidationError("your reservation expired and this item has all its answers now")
-            server_ms = max(0, int((now - a.reserved_at).total_seconds() * 1000))
-            ms = time_ms if time_ms is not None and 0 <= time_ms <= server_ms + 5000 else server_ms
             resp = Response.objects.create(campaign=campaign, item=item, user=user, assignment=a, answer=clean, time_ms=ms,
                                            idempotency_key=key, source=source)
             Item.objects.filter(pk=item.pk).update(answer_count=F("answer_count") + 1)

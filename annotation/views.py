@@ -107,10 +107,12 @@ def _elapsed(request: HttpRequest) -> int | None:
 def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     campaign = _campaign(slug, request.user)
     item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    item.campaign = campaign  # already loaded: no second query
+    done = None
     try:
         answer = answer_from_post(campaign, item, request.POST)
-        queue.response_submit(item, request.user, answer, idempotency_key=request.POST.get("idempotency_key"),
-                              time_ms=_elapsed(request))
+        done = queue.response_submit(item, request.user, answer, idempotency_key=request.POST.get("idempotency_key"),
+                                     time_ms=_elapsed(request))
     except ValidationError as exc:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)
@@ -119,7 +121,8 @@ def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         messages.warning(request, message)
     if not request.htmx:
         return redirect("annotation:work", slug=slug)
-    return _item_response(request, campaign, queue.next_step(campaign, request.user))
+    no_live = done is not None and done.was_live
+    return _item_response(request, campaign, queue.next_step(campaign, request.user, no_live=no_live))
 
 
 @require_POST

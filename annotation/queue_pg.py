@@ -1,0 +1,117 @@
+"""PostgreSQL single-statement forms of the two hot queue operations, used by :mod:`.queue` when
+the database is PostgreSQL (SQLite keeps the ORM path, which takes the same decisions in several
+statements). Each is one data-modifying ``WITH`` statement, so it is atomic on its own and costs one
+round trip instead of five or six (``BEGIN``, the reads and writes, ``COMMIT``):
+
+- :func:`reserve_regular`: pick an unseen item under its redundancy, most-answered first, skipping
+  rows other transactions hold (``FOR UPDATE SKIP LOCKED``), take one slot with the same
+  conditional ``slots_taken < redundancy`` and insert the reservation.
+- :func:`answer_store`: move a *live* reservation to ``answered``, insert the response and bump
+  the item's and the person's counters — or do nothing when the reservation was not live (a
+  double click's twin already answered it, or it expired): the caller then takes the general path.
+
+Unique constraints still guard everything (one assignment and one response per item and person,
+one live reservation per person, unique idempotency keys): a violation raises ``IntegrityError``
+and the whole statement leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import connection, transaction
+
+from .models import Assignment, Campaign, Item, Response
+
+_ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
+
+_RESERVE = f"""
+WITH cand AS (
+    SELECT i.id FROM annotation_item i
+    WHERE i.campaign_id = %(campaign)s AND i.role = 'regular' AND i.slots_taken < %(redundancy)s
+      AND NOT EXISTS (SELECT 1 FROM annotation_assignment a WHERE a.item_id = i.id AND a.user_id = %(user)s)
+    ORDER BY i.slots_taken DESC, i.position
+    LIMIT 1
+    FOR UPDATE OF i SKIP LOCKED
+), took AS (
+    UPDATE annotation_item i SET slots_taken = i.slots_taken + 1
+    FROM cand WHERE i.id = cand.id AND i.slots_taken < %(redundancy)s
+    RETURNING {", ".join(f"i.{c}" for c in _ITEM_COLUMNS)}
+), res AS (
+    INSERT INTO annotation_assignment (campaign_id, item_id, user_id, state, reserved_at, expires_at)
+    SELECT %(campaign)s, took.id, %(user)s, 'reserved', %(now)s, %(expires)s FROM took
+    RETURNING id, item_id
+)
+SELECT res.id, {", ".join(f"took.{c}" for c in _ITEM_COLUMNS)} FROM res JOIN took ON took.id = res.item_id
+"""
+
+_ANSWER = """
+WITH a AS (
+    UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
+    WHERE id = %(assignment)s AND state = 'reserved'
+    RETURNING id
+), r AS (
+    INSERT INTO annotation_response
+        (campaign_id, item_id, user_id, assignment_id, answer, time_ms, idempotency_key, source, created_at)
+    SELECT %(campaign)s, %(item)s, %(user)s, a.id, %(answer)s::jsonb, %(time_ms)s, %(key)s, %(source)s, %(now)s FROM a
+    RETURNING id
+), i AS (
+    UPDATE annotation_item SET answer_count = answer_count + 1 WHERE id = %(item)s AND EXISTS (SELECT 1 FROM r)
+), m AS (
+    UPDATE annotation_membership SET regular_answered = regular_answered + 1
+    WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND EXISTS (SELECT 1 FROM r)
+)
+SELECT id FROM r
+"""
+
+
+def _one(sql: str, params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """Run one statement and return its first row. Outside a transaction the statement commits
+    on its own (autocommit); inside one it runs under a savepoint, so a constraint violation does
+    not break the caller's transaction."""
+    if connection.in_atomic_block:
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchone()
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchone()
+
+
+def reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment | None:
+    """One slot of the first free unseen regular item, reserved for ``user``; None when no item
+    is free (all full, seen, or locked by concurrent reservations at this instant)."""
+    expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
+    row = _one(_RESERVE, {"campaign": campaign.pk, "user": user.pk, "redundancy": campaign.redundancy,
+                          "now": now, "expires": expires})
+    if row is None:
+        return None
+    values = dict(zip(_ITEM_COLUMNS, row[1:], strict=True))
+    for name in ("payload", "gold"):  # jsonb arrives as text through Django's cursor
+        if isinstance(values[name], str):
+            values[name] = json.loads(values[name])
+    item = Item.from_db(connection.alias, [f.attname for f in Item._meta.concrete_fields], list(values.values()))
+    item.campaign = campaign
+    a = Assignment.from_db(connection.alias, ["id", "campaign_id", "item_id", "user_id", "state", "reserved_at",
+                                              "expires_at", "finished_at"],
+                           [row[0], campaign.pk, item.pk, user.pk, Assignment.State.RESERVED, now, expires, None])
+    a.item = item
+    return a
+
+
+def answer_store(a: Assignment, item: Item, user: Any, clean: dict[str, Any], *, key: str, time_ms: int,
+                 source: str, now: datetime) -> Response | None:
+    """Answer a live reservation of a regular item in one statement; None when it was not live."""
+    campaign = item.campaign
+    row = _one(_ANSWER, {"assignment": a.pk, "campaign": campaign.pk, "item": item.pk, "user": user.pk,
+                         "answer": json.dumps(clean), "time_ms": time_ms, "key": key, "source": source, "now": now})
+    if row is None:
+        return None
+    resp = Response.from_db(connection.alias, ["id", "campaign_id", "item_id", "user_id", "assignment_id", "answer",
+                                               "time_ms", "idempotency_key", "source", "created_at"],
+                            [row[0], campaign.pk, item.pk, user.pk, a.pk, clean, time_ms, key, source, now])
+    a.state, a.finished_at = Assignment.State.ANSWERED, now
+    resp.assignment = a
+    return resp
