@@ -9,3 +9,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cocoweb.settings")
 app = Celery("cocoweb")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Housekeeping workers re-enqueue orphaned runs on a timer and after every broker reconnection
+# (loaded by name when a worker builds its consumer, after Django is set up).
+app.steps["consumer"].add("runs.tasks:HousekeepingTicker")

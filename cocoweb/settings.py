@@ -137,6 +137,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Broker outages: keep reconnecting for as long as it takes, and let running tasks finish meanwhile
+# (a model run holds a lease in the database, so a duplicate delivery cannot run it twice; Celery 6
+# would cancel them by default). Runs whose messages died with the broker are re-sent by the
+# housekeeping workers when they reconnect (runs/tasks.py).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 
 # Caches: local memory by default; Redis when configured.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://cocoweb")}

@@ -9,9 +9,10 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import CharField, Count, F, Q, Value, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Count, Q
+from django.db.models.expressions import RawSQL
 
+from knowledge.graph_stats import stats_current
 from knowledge.models import Graph, Node, Triple
 
 from .graph_charts import GraphEdge, GraphNode
@@ -69,38 +70,55 @@ class RelationGroup:
 
 
 def node_relation_counts(node: Node) -> list[dict[str, Any]]:
-    """[{direction, relation, n}] for both directions, in one query (two indexed GROUP BYs)."""
-    def side(kw: dict[str, Any], direction: str) -> Any:
-        return (Triple.objects.filter(**kw).values("relation__name")
-                .annotate(n=Count("id"), d=Value(direction, output_field=CharField())).order_by())
+    """[{direction, relation, relation_id, n}] for both directions, in one query: two GROUP BYs
+    counted inside the (head|tail, relation, …) indexes, relation names joined afterwards (joining
+    first would look up the relation of each of a hub's edges)."""
+    sql = ("SELECT c.d, r.name, c.relation_id, c.n FROM ("
+           "SELECT 'out' AS d, relation_id, COUNT(*) AS n FROM knowledge_triple WHERE head_id = %s GROUP BY relation_id "
+           "UNION ALL "
+           "SELECT 'in' AS d, relation_id, COUNT(*) AS n FROM knowledge_triple WHERE tail_id = %s GROUP BY relation_id"
+           ") c JOIN knowledge_relation r ON r.id = c.relation_id")
+    with connection.cursor() as cur:
+        cur.execute(sql, [node.pk, node.pk])
+        return [{"direction": d, "relation": name, "relation_id": rid, "n": int(n)} for d, name, rid, n in cur.fetchall()]
 
-    rows = side({"head": node}, "out").union(side({"tail": node}, "in"), all=True)
-    return [{"relation": r["relation__name"], "n": r["n"], "direction": r["d"]} for r in rows]
+
+_END = {"out": "head_id", "in": "tail_id"}
 
 
-def _capped_edges(filter_kw: dict[str, Any], other: str, per_relation: int) -> list[Triple]:
-    """Up to ``per_relation`` edges per relation (most plausible first), with the other end node
-    and provenance joined: one query (a window function)."""
-    qs = (Triple.objects.filter(**filter_kw)
-          .annotate(rank=Window(RowNumber(), partition_by=[F("relation_id")],
-                                order_by=[F("plausibility").desc(nulls_last=True), F("id").asc()]))
-          .filter(rank__lte=per_relation)
-          .select_related("relation", other, "source")
-          .order_by("relation__name", "rank"))
-    return list(qs)
+def _capped_edges(node: Node, counts: list[dict[str, Any]], per_relation: int) -> list[Triple]:
+    """Up to ``per_relation`` edges per (direction, relation) of ``node``, most plausible first,
+    with both end nodes, the relation and the provenance joined. One query: a UNION ALL of one
+    LIMITed index range per group, read in order from the (head|tail, relation, plausibility DESC
+    NULLS LAST, id) indexes, so a hub's tens of thousands of edges are never sorted."""
+    parts, params = [], []
+    for i, c in enumerate(counts):
+        parts.append(f"SELECT id FROM (SELECT id FROM knowledge_triple WHERE {_END[c['direction']]} = %s "
+                     f"AND relation_id = %s ORDER BY plausibility DESC NULLS LAST, id LIMIT %s) AS e{i}")
+        params += [node.pk, c["relation_id"], per_relation]
+    if not parts:
+        return []
+    ids = RawSQL(" UNION ALL ".join(parts), params)  # node and relation ids and the cap: parameters only
+    return list(Triple.objects.filter(pk__in=ids).select_related("relation", "head", "tail", "source"))
+
+
+def _edge_order(t: Triple) -> tuple[bool, float, int]:
+    return (t.plausibility is None, -(t.plausibility or 0.0), t.pk)
 
 
 def node_edge_groups(node: Node, *, per_relation: int = 15) -> dict[str, list[RelationGroup]]:
     """The node's edges grouped by relation, outgoing and incoming, each group capped; with the
-    true totals so the page can say how many are not shown. Three queries."""
-    totals = {(r["direction"], r["relation"]): r["n"] for r in node_relation_counts(node)}
+    true totals so the page can say how many are not shown. Two queries."""
+    counts = node_relation_counts(node)
+    by_group: dict[tuple[str, str], list[Triple]] = {}
+    for t in sorted(_capped_edges(node, counts, per_relation), key=_edge_order):
+        for direction in ("out", "in"):
+            if (t.head_id if direction == "out" else t.tail_id) == node.pk:
+                by_group.setdefault((direction, t.relation.name), []).append(t)
     groups: dict[str, list[RelationGroup]] = {"out": [], "in": []}
-    for direction, kw, other in (("out", {"head": node}, "tail"), ("in", {"tail": node}, "head")):
-        by_rel: dict[str, list[Triple]] = {}
-        for t in _capped_edges(kw, other, per_relation):
-            by_rel.setdefault(t.relation.name, []).append(t)
-        for rel in sorted(r for d, r in totals if d == direction):
-            groups[direction].append(RelationGroup(rel, direction, totals[(direction, rel)], by_rel.get(rel, [])))
+    for c in sorted(counts, key=lambda c: (c["direction"], c["relation"])):
+        key = (c["direction"], c["relation"])
+        groups[c["direction"]].append(RelationGroup(c["relation"], c["direction"], c["n"], by_group.get(key, [])[:per_relation]))
     return groups
 
 
@@ -170,8 +188,13 @@ def graph_top_nodes(graph: Graph, *, limit: int = 20) -> list[tuple[int, str, in
 
 
 def graph_overview(graph: Graph) -> dict[str, Any]:
-    """Relation distribution, degree histogram and most connected nodes. Whole-graph scans, so the
-    result is cached under the graph's current size: any import changes the key."""
+    """Relation distribution, degree histogram and most connected nodes: the figures the importer
+    materialised (``Graph.stats``, no query) while they are current; otherwise whole-graph scans,
+    cached under the graph's current size (any import changes the key)."""
+    if stats_current(graph):
+        s = graph.stats
+        return {"relations": [(r, int(n)) for r, n in s["relations"]], "degrees": [(int(d), int(n)) for d, n in s["degrees"]],
+                "top": [(int(i), t, int(d)) for i, t, d in s["top"]]}
     key = f"explorer:overview:{graph.pk}:{graph.triple_count}:{graph.node_count}"
     data = cache.get(key)
     if data is None:

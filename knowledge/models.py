@@ -19,6 +19,9 @@ class Graph(models.Model):
     # Denormalised sizes, refreshed by the importer (avoids COUNT(*) over millions of rows).
     node_count = models.PositiveIntegerField(default=0)
     triple_count = models.PositiveIntegerField(default=0)
+    # Degree statistics kept by the importer (knowledge.graph_stats): triples per relation, degree
+    # histogram, most connected nodes, stamped with the counts above.
+    stats = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -39,6 +42,11 @@ class Relation(models.Model):
 class Node(models.Model):
     graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="nodes", db_index=False)
     text = models.TextField()  # (graph, text) is unique and indexed
+    # Triples with this node as head / as tail, kept by the importer (knowledge.graph_stats).
+    # Null: not counted (a node written outside the importer). Nullable without a default so that
+    # SQLite adds the columns in place (a table rebuild would drop the search triggers).
+    out_degree = models.PositiveIntegerField(null=True, blank=True)
+    in_degree = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["graph", "text"], name="node_unique_text")]
@@ -83,10 +91,12 @@ class Triple(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["source", "source_line"], name="triple_unique_provenance"),
         ]
+        # Also (head, relation, plausibility DESC NULLS LAST, id) and the same with tail: created by
+        # migration 0003 in SQL per vendor (SQLite cannot spell NULLS LAST in an index, and its
+        # DESC order already puts nulls last). A node page reads "the 15 most plausible edges of
+        # one relation" straight from them, and (head, relation) / (tail, relation) are prefixes.
         indexes = [
             models.Index(fields=["graph", "relation"]),
-            models.Index(fields=["head", "relation"]),
-            models.Index(fields=["tail", "relation"]),
         ]
 
     def __str__(self) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Count, QuerySet
 
+from .graph_stats import stats_current
 from .models import BuildJob, Graph, QuestionSet, StatementSet, Triple
 
 
@@ -20,6 +21,8 @@ def statement_set_list() -> QuerySet[StatementSet]:
 
 
 def graph_relation_counts(graph: Graph) -> list[dict[str, object]]:
+    if stats_current(graph):  # materialised by the importer
+        return [{"relation__name": name, "n": n} for name, n in graph.stats["relations"]]
     return list(
         Triple.objects.filter(graph=graph).values("relation__name").annotate(n=Count("id")).order_by("-n")
     )

@@ -19,6 +19,7 @@ from commonsense.io.triples import read_triples
 from commonsense.kg.relations import RELATIONS
 
 from .bulk import insert_rows
+from .graph_stats import graph_stats_after_import, stats_current
 from .models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
 
 Progress = Callable[[str, int, int | None], None]
@@ -87,16 +88,19 @@ def graph_import(
             progress("parse", len(rows), None)
     progress("parse", len(rows), len(rows))
     with transaction.atomic():
-        graph, _ = Graph.objects.get_or_create(name=name, defaults={"created_by": user})
+        graph, created = Graph.objects.get_or_create(name=name, defaults={"created_by": user})
         graph = Graph.objects.select_for_update().get(pk=graph.pk)
         if ImportSource.objects.filter(graph=graph, sha256=sha).exists():
             return GraphImportResult(graph, 0, 0, True)
         source = ImportSource.objects.create(
             graph=graph, filename=display_name or path.name, sha256=sha, format=fmt, rows=len(rows)
         )
+        # degree statistics are updated incrementally when they were current before this import
+        stats_before = {"relations": []} if created else graph.stats if stats_current(graph) else None
         node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
         new_nodes = [t for t in intern if t not in node_ids]
-        insert_rows(Node._meta.db_table, ("graph_id", "text"), ((graph.pk, t) for t in new_nodes))
+        insert_rows(Node._meta.db_table, ("graph_id", "text", "out_degree", "in_degree"),
+                    ((graph.pk, t, 0, 0) for t in new_nodes))
         progress("nodes", len(new_nodes), len(new_nodes))
         if new_nodes:
             node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
@@ -110,6 +114,8 @@ def graph_import(
         graph.node_count = Node.objects.filter(graph=graph).count()
         graph.triple_count = Triple.objects.filter(graph=graph).count()
         graph.save(update_fields=["node_count", "triple_count"])
+        graph_stats_after_import(graph, sid, before=stats_before)
+        progress("statistics", 1, 1)
     if connection.vendor == "postgresql":
         with connection.cursor() as cur:
             cur.execute(f"ANALYZE {Triple._meta.db_table}")

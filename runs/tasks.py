@@ -1,24 +1,33 @@
 """Thin Celery wrappers: they take ids and call :mod:`runs.execution` / :mod:`runs.services`.
 
 Reliability: tasks are acknowledged late and rejected when their worker is lost (settings), and
-every task is idempotent — a redelivered ``run_execute_task`` skips a run that is finished or held
-by a live worker, and resumes one whose worker died. Messages that die with a SIGKILLed worker (the
-embedded SQLite broker never redelivers them; Redis only after its visibility timeout) are covered
-by ``runs_requeue_stale_task``: it re-enqueues every active run whose heartbeat is stale. Each
-worker schedules it when it starts, and it re-schedules itself while runs are active.
+every task is idempotent — a redelivered or duplicated ``run_execute_task`` skips a run that is
+finished or held by a live worker, and resumes one whose worker died. Two things can still lose a
+run's message: a worker SIGKILLed mid-run (the embedded SQLite broker never redelivers; Redis only
+after its visibility timeout) and a broker that restarts without persistence (every queued and
+unacknowledged message is gone). ``runs_requeue_stale_task`` covers both: it re-enqueues active
+runs whose heartbeat went stale, and, when asked, every run still queued.
+
+Every worker that consumes the housekeeping queue runs :class:`HousekeepingTicker`: a timer in the
+worker process sends the check every ``COCOWEB_RUN_STALE_SECONDS``, and each (re)connection to the
+broker sends one that also re-sends queued runs. A timer, not a chain of countdown tasks: a
+countdown task waits unacknowledged inside a worker, so a broker restart loses the chain — and
+kombu 5.7's Redis transport kills a worker that loses its connection while it holds such a message
+and polls for more (``Unrecoverable error: AttributeError … 'hostname'``).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from celery import shared_task
-from celery.signals import worker_ready
+from celery import bootsteps, shared_task
 
 from .execution import run_execute, stale_seconds, worker_name
 
 EVAL_QUEUE = "eval"
 HOUSEKEEPING_QUEUE = "housekeeping"
+log = logging.getLogger(__name__)
 
 
 @shared_task(name="runs.run_execute", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -27,26 +36,52 @@ def run_execute_task(run_id: int) -> str:
 
 
 @shared_task(name="runs.requeue_stale", ignore_result=True)
-def runs_requeue_stale_task(reschedule: bool = True) -> list[int]:
+def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
+    """Re-enqueue active runs whose worker died; with ``resend_queued`` also every queued run (its
+    message may have died with the broker; a duplicate message is skipped by the run's claim)."""
     from django.db import transaction
 
     from .models import Run
     from .selectors import runs_stale
 
     ids = [r.pk for r in runs_stale()]
+    if resend_queued:
+        ids += list(Run.objects.filter(state=Run.State.QUEUED, cancel_requested=False)
+                    .order_by("created_at", "pk").values_list("pk", flat=True))
     for run_id in ids:
         transaction.on_commit(lambda rid=run_id: run_execute_task.apply_async((rid,), queue=EVAL_QUEUE))
-    if reschedule and Run.objects.filter(state__in=Run.ACTIVE).exists():
-        runs_requeue_stale_task.apply_async((True,), queue=HOUSEKEEPING_QUEUE, countdown=stale_seconds())
+    if ids:
+        log.warning("re-enqueued run(s) %s", ", ".join(map(str, ids)))
     return ids
 
 
-@worker_ready.connect
-def _on_worker_ready(sender: Any = None, **_: Any) -> None:
-    """A (re)started worker checks for orphaned runs once their heartbeats can have gone stale."""
-    try:
-        runs_requeue_stale_task.apply_async((True,), queue=HOUSEKEEPING_QUEUE, countdown=stale_seconds() + 1)
-    except Exception:  # the broker may be unreachable; the worker itself must still start
-        import logging
+class HousekeepingTicker(bootsteps.StartStopStep):
+    """A consumer bootstep (registered in ``cocoweb/celery.py``), enabled in workers that consume
+    the housekeeping queue. ``start`` runs when the worker first connects and again after every
+    reconnection to the broker; ``stop`` when the connection is lost or the worker stops."""
 
-        logging.getLogger(__name__).warning("could not schedule runs.requeue_stale", exc_info=True)
+    requires = ("celery.worker.consumer.tasks:Tasks",)
+
+    def __init__(self, c: Any, **kwargs: Any) -> None:
+        self.enabled = HOUSEKEEPING_QUEUE in c.app.amqp.queues.consume_from
+        self.tref: Any = None
+        super().__init__(c, **kwargs)
+
+    def start(self, c: Any) -> None:
+        self._send(resend_queued=True)
+        self.tref = c.timer.call_repeatedly(stale_seconds(), self._send)
+
+    def stop(self, c: Any) -> None:
+        if self.tref is not None:
+            self.tref.cancel()
+            self.tref = None
+
+    shutdown = stop
+
+    @staticmethod
+    def _send(resend_queued: bool = False) -> None:
+        try:
+            runs_requeue_stale_task.apply_async(kwargs={"resend_queued": resend_queued}, queue=HOUSEKEEPING_QUEUE,
+                                                retry=False)
+        except Exception:  # the broker is unreachable: the next tick, or the reconnection, sends again
+            log.warning("could not send runs.requeue_stale", exc_info=True)

@@ -11,7 +11,7 @@ from django.db import connection
 from django.urls import reverse
 
 from explorer import graph_selectors as gs
-from knowledge.models import Node
+from knowledge.models import Node, Triple
 
 from .factories import GraphFactory, NodeFactory, RelationFactory, SourceFactory, TripleFactory
 
@@ -165,3 +165,53 @@ def test_postgres_search_uses_the_trigram_index(star):
         (indexdef,) = cur.fetchone()
     assert "gin_trgm_ops" in indexdef
     assert [r["text"] for r in gs.node_search(star["graph"], "skydiv")] == ["PersonX goes skydiving"]
+
+
+def test_hub_edge_groups_are_the_most_plausible_of_each_relation(django_assert_max_num_queries):
+    """Capped groups read from the edge-order indexes equal sorting every edge in Python: most
+    plausible first, nulls last, ties by id; a self-loop is in both directions."""
+    import random
+
+    g = GraphFactory(name="hub")
+    hub = NodeFactory(graph=g, text="hub")
+    rels = [RelationFactory(name=n) for n in ("xWant", "xEffect", "oReact")]
+    rng = random.Random(3)
+    for i in range(60):
+        p = rng.choice([None, 0.5, round(rng.random(), 2)])
+        other = NodeFactory(graph=g)
+        rel = rels[i % 3]
+        if i % 4:
+            TripleFactory(graph=g, head=hub, tail=other, relation=rel, plausibility=p)
+        else:
+            TripleFactory(graph=g, head=other, tail=hub, relation=rel, plausibility=p)
+    TripleFactory(graph=g, head=hub, tail=hub, relation=rels[0], plausibility=0.99)
+    with django_assert_max_num_queries(2):
+        groups = gs.node_edge_groups(hub, per_relation=4)
+        texts = [(t.head.text, t.tail.text, t.relation.name) for d in groups.values() for grp in d for t in grp.edges]
+
+    def key(t):
+        return (t.plausibility is None, -(t.plausibility or 0), t.pk)
+
+    assert texts  # ends and relation were joined
+    for direction, end in (("out", "head"), ("in", "tail")):
+        for grp in groups[direction]:
+            every = sorted(Triple.objects.filter(**{end: hub}, relation__name=grp.relation), key=key)
+            assert grp.total == len(every)
+            assert [t.pk for t in grp.edges] == [t.pk for t in every[:4]]
+    loop = [t.pk for d in ("out", "in") for grp in groups[d] if grp.relation == "xWant" for t in grp.edges
+            if t.head_id == t.tail_id]
+    assert len(loop) == 2
+
+
+def test_overview_reads_the_figures_materialised_at_import(tmp_path, django_assert_num_queries):
+    from knowledge.services import graph_import
+
+    src = tmp_path / "g.tsv"
+    src.write_text("A\txWant\tB\nA\txWant\tC\nB\txEffect\tC\nC\txWant\tC\nD\toReact\tA\n", encoding="utf-8")
+    g = graph_import(src, name="imported", fmt="atomic-tsv").graph
+    with django_assert_num_queries(0):
+        data = gs.graph_overview(g)
+    assert sorted(data["relations"]) == sorted(gs.graph_relation_distribution(g))
+    assert data["degrees"] == gs.graph_degree_histogram(g) == [(1, 1), (2, 1), (3, 1), (4, 1)]
+    assert data["top"] == gs.graph_top_nodes(g)
+    assert data["top"][0][1:] == ("C", 4)  # A->C, B->C and the self-loop (out and in)

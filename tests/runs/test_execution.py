@@ -150,8 +150,12 @@ def test_housekeeping_requeues_only_stale_active_runs(statement_set, monkeypatch
     Run.objects.filter(pk=live.pk).update(state=Run.State.SCORING, heartbeat_at=timezone.now())
     Run.objects.filter(pk=queued.pk).update(heartbeat_at=old)
     with django_capture_on_commit_callbacks(execute=True):
-        assert runs_requeue_stale_task(reschedule=False) == [stale.pk]
+        assert runs_requeue_stale_task() == [stale.pk]
     assert sent == [((stale.pk,), "eval")]
+    sent.clear()  # after a broker restart: queued runs' messages may be gone, so they are sent again
+    with django_capture_on_commit_callbacks(execute=True):
+        assert runs_requeue_stale_task(resend_queued=True) == [stale.pk, queued.pk]
+    assert sent == [((stale.pk,), "eval"), ((queued.pk,), "eval")]
 
 
 def test_run_eval_reports_bad_input(statement_set) -> None:  # type: ignore[no-untyped-def]
