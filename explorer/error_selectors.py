@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import CharField, Count, F, IntegerField, Max, Q, QuerySet, Value
+from django.db.models import Case, CharField, Count, F, IntegerField, Max, Q, QuerySet, Value, When
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce, Concat, NullIf
 
@@ -24,7 +24,20 @@ DIMENSIONS = {
     "kind": F("question__structure"),
     "perturbation": KeyTextTransform("perturbation", "question__metadata"),
 }
-DIFFICULTY_KEY = "difficulty"  # ReComSBench d(Q) = |K_prior|, stored by whoever builds the items
+DIFFICULTY_KEY = "difficulty"  # ReComSBench d(Q) = |K_prior|: a recoms run's Prediction.extra, else the question's metadata
+
+
+def _difficulty() -> Case:
+    """d(Q) of a prediction: its own (``extra``, stored by the ``recoms`` scoring; JSON null = no
+    correct path) when it has the key, else the question's ``metadata`` (set by an item builder)."""
+    return Case(When(extra__has_key=DIFFICULTY_KEY,
+                     then=Cast(KeyTextTransform(DIFFICULTY_KEY, "extra"), output_field=IntegerField())),
+                default=Cast(KeyTextTransform(DIFFICULTY_KEY, "question__metadata"), output_field=IntegerField()))
+
+
+def _difficulty_q(op: str, value: int) -> Q:
+    own = Q(**{f"extra__{DIFFICULTY_KEY}__{op}": value})
+    return own | (~Q(extra__has_key=DIFFICULTY_KEY) & Q(**{f"question__metadata__{DIFFICULTY_KEY}__{op}": value}))
 
 
 def prediction_filter(params: Mapping[str, str]) -> Q:
@@ -51,9 +64,9 @@ def prediction_filter(params: Mapping[str, str]) -> Q:
     if params.get("statement", "").isdigit():
         q &= Q(statement_id=int(params["statement"]))
     if params.get("d_min", "").isdigit():
-        q &= Q(**{f"question__metadata__{DIFFICULTY_KEY}__gte": int(params["d_min"])})
+        q &= _difficulty_q("gte", int(params["d_min"]))
     if params.get("d_max", "").isdigit():
-        q &= Q(**{f"question__metadata__{DIFFICULTY_KEY}__lte": int(params["d_max"])})
+        q &= _difficulty_q("lte", int(params["d_max"]))
     if params.get("agreement"):
         q &= sources.agreement_level_q(params["agreement"])
     if params.get("human") in ("0", "1"):
@@ -153,9 +166,8 @@ def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, lis
     """Items sorted by difficulty d(Q) (ties by position) cut into ``n_buckets`` equal ranks, per
     run: [{bucket, n, ok, d_sum, d_min, d_max}]. ReComSBench's windows (length N/3, step N/9) are
     three consecutive buckets. One query (a window function ranks the items)."""
-    d = Cast(KeyTextTransform(DIFFICULTY_KEY, "question__metadata"), output_field=IntegerField())
     ranked = (Prediction.objects.filter(run__in=runs, question__isnull=False)
-              .annotate(d=d).exclude(d__isnull=True)
+              .annotate(d=_difficulty()).exclude(d__isnull=True)
               .values("run_id", "d", "correct", "position"))
     inner_sql, params = ranked.query.sql_with_params()
     sql = f"""

@@ -29,11 +29,29 @@ class RunForm(forms.Form):
     limit = forms.IntegerField(required=False, min_value=1, help_text="score only the first N items")
     chunk_size = forms.IntegerField(required=False, min_value=1, max_value=4096,
                                     help_text="items per batch (one transaction each)")
+    samples = forms.IntegerField(required=False, min_value=1, max_value=64, label="Reasoning paths",
+                                 help_text="recoms only: paths sampled per question (default 5: greedy + 4 at T=0.7)")
+    paths = forms.CharField(required=False, max_length=500, label="Paths file",
+                            help_text="recoms only: a JSONL of reasoning paths made elsewhere (replay, or hf/openai "
+                                      "to extract triples and answer)")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["dataset"].choices = set_choices()
 
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("scoring") != "recoms":
+            for name in ("samples", "paths"):
+                if data.get(name):
+                    self.add_error(name, "only for the recoms scoring")
+        return data
+
     def params(self) -> dict[str, Any]:
-        cs = self.cleaned_data.get("chunk_size")
-        return {"chunk_size": cs} if cs else {}
+        d = self.cleaned_data
+        out: dict[str, Any] = {"chunk_size": d["chunk_size"]} if d.get("chunk_size") else {}
+        if d.get("samples"):
+            out["scoring_options"] = {"k": d["samples"]}
+        if (d.get("paths") or "").strip():
+            out["source"] = d["paths"].strip()
+        return out

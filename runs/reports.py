@@ -46,6 +46,7 @@ def run_records(run: Run) -> list[Record]:
             })
     else:
         preds = Prediction.objects.filter(run=run).select_related("question").order_by("position")
+        recoms = run.scoring == "recoms"
         for p in preds.iterator(chunk_size=2000):
             q: Question = p.question  # type: ignore[assignment]
             meta = q.metadata or {}
@@ -55,8 +56,51 @@ def run_records(run: Run) -> list[Record]:
                 "role": q.role, "perturbation": str(meta.get("perturbation", "")), "error": p.error,
                 "aspect": str(meta.get("aspect") or (q.structure if q.role in ("reasoning",) or q.role.startswith("atomic_")
                                                     else meta.get("relation", ""))),
+                **(_recoms_fields(p) if recoms else {}),
             })
     return out
+
+
+def _recoms_fields(p: Prediction) -> Record:
+    """What ReComSBench stored in ``extra`` (see commonsense.scoring.recoms) that its metrics need."""
+    x = p.extra or {}
+    kba = x.get("kba") or {}
+    paths = x.get("paths") or []
+    return {"difficulty": x.get("difficulty"), "kba_correct": kba.get("correct"),
+            "path_correct": tuple(pt.get("correct") for pt in paths), "path_kcr": tuple(pt.get("kcr") for pt in paths)}
+
+
+def _recoms_rows(records: list[Record], seed: int) -> list[Row]:
+    """ReComSBench: pass@k, MSG(k) and their sum, KBA, Easy/Hard sliding windows (Δ, Δ*), KCR of
+    correct vs incorrect paths (Mann–Whitney U), mean d(Q). Items that failed are left out."""
+    items = [M.RecomsItem(correct=None if r["answer"] is None else r["chosen"] == r["answer"],
+                          kba_correct=r["kba_correct"], difficulty=r["difficulty"],
+                          path_correct=r["path_correct"], path_kcr=r["path_kcr"])
+             for r in records if not r["error"]]
+    rep = M.recoms_report(items, seed=seed)
+    rows: list[Row] = [_row(f"pass@{k}", "overall", e) for k, e in enumerate(rep.pass_at, 1)]
+    rows += [_row(f"msg@{k}", "overall", e) for k, e in rep.msg.items()]
+    if rep.k > 1:
+        rows.append(_row("msg_sum", "overall", rep.msg_sum, k=rep.k))
+    rows.append(_row("kba", "overall", rep.kba))
+    for w in rep.windows:
+        where = {"start": w.start, "stop": w.stop, "d_min": w.d_min, "d_max": w.d_max, "mean_d": w.mean_difficulty}
+        rows += [_row("accuracy", f"window={w.index + 1}", w.accuracy, **where),
+                 _row("kba", f"window={w.index + 1}", w.kba, **where)]
+    if rep.easy is not None and rep.hard is not None:
+        rows += [_row("accuracy_easy", "overall", rep.easy.accuracy), _row("accuracy_hard", "overall", rep.hard.accuracy),
+                 _row("kba_easy", "overall", rep.easy.kba), _row("kba_hard", "overall", rep.hard.kba),
+                 ("accuracy_delta", "overall", rep.delta, None, None, rep.easy.accuracy.n, {"windows": len(rep.windows)}),
+                 ("kba_delta", "overall", rep.delta_kba, None, None, rep.easy.kba.n, {"windows": len(rep.windows)})]
+    rows += [_row("kcr_correct", "overall", rep.kcr_correct), _row("kcr_incorrect", "overall", rep.kcr_incorrect)]
+    if rep.kcr_test is not None:
+        t = rep.kcr_test
+        rows.append(("kcr_mannwhitney_p", "overall", t.p, None, None, t.n_correct + t.n_incorrect,
+                     {"u": t.u, "n_correct": t.n_correct, "n_incorrect": t.n_incorrect, "alternative": "two-sided"}))
+    rows.append(_row("difficulty", "overall", rep.difficulty))
+    rows.append(("difficulty_defined", "overall", rep.with_difficulty / len(items) if items else None, None, None,
+                 len(items), {"with_difficulty": rep.with_difficulty}))
+    return rows
 
 
 def _row(name: str, scope: str, est: Estimate, **data: Any) -> Row:
@@ -115,6 +159,8 @@ def _question_rows(records: list[Record], seed: int) -> list[Row]:
     if scored and all(r["structure"] == "rica-axiom" and r["group"] for r in scored):
         rows += _rica_rows(scored, seed)
     rows += _coco_rows(scored, seed)
+    if records and "path_correct" in records[0]:
+        rows += _recoms_rows(records, seed)
     return rows
 
 

@@ -29,7 +29,7 @@ from knowledge.models import Question, Statement
 from .models import Run
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica")
+SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms")
 YES_NO = ("no", "yes")
 
 
@@ -41,8 +41,10 @@ def question_item(q: Question) -> Item:
     fields = {k: str(v) for k, v in (q.metadata or {}).items() if isinstance(v, str | int | float)}
     if q.structure:
         fields["structure"] = q.structure
+    if q.external_id:
+        fields["external_id"] = q.external_id
     return Item(id=str(q.pk), question=q.stem, options=tuple(str(o) for o in q.options), context=q.context,
-                fields=fields)
+                fields=fields, gold=q.answer_index)
 
 
 def statement_item(s: Statement) -> Item:

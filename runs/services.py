@@ -53,6 +53,10 @@ def run_create(*, set_name: str = "", question_set: QuestionSet | None = None,
         raise ValidationError("statement sets are scored with 'yesno' (NWW questions (a) and (b))")
     if statement_set is None and scoring == "yesno":
         raise ValidationError("'yesno' scores statement sets; choose a statement set")
+    if scoring == "recoms" and backend not in ("hf", "openai", "replay"):
+        raise ValidationError("'recoms' needs a generative model (hf, openai) or a paths file (replay)")
+    if scoring == "recoms" and backend == "replay" and not ((params or {}).get("source") or model):
+        raise ValidationError("'recoms' with replay needs a paths file (--paths FILE, or the file as --model)")
     if backend == "replay" and statement_set is not None and model not in (statement_set.models_answered or []):
         known = ", ".join(statement_set.models_answered or []) or "none"
         raise ValidationError(f"statement set {statement_set.name!r} has no answers of {model!r}; known: {known}")

@@ -1,6 +1,8 @@
 """Launch a model evaluation from the shell.
 
     python manage.py run_eval --set statements-demo --backend replay --model Mixtral-8x22B --scoring yesno --wait
+    python manage.py run_eval --set csqa-dev --backend hf --model SmolLM2.gguf --scoring recoms --samples 5 --wait
+    python manage.py run_eval --set csqa-dev --backend replay --scoring recoms --paths paths.jsonl --inline
 
 Without ``--wait`` the run is queued for a Celery worker (queue ``eval``) and the command returns.
 ``--wait`` queues it the same way and then follows the run row until it ends, printing progress on
@@ -48,14 +50,29 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=None, help="score only the first N items")
         parser.add_argument("--param", action="append", default=[], type=_param, metavar="KEY=VALUE",
                             help="run parameter (chunk_size, pace_s, scorer={...}); repeatable")
+        parser.add_argument("--samples", type=int, default=None, metavar="K",
+                            help="recoms: reasoning paths per question (default 5: greedy + K-1 at temperature 0.7)")
+        parser.add_argument("--paths", default="", metavar="FILE",
+                            help="recoms: a JSONL of reasoning paths made elsewhere ({id, paths:[{text, answer}], "
+                                 "triples?}); with --backend replay no model is needed")
         parser.add_argument("--wait", action="store_true", help="wait for the worker and print the metrics as JSON")
         parser.add_argument("--inline", action="store_true", help="run in this process instead of a worker")
         parser.add_argument("--timeout", type=float, default=0, help="with --wait: give up after N seconds")
 
     def handle(self, *args: Any, **o: Any) -> None:
+        params = dict(o["param"])
+        if o["samples"] is not None or o["paths"]:
+            if o["scoring"] != "recoms":
+                raise CommandError("--samples and --paths are options of --scoring recoms")
+            if o["samples"] is not None:
+                if o["samples"] < 1:
+                    raise CommandError("--samples must be at least 1")
+                params["scoring_options"] = {**(params.get("scoring_options") or {}), "k": o["samples"]}
+            if o["paths"]:
+                params["source"] = o["paths"]
         try:
             run = run_create(set_name=o["set_name"], backend=o["backend"], scoring=o["scoring"], model=o["model"],
-                             url=o["url"], seed=o["seed"], limit=o["limit"], params=dict(o["param"]),
+                             url=o["url"], seed=o["seed"], limit=o["limit"], params=params,
                              enqueue=not o["inline"])
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
