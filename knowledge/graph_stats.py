@@ -11,7 +11,7 @@ importer keeps them instead:
   anything else (a graph written outside the importer) is counted afresh.
 
 An import updates incrementally when the stored figures were current before it, and recounts the
-whole graph otherwise. :func:`graph_stats_recount` repairs a graph (``manage.py graph_stats``).
+whole graph otherwise. :func:`graph_stats_recount` repairs a graph (``manage.py graph_stats NAME``).
 """
 
 from __future__ import annotations

@@ -132,3 +132,21 @@ def test_graph_detail_relations_come_from_the_stats(tmp_path: Path, django_asser
         rows = graph_relation_counts(g)
     assert rows == [{"relation__name": "xWant", "n": 3}, {"relation__name": "xEffect", "n": 1},
                     {"relation__name": "xIntent", "n": 1}]
+
+
+def test_graph_stats_command_repairs_a_graph() -> None:
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    g = Graph.objects.create(name="hand")
+    a, b = Node.objects.create(graph=g, text="a"), Node.objects.create(graph=g, text="b")
+    rel, _ = Relation.objects.get_or_create(name="xWant")
+    Triple.objects.create(graph=g, head=a, tail=b, relation=rel)
+    out = StringIO()
+    call_command("graph_stats", "hand", stdout=out)
+    assert "1 triples, 2 nodes" in out.getvalue()
+    g.refresh_from_db()
+    assert graph_stats.stats_current(g) and stored(g) == fresh_count(g)
+    with pytest.raises(CommandError, match="no graph named 'nope'"):
+        call_command("graph_stats", "nope")
