@@ -147,6 +147,11 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 
 # Caches: local memory by default; Redis when configured.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://cocoweb")}
+# Sessions are read through the cache (one Redis GET instead of a database query per request) only
+# when every process shares that cache: with a per-process local-memory cache another process
+# would keep serving a session that was ended (log-out) elsewhere.
+_SHARED_CACHE = any(k in CACHES["default"]["BACKEND"].lower() for k in ("redis", "memcache"))
+SESSION_ENGINE = f"django.contrib.sessions.backends.{'cached_db' if _SHARED_CACHE else 'db'}"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
