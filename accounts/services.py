@@ -14,7 +14,8 @@ from .roles import ADMIN, ANNOTATOR, RESEARCHER
 
 # Apps whose model permissions a researcher holds (all actions); admins also manage people.
 RESEARCHER_APPS = ("knowledge", "runs", "annotation")
-ADMIN_EXTRA = (("auth", "user"), ("auth", "group"), ("authtoken", "token"))
+# The admin manages API tokens through TokenProxy (DRF's admin model), a proxy with its own permissions.
+ADMIN_EXTRA = (("auth", "user"), ("auth", "group"), ("authtoken", "token"), ("authtoken", "tokenproxy"))
 
 
 def role_groups_sync() -> None:

@@ -54,7 +54,10 @@ def _campaign(user: Any, slug: str) -> Campaign:
 
 def _item_json(item: Item) -> dict[str, Any]:
     payload = {k: v for k, v in item.payload.items() if k not in HIDDEN}
-    return {"id": item.pk, "role": item.role, "key": item.key, "payload": payload}
+    # An attention check must look like any other item: naming it would tell the annotator which
+    # answers are graded. Qualification items are announced (the page says so too).
+    role = Item.Role.QUALIFICATION if item.role == Item.Role.QUALIFICATION else Item.Role.REGULAR
+    return {"id": item.pk, "role": role, "key": item.key, "payload": payload}
 
 
 @extend_schema(responses=CampaignSerializer(many=True))
@@ -85,12 +88,22 @@ def next_item(request: Request, slug: str) -> ApiResponse:
 
 
 def _api_answer(campaign: Campaign, item: Item, answer: dict[str, Any]) -> dict[str, Any]:
-    if campaign.kind != Campaign.Kind.RICA or "valid" in answer:
+    if campaign.kind != Campaign.Kind.RICA:
         return answer
+    # Only {choice}: a stored {valid} says whether the choice was the original statement (gold), so
+    # the caller may neither send it (the echo would reveal the original) nor see it.
     choice = answer.get("choice")
-    if choice not in (0, 1):
+    if set(answer) != {"choice"} or type(choice) is not int or choice not in (0, 1):
         raise ValidationError("rica answers are {choice: 0 | 1}: the statement that follows commonsense")
     return {"valid": int(choice == item.payload.get("original", 0))}
+
+
+def _answer_out(campaign: Campaign, item: Item, stored: dict[str, Any]) -> dict[str, Any]:
+    """The stored answer as the annotator gave it (RICA: their choice, never ``valid``)."""
+    if campaign.kind != Campaign.Kind.RICA:
+        return stored
+    original = item.payload.get("original", 0)
+    return {"choice": original if stored.get("valid") == 1 else 1 - original}
 
 
 @extend_schema(request=AnswerSerializer, responses=dict,
@@ -110,7 +123,8 @@ def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
     except ValidationError as exc:
         return ApiResponse({"detail": " ".join(exc.messages)}, status=status.HTTP_409_CONFLICT
                            if "expired" in " ".join(exc.messages) else status.HTTP_400_BAD_REQUEST)
-    return ApiResponse({"response_id": done.response.pk, "created": done.created, "answer": done.response.answer},
+    return ApiResponse({"response_id": done.response.pk, "created": done.created,
+                        "answer": _answer_out(campaign, item, done.response.answer)},
                        status=status.HTTP_201_CREATED if done.created else status.HTTP_200_OK)
 
 

@@ -168,6 +168,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Commonsense knowledge workbench: question sets, annotation campaigns, model runs.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],  # schema and docs: signed-in people
 }
 
 # Where model conversions and embedding caches live (never downloaded: built locally).

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
@@ -8,7 +9,11 @@ from knowledge import views as knowledge_views
 urlpatterns = [
     path("", knowledge_views.home, name="home"),
     path("accounts/login/", account_views.login_view, name="login"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Only the auth pages cocoweb uses. No e-mail password reset: no mail server is configured, and
+    # an admin resets a forgotten password in the admin (the reset form would fail with a 500).
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/login/", account_views.login_view),  # the admin's log-in is throttled too
     path("admin/", admin.site.urls),
     path("knowledge/", include("knowledge.urls")),

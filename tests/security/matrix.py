@@ -1,0 +1,191 @@
+"""The permission matrix: for every URL pattern of ``cocoweb.urls`` (key = ``ResolverMatch.route``)
+the status each of anonymous / annotator / researcher / admin gets, per HTTP method probed.
+
+Roles (accounts/roles.py): annotators see only the annotation area; researchers also build sets,
+run models and explore; admins also manage people (Django admin) and export verified sets.
+
+Expected values: an HTTP status, ``LOGIN`` (302 to cocoweb's log-in page with ``next``),
+``ADMIN_LOGIN`` (302 to the admin's log-in page: Django's admin refuses non-staff that way) or
+``To(prefix)`` (302 elsewhere; ``{param}`` is filled from the URL's parameters). POST probes send
+an empty form (a JSON ``{}`` to the API): they test who may post, not what a valid post does.
+
+A new URL pattern without an entry here fails ``test_every_url_pattern_is_classified``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.security.conftest import World
+
+LOGIN, ADMIN_LOGIN = "login", "admin-login"
+
+
+@dataclass(frozen=True)
+class To:
+    prefix: str  # Location must start with this; "{run_id}" etc. come from the URL's parameters
+
+
+Expected = int | str | To
+ByRole = dict[str, Expected]
+
+
+def R(anonymous: Expected, annotator: Expected, researcher: Expected, admin: Expected) -> ByRole:  # noqa: N802
+    return {"anonymous": anonymous, "annotator": annotator, "researcher": researcher, "admin": admin}
+
+
+@dataclass(frozen=True)
+class Entry:
+    methods: dict[str, ByRole]
+    kwargs: Callable[[World], dict[str, Any]] | None = None  # path parameters (else DEFAULT_KWARGS)
+    url: Callable[[World], str] | None = None  # explicit URL (unnamed patterns with parameters)
+    query: str = ""
+    api: bool = False  # POST a JSON body
+    notes: str = field(default="", compare=False)
+
+
+def E(get: ByRole | None = None, post: ByRole | None = None, **kw: Any) -> Entry:  # noqa: N802
+    methods = {m: v for m, v in (("GET", get), ("POST", post)) if v is not None}
+    return Entry(methods, **kw)
+
+
+def default_kwargs(w: World) -> dict[str, Any]:
+    return {"slug": w.plain.name, "item_id": w.plain_item.pk, "run_id": w.run.pk, "node_id": w.node.pk,
+            "question_id": w.question.pk, "fmt": "jsonl", "job_id": w.build_job.pk}
+
+
+ALL_200 = R(200, 200, 200, 200)
+ALL_405 = R(405, 405, 405, 405)
+SIGNED_IN = R(LOGIN, 200, 200, 200)  # any role (annotator and up)
+RESEARCHER = R(LOGIN, 403, 200, 200)
+ADMIN_ONLY = R(LOGIN, 403, 403, 200)
+DJANGO_ADMIN = R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 200)  # only staff (the admin role) get in
+FORM_AGAIN = R(LOGIN, 403, 200, 200)  # a researcher form posted empty is shown again, blank
+API_ANNOTATOR = R(401, 200, 200, 200)
+API_RESEARCHER = R(401, 403, 200, 200)
+API_ADMIN = R(401, 403, 403, 200)
+API_POST_ONLY = R(401, 405, 405, 405)  # DRF authenticates before it looks at the method
+
+WORK = To("/annotation/c/{slug}/")
+DASHBOARD = To("/annotation/c/{slug}/dashboard/")
+RUN = To("/runs/{run_id}/")
+JOB = To("/knowledge/build/jobs/{job_id}/")
+
+
+def _admin_obj(model: str) -> Callable[[World], dict[str, Any]]:
+    def kw(w: World) -> dict[str, Any]:
+        obj = {"user": w.users["annotator"].pk, "group": w.users["annotator"].groups.get().pk,
+               "tokenproxy": w.users["annotator"].pk}[model]  # TokenProxy's pk is its user's pk
+        return {"object_id": obj, "id": obj}
+
+    return kw
+
+
+def _admin_model(model: str) -> dict[str, Entry]:
+    base = f"admin/{'authtoken' if model == 'tokenproxy' else 'auth'}/{model}/"
+    obj = _admin_obj(model)
+    out = {
+        base: E(get=DJANGO_ADMIN),
+        base + "add/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN),  # posted empty: the form again, 200
+        base + "<path:object_id>/history/": E(get=DJANGO_ADMIN, kwargs=obj),
+        base + "<path:object_id>/delete/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=obj),  # empty post: asks again
+        base + "<path:object_id>/change/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=obj),
+        base + "<path:object_id>/": E(get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")), kwargs=obj,
+                                      url=lambda w: f"/{base}{obj(w)['object_id']}/"),
+    }
+    return out
+
+
+MATRIX: dict[str, Entry] = {
+    # cocoweb/urls.py
+    "": E(get=R(LOGIN, To("/annotation/"), 200, 200)),
+    "accounts/login/": E(get=ALL_200),
+    "accounts/logout/": E(get=ALL_405, post=R(To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/"),
+                                              To("/accounts/login/"))),
+    "accounts/password_change/": E(get=SIGNED_IN, post=SIGNED_IN),  # posted empty: the form with errors
+    "accounts/password_change/done/": E(get=SIGNED_IN),
+    "api/schema/": E(get=API_ANNOTATOR),
+    "api/docs/": E(get=API_ANNOTATOR),
+    # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
+    "admin/login/": E(get=ALL_200),
+    "admin/": E(get=DJANGO_ADMIN),
+    "admin/logout/": E(get=R(To("/admin/"), To("/admin/"), To("/admin/"), 405)),  # log-out is a POST
+    "admin/password_change/": E(get=DJANGO_ADMIN),
+    "admin/password_change/done/": E(get=DJANGO_ADMIN),
+    "admin/autocomplete/": E(get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 403)),  # no field to complete
+    "admin/jsi18n/": E(get=DJANGO_ADMIN),
+    "admin/r/<path:content_type_id>/<path:object_id>/": E(
+        get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 404),  # users have no public page
+        kwargs=lambda w: {"content_type_id": _user_ct(), "object_id": w.users["annotator"].pk}),
+    **_admin_model("group"),
+    **_admin_model("user"),
+    "admin/auth/user/<id>/password/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=_admin_obj("user")),
+    **_admin_model("tokenproxy"),
+    "admin/(?P<app_label>auth|authtoken)/$": E(get=DJANGO_ADMIN, kwargs=lambda w: {"app_label": "auth"}),
+    "admin/(?P<url>.*)$": E(get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 404), url=lambda w: "/admin/no-such-page/"),
+    # knowledge
+    "knowledge/import/": E(get=RESEARCHER, post=FORM_AGAIN),
+    "knowledge/graphs/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
+    "knowledge/question-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.qset.name}),
+    "knowledge/statement-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.sset.name}),
+    "knowledge/build/questions/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400, errors
+    "knowledge/build/coco/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),
+    "knowledge/build/jobs/": E(get=RESEARCHER),
+    "knowledge/build/jobs/<int:job_id>/": E(get=RESEARCHER),
+    "knowledge/build/jobs/<int:job_id>/progress/": E(get=R(LOGIN, 403, JOB, JOB)),  # the box alone is for htmx only
+    "knowledge/build/jobs/<int:job_id>/requeue/": E(get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, JOB, JOB)),
+    # annotation: the annotator's area
+    "annotation/": E(get=SIGNED_IN),
+    "annotation/c/<slug:slug>/": E(get=SIGNED_IN),
+    "annotation/c/<slug:slug>/item/": E(get=R(LOGIN, WORK, WORK, WORK)),  # the box alone is for htmx only
+    "annotation/c/<slug:slug>/items/<int:item_id>/submit/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
+    "annotation/c/<slug:slug>/items/<int:item_id>/skip/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
+    "annotation/c/<slug:slug>/undo/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
+    # annotation: researchers manage campaigns, admins export
+    "annotation/new/": E(get=RESEARCHER, post=FORM_AGAIN),
+    "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),
+    "annotation/c/<slug:slug>/status/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
+    "annotation/c/<slug:slug>/adjudication/": E(get=RESEARCHER),
+    "annotation/c/<slug:slug>/adjudication/<int:item_id>/": E(get=RESEARCHER, post=FORM_AGAIN),
+    "annotation/c/<slug:slug>/import/": E(get=RESEARCHER, post=FORM_AGAIN),
+    "annotation/c/<slug:slug>/export.<str:fmt>": E(get=ADMIN_ONLY),
+    # runs (model predictions: researchers only)
+    "runs/": E(get=RESEARCHER),
+    "runs/new/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400 with the errors
+    "runs/compare/": E(get=RESEARCHER, query="?runs={run_id}&runs={run2_id}"),
+    "runs/<int:run_id>/": E(get=RESEARCHER),
+    "runs/<int:run_id>/progress/": E(get=R(LOGIN, 403, RUN, RUN)),  # the box alone is for htmx only
+    "runs/<int:run_id>/cancel/": E(get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, RUN, RUN)),
+    "runs/<int:run_id>/rerun/": E(get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, To("/runs/"), To("/runs/"))),
+    "runs/<int:run_id>/predictions.<str:fmt>": E(get=RESEARCHER),
+    "runs/<int:run_id>/metrics.json": E(get=RESEARCHER),
+    # explorer (graphs, questions, model errors: researchers only)
+    "explorer/": E(get=RESEARCHER),
+    "explorer/graphs/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
+    "explorer/graphs/<slug:name>/search/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}, query="?q=thing"),
+    "explorer/graphs/<slug:name>/nodes/<int:node_id>/": E(get=RESEARCHER,
+                                                          kwargs=lambda w: {"name": w.graph.name, "node_id": w.node.pk}),
+    "explorer/questions/": E(get=RESEARCHER),
+    "explorer/questions/<int:question_id>/": E(get=RESEARCHER),
+    "explorer/runs/<int:run_id>/": E(get=RESEARCHER),
+    "explorer/runs/<int:run_id>/items/": E(get=RESEARCHER),
+    "explorer/compare/": E(get=RESEARCHER, query="?run={run_id}&run={run2_id}"),
+    # REST API (token or session): annotators answer; researchers read agreement; admins export
+    "api/annotation/campaigns/": E(get=API_ANNOTATOR, api=True),
+    "api/annotation/campaigns/<slug:slug>/": E(get=API_ANNOTATOR, api=True),
+    "api/annotation/campaigns/<slug:slug>/next/": E(get=API_POST_ONLY, post=API_ANNOTATOR, api=True),
+    "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/response/": E(
+        get=API_POST_ONLY, post=R(401, 400, 400, 400), api=True),  # {} is not an answer
+    "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/skip/": E(get=API_POST_ONLY, post=API_ANNOTATOR, api=True),
+    "api/annotation/campaigns/<slug:slug>/agreement/": E(get=API_RESEARCHER, api=True),
+    "api/annotation/campaigns/<slug:slug>/export/": E(get=API_ADMIN, api=True),
+}
+
+
+def _user_ct() -> int:
+    from django.contrib.auth import get_user_model
+    from django.contrib.contenttypes.models import ContentType
+
+    return ContentType.objects.get_for_model(get_user_model()).pk
