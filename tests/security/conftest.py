@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.test import Client
 from rest_framework.authtoken.models import Token
@@ -39,6 +40,8 @@ ROLES = ("anonymous", "annotator", "researcher", "admin")
 class World:
     users: dict[str, Any]  # role -> user (no "anonymous"); "annotator2" is a second annotator
     tokens: dict[str, str]  # role -> API token key
+    spare_user: Any  # no role; deleted by the CSRF test
+    spare_group: Group
     graph: Graph
     node: Node
     triple: Triple
@@ -75,6 +78,10 @@ def world_build() -> World:
              for role in ("annotator", "researcher", "admin")}
     users["annotator2"] = user_create_with_role("sec-annotator2", "annotator", PASSWORD)
     tokens = {role: Token.objects.create(user=u).key for role, u in users.items()}
+    # Disposable rows for the admin's delete pages (a POST with a CSRF token really deletes).
+    spare_user = get_user_model().objects.create_user("sec-spare", password=PASSWORD)
+    Token.objects.create(user=spare_user)
+    spare_group = Group.objects.create(name="sec-spare")
 
     graph = GraphFactory(name="sec-graph")
     triple = TripleFactory(graph=graph)
@@ -114,7 +121,7 @@ def world_build() -> World:
     plain_item = step.assignment.item
     queue.response_submit(plain_item, other, {"plausible": [3], "none_correct": False, "bad_context": False},
                           idempotency_key="annotator2-secret-key")
-    return World(users=users, tokens=tokens, graph=graph, node=triple.head, triple=triple, qset=qset,
+    return World(users=users, tokens=tokens, spare_user=spare_user, spare_group=spare_group, graph=graph, node=triple.head, triple=triple, qset=qset,
                  question=questions[0], sset=sset, statement=statement, build_job=build_job, run=run, run2=run2, prediction=prediction,
                  plain=plain, plain_item=plain_item, gold=gold, rica=rica, draft=draft, closed=closed)
 
@@ -123,5 +130,5 @@ def world_build() -> World:
 def world(db: None) -> World:
     cache.clear()  # login-throttle counts and cached item counts from other tests
     w = world_build()
-    assert get_user_model().objects.filter(username__startswith="sec-").count() == 4
+    assert get_user_model().objects.filter(username__startswith="sec-").count() == 5
     return w

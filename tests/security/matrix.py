@@ -74,10 +74,12 @@ RUN = To("/runs/{run_id}/")
 JOB = To("/knowledge/build/jobs/{job_id}/")
 
 
-def _admin_obj(model: str) -> Callable[[World], dict[str, Any]]:
+def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, Any]]:
+    """An admin page's object: the annotator's, or a disposable one for delete pages."""
     def kw(w: World) -> dict[str, Any]:
-        obj = {"user": w.users["annotator"].pk, "group": w.users["annotator"].groups.get().pk,
-               "tokenproxy": w.users["annotator"].pk}[model]  # TokenProxy's pk is its user's pk
+        user = w.spare_user if spare else w.users["annotator"]
+        group = w.spare_group if spare else w.users["annotator"].groups.get()
+        obj = {"user": user.pk, "group": group.pk, "tokenproxy": user.pk}[model]  # TokenProxy's pk is its user's
         return {"object_id": obj, "id": obj}
 
     return kw
@@ -90,7 +92,8 @@ def _admin_model(model: str) -> dict[str, Entry]:
         base: E(get=DJANGO_ADMIN),
         base + "add/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN),  # posted empty: the form again, 200
         base + "<path:object_id>/history/": E(get=DJANGO_ADMIN, kwargs=obj),
-        base + "<path:object_id>/delete/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=obj),  # empty post: asks again
+        base + "<path:object_id>/delete/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN,  # empty post: asks again
+                                             kwargs=_admin_obj(model, spare=True)),
         base + "<path:object_id>/change/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=obj),
         base + "<path:object_id>/": E(get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")), kwargs=obj,
                                       url=lambda w: f"/{base}{obj(w)['object_id']}/"),
@@ -101,7 +104,7 @@ def _admin_model(model: str) -> dict[str, Entry]:
 MATRIX: dict[str, Entry] = {
     # cocoweb/urls.py
     "": E(get=R(LOGIN, To("/annotation/"), 200, 200)),
-    "accounts/login/": E(get=ALL_200),
+    "accounts/login/": E(get=ALL_200, post=ALL_200),  # posted empty: the form with errors
     "accounts/logout/": E(get=ALL_405, post=R(To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/"),
                                               To("/accounts/login/"))),
     "accounts/password_change/": E(get=SIGNED_IN, post=SIGNED_IN),  # posted empty: the form with errors
@@ -109,7 +112,7 @@ MATRIX: dict[str, Entry] = {
     "api/schema/": E(get=API_ANNOTATOR),
     "api/docs/": E(get=API_ANNOTATOR),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
-    "admin/login/": E(get=ALL_200),
+    "admin/login/": E(get=ALL_200, post=ALL_200),
     "admin/": E(get=DJANGO_ADMIN),
     "admin/logout/": E(get=R(To("/admin/"), To("/admin/"), To("/admin/"), 405)),  # log-out is a POST
     "admin/password_change/": E(get=DJANGO_ADMIN),

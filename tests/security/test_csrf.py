@@ -1,0 +1,119 @@
+"""CSRF on every form. Every URL the permission matrix probes with POST is refused (403, a CSRF
+failure) without a token, for every role that may post there, and accepted with one; every
+``<form method="post">`` on every page carries the token. The REST API: a session needs the token
+too, a token (``Authorization: Token``, not an ambient credential) does not."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from django.http import HttpResponse
+from django.test import Client
+
+from tests.security.conftest import ROLES, World
+from tests.security.matrix import ADMIN_LOGIN, LOGIN, MATRIX
+from tests.security.test_permission_matrix import resolve_entry_url
+
+pytestmark = pytest.mark.django_db
+
+REFUSED = (LOGIN, ADMIN_LOGIN, 401, 403)
+
+
+def _csrf_client(world: World, role: str) -> tuple[Client, str]:
+    c = world.client(role, enforce_csrf_checks=True)
+    c.get("/accounts/login/")  # any page with a form sets the CSRF cookie
+    return c, c.cookies["csrftoken"].value
+
+
+def _post(c: Client, url: str, api: bool, token: str | None) -> HttpResponse:
+    if api:
+        headers = {"HTTP_X_CSRFTOKEN": token} if token else {}
+        return c.post(url, {}, content_type="application/json", **headers)
+    return c.post(url, {"csrfmiddlewaretoken": token} if token else {})
+
+
+def _is_csrf_failure(resp: HttpResponse) -> bool:
+    return resp.status_code == 403 and b"CSRF" in resp.content
+
+
+def test_every_post_endpoint_needs_the_csrf_token(world: World) -> None:
+    rows: list[str] = []
+    checked = 0
+    for key, entry in MATRIX.items():
+        if "POST" not in entry.methods:
+            continue
+        url, _fill = resolve_entry_url(world, key, entry)
+        for role in ROLES:
+            expected = entry.methods["POST"][role]
+            if expected in REFUSED:
+                continue  # this role may not post here at all (the matrix checks that)
+            c, token = _csrf_client(world, role)
+            without = _post(c, url, entry.api, None)
+            if not _is_csrf_failure(without):
+                rows.append(f"POST {url} as {role} without a CSRF token: {without.status_code}, not a CSRF refusal")
+            c, token = _csrf_client(world, role)
+            with_token = _post(c, url, entry.api, token)
+            # Accepted: the view handles the post (its form errors, a redirect, a JSON answer). The
+            # status may differ from the matrix's empty post: the token makes the form non-empty.
+            if _is_csrf_failure(with_token) or with_token.status_code in (401, 403) or with_token.status_code >= 500:
+                rows.append(f"POST {url} as {role} with the CSRF token: {with_token.status_code}, not accepted")
+            checked += 1
+    assert checked >= 60, checked
+    assert not rows, "CSRF:\n" + "\n".join(rows)
+
+
+def test_api_token_auth_needs_no_csrf_but_a_session_does(world: World) -> None:
+    url = f"/api/annotation/campaigns/{world.plain.name}/next/"
+    bearer = Client(enforce_csrf_checks=True)
+    r = bearer.post(url, HTTP_AUTHORIZATION=f"Token {world.tokens['annotator']}")
+    assert r.status_code == 200 and r.json()["state"] == "item"
+    session, _ = _csrf_client(world, "annotator2")
+    r = session.post(url)
+    assert r.status_code == 403 and "CSRF" in r.json()["detail"]
+
+
+class _Forms(HTMLParser):
+    """Collects, per ``<form method="post">``, whether a csrfmiddlewaretoken input is inside."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[dict[str, Any]] = []
+        self._open: dict[str, Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "form":
+            self._open = {"action": a.get("action"), "post": (a.get("method") or "get").lower() == "post", "token": False}
+            self.forms.append(self._open)
+        elif tag == "input" and self._open is not None and a.get("name") == "csrfmiddlewaretoken" and a.get("value"):
+            self._open["token"] = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._open = None
+
+
+def test_every_post_form_on_every_page_carries_the_token(world: World) -> None:
+    missing: list[str] = []
+    forms = 0
+    for key, entry in MATRIX.items():
+        if "GET" not in entry.methods:
+            continue
+        url, _fill = resolve_entry_url(world, key, entry)
+        for role in ("annotator", "admin"):  # the admin sees every page and every form on it
+            if entry.methods["GET"][role] != 200:
+                continue
+            resp = world.client(role).get(url)
+            if "html" not in resp.get("Content-Type", "") or resp.streaming:
+                continue
+            parser = _Forms()
+            parser.feed(resp.content.decode())
+            for f in parser.forms:
+                if f["post"]:
+                    forms += 1
+                    if not f["token"]:
+                        missing.append(f"{url} as {role}: <form method=post action={f['action']!r}> has no CSRF token")
+    assert forms >= 40, forms  # log-out forms on every page, plus the data forms
+    assert not missing, "\n".join(missing)
