@@ -7,6 +7,7 @@ class AccountsConfig(AppConfig):
     verbose_name = "People and roles"
 
     def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the deploy checks)
         from .services import role_groups_sync
 
         # After every migrate (apps may add models later), the role groups get their permissions.

@@ -145,8 +145,12 @@ CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 
-# Caches: local memory by default; Redis when configured.
+# Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
+# production sets CACHE_URL (a deploy check warns otherwise).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://cocoweb")}
+# Number of trusted reverse proxies in front of the web server (0: clients connect directly). The
+# log-in throttle then takes the client's address from X-Forwarded-For, as that many proxies saw it.
+COCOWEB_PROXY_HOPS = env.int("COCOWEB_PROXY_HOPS", default=0)
 # Sessions are read through the cache (one Redis GET instead of a database query per request) only
 # when every process shares that cache: with a per-process local-memory cache another process
 # would keep serving a session that was ended (log-out) elsewhere.
