@@ -126,7 +126,7 @@ def question_set_build(*, graph: str, kind: str, count: int, seed: int, name: st
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     steps.next(None if diverse else count)
     questions = build_com2(index, params, diverse_cache=cache, progress=progress)
-    steps.next(len(questions))
+    steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
             name=name, kind=QuestionSet.Kind.COM2, source=g.name, graph=g, seed=seed, created_by=user,
@@ -165,7 +165,7 @@ def coco_build(*, graph: str, seed: int, name: str, abstract: str | Path | None 
         steps.next(per_kind)
         questions += application(norm, per_kind, seed, kinds=(kind,), relations=params.relations,
                                  max_degree=max_degree, progress=progress)
-    steps.next(len(questions))
+    steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
             name=name, kind=QuestionSet.Kind.COCO, source=g.name, graph=g, seed=seed, created_by=user,

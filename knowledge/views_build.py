@@ -87,7 +87,9 @@ def _progress_context(job: BuildJob) -> dict[str, object]:
 @role_required(RESEARCHER)
 def build_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     job = _job(job_id)
-    return render(request, "knowledge/build_job.html", {**_progress_context(job), "command": build_job_command(job)})
+    params = [(k, ", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in job.params.items()]
+    return render(request, "knowledge/build_job.html",
+                  {**_progress_context(job), "params": params, "command": build_job_command(job)})
 
 
 @role_required(RESEARCHER)
