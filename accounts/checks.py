@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.checks import CheckMessage, Warning, register
+from django.core.checks import CheckMessage, Tags, Warning, register
 
 LOCAL_CACHES = ("django.core.cache.backends.locmem.LocMemCache", "django.core.cache.backends.dummy.DummyCache")
 
 
-@register(deploy=True)
+@register(Tags.security, deploy=True)
 def throttle_cache_shared(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     backend = settings.CACHES.get("default", {}).get("BACKEND", "")
     if backend in LOCAL_CACHES:
