@@ -26,12 +26,19 @@ services_start() {
   _as_pg "$pgbin/pg_ctl" -D "$dir/pg" -l "$dir/pg.log" -w \
     -o "-h 127.0.0.1 -p $PG_PORT -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null || { cat "$dir/pg.log"; return 1; }
   _as_pg "$pgbin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U cocoweb cocoweb
-  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
-    --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
-  for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  redis_start "$dir" || { cat "$dir/redis.log"; return 1; }
   export DATABASE_URL="postgres://cocoweb@127.0.0.1:$PG_PORT/cocoweb"
   export CELERY_BROKER_URL="redis://127.0.0.1:$REDIS_PORT/0"
-  export COCOWEB_PG_BIN=$pgbin COCOWEB_PG_DATA="$dir/pg" COCOWEB_REDIS_PORT=$REDIS_PORT
+  # For the fault tests (tests/production): they restart these servers in place.
+  export COCOWEB_PG_BIN=$pgbin COCOWEB_PG_DATA="$dir/pg" COCOWEB_REDIS_PORT=$REDIS_PORT COCOWEB_SERVICES_DIR=$dir
+}
+
+redis_start() {  # redis_start DIR: Redis on 127.0.0.1:$REDIS_PORT without persistence (a restart loses every message)
+  local dir=$1
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+    --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
+  for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
 }
 
 services_stop() {
