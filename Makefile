@@ -31,6 +31,7 @@ migrate: setup
 demo: migrate
 	DJANGO_DEBUG=true $(PY) manage.py seed_demo
 	DJANGO_DEBUG=true $(PY) manage.py seed_demo_runs
+	DJANGO_DEBUG=true $(PY) manage.py seed_demo_campaigns
 
 run: demo
 	@DJANGO_DEBUG=true PY=$(PY) HOST=$(HOST) PORT=$(PORT) bash scripts/run.sh

@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Count
 
 import commonsense.metrics as M
 from commonsense.metrics import Estimate
@@ -119,16 +120,48 @@ def _accuracy_rows(name: str, correct: list[bool | None], records: list[Record],
     return rows
 
 
-def _coco_rows(records: list[Record], seed: int) -> list[Row]:
-    """CoCo MEM/COM/REA/FAI/APP (micro and macro) when the questions carry CoCo set roles."""
-    answers = [M.CocoAnswer(group=r["group"], role=r["role"], correct=r["chosen"] == r["answer"], aspect=r["aspect"])
-               for r in records if r["group"] and r["role"]]
-    if not answers or len(answers) < len(records):
+def _coco_answers(records: list[Record], group_sizes: dict[str, int]) -> tuple[list[M.CocoAnswer], int]:
+    """CoCo sets from the records that carry a group and a role. A set's aspect is that of its
+    anchor: the reasoning question's query kind for an application set (its atomic sub-questions
+    are 1p questions of their own), the memorization question's relation otherwise. A set with
+    fewer answered questions than the question set holds (cut by ``--limit``, or unscored) is left
+    out and counted: a comprehension set cut after its memorization question must not pass for a
+    memorization set. Sets with no CoCo structure at all (COM2's questions are each their own
+    "reasoning" group) give nothing."""
+    groups: dict[str, list[Record]] = {}
+    for r in records:
+        if r["group"] and r["role"]:
+            groups.setdefault(r["group"], []).append(r)
+    answers: list[M.CocoAnswer] = []
+    incomplete = 0
+    for gid, rows in groups.items():
+        roles = [r["role"] for r in rows]
+        has_atomic = any(ro.startswith("atomic_") for ro in roles)
+        anchor = next((r for r in rows if r["role"] == "reasoning"), None)
+        if anchor is None:
+            anchor = next((r for r in rows if r["role"] == "memorization"), None)
+        complete = anchor is not None and (has_atomic if anchor["role"] == "reasoning" else not has_atomic)
+        if complete and len(rows) != group_sizes.get(gid, len(rows)):
+            incomplete += 1
+            continue
+        if not complete:
+            incomplete += 1
+            continue
+        assert anchor is not None
+        answers += [M.CocoAnswer(group=gid, role=r["role"], correct=r["chosen"] == r["answer"], aspect=anchor["aspect"])
+                    for r in rows]
+    return answers, incomplete
+
+
+def _coco_rows(records: list[Record], seed: int, group_sizes: dict[str, int]) -> list[Row]:
+    """CoCo MEM/COM/REA/FAI/APP (micro and macro) when the questions form CoCo sets."""
+    answers, incomplete = _coco_answers(records, group_sizes)
+    if not answers:
         return []
     rep = M.coco_report(answers, seed=seed)
     rows: list[Row] = []
     for m in M.coco.METRICS:
-        rows.append(_row(m, "overall", getattr(rep.micro, m)))
+        rows.append(_row(m, "overall", getattr(rep.micro, m), incomplete_sets_left_out=incomplete))
         rows.append(_row(f"{m}_macro", "aspect", getattr(rep.macro, m)))
         rows += [_row(m, f"aspect={a}", est) for a, est in rep.by_aspect.get(m, {}).items()]
     return rows
@@ -150,7 +183,7 @@ def _rica_rows(records: list[Record], seed: int) -> list[Row]:
     return rows
 
 
-def _question_rows(records: list[Record], seed: int) -> list[Row]:
+def _question_rows(records: list[Record], seed: int, group_sizes: dict[str, int]) -> list[Row]:
     scored = [r for r in records if r["answer"] is not None]
     rows = _accuracy_rows("accuracy", [r["chosen"] == r["answer"] for r in scored], scored, seed)
     if any(r["chosen_norm"] is not None for r in scored):
@@ -158,7 +191,7 @@ def _question_rows(records: list[Record], seed: int) -> list[Row]:
     rows.append(_row("no_answer_rate", "overall", M.mean_ci([r["chosen"] is None for r in records], seed=seed)))
     if scored and all(r["structure"] == "rica-axiom" and r["group"] for r in scored):
         rows += _rica_rows(scored, seed)
-    rows += _coco_rows(scored, seed)
+    rows += _coco_rows(scored, seed, group_sizes)
     if records and "path_correct" in records[0]:
         rows += _recoms_rows(records, seed)
     return rows
@@ -194,7 +227,12 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
     """Compute and store every metric of ``run`` (replacing earlier rows)."""
     records = run_records(run)
     seed = int(run.seed or 0)
-    rows = _statement_rows(records, seed) if run.is_statement_run else _question_rows(records, seed)
+    if run.is_statement_run:
+        rows = _statement_rows(records, seed)
+    else:
+        sizes = (Question.objects.filter(question_set_id=run.question_set_id).exclude(group="")
+                 .values_list("group").annotate(n=Count("id")))
+        rows = _question_rows(records, seed, dict(sizes))
     objs = [RunMetric(run=run, name=n, scope=s, value=v, ci_low=lo, ci_high=hi, n=k, data=d)
             for n, s, v, lo, hi, k, d in rows]
     with transaction.atomic():

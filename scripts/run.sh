@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Start the web server and a Celery worker (embedded SQLite broker by default); Ctrl-C stops both.
+# Start the web server and two Celery workers on the embedded broker (SQLite file, no server):
+# one for model evaluations (queue eval), one for everything else (default, housekeeping), as
+# in production, so a long model run never holds up a question build. Ctrl-C stops all three.
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
 CELERY="$(dirname "$PY")/celery"
 
-"$CELERY" -A cocoweb worker --loglevel=INFO --concurrency=1 -Q default,eval,housekeeping &
-WORKER=$!
+"$CELERY" -A cocoweb worker --loglevel=INFO --concurrency=1 -Q eval -n eval@%h &
+EVAL=$!
+"$CELERY" -A cocoweb worker --loglevel=INFO --concurrency=1 -Q default,housekeeping -n default@%h &
+DEFAULT=$!
 "$PY" manage.py runserver "$HOST:$PORT" &
 WEB=$!
-stop() { kill "$WEB" "$WORKER" 2>/dev/null || true; wait "$WEB" "$WORKER" 2>/dev/null || true; }
+stop() { kill "$WEB" "$EVAL" "$DEFAULT" 2>/dev/null || true; wait "$WEB" "$EVAL" "$DEFAULT" 2>/dev/null || true; }
 trap stop INT TERM EXIT
-echo "cocoweb on http://$HOST:$PORT/ (worker pid $WORKER); Ctrl-C stops both."
-wait -n "$WEB" "$WORKER"
+echo "cocoweb on http://$HOST:$PORT/ (workers: eval pid $EVAL, default pid $DEFAULT); Ctrl-C stops all."
+wait -n "$WEB" "$EVAL" "$DEFAULT"

@@ -1,0 +1,53 @@
+"""Demo campaigns, open at once, so the demo annotator has work on first log-in:
+
+- a commonsensicality survey (NWW) on the demo statements, questions (a), (b) and (c), with
+  attention items whose gold is the stored human majority;
+- a COM2 multiple-choice validation on the built 2i demo set, with COM2's qualification test
+  (6 items, pass mark 85 %);
+- a RICA pair verification when a RICA probe set has been imported (the RICA files are not
+  shipped in fixtures/: `import_questions ../shared/data/rica/... --format rica-probes`).
+
+Idempotent: a campaign that exists already is left as it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from annotation.models import Campaign
+from annotation.services import campaign_create
+from knowledge.models import QuestionSet, StatementSet
+
+SURVEY_INSTRUCTIONS = ("Read each statement and answer from your own view. (a) Do you agree with it? "
+                       "(b) Do you think most people would agree with it? (c) Is it common sense? "
+                       "Keys: Y / N for each question, Enter to submit, S to skip, U to undo.")
+MCQA_INSTRUCTIONS = ("Tick every option that is a plausible answer (keys 1-5), or 'No answers are correct', or "
+                     "'The context doesn't make sense'. Enter submits. The first six questions are a qualification.")
+
+
+class Command(BaseCommand):
+    help = "Open demo annotation campaigns on the demo sets (survey, COM2 validation, RICA when imported)."
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        specs: list[dict[str, Any]] = []
+        sset = StatementSet.objects.filter(name="statements-demo").first()
+        if sset is not None:
+            specs.append({"name": "survey-demo", "title": "Is it common sense? (demo survey)", "kind": "survey",
+                          "statement_set": sset, "redundancy": 20, "ask_common_sense": True,
+                          "attention_positions": [0, 1, 2], "attention_every": 15, "attention_max_failures": 1,
+                          "instructions": SURVEY_INSTRUCTIONS})
+        qset = QuestionSet.objects.filter(name="com2-2i-demo").first()
+        if qset is not None:
+            specs.append({"name": "com2-validation-demo", "title": "Validate COM2 2i questions (demo)", "kind": "mcqa",
+                          "question_set": qset, "redundancy": 3, "qualification_positions": list(range(6)),
+                          "qualification_pass_mark": 0.85, "instructions": MCQA_INSTRUCTIONS})
+        rica = QuestionSet.objects.filter(kind=QuestionSet.Kind.RICA_PROBES).order_by("pk").first()
+        if rica is not None:
+            specs.append({"name": "rica-demo", "title": "RICA statement pairs (demo)", "kind": "rica",
+                          "question_set": rica, "redundancy": 3})
+        for spec in specs:
+            if Campaign.objects.filter(name=spec["name"]).exists():
+                continue
+            campaign = campaign_create(status=Campaign.Status.OPEN, **spec)
+            self.stdout.write(f"campaign {campaign.name}: {campaign.items.count()} items, open")
