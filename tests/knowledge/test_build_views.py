@@ -174,3 +174,17 @@ def test_job_page_says_when_fewer_questions_than_asked_could_be_built(researcher
     job.refresh_from_db()
     assert job.state == "done" and 0 < job.question_set.question_count < 12
     assert f"Only {job.question_set.question_count} of the 12 requested questions could be built" in page
+
+
+def test_failed_job_page_shows_the_message_and_offers_a_requeue(researcher: Client, demo_graph: Graph) -> None:
+    job = build_job_create(kind="com2", graph=demo_graph, name="late", seed=1, params={"kind": "1p", "count": 2})
+    QuestionSet.objects.create(name="late", kind="com2")  # taken after the job was queued
+    build_job_run(job.pk, heartbeat=False)
+    body = researcher.get(reverse("knowledge:build_job_progress", args=[job.pk]), HTTP_HX_REQUEST="true").content.decode()
+    assert "hx-trigger" not in body and "Failed" in body
+    assert "a question set named &#x27;late&#x27; already exists" in body
+    assert f'action="{reverse("knowledge:build_job_requeue", args=[job.pk])}"' in body
+    r = researcher.post(reverse("knowledge:build_job_requeue", args=[job.pk]), follow=True)
+    assert "already exists; start a new build with another name" in r.content.decode()
+    job.refresh_from_db()
+    assert job.state == "failed"
