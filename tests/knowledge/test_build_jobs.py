@@ -40,9 +40,10 @@ def _rows(name: str) -> list[tuple[object, ...]]:
             for q in Question.objects.filter(question_set__name=name).order_by("position")]
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Job ids handed to the broker by the forms (the test then runs the task function itself)."""
+    """Job ids handed to the broker after commit (the tests run the task function themselves, and
+    nothing reaches the configured broker)."""
     out: list[int] = []
     monkeypatch.setattr("knowledge.tasks.build_job_run_task.apply_async", lambda args, queue: out.append(args[0]))
     return out
@@ -119,27 +120,24 @@ def test_name_taken_while_queued_fails_with_a_message_and_stores_nothing(demo_gr
 
 
 def test_unexpected_error_is_stored_then_a_requeued_job_builds(demo_graph: Graph, monkeypatch: pytest.MonkeyPatch,
-                                                                django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+                                                                queued: list[int]) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("sampler exploded")
 
-    monkeypatch.setattr("knowledge.builders.build_com2", boom)
     job = build_job_create(kind="com2", graph=demo_graph, name="unlucky", seed=4,
                            params={"kind": "2i", "count": 3, "max_degree": 10})
-    build_job_run_task(job.pk)
+    with monkeypatch.context() as m:
+        m.setattr("knowledge.builders.build_com2", boom)
+        build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "failed"
     assert job.error == "unexpected error in step 'sampling questions': RuntimeError: sampler exploded"
     assert "Traceback" in job.error_detail and "boom" in job.error_detail
     assert not QuestionSet.objects.filter(name="unlucky").exists()
 
-    monkeypatch.undo()
-    sent: list[int] = []
-    monkeypatch.setattr("knowledge.tasks.build_job_run_task.apply_async", lambda args, queue: sent.append(args[0]))
-    with django_capture_on_commit_callbacks(execute=True):
-        build_job_retry(job)
+    build_job_retry(job)
     job.refresh_from_db()
-    assert sent == [job.pk] and (job.state, job.error, job.error_detail) == ("queued", "", "")
+    assert queued == [job.pk, job.pk] and (job.state, job.error, job.error_detail) == ("queued", "", "")
     build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "done" and job.attempts == 2 and job.question_set.question_count == 3
@@ -182,3 +180,22 @@ def test_progress_writes_are_throttled(demo_graph: Graph) -> None:
     for done in range(1, 6):
         every.progress(done, 10)
     assert every.writes == 5
+
+
+def test_stalled_job_can_be_requeued_a_live_one_cannot(demo_graph: Graph, queued: list[int]) -> None:
+    job = build_job_create(kind="com2", graph=demo_graph, name="stalls", seed=1,
+                           params={"kind": "1p", "count": 2, "max_degree": 10})
+    old = build_job_claim(job.pk, "w1")
+    job.refresh_from_db()
+    with pytest.raises(ImportRefused, match="is running; only a failed or stalled job can be re-queued"):
+        build_job_retry(job)
+    BuildJob.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    job.refresh_from_db()
+    build_job_retry(job)
+    job.refresh_from_db()
+    assert job.state == "queued" and job.lease is None and queued[-1] == job.pk
+    with pytest.raises(execution.LeaseLost):  # the stalled attempt, should it wake up, is refused
+        Reporter(job.pk, old).progress(1, 1)  # type: ignore[arg-type]
+    build_job_run_task(job.pk)
+    job.refresh_from_db()
+    assert job.state == "done" and job.attempts == 2
