@@ -215,9 +215,11 @@ def _existing(item: Item, user: Any) -> Submitted | None:
 
 
 def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotency_key: str | None = None,
-                    time_ms: int | None = None, source: str = Response.Source.WEB, now: datetime | None = None) -> Submitted:
+                    time_ms: int | None = None, source: str = Response.Source.WEB, now: datetime | None = None,
+                    assignment: Assignment | None = None) -> Submitted:
     """Store one answer for an item shown to this person. Idempotent: the same key, or a second
-    answer to the same item, returns the stored response instead of adding one."""
+    answer to the same item, returns the stored response instead of adding one. ``assignment``:
+    this person's assignment of the item when the caller has read it already (else it is looked up)."""
     now = now or timezone.now()
     key = (idempotency_key or "").strip()[:64] or uuid.uuid4().hex
     campaign = item.campaign
@@ -225,7 +227,9 @@ def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotenc
         clean = answer_normalise(campaign.kind, answer, n_options=item.n_options, ask_common=campaign.ask_common_sense)
     except ValueError as exc:
         raise ValidationError(str(exc)) from None
-    a = Assignment.objects.filter(item=item, user=user).first()
+    a = assignment
+    if a is None or a.item_id != item.pk or a.user_id != user.pk:
+        a = Assignment.objects.filter(item=item, user=user).first()
     if a is None:
         raise ValidationError("this item was not given to you")
     if a.state == ANSWERED:  # a retry or a double click: the stored answer stands

@@ -7,7 +7,6 @@ import uuid
 from typing import Any
 
 from django.contrib import messages
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -17,7 +16,7 @@ from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
 
 from . import queue, selectors
 from .forms import answer_from_post
-from .models import Campaign, Item, Membership
+from .models import Assignment, Campaign, Item, Membership
 
 
 @role_required(ANNOTATOR)
@@ -29,7 +28,11 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 def _campaign(slug: str, user: Any) -> Campaign:
-    return get_object_or_404(selectors.campaign_list_for(user), name=slug)
+    # The work pages never show the campaign's source set: no joins.
+    return get_object_or_404(selectors.campaign_list_for(user).select_related(None), name=slug)
+
+
+_REGULAR_COUNTS: dict[tuple[int, float], int] = {}  # items never change after creation: once per process
 
 
 def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
@@ -37,9 +40,10 @@ def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
         total = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
         done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
         return {"label": "Qualification", "done": done, "total": total}
-    # Items never change after creation: count them once per campaign.
-    total = cache.get_or_set(f"annotation:regular-count:{campaign.pk}:{campaign.created_at.timestamp()}",
-                             lambda: Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count(), 3600)
+    key = (campaign.pk, campaign.created_at.timestamp())
+    total = _REGULAR_COUNTS.get(key)
+    if total is None:
+        total = _REGULAR_COUNTS[key] = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
     if campaign.max_items_per_annotator:
         total = min(total, campaign.max_items_per_annotator)
     return {"label": "Answered", "done": m.regular_answered, "total": total}
@@ -106,13 +110,15 @@ def _elapsed(request: HttpRequest) -> int | None:
 @role_required(ANNOTATOR)
 def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     campaign = _campaign(slug, request.user)
-    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    # The person's assignment and its item in one query (no assignment: the item alone, or 404).
+    a = Assignment.objects.select_related("item").filter(campaign=campaign, user=request.user, item_id=item_id).first()
+    item = a.item if a is not None else get_object_or_404(Item, pk=item_id, campaign=campaign)
     item.campaign = campaign  # already loaded: no second query
     done = None
     try:
         answer = answer_from_post(campaign, item, request.POST)
         done = queue.response_submit(item, request.user, answer, idempotency_key=request.POST.get("idempotency_key"),
-                                     time_ms=_elapsed(request))
+                                     time_ms=_elapsed(request), assignment=a)
     except ValidationError as exc:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)
