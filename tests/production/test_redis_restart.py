@@ -1,0 +1,56 @@
+"""Restart Redis (no persistence: every message is lost) while a run is scoring and a second run
+waits in the queue, with the workers of the production topology still running.
+
+What has to hold: the worker keeps scoring the running run through the outage (Celery does not
+cancel running tasks on connection loss: settings) and reconnects; neither worker dies (kombu 5.7
+kills a worker that holds an unacknowledged message while it polls, which the housekeeping
+countdown chain used to do); the queued run, whose only message died with Redis, is re-sent by
+the housekeeping worker when it reconnects (runs/tasks.py HousekeepingTicker). Both runs then
+match an uninterrupted run exactly.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from runs.models import Prediction, Run
+
+from .checks import assert_survived, launch, reference_run
+from .processes import Redis, Worker, wait_for
+
+pytestmark = [pytest.mark.production, pytest.mark.postgres, pytest.mark.redis,
+              pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+
+
+def test_redis_restart_mid_run_loses_no_run_and_no_prediction(statement_set, env, procs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    redis = Redis()
+    ref = reference_run(statement_set)
+    house = Worker(env, tmp_path / "house.log", "house", "default,housekeeping")
+    ev = Worker(env, tmp_path / "eval.log", "eval", "eval")
+    procs += [house, ev]
+    wait_for(lambda: house.ready() and ev.ready(), 120, lambda: "workers not ready\n" + ev.tail() + house.tail())
+
+    running = launch(statement_set, pace_s=0.15)
+    waiting = launch(statement_set, pace_s=0.0)
+    wait_for(lambda: Prediction.objects.filter(run=running).count() >= 200, 120,
+             lambda: "the eval worker never got going\n" + ev.tail())
+    waiting.refresh_from_db()
+    assert waiting.state == Run.State.QUEUED
+    assert redis.client().llen("eval") == 1, "the waiting run's message should be in Redis, not in the worker"
+    before = dict(Prediction.objects.filter(run=running).values_list("position", "pk"))
+
+    redis.restart()
+    assert redis.client().llen("eval") == 0  # the restarted server is empty: that message is gone
+    running.refresh_from_db()
+    assert running.state == Run.State.SCORING and len(before) < ref.items_total, "the restart came too late"
+
+    wait_for(lambda: Run.objects.filter(pk__in=[running.pk, waiting.pk], state__in=Run.TERMINAL).count() == 2, 180,
+             lambda: "a run did not finish after the Redis restart\n" + ev.tail() + house.tail())
+    assert ev.alive and house.alive, "a worker died with the broker connection\n" + ev.tail() + house.tail()
+    assert_survived(running, ref)
+    assert_survived(waiting, ref)
+    running.refresh_from_db()
+    assert running.attempts == 1  # scored through the outage by the same attempt, nothing redone
+    kept = dict(Prediction.objects.filter(run=running, position__in=before).values_list("position", "pk"))
+    assert kept == before
+    assert f"re-enqueued run(s) {waiting.pk}" in house.log.read_text()
