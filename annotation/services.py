@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 
 from commonsense.io.questions import MASK
 from commonsense.validation import answer_normalise
@@ -104,7 +104,18 @@ def campaign_create(*, name: str, title: str, kind: str, statement_set: Statemen
     if not any(i.role == Item.Role.REGULAR for i in items):
         raise ValidationError("the campaign has no regular item left to annotate")
     Item.objects.bulk_create(items, batch_size=2000)
+    if connection.vendor == "postgresql":
+        transaction.on_commit(_items_analyze)
     return campaign
+
+
+def _items_analyze() -> None:
+    """Refresh PostgreSQL's statistics of the item table after a campaign's bulk insert. On
+    statistics that predate these rows the planner takes the campaign for one row and answers the
+    queue's "next free item" query by sorting every item of the campaign (150 ms at 3,000 items,
+    measured) instead of reading the first entry of the ``item_queue_desc`` index (0.2 ms)."""
+    with connection.cursor() as cur:
+        cur.execute(f"ANALYZE {Item._meta.db_table}")
 
 
 def _item(campaign: Campaign, role: str, position: int, obj: Any, key: str, payload: dict[str, Any],
