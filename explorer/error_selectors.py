@@ -11,50 +11,30 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import Case, CharField, Count, F, IntegerField, Max, Q, QuerySet, Value, When
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast, Coalesce, Concat, NullIf
+from django.db.models import Count, F, Max, Q, QuerySet
 
 from runs.models import Prediction, Run
 
 from . import sources
 
-DIMENSIONS = {
-    "relation": KeyTextTransform("relation", "question__metadata"),
-    "kind": F("question__structure"),
-    "perturbation": KeyTextTransform("perturbation", "question__metadata"),
-}
-DIFFICULTY_KEY = "difficulty"  # ReComSBench d(Q) = |K_prior|: a recoms run's Prediction.extra, else the question's metadata
-
-
-def _difficulty() -> Case:
-    """d(Q) of a prediction: its own (``extra``, stored by the ``recoms`` scoring; JSON null = no
-    correct path) when it has the key, else the question's ``metadata`` (set by an item builder)."""
-    return Case(When(extra__has_key=DIFFICULTY_KEY,
-                     then=Cast(KeyTextTransform(DIFFICULTY_KEY, "extra"), output_field=IntegerField())),
-                default=Cast(KeyTextTransform(DIFFICULTY_KEY, "question__metadata"), output_field=IntegerField()))
-
-
-def _difficulty_q(op: str, value: int) -> Q:
-    own = Q(**{f"extra__{DIFFICULTY_KEY}__{op}": value})
-    return own | (~Q(extra__has_key=DIFFICULTY_KEY) & Q(**{f"question__metadata__{DIFFICULTY_KEY}__{op}": value}))
+# Each dimension is a column copied from the question when the prediction was stored
+# (runs.item_facets), read from the covering index ``prediction_item_facets``.
+DIMENSIONS = {"relation": "item_relation", "kind": "item_kind", "perturbation": "item_perturbation"}
 
 
 def prediction_filter(params: Mapping[str, str]) -> Q:
     """Q over Prediction from drawer parameters: relation, kind, perturbation, correct, answer,
-    chosen (index or "none"), question, statement, d_min / d_max (difficulty), agreement (level
-    of the human final label), human (statement majority 0/1)."""
+    chosen (index or "none"), question, statement, d_min / d_max (difficulty d(Q): the
+    prediction's own, else its question's), agreement (level of the human final label), human
+    (statement majority 0/1). Item facets are the prediction's ``item_*`` copies, as in the charts."""
     q = Q()
-    if params.get("relation"):
-        q &= Q(question__metadata__relation=params["relation"])
-    if params.get("kind"):
-        q &= Q(question__structure=params["kind"])
-    if params.get("perturbation"):
-        q &= Q(question__metadata__perturbation=params["perturbation"])
+    for param, column in DIMENSIONS.items():
+        if params.get(param):
+            q &= Q(**{column: params[param]})
     if params.get("correct") in ("0", "1"):
         q &= Q(correct=True) if params["correct"] == "1" else ~Q(correct=True)
     if (a := params.get("answer", "")).lstrip("-").isdigit():
-        q &= Q(question__answer_index=int(a))
+        q &= Q(item_answer=int(a))
     if (c := params.get("chosen", "")) == "none":
         q &= Q(chosen__isnull=True)
     elif c.lstrip("-").isdigit():
@@ -64,9 +44,9 @@ def prediction_filter(params: Mapping[str, str]) -> Q:
     if params.get("statement", "").isdigit():
         q &= Q(statement_id=int(params["statement"]))
     if params.get("d_min", "").isdigit():
-        q &= _difficulty_q("gte", int(params["d_min"]))
+        q &= Q(item_difficulty__gte=int(params["d_min"]))
     if params.get("d_max", "").isdigit():
-        q &= _difficulty_q("lte", int(params["d_max"]))
+        q &= Q(item_difficulty__lte=int(params["d_max"]))
     if params.get("agreement"):
         q &= sources.agreement_level_q(params["agreement"])
     if params.get("human") in ("0", "1"):
@@ -76,51 +56,65 @@ def prediction_filter(params: Mapping[str, str]) -> Q:
 
 def accuracy_by(runs: Sequence[Run], dimension: str) -> list[dict[str, Any]]:
     """[{run, group, n, ok}] per run and value of ``dimension`` (relation, kind, perturbation)."""
-    expr = DIMENSIONS[dimension]
-    rows = (Prediction.objects.filter(run__in=runs, question__isnull=False)
-            .annotate(g=expr).exclude(g__isnull=True)
-            .values("run_id", "g").annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True)))
-            .order_by("g", "run_id"))
-    return [{"run": r["run_id"], "group": r["g"], "n": r["n"], "ok": r["ok"]} for r in rows if r["g"] != ""]
+    column = DIMENSIONS[dimension]
+    # a statement's prediction has blank facets: no question filter needed (it would cost a row read)
+    rows = (Prediction.objects.filter(run__in=runs).exclude(**{column: ""})
+            .values("run_id", column).annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True)))
+            .order_by(column, "run_id"))
+    return [{"run": r["run_id"], "group": r[column], "n": r["n"], "ok": r["ok"]} for r in rows]
 
 
 def position_counts(run: Run) -> list[tuple[int, int, int]]:
     """(answer index, chosen index or -1 for no answer, predictions)."""
-    rows = (Prediction.objects.filter(run=run, question__answer_index__isnull=False)
-            .values("question__answer_index", "chosen").annotate(n=Count("id")).order_by())
-    return [(r["question__answer_index"], -1 if r["chosen"] is None else r["chosen"], r["n"]) for r in rows]
+    rows = (Prediction.objects.filter(run=run, item_answer__isnull=False)
+            .values("item_answer", "chosen").annotate(n=Count("id")).order_by())
+    return [(r["item_answer"], -1 if r["chosen"] is None else r["chosen"], r["n"]) for r in rows]
 
 
 def max_options(run: Run) -> int:
-    from .question_selectors import JsonArrayLength
-
-    return int(Prediction.objects.filter(run=run, question__isnull=False)
-               .aggregate(m=Max(JsonArrayLength("question__options")))["m"] or 0)
+    return int(Prediction.objects.filter(run=run).aggregate(m=Max("item_options"))["m"] or 0)
 
 
 # -- CoCo sets ----------------------------------------------------------------------------------
 
-def _coco_sets(runs: Sequence[Run]) -> QuerySet[Any]:
-    """One row per (run, question set) with the counts the CoCo metrics need."""
+def _role_prefix(prefix: str) -> Q:
+    """``item_role`` starts with ``prefix``. On SQLite as a range of its binary collation: two
+    string comparisons per row cost less than LIKE, and this runs for every prediction of the
+    run. Elsewhere LIKE (a linguistic collation may not order "_" and "`" by code point)."""
+    if connection.vendor == "sqlite":
+        return Q(item_role__gte=prefix, item_role__lt=prefix[:-1] + chr(ord(prefix[-1]) + 1))
+    return Q(item_role__startswith=prefix)
+
+
+def _coco_sets(runs: Sequence[Run], *, grouped: bool = True) -> QuerySet[Any]:
+    """One row per (run, CoCo set) with the counts the CoCo metrics need. A set is a question
+    group (``item_group``); a question with a role but no group is a set of its own
+    (``grouped=False``). Grouped sets are counted in the order of the ``prediction_coco_sets``
+    index (run, item_group, item_role, correct, question): no sort, no row read."""
     ok = Q(correct=True)
-    atomic = Q(question__role__startswith="atomic_")
-    concept = Q(question__role__startswith="conceptualization_")
-    return (Prediction.objects.filter(run__in=runs, question__isnull=False).exclude(question__role="")
-            .annotate(cg=Coalesce(NullIf(F("question__group"), Value("")), Concat(Value("q"), F("question_id"), output_field=CharField())))
-            .values("run_id", "cg")
-            .annotate(n_reason=Count("id", filter=Q(question__role="reasoning")),
-                      reason_ok=Count("id", filter=Q(question__role="reasoning") & ok),
-                      n_atomic=Count("id", filter=atomic), atomic_ok=Count("id", filter=atomic & ok),
-                      n_mem=Count("id", filter=Q(question__role="memorization")),
-                      mem_ok=Count("id", filter=Q(question__role="memorization") & ok),
-                      n_concept=Count("id", filter=concept), concept_ok=Count("id", filter=concept & ok))
+    atomic, concept = _role_prefix("atomic_"), _role_prefix("conceptualization_")
+    base = Prediction.objects.filter(run__in=runs).exclude(item_role="")
+    base = base.exclude(item_group="").values("run_id", "item_group") if grouped else \
+        base.filter(item_group="").values("run_id", "question_id")
+    return (base.annotate(n_reason=Count("id", filter=Q(item_role="reasoning")),
+                          reason_ok=Count("id", filter=Q(item_role="reasoning") & ok),
+                          n_atomic=Count("id", filter=atomic), atomic_ok=Count("id", filter=atomic & ok),
+                          n_mem=Count("id", filter=Q(item_role="memorization")),
+                          mem_ok=Count("id", filter=Q(item_role="memorization") & ok),
+                          n_concept=Count("id", filter=concept), concept_ok=Count("id", filter=concept & ok))
             .order_by())
+
+
+_SET_COUNTS = "run_id, n_reason, reason_ok, n_atomic, atomic_ok, n_mem, mem_ok, n_concept, concept_ok"
 
 
 def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
     """Per run: the 2×2 counts of application sets (knows all atoms × solves the composed
     question) and pooled MEM, COM, REA, FAI, APP (CoCo Eqs. 4–8). One query."""
-    inner_sql, params = _coco_sets(runs).query.sql_with_params()
+    grouped_sql, grouped_params = _coco_sets(runs).query.sql_with_params()
+    single_sql, single_params = _coco_sets(runs, grouped=False).query.sql_with_params()
+    inner_sql = f"SELECT {_SET_COUNTS} FROM ({grouped_sql}) g UNION ALL SELECT {_SET_COUNTS} FROM ({single_sql}) u"
+    params = (*grouped_params, *single_params)
     sql = f"""
     SELECT run_id,
       SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok = n_atomic AND reason_ok = 1 THEN 1 ELSE 0 END),
@@ -153,38 +147,84 @@ def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
 
 
 def coco_category_groups(run: Run, knows: bool, solves: bool) -> QuerySet[Any]:
-    """The set ids (question groups) of ``run``'s application sets in one cell of the 2×2."""
+    """The set ids (question groups) of ``run``'s application sets in one cell of the 2×2 (an
+    application set has atomic questions, so it is always a group)."""
     sets = _coco_sets([run]).filter(n_reason=1, n_atomic__gt=0)
     sets = sets.filter(atomic_ok=F("n_atomic")) if knows else sets.filter(atomic_ok__lt=F("n_atomic"))
     sets = sets.filter(reason_ok=1 if solves else 0)
-    return sets.values("cg")
+    return sets.values("item_group")
 
 
 # -- ReComSBench --------------------------------------------------------------------------------
 
 def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, list[dict[str, Any]]]:
-    """Items sorted by difficulty d(Q) (ties by position) cut into ``n_buckets`` equal ranks, per
-    run: [{bucket, n, ok, d_sum, d_min, d_max}]. ReComSBench's windows (length N/3, step N/9) are
-    three consecutive buckets. One query (a window function ranks the items)."""
-    ranked = (Prediction.objects.filter(run__in=runs, question__isnull=False)
-              .annotate(d=_difficulty()).exclude(d__isnull=True)
-              .values("run_id", "d", "correct", "position"))
-    inner_sql, params = ranked.query.sql_with_params()
-    sql = f"""
-    SELECT run_id, (rn * %s) / cnt AS bucket, COUNT(*), SUM(CASE WHEN correct THEN 1 ELSE 0 END),
-           SUM(d), MIN(d), MAX(d)
-    FROM (SELECT run_id, d, correct,
-                 ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY d, position) - 1 AS rn,
-                 COUNT(*) OVER (PARTITION BY run_id) AS cnt
-          FROM ({inner_sql}) r) x
-    GROUP BY run_id, bucket ORDER BY run_id, bucket"""
+    """Items sorted by difficulty d(Q) (ties by position) cut into ``n_buckets`` equal ranks (rank
+    r of N goes to bucket r * n_buckets // N), per run: [{bucket, n, ok, d_sum, d_min, d_max}].
+    ReComSBench's windows (length N/3, step N/9) are three consecutive buckets.
+
+    Two queries in the order of the ``prediction_difficulty`` index (run, item_difficulty,
+    position, correct), with no sort or window function: the counts per difficulty value, then,
+    for each difficulty value a bucket boundary cuts, the correct answers among its first k
+    items (by position)."""
+    run_ids = sorted({int(r.pk) for r in runs})
+    if not run_ids:
+        return {}
+    marks = ", ".join(["%s"] * len(run_ids))
+    table = Prediction._meta.db_table
+    groups: dict[int, list[tuple[int, int, int]]] = {}  # run -> [(d, n, ok)] in d order
     with connection.cursor() as cur:
-        cur.execute(sql, [n_buckets, *params])
-        rows = cur.fetchall()
+        cur.execute(f"SELECT run_id, item_difficulty, COUNT(*), SUM(CASE WHEN correct THEN 1 ELSE 0 END) FROM {table} "
+                    f"WHERE run_id IN ({marks}) AND item_difficulty IS NOT NULL "
+                    "GROUP BY run_id, item_difficulty ORDER BY run_id, item_difficulty", run_ids)
+        for run_id, d, n, ok in cur.fetchall():
+            groups.setdefault(int(run_id), []).append((int(d), int(n), int(ok or 0)))
+        pieces = {rid: _bucket_pieces(gs, n_buckets) for rid, gs in groups.items()}
+        cuts: set[tuple[int, int, int]] = set()  # (run, d, k): a boundary after the first k items of d
+        for rid, ps in pieces.items():
+            size = {d: n for d, n, _ in groups[rid]}
+            cuts.update((rid, d, k) for _, d, k0, k1 in ps for k in (k0, k1) if 0 < k < size[d])
+        ordered = sorted(cuts)
+        ok_first: dict[tuple[int, int, int], int] = {}  # correct answers among the first k items of d
+        if ordered:
+            part = (f"SELECT %s AS i, (SELECT SUM(CASE WHEN correct THEN 1 ELSE 0 END) FROM (SELECT correct FROM {table} "
+                    "WHERE run_id = %s AND item_difficulty = %s ORDER BY position LIMIT %s) f) AS ok")
+            cur.execute(" UNION ALL ".join([part] * len(ordered)), [x for i, c in enumerate(ordered) for x in (i, *c)])
+            ok_first = {ordered[int(i)]: int(ok or 0) for i, ok in cur.fetchall()}
     out: dict[int, list[dict[str, Any]]] = {}
-    for run_id, b, n, ok, dsum, dmin, dmax in rows:
-        out.setdefault(int(run_id), []).append({"bucket": int(b), "n": int(n), "ok": int(ok or 0),
-                                                "d_sum": float(dsum or 0), "d_min": dmin, "d_max": dmax})
+    for rid, ps in pieces.items():
+        size_ok = {d: (n, ok) for d, n, ok in groups[rid]}
+
+        def ok_until(d: int, k: int, rid: int = rid, size_ok: dict[int, tuple[int, int]] = size_ok) -> int:
+            n, ok = size_ok[d]
+            return 0 if k == 0 else ok if k == n else ok_first[(rid, d, k)]
+
+        buckets: dict[int, dict[str, Any]] = {}
+        for b, d, k0, k1 in ps:
+            bk = buckets.setdefault(b, {"bucket": b, "n": 0, "ok": 0, "d_sum": 0.0, "d_min": d, "d_max": d})
+            bk["n"] += k1 - k0
+            bk["ok"] += ok_until(d, k1) - ok_until(d, k0)
+            bk["d_sum"] += float(d * (k1 - k0))
+            bk["d_max"] = d
+        out[rid] = [buckets[b] for b in sorted(buckets)]
+    return out
+
+
+def _bucket_pieces(groups: Sequence[tuple[int, int, int]], n_buckets: int) -> list[tuple[int, int, int, int]]:
+    """Cut difficulty groups [(d, n, ok)] (in d order, items of a group in position order) at the
+    bucket boundaries: [(bucket, d, k0, k1)] = items k0..k1-1 of group d are in the bucket. Rank r
+    of N items is in bucket r * n_buckets // N."""
+    total = sum(n for _, n, _ in groups)
+    out = []
+    start = 0
+    for d, n, _ in groups:
+        r = start
+        while r < start + n:
+            b = r * n_buckets // total
+            next_bucket_at = -(-(b + 1) * total // n_buckets)  # the first rank of bucket b + 1
+            stop = min(start + n, next_bucket_at)
+            out.append((b, d, r - start, stop - start))
+            r = stop
+        start += n
     return out
 
 

@@ -12,7 +12,8 @@ import math
 from typing import Any
 
 from django.apps import apps
-from django.db.models import Count, Exists, FloatField, OuterRef, Q, QuerySet, Subquery
+from django.db import connection
+from django.db.models import Exists, FloatField, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
@@ -121,23 +122,34 @@ def agreement_level_q(level: str) -> Q:
 
 
 def agreement_levels_for_run(run: Any) -> list[dict[str, Any]]:
-    """[{run, group: agreement level, n, ok}] over the run's questions that have a final label.
-    One query: the latest label's provenance and threshold flag joined per prediction."""
+    """[{run, group: agreement level, n, ok}] over the run's questions that have a final label (the
+    latest label of a question counts; equal times: the later row). One query driven from the
+    labels, so a run whose questions nobody labelled costs nothing, whatever its size."""
     if not annotation_available():
         return []
     Prediction = apps.get_model("runs", "Prediction")
-    latest = _labels(question=OuterRef("question_id")).order_by("-computed_at")
-    rows = (Prediction.objects.filter(run=run, question__isnull=False)
-            .annotate(prov=Subquery(latest.values("provenance")[:1]), below=Subquery(latest.values("below_threshold")[:1]))
-            .exclude(prov__isnull=True).values("prov", "below")
-            .annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True))).order_by())
+    FinalLabel = apps.get_model("annotation", "FinalLabel")
+    Item = apps.get_model("annotation", "Item")
+    fl, item, pred = FinalLabel._meta.db_table, Item._meta.db_table, Prediction._meta.db_table
+    sql = f"""
+    SELECT l.provenance, l.below_threshold, COUNT(*), SUM(CASE WHEN p.correct THEN 1 ELSE 0 END)
+    FROM {fl} l JOIN {item} i ON i.id = l.item_id
+    JOIN {pred} p ON p.run_id = %s AND p.question_id = i.question_id
+    WHERE i.role = 'regular' AND i.question_id IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM {fl} l2 JOIN {item} i2 ON i2.id = l2.item_id
+        WHERE i2.question_id = i.question_id AND i2.role = 'regular'
+          AND (l2.computed_at > l.computed_at OR (l2.computed_at = l.computed_at AND l2.id > l.id)))
+    GROUP BY l.provenance, l.below_threshold"""
+    with connection.cursor() as cur:
+        cur.execute(sql, [run.pk])
+        rows = cur.fetchall()
     merged: dict[str, dict[str, Any]] = {}
-    for r in rows:
-        level = _level_of(r["prov"], r["below"])
+    for prov, below, n, ok in rows:
+        level = _level_of(prov, bool(below))
         if level:
             m = merged.setdefault(level, {"run": run.pk, "group": level, "n": 0, "ok": 0})
-            m["n"] += r["n"]
-            m["ok"] += r["ok"]
+            m["n"] += int(n)
+            m["ok"] += int(ok or 0)
     return [merged[lv] for lv in AGREEMENT_LEVELS if lv in merged]
 
 

@@ -51,7 +51,7 @@ def run_items(request: HttpRequest, run_id: int) -> HttpResponse:
         except ValueError:
             raise Http404("bad coco cell") from None
         groups = es.coco_category_groups(run, knows, solves)
-        qs = qs.filter(question__role="reasoning", question__group__in=groups)
+        qs = qs.filter(item_role="reasoning", item_group__in=groups)
         title = COCO_LABELS[coco_category(knows, solves)]
     total = qs.count()
     rel = "statement" if run.is_statement_run else "question"

@@ -31,6 +31,7 @@ from django.utils import timezone
 from commonsense.scoring.types import ItemResult
 
 from . import reports
+from .item_facets import question_facets
 from .models import Prediction, Run
 from .scorers import item_count, items_for_run, question_item, scorer_for_run, statement_item
 
@@ -135,6 +136,8 @@ def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Predictio
         p.question = row
         if row.answer_index is not None:
             p.correct = res.chosen == row.answer_index
+        for field, value in question_facets(row, p.extra).items():
+            setattr(p, field, value)
     return p
 
 

@@ -118,6 +118,16 @@ class Prediction(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Copied from the question when stored (runs.item_facets.question_facets), so that the error
+    # views aggregate a run from an index, without joining its questions or parsing their JSON.
+    item_relation = models.CharField(max_length=64, blank=True, default="", help_text="question metadata.relation")
+    item_kind = models.CharField(max_length=32, blank=True, default="", help_text="question structure")
+    item_perturbation = models.CharField(max_length=64, blank=True, default="", help_text="question metadata.perturbation")
+    item_role = models.CharField(max_length=32, blank=True, default="", help_text="question role (CoCo)")
+    item_group = models.CharField(max_length=255, blank=True, default="", help_text="question group (CoCo set)")
+    item_answer = models.SmallIntegerField(null=True, blank=True, help_text="question answer_index")
+    item_options = models.SmallIntegerField(null=True, blank=True, help_text="number of options")
+    item_difficulty = models.IntegerField(null=True, blank=True, help_text="d(Q): extra.difficulty, else metadata's")
 
     class Meta:
         ordering = ["run", "position"]
@@ -126,6 +136,14 @@ class Prediction(models.Model):
                                     name="prediction_unique_question"),
             models.UniqueConstraint(fields=["run", "statement"], condition=models.Q(statement__isnull=False),
                                     name="prediction_unique_statement"),
+        ]
+        indexes = [  # covering indexes of the error views' GROUP BYs (explorer.error_selectors), each in group order
+            models.Index(fields=["run", "item_relation", "correct"], name="prediction_by_relation"),
+            models.Index(fields=["run", "item_kind", "correct"], name="prediction_by_kind"),
+            models.Index(fields=["run", "item_perturbation", "correct"], name="prediction_by_perturbation"),
+            models.Index(fields=["run", "item_answer", "chosen", "item_options"], name="prediction_by_position"),
+            models.Index(fields=["run", "item_group", "item_role", "correct", "question"], name="prediction_coco_sets"),
+            models.Index(fields=["run", "item_difficulty", "position", "correct"], name="prediction_difficulty"),
         ]
 
     def __str__(self) -> str:

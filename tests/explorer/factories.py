@@ -102,10 +102,13 @@ def make_run(question_set=None, statement_set=None, **kw):  # type: ignore[no-un
 
 
 def predict(run, question, chosen, **kw):  # type: ignore[no-untyped-def]
+    """A stored prediction as runs.execution stores one: with the question's facets copied."""
+    from runs.item_facets import question_facets
     from runs.models import Prediction
 
+    facets = question_facets(question, kw.get("extra"))
     return Prediction.objects.create(run=run, question=question, position=question.position, chosen=chosen,
-                                     correct=(chosen is not None and chosen == question.answer_index), **kw)
+                                     correct=(chosen is not None and chosen == question.answer_index), **facets, **kw)
 
 
 def predict_statement(run, statement, p_yes_q1, p_yes_q2=None):  # type: ignore[no-untyped-def]

@@ -142,3 +142,21 @@ def test_compare_page(com2, coco, researcher, django_assert_max_num_queries):
     assert r.status_code == 200 and 'id="fig-by-relation"' in html and 'id="fig-coco-mem-com-fai"' in html
     csv = researcher.get(url + "&csv=coco-mem-app-rea").content.decode().splitlines()
     assert csv[0] == "run,MEM,COM,REA,FAI,APP,MEM×COM,MEM×APP" and len(csv) == 4
+
+
+def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_assert_num_queries):
+    """A prediction's own d(Q) (extra, stored by the recoms scoring; null = no correct path) is used
+    before its question's metadata, in the windows and in the drawer filter alike."""
+    from runs.models import Prediction
+
+    qset = QuestionSetFactory(name="recoms")
+    run = make_run(question_set=qset)
+    for i in range(9):
+        q = QuestionFactory(question_set=qset, metadata={"difficulty": 1})
+        extra = {"difficulty": None} if i == 8 else {"difficulty": 10 + i}
+        predict(run, q, 0 if i < 4 else 1, extra=extra)
+    with django_assert_num_queries(1):
+        buckets = es.difficulty_buckets([run], n_buckets=8)[run.pk]
+    assert [(b["d_min"], b["d_max"]) for b in buckets] == [(10 + i, 10 + i) for i in range(8)]
+    in_window = Prediction.objects.filter(run=run).filter(es.prediction_filter({"d_min": "12", "d_max": "14"}))
+    assert sorted(p.extra["difficulty"] for p in in_window) == [12, 13, 14]

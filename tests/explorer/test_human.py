@@ -86,3 +86,21 @@ def test_survey_rates_and_rater_scores():
     assert rates == {sts[0].pk: 1.0, sts[1].pk: pytest.approx(2 / 3), sts[2].pk: 0.0, sts[3].pk: 1.0}
     ms = sources.human_commonsensicality(sset)
     assert len(ms) == 3 and all(0 <= m <= 1 for m in ms)
+
+
+def test_agreement_level_counts_the_latest_label_once(validated, django_assert_num_queries):
+    """A question labelled by two campaigns counts once, at its latest label's level; a run with no
+    labelled question gives no rows."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    q0 = validated["qs"][0]
+    camp2 = Campaign.objects.create(name="c2", title="c2", kind="mcqa", question_set=q0.question_set)
+    later = _label(Item.objects.create(campaign=camp2, position=0, question=q0, key="x"), "majority", 0.4, below=True)
+    FinalLabel.objects.filter(pk=later.pk).update(computed_at=timezone.now() + timedelta(hours=1))
+    with django_assert_num_queries(1):
+        rows = {r["group"]: (r["ok"], r["n"]) for r in sources.agreement_levels_for_run(validated["run"])}
+    assert rows == {"majority": (1, 2), "contested": (2, 2)}
+    other = make_run(question_set=QuestionSetFactory(name="unlabelled"))
+    assert sources.agreement_levels_for_run(other) == []

@@ -1,0 +1,170 @@
+"""The run-error aggregates read from the predictions' item_* copies equal a fresh computation from
+the questions themselves, on seeded random CoCo- and ReComSBench-shaped runs (ties, no answers,
+ungrouped items, odd sets)."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from explorer import error_selectors as es
+from runs.models import Prediction
+
+from .factories import QuestionFactory, QuestionSetFactory, make_run, predict
+
+pytestmark = pytest.mark.django_db
+
+
+def _window_buckets(run_ids: list[int], n_buckets: int) -> dict[int, list[dict[str, Any]]]:
+    """The reference: rank every item with a window function (the former implementation), d(Q)
+    taken from the prediction's extra, else the question's metadata (Python, no copy used)."""
+    rows = []
+    for p in Prediction.objects.filter(run_id__in=run_ids).select_related("question"):
+        d = p.extra["difficulty"] if "difficulty" in p.extra else p.question.metadata.get("difficulty")
+        if d is not None:
+            rows.append((p.run_id, int(d), p.position, p.correct is True))
+    out: dict[int, list[dict[str, Any]]] = {}
+    for rid in run_ids:
+        mine = sorted((d, pos, ok) for r, d, pos, ok in rows if r == rid)
+        agg: dict[int, dict[str, Any]] = {}
+        for rank, (d, _, ok) in enumerate(mine):
+            b = rank * n_buckets // len(mine)
+            a = agg.setdefault(b, {"bucket": b, "n": 0, "ok": 0, "d_sum": 0.0, "d_min": d, "d_max": d})
+            a["n"] += 1
+            a["ok"] += ok
+            a["d_sum"] += d
+            a["d_max"] = d
+        if agg:
+            out[rid] = [agg[b] for b in sorted(agg)]
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_difficulty_buckets_equal_ranking_every_item(seed, django_assert_max_num_queries):
+    rng = random.Random(seed)
+    qset = QuestionSetFactory(name=f"recoms-{seed}")
+    runs = [make_run(question_set=qset), make_run(question_set=qset)]
+    for i in range(rng.randrange(40, 70)):
+        meta = {"difficulty": rng.choice([1, 1, 1, 2, 3, 3, 5])} if rng.random() < 0.9 else {}
+        q = QuestionFactory(question_set=qset, position=i, metadata=meta)
+        for run in runs:
+            extra = {"difficulty": rng.choice([None, 4, 7])} if rng.random() < 0.2 else {}
+            predict(run, q, rng.choice([0, 1, None]), extra=extra)
+    ids = [r.pk for r in runs]
+    for n_buckets in (9, 4, 1, 100):
+        with django_assert_max_num_queries(2):
+            got = es.difficulty_buckets(runs, n_buckets=n_buckets)
+        assert got == _window_buckets(ids, n_buckets), n_buckets
+    assert es.difficulty_buckets([]) == {}
+
+
+def _coco_reference(run_id: int) -> dict[str, Any]:
+    """CoCo's 2x2, MEM and COM straight from the questions (role, group), in Python."""
+    sets: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+    for p in Prediction.objects.filter(run_id=run_id).select_related("question"):
+        q = p.question
+        if q.role:
+            sets[q.group or f"q{q.pk}"].append((q.role, p.correct is True))
+    counts = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
+    mem_n = mem_ok = com_n = 0
+    com_sum = 0.0
+    for items in sets.values():
+        reason = [ok for role, ok in items if role == "reasoning"]
+        atomic = [ok for role, ok in items if role.startswith("atomic_")]
+        mem = [ok for role, ok in items if role == "memorization"]
+        concept = [ok for role, ok in items if role.startswith("conceptualization_")]
+        if len(reason) == 1 and atomic:
+            counts[(all(atomic), reason[0])] += 1
+        if len(mem) == 1 and not concept and not reason:
+            mem_n, mem_ok = mem_n + 1, mem_ok + mem[0]
+        if len(mem) == 1 and concept and mem[0]:
+            com_n, com_sum = com_n + 1, com_sum + sum(concept) / len(concept)
+    return {"counts": counts, "MEM": mem_ok / mem_n if mem_n else None, "COM": com_sum / com_n if com_n else None}
+
+
+def test_coco_summary_and_cells_equal_the_questions_sets(django_assert_num_queries):
+    rng = random.Random(5)
+    qset = QuestionSetFactory(name="coco-random", kind="coco")
+    run = make_run(question_set=qset)
+    pos = iter(range(10_000))
+
+    def add(role: str, group: str) -> None:
+        q = QuestionFactory(question_set=qset, position=next(pos), role=role, group=group, answer_index=0)
+        predict(run, q, rng.choice([0, 0, 1, None]))
+
+    for s in range(60):
+        shape = rng.randrange(5)
+        g = f"set-{s}"
+        if shape == 0:
+            add("memorization", g)
+        elif shape == 1:
+            add("memorization", g)
+            for k in range(1, rng.randrange(2, 5)):
+                add(f"conceptualization_{k}", g)
+        elif shape == 2:
+            for k in range(1, rng.randrange(2, 4)):
+                add(f"atomic_{k}", g)
+            add("reasoning", g)
+        elif shape == 3:  # odd sets: two reasoning questions, or reasoning alone
+            add("reasoning", g)
+            if rng.random() < 0.5:
+                add("reasoning", g)
+                add("atomic_1", g)
+        else:  # ungrouped items: each its own set
+            add(rng.choice(["memorization", "reasoning", "atomic_1"]), "")
+    add("", "no-role")  # a question without a role is in no set
+    ref = _coco_reference(run.pk)
+    with django_assert_num_queries(1):
+        got = es.coco_summary([run])[run.pk]
+    assert got["counts"] == ref["counts"]
+    assert got["MEM"] == pytest.approx(ref["MEM"]) and got["COM"] == pytest.approx(ref["COM"])
+    for (knows, solves), n in ref["counts"].items():
+        groups = set(es.coco_category_groups(run, knows, solves).values_list("item_group", flat=True))
+        assert len(groups) == n
+
+
+def test_accuracy_position_and_options_equal_the_questions():
+    rng = random.Random(8)
+    qset = QuestionSetFactory(name="mixed")
+    run = make_run(question_set=qset)
+    for i in range(80):
+        meta = {"relation": rng.choice(["xWant", "xNeed", "oReact"])} if rng.random() < 0.8 else {}
+        if rng.random() < 0.3:
+            meta["perturbation"] = rng.choice(["negation", "original"])
+        options = ["a", "b", "c", "d", "e"][: rng.randrange(2, 6)]
+        q = QuestionFactory(question_set=qset, position=i, structure=rng.choice(["2p", "2i", ""]), metadata=meta,
+                            options=options, answer_index=rng.randrange(len(options)))
+        predict(run, q, rng.choice([None, *range(len(options))]))
+    preds = list(Prediction.objects.filter(run=run).select_related("question"))
+    for dim, value in (("relation", lambda q: q.metadata.get("relation", "")), ("kind", lambda q: q.structure),
+                       ("perturbation", lambda q: q.metadata.get("perturbation", ""))):
+        ref: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for p in preds:
+            if value(p.question):
+                ref[value(p.question)][0] += 1
+                ref[value(p.question)][1] += p.correct is True
+        got = {r["group"]: [r["n"], r["ok"]] for r in es.accuracy_by([run], dim)}
+        assert got == dict(ref), dim
+    cells: dict[tuple[int, int], int] = defaultdict(int)
+    for p in preds:
+        cells[(p.question.answer_index, -1 if p.chosen is None else p.chosen)] += 1
+    assert {(a, c): n for a, c, n in es.position_counts(run)} == dict(cells)
+    assert es.max_options(run) == max(len(p.question.options) for p in preds)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the range form is the SQLite path")
+def test_role_prefix_range_matches_startswith():
+    from explorer.error_selectors import _role_prefix
+
+    qset = QuestionSetFactory(name="roles")
+    run = make_run(question_set=qset)
+    roles = ["atomic_1", "atomic_12", "atomic", "atomic`", "atomicx", "conceptualization_3", "reasoning", "Atomic_1", ""]
+    for i, role in enumerate(roles):
+        predict(run, QuestionFactory(question_set=qset, position=i, role=role), 0)
+    for prefix in ("atomic_", "conceptualization_"):
+        got = set(Prediction.objects.filter(run=run).filter(_role_prefix(prefix)).values_list("item_role", flat=True))
+        assert got == {r for r in roles if r.startswith(prefix)}
