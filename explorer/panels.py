@@ -5,6 +5,7 @@ so the download carries the page's filters)."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 from collections.abc import Sequence
@@ -14,7 +15,12 @@ from typing import Any
 import plotly.io as pio
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
+
+# what django.utils.html.json_script escapes inside <script>
+_JSON_SCRIPT_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
 
 
 @dataclass
@@ -35,9 +41,31 @@ class Panel:
     def payload(self) -> dict[str, Any]:
         return json.loads(pio.to_json(self.figure, validate=False))  # plain lists and dicts only
 
+    def script_tag(self) -> SafeString:
+        """The figure as ``json_script`` writes it (``<``, ``>``, ``&`` escaped), from plotly's JSON
+        text directly: no load-and-dump round trip of a figure with thousands of points."""
+        data = pio.to_json(self.figure, validate=False).translate(_JSON_SCRIPT_ESCAPES)
+        return format_html('<script id="{}" type="application/json">{}</script>', self.dom_id, mark_safe(data))
+
     def table(self) -> list[dict[str, Any]]:
         links = list(self.links) + [""] * (len(self.rows) - len(self.links))
         return [{"cells": [_fmt(c) for c in row], "link": link} for row, link in zip(self.rows, links, strict=True)]
+
+    def table_html(self) -> SafeString:
+        """The table body's rows, built here rather than in a template loop: a statement run's
+        panel has thousands of rows, and the template engine spends ~0.1 ms per cell."""
+        rows = []
+        for row in self.table():  # cells and links are plain str: html.escape is Django's escape
+            cells = "".join(f"<td>{html.escape(c)}</td>" for c in row["cells"])
+            link, action = html.escape(row["link"]), ""
+            if link and self.click == "navigate":
+                action = f'<a href="{link}">open</a>'
+            elif link:
+                action = f'<a href="{link}" hx-get="{link}" hx-target="#drawer">items</a>'
+            rows.append(f"<tr>{cells}<td>{action}</td></tr>")
+        if not rows:
+            rows.append(f'<tr><td colspan="{len(self.columns) + 1}">No data.</td></tr>')
+        return mark_safe("\n".join(rows))  # every cell and link is escaped above
 
     def csv_response(self, stem: str) -> HttpResponse:
         buf = io.StringIO()

@@ -5,9 +5,10 @@ RICA, a difficulty for ReComSBench); each link opens the items behind a bar in t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from urllib.parse import urlencode
 
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
@@ -20,7 +21,13 @@ from .panels import Panel
 
 
 def items_href(run: Run, **params: object) -> str:
-    return reverse("explorer:run_items", args=[run.pk]) + "?" + urlencode({k: v for k, v in params.items() if v != ""})
+    return _items_base(run.pk, get_script_prefix()) + "?" + urlencode({k: v for k, v in params.items() if v != ""})
+
+
+@lru_cache(maxsize=1024)
+def _items_base(run_id: int, script_prefix: str) -> str:
+    """The drawer URL of a run, resolved once (a statement run links each of thousands of points)."""
+    return reverse("explorer:run_items", args=[run_id])
 
 
 def series_for(runs: Sequence[Run], rows: Sequence[dict[str, object]], param: str) -> tuple[list[str], list[charts.Series]]:

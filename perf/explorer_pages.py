@@ -161,15 +161,16 @@ def time_pages(urls: list[str], repeat: int) -> list[tuple[str, float, int, int]
     out = []
     for url in urls:
         c.get(url)  # warm-up: imports and template compilation, not timed
-        times, queries, status = [], 0, 0
+        times, cpu, queries, status = [], [], 0, 0
         for _ in range(repeat):
             cache.clear()
             with CaptureQueriesContext(connection) as ctx:
-                t = time.perf_counter()
+                t, t_cpu = time.perf_counter(), time.process_time()
                 r = c.get(url)
                 times.append(time.perf_counter() - t)
+                cpu.append(time.process_time() - t_cpu)
             queries, status = len(ctx.captured_queries), r.status_code
-        out.append((url, statistics.median(times) * 1000, queries, status))
+        out.append((url, statistics.median(times) * 1000, statistics.median(cpu) * 1000, queries, status))
     return out
 
 
@@ -228,23 +229,34 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
         reverse("explorer:compare") + f"?run={runs[0].pk}&run={runs[1].pk}",
         reverse("explorer:run_errors", args=[srun.pk]),
     ]
+    print(f"load average before timing: {_loadavg()}")
     results = time_pages(urls, args.repeat)
     print(f"\n{connection.vendor}; median of {args.repeat} cold-cache requests per page, warm-up excluded")
-    print(f"{'ms':>8} {'SQL':>4} {'HTTP':>4}  page")
-    for url, ms, q, status in sorted(results, key=lambda r: -r[1]):
+    print("(cpu = CPU time of this process, database included on SQLite: what the page costs on an idle core)")
+    print(f"{'ms':>8} {'cpu ms':>7} {'SQL':>4} {'HTTP':>4}  page")
+    for url, ms, cpu, q, status in sorted(results, key=lambda r: -r[1]):
         flag = "  <-- over 300 ms" if ms > 300 else ""
         flag += "  <-- over 20 queries" if q > 20 else ""
-        print(f"{ms:8.1f} {q:4d} {status:4d}  {url}{flag}")
+        print(f"{ms:8.1f} {cpu:7.1f} {q:4d} {status:4d}  {url}{flag}")
     print("\ngraph search (selector only, median of 5):")
     for term in ("PersonX", "goes", "goes to the st", "ticket", "zzzz"):
-        ts = []
+        ts, cs = [], []
         for _ in range(5):
-            t = time.perf_counter()
+            t, t_cpu = time.perf_counter(), time.process_time()
             n = len(node_search(graph, term))
             ts.append(time.perf_counter() - t)
-        print(f"{statistics.median(ts) * 1000:8.1f} ms  {n:3d} hits  q={term!r}")
+            cs.append(time.process_time() - t_cpu)
+        print(f"{statistics.median(ts) * 1000:8.1f} ms (cpu {statistics.median(cs) * 1000:6.1f})  {n:3d} hits  q={term!r}")
     worst = max(results, key=lambda r: r[1])
-    print(f"\nslowest page: {worst[1]:.1f} ms {worst[0]}; most queries: {max(r[2] for r in results)}")
+    print(f"\nslowest page: {worst[1]:.1f} ms {worst[0]}; most queries: {max(r[3] for r in results)}")
+    print(f"load average after timing: {_loadavg()}")
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":
