@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from knowledge.models import QuestionSet, StatementSet
@@ -120,6 +121,20 @@ class AdjudicationForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="kept with the decision")
 
 
+RATINGS_SUFFIXES = (".csv", ".txt")
+
+
 class RatingsImportForm(forms.Form):
     file = forms.FileField(help_text="CSV, one row per rater: rater, then one column per item and question")
     create_raters = forms.BooleanField(required=False, label="Create accounts for raters not known yet (no log-in)")
+
+    def clean_file(self) -> Any:
+        f = self.cleaned_data["file"]
+        # The smaller of the ratings cap and the upload cap (past which the upload handler kept nothing).
+        limit = min(settings.COCOWEB_MAX_RATINGS_BYTES, settings.COCOWEB_MAX_UPLOAD_BYTES)
+        if f.size > limit:
+            raise ValidationError(f"the file is {f.size:,} bytes; the limit is {limit:,} bytes")
+        name = f.name or ""
+        if not name.lower().endswith(RATINGS_SUFFIXES):
+            raise ValidationError(f"{name!r} is not a CSV file; use one of {', '.join(RATINGS_SUFFIXES)}")
+        return f

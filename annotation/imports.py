@@ -82,9 +82,22 @@ def _answer(campaign: Campaign, values: dict[str, int]) -> dict[str, Any]:
     return {"plausible": plausible, "none_correct": not plausible and not bad, "bad_context": bad}
 
 
+def _rows(data: bytes | str) -> list[list[str]]:
+    """The CSV rows, or a refusal naming where the file stops being UTF-8 text or CSV."""
+    try:
+        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1 if isinstance(data, bytes) else 0
+        raise RatingsImportRefused([f"line {line}: the file is not UTF-8 text (byte {exc.start})"]) from None
+    reader = csv.reader(io.StringIO(text))
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise RatingsImportRefused([f"line {reader.line_num}: not a CSV file ({exc})"]) from None
+
+
 def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool = False) -> ImportResult:
-    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = _rows(data)
     if not rows or not rows[0]:
         raise RatingsImportRefused(["the file is empty"])
     header = rows[0]
@@ -127,6 +140,8 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
         parsed.append((rater, by_item))
         if len(errors) >= MAX_ERRORS:
             break
+    # A rater row with no rating at all adds nothing (no account, no membership).
+    parsed = [(rater, by_item) for rater, by_item in parsed if by_item]
     users = {u.username: u for u in User.objects.filter(username__in=[r for r, _ in parsed])}
     unknown = [r for r, _ in parsed if r and r not in users]
     if unknown and not create_raters:

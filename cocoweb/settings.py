@@ -125,8 +125,15 @@ STORAGES = {
 }
 MEDIA_ROOT = env.str("DJANGO_MEDIA_ROOT", default=str(VAR_DIR / "media"))
 
-# Uploads: researchers upload data files through the browser; cap the size.
+# Uploads: researchers upload data files through the browser; cap the size (checked while the
+# body is read: cocoweb/uploads.py). Ratings files are parsed in memory: a smaller cap.
 COCOWEB_MAX_UPLOAD_BYTES = env.int("COCOWEB_MAX_UPLOAD_BYTES", default=50 * 1024 * 1024)
+COCOWEB_MAX_RATINGS_BYTES = env.int("COCOWEB_MAX_RATINGS_BYTES", default=10 * 1024 * 1024)
+FILE_UPLOAD_HANDLERS = [
+    "cocoweb.uploads.SizeLimitUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
