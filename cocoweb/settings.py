@@ -164,7 +164,7 @@ COCOWEB_PROXY_HOPS = env.int("COCOWEB_PROXY_HOPS", default=0)
 # Sessions are read through the cache (one Redis GET instead of a database query per request) only
 # when every process shares that cache: with a per-process local-memory cache another process
 # would keep serving a session that was ended (log-out) elsewhere.
-_SHARED_CACHE = any(k in CACHES["default"]["BACKEND"].lower() for k in ("redis", "memcache"))
+_SHARED_CACHE = CACHES["default"]["BACKEND"].rsplit(".", 1)[-1] in ("RedisCache", "PyMemcacheCache", "PyLibMCCache")
 SESSION_ENGINE = f"django.contrib.sessions.backends.{'cached_db' if _SHARED_CACHE else 'db'}"
 
 REST_FRAMEWORK = {
