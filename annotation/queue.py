@@ -152,16 +152,17 @@ STOP_MESSAGES = {
 }
 
 
-def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, no_live: bool = False) -> Step:
+def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, after: Submitted | None = None) -> Step:
     """The person's live reservation if they have one, else a new one: qualification items
     first, an attention item when one is due, else a regular item (the most-answered first).
-    ``no_live``: the caller has just answered the person's live reservation (``Submitted.was_live``),
-    so there is none to look up (a concurrent one would still be found: reserving then fails on the
-    one-live-reservation index and the live one is returned)."""
+    ``after``: the submit this request just made. When it answered the person's live reservation
+    there is none to look up (a concurrent one would still be found: reserving then fails on the
+    one-live-reservation index and the live one is returned), and its membership is current."""
     now = now or timezone.now()
     if not campaign.is_open:
         return Step("closed", message="This campaign is not open.")
-    m = membership_get(campaign, user)
+    no_live = after is not None and after.was_live
+    m = (after.membership if after is not None and no_live else None) or membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
         return Step(m.state, message=STOP_MESSAGES[m.state], membership=m)
     live = None if no_live else (Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED)
@@ -207,6 +208,7 @@ class Submitted:
     response: Response
     created: bool  # False: a retried / double-clicked submit that found the stored answer
     was_live: bool = False  # True: it answered the person's live reservation (so none is left)
+    membership: Membership | None = None  # the person's membership just after, when the store read it
 
 
 def _existing(item: Item, user: Any) -> Submitted | None:
@@ -240,15 +242,14 @@ def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotenc
     ms = time_ms if time_ms is not None and 0 <= time_ms <= server_ms + 5000 else server_ms
     if a.state == RESERVED and item.role == Item.Role.REGULAR and connection.vendor == "postgresql":
         try:  # the common case in one statement; None: no longer live, take the general path
-            resp = queue_pg.answer_store(a, item, user, clean, key=key, time_ms=ms, source=source, now=now)
+            stored = queue_pg.answer_store(a, item, user, clean, key=key, time_ms=ms, source=source, now=now)
         except IntegrityError:
-            resp = None
             done = _by_key(key, item, user) or _existing(item, user)
             if done is None:
                 raise
             return done
-        if resp is not None:
-            return Submitted(resp, True, was_live=True)
+        if stored is not None:
+            return Submitted(stored[0], True, was_live=True, membership=stored[1])
     try:
         with transaction.atomic():
             if not Assignment.objects.filter(pk=a.pk, state=RESERVED).update(state=ANSWERED, finished_at=now):

@@ -7,8 +7,9 @@ round trip instead of five or six (``BEGIN``, the reads and writes, ``COMMIT``):
   rows other transactions hold (``FOR UPDATE SKIP LOCKED``), take one slot with the same
   conditional ``slots_taken < redundancy`` and insert the reservation.
 - :func:`answer_store`: move a *live* reservation to ``answered``, insert the response and bump
-  the item's and the person's counters — or do nothing when the reservation was not live (a
-  double click's twin already answered it, or it expired): the caller then takes the general path.
+  the item's and the person's counters (returning the person's membership as updated, which the
+  next reservation needs) — or do nothing when the reservation was not live (a double click's twin
+  already answered it, or it expired): the caller then takes the general path.
 
 Unique constraints still guard everything (one assignment and one response per item and person,
 one live reservation per person, unique idempotency keys): a violation raises ``IntegrityError``
@@ -23,9 +24,10 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from .models import Assignment, Campaign, Item, Response
+from .models import Assignment, Campaign, Item, Membership, Response
 
 _ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
+_MEMBERSHIP_COLUMNS = [f.column for f in Membership._meta.concrete_fields]
 
 _RESERVE = f"""
 WITH cand AS (
@@ -47,7 +49,7 @@ WITH cand AS (
 SELECT res.id, {", ".join(f"took.{c}" for c in _ITEM_COLUMNS)} FROM res JOIN took ON took.id = res.item_id
 """
 
-_ANSWER = """
+_ANSWER = f"""
 WITH a AS (
     UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
     WHERE id = %(assignment)s AND state = 'reserved'
@@ -62,8 +64,9 @@ WITH a AS (
 ), m AS (
     UPDATE annotation_membership SET regular_answered = regular_answered + 1
     WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND EXISTS (SELECT 1 FROM r)
+    RETURNING {", ".join(_MEMBERSHIP_COLUMNS)}
 )
-SELECT id FROM r
+SELECT r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)} FROM r LEFT JOIN m ON true
 """
 
 
@@ -102,8 +105,9 @@ def reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment 
 
 
 def answer_store(a: Assignment, item: Item, user: Any, clean: dict[str, Any], *, key: str, time_ms: int,
-                 source: str, now: datetime) -> Response | None:
-    """Answer a live reservation of a regular item in one statement; None when it was not live."""
+                 source: str, now: datetime) -> tuple[Response, Membership | None] | None:
+    """Answer a live reservation of a regular item in one statement; None when it was not live.
+    Returns the response and the person's membership as the statement left it."""
     campaign = item.campaign
     row = _one(_ANSWER, {"assignment": a.pk, "campaign": campaign.pk, "item": item.pk, "user": user.pk,
                          "answer": json.dumps(clean), "time_ms": time_ms, "key": key, "source": source, "now": now})
@@ -114,4 +118,7 @@ def answer_store(a: Assignment, item: Item, user: Any, clean: dict[str, Any], *,
                             [row[0], campaign.pk, item.pk, user.pk, a.pk, clean, time_ms, key, source, now])
     a.state, a.finished_at = Assignment.State.ANSWERED, now
     resp.assignment = a
-    return resp
+    m = None
+    if row[1] is not None:
+        m = Membership.from_db(connection.alias, [f.attname for f in Membership._meta.concrete_fields], list(row[1:]))
+    return resp, m

@@ -127,8 +127,7 @@ def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         messages.warning(request, message)
     if not request.htmx:
         return redirect("annotation:work", slug=slug)
-    no_live = done is not None and done.was_live
-    return _item_response(request, campaign, queue.next_step(campaign, request.user, no_live=no_live))
+    return _item_response(request, campaign, queue.next_step(campaign, request.user, after=done))
 
 
 @require_POST
