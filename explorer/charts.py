@@ -34,26 +34,36 @@ def label(text: Any, limit: int | None = None) -> str:
     return html.escape(s, quote=False)
 
 
-def base_layout(fig: go.Figure, *, title: str = "", height: int = 360, **kw: Any) -> go.Figure:
-    fig.update_layout(
-        title={"text": label(title), "x": 0, "font": {"size": 14}} if title else None,
-        height=height, margin={"l": 60, "r": 20, "t": 40 if title else 16, "b": 50},
-        font={"family": "system-ui, sans-serif", "size": 12}, plot_bgcolor="#fff", paper_bgcolor="#fff",
-        hovermode="closest", **kw,
-    )
-    fig.update_xaxes(gridcolor="#eef1f5", zeroline=False)
-    fig.update_yaxes(gridcolor="#eef1f5", zeroline=False)
-    return fig
+def axis_spec(title: str | None = None, **props: Any) -> dict[str, Any]:
+    """An axis dict (None values left out); ``title`` is used as given (escape it with label())."""
+    out = {k: v for k, v in props.items() if v is not None}
+    if title is not None:
+        out["title"] = {"text": title}
+    return out
+
+
+def make_figure(traces: Sequence[Any] = (), *, title: str = "", height: int = 360, xaxis: dict[str, Any] | None = None,
+                yaxis: dict[str, Any] | None = None, **layout: Any) -> go.Figure:
+    """The house style in one constructor call. Plotly's update_layout / update_xaxes cost ~10 ms of
+    property-path parsing each, the constructor with the whole layout a fraction of that, and a
+    page draws up to eight figures."""
+    base: dict[str, Any] = {
+        "height": height, "margin": {"l": 60, "r": 20, "t": 40 if title else 16, "b": 50},
+        "font": {"family": "system-ui, sans-serif", "size": 12}, "plot_bgcolor": "#fff", "paper_bgcolor": "#fff",
+        "hovermode": "closest",
+        "xaxis": {"gridcolor": "#eef1f5", "zeroline": False, **(xaxis or {})},
+        "yaxis": {"gridcolor": "#eef1f5", "zeroline": False, **(yaxis or {})},
+    }
+    if title:
+        base["title"] = {"text": label(title), "x": 0, "font": {"size": 14}}
+    return go.Figure(data=list(traces), layout={**base, **layout})
 
 
 def empty_figure(message: str, *, height: int = 220) -> go.Figure:
     """A figure with no traces and one centred note: what the chart needs to show something."""
-    fig = go.Figure()
-    fig.add_annotation(text=label(message), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper",
-                       font={"size": 13, "color": "#5b6474"})
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    return base_layout(fig, height=height)
+    note = {"text": label(message), "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper",
+            "font": {"size": 13, "color": "#5b6474"}}
+    return make_figure(height=height, xaxis={"visible": False}, yaxis={"visible": False}, annotations=[note])
 
 
 def is_empty(fig: go.Figure) -> bool:
@@ -79,11 +89,9 @@ def relation_distribution(rows: Sequence[tuple[str, int]]) -> go.Figure:
     if not rows:
         return empty_figure("This graph has no triples yet.")
     rows = sorted(rows, key=lambda r: r[1])
-    fig = go.Figure(go.Bar(x=[n for _, n in rows], y=[label(r) for r, _ in rows], orientation="h",
-                           marker_color=PALETTE[0], hovertemplate="%{y}: %{x:,} triples<extra></extra>"))
-    fig = base_layout(fig, height=max(220, 22 * len(rows) + 60))
-    fig.update_xaxes(title_text="triples")
-    return fig
+    bar = go.Bar(x=[n for _, n in rows], y=[label(r) for r, _ in rows], orientation="h",
+                 marker_color=PALETTE[0], hovertemplate="%{y}: %{x:,} triples<extra></extra>")
+    return make_figure([bar], height=max(220, 22 * len(rows) + 60), xaxis=axis_spec("triples"))
 
 
 def degree_distribution(rows: Sequence[tuple[int, int]]) -> go.Figure:
@@ -91,13 +99,10 @@ def degree_distribution(rows: Sequence[tuple[int, int]]) -> go.Figure:
     pts = [(d, n) for d, n in rows if d > 0 and n > 0]
     if not pts:
         return empty_figure("No edges: the degree distribution is empty.")
-    fig = go.Figure(go.Scatter(x=[d for d, _ in pts], y=[n for _, n in pts], mode="markers",
-                               marker={"color": PALETTE[0], "size": 6},
-                               hovertemplate="degree %{x:,}: %{y:,} nodes<extra></extra>"))
-    fig = base_layout(fig)
-    fig.update_xaxes(type="log", title_text="degree (in + out)")
-    fig.update_yaxes(type="log", title_text="nodes")
-    return fig
+    dots = go.Scatter(x=[d for d, _ in pts], y=[n for _, n in pts], mode="markers",
+                      marker={"color": PALETTE[0], "size": 6},
+                      hovertemplate="degree %{x:,}: %{y:,} nodes<extra></extra>")
+    return make_figure([dots], xaxis=axis_spec("degree (in + out)", type="log"), yaxis=axis_spec("nodes", type="log"))
 
 
 def top_nodes(rows: Sequence[tuple[str, int, str]]) -> go.Figure:
@@ -105,13 +110,10 @@ def top_nodes(rows: Sequence[tuple[str, int, str]]) -> go.Figure:
     if not rows:
         return empty_figure("No nodes yet.")
     rows = list(reversed(rows))
-    fig = go.Figure(go.Bar(x=[d for _, d, _ in rows], y=[label(t, 48) for t, _, _ in rows], orientation="h",
-                           customdata=[h for _, _, h in rows], hovertext=[label(t) for t, _, _ in rows],
-                           marker_color=PALETTE[1], hovertemplate="%{hovertext}<br>degree %{x:,}<extra></extra>"))
-    fig = base_layout(fig, height=max(240, 22 * len(rows) + 60))
-    fig.update_xaxes(title_text="degree")
-    fig.update_yaxes(automargin=True)
-    return fig
+    bar = go.Bar(x=[d for _, d, _ in rows], y=[label(t, 48) for t, _, _ in rows], orientation="h",
+                 customdata=[h for _, _, h in rows], hovertext=[label(t) for t, _, _ in rows],
+                 marker_color=PALETTE[1], hovertemplate="%{hovertext}<br>degree %{x:,}<extra></extra>")
+    return make_figure([bar], height=max(240, 22 * len(rows) + 60), xaxis=axis_spec("degree"), yaxis=axis_spec(automargin=True))
 
 
 # -- model errors -------------------------------------------------------------------------------
@@ -132,20 +134,18 @@ def grouped_bars(groups: Sequence[str], series: Sequence[Series], *, axis: str, 
     """Side-by-side bars: one colour per series (run), one cluster per group."""
     if not groups or not series:
         return empty_figure(empty)
-    fig = go.Figure()
+    bars = []
     for i, s in enumerate(series):
         counts = s.counts or [0] * len(groups)
-        fig.add_trace(go.Bar(
+        bars.append(go.Bar(
             name=label(s.name, 40), x=[label(g) for g in groups], y=s.values,
             customdata=s.hrefs or None, marker_color=PALETTE[i % len(PALETTE)],
             text=[f"n={c}" for c in counts], textposition="none",
             hovertemplate="%{x}: %{y:" + (".1%" if percent else ".3f") + "} (%{text})<extra>" + label(s.name, 40)
             + "</extra>",
         ))
-    fig = base_layout(fig, barmode="group", legend={"orientation": "h", "y": -0.25})
-    fig.update_xaxes(title_text=axis)
-    fig.update_yaxes(title_text=value, range=[0, 1] if percent else None, tickformat=".0%" if percent else None)
-    return fig
+    return make_figure(bars, barmode="group", legend={"orientation": "h", "y": -0.25}, xaxis=axis_spec(axis),
+                       yaxis=axis_spec(value, range=[0, 1] if percent else None, tickformat=".0%" if percent else None))
 
 
 def position_bias(n_options: int, cells: Sequence[tuple[int, int, int, str]]) -> go.Figure:
@@ -167,15 +167,13 @@ def position_bias(n_options: int, cells: Sequence[tuple[int, int, int, str]]) ->
     for i, row in enumerate(counts):
         total = sum(row)
         z[i] = [v / total if total else 0.0 for v in row]
-    fig = go.Figure(go.Heatmap(
+    heat = go.Heatmap(
         z=z, x=col_names, y=row_names, text=counts, texttemplate="%{text}", customdata=links,
         colorscale="Blues", zmin=0, zmax=1, colorbar={"title": {"text": "share of row"}},
         hovertemplate="answer %{y}, chosen %{x}: %{text} (%{z:.0%} of the row)<extra></extra>",
-    ))
-    fig = base_layout(fig, height=320)
-    fig.update_xaxes(title_text="chosen option", side="bottom")
-    fig.update_yaxes(title_text="correct option", autorange="reversed")
-    return fig
+    )
+    return make_figure([heat], height=320, xaxis=axis_spec("chosen option", side="bottom"),
+                       yaxis=axis_spec("correct option", autorange="reversed"))
 
 
 COCO_CELLS = {(k, s): COCO_LABELS[coco_category(k, s)] for k in (True, False) for s in (True, False)}
@@ -193,14 +191,12 @@ def coco_quadrants(counts: dict[tuple[bool, bool], int], hrefs: dict[tuple[bool,
     text = [[f"{COCO_CELLS[(r, c)]}<br>{counts.get((r, c), 0)} ({counts.get((r, c), 0) / total:.0%})"
              for c in keys_cols] for r in keys_rows]
     links = [[hrefs.get((r, c), "") for c in keys_cols] for r in keys_rows]
-    fig = go.Figure(go.Heatmap(
+    heat = go.Heatmap(
         z=z, x=["solves composed", "fails composed"], y=["knows all atoms", "misses an atom"], text=text,
         texttemplate="%{text}", customdata=links, colorscale="Oranges", showscale=False,
         hovertemplate="%{text}<extra></extra>",
-    ))
-    fig = base_layout(fig, height=300)
-    fig.update_yaxes(autorange="reversed")
-    return fig
+    )
+    return make_figure([heat], height=300, yaxis=axis_spec(autorange="reversed"))
 
 
 def labelled_scatter(points: Sequence[tuple[str, float, float, str]], *, x_title: str, y_title: str,
@@ -211,25 +207,23 @@ def labelled_scatter(points: Sequence[tuple[str, float, float, str]], *, x_title
     if not pts:
         return empty_figure(empty)
     xs, ys = [p[1] for p in pts], [p[2] for p in pts]
-    fig = go.Figure(go.Scatter(
+    traces = [go.Scatter(
         x=xs, y=ys, mode="markers+text", text=[label(p[0], 24) for p in pts], textposition="top center",
         customdata=[p[3] for p in pts], marker={"size": 10, "color": PALETTE[0]},
         hovertemplate="%{text}<br>" + label(x_title) + " %{x:.3f}<br>" + label(y_title) + " %{y:.3f}<extra></extra>",
         name="runs",
-    ))
+    )]
     r = pearson(xs, ys)
     if fit and r is not None:
         n = len(xs)
         mx, my = sum(xs) / n, sum(ys) / n
         slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
         lo, hi = min(xs), max(xs)
-        fig.add_trace(go.Scatter(x=[lo, hi], y=[my + slope * (lo - mx), my + slope * (hi - mx)], mode="lines",
+        traces.append(go.Scatter(x=[lo, hi], y=[my + slope * (lo - mx), my + slope * (hi - mx)], mode="lines",
                                  line={"dash": "dash", "color": "#5b6474"}, name="least squares", hoverinfo="skip"))
-    fig = base_layout(fig, title=f"r = {r:.3f} (n = {len(pts)})" if r is not None else f"n = {len(pts)}",
-                      showlegend=False)
-    fig.update_xaxes(title_text=label(x_title), range=[0, 1.05] if unit_square else None)
-    fig.update_yaxes(title_text=label(y_title), range=[0, 1.05] if unit_square else None)
-    return fig
+    unit = [0, 1.05] if unit_square else None
+    return make_figure(traces, title=f"r = {r:.3f} (n = {len(pts)})" if r is not None else f"n = {len(pts)}",
+                       showlegend=False, xaxis=axis_spec(label(x_title), range=unit), yaxis=axis_spec(label(y_title), range=unit))
 
 
 def line_series(series: Sequence[tuple[str, list[float], list[float | None], list[str]]], *, x_title: str,
@@ -238,12 +232,9 @@ def line_series(series: Sequence[tuple[str, list[float], list[float | None], lis
     series = [s for s in series if s[1]]
     if not series:
         return empty_figure(empty)
-    fig = go.Figure()
-    for i, (name, xs, ys, hrefs) in enumerate(series):
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=label(name, 40), customdata=hrefs or None,
-                                 line={"color": PALETTE[i % len(PALETTE)]},
-                                 hovertemplate="%{x:.2f}: %{y:.1%}<extra>" + label(name, 40) + "</extra>"))
-    fig = base_layout(fig, legend={"orientation": "h", "y": -0.25})
-    fig.update_xaxes(title_text=label(x_title))
-    fig.update_yaxes(title_text=label(y_title), range=[0, 1], tickformat=".0%")
-    return fig
+    lines = [go.Scatter(x=xs, y=ys, mode="lines+markers", name=label(name, 40), customdata=hrefs or None,
+                        line={"color": PALETTE[i % len(PALETTE)]},
+                        hovertemplate="%{x:.2f}: %{y:.1%}<extra>" + label(name, 40) + "</extra>")
+             for i, (name, xs, ys, hrefs) in enumerate(series)]
+    return make_figure(lines, legend={"orientation": "h", "y": -0.25}, xaxis=axis_spec(label(x_title)),
+                       yaxis=axis_spec(label(y_title), range=[0, 1], tickformat=".0%"))

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .charts import PALETTE, base_layout, empty_figure, label, pearson
+from .charts import PALETTE, axis_spec, empty_figure, label, make_figure, pearson
 
 LEVELS = (0.25, 0.5, 0.75)
 
@@ -25,27 +25,26 @@ def consensus_awareness(points: Sequence[tuple[str, float | None, float | None, 
     pts = [p for p in points if p[1] is not None and p[2] is not None]
     if not pts:
         return empty_figure("No statement runs (or stored model answers) with consensus and awareness.")
-    fig = go.Figure()
+    traces, notes = [], []
     for m in levels:
         xs, ys = level_curve(m)
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line={"dash": "dot", "color": "#b9c0cc", "width": 1},
+        traces.append(go.Scatter(x=xs, y=ys, mode="lines", line={"dash": "dot", "color": "#b9c0cc", "width": 1},
                                  name=f"M = {m:.0%}", hoverinfo="skip", showlegend=False))
-        fig.add_annotation(x=1.0, y=m * m, text=f"M={m:.0%}", showarrow=False, xanchor="left",
-                           font={"size": 10, "color": "#8a93a3"})
+        notes.append({"x": 1.0, "y": m * m, "text": f"M={m:.0%}", "showarrow": False, "xanchor": "left",
+                      "font": {"size": 10, "color": "#8a93a3"}})
     groups = list(dict.fromkeys(p[4] for p in pts))
     for i, g in enumerate(groups):
         sub = [p for p in pts if p[4] == g]
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=[p[1] for p in sub], y=[p[2] for p in sub], mode="markers", name=label(g),
             text=[label(p[0], 40) for p in sub], customdata=[p[3] for p in sub],
             marker={"size": 9, "color": PALETTE[i % len(PALETTE)], "symbol": "circle" if i == 0 else "diamond"},
             hovertemplate="%{text}<br>consensus %{x:.1%}<br>awareness %{y:.1%}<extra></extra>",
         ))
     lo = min(min(p[1] for p in pts), min(p[2] for p in pts), 0.5) - 0.05
-    fig = base_layout(fig, legend={"orientation": "h", "y": -0.2}, height=420)
-    fig.update_xaxes(title_text="consensus C", range=[max(lo, 0), 1.02], tickformat=".0%")
-    fig.update_yaxes(title_text="awareness A", range=[max(lo, 0), 1.02], tickformat=".0%")
-    return fig
+    return make_figure(traces, legend={"orientation": "h", "y": -0.2}, height=420, annotations=notes,
+                       xaxis=axis_spec("consensus C", range=[max(lo, 0), 1.02], tickformat=".0%"),
+                       yaxis=axis_spec("awareness A", range=[max(lo, 0), 1.02], tickformat=".0%"))
 
 
 def model_in_human_distribution(human: Sequence[float], models: Sequence[tuple[str, float]]) -> go.Figure:
@@ -53,16 +52,15 @@ def model_in_human_distribution(human: Sequence[float], models: Sequence[tuple[s
     each model's M as a vertical line, labelled with the share of humans it beats."""
     if not human:
         return empty_figure("No human rater scores yet: they come from a survey campaign's answers.")
-    fig = go.Figure(go.Histogram(x=list(human), nbinsx=30, marker_color="#c5ccd8", name="human raters",
-                                 hovertemplate="M %{x}: %{y} raters<extra></extra>"))
+    hist = go.Histogram(x=list(human), nbinsx=30, marker_color="#c5ccd8", name="human raters",
+                        hovertemplate="M %{x}: %{y} raters<extra></extra>")
+    fig = make_figure([hist], showlegend=False, xaxis=axis_spec("commonsensicality M", range=[0, 1], tickformat=".0%"),
+                      yaxis=axis_spec("human raters"))
     for i, (name, m) in enumerate(models):
         wins = sum(1 for h in human if m > h) / len(human)
         fig.add_vline(x=m, line={"color": PALETTE[i % len(PALETTE)], "width": 2},
                       annotation_text=f"{label(name, 24)} beats {wins:.0%}", annotation_textangle=-90,
                       annotation_font_size=10)
-    fig = base_layout(fig, showlegend=False)
-    fig.update_xaxes(title_text="commonsensicality M", range=[0, 1], tickformat=".0%")
-    fig.update_yaxes(title_text="human raters")
     return fig
 
 
@@ -73,12 +71,11 @@ def silicon_vs_human(points: Sequence[tuple[float, float, str]], *, human_axis: 
         return empty_figure("No statement predictions with a P(yes) and a human label.")
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     r = pearson(xs, ys)
-    fig = go.Figure(go.Scattergl(
+    dots = go.Scattergl(
         x=xs, y=ys, mode="markers", customdata=[p[2] for p in points],
         marker={"size": 5, "color": PALETTE[0], "opacity": 0.45},
         hovertemplate="P(yes) %{x:.2f}<br>" + label(human_axis) + " %{y:.2f}<extra></extra>",
-    ))
-    fig = base_layout(fig, title=(f"r = {r:.3f}" if r is not None else "r undefined") + f" (n = {len(points)})")
-    fig.update_xaxes(title_text="model P(yes), question (a)", range=[-0.02, 1.02])
-    fig.update_yaxes(title_text=label(human_axis), range=[-0.05, 1.05])
-    return fig
+    )
+    return make_figure([dots], title=(f"r = {r:.3f}" if r is not None else "r undefined") + f" (n = {len(points)})",
+                       xaxis=axis_spec("model P(yes), question (a)", range=[-0.02, 1.02]),
+                       yaxis=axis_spec(label(human_axis), range=[-0.05, 1.05]))

@@ -71,6 +71,7 @@ def build_questions(n: int) -> tuple[object, list[object]]:
     from django.db import transaction
 
     from knowledge.models import Question, QuestionSet
+    from runs.item_facets import question_facets
     from runs.models import Prediction, Run
 
     rng = random.Random(0)
@@ -102,16 +103,18 @@ def build_questions(n: int) -> tuple[object, list[object]]:
     rows = rows[:n]
     with transaction.atomic():
         Question.objects.bulk_create(rows, batch_size=5000)
-    questions = list(Question.objects.filter(question_set=qset).order_by("position").values_list("id", "answer_index"))
+    questions = list(Question.objects.filter(question_set=qset).order_by("position"))
     runs = []
     for skill in (0.55, 0.75):
         run = Run.objects.create(question_set=qset, backend="random", scoring="loglik", model=f"synthetic-{skill}",
                                  state=Run.State.DONE, items_total=n, items_done=n)
         preds = []
-        for pos, (qid, ans) in enumerate(questions):
+        for pos, q in enumerate(questions):
+            ans = q.answer_index
             chosen = ans if rng.random() < skill else rng.randrange(5)
-            preds.append(Prediction(run=run, question_id=qid, position=pos, chosen=chosen, correct=chosen == ans,
-                                    scores=[rng.random() for _ in range(5)]))
+            # stored as runs.execution stores a prediction: with the question's facets copied
+            preds.append(Prediction(run=run, question_id=q.pk, position=pos, chosen=chosen, correct=chosen == ans,
+                                    scores=[rng.random() for _ in range(5)], **question_facets(q)))
         with transaction.atomic():
             Prediction.objects.bulk_create(preds, batch_size=5000)
         runs.append(run)
@@ -200,6 +203,7 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     from django.urls import reverse
 
     from explorer.graph_selectors import graph_top_nodes, node_search
+    from knowledge.graph_stats import stats_current
     from knowledge.models import Node
 
     graph = build_graph(args.triples, cache_dir)
@@ -208,6 +212,8 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     srun = build_statements(args.statements)
     print(f"built {args.predictions:,} questions, 2 runs × {args.predictions:,} predictions and "
           f"{args.statements:,} statements in {time.perf_counter() - t:.1f} s")
+    graph.refresh_from_db()
+    print(f"degree statistics materialised at import and current: {stats_current(graph)}")
     hub_id = graph_top_nodes(graph, limit=1)[0][0]  # the worst node page: the most connected node
     some = Node.objects.filter(graph=graph).order_by("id")[1000]
     urls = [
@@ -231,6 +237,8 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     ]
     print(f"load average before timing: {_loadavg()}")
     results = time_pages(urls, args.repeat)
+    _check_content(reverse("explorer:run_errors", args=[runs[0].pk]),
+                   ('id="fig-by-relation"', 'id="fig-coco"', 'id="fig-difficulty"', "xWant"))
     print(f"\n{connection.vendor}; median of {args.repeat} cold-cache requests per page, warm-up excluded")
     print("(cpu = CPU time of this process, database included on SQLite: what the page costs on an idle core)")
     print(f"{'ms':>8} {'cpu ms':>7} {'SQL':>4} {'HTTP':>4}  page")
@@ -250,6 +258,18 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     worst = max(results, key=lambda r: r[1])
     print(f"\nslowest page: {worst[1]:.1f} ms {worst[0]}; most queries: {max(r[3] for r in results)}")
     print(f"load average after timing: {_loadavg()}")
+
+
+def _check_content(url: str, needles: tuple[str, ...]) -> None:
+    """The timed pages must show what they claim (fast because empty would prove nothing)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    c = Client()
+    c.force_login(get_user_model().objects.get(username="perf"))
+    html = c.get(url).content.decode()
+    missing = [n for n in needles if n not in html]
+    print(f"content check {url}: " + ("all panels present" if not missing else f"MISSING {missing}"))
 
 
 def _loadavg() -> str:
