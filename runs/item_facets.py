@@ -13,6 +13,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from commonsense.questions.record import question_relation
+
 DIFFICULTY_KEY = "difficulty"  # ReComSBench d(Q) = |K_prior|
 
 FACET_FIELDS = ("item_relation", "item_kind", "item_perturbation", "item_role", "item_group", "item_answer",
@@ -50,7 +52,7 @@ def question_facets(question: Any, extra: Mapping[str, Any] | None = None) -> di
     else:
         difficulty = as_int(meta.get(DIFFICULTY_KEY))
     return {
-        "item_relation": _text(meta.get("relation"))[:64],
+        "item_relation": question_relation(meta)[:64],
         "item_kind": (question.structure or "")[:32],
         "item_perturbation": _text(meta.get("perturbation"))[:64],
         "item_role": (question.role or "")[:32],

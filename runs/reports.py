@@ -16,6 +16,7 @@ from django.db.models import Count
 
 import commonsense.metrics as M
 from commonsense.metrics import Estimate
+from commonsense.questions.record import question_relation
 from knowledge.models import Question, Statement
 
 from .models import Prediction, Run, RunMetric
@@ -53,10 +54,10 @@ def run_records(run: Run) -> list[Record]:
             meta = q.metadata or {}
             out.append({
                 "position": p.position, "answer": q.answer_index, "chosen": p.chosen, "chosen_norm": p.chosen_norm,
-                "structure": q.structure, "relation": str(meta.get("relation", "")), "group": q.group,
+                "structure": q.structure, "relation": question_relation(meta), "group": q.group,
                 "role": q.role, "perturbation": str(meta.get("perturbation", "")), "error": p.error,
                 "aspect": str(meta.get("aspect") or (q.structure if q.role in ("reasoning",) or q.role.startswith("atomic_")
-                                                    else meta.get("relation", ""))),
+                                                    else question_relation(meta))),
                 **(_recoms_fields(p) if recoms else {}),
             })
     return out

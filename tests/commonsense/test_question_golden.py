@@ -153,3 +153,12 @@ def test_one_hop_shuffle_uses_only_given_rng() -> None:
     from commonsense.questions.distractors import place
 
     assert place(random.Random(5), "a", ["b", "c", "d", "e"]) == place(random.Random(5), "a", ["b", "c", "d", "e"])
+
+
+def test_question_relation_for_error_views() -> None:
+    from commonsense.questions.record import question_relation
+
+    assert question_relation({"relation": "xWant", "relations": ["oEffect"]}) == "xWant"  # imported sets
+    assert question_relation({"relations": ["xReact", "xReact"]}) == "xReact"  # 2i on one relation
+    assert question_relation({"relations": ["xWant", "xEffect", "xWant"]}) == "xWant+xEffect"  # chain order
+    assert question_relation({}) == "" and question_relation({"relations": "xWant"}) == ""

@@ -72,6 +72,14 @@ def test_com2_run_has_accuracy_and_no_coco_rows(built_sets) -> None:  # type: ig
     run = _random_run(com2)
     assert _metric(run, "accuracy").n == com2.question_count
     assert not RunMetric.objects.filter(run=run, name__in=["MEM", "REA", "APP"]).exists()
+    # by relation: a built question has no metadata.relation; it is grouped by its chain's relations
+    by_rel = RunMetric.objects.filter(run=run, name="accuracy", scope__startswith="relation=")
+    assert by_rel.exists() and sum(m.n for m in by_rel) == com2.question_count
+    for q in com2.questions.all():
+        rels = list(dict.fromkeys(q.metadata["relations"]))
+        assert by_rel.filter(scope="relation=" + "+".join(rels)).exists()
+    assert set(Prediction.objects.filter(run=run).values_list("item_relation", flat=True)) == \
+        {m.scope.split("=", 1)[1] for m in by_rel}
 
 
 def test_a_limit_that_cuts_a_coco_set_leaves_it_out(built_sets) -> None:  # type: ignore[no-untyped-def]
