@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, F, Max, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
 from runs.models import Prediction, Run
 
@@ -146,13 +146,18 @@ def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
     return out
 
 
-def coco_category_groups(run: Run, knows: bool, solves: bool) -> QuerySet[Any]:
-    """The set ids (question groups) of ``run``'s application sets in one cell of the 2×2 (an
-    application set has atomic questions, so it is always a group)."""
-    sets = _coco_sets([run]).filter(n_reason=1, n_atomic__gt=0)
-    sets = sets.filter(atomic_ok=F("n_atomic")) if knows else sets.filter(atomic_ok__lt=F("n_atomic"))
-    sets = sets.filter(reason_ok=1 if solves else 0)
-    return sets.values("item_group")
+def coco_cell_filter(knows: bool, solves: bool) -> Q:
+    """Q over Prediction: the reasoning predictions of the application sets in one cell of the
+    2×2 (the same sets as :func:`coco_summary` counts: one reasoning question and at least one
+    atomic question in the group; knows = every atomic answer correct). Per reasoning row a few
+    seeks in the ``prediction_coco_sets`` index, instead of aggregating the whole run."""
+    same_set = Prediction.objects.filter(run_id=OuterRef("run_id"), item_group=OuterRef("item_group"))
+    atomic = same_set.filter(_role_prefix("atomic_"))
+    missed = Exists(atomic.exclude(correct=True))
+    q = (Q(item_role="reasoning") & ~Q(item_group="") & Exists(atomic)
+         & ~Exists(same_set.filter(item_role="reasoning").exclude(pk=OuterRef("pk"))))
+    q &= ~missed if knows else missed
+    return q & (Q(correct=True) if solves else ~Q(correct=True))
 
 
 # -- ReComSBench --------------------------------------------------------------------------------

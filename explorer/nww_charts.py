@@ -71,11 +71,11 @@ def silicon_vs_human(points: Sequence[tuple[float, float, str]], *, human_axis: 
         return empty_figure("No statement predictions with a P(yes) and a human label.")
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     r = pearson(xs, ys)
-    dots = go.Scattergl(
-        x=xs, y=ys, mode="markers", customdata=[p[2] for p in points],
-        marker={"size": 5, "color": PALETTE[0], "opacity": 0.45},
-        hovertemplate="P(yes) %{x:.2f}<br>" + label(human_axis) + " %{y:.2f}<extra></extra>",
-    )
+    dots = {  # thousands of points: a plain trace, not validated element by element (test_charts pins it)
+        "type": "scattergl", "x": xs, "y": ys, "mode": "markers", "customdata": [p[2] for p in points],
+        "marker": {"size": 5, "color": PALETTE[0], "opacity": 0.45},
+        "hovertemplate": "P(yes) %{x:.2f}<br>" + label(human_axis) + " %{y:.2f}<extra></extra>",
+    }
     return make_figure([dots], title=(f"r = {r:.3f}" if r is not None else "r undefined") + f" (n = {len(points)})",
                        xaxis=axis_spec("model P(yes), question (a)", range=[-0.02, 1.02]),
-                       yaxis=axis_spec(label(human_axis), range=[-0.05, 1.05]))
+                       yaxis=axis_spec(label(human_axis), range=[-0.05, 1.05]), validate=False)

@@ -50,8 +50,7 @@ def run_items(request: HttpRequest, run_id: int) -> HttpResponse:
             knows, solves = (c == "1" for c in params["coco"].split(","))
         except ValueError:
             raise Http404("bad coco cell") from None
-        groups = es.coco_category_groups(run, knows, solves)
-        qs = qs.filter(item_role="reasoning", item_group__in=groups)
+        qs = qs.filter(es.coco_cell_filter(knows, solves))
         title = COCO_LABELS[coco_category(knows, solves)]
     total = qs.count()
     rel = "statement" if run.is_statement_run else "question"

@@ -114,3 +114,31 @@ def test_query_structure_2i_has_two_anchors_at_depth_zero():
     (pts,) = charts.query_structure_figure(chain, answers=["T"]).data
     assert list(pts.customdata) == ["anchor", "answer", "anchor"]
     assert list(pts.x) == [0.0, 2.0, 0.0]
+
+
+def test_silicon_scatter_is_a_valid_figure_with_links_and_r():
+    """Built without plotly's per-element validation (4,000 points): validating it afterwards must pass."""
+    import plotly.graph_objects as go
+
+    from explorer import nww_charts
+
+    pts = [(0.2, 1, "/s/1"), (0.6, 0, "/s/2"), (0.9, 1, "/s/3")]
+    fig = nww_charts.silicon_vs_human(pts, human_axis="human <b>rate</b>")
+    go.Figure(fig.to_plotly_json())  # validates every property; raises on a wrong name or value
+    (dots,) = fig.data
+    assert dots.type == "scattergl" and list(dots.customdata) == ["/s/1", "/s/2", "/s/3"]
+    assert "&lt;b&gt;" in dots.hovertemplate and fig.layout.title.text.startswith("r = ")
+    assert tuple(fig.layout.xaxis.range) == (-0.02, 1.02) and fig.layout.yaxis.title.text == "human &lt;b&gt;rate&lt;/b&gt;"
+    assert charts.is_empty(nww_charts.silicon_vs_human([], human_axis="h"))
+
+
+def test_consensus_awareness_and_human_distribution():
+    from explorer import nww_charts
+
+    fig = nww_charts.consensus_awareness([("m1", 0.7, 0.8, "/r/1", "runs"), ("m2", 0.6, 0.9, "", "stored"),
+                                          ("m3", None, 0.5, "", "runs")])
+    assert [t.name for t in fig.data][-2:] == ["runs", "stored"] and len(fig.layout.annotations) == 3
+    assert fig.layout.xaxis.title.text == "consensus C" and fig.layout.xaxis.tickformat == ".0%"
+    hist = nww_charts.model_in_human_distribution([0.5, 0.6, 0.7, 0.8], [("m", 0.65)])
+    assert hist.data[0].type == "histogram" and len(hist.layout.shapes) == 1
+    assert "beats 50%" in hist.layout.annotations[0].text
