@@ -100,8 +100,8 @@ class Gunicorn(Proc):
             if not self.alive:
                 raise RuntimeError(f"gunicorn exited with {self.proc.returncode}\n{self.tail()}")
             try:
-                return requests.get(f"{self.url}/accounts/login/", timeout=5).status_code == 200
-            except requests.ConnectionError:
+                return requests.get(f"{self.url}/accounts/login/", timeout=60).status_code == 200
+            except (requests.ConnectionError, requests.Timeout):
                 return False
 
         wait_for(up, timeout, lambda: f"gunicorn not serving after {timeout} s\n{self.tail()}", step=0.3)
@@ -142,6 +142,16 @@ class Postgres:
 
     def start(self) -> None:
         _pg_ctl("start", "-w", "-t", "90", "-l", str(self.log), "-o", self.options)
+
+    def running(self) -> bool:
+        svc = require_services()
+        argv = _as_pg([str(Path(svc["COCOWEB_PG_BIN"]) / "pg_ctl"), "-D", str(self.data), "status"])
+        return subprocess.run(argv, capture_output=True, timeout=60).returncode == 0
+
+    def ensure_running(self) -> None:
+        """After a failed test: the rest of the suite needs the server."""
+        if not self.running():
+            self.start()
 
 
 class Redis:
