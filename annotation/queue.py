@@ -44,12 +44,9 @@ def membership_get(campaign: Campaign, user: Any) -> Membership:
         return m
     has_qual = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).exists()
     state = Membership.State.QUALIFYING if has_qual else Membership.State.ACTIVE
-    try:
-        with transaction.atomic():
-            m, _ = Membership.objects.get_or_create(campaign=campaign, user=user, defaults={"state": state})
-    except IntegrityError:  # created by a concurrent request
-        m = Membership.objects.get(campaign=campaign, user=user)
-    return m
+    # INSERT … ON CONFLICT DO NOTHING: a concurrent first request of the same person may win.
+    Membership.objects.bulk_create([Membership(campaign=campaign, user=user, state=state)], ignore_conflicts=True)
+    return Membership.objects.get(campaign=campaign, user=user)
 
 
 def _release(assignment_ids: list[int], new_state: str, now: datetime) -> int:
