@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import Count, Max, Q
+from django.db.models.expressions import RawSQL
 
 from runs.models import Prediction, Run
 
@@ -76,88 +77,100 @@ def max_options(run: Run) -> int:
 
 
 # -- CoCo sets ----------------------------------------------------------------------------------
+#
+# A CoCo set is a question group (``item_group``); a question with a role but no group is a set of
+# its own. Each metric reads the predictions of one role and probes the row's own set in the
+# ``prediction_coco_sets`` index (run, item_group, item_role, correct, question): a few seeks per
+# row. (Aggregating every prediction per set with eight conditional counts costs ~1.5x as much on
+# 40,000 predictions.) Role prefixes are compared with substr: exact and case-sensitive like
+# str.startswith on every database. The chart and its drawer share _APPLICATION_ROWS.
 
-def _role_prefix(prefix: str) -> Q:
-    """``item_role`` starts with ``prefix``. On SQLite as a range of its binary collation: two
-    string comparisons per row cost less than LIKE, and this runs for every prediction of the
-    run. Elsewhere LIKE (a linguistic collation may not order "_" and "`" by code point)."""
-    if connection.vendor == "sqlite":
-        return Q(item_role__gte=prefix, item_role__lt=prefix[:-1] + chr(ord(prefix[-1]) + 1))
-    return Q(item_role__startswith=prefix)
+_PRED = Prediction._meta.db_table
+_SAME_SET = "o.run_id = p.run_id AND o.item_group = p.item_group"
+_ATOMIC = "substr(o.item_role, 1, 7) = 'atomic_'"
+_CONCEPT = "substr(o.item_role, 1, 18) = 'conceptualization_'"
 
+# The reasoning prediction of each application set (exactly one reasoning question and at least one
+# atomic question in the group): knows = every atomic answer correct, solves = the reasoning one.
+_APPLICATION_ROWS = f"""
+SELECT p.id, p.run_id,
+  CASE WHEN EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_ATOMIC} AND o.correct IS NOT TRUE)
+       THEN 0 ELSE 1 END AS knows,
+  CASE WHEN p.correct IS TRUE THEN 1 ELSE 0 END AS solves
+FROM {_PRED} p
+WHERE p.run_id IN ({{runs}}) AND p.item_role = 'reasoning' AND p.item_group <> ''
+  AND EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_ATOMIC})
+  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'reasoning' AND o.id <> p.id)"""
 
-def _coco_sets(runs: Sequence[Run], *, grouped: bool = True) -> QuerySet[Any]:
-    """One row per (run, CoCo set) with the counts the CoCo metrics need. A set is a question
-    group (``item_group``); a question with a role but no group is a set of its own
-    (``grouped=False``). Grouped sets are counted in the order of the ``prediction_coco_sets``
-    index (run, item_group, item_role, correct, question): no sort, no row read."""
-    ok = Q(correct=True)
-    atomic, concept = _role_prefix("atomic_"), _role_prefix("conceptualization_")
-    base = Prediction.objects.filter(run__in=runs).exclude(item_role="")
-    base = base.exclude(item_group="").values("run_id", "item_group") if grouped else \
-        base.filter(item_group="").values("run_id", "question_id")
-    return (base.annotate(n_reason=Count("id", filter=Q(item_role="reasoning")),
-                          reason_ok=Count("id", filter=Q(item_role="reasoning") & ok),
-                          n_atomic=Count("id", filter=atomic), atomic_ok=Count("id", filter=atomic & ok),
-                          n_mem=Count("id", filter=Q(item_role="memorization")),
-                          mem_ok=Count("id", filter=Q(item_role="memorization") & ok),
-                          n_concept=Count("id", filter=concept), concept_ok=Count("id", filter=concept & ok))
-            .order_by())
+# memorization sets: one memorization question, no conceptualization nor reasoning question
+_MEMORIZATION_SETS = f"""
+SELECT 'mem' AS k, p.run_id, 0 AS knows, 0 AS solves, COUNT(*) AS n,
+       SUM(CASE WHEN p.correct IS TRUE THEN 1.0 ELSE 0.0 END) AS x
+FROM {_PRED} p
+WHERE p.run_id IN ({{runs}}) AND p.item_role = 'memorization' AND (p.item_group = '' OR NOT EXISTS(
+  SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.id <> p.id
+    AND (o.item_role IN ('memorization', 'reasoning') OR {_CONCEPT})))
+GROUP BY p.run_id"""
 
-
-_SET_COUNTS = "run_id, n_reason, reason_ok, n_atomic, atomic_ok, n_mem, mem_ok, n_concept, concept_ok"
+# comprehension sets whose memorization question was answered correctly: the share of their
+# conceptualization questions answered correctly
+_COMPREHENSION_SETS = f"""
+SELECT 'com' AS k, p.run_id, 0 AS knows, 0 AS solves, COUNT(*) AS n,
+       SUM((SELECT AVG(CASE WHEN o.correct IS TRUE THEN 1.0 ELSE 0.0 END) FROM {_PRED} o
+            WHERE {_SAME_SET} AND {_CONCEPT})) AS x
+FROM {_PRED} p
+WHERE p.run_id IN ({{runs}}) AND p.item_role = 'memorization' AND p.item_group <> '' AND p.correct IS TRUE
+  AND EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_CONCEPT})
+  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'memorization' AND o.id <> p.id)
+GROUP BY p.run_id"""
 
 
 def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
     """Per run: the 2×2 counts of application sets (knows all atoms × solves the composed
     question) and pooled MEM, COM, REA, FAI, APP (CoCo Eqs. 4–8). One query."""
-    grouped_sql, grouped_params = _coco_sets(runs).query.sql_with_params()
-    single_sql, single_params = _coco_sets(runs, grouped=False).query.sql_with_params()
-    inner_sql = f"SELECT {_SET_COUNTS} FROM ({grouped_sql}) g UNION ALL SELECT {_SET_COUNTS} FROM ({single_sql}) u"
-    params = (*grouped_params, *single_params)
-    sql = f"""
-    SELECT run_id,
-      SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok = n_atomic AND reason_ok = 1 THEN 1 ELSE 0 END),
-      SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok = n_atomic AND reason_ok = 0 THEN 1 ELSE 0 END),
-      SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok < n_atomic AND reason_ok = 1 THEN 1 ELSE 0 END),
-      SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok < n_atomic AND reason_ok = 0 THEN 1 ELSE 0 END),
-      SUM(CASE WHEN n_mem = 1 AND n_concept = 0 AND n_reason = 0 THEN 1 ELSE 0 END),
-      SUM(CASE WHEN n_mem = 1 AND n_concept = 0 AND n_reason = 0 THEN mem_ok ELSE 0 END),
-      SUM(CASE WHEN n_mem = 1 AND n_concept > 0 AND mem_ok = 1 THEN 1 ELSE 0 END),
-      SUM(CASE WHEN n_mem = 1 AND n_concept > 0 AND mem_ok = 1 THEN 1.0 * concept_ok / n_concept ELSE 0 END)
-    FROM ({inner_sql}) s GROUP BY run_id"""
+    ids = [int(r.pk) for r in runs]
+    if not ids:
+        return {}
+    marks = ", ".join(["%s"] * len(ids))
+    sql = (f"WITH app AS MATERIALIZED ({_APPLICATION_ROWS.format(runs=marks)}) "
+           "SELECT 'app' AS k, run_id, knows, solves, COUNT(*) AS n, 0.0 AS x FROM app GROUP BY run_id, knows, solves "
+           f"UNION ALL {_MEMORIZATION_SETS.format(runs=marks)} UNION ALL {_COMPREHENSION_SETS.format(runs=marks)}")
     with connection.cursor() as cur:
-        cur.execute(sql, params)
+        cur.execute(sql, ids * 3)
         rows = cur.fetchall()
+    cells: dict[int, dict[tuple[bool, bool], int]] = {}
+    mem: dict[int, tuple[int, float]] = {}
+    com: dict[int, tuple[int, float]] = {}
+    for kind, run_id, knows, solves, n, x in rows:
+        if kind == "app":
+            c = cells.setdefault(int(run_id), {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0})
+            c[(bool(knows), bool(solves))] += int(n)
+        else:
+            (mem if kind == "mem" else com)[int(run_id)] = (int(n), float(x or 0.0))
+
+    def div(a: float, b: float) -> float | None:
+        return a / b if b else None
+
     out: dict[int, dict[str, Any]] = {}
-    for run_id, tt, tf, ft, ff, n_mem, mem_ok, com_base, com_sum in rows:
-        tt, tf, ft, ff = int(tt or 0), int(tf or 0), int(ft or 0), int(ff or 0)
+    for run_id in {*cells, *mem, *com}:
+        c = cells.get(run_id, {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0})
+        tt, tf, ft, ff = c[(True, True)], c[(True, False)], c[(False, True)], c[(False, False)]
         n_app = tt + tf + ft + ff
-
-        def div(a: float, b: float) -> float | None:
-            return a / b if b else None
-
-        out[int(run_id)] = {
-            "counts": {(True, True): tt, (True, False): tf, (False, True): ft, (False, False): ff},
-            "MEM": div(float(mem_ok or 0), float(n_mem or 0)), "COM": div(float(com_sum or 0), float(com_base or 0)),
+        (n_mem, mem_ok), (n_com, com_sum) = mem.get(run_id, (0, 0.0)), com.get(run_id, (0, 0.0))
+        out[run_id] = {
+            "counts": c, "MEM": div(mem_ok, n_mem), "COM": div(com_sum, n_com),
             "REA": div(tt + ft, n_app), "FAI": div(tt, tt + ft), "APP": div(tt, tt + tf),
-            "n_app": n_app, "n_mem": int(n_mem or 0), "n_com": int(com_base or 0),
+            "n_app": n_app, "n_mem": n_mem, "n_com": n_com,
         }
     return out
 
 
-def coco_cell_filter(knows: bool, solves: bool) -> Q:
-    """Q over Prediction: the reasoning predictions of the application sets in one cell of the
-    2×2 (the same sets as :func:`coco_summary` counts: one reasoning question and at least one
-    atomic question in the group; knows = every atomic answer correct). Per reasoning row a few
-    seeks in the ``prediction_coco_sets`` index, instead of aggregating the whole run."""
-    same_set = Prediction.objects.filter(run_id=OuterRef("run_id"), item_group=OuterRef("item_group"))
-    atomic = same_set.filter(_role_prefix("atomic_"))
-    missed = Exists(atomic.exclude(correct=True))
-    q = (Q(item_role="reasoning") & ~Q(item_group="") & Exists(atomic)
-         & ~Exists(same_set.filter(item_role="reasoning").exclude(pk=OuterRef("pk"))))
-    q &= ~missed if knows else missed
-    return q & (Q(correct=True) if solves else ~Q(correct=True))
+def coco_cell_filter(run: Run, knows: bool, solves: bool) -> Q:
+    """Q over Prediction: the reasoning predictions of ``run``'s application sets in one cell of
+    the 2×2, read with the same SQL that counts the cell in :func:`coco_summary`."""
+    ids = RawSQL(f"SELECT id FROM ({_APPLICATION_ROWS.format(runs='%s')}) a WHERE knows = %s AND solves = %s",
+                 [run.pk, int(knows), int(solves)])
+    return Q(pk__in=ids)
 
 
 # -- ReComSBench --------------------------------------------------------------------------------

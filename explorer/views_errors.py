@@ -50,7 +50,7 @@ def run_items(request: HttpRequest, run_id: int) -> HttpResponse:
             knows, solves = (c == "1" for c in params["coco"].split(","))
         except ValueError:
             raise Http404("bad coco cell") from None
-        qs = qs.filter(es.coco_cell_filter(knows, solves))
+        qs = qs.filter(es.coco_cell_filter(run, knows, solves))
         title = COCO_LABELS[coco_category(knows, solves)]
     total = qs.count()
     rel = "statement" if run.is_statement_run else "question"
