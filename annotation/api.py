@@ -9,7 +9,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view, permission_classes
 from rest_framework.permissions import BasePermission, IsAuthenticated
@@ -19,6 +20,16 @@ from rest_framework.response import Response as ApiResponse
 from accounts.roles import ADMIN, ANNOTATOR, RESEARCHER, has_role
 
 from . import exports, queue, selectors
+from .api_schema import (
+    FMT,
+    IDEMPOTENCY_KEY,
+    N_BOOT,
+    N_BOOT_MAX,
+    NextStepSerializer,
+    SkippedSerializer,
+    SubmittedSerializer,
+    responses,
+)
 from .models import Campaign, Item
 
 HIDDEN = ("original", "answer", "flipped")  # RICA: which statement is the original stays server-side
@@ -60,21 +71,21 @@ def _item_json(item: Item) -> dict[str, Any]:
     return {"id": item.pk, "role": role, "key": item.key, "payload": payload}
 
 
-@extend_schema(responses=CampaignSerializer(many=True))
+@extend_schema(responses={k: v for k, v in responses(CampaignSerializer(many=True)).items() if k != 404})
 @api_view(["GET"])
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
 def campaign_list(request: Request) -> ApiResponse:
     return ApiResponse(CampaignSerializer(selectors.campaign_list_for(request.user), many=True).data)
 
 
-@extend_schema(responses=CampaignSerializer)
+@extend_schema(responses=responses(CampaignSerializer))
 @api_view(["GET"])
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
 def campaign_detail(request: Request, slug: str) -> ApiResponse:
     return ApiResponse(CampaignSerializer(_campaign(request.user, slug)).data)
 
 
-@extend_schema(request=None, responses=dict)
+@extend_schema(request=None, responses=responses(NextStepSerializer))
 @api_view(["POST"])
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
 def next_item(request: Request, slug: str) -> ApiResponse:
@@ -106,8 +117,8 @@ def _answer_out(campaign: Campaign, item: Item, stored: dict[str, Any]) -> dict[
     return {"choice": original if stored.get("valid") == 1 else 1 - original}
 
 
-@extend_schema(request=AnswerSerializer, responses=dict,
-               parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)])
+@extend_schema(request=AnswerSerializer, responses=responses(SubmittedSerializer, 400, 409, 415, also={201: SubmittedSerializer}),
+               parameters=[IDEMPOTENCY_KEY])
 @api_view(["POST"])
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
 def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
@@ -128,7 +139,7 @@ def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
                        status=status.HTTP_201_CREATED if done.created else status.HTTP_200_OK)
 
 
-@extend_schema(request=None, responses=dict)
+@extend_schema(request=None, responses=responses(SkippedSerializer, 400))
 @api_view(["POST"])
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
 def skip(request: Request, slug: str, item_id: int) -> ApiResponse:
@@ -140,23 +151,27 @@ def skip(request: Request, slug: str, item_id: int) -> ApiResponse:
         return ApiResponse({"detail": " ".join(exc.messages)}, status=status.HTTP_400_BAD_REQUEST)
 
 
-@extend_schema(responses=dict)
+@extend_schema(responses=responses(OpenApiTypes.OBJECT, 400), parameters=[N_BOOT])
 @api_view(["GET"])
 @permission_classes([IsAuthenticated, _role(RESEARCHER)])
 def agreement(request: Request, slug: str) -> ApiResponse:
     campaign = _campaign(request.user, slug)
+    raw = request.query_params.get("n_boot", "1000")
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= N_BOOT_MAX:
+        return ApiResponse({"detail": f"n_boot must be a whole number from 1 to {N_BOOT_MAX}"}, status=400)
     m = selectors.campaign_matrices(campaign)
     a = selectors.campaign_agreement(campaign, m)
     body: dict[str, Any] = {"progress": selectors.campaign_progress(campaign), "raters": a.n_raters, "items": a.n_items,
                             "pairwise_agreement": a.pairwise, "fleiss_kappa": a.fleiss, "fleiss_items": a.fleiss_items,
                             "fleiss_dropped_items": a.fleiss_dropped, "krippendorff_alpha": a.krippendorff}
-    res = selectors.campaign_nww(campaign, m, n_boot=int(request.query_params.get("n_boot", 1000)))
+    res = selectors.campaign_nww(campaign, m, n_boot=int(raw))
     if res is not None:
         body["nww"] = res.summary
     return ApiResponse(body)
 
 
-@extend_schema(parameters=[OpenApiParameter("fmt", str, enum=list(exports.FORMATS))], responses={(200, "*/*"): bytes})
+@extend_schema(parameters=[FMT], responses={(200, "*/*"): OpenApiTypes.BINARY,
+                                            **{k: v for k, v in responses(None, 400).items() if k != 200}})
 @api_view(["GET"])
 @permission_classes([IsAuthenticated, _role(ADMIN)])
 def export(request: Request, slug: str) -> HttpResponse:

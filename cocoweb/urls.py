@@ -24,3 +24,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+handler404 = "cocoweb.errors.page_not_found"  # JSON under /api/, HTML elsewhere
+handler500 = "cocoweb.errors.server_error"

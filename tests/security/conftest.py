@@ -57,6 +57,7 @@ class World:
     plain_item: Item  # the item annotator2 answered
     gold: Campaign  # open MCQA with two qualification items and one attention item after every answer
     rica: Campaign  # open RICA campaign (which statement is the original is gold)
+    survey: Campaign  # open NWW survey; annotator2 has answered two statements
     draft: Campaign
     closed: Campaign
 
@@ -89,6 +90,8 @@ def world_build() -> World:
     questions = _questions(qset, 8)
     sset = StatementSetFactory(name="sec-statements")
     statement = StatementFactory(statement_set=sset, position=0)
+    for i in range(1, 4):
+        StatementFactory(statement_set=sset, position=i, human_majority=i % 2)
     build_job = BuildJob.objects.create(kind=BuildJob.Kind.COM2, graph=graph, name="sec-built", seed=0, params={"kind": "1p", "count": 5},
                                         state=BuildJob.State.FAILED, error="no path")
     run = make_run(question_set=qset, model="sec-model-a")
@@ -115,7 +118,13 @@ def world_build() -> World:
     rica = campaign_status_set(campaign_create(name="sec-rica", title="RICA", kind="rica", question_set=rica_set,
                                                user=users["researcher"]), "open")
 
+    survey = campaign_status_set(campaign_create(name="sec-survey", title="Survey", kind="survey", statement_set=sset,
+                                                 redundancy=5, user=users["researcher"]), "open")
     other = users["annotator2"]
+    for agree in (1, 0):  # two survey answers, so agreement and NWW scores have something to compute
+        step = queue.next_step(survey, other)
+        assert step.assignment is not None
+        queue.response_submit(step.assignment.item, other, {"agree": agree, "predict": 1})
     step = queue.next_step(plain, other)
     assert step.assignment is not None
     plain_item = step.assignment.item
@@ -123,7 +132,7 @@ def world_build() -> World:
                           idempotency_key="annotator2-secret-key")
     return World(users=users, tokens=tokens, spare_user=spare_user, spare_group=spare_group, graph=graph, node=triple.head, triple=triple, qset=qset,
                  question=questions[0], sset=sset, statement=statement, build_job=build_job, run=run, run2=run2, prediction=prediction,
-                 plain=plain, plain_item=plain_item, gold=gold, rica=rica, draft=draft, closed=closed)
+                 plain=plain, plain_item=plain_item, gold=gold, rica=rica, survey=survey, draft=draft, closed=closed)
 
 
 @pytest.fixture
