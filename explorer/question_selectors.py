@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Func, IntegerField, Q, QuerySet
+from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
 
 from knowledge.models import Question, QuestionSet, Relation
@@ -44,19 +44,15 @@ class QuestionFilters:
         return {k: v for k, v in self.__dict__.items() if v}
 
 
-def relation_q(relation: str, prefix: str = "") -> Q:
-    """Questions about ``relation``: the relation the builder recorded, or one of the linked triples'."""
-    return Q(**{f"{prefix}metadata__relation": relation}) | Q(**{f"{prefix}triples__relation__name": relation})
-
-
 def question_list(f: QuestionFilters) -> QuerySet[Question]:
     qs = Question.objects.select_related("question_set").annotate(n_answers=JsonArrayLength("answers"))
     if f.set:
         qs = qs.filter(question_set__name=f.set)
     if f.kind:
         qs = qs.filter(structure=f.kind)
-    if f.relation:
-        qs = qs.filter(pk__in=Question.objects.filter(relation_q(f.relation)).values("pk"))
+    if f.relation:  # per remaining row (after the set and kind filters), not over every question
+        linked = Question.triples.through.objects.filter(question_id=OuterRef("pk"), triple__relation__name=f.relation)
+        qs = qs.filter(Q(metadata__relation=f.relation) | Exists(linked))
     if f.answers in ANSWER_COUNT_CHOICES:
         qs = qs.filter(n_answers__gte=5) if f.answers == "5+" else qs.filter(n_answers=int(f.answers))
     if f.q:

@@ -104,3 +104,21 @@ def test_agreement_level_counts_the_latest_label_once(validated, django_assert_n
     assert rows == {"majority": (1, 2), "contested": (2, 2)}
     other = make_run(question_set=QuestionSetFactory(name="unlabelled"))
     assert sources.agreement_levels_for_run(other) == []
+
+
+def test_question_list_relation_filter_metadata_or_linked_triples(django_assert_max_num_queries):
+    from .factories import GraphFactory, RelationFactory, TripleFactory
+
+    qset = QuestionSetFactory(name="rel")
+    by_meta = QuestionFactory(question_set=qset, metadata={"relation": "xWant"})
+    by_triples = QuestionFactory(question_set=qset, metadata={})
+    g = GraphFactory()
+    want = RelationFactory(name="xWant")
+    by_triples.triples.add(TripleFactory(graph=g, relation=want), TripleFactory(graph=g, relation=want))
+    other = QuestionFactory(question_set=qset, metadata={"relation": "xNeed"})
+    other.triples.add(TripleFactory(graph=g, relation=RelationFactory(name="oReact")))
+    QuestionFactory(question_set=QuestionSetFactory(name="elsewhere"), metadata={"relation": "xWant"})
+    with django_assert_max_num_queries(1):
+        got = list(qsel.question_list(qsel.QuestionFilters(set="rel", relation="xWant")))
+    assert got == [by_meta, by_triples]  # each once, though two linked triples match
+    assert list(qsel.question_list(qsel.QuestionFilters(set="rel", relation="xNeed"))) == [other]
