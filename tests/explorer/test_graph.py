@@ -215,3 +215,12 @@ def test_overview_reads_the_figures_materialised_at_import(tmp_path, django_asse
     assert data["degrees"] == gs.graph_degree_histogram(g) == [(1, 1), (2, 1), (3, 1), (4, 1)]
     assert data["top"] == gs.graph_top_nodes(g)
     assert data["top"][0][1:] == ("C", 4)  # A->C, B->C and the self-loop (out and in)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="FTS5 is the SQLite path")
+def test_search_puts_the_shortest_matching_texts_first():
+    g = GraphFactory(name="lengths")
+    for text in ("PersonX goes to the store to buy milk", "PersonX goes", "goes PersonX home", "PersonX stays"):
+        NodeFactory(graph=g, text=text)
+    assert [r["text"] for r in gs.node_search(g, "PersonX go")] == [
+        "PersonX goes", "goes PersonX home", "PersonX goes to the store to buy milk"]
