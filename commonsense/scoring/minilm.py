@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 MAX_CACHE = 50_000
+_LOADED: dict[str, Any] = {}
 
 
 class MiniLMEmbedder:
@@ -26,7 +27,10 @@ class MiniLMEmbedder:
         from .locate import minilm_dir
 
         self.model_dir = Path(model_dir) if model_dir else minilm_dir()
-        self.model: Any = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
+        key = str(self.model_dir)
+        if key not in _LOADED:  # one copy per process: a worker's next run does not load it again
+            _LOADED[key] = SentenceTransformer(key, device="cpu", local_files_only=True)
+        self.model: Any = _LOADED[key]
         self.batch_size = batch_size
         self.cache: dict[str, npt.NDArray[np.float32]] = {}
 

@@ -203,8 +203,9 @@ class RecomsScorer:
         todo = [p for p in paths if p.triples is None]
         if todo and self.lm is None:
             errors.append(f"{len(todo)} path(s) without triples and no model to extract them: counted as no triples")
-        for p, (parsed, raw) in zip(todo, self.extract([p.text for p in todo], call) if self.lm else [], strict=True):
-            p.triples, p.extraction = parsed.triples, {**parsed.as_dict(), "raw": raw}
+        elif todo:
+            for p, (parsed, raw) in zip(todo, self.extract([p.text for p in todo], call), strict=True):
+                p.triples, p.extraction = parsed.triples, {**parsed.as_dict(), "raw": raw}
         for p in paths:
             if p.triples is None:
                 p.triples, p.extraction = [], {"status": "not_extracted", "n": 0, "skipped": 0}
