@@ -4,7 +4,7 @@ RICA, a difficulty for ReComSBench); each link opens the items behind a bar in t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from urllib.parse import quote_plus, urlencode
 
@@ -71,36 +71,44 @@ def _pct(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
-def question_run_panels(run: Run) -> list[Panel]:
-    runs = [run]
-    panels = [
-        accuracy_panel("by-relation", "Accuracy by relation", runs, es.accuracy_by(runs, "relation"), "relation", "relation"),
-        accuracy_panel("by-kind", "Accuracy by query kind", runs, es.accuracy_by(runs, "kind"), "kind", "kind"),
-    ]
-    cells = es.position_counts(run)
-    n_opt = es.max_options(run) if cells else 0
-    links = [items_href(run, answer=a, chosen="none" if c == -1 else c) for a, c, _ in cells]
-    panels.append(Panel(
-        "position-bias", "Position bias: correct option × chosen option",
-        charts.position_bias(n_opt, [(a, c, n, h) for (a, c, n), h in zip(cells, links, strict=True)]),
-        ["correct option", "chosen option", "predictions"],
-        [(chr(65 + a), "none" if c == -1 else chr(65 + c), n) for a, c, n in cells], links=links,
-        note="Rows: where the correct answer was; columns: what the model chose. A strong column is a position preference."))
-    coco = es.coco_summary(runs).get(run.pk)
+def _wanted(only: str) -> Callable[..., bool]:
+    """``only``: the one panel a CSV download asks for ("" = all): the others are not computed."""
+    return lambda *keys: not only or only in keys
+
+
+def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
+    runs, want, panels = [run], _wanted(only), []
+    if want("by-relation"):
+        panels.append(accuracy_panel("by-relation", "Accuracy by relation", runs, es.accuracy_by(runs, "relation"),
+                                     "relation", "relation"))
+    if want("by-kind"):
+        panels.append(accuracy_panel("by-kind", "Accuracy by query kind", runs, es.accuracy_by(runs, "kind"), "kind", "kind"))
+    if want("position-bias"):
+        cells = es.position_counts(run)
+        n_opt = es.max_options(run) if cells else 0
+        links = [items_href(run, answer=a, chosen="none" if c == -1 else c) for a, c, _ in cells]
+        panels.append(Panel(
+            "position-bias", "Position bias: correct option × chosen option",
+            charts.position_bias(n_opt, [(a, c, n, h) for (a, c, n), h in zip(cells, links, strict=True)]),
+            ["correct option", "chosen option", "predictions"],
+            [(chr(65 + a), "none" if c == -1 else chr(65 + c), n) for a, c, n in cells], links=links,
+            note="Rows: where the correct answer was; columns: what the model chose. A strong column is a position preference."))
+    coco = es.coco_summary(runs).get(run.pk) if want("coco") else None
     if coco and coco["n_app"]:
         panels.append(coco_quadrant_panel(run, coco))
-    pert = es.accuracy_by(runs, "perturbation")
+    pert = es.accuracy_by(runs, "perturbation") if want("rica") else []
     if pert:
         panels.append(accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation"))
-    windows = es.difficulty_buckets(runs).get(run.pk)
+    windows = es.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
     if windows:
         panels.append(windows_panel(runs, {run.pk: windows}))
-    levels = sources.agreement_levels_for_run(run)
-    panels.append(accuracy_panel(
-        "by-agreement", "Accuracy by human agreement level", runs, levels, "agreement", "agreement level")
-        if levels else Panel("by-agreement", "Accuracy by human agreement level",
-                             charts.empty_figure(sources.AGREEMENT_PENDING), ["agreement level", "n", "accuracy"], [],
-                             note=sources.AGREEMENT_PENDING))
+    if want("by-agreement"):
+        levels = sources.agreement_levels_for_run(run)
+        panels.append(accuracy_panel(
+            "by-agreement", "Accuracy by human agreement level", runs, levels, "agreement", "agreement level")
+            if levels else Panel("by-agreement", "Accuracy by human agreement level",
+                                 charts.empty_figure(sources.AGREEMENT_PENDING), ["agreement level", "n", "accuracy"], [],
+                                 note=sources.AGREEMENT_PENDING))
     return panels
 
 
@@ -133,30 +141,35 @@ def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]
                  note="Easy = first window, Hard = last window (ReComSBench §4.2).")
 
 
-def statement_run_panels(run: Run) -> list[Panel]:
-    same_set = list(Run.objects.filter(statement_set_id=run.statement_set_id).order_by("pk")[:20])
-    if run not in same_set:
-        same_set.append(run)
-    panels = [nww_scatter_panel(same_set, run.statement_set)]
-    pts = ns.silicon_points(run)
-    rates = sources.statement_agree_rates(run.statement_set)
-    rate_axis = "human agree rate" if rates else "human majority (0/1)"
-    if rates:
-        pts = [(s, p, rates[s]) for s, p, _ in pts if s in rates]
-    rows = [(s, p, h) for s, p, h in pts]
-    links = items_hrefs(run, "statement", [s for s, _, _ in pts])
-    panels.append(Panel("silicon", "Silicon P(yes) vs human judgement per statement (NWW Fig. 3)",
-                        nww_charts.silicon_vs_human([(p, h, href) for (_, p, h), href in zip(pts, links, strict=True)],
-                                                    human_axis=rate_axis),
-                        ["statement", "model P(yes)", rate_axis], rows, links=links,
-                        note=sources.HUMAN_RATES_NOTE))
-    panels.append(feature_panel([run]))
-    human = sources.human_commonsensicality(run.statement_set)
-    score = ns.nww_run_scores([run]).get(run.pk, {}).get("commonsensicality")
-    panels.append(Panel("human-distribution", "The model among human raters (commonsensicality M)",
-                        nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else []),
-                        ["rater", "M"], [(i + 1, m) for i, m in enumerate(human)], click="",
-                        note="" if human else sources.HUMAN_SCORES_PENDING))
+def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
+    want, panels = _wanted(only), []
+    if want("nww-ca"):
+        same_set = list(Run.objects.filter(statement_set_id=run.statement_set_id).order_by("pk")[:20])
+        if run not in same_set:
+            same_set.append(run)
+        panels.append(nww_scatter_panel(same_set, run.statement_set))
+    if want("silicon"):
+        pts = ns.silicon_points(run)
+        rates = sources.statement_agree_rates(run.statement_set)
+        rate_axis = "human agree rate" if rates else "human majority (0/1)"
+        if rates:
+            pts = [(s, p, rates[s]) for s, p, _ in pts if s in rates]
+        rows = [(s, p, h) for s, p, h in pts]
+        links = items_hrefs(run, "statement", [s for s, _, _ in pts])
+        panels.append(Panel("silicon", "Silicon P(yes) vs human judgement per statement (NWW Fig. 3)",
+                            nww_charts.silicon_vs_human([(p, h, href) for (_, p, h), href in zip(pts, links, strict=True)],
+                                                        human_axis=rate_axis),
+                            ["statement", "model P(yes)", rate_axis], rows, links=links,
+                            note=sources.HUMAN_RATES_NOTE))
+    if want("features"):
+        panels.append(feature_panel([run]))
+    if want("human-distribution"):
+        human = sources.human_commonsensicality(run.statement_set)
+        score = ns.nww_run_scores([run]).get(run.pk, {}).get("commonsensicality")
+        panels.append(Panel("human-distribution", "The model among human raters (commonsensicality M)",
+                            nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else []),
+                            ["rater", "M"], [(i + 1, m) for i, m in enumerate(human)], click="",
+                            note="" if human else sources.HUMAN_SCORES_PENDING))
     return panels
 
 
@@ -187,27 +200,32 @@ def feature_panel(runs: Sequence[Run]) -> Panel:
                  [(run_label(next(r for r in runs if r.pk == rid)), f, pole, v, n) for rid, f, pole, v, n in rows], click="")
 
 
-def compare_panels(runs: Sequence[Run]) -> list[Panel]:
+def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
     qruns = [r for r in runs if not r.is_statement_run]
     sruns = [r for r in runs if r.is_statement_run]
-    panels: list[Panel] = []
+    want, panels = _wanted(only), []
     if qruns:
-        panels += [
-            accuracy_panel("by-relation", "Accuracy by relation", qruns, es.accuracy_by(qruns, "relation"), "relation", "relation"),
-            accuracy_panel("by-kind", "Accuracy by query kind", qruns, es.accuracy_by(qruns, "kind"), "kind", "kind"),
-        ]
-        coco = es.coco_summary(qruns)
+        if want("by-relation"):
+            panels.append(accuracy_panel("by-relation", "Accuracy by relation", qruns, es.accuracy_by(qruns, "relation"),
+                                         "relation", "relation"))
+        if want("by-kind"):
+            panels.append(accuracy_panel("by-kind", "Accuracy by query kind", qruns, es.accuracy_by(qruns, "kind"),
+                                         "kind", "kind"))
+        coco = es.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
         if any(v["n_app"] for v in coco.values()):
             panels += coco_scatter_panels(qruns, coco)
-        pert = es.accuracy_by(qruns, "perturbation")
+        pert = es.accuracy_by(qruns, "perturbation") if want("rica") else []
         if pert:
             panels.append(accuracy_panel("rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation"))
-        buckets = es.difficulty_buckets(qruns)
+        buckets = es.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:
             panels.append(windows_panel(qruns, buckets))
     if sruns:
         sset = sruns[0].statement_set if len({r.statement_set_id for r in sruns}) == 1 else None
-        panels += [nww_scatter_panel(sruns, sset), feature_panel(sruns)]
+        if want("nww-ca"):
+            panels.append(nww_scatter_panel(sruns, sset))
+        if want("features"):
+            panels.append(feature_panel(sruns))
     return panels
 
 

@@ -24,7 +24,8 @@ DRAWER_LIMIT = 50
 @role_required(RESEARCHER)
 def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("question_set", "statement_set"), pk=run_id)
-    panels = statement_run_panels(run) if run.is_statement_run else question_run_panels(run)
+    only = request.GET.get("csv", "")  # a CSV download computes its one panel
+    panels = statement_run_panels(run, only=only) if run.is_statement_run else question_run_panels(run, only=only)
     return render_with_panels(request, "explorer/run_errors.html", {"run": run}, panels, stem=f"run-{run.pk}")
 
 
@@ -32,7 +33,7 @@ def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
 def compare(request: HttpRequest) -> HttpResponse:
     ids = [int(x) for x in request.GET.getlist("run") if x.isdigit()][:12]
     runs = list(Run.objects.filter(pk__in=ids).select_related("question_set", "statement_set").order_by("pk"))
-    panels = compare_panels(runs) if runs else []
+    panels = compare_panels(runs, only=request.GET.get("csv", "")) if runs else []
     return render_with_panels(request, "explorer/compare.html", {"runs": runs}, panels, stem="compare")
 
 

@@ -160,3 +160,19 @@ def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_ass
     assert [(b["d_min"], b["d_max"]) for b in buckets] == [(10 + i, 10 + i) for i in range(8)]
     in_window = Prediction.objects.filter(run=run).filter(es.prediction_filter({"d_min": "12", "d_max": "14"}))
     assert sorted(p.extra["difficulty"] for p in in_window) == [12, 13, 14]
+
+
+def test_csv_download_computes_only_its_panel_with_the_same_numbers(com2, coco, researcher, django_assert_max_num_queries):
+    from explorer.run_panels import compare_panels, question_run_panels
+
+    for run in (com2["run"], coco):
+        full = {p.key: p.csv_response("x").content for p in question_run_panels(run)}
+        for key, body in full.items():
+            assert researcher.get(reverse("explorer:run_errors", args=[run.pk]) + f"?csv={key}").content == body, key
+        assert [p.key for p in question_run_panels(run, only="by-kind")] == ["by-kind"]
+    with django_assert_max_num_queries(1):
+        assert [p.key for p in question_run_panels(coco, only="coco")] == ["coco"]
+    runs = [com2["run"], com2["run2"], coco]
+    full = {p.key: p.csv_response("x").content for p in compare_panels(runs)}
+    for key, body in full.items():
+        assert {p.key: p.csv_response("x").content for p in compare_panels(runs, only=key)}[key] == body, key
