@@ -1,0 +1,80 @@
+"""The htmx submit as the load test drives it, on whichever database the pass uses (on PostgreSQL
+the one-statement answer and reservation of ``annotation/queue_pg.py``; on SQLite the ORM path):
+the next item comes from the submit's own response with the membership the answer left (an
+attention item is due after N answers), a key reused for another item is refused without storing
+anything, and the SQL statements per submit stay few."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from annotation import queue
+from annotation.models import Assignment, Item, Membership, Response
+from annotation.services import campaign_create, campaign_status_set
+from tests.annotation.conftest import login
+
+pytestmark = pytest.mark.django_db
+ITEM = re.compile(r'data-item="(\d+)"')
+KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
+
+
+def _post(client, campaign, box: str, data: dict[str, str]):  # type: ignore[no-untyped-def]
+    item = ITEM.search(box).group(1)  # type: ignore[union-attr]
+    data = {"idempotency_key": KEY.search(box).group(1), **data}  # type: ignore[union-attr]
+    return client.post(reverse("annotation:submit", args=[campaign.name, item]), data, HTTP_HX_REQUEST="true")
+
+
+def test_submit_response_shows_the_due_attention_item(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = campaign_status_set(campaign_create(name="att-web", title="t", kind="mcqa", question_set=csqa_set,
+                                            attention_positions=[0], attention_every=2), "open")
+    people("annotator", "ann")
+    client = login("ann")
+    box = client.get(reverse("annotation:item", args=[c.name]), HTTP_HX_REQUEST="true").content.decode()
+    shown = []
+    for _ in range(3):
+        shown.append(Item.objects.get(pk=ITEM.search(box).group(1)).role)  # type: ignore[union-attr]
+        r = _post(client, c, box, {"plausible": "0"})
+        assert r.status_code == 200
+        box = r.content.decode()
+    shown.append(Item.objects.get(pk=ITEM.search(box).group(1)).role)  # type: ignore[union-attr]
+    assert shown == ["regular", "regular", "attention", "regular"]
+    m = Membership.objects.get(campaign=c, user__username="ann")
+    assert m.regular_answered == 2 and m.attention_passed + m.attention_failed == 1
+    assert "Answered 2 / " in box
+
+
+def test_key_reused_for_another_item_is_refused_and_nothing_stored(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    (u,) = people("annotator", "ann")
+    first = queue.next_step(mcqa_campaign, u).assignment
+    queue.response_submit(first.item, u, {"plausible": [1]}, idempotency_key="k1")
+    second = queue.next_step(mcqa_campaign, u).assignment
+    with pytest.raises(Exception, match="belongs to another answer"):
+        queue.response_submit(second.item, u, {"plausible": [2]}, idempotency_key="k1")
+    assert Response.objects.filter(user=u).count() == 1
+    a = Assignment.objects.get(pk=second.pk)
+    assert a.state == Assignment.State.RESERVED  # still live: the person can answer it with a fresh key
+    item = Item.objects.get(pk=second.item_id)
+    assert item.answer_count == 0 and item.slots_taken == 1
+    assert Membership.objects.get(campaign=mcqa_campaign, user=u).regular_answered == 1
+    assert queue.response_submit(item, u, {"plausible": [2]}, idempotency_key="k2").created
+
+
+def test_statements_per_htmx_submit(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    people("annotator", "ann")
+    client = login("ann")
+    box = client.get(reverse("annotation:item", args=[mcqa_campaign.name]), HTTP_HX_REQUEST="true").content.decode()
+    box = _post(client, mcqa_campaign, box, {"plausible": "1"}).content.decode()  # first answer: warm caches
+    with CaptureQueriesContext(connection) as cq:
+        r = _post(client, mcqa_campaign, box, {"plausible": "2"})
+    assert r.status_code == 200 and ITEM.search(r.content.decode())
+    # session, user, role, campaign, assignment+item, then the answer and the next reservation:
+    # one statement each on PostgreSQL, a short transaction each on SQLite. (Savepoints: the test
+    # runs inside a transaction, so each statement gets one; a web request has none.)
+    sql = [q["sql"] for q in cq.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
+    limit = 7 if connection.vendor == "postgresql" else 20
+    assert len(sql) <= limit, [q[:80] for q in sql]
