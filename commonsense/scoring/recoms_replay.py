@@ -5,7 +5,8 @@
      "question_triples": [[s, p, o], …],      # optional: K(Q)
      "direct": "A", "kba": "C"}               # optional: answers to the direct / hints prompts
 
-A path's ``answer`` may be an index, a letter, an option text or a sentence; without it the
+A recoms run's own JSONL export is read too (re-score stored paths, e.g. at another similarity
+threshold, without the model). A path's ``answer`` may be an index, a letter, an option text or a sentence; without it the
 answer is read from ``text``. A path may carry its own ``triples`` (then the top-level list is not
 needed), ``correct`` (judged elsewhere), ``greedy``, ``temperature``, ``seed``. Paths without
 triples are extracted by the configured model, if any. Lines are matched to items by ``id`` (the
@@ -42,7 +43,21 @@ def _triples(value: Any, where: str) -> list[Triple]:
     return out
 
 
+def _from_export(obj: dict[str, Any]) -> dict[str, Any]:
+    """A line of a recoms run's JSONL export (``item_id`` + ``extra``) as a paths-file line: its
+    paths (with their triples and judged correctness), K(Q), and direct / KBA answers."""
+    x = obj["extra"]
+    rec: dict[str, Any] = {"id": obj.get("item_id") or obj.get("position"), "question": obj.get("text"),
+                           "paths": x["paths"], "question_triples": x.get("question_triples")}
+    for key in ("direct", "kba"):
+        if isinstance(x.get(key), dict):
+            rec[key] = {"answer": x[key].get("chosen")}
+    return rec
+
+
 def _record(obj: Any, where: str) -> dict[str, Any]:
+    if isinstance(obj, dict) and "paths" not in obj and isinstance(obj.get("extra"), dict) and "paths" in obj["extra"]:
+        obj = _from_export(obj)
     if not isinstance(obj, dict) or "id" not in obj:
         raise PathsFileError(f"{where}: each line is an object with an 'id'")
     paths = obj.get("paths")

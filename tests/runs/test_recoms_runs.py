@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from explorer import error_selectors as es
 from runs.execution import run_claim, run_execute
+from runs.exports import predictions_jsonl
 from runs.models import Prediction, Run, RunMetric
 from runs.reports import run_metrics_overall
 from runs.services import run_create
@@ -32,7 +33,7 @@ def _run_eval(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 
-def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     m = _run_eval(capsys, "--set", "csqa-demo", "--backend", "replay", "--scoring", "recoms", "--paths", str(PATHS),
                   "--limit", "4")
     run = Run.objects.get()
@@ -59,6 +60,20 @@ def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, capsys
     hard = Prediction.objects.filter(es.prediction_filter({"d_min": "1"}), run=run).order_by("position")
     assert [p.position for p in hard] == [preds[0].position, preds[1].position]
     assert Prediction.objects.filter(es.prediction_filter({"d_max": "0"}), run=run).get().pk == preds[3].pk
+
+    # the run's own JSONL export is a paths file: the same metrics again, or a stricter threshold
+    export = tmp_path / "export.jsonl"
+    export.write_text("".join(predictions_jsonl(run)))
+    again = _run_eval(capsys, "--set", "csqa-demo", "--backend", "replay", "--scoring", "recoms", "--paths", str(export),
+                      "--limit", "4")
+    assert again == m
+    _run_eval(capsys, "--set", "csqa-demo", "--backend", "replay", "--scoring", "recoms", "--paths", str(export),
+              "--limit", "4", "--param", 'scoring_options={"threshold": 0.95}')
+    strict = list(Prediction.objects.filter(run=Run.objects.latest("pk")).order_by("position"))
+    # at 0.95 "magazine is a printed work" (0.92 to the question's triple) is new knowledge; "bookstores
+    # sell" still merges (0.99) -> magazines d = 2; work keeps d = 2 but path 1 no longer covers it
+    assert [p.extra["difficulty"] for p in strict] == [2, 2, None, 0]
+    assert [pt["kcr"] for pt in strict[0].extra["paths"]] == [0.0, 0.0, 1.0]
 
 
 def test_recoms_rejects_backends_without_paths(csqa_set) -> None:  # type: ignore[no-untyped-def]
