@@ -17,6 +17,7 @@ from runs.models import Run
 from . import charts, nww_charts, sources
 from . import error_selectors as es
 from . import nww_selectors as ns
+from . import run_aggregates as ra
 from .panels import Panel
 
 
@@ -79,13 +80,13 @@ def _wanted(only: str) -> Callable[..., bool]:
 def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     runs, want, panels = [run], _wanted(only), []
     if want("by-relation"):
-        panels.append(accuracy_panel("by-relation", "Accuracy by relation", runs, es.accuracy_by(runs, "relation"),
+        panels.append(accuracy_panel("by-relation", "Accuracy by relation", runs, ra.accuracy_by(runs, "relation"),
                                      "relation", "relation"))
     if want("by-kind"):
-        panels.append(accuracy_panel("by-kind", "Accuracy by query kind", runs, es.accuracy_by(runs, "kind"), "kind", "kind"))
+        panels.append(accuracy_panel("by-kind", "Accuracy by query kind", runs, ra.accuracy_by(runs, "kind"), "kind", "kind"))
     if want("position-bias"):
-        cells = es.position_counts(run)
-        n_opt = es.max_options(run) if cells else 0
+        cells = ra.position_counts(run)
+        n_opt = ra.max_options(run) if cells else 0
         links = [items_href(run, answer=a, chosen="none" if c == -1 else c) for a, c, _ in cells]
         panels.append(Panel(
             "position-bias", "Position bias: correct option × chosen option",
@@ -93,13 +94,13 @@ def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
             ["correct option", "chosen option", "predictions"],
             [(chr(65 + a), "none" if c == -1 else chr(65 + c), n) for a, c, n in cells], links=links,
             note="Rows: where the correct answer was; columns: what the model chose. A strong column is a position preference."))
-    coco = es.coco_summary(runs).get(run.pk) if want("coco") else None
+    coco = ra.coco_summary(runs).get(run.pk) if want("coco") else None
     if coco and coco["n_app"]:
         panels.append(coco_quadrant_panel(run, coco))
-    pert = es.accuracy_by(runs, "perturbation") if want("rica") else []
+    pert = ra.accuracy_by(runs, "perturbation") if want("rica") else []
     if pert:
         panels.append(accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation"))
-    windows = es.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
+    windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
     if windows:
         panels.append(windows_panel(runs, {run.pk: windows}))
     if want("by-agreement"):
@@ -206,18 +207,18 @@ def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
     want, panels = _wanted(only), []
     if qruns:
         if want("by-relation"):
-            panels.append(accuracy_panel("by-relation", "Accuracy by relation", qruns, es.accuracy_by(qruns, "relation"),
+            panels.append(accuracy_panel("by-relation", "Accuracy by relation", qruns, ra.accuracy_by(qruns, "relation"),
                                          "relation", "relation"))
         if want("by-kind"):
-            panels.append(accuracy_panel("by-kind", "Accuracy by query kind", qruns, es.accuracy_by(qruns, "kind"),
+            panels.append(accuracy_panel("by-kind", "Accuracy by query kind", qruns, ra.accuracy_by(qruns, "kind"),
                                          "kind", "kind"))
-        coco = es.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
+        coco = ra.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
         if any(v["n_app"] for v in coco.values()):
             panels += coco_scatter_panels(qruns, coco)
-        pert = es.accuracy_by(qruns, "perturbation") if want("rica") else []
+        pert = ra.accuracy_by(qruns, "perturbation") if want("rica") else []
         if pert:
             panels.append(accuracy_panel("rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation"))
-        buckets = es.difficulty_buckets(qruns) if want("difficulty") else {}
+        buckets = ra.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:
             panels.append(windows_panel(qruns, buckets))
     if sruns:
