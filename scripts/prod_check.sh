@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 BIN=$(dirname "$PY")
+PG_PORT=${PG_PORT:-54339} REDIS_PORT=${REDIS_PORT:-63789}  # before services.sh, which has its own defaults
 source scripts/services.sh
-PG_PORT=${PG_PORT:-54339} REDIS_PORT=${REDIS_PORT:-63789}
 WEB_PORT=${WEB_PORT:-8765}
 services_available || { echo "prod-check needs postgresql and redis-server (apt-get install postgresql redis-server)" >&2; exit 2; }
 
@@ -48,4 +48,5 @@ else
   echo "prod-check: FAILED; logs in $dir" >&2
   trap - EXIT; cleanup; exit 1
 fi
+trap - EXIT; cleanup   # stop everything before its directory goes (pg_ctl needs the data directory)
 rm -rf "$dir"
