@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F
+from django.db.models.functions import Coalesce
 
 
 class Graph(models.Model):
@@ -50,6 +52,9 @@ class Node(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["graph", "text"], name="node_unique_text")]
+        indexes = [  # the degree histogram and the most connected nodes, read from the index (graph_stats)
+            models.Index(F("graph"), Coalesce("out_degree", 0) + Coalesce("in_degree", 0), name="node_degree"),
+        ]
 
     def __str__(self) -> str:
         return self.text
