@@ -1,33 +1,94 @@
 """Fast bulk inserts: ``executemany`` on SQLite, ``COPY`` on PostgreSQL. The ORM's
-``bulk_create`` builds a model instance per row, which dominates at millions of rows."""
+``bulk_create`` builds a model instance per row, which dominates at millions of rows.
+
+On SQLite two per-row costs are moved after the insert, inside the caller's transaction (SQLite
+has one writer and its DDL is transactional, so nobody else writes meanwhile and a rollback
+restores everything):
+
+* AFTER INSERT triggers of the simple form ``INSERT INTO t(cols) VALUES (new.a, new.b, …)``
+  (explorer's full-text index) are dropped, and replayed as one ``INSERT INTO t(cols) SELECT a,
+  b, … FROM table WHERE rowid > <max before>`` before being recreated from their stored SQL.
+  Tables use AUTOINCREMENT, so the new rows are exactly those above the old maximum (checked).
+  Any other trigger stays and fires per row.
+* with ``rebuild_indexes=True`` the table's droppable secondary indexes are dropped and rebuilt
+  from their stored SQL after the insert (one sorted build instead of a random B-tree insert per
+  row and index): worth it when the insert is large relative to the table.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection
 
+# Page cache for an import connection (negative: KiB). Index maintenance of a million-row insert
+# thrashes SQLite's default 2 MB cache.
+SQLITE_IMPORT_CACHE_KIB = 262_144
 
-def insert_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, batch: int = 50_000) -> int:
+_SIMPLE_INSERT_TRIGGER = re.compile(
+    r"^\s*CREATE\s+TRIGGER\s+(?P<name>\S+)\s+AFTER\s+INSERT\s+ON\s+(?P<table>\S+)\s+BEGIN\s+"
+    r"INSERT\s+INTO\s+(?P<target>[\w\"]+)\s*\((?P<cols>[^()]*)\)\s*VALUES\s*\((?P<values>[^()]*)\)\s*;\s*END\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_NEW_COLUMN = re.compile(r"^new\.(\w+)$", re.IGNORECASE)
+
+
+@contextmanager
+def import_session() -> Iterator[None]:
+    """Connection settings for a large import (SQLite: a big page cache and in-memory temporary
+    sort space), restored on exit. Journal and synchronous settings are left as configured."""
+    if connection.vendor != "sqlite":
+        yield
+        return
+    connection.ensure_connection()
+    raw = connection.connection
+    cache, temp = raw.execute("PRAGMA cache_size").fetchone()[0], raw.execute("PRAGMA temp_store").fetchone()[0]
+    raw.execute(f"PRAGMA cache_size = {-SQLITE_IMPORT_CACHE_KIB}")
+    # temp_store cannot change inside a transaction (an import nested in the caller's atomic block)
+    set_temp = not raw.in_transaction
+    if set_temp:
+        raw.execute("PRAGMA temp_store = MEMORY")
+    try:
+        yield
+    finally:
+        raw.execute(f"PRAGMA cache_size = {int(cache)}")
+        if set_temp and not raw.in_transaction:
+            raw.execute(f"PRAGMA temp_store = {int(temp)}")
+
+
+def table_rows(table: str) -> int:
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT COUNT(*) FROM {connection.ops.quote_name(table)}")
+        return int(cur.fetchone()[0])
+
+
+def insert_rows(
+    table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, batch: int = 50_000,
+    rebuild_indexes: bool = False,
+) -> int:
     """Insert ``rows`` into ``table`` (inside the caller's transaction). Returns the row count."""
-    n = 0
     if connection.vendor == "postgresql":
-        cols = ", ".join(connection.ops.quote_name(c) for c in columns)
-        with connection.cursor() as cur:
-            raw = cur.cursor  # psycopg 3 cursor
-            with raw.copy(f"COPY {connection.ops.quote_name(table)} ({cols}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-                    n += 1
-        return n
+        return _copy_rows(table, columns, rows)
+    if not connection.in_atomic_block:
+        raise RuntimeError("insert_rows must run inside a transaction (transaction.atomic())")
     placeholders = ", ".join(["?"] * len(columns))
     cols = ", ".join(connection.ops.quote_name(c) for c in columns)
     sql = f"INSERT INTO {connection.ops.quote_name(table)} ({cols}) VALUES ({placeholders})"
     connection.ensure_connection()
     # The DB-API connection directly: Django's cursor wrapper re-checks every parameter row.
     raw = connection.connection.cursor()
+    n = 0
     try:
+        triggers = _deferrable_triggers(raw, table)
+        indexes = _droppable_indexes(raw, table) if rebuild_indexes else []
+        max_before = raw.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {_q(table)}").fetchone()[0]
+        for name, _sql, _replay in triggers:
+            raw.execute(f"DROP TRIGGER {_q(name)}")
+        for name, _sql in indexes:
+            raw.execute(f"DROP INDEX {_q(name)}")
         chunk: list[Sequence[Any]] = []
         for row in rows:
             chunk.append(row)
@@ -38,6 +99,60 @@ def insert_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
         if chunk:
             raw.executemany(sql, chunk)
             n += len(chunk)
+        for name, trigger_sql, replay in triggers:
+            raw.execute(replay, (max_before,))
+            if raw.rowcount != n:
+                raise RuntimeError(f"trigger {name} replayed for {raw.rowcount} of {n} inserted rows of {table}")
+            raw.execute(trigger_sql)
+        for _name, index_sql in indexes:
+            raw.execute(index_sql)
     finally:
         raw.close()
+    return n
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _unquote(name: str) -> str:
+    return name.strip().strip('"')
+
+
+def _deferrable_triggers(raw: Any, table: str) -> list[tuple[str, str, str]]:
+    """(name, stored SQL, replay SQL with one ``?`` = max rowid before) of ``table``'s AFTER INSERT
+    triggers that copy ``new.*`` columns into another table with one INSERT."""
+    out = []
+    for name, sql in raw.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", (table,)
+    ).fetchall():
+        m = _SIMPLE_INSERT_TRIGGER.match(sql or "")
+        if not m or _unquote(m["table"]) != table:
+            continue
+        values = [_NEW_COLUMN.match(v.strip()) for v in m["values"].split(",")]
+        if not all(values):
+            continue
+        select = ", ".join(_q(v[1]) for v in values if v)
+        replay = (f"INSERT INTO {m['target']} ({m['cols']}) SELECT {select} FROM {_q(table)} "
+                  "WHERE rowid > ? ORDER BY rowid")
+        out.append((name, sql, replay))
+    return out
+
+
+def _droppable_indexes(raw: Any, table: str) -> list[tuple[str, str]]:
+    """Explicitly created indexes (not the primary key or UNIQUE constraints' autoindexes)."""
+    return [(name, sql) for name, sql in raw.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", (table,)
+    ).fetchall()]
+
+
+def _copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+    n = 0
+    cols = ", ".join(connection.ops.quote_name(c) for c in columns)
+    with connection.cursor() as cur:
+        raw = cur.cursor  # psycopg 3 cursor
+        with raw.copy(f"COPY {connection.ops.quote_name(table)} ({cols}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+                n += 1
     return n

@@ -18,7 +18,7 @@ from commonsense.io.statements import read_statements_csv
 from commonsense.io.triples import read_triples
 from commonsense.kg.relations import RELATIONS
 
-from .bulk import insert_rows
+from .bulk import import_session, insert_rows, table_rows
 from .graph_stats import graph_stats_after_import, stats_current
 from .models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
 
@@ -87,7 +87,7 @@ def graph_import(
         if len(rows) % 100_000 == 0:
             progress("parse", len(rows), None)
     progress("parse", len(rows), len(rows))
-    with transaction.atomic():
+    with import_session(), transaction.atomic():
         graph, created = Graph.objects.get_or_create(name=name, defaults={"created_by": user})
         graph = Graph.objects.select_for_update().get(pk=graph.pk)
         if ImportSource.objects.filter(graph=graph, sha256=sha).exists():
@@ -106,9 +106,12 @@ def graph_import(
             node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
         cols = ("graph_id", "head_id", "relation_id", "tail_id", "plausibility", "source_id", "source_line", "extra")
         gid, sid = graph.pk, source.pk
+        # rebuilding the secondary indexes after the insert pays when it at least doubles the table
+        big = len(rows) >= table_rows(Triple._meta.db_table)
         done = insert_rows(
             Triple._meta.db_table, cols,
             ((gid, node_ids[h], r, node_ids[t], p, sid, line, extra) for h, r, t, p, line, extra in rows),
+            rebuild_indexes=big,
         )
         progress("triples", done, len(rows))
         graph.node_count = Node.objects.filter(graph=graph).count()
