@@ -9,7 +9,7 @@ from pathlib import Path
 
 from commonsense.kg import relations
 
-from .errors import DataFormatError, check_field
+from .errors import MAX_FIELD_CHARS, DataFormatError, check_field
 from .text import iter_lines
 
 FORMATS = ("atomic-tsv", "cskb-csv")
@@ -35,19 +35,35 @@ def _relation(path: Path, line: int, value: str) -> str:
 
 def read_atomic_tsv(path: str | Path) -> Iterator[TripleRecord]:
     """ATOMIC-2020 layout: no header, ``head<TAB>relation<TAB>tail``, no quoting."""
+    for head, rel, tail, lineno in iter_atomic_tsv(path):
+        yield TripleRecord(head, rel, tail, lineno)
+
+
+def iter_atomic_tsv(path: str | Path) -> Iterator[tuple[str, str, str, int]]:
+    """:func:`read_atomic_tsv` as plain ``(head, relation, tail, line)`` tuples: the bulk
+    importer's path (no record object per row; each distinct relation spelling is resolved once).
+    Same checks and the same errors as :func:`check_field` / :func:`_relation`."""
     p = Path(path)
     seen = False
+    canonical: dict[str, str] = {}
+    limit = MAX_FIELD_CHARS
     for lineno, text in iter_lines(p):
         if not text.strip():
             continue
         cols = text.split("\t")
         if len(cols) != 3:
             raise DataFormatError(p, lineno, None, f"expected 3 tab-separated columns (head, relation, tail), found {len(cols)}")
-        head = check_field(p, lineno, "head", cols[0])
-        rel = _relation(p, lineno, cols[1])
-        tail = check_field(p, lineno, "tail", cols[2])
+        head = cols[0].strip()
+        if not head or len(head) > limit:
+            check_field(p, lineno, "head", cols[0])  # raises the precise error
+        rel = canonical.get(cols[1])
+        if rel is None:
+            rel = canonical[cols[1]] = _relation(p, lineno, cols[1])
+        tail = cols[2].strip()
+        if not tail or len(tail) > limit:
+            check_field(p, lineno, "tail", cols[2])
         seen = True
-        yield TripleRecord(head, rel, tail, lineno)
+        yield head, rel, tail, lineno
     if not seen:
         raise DataFormatError(p, None, None, "no triples found")
 
