@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,7 +63,9 @@ def make_figure(traces: Sequence[Any] = (), *, title: str = "", height: int = 36
 
 def empty_figure(message: str, *, height: int = 220) -> go.Figure:
     """A figure with no traces and one centred note: what the chart needs to show something."""
-    note = {"text": label(message), "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper",
+    # Plotly does not wrap annotation text: break it into lines that fit a half-width panel
+    text = "<br>".join(label(line) for line in textwrap.wrap(message, 52)) or label(message)
+    note = {"text": text, "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper",
             "font": {"size": 13, "color": "#5b6474"}}
     return make_figure(height=height, xaxis={"visible": False}, yaxis={"visible": False}, annotations=[note])
 

@@ -142,3 +142,11 @@ def test_consensus_awareness_and_human_distribution():
     hist = nww_charts.model_in_human_distribution([0.5, 0.6, 0.7, 0.8], [("m", 0.65)])
     assert hist.data[0].type == "histogram" and len(hist.layout.shapes) == 1
     assert "beats 50%" in hist.layout.annotations[0].text
+
+
+def test_empty_state_message_is_wrapped_and_escaped():
+    msg = "No question of this run has a final human label yet: levels come from <the annotation app's> campaigns."
+    text = charts.empty_figure(msg).layout.annotations[0].text
+    lines = text.split("<br>")
+    assert len(lines) > 1 and all(len(line) <= 60 for line in lines)  # Plotly would draw one clipped line
+    assert "&lt;the annotation app's&gt;" in text and "<the" not in text
