@@ -33,7 +33,7 @@ def _run_eval(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 
-def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, researcher, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     m = _run_eval(capsys, "--set", "csqa-demo", "--backend", "replay", "--scoring", "recoms", "--paths", str(PATHS),
                   "--limit", "4")
     run = Run.objects.get()
@@ -60,6 +60,9 @@ def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, capsys
     hard = Prediction.objects.filter(es.prediction_filter({"d_min": "1"}), run=run).order_by("position")
     assert [p.position for p in hard] == [preds[0].position, preds[1].position]
     assert Prediction.objects.filter(es.prediction_filter({"d_max": "0"}), run=run).get().pk == preds[3].pk
+
+    page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert "pass@1" in page and "kcr_correct" in page and "window=3" in page
 
     # the run's own JSONL export is a paths file: the same metrics again, or a stricter threshold
     export = tmp_path / "export.jsonl"
