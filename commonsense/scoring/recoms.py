@@ -18,7 +18,10 @@ For each item:
    (deduplicated) triples; K_prior its triples not in K(Q); d(Q) = |K_prior|, ``None`` when no
    path is correct.
 5. **Direct answer** (the paper's direct prompt, greedy): the item's ``chosen``, the basis of the
-   Easy → Hard sliding-window accuracy. **KBA**: the knowledge-hints prompt with K_prior as
+   Easy → Hard sliding-window accuracy. With a model *and* a paths file, the model answers over
+   the file's paths and K_prior (the paper derives d(Q) and K_prior from one model, Llama3.1, "the
+   sole basis", and evaluates others against them: export that model's recoms run and pass it as
+   the paths file); pass@k, MSG and KCR then describe the file's paths. **KBA**: the knowledge-hints prompt with K_prior as
    ``{HINT}`` (``kba_hints="all"``: every correct path's new triples, deduplicated — the paper's
    experimental variant); asked for every item (no correct path: empty hints).
 6. **KCR** (Eq. 5) and the derived redundancy ratio per path, against K_prior.
@@ -252,16 +255,18 @@ class RecomsScorer:
 
     def _answers(self, item: Item, rec: dict[str, Any], hints: Sequence[Triple], call: _Calls,
                  errors: list[str]) -> tuple[dict[str, Any] | None, dict[str, Any] | None, str]:
+        """The configured model answers (so another model's paths can serve as the "sole basis" of
+        d(Q) and K_prior, as in the paper); without one, the paths file's answers, if any."""
         direct = kba = None
         chosen_from = "path0"
+        if self.lm is not None:
+            direct, chosen_from = self.answer(P.rcs_direct(item), item, call), "direct"
+            kba = self.answer(P.rcs_hints(item, hint_text(hints)), item, call)
+            return direct, kba, chosen_from
         if rec.get("direct") is not None:
             direct, chosen_from = _replayed_answer(rec["direct"], item), "replay"
-        elif self.lm is not None:
-            direct, chosen_from = self.answer(P.rcs_direct(item), item, call), "direct"
         if rec.get("kba") is not None:
             kba = _replayed_answer(rec["kba"], item)
-        elif self.lm is not None:
-            kba = self.answer(P.rcs_hints(item, hint_text(hints)), item, call)
         else:
             errors.append("no KBA answer: the paths file has none and no model is configured")
         return direct, kba, chosen_from

@@ -4,6 +4,7 @@
      "triples": [[[s, p, o], …], …],          # optional: one triple list per path
      "question_triples": [[s, p, o], …],      # optional: K(Q)
      "direct": "A", "kba": "C"}               # optional: answers to the direct / hints prompts
+                                              # (used when no model is configured)
 
 A recoms run's own JSONL export is read too (re-score stored paths, e.g. at another similarity
 threshold, without the model). A path's ``answer`` may be an index, a letter, an option text or a sentence; without it the

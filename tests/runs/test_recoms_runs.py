@@ -142,14 +142,11 @@ def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  #
 
 
 @pytest.mark.slow
-def test_tiny_model_answers_over_replayed_paths(csqa_set, tiny_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    """hf + --paths: the file's paths and triples give d(Q); the model gives the direct and KBA answers."""
-    texts = tmp_path / "paths.jsonl"
-    rows = [json.loads(line) for line in PATHS.read_text().splitlines()]
-    texts.write_text("".join(json.dumps({k: v for k, v in r.items() if k not in ("direct", "kba")}) + "\n"
-                             for r in rows))
+def test_tiny_model_answers_over_replayed_paths(csqa_set, tiny_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """hf + --paths: the file's paths and triples give d(Q) (the "sole basis"); the model, not the
+    file, gives the direct and KBA answers."""
     m = _run_eval(capsys, "--set", "csqa-demo", "--backend", "hf", "--model", str(tiny_dir), "--scoring", "recoms",
-                  "--paths", str(texts), "--limit", "4", "--param", f"scoring_options={json.dumps(TINY_OPTS)}")
+                  "--paths", str(PATHS), "--limit", "4", "--param", f"scoring_options={json.dumps(TINY_OPTS)}")
     preds = list(Prediction.objects.filter(run=Run.objects.get()).order_by("position"))
     assert [p.extra["difficulty"] for p in preds] == [2, 1, None, 0]
     assert all(p.extra["chosen_from"] == "direct" and p.chosen == p.extra["direct"]["chosen"] for p in preds)
