@@ -90,15 +90,22 @@ def _store(graph: Graph, relations: dict[str, int]) -> None:
     graph.save(update_fields=["stats"])
 
 
-def graph_stats_after_import(graph: Graph, source_id: int, *, before: dict[str, Any] | None) -> None:
+def graph_stats_after_import(
+    graph: Graph, source_id: int, *, before: dict[str, Any] | None, counted: dict[str, int] | None = None,
+) -> None:
     """Inside the import transaction, after the source's triples and the graph's counters are
-    stored. ``before``: the stats as they were, if they were current before the import."""
+    stored. ``before``: the stats as they were, if they were current before the import.
+    ``counted``: relation name -> triples of this import, when the importer has already added the
+    import's degrees to its nodes (it counts them in memory while writing); else both are counted
+    here from the source's triples."""
     if before is None:
         graph_stats_recount(graph)
         return
-    node_degrees_add_source(source_id)
+    if counted is None:
+        node_degrees_add_source(source_id)
+        counted = relation_counts("source_id", source_id)
     relations = {name: int(n) for name, n in before["relations"]}
-    for name, n in relation_counts("source_id", source_id).items():
+    for name, n in counted.items():
         relations[name] = relations.get(name, 0) + n
     _store(graph, relations)
 

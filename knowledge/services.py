@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,13 @@ def relations_ensure() -> dict[str, int]:
     return existing
 
 
+def _node_degrees_add(rows: Iterable[tuple[int, int, int]]) -> None:
+    """(out, in, node id): add to stored degrees (a node written outside the importer has none)."""
+    with connection.cursor() as cur:
+        cur.executemany("UPDATE knowledge_node SET out_degree = COALESCE(out_degree, 0) + %s, "
+                        "in_degree = COALESCE(in_degree, 0) + %s WHERE id = %s", list(rows))
+
+
 def _triple_rows(path: Path, fmt: str) -> Iterator[tuple[str, str, str, float | None, int, str]]:
     """(head, relation, tail, plausibility, line, extra as JSON) per triple of the file."""
     if fmt == "atomic-tsv":  # the fast path for the big files: tuples, no record objects
@@ -109,8 +117,15 @@ def graph_import(
         stats_before = {"relations": []} if created else graph.stats if stats_current(graph) else None
         node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
         new_nodes = [t for t in intern if t not in node_ids]
+        # this import's degrees, counted here: new nodes are written with them, existing ones
+        # incremented (only when the stored statistics are kept incrementally; else recounted)
+        out_deg, in_deg = Counter(r[0] for r in rows), Counter(r[2] for r in rows)
         insert_rows(Node._meta.db_table, ("graph_id", "text", "out_degree", "in_degree"),
-                    ((graph.pk, t, 0, 0) for t in new_nodes))
+                    ((graph.pk, t, out_deg[t], in_deg[t]) for t in new_nodes))
+        if stats_before is not None and len(new_nodes) < len(intern):
+            _node_degrees_add(
+                (out_deg[t], in_deg[t], node_ids[t]) for t in intern if t in node_ids
+            )
         progress("nodes", len(new_nodes), len(new_nodes))
         if new_nodes:
             node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
@@ -127,7 +142,9 @@ def graph_import(
         graph.node_count = Node.objects.filter(graph=graph).count()
         graph.triple_count = Triple.objects.filter(graph=graph).count()
         graph.save(update_fields=["node_count", "triple_count"])
-        graph_stats_after_import(graph, sid, before=stats_before)
+        rel_names = {i: n for n, i in rel_ids.items()}
+        counted = {rel_names[r]: n for r, n in Counter(row[1] for row in rows).items()}
+        graph_stats_after_import(graph, sid, before=stats_before, counted=counted)
         progress("statistics", 1, 1)
     if connection.vendor == "postgresql":
         with connection.cursor() as cur:
