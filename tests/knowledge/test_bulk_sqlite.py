@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 
 from explorer.graph_selectors import node_search
 from knowledge.models import Graph, Node, Triple
@@ -56,6 +56,14 @@ def test_bulk_import_keeps_search_index_and_schema_in_sync(tmp_path: Path) -> No
     Triple.objects.filter(graph=h).delete()
     Node.objects.filter(graph=h).delete()
     assert _fts_rows() == zebra and node_search(h, "zebra") == []
+    # CHECK constraints, skipped for the importer's own values, are enforced again afterwards
+    with connection.cursor() as cur:
+        cur.execute("PRAGMA ignore_check_constraints")
+        assert cur.fetchone()[0] == 0
+    t = Triple.objects.filter(graph=g).first()
+    assert t is not None
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Triple.objects.filter(pk=t.pk).update(source_line=-1)
     # the rebuilt indexes are used by the queries that need them
     with connection.cursor() as cur:
         cur.execute("EXPLAIN QUERY PLAN SELECT id FROM knowledge_triple WHERE head_id = 1 AND relation_id = 2 "
