@@ -70,11 +70,11 @@ class Proc:
 
 
 class Worker(Proc):
-    """``celery worker`` with the flags of ``scripts/prod_check.sh`` (prefork, concurrency 1)."""
+    """``celery worker`` with the flags of ``scripts/prod_check.sh`` (prefork, concurrency 1 by default)."""
 
-    def __init__(self, env: dict[str, str], log: Path, name: str, queues: str) -> None:
+    def __init__(self, env: dict[str, str], log: Path, name: str, queues: str, concurrency: int = 1) -> None:
         super().__init__([str(CELERY), "-A", "cocoweb", "worker", "-Q", queues, "-n", f"{name}@%h",
-                          "--concurrency=1", "-l", "INFO"], env, log)
+                          f"--concurrency={concurrency}", "-l", "INFO"], env, log)
 
     def ready(self) -> bool:
         if not self.alive:

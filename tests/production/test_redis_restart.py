@@ -66,3 +66,30 @@ def test_redis_restart_mid_run_loses_no_run_and_no_prediction(statement_set, env
     kept = dict(Prediction.objects.filter(run=running, position__in=before).values_list("position", "pk"))
     assert kept == before
     assert f"re-enqueued run(s) {waiting.pk}" in house.log.read_text()
+
+
+def test_a_worker_with_a_free_slot_survives_a_redis_restart(statement_set, env, procs, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An eval worker with two pool slots runs one run, so it holds that run's unacknowledged
+    message while it polls for more: the case in which kombu 5.7 kills the worker when Redis goes
+    away (worked around in cocoweb/celery.py). It must survive, finish the run, and take new work
+    from the restarted Redis."""
+    redis = Redis()
+    ref = reference_run(statement_set)
+    ev = Worker(env, tmp_path / "eval.log", "eval2slots", "eval", concurrency=2)
+    procs.append(ev)
+    wait_for(ev.ready, 120, lambda: "worker not ready\n" + ev.tail())
+    first = launch(statement_set, pace_s=0.15)
+    wait_for(lambda: Prediction.objects.filter(run=first).count() >= 200, 120,
+             lambda: "the eval worker never got going\n" + ev.tail())
+
+    redis.restart()
+    wait_for(lambda: Run.objects.get(pk=first.pk).is_finished, 180, lambda: "the run did not finish\n" + ev.tail())
+    assert ev.alive, "the worker died with the broker connection\n" + ev.tail()
+    after = launch(statement_set, pace_s=0.0)  # sent to the new, empty Redis
+    wait_for(lambda: Run.objects.get(pk=after.pk).is_finished, 120,
+             lambda: "the worker took no work after the restart\n" + ev.tail())
+    assert ev.alive
+    assert_survived(first, ref)
+    assert_survived(after, ref)
+    first.refresh_from_db()
+    assert first.attempts == 1
