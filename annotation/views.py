@@ -109,10 +109,16 @@ def _elapsed(request: HttpRequest) -> int | None:
 @require_POST
 @role_required(ANNOTATOR)
 def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    campaign = _campaign(slug, request.user)
-    # The person's assignment and its item in one query (no assignment: the item alone, or 404).
-    a = Assignment.objects.select_related("item").filter(campaign=campaign, user=request.user, item_id=item_id).first()
-    item = a.item if a is not None else get_object_or_404(Item, pk=item_id, campaign=campaign)
+    # The campaign (as visible to this person), their assignment and its item in one query; without
+    # an assignment the campaign and the item alone (404 when either is not theirs to see).
+    visible = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug)
+    a = (Assignment.objects.select_related("item", "campaign")
+         .filter(campaign__in=visible, user=request.user, item_id=item_id).first())
+    if a is not None:
+        campaign, item = a.campaign, a.item
+    else:
+        campaign = _campaign(slug, request.user)
+        item = get_object_or_404(Item, pk=item_id, campaign=campaign)
     item.campaign = campaign  # already loaded: no second query
     done = None
     try:
