@@ -123,7 +123,7 @@ def session_for(base: str, username: str) -> requests.Session:
 
     user = get_user_model().objects.get(username=username)
     store = import_module(settings.SESSION_ENGINE).SessionStore()
-    store[SESSION_KEY], store[BACKEND_SESSION_KEY] = str(user.pk), "django.contrib.auth.backends.ModelBackend"
+    store[SESSION_KEY], store[BACKEND_SESSION_KEY] = str(user.pk), settings.AUTHENTICATION_BACKENDS[0]
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
     s = requests.Session()
