@@ -59,6 +59,25 @@
     var f = ev.detail.elt && ev.detail.elt.closest && ev.detail.elt.closest("form.item-form");
     if (f) ev.detail.parameters.elapsed_ms = String(Math.round(performance.now() - shownAt));
   });
+  // A failed submit (server busy or restarting: 503, network down) leaves the answer on screen:
+  // say so and let the person press Enter again (the retry carries the same idempotency key, so it
+  // is stored once). htmx does not swap error responses, so without this nothing would happen.
+  function showError(text) {
+    var box = document.getElementById("item-error");
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = !text;
+  }
+  document.addEventListener("htmx:responseError", function (ev) {
+    var xhr = ev.detail.xhr, status = xhr ? xhr.status : 0;
+    showError(status === 503
+      ? "The server is briefly unavailable and did not store this answer. Your answer is still here: press Enter to try again."
+      : "The server answered " + status + " and did not store this answer. Press Enter to try again, or reload the page.");
+  });
+  document.addEventListener("htmx:sendError", function () {
+    showError("No connection to the server: this answer was not stored. Press Enter to try again.");
+  });
+  document.addEventListener("htmx:afterSwap", function () { showError(""); });
   function shown() { shownAt = performance.now(); }
   if (window.htmx) htmx.onLoad(function (el) { if (el.querySelector && el.querySelector("form.item-form")) shown(); });
   document.addEventListener("htmx:afterSwap", shown);

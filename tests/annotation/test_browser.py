@@ -107,3 +107,42 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
         table = dash.inner_text("#recent")
         assert "no answers are correct" in table and "plausible: 1" in table and "qualification" in table
         browser.close()
+
+
+def test_a_submit_during_an_outage_says_so_and_enter_retries_it_once(live_server, csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    """The server answers the first submit with a 503 (as cocoweb.middleware does while the
+    database restarts): the box keeps the answer and says it was not stored; Enter sends it again
+    and it is stored once."""
+    from playwright.sync_api import sync_playwright
+
+    c = campaign_create(name="outage", title="Outage campaign", kind="mcqa", question_set=csqa_set, redundancy=3)
+    campaign_status_set(c, "open")
+    people("annotator", "ann")
+    base = live_server.url
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        page = _login(browser, base, "ann", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        page.goto(base + reverse("annotation:work", args=["outage"]))
+        shown = _current_item(page, None)
+        failed: list[str] = []
+
+        def unavailable(route):  # type: ignore[no-untyped-def]
+            if route.request.method == "POST" and not failed:
+                failed.append(route.request.url)
+                return route.fulfill(status=503, body="database unavailable", headers={"Retry-After": "5"})
+            return route.continue_()
+
+        page.route("**/annotation/**", unavailable)
+        page.keyboard.press("2")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#item-error:not([hidden])")
+        assert "did not store this answer" in page.inner_text("#item-error")
+        assert page.get_attribute("form.item-form", "data-item") == shown  # still the same item, answer kept
+        assert page.is_checked('input[name="plausible"][value="1"]')
+        assert not Response.objects.filter(user__username="ann").exists()
+        page.keyboard.press("Enter")  # retry
+        _current_item(page, shown)
+        assert page.is_hidden("#item-error")
+        stored = Response.objects.filter(user__username="ann")
+        assert [(r.item_id, r.answer["plausible"]) for r in stored] == [(int(shown), [1])]
+        browser.close()
