@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Q
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Length
 
 from knowledge.graph_stats import stats_current
 from knowledge.models import Graph, Node, Triple
@@ -34,9 +35,10 @@ def fts_match_expression(graph_id: int, terms: list[str]) -> str:
 
 
 def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]]:
-    """Nodes of ``graph`` whose text contains every word of ``q`` (the last as a prefix), best
-    matches first: FTS5 on SQLite (the shortest texts among the first ``RANK_POOL`` matches), the
-    pg_trgm index on PostgreSQL, a plain scan elsewhere. One query."""
+    """Nodes of ``graph`` whose text contains every word of ``q`` (the last as a prefix; on
+    PostgreSQL anywhere in a word), best matches first: the shortest texts among the first
+    ``RANK_POOL`` matches, found by FTS5 on SQLite and the pg_trgm index on PostgreSQL (a plain
+    scan elsewhere). One query."""
     terms = search_terms(q)
     if not terms:
         return []
@@ -51,11 +53,25 @@ def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]
         with connection.cursor() as cur:
             cur.execute(sql, [fts_match_expression(graph.pk, terms), RANK_POOL, limit])
             return [{"id": i, "text": t} for i, t in cur.fetchall()]
+    if connection.vendor == "postgresql":
+        # ILIKE, which the trigram index serves (Django's icontains is UPPER(text) LIKE, which it
+        # does not); the pool's LIMIT without an order lets PostgreSQL stop at RANK_POOL matches.
+        likes = " AND ".join(["text ILIKE %s"] * len(terms))
+        sql = (f"SELECT id, text FROM knowledge_node WHERE id IN (SELECT id FROM knowledge_node "
+               f"WHERE graph_id = %s AND {likes} LIMIT %s) ORDER BY length(text), id LIMIT %s")
+        with connection.cursor() as cur:
+            cur.execute(sql, [graph.pk, *(f"%{like_escape(t)}%" for t in terms), RANK_POOL, limit])
+            return [{"id": i, "text": t} for i, t in cur.fetchall()]
     cond = Q()
     for t in terms:
         cond &= Q(text__icontains=t)
-    rows = Node.objects.filter(cond, graph=graph).order_by("id").values("id", "text")[:limit]
-    return list(rows)
+    pool = Node.objects.filter(cond, graph=graph).values("id")[:RANK_POOL]
+    return list(Node.objects.filter(pk__in=pool).order_by(Length("text"), "id").values("id", "text")[:limit])
+
+
+def like_escape(term: str) -> str:
+    """``term`` as a literal inside a LIKE pattern (backslash is PostgreSQL's default escape)."""
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 # -- one node -------------------------------------------------------------------------------------

@@ -224,3 +224,25 @@ def test_search_puts_the_shortest_matching_texts_first():
         NodeFactory(graph=g, text=text)
     assert [r["text"] for r in gs.node_search(g, "PersonX go")] == [
         "PersonX goes", "goes PersonX home", "PersonX goes to the store to buy milk"]
+
+
+@pytest.mark.postgres
+def test_postgres_search_ilike_shortest_first_and_literal_underscore():
+    g = GraphFactory(name="pg-search")
+    for text in ("PersonX goes to the store to buy milk", "PersonX goes", "PersonX stays", "a_b c", "axb c"):
+        NodeFactory(graph=g, text=text)
+    assert [r["text"] for r in gs.node_search(g, "personx GOES")] == ["PersonX goes", "PersonX goes to the store to buy milk"]
+    assert [r["text"] for r in gs.node_search(g, "a_b")] == ["a_b c"]  # "_" is no LIKE wildcard here
+    # the condition as sent is one the trigram index serves (Django's icontains, UPPER(text) LIKE,
+    # is not): with sequential scans priced out, that condition alone is planned on the index
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        gs.node_search(g, "goes")
+    sql = ctx.captured_queries[0]["sql"]
+    assert "text ILIKE '%goes%'" in sql and "UPPER(" not in sql
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL enable_seqscan = off")
+        cur.execute("EXPLAIN SELECT id FROM knowledge_node WHERE text ILIKE '%goes%'")
+        plan = " ".join(r[0] for r in cur.fetchall())
+    assert "explorer_node_text_trgm" in plan, plan
