@@ -83,7 +83,8 @@ def max_options(run: Run) -> int:
 # ``prediction_coco_sets`` index (run, item_group, item_role, correct, question): a few seeks per
 # row. (Aggregating every prediction per set with eight conditional counts costs ~1.5x as much on
 # 40,000 predictions.) Role prefixes are compared with substr: exact and case-sensitive like
-# str.startswith on every database. The chart and its drawer share _APPLICATION_ROWS.
+# str.startswith on every database. The chart and its drawer share _APPLICATION_ROWS. Another
+# row of the same set is told apart by its question (unique per run), which the index holds.
 
 _PRED = Prediction._meta.db_table
 _SAME_SET = "o.run_id = p.run_id AND o.item_group = p.item_group"
@@ -100,7 +101,7 @@ SELECT p.id, p.run_id,
 FROM {_PRED} p
 WHERE p.run_id IN ({{runs}}) AND p.item_role = 'reasoning' AND p.item_group <> ''
   AND EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_ATOMIC})
-  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'reasoning' AND o.id <> p.id)"""
+  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'reasoning' AND o.question_id <> p.question_id)"""
 
 # memorization sets: one memorization question, no conceptualization nor reasoning question
 _MEMORIZATION_SETS = f"""
@@ -108,7 +109,7 @@ SELECT 'mem' AS k, p.run_id, 0 AS knows, 0 AS solves, COUNT(*) AS n,
        SUM(CASE WHEN p.correct IS TRUE THEN 1.0 ELSE 0.0 END) AS x
 FROM {_PRED} p
 WHERE p.run_id IN ({{runs}}) AND p.item_role = 'memorization' AND (p.item_group = '' OR NOT EXISTS(
-  SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.id <> p.id
+  SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.question_id <> p.question_id
     AND (o.item_role IN ('memorization', 'reasoning') OR {_CONCEPT})))
 GROUP BY p.run_id"""
 
@@ -121,7 +122,7 @@ SELECT 'com' AS k, p.run_id, 0 AS knows, 0 AS solves, COUNT(*) AS n,
 FROM {_PRED} p
 WHERE p.run_id IN ({{runs}}) AND p.item_role = 'memorization' AND p.item_group <> '' AND p.correct IS TRUE
   AND EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_CONCEPT})
-  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'memorization' AND o.id <> p.id)
+  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'memorization' AND o.question_id <> p.question_id)
 GROUP BY p.run_id"""
 
 
