@@ -131,8 +131,8 @@ def graph_import(
             node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
         cols = ("graph_id", "head_id", "relation_id", "tail_id", "plausibility", "source_id", "source_line", "extra")
         gid, sid = graph.pk, source.pk
-        # rebuilding the secondary indexes after the insert pays when it at least doubles the table
-        big = len(rows) >= table_rows(Triple._meta.db_table)
+        # (SQLite) rebuilding the secondary indexes after the insert pays when it at least doubles the table
+        big = connection.vendor == "sqlite" and len(rows) >= table_rows(Triple._meta.db_table)
         done = insert_rows(
             Triple._meta.db_table, cols,
             ((gid, node_ids[h], r, node_ids[t], p, sid, line, extra) for h, r, t, p, line, extra in rows),
