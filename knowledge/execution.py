@@ -84,7 +84,7 @@ class Reporter:
     def __init__(self, job_id: int, token: uuid.UUID, min_interval: float | None = None) -> None:
         self.job_id, self.token = job_id, token
         self.min_interval = progress_seconds() if min_interval is None else min_interval
-        self._last = 0.0
+        self._last = time.monotonic()  # the interval counts from creation (not from boot: monotonic() is uptime)
         self.writes = 0
 
     def write(self, **fields: Any) -> None:
