@@ -79,51 +79,60 @@ def max_options(run: Run) -> int:
 # -- CoCo sets ----------------------------------------------------------------------------------
 #
 # A CoCo set is a question group (``item_group``); a question with a role but no group is a set of
-# its own. Each metric reads the predictions of one role and probes the row's own set in the
-# ``prediction_coco_sets`` index (run, item_group, item_role, correct, question): a few seeks per
-# row. (Aggregating every prediction per set with eight conditional counts costs ~1.5x as much on
-# 40,000 predictions.) Role prefixes are compared with substr: exact and case-sensitive like
-# str.startswith on every database. The chart and its drawer share _APPLICATION_ROWS. Another
-# row of the same set is told apart by its question (unique per run), which the index holds.
+# its own. Role prefixes are compared with substr: exact and case-sensitive like str.startswith
+# on every database. Both queries read the ``prediction_coco_sets`` index (run, item_group,
+# item_role, correct, question) only.
+#
+# The summary counts each set in one pass in index order (GROUP BY run, group): PostgreSQL runs it
+# 2.6x faster than per-row EXISTS probes of each row's set, SQLite as fast. The drawer lists one
+# cell's reasoning predictions with the probes (no aggregation of the whole run); a test checks
+# both against the same fresh computation.
 
 _PRED = Prediction._meta.db_table
-_SAME_SET = "o.run_id = p.run_id AND o.item_group = p.item_group"
-_ATOMIC = "substr(o.item_role, 1, 7) = 'atomic_'"
-_CONCEPT = "substr(o.item_role, 1, 18) = 'conceptualization_'"
+_ROLE_ATOMIC = "substr(item_role, 1, 7) = 'atomic_'"
+_ROLE_CONCEPT = "substr(item_role, 1, 18) = 'conceptualization_'"
+_OK = "correct IS TRUE"
+
+_SET_COUNTS = f"""
+SELECT run_id,
+  COUNT(*) FILTER (WHERE item_role = 'reasoning') AS n_reason,
+  COUNT(*) FILTER (WHERE item_role = 'reasoning' AND {_OK}) AS reason_ok,
+  COUNT(*) FILTER (WHERE {_ROLE_ATOMIC}) AS n_atomic,
+  COUNT(*) FILTER (WHERE {_ROLE_ATOMIC} AND {_OK}) AS atomic_ok,
+  COUNT(*) FILTER (WHERE item_role = 'memorization') AS n_mem,
+  COUNT(*) FILTER (WHERE item_role = 'memorization' AND {_OK}) AS mem_ok,
+  COUNT(*) FILTER (WHERE {_ROLE_CONCEPT}) AS n_concept,
+  COUNT(*) FILTER (WHERE {_ROLE_CONCEPT} AND {_OK}) AS concept_ok
+FROM {_PRED} WHERE run_id IN ({{runs}}) AND item_role <> ''"""
+
+_COCO_SUMMARY = f"""
+SELECT run_id,
+  SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok = n_atomic AND reason_ok = 1 THEN 1 ELSE 0 END),
+  SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok = n_atomic AND reason_ok = 0 THEN 1 ELSE 0 END),
+  SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok < n_atomic AND reason_ok = 1 THEN 1 ELSE 0 END),
+  SUM(CASE WHEN n_reason = 1 AND n_atomic > 0 AND atomic_ok < n_atomic AND reason_ok = 0 THEN 1 ELSE 0 END),
+  SUM(CASE WHEN n_mem = 1 AND n_concept = 0 AND n_reason = 0 THEN 1 ELSE 0 END),
+  SUM(CASE WHEN n_mem = 1 AND n_concept = 0 AND n_reason = 0 THEN mem_ok ELSE 0 END),
+  SUM(CASE WHEN n_mem = 1 AND n_concept > 0 AND mem_ok = 1 THEN 1 ELSE 0 END),
+  SUM(CASE WHEN n_mem = 1 AND n_concept > 0 AND mem_ok = 1 THEN 1.0 * concept_ok / n_concept ELSE 0 END)
+FROM ({_SET_COUNTS} AND item_group <> '' GROUP BY run_id, item_group
+      UNION ALL {_SET_COUNTS} AND item_group = '' GROUP BY run_id, question_id) s
+GROUP BY run_id"""
 
 # The reasoning prediction of each application set (exactly one reasoning question and at least one
 # atomic question in the group): knows = every atomic answer correct, solves = the reasoning one.
+# Another row of the same set is told apart by its question (unique per run, in the index).
+_SAME_SET = "o.run_id = p.run_id AND o.item_group = p.item_group"
 _APPLICATION_ROWS = f"""
 SELECT p.id, p.run_id,
-  CASE WHEN EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_ATOMIC} AND o.correct IS NOT TRUE)
-       THEN 0 ELSE 1 END AS knows,
+  CASE WHEN EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_ROLE_ATOMIC.replace("item_role", "o.item_role")}
+                   AND o.correct IS NOT TRUE) THEN 0 ELSE 1 END AS knows,
   CASE WHEN p.correct IS TRUE THEN 1 ELSE 0 END AS solves
 FROM {_PRED} p
 WHERE p.run_id IN ({{runs}}) AND p.item_role = 'reasoning' AND p.item_group <> ''
-  AND EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_ATOMIC})
-  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'reasoning' AND o.question_id <> p.question_id)"""
-
-# memorization sets: one memorization question, no conceptualization nor reasoning question
-_MEMORIZATION_SETS = f"""
-SELECT 'mem' AS k, p.run_id, 0 AS knows, 0 AS solves, COUNT(*) AS n,
-       SUM(CASE WHEN p.correct IS TRUE THEN 1.0 ELSE 0.0 END) AS x
-FROM {_PRED} p
-WHERE p.run_id IN ({{runs}}) AND p.item_role = 'memorization' AND (p.item_group = '' OR NOT EXISTS(
-  SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.question_id <> p.question_id
-    AND (o.item_role IN ('memorization', 'reasoning') OR {_CONCEPT})))
-GROUP BY p.run_id"""
-
-# comprehension sets whose memorization question was answered correctly: the share of their
-# conceptualization questions answered correctly
-_COMPREHENSION_SETS = f"""
-SELECT 'com' AS k, p.run_id, 0 AS knows, 0 AS solves, COUNT(*) AS n,
-       SUM((SELECT AVG(CASE WHEN o.correct IS TRUE THEN 1.0 ELSE 0.0 END) FROM {_PRED} o
-            WHERE {_SAME_SET} AND {_CONCEPT})) AS x
-FROM {_PRED} p
-WHERE p.run_id IN ({{runs}}) AND p.item_role = 'memorization' AND p.item_group <> '' AND p.correct IS TRUE
-  AND EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_CONCEPT})
-  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'memorization' AND o.question_id <> p.question_id)
-GROUP BY p.run_id"""
+  AND EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND {_ROLE_ATOMIC.replace("item_role", "o.item_role")})
+  AND NOT EXISTS(SELECT 1 FROM {_PRED} o WHERE {_SAME_SET} AND o.item_role = 'reasoning'
+                 AND o.question_id <> p.question_id)"""
 
 
 def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
@@ -133,35 +142,22 @@ def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
     if not ids:
         return {}
     marks = ", ".join(["%s"] * len(ids))
-    sql = (f"WITH app AS MATERIALIZED ({_APPLICATION_ROWS.format(runs=marks)}) "
-           "SELECT 'app' AS k, run_id, knows, solves, COUNT(*) AS n, 0.0 AS x FROM app GROUP BY run_id, knows, solves "
-           f"UNION ALL {_MEMORIZATION_SETS.format(runs=marks)} UNION ALL {_COMPREHENSION_SETS.format(runs=marks)}")
     with connection.cursor() as cur:
-        cur.execute(sql, ids * 3)
+        cur.execute(_COCO_SUMMARY.format(runs=marks), ids * 2)
         rows = cur.fetchall()
-    cells: dict[int, dict[tuple[bool, bool], int]] = {}
-    mem: dict[int, tuple[int, float]] = {}
-    com: dict[int, tuple[int, float]] = {}
-    for kind, run_id, knows, solves, n, x in rows:
-        if kind == "app":
-            c = cells.setdefault(int(run_id), {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0})
-            c[(bool(knows), bool(solves))] += int(n)
-        else:
-            (mem if kind == "mem" else com)[int(run_id)] = (int(n), float(x or 0.0))
 
     def div(a: float, b: float) -> float | None:
         return a / b if b else None
 
     out: dict[int, dict[str, Any]] = {}
-    for run_id in {*cells, *mem, *com}:
-        c = cells.get(run_id, {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0})
-        tt, tf, ft, ff = c[(True, True)], c[(True, False)], c[(False, True)], c[(False, False)]
+    for run_id, tt, tf, ft, ff, n_mem, mem_ok, n_com, com_sum in rows:
+        tt, tf, ft, ff = int(tt or 0), int(tf or 0), int(ft or 0), int(ff or 0)
         n_app = tt + tf + ft + ff
-        (n_mem, mem_ok), (n_com, com_sum) = mem.get(run_id, (0, 0.0)), com.get(run_id, (0, 0.0))
-        out[run_id] = {
-            "counts": c, "MEM": div(mem_ok, n_mem), "COM": div(com_sum, n_com),
+        out[int(run_id)] = {
+            "counts": {(True, True): tt, (True, False): tf, (False, True): ft, (False, False): ff},
+            "MEM": div(float(mem_ok or 0), float(n_mem or 0)), "COM": div(float(com_sum or 0), float(n_com or 0)),
             "REA": div(tt + ft, n_app), "FAI": div(tt, tt + ft), "APP": div(tt, tt + tf),
-            "n_app": n_app, "n_mem": n_mem, "n_com": n_com,
+            "n_app": n_app, "n_mem": int(n_mem or 0), "n_com": int(n_com or 0),
         }
     return out
 
