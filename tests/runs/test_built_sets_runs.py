@@ -54,12 +54,15 @@ def test_coco_run_reports_consistency_equal_to_a_hand_count(built_sets) -> None:
     assert mem and com and app, "the demo graph must give all three CoCo families"
     atomic_ok = [all(v for r, v in s.items() if r.startswith("atomic_")) for s in app]
     # CoCo Eqs. 4-8, pooled (micro): MEM over memorization sets; REA = P(reasoning right);
-    # FAI = P(reasoning right | all atomic right); APP = P(all atomic right and reasoning right).
+    # FAI (Eq. 7) = P(all atomic right | reasoning right); APP (Eq. 8) = P(reasoning right | all atomic right).
     assert _metric(run, "MEM").value == pytest.approx(sum(mem) / len(mem))
     assert _metric(run, "REA").value == pytest.approx(sum(s["reasoning"] for s in app) / len(app))
-    faithful = [s["reasoning"] for s, ok in zip(app, atomic_ok, strict=True) if ok]
-    if faithful:
-        assert _metric(run, "FAI").value == pytest.approx(sum(faithful) / len(faithful))
+    right = [ok for s, ok in zip(app, atomic_ok, strict=True) if s["reasoning"]]
+    if right:
+        assert _metric(run, "FAI").value == pytest.approx(sum(right) / len(right))
+    knows = [s["reasoning"] for s, ok in zip(app, atomic_ok, strict=True) if ok]
+    if knows:
+        assert _metric(run, "APP").value == pytest.approx(sum(knows) / len(knows))
     assert _metric(run, "REA_macro", "aspect").value is not None
     kinds = {scope.split("=", 1)[1] for scope in RunMetric.objects.filter(run=run, name="REA")
              .exclude(scope="overall").values_list("scope", flat=True)}
