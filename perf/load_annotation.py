@@ -204,6 +204,33 @@ class CpuMeter:
         return {name: sum(t - self.start[name].get(pid, 0.0) for pid, t in end[name].items()) for name in end}
 
 
+class BusySampler(threading.Thread):
+    """Share of the machine's CPU time in use (everybody's, ours included), sampled every second
+    from /proc/stat: to tell a slow stretch caused by the app from one caused by other jobs."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.samples: list[tuple[float, float]] = []  # (perf_counter, busy fraction over the last second)
+        self.stop = threading.Event()
+
+    @staticmethod
+    def _read() -> tuple[int, int]:
+        f = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = f[3] + f[4]
+        return sum(f) - idle, sum(f)
+
+    def run(self) -> None:
+        busy0, total0 = self._read()
+        while not self.stop.wait(1.0):
+            busy, total = self._read()
+            self.samples.append((time.perf_counter(), (busy - busy0) / max(1, total - total0)))
+            busy0, total0 = busy, total
+
+    def between(self, a: float, b: float) -> float:
+        v = [x for t, x in self.samples if a <= t < b]
+        return statistics.fmean(v) if v else float("nan")
+
+
 def own_cpu() -> float:
     """CPU seconds of this process alone (the simulated annotators), children excluded."""
     r = resource.getrusage(resource.RUSAGE_SELF)
@@ -342,15 +369,22 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
     bad: list[str] = []
     lock = threading.Lock()
     barrier = threading.Barrier(len(sessions) + 1)
-    clock = {"warm_until": 0.0, "deadline": 0.0}
+    clock = {"warm_until": 0.0, "deadline": 0.0, "start": 0.0}
+    timeline: list[tuple[float, float]] = []  # (seconds since start, latency ms) of every request
     lo, hi = args.think
 
     def timed(kind: str, fn, *a, **kw):  # type: ignore[no-untyped-def]
         t = time.perf_counter()
-        r = fn(*a, timeout=120, **kw)
+        try:
+            r = fn(*a, timeout=120, **kw)
+        except requests.ConnectionError as exc:  # counted as a failure; the annotator carries on
+            with lock:
+                bad.append(f"{kind} connection error: {str(exc)[:80]}")
+            return None
         dt = (time.perf_counter() - t) * 1000
         with lock:
             lat[kind if t >= clock["warm_until"] else "arrival"].append(dt)
+            timeline.append((t - clock["start"], dt))
             if r.status_code != 200:
                 bad.append(f"{kind} {r.status_code}")
         return r
@@ -360,6 +394,9 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
         barrier.wait()
         while time.perf_counter() < clock["deadline"]:
             box = timed("next", s.get, f"{base}/annotation/c/{CAMPAIGN}/item/")
+            if box is None:
+                time.sleep(1.0)
+                continue
             m = ITEM.search(box.text)
             if m is None:
                 return
@@ -372,16 +409,20 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
             data = {"plausible": str(rng.randrange(5)), "idempotency_key": KEY.search(box.text).group(1),  # type: ignore[union-attr]
                     "elapsed_ms": str(int(rng.uniform(lo, hi) * 1000))}
             url = f"{base}/annotation/c/{CAMPAIGN}/items/{m.group(1)}/submit/"
-            timed("submit", s.post, url, data=data)
+            if timed("submit", s.post, url, data=data) is None:
+                time.sleep(0.5)
+                timed("submit", s.post, url, data=data)  # a retry, as a browser would: same idempotency key
             if rng.random() < 0.1:
                 timed("submit", s.post, url, data=data)  # double click: must not store a second answer
 
     before = loadavg()
     meter, client0 = CpuMeter(cpu_roots), own_cpu()
+    busy = BusySampler()
+    busy.start()
     threads = [threading.Thread(target=annotator, args=(i, s), daemon=True) for i, s in enumerate(sessions)]
     for t in threads:
         t.start()
-    start = time.perf_counter()
+    start = clock["start"] = time.perf_counter()
     clock["warm_until"] = start + args.warmup
     clock["deadline"] = start + args.warmup + args.duration
     barrier.wait()
@@ -403,6 +444,16 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
     for kind, v in steady.items():
         print(f"  {kind:6s} n={len(v):6d}  p50={pct(v, 50):7.1f} ms  p95={pct(v, 95):7.1f} ms  p99={pct(v, 99):7.1f} ms"
               f"  mean={statistics.fmean(v) if v else float('nan'):7.1f} ms")
+    step = max(5.0, (args.warmup + args.duration) / 12)
+    windows = []
+    for k in range(int((args.warmup + args.duration) // step) + 1):
+        v = [dt for t, dt in timeline if k * step <= t < (k + 1) * step]
+        if v:
+            cpu_busy = busy.between(start + k * step, start + (k + 1) * step)
+            windows.append(f"{k * step:.0f}s:{len(v)}/{pct(v, 50):.0f}/{pct(v, 95):.0f}/{cpu_busy:.0%}")
+    busy.stop.set()
+    print("  over time (window start: requests / p50 / p95 ms, all kinds / machine CPU busy, everybody's):")
+    print("    " + " ".join(windows))
     print("  CPU per request (whole run, arrival included): " + ", ".join(
         f"{name} {sec / n_req * 1000:.1f} ms" for name, sec in cpu.items()) + f" (of {n_req} requests)")
     if bad:
