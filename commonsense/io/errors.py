@@ -30,4 +30,6 @@ def check_field(path: str | Path, line: int, field: str, value: str, *, required
         raise DataFormatError(path, line, field, "is empty")
     if len(value) > MAX_FIELD_CHARS:
         raise DataFormatError(path, line, field, f"is {len(value):,} characters long (limit {MAX_FIELD_CHARS:,})")
+    if "\x00" in value:  # e.g. a JSON "\u0000" escape: no database stores it in text
+        raise DataFormatError(path, line, field, "contains a NUL character")
     return value

@@ -41,6 +41,8 @@ def _json_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise DataFormatError(p, line, None, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
         if not isinstance(obj, dict):
             raise DataFormatError(p, line, None, "each line must be a JSON object")
+        if "\\u0000" in text.lower() and "\x00" in json.dumps(obj, ensure_ascii=False):
+            raise DataFormatError(p, line, None, "contains a NUL character (a \\u0000 escape)")
         yield line, obj
 
 

@@ -9,8 +9,8 @@ from .errors import MAX_LINE_BYTES, DataFormatError
 
 
 def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, text without the newline). Refuses empty files, bad UTF-8
-    and over-long lines with a :class:`DataFormatError`."""
+    """Yield (1-based line number, text without the newline). Refuses empty files, bad UTF-8,
+    NUL characters and over-long lines with a :class:`DataFormatError`."""
     p = Path(path)
     if not p.is_file():
         raise DataFormatError(p, None, None, "file not found")
@@ -31,6 +31,8 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 raise DataFormatError(
                     p, lineno, None, f"not valid UTF-8 (byte {exc.start + 1}: {raw[exc.start:exc.start + 1]!r})"
                 ) from None
+            if "\x00" in text:  # no database stores it in text (PostgreSQL refuses it), no real data has it
+                raise DataFormatError(p, lineno, None, f"contains a NUL character (column {text.index(chr(0)) + 1})")
             if lineno == 1 and text.startswith("\ufeff"):
                 text = text[1:]
             yield lineno, text.rstrip("\r\n")

@@ -124,3 +124,30 @@ def test_rica_axiom_reader_keeps_axiom_groups() -> None:
     assert {"original", "negated", "asymmetric_premise"} <= perts
     for r in rows[:50]:
         assert "[MASK]" in r.stem and r.options[r.answer_index] in r.metadata["sentence"]
+
+
+def test_nul_characters_are_refused_with_their_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """PostgreSQL cannot store NUL in text (psycopg DataError): the readers refuse it first."""
+    import pytest
+
+    from commonsense.io.errors import DataFormatError, check_field
+    from commonsense.io.triples import iter_atomic_tsv
+
+    f = tmp_path / "nul.tsv"
+    f.write_bytes(b"PersonX eats\txWant\tto rest\nPersonX\x00 runs\txWant\tto rest\n")
+    with pytest.raises(DataFormatError, match=r"nul\.tsv.*line 2.*NUL character \(column 8\)"):
+        list(iter_atomic_tsv(f))
+    with pytest.raises(DataFormatError, match="question.*NUL"):
+        check_field(f, 3, "question", "why\x00")
+
+
+def test_a_json_nul_escape_is_refused_with_its_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    from commonsense.io.errors import DataFormatError
+    from commonsense.io.questions import read_csqa_jsonl
+
+    f = tmp_path / "q.jsonl"
+    f.write_text('{"id": "a", "question": "Why?\\u0000", "choices": {"label": ["A"], "text": ["x"]}, "answerKey": "A"}\n')
+    with pytest.raises(DataFormatError, match=r"q\.jsonl.*line 1.*NUL"):
+        list(read_csqa_jsonl(f))
