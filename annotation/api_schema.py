@@ -25,7 +25,7 @@ class ItemOutSerializer(serializers.Serializer):
 
 
 class NextStepSerializer(serializers.Serializer):
-    state = serializers.ChoiceField(choices=["item", "done", "closed", "failed", "blocked"])
+    state = serializers.ChoiceField(choices=["item", "wait", "done", "closed", "failed", "blocked"])
     message = serializers.CharField(allow_blank=True)
     item = ItemOutSerializer(required=False)
     expires_at = serializers.DateTimeField(required=False)

@@ -32,7 +32,7 @@ RESERVED, ANSWERED, SKIPPED, EXPIRED = (Assignment.State.RESERVED, Assignment.St
 class Step:
     """What the person gets next: an assignment to answer, or a state with a message."""
 
-    state: str  # item | done | closed | failed | blocked
+    state: str  # item | wait | done | closed | failed | blocked
     assignment: Assignment | None = None
     message: str = ""
     membership: Membership | None = None
@@ -179,8 +179,23 @@ def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, aft
     if m.state == Membership.State.QUALIFYING:
         m.refresh_from_db()  # graded inside _choose
     if assignment is None:
+        if _may_free_up(campaign, user, m):
+            return Step("wait", message=WAIT_MESSAGE, membership=m)
         return Step("done", message="You have answered everything available to you. Thank you!", membership=m)
     return Step("item", assignment, membership=m)
+
+
+WAIT_MESSAGE = ("Every item you have not answered is being answered by someone else right now. Slots come back "
+                "when someone skips or their time runs out: this box looks again every few seconds.")
+
+
+def _may_free_up(campaign: Campaign, user: Any, m: Membership) -> bool:
+    """No slot is free for this person, but an item they have not seen still lacks answers: its
+    remaining slots are reserved by others and come back on a skip or when a reservation expires.
+    Saying "done" then would lose that work (people leave)."""
+    if campaign.max_items_per_annotator is not None and m.regular_answered >= campaign.max_items_per_annotator:
+        return False
+    return _unseen(campaign, user, Item.Role.REGULAR).filter(answer_count__lt=campaign.redundancy).exists()
 
 
 def _choose(campaign: Campaign, user: Any, m: Membership, now: datetime) -> Assignment | Step | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import re
 import threading
+import time
 from collections import Counter
 
 import pytest
@@ -59,12 +60,16 @@ def test_32_annotators_over_http_never_exceed_redundancy(live_server, csqa_set, 
     def annotate(i: int, s: requests.Session) -> None:
         rng = random.Random(i)
         barrier.wait()
-        for _ in range(N_ITEMS + 5):
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
             box = s.get(f"{base}/annotation/c/race/item/", timeout=60)
             if box.status_code != 200:
                 errors.append(f"item box: {box.status_code}")
                 return
             m = ITEM.search(box.text)
+            if m is None and 'data-state="wait"' in box.text:  # others hold the last slots: look again
+                time.sleep(0.2)
+                continue
             if m is None:
                 if 'data-state="done"' not in box.text:
                     errors.append("neither an item nor done: " + box.text[:200])

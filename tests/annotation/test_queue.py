@@ -66,12 +66,15 @@ def test_expired_reservation_is_reclaimed_and_late_submit_refused_when_full(csqa
     Item.objects.filter(campaign=c, position__gte=1).delete()
     a, b = people("annotator", "a", "b")
     item = queue.next_step(c, a).assignment.item
-    assert queue.next_step(c, b).state == "done"  # the only slot is reserved by a
+    waiting = queue.next_step(c, b)  # the only slot is reserved by a: not "done", it may come back
+    assert waiting.state == "wait" and "looks again" in waiting.message
     later = timezone.now() + timedelta(seconds=61)
     step = queue.next_step(c, b, now=later)  # a's reservation expired: reclaimed for b
     assert step.state == "item" and step.assignment.item_id == item.pk
     assert Assignment.objects.get(user=a).state == Assignment.State.EXPIRED
     queue.response_submit(item, b, {"plausible": [0]}, now=later)
+    assert queue.next_step(c, b, now=later).state == "done"
+    assert queue.next_step(c, a, now=later).state == "done"  # the item is full: nothing can come back
     with pytest.raises(ValidationError, match="all its answers"):
         queue.response_submit(item, a, {"plausible": [0]}, now=later)
     assert Item.objects.get(pk=item.pk).slots_taken == 1 and Response.objects.count() == 1
