@@ -425,6 +425,10 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
     start = clock["start"] = time.perf_counter()
     clock["warm_until"] = start + args.warmup
     clock["deadline"] = start + args.warmup + args.duration
+    steady_meter: list[tuple[CpuMeter, float, int]] = []
+    snap = threading.Timer(args.warmup, lambda: steady_meter.append(
+        (CpuMeter(cpu_roots), own_cpu(), sum(len(v) for v in lat.values()))))
+    snap.start()
     barrier.wait()
     for t in threads:
         t.join(timeout=args.warmup + args.duration + 300)
@@ -456,6 +460,12 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
     print("    " + " ".join(windows))
     print("  CPU per request (whole run, arrival included): " + ", ".join(
         f"{name} {sec / n_req * 1000:.1f} ms" for name, sec in cpu.items()) + f" (of {n_req} requests)")
+    if steady_meter:
+        m2, c2, n2 = steady_meter[0]
+        cpu2 = {**m2.used(), "simulated annotators": own_cpu() - c2}
+        n_after = n_req - n2
+        print("  CPU per request after the arrival burst: " + ", ".join(
+            f"{name} {sec / n_after * 1000:.1f} ms" for name, sec in cpu2.items()) + f" (of {n_after} requests)")
     if bad:
         print(f"  non-200 responses: {len(bad)} (first: {bad[:3]})")
     return check(args.redundancy, len(bad))
