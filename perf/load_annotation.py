@@ -40,30 +40,11 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from perf.services import PORTS, free_port, services_start, services_stop  # noqa: E402
+
 ITEM = re.compile(r'data-item="(\d+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 CAMPAIGN = "perf-load"
-
-def free_port() -> str:
-    """A loopback port nobody listens on now (other engineers run servers on this machine too)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return str(s.getsockname()[1])
-
-
-PORTS = {"PG_PORT": free_port(), "REDIS_PORT": free_port()}
-
-
-def services_start(tmp: Path) -> dict[str, str]:
-    env = {**os.environ, **PORTS}
-    out = subprocess.run(["bash", "-c", f'source scripts/services.sh && services_start "{tmp}/svc" >/dev/null && '
-                          'echo "$DATABASE_URL $CELERY_BROKER_URL"'], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120)
-    if out.returncode != 0:
-        sys.exit(f"could not start PostgreSQL/Redis: {out.stderr}{out.stdout}")
-    db, broker = out.stdout.split()
-    return {"DATABASE_URL": db, "CELERY_BROKER_URL": broker, "CACHE_URL": broker.rsplit("/", 1)[0] + "/1"}
-
 
 def pg_durable(tmp: Path) -> None:
     """Restart the PostgreSQL that services_start made (fsync, synchronous_commit and full-page
@@ -75,12 +56,6 @@ def pg_durable(tmp: Path) -> None:
     if os.getuid() == 0:
         cmd = ["runuser", "-u", "postgres", "--", *cmd]
     subprocess.run(cmd, check=True, timeout=120, stdout=subprocess.DEVNULL)
-
-
-def services_stop(tmp: Path) -> None:
-    env = {**os.environ, **PORTS}
-    subprocess.run(["bash", "-c", f'source scripts/services.sh && SERVICES_DIR="{tmp}/svc" && services_stop'], cwd=ROOT,
-                   env=env, timeout=60)
 
 
 def setup_data(n_items: int, redundancy: int, n_annotators: int) -> None:
@@ -304,7 +279,7 @@ def main() -> int:
     own_services = not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
     env = dict(os.environ)
     if own_services:
-        env.update(services_start(tmp))
+        env.update(services_start(tmp, cache=True))
         if args.durable:
             pg_durable(tmp)
     elif args.durable:

@@ -30,7 +30,6 @@ import argparse
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -39,36 +38,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from perf.services import services_start, services_stop  # noqa: E402
+
 SET_NAME = "perf-eval"
 RELATIONS = ("oEffect", "oReact", "oWant", "xAttr", "xEffect", "xIntent", "xNeed", "xReact", "xWant")
 KINDS = ("2i", "2p", "ip", "pi")
-
-def free_port() -> str:
-    """A loopback port nobody listens on now (other engineers run servers on this machine too)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return str(s.getsockname()[1])
-
-
-PORTS = {"PG_PORT": free_port(), "REDIS_PORT": free_port()}
-
-
-def services_start(tmp: Path) -> dict[str, str]:
-    env = {**os.environ, **PORTS}
-    out = subprocess.run(["bash", "-c", f'source scripts/services.sh && services_start "{tmp}/svc" >/dev/null && '
-                          'echo "$DATABASE_URL $CELERY_BROKER_URL"'], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120)
-    if out.returncode != 0:
-        sys.exit(f"could not start PostgreSQL/Redis: {out.stderr}{out.stdout}")
-    db, broker = out.stdout.split()
-    return {"DATABASE_URL": db, "CELERY_BROKER_URL": broker}
-
-
-def services_stop(tmp: Path) -> None:
-    env = {**os.environ, **PORTS}
-    subprocess.run(["bash", "-c", f'source scripts/services.sh && SERVICES_DIR="{tmp}/svc" && services_stop'], cwd=ROOT,
-                   env=env, timeout=60)
-
 
 def build_set(n: int) -> None:
     """CoCo-shaped questions (memorization, conceptualization sets, atomic + reasoning sets), so the
