@@ -27,8 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-RELATIONS = ("oEffect", "oReact", "oWant", "xAttr", "xEffect", "xIntent", "xNeed", "xReact", "xWant")
-KINDS = ("2i", "2p", "ip", "pi")
 
 
 def _django(db_url: str) -> None:
@@ -67,42 +65,14 @@ def build_graph(triples: int, cache_dir: Path) -> object:
 
 
 def build_questions(n: int) -> tuple[object, list[object]]:
-    """CoCo-shaped: 1/4 memorization, 3/8 comprehension (1+3), 3/8 application (2+1 / 3+1)."""
+    """The CoCo-shaped set of perf/synth_sets.py, with a d(Q) per question, and two finished runs on it."""
     from django.db import transaction
 
-    from knowledge.models import Question, QuestionSet
+    from knowledge.models import Question
     from runs.item_facets import question_facets
     from runs.models import Prediction, Run
 
-    rng = random.Random(0)
-    rows: list[Question] = []
-    qset = QuestionSet.objects.create(name="perf-coco", kind=QuestionSet.Kind.COCO, question_count=n)
-
-    def add(role: str, group: str, structure: str, relation: str) -> None:
-        a = rng.randrange(5)
-        rows.append(Question(question_set=qset, position=len(rows), stem=f"What event or state is item {len(rows)}?",
-                             options=[f"option {i}" for i in range(5)], answer_index=a, answers=[f"option {a}"],
-                             structure=structure, group=group, role=role,
-                             metadata={"relation": relation, "difficulty": rng.randrange(1, 8)}))
-
-    while len(rows) < n:
-        r = rng.choice(RELATIONS)
-        kind = rng.random()
-        g = f"set{len(rows)}"
-        if kind < 0.25:
-            add("memorization", g, "1p", r)
-        elif kind < 0.625:
-            add("memorization", g, "1p", r)
-            for k in (1, 2, 3):
-                add(f"conceptualization_{k}", g, "1p", r)
-        else:
-            qk = rng.choice(KINDS)
-            for k in range(1, (3 if qk in ("2i", "2p") else 4)):
-                add(f"atomic_{k}", g, "1p", rng.choice(RELATIONS))
-            add("reasoning", g, qk, r)
-    rows = rows[:n]
-    with transaction.atomic():
-        Question.objects.bulk_create(rows, batch_size=5000)
+    qset, rng = coco_shaped_set("perf-coco", n, difficulty=True)
     questions = list(Question.objects.filter(question_set=qset).order_by("position"))
     runs = []
     for skill in (0.55, 0.75):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -39,10 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from perf.services import services_start, services_stop  # noqa: E402
+from perf.synth_sets import coco_shaped_set  # noqa: E402
 
 SET_NAME = "perf-eval"
-RELATIONS = ("oEffect", "oReact", "oWant", "xAttr", "xEffect", "xIntent", "xNeed", "xReact", "xWant")
-KINDS = ("2i", "2p", "ip", "pi")
 
 def build_set(n: int) -> None:
     """CoCo-shaped questions (memorization, conceptualization sets, atomic + reasoning sets), so the
@@ -51,46 +49,12 @@ def build_set(n: int) -> None:
 
     django.setup()
     from django.core.management import call_command
-    from django.db import transaction
 
-    from knowledge.models import Question, QuestionSet
+    from knowledge.models import QuestionSet
 
     call_command("migrate", verbosity=0)
     QuestionSet.objects.filter(name=SET_NAME).delete()
-    rng = random.Random(0)
-    qset = QuestionSet.objects.create(name=SET_NAME, kind=QuestionSet.Kind.COCO, question_count=n)
-    rows: list[Question] = []
-
-    def add(role: str, group: str, structure: str, relation: str) -> None:
-        a = rng.randrange(5)
-        rows.append(Question(question_set=qset, position=len(rows), external_id=f"e{len(rows)}",
-                             stem=f"What event or state is item {len(rows)}?", options=[f"option {i}" for i in range(5)],
-                             answer_index=a, answers=[f"option {a}"], structure=structure, group=group, role=role,
-                             metadata={"relation": relation}))
-
-    while len(rows) < n:
-        r, kind, g = rng.choice(RELATIONS), rng.random(), f"set{len(rows)}"
-        if kind < 0.25:
-            add("memorization", g, "1p", r)
-        elif kind < 0.625:
-            add("memorization", g, "1p", r)
-            for k in (1, 2, 3):
-                add(f"conceptualization_{k}", g, "1p", r)
-        else:
-            qk = rng.choice(KINDS)
-            for k in range(1, (3 if qk in ("2i", "2p") else 4)):
-                add(f"atomic_{k}", g, qk, rng.choice(RELATIONS))  # CoCo: a set's atomic items share its query kind
-            add("reasoning", g, qk, r)
-    # A set cut at n would be incomplete (CoCo scores need whole sets): drop it, fill up with
-    # one-question memorization sets.
-    last = rows[n - 1].group if len(rows) > n else None
-    rows = [q for q in rows[:n] if q.group != last] if last else rows[:n]
-    while len(rows) < n:
-        add("memorization", f"set{len(rows)}", "1p", rng.choice(RELATIONS))
-    with transaction.atomic():
-        Question.objects.bulk_create(rows, batch_size=5000)
-    qset.question_count = len(rows)
-    qset.save(update_fields=["question_count"])
+    coco_shaped_set(SET_NAME, n)
 
 
 class Workers:
