@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-
+from perf.synth_sets import coco_shaped_set  # noqa: E402
 
 
 def _django(db_url: str) -> None:
