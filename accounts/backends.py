@@ -14,8 +14,13 @@ from django.db.models import Case, IntegerField, Max, Value, When
 from .roles import ROLES
 
 # Rank of the highest role group held (1 = annotator … 3 = admin; 0 = none), as user_role ranks them.
-_ROLE_RANK = Max(Case(*[When(groups__name=r, then=Value(i + 1)) for i, r in enumerate(ROLES)], default=Value(0),
-                      output_field=IntegerField()))
+_ROLE_RANK = Max(
+    Case(
+        *[When(groups__name=r, then=Value(i + 1)) for i, r in enumerate(ROLES)],
+        default=Value(0),
+        output_field=IntegerField(),
+    )
+)
 
 
 class RoleModelBackend(ModelBackend):

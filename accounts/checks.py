@@ -14,8 +14,12 @@ LOCAL_CACHES = ("django.core.cache.backends.locmem.LocMemCache", "django.core.ca
 def throttle_cache_shared(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     backend = settings.CACHES.get("default", {}).get("BACKEND", "")
     if backend in LOCAL_CACHES:
-        return [Warning(
-            f"the default cache is {backend.rsplit('.', 1)[-1]}: each web process keeps its own log-in failure "
-            "counts, so the log-in throttle allows that many more attempts per process",
-            hint="set CACHE_URL to a shared cache, e.g. redis://redis-host:6379/1", id="accounts.W001")]
+        return [
+            Warning(
+                f"the default cache is {backend.rsplit('.', 1)[-1]}: each web process keeps its own log-in failure "
+                "counts, so the log-in throttle allows that many more attempts per process",
+                hint="set CACHE_URL to a shared cache, e.g. redis://redis-host:6379/1",
+                id="accounts.W001",
+            )
+        ]
     return []

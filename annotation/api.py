@@ -49,13 +49,24 @@ def _role(role: str) -> type[BasePermission]:
 class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
-        fields = ["name", "title", "kind", "status", "instructions", "redundancy", "max_items_per_annotator",
-                  "ask_common_sense", "agreement_threshold"]
+        fields = [
+            "name",
+            "title",
+            "kind",
+            "status",
+            "instructions",
+            "redundancy",
+            "max_items_per_annotator",
+            "ask_common_sense",
+            "agreement_threshold",
+        ]
 
 
 class AnswerSerializer(serializers.Serializer):
-    answer = serializers.DictField(help_text="survey {agree, predict[, common]}: 0/1; mcqa {plausible: [i], "
-                                             "none_correct, bad_context}; rica {choice: 0|1}")
+    answer = serializers.DictField(
+        help_text="survey {agree, predict[, common]}: 0/1; mcqa {plausible: [i], "
+        "none_correct, bad_context}; rica {choice: 0|1}"
+    )
     time_ms = serializers.IntegerField(required=False, min_value=0)
 
 
@@ -117,8 +128,11 @@ def _answer_out(campaign: Campaign, item: Item, stored: dict[str, Any]) -> dict[
     return {"choice": original if stored.get("valid") == 1 else 1 - original}
 
 
-@extend_schema(request=AnswerSerializer, responses=responses(SubmittedSerializer, 400, 409, 415, also={201: SubmittedSerializer}),
-               parameters=[IDEMPOTENCY_KEY])
+@extend_schema(
+    request=AnswerSerializer,
+    responses=responses(SubmittedSerializer, 400, 409, 415, also={201: SubmittedSerializer}),
+    parameters=[IDEMPOTENCY_KEY],
+)
 @api_view(["POST"])
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
 def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
@@ -129,14 +143,27 @@ def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
     ser.is_valid(raise_exception=True)
     try:
         answer = _api_answer(campaign, item, ser.validated_data["answer"])
-        done = queue.response_submit(item, request.user, answer, idempotency_key=request.headers.get("Idempotency-Key"),
-                                     time_ms=ser.validated_data.get("time_ms"), source="api")
+        done = queue.response_submit(
+            item,
+            request.user,
+            answer,
+            idempotency_key=request.headers.get("Idempotency-Key"),
+            time_ms=ser.validated_data.get("time_ms"),
+            source="api",
+        )
     except ValidationError as exc:
-        return ApiResponse({"detail": " ".join(exc.messages)}, status=status.HTTP_409_CONFLICT
-                           if "expired" in " ".join(exc.messages) else status.HTTP_400_BAD_REQUEST)
-    return ApiResponse({"response_id": done.response.pk, "created": done.created,
-                        "answer": _answer_out(campaign, item, done.response.answer)},
-                       status=status.HTTP_201_CREATED if done.created else status.HTTP_200_OK)
+        return ApiResponse(
+            {"detail": " ".join(exc.messages)},
+            status=status.HTTP_409_CONFLICT if "expired" in " ".join(exc.messages) else status.HTTP_400_BAD_REQUEST,
+        )
+    return ApiResponse(
+        {
+            "response_id": done.response.pk,
+            "created": done.created,
+            "answer": _answer_out(campaign, item, done.response.answer),
+        },
+        status=status.HTTP_201_CREATED if done.created else status.HTTP_200_OK,
+    )
 
 
 @extend_schema(request=None, responses=responses(SkippedSerializer, 400))
@@ -161,17 +188,26 @@ def agreement(request: Request, slug: str) -> ApiResponse:
         return ApiResponse({"detail": f"n_boot must be a whole number from 1 to {N_BOOT_MAX}"}, status=400)
     m = selectors.campaign_matrices(campaign)
     a = selectors.campaign_agreement(campaign, m)
-    body: dict[str, Any] = {"progress": selectors.campaign_progress(campaign), "raters": a.n_raters, "items": a.n_items,
-                            "pairwise_agreement": a.pairwise, "fleiss_kappa": a.fleiss, "fleiss_items": a.fleiss_items,
-                            "fleiss_dropped_items": a.fleiss_dropped, "krippendorff_alpha": a.krippendorff}
+    body: dict[str, Any] = {
+        "progress": selectors.campaign_progress(campaign),
+        "raters": a.n_raters,
+        "items": a.n_items,
+        "pairwise_agreement": a.pairwise,
+        "fleiss_kappa": a.fleiss,
+        "fleiss_items": a.fleiss_items,
+        "fleiss_dropped_items": a.fleiss_dropped,
+        "krippendorff_alpha": a.krippendorff,
+    }
     res = selectors.campaign_nww(campaign, m, n_boot=int(raw))
     if res is not None:
         body["nww"] = res.summary
     return ApiResponse(body)
 
 
-@extend_schema(parameters=[FMT], responses={(200, "*/*"): OpenApiTypes.BINARY,
-                                            **{k: v for k, v in responses(None, 400).items() if k != 200}})
+@extend_schema(
+    parameters=[FMT],
+    responses={(200, "*/*"): OpenApiTypes.BINARY, **{k: v for k, v in responses(None, 400).items() if k != 200}},
+)
 @api_view(["GET"])
 @permission_classes([IsAuthenticated, _role(ADMIN)])
 def export(request: Request, slug: str) -> HttpResponse:

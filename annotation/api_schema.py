@@ -18,8 +18,9 @@ class DetailSerializer(serializers.Serializer):
 
 class ItemOutSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    role = serializers.ChoiceField(choices=["regular", "qualification"],
-                                   help_text="attention checks are reported as regular items")
+    role = serializers.ChoiceField(
+        choices=["regular", "qualification"], help_text="attention checks are reported as regular items"
+    )
     key = serializers.CharField()
     payload = serializers.DictField(help_text="survey {text}; mcqa {context, stem, options}; rica {statements}")
 
@@ -67,5 +68,10 @@ def responses(ok: Any, *extra: int, also: dict[Any, Any] | None = None) -> dict[
 N_BOOT_MAX = 10_000
 N_BOOT = OpenApiParameter("n_boot", int, description=f"bootstrap resamples for the NWW intervals (1..{N_BOOT_MAX})")
 FMT = OpenApiParameter("fmt", str, enum=list(exports.FORMATS))
-IDEMPOTENCY_KEY = OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
-                                   description="a retried request with the same key stores one answer")
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="a retried request with the same key stores one answer",
+)

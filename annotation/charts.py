@@ -21,16 +21,26 @@ def _finite(values: Sequence[float | None]) -> list[float]:
 
 
 def _layout(fig: go.Figure, title: str, xtitle: str, ytitle: str, height: int = 320) -> dict[str, Any]:
-    fig.update_layout(title={"text": html.escape(title), "x": 0, "font": {"size": 14}}, height=height,
-                      margin={"l": 55, "r": 15, "t": 40, "b": 45}, plot_bgcolor="#fff", paper_bgcolor="#fff",
-                      font={"family": "system-ui, sans-serif", "size": 12}, xaxis_title=xtitle, yaxis_title=ytitle)
+    fig.update_layout(
+        title={"text": html.escape(title), "x": 0, "font": {"size": 14}},
+        height=height,
+        margin={"l": 55, "r": 15, "t": 40, "b": 45},
+        plot_bgcolor="#fff",
+        paper_bgcolor="#fff",
+        font={"family": "system-ui, sans-serif", "size": 12},
+        xaxis_title=xtitle,
+        yaxis_title=ytitle,
+    )
     return json.loads(pio.to_json(fig, validate=False))  # type: ignore[no-any-return]
 
 
 def agreement_histogram(per_item: Sequence[float | None], threshold: float) -> dict[str, Any]:
     """Distribution of per-item agreement with the adjudication threshold marked."""
-    fig = go.Figure(go.Histogram(x=_finite(per_item), xbins={"start": 0, "end": 1.0001, "size": 0.05},
-                                 marker_color=BLUE, name="items"))
+    fig = go.Figure(
+        go.Histogram(
+            x=_finite(per_item), xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=BLUE, name="items"
+        )
+    )
     fig.add_vline(x=threshold, line_dash="dash", line_color=ORANGE, annotation_text="adjudicate below")
     return _layout(fig, "Per-item agreement", "pairwise agreement", "items")
 
@@ -41,17 +51,29 @@ def answers_per_item(counts: Sequence[int], redundancy: int) -> dict[str, Any]:
     return _layout(fig, "Answers per item", "accepted answers", "items")
 
 
-def annotator_scatter(consensus: Sequence[float | None], awareness: Sequence[float | None],
-                      names: Sequence[str]) -> dict[str, Any]:
+def annotator_scatter(
+    consensus: Sequence[float | None], awareness: Sequence[float | None], names: Sequence[str]
+) -> dict[str, Any]:
     """NWW annotators: consensus C against awareness A (the diagonal is C = A)."""
-    pts = [(c, a, html.escape(n)) for c, a, n in zip(consensus, awareness, names, strict=True)
-           if c is not None and a is not None and math.isfinite(c) and math.isfinite(a)]
-    fig = go.Figure([
-        go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], text=[p[2] for p in pts], mode="markers",
-                   marker={"color": BLUE, "size": 8, "opacity": 0.7}, name="annotators",
-                   hovertemplate="%{text}<br>C=%{x:.3f}<br>A=%{y:.3f}<extra></extra>"),
-        go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"dash": "dot", "color": "#999"}, name="C = A"),
-    ])
+    pts = [
+        (c, a, html.escape(n))
+        for c, a, n in zip(consensus, awareness, names, strict=True)
+        if c is not None and a is not None and math.isfinite(c) and math.isfinite(a)
+    ]
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=[p[0] for p in pts],
+                y=[p[1] for p in pts],
+                text=[p[2] for p in pts],
+                mode="markers",
+                marker={"color": BLUE, "size": 8, "opacity": 0.7},
+                name="annotators",
+                hovertemplate="%{text}<br>C=%{x:.3f}<br>A=%{y:.3f}<extra></extra>",
+            ),
+            go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"dash": "dot", "color": "#999"}, name="C = A"),
+        ]
+    )
     fig.update_xaxes(range=[0, 1.02])
     fig.update_yaxes(range=[0, 1.02])
     return _layout(fig, "Annotators: consensus vs awareness", "consensus C", "awareness A", height=360)
@@ -59,8 +81,9 @@ def annotator_scatter(consensus: Sequence[float | None], awareness: Sequence[flo
 
 def commonsensicality_histogram(values: Sequence[float | None], title: str) -> dict[str, Any]:
     """Distribution of commonsensicality (NWW Fig. 2B / A.2)."""
-    fig = go.Figure(go.Histogram(x=_finite(values), xbins={"start": 0, "end": 1.0001, "size": 0.05},
-                                 marker_color=GREEN))
+    fig = go.Figure(
+        go.Histogram(x=_finite(values), xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=GREEN)
+    )
     return _layout(fig, title, "commonsensicality", "count")
 
 

@@ -38,27 +38,58 @@ def _nww_by_item(campaign: Campaign) -> dict[int, dict[str, Any]]:
     if not m.items or m.predict is None:
         return {}
     s = nww.statement_scores(m.primary, m.predict)
-    return {item: {"agree_rate": _num(s.agree_rate[i]), "predict_rate": _num(s.predict_rate[i]),
-                   "consensus": _num(s.consensus[i]), "awareness": _num(s.awareness[i]),
-                   "commonsensicality": _num(s.commonsensicality[i])} for i, item in enumerate(m.items)}
+    return {
+        item: {
+            "agree_rate": _num(s.agree_rate[i]),
+            "predict_rate": _num(s.predict_rate[i]),
+            "consensus": _num(s.consensus[i]),
+            "awareness": _num(s.awareness[i]),
+            "commonsensicality": _num(s.commonsensicality[i]),
+        }
+        for i, item in enumerate(m.items)
+    }
 
 
 def campaign_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
     final_labels_refresh(campaign)
-    finals = {f.item_id: f for f in FinalLabel.objects.filter(item__campaign=campaign).select_related("adjudication__decided_by")}
+    finals = {
+        f.item_id: f
+        for f in FinalLabel.objects.filter(item__campaign=campaign).select_related("adjudication__decided_by")
+    }
     answers: dict[int, list[dict[str, Any]]] = {}
-    for r in (Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR)
-              .select_related("user").order_by("item_id", "id")):
-        answers.setdefault(r.item_id, []).append({"rater": r.user.username, "answer": r.answer, "time_ms": r.time_ms,
-                                                  "source": r.source, "at": r.created_at.isoformat()})
+    for r in (
+        Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR)
+        .select_related("user")
+        .order_by("item_id", "id")
+    ):
+        answers.setdefault(r.item_id, []).append(
+            {
+                "rater": r.user.username,
+                "answer": r.answer,
+                "time_ms": r.time_ms,
+                "source": r.source,
+                "at": r.created_at.isoformat(),
+            }
+        )
     scores = _nww_by_item(campaign)
-    for item in Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, pk__in=list(finals)).order_by("position"):
+    for item in Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, pk__in=list(finals)).order_by(
+        "position"
+    ):
         f = finals[item.pk]
         rec: dict[str, Any] = {
-            "campaign": campaign.name, "kind": campaign.kind, "item_id": item.pk, "key": item.key,
-            "position": item.position, "payload": item.payload, "n_answers": f.n_answers, "votes": f.votes,
-            "agreement": _num(f.agreement), "below_threshold": f.below_threshold, "label": f.label,
-            "provenance": f.provenance, "answers": answers.get(item.pk, []),
+            "campaign": campaign.name,
+            "kind": campaign.kind,
+            "item_id": item.pk,
+            "key": item.key,
+            "position": item.position,
+            "payload": item.payload,
+            "n_answers": f.n_answers,
+            "votes": f.votes,
+            "agreement": _num(f.agreement),
+            "below_threshold": f.below_threshold,
+            "label": f.label,
+            "provenance": f.provenance,
+            "answers": answers.get(item.pk, []),
         }
         if f.adjudication is not None:
             a = f.adjudication
@@ -69,8 +100,9 @@ def campaign_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
             if f.label.get("bad_context"):
                 rec["discarded"], rec["com2"] = True, None
             else:
-                post = com2_postprocess(item.payload.get("options", []), f.label.get("plausible", []),
-                                        seed=campaign.seed, key=item.key)
+                post = com2_postprocess(
+                    item.payload.get("options", []), f.label.get("plausible", []), seed=campaign.seed, key=item.key
+                )
                 rec["discarded"], rec["com2"] = False, asdict(post)
         if campaign.kind == Campaign.Kind.SURVEY:
             rec["nww"] = scores.get(item.pk)

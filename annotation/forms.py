@@ -34,8 +34,10 @@ def _positions(text: str) -> list[int]:
 
 def source_choices() -> list[tuple[str, str]]:
     choices = [(f"ss:{s.name}", f"Statements · {s.name} ({s.statement_count})") for s in StatementSet.objects.all()]
-    choices += [(f"qs:{q.name}", f"Questions · {q.name} ({q.get_kind_display()}, {q.question_count})")
-                for q in QuestionSet.objects.all()]
+    choices += [
+        (f"qs:{q.name}", f"Questions · {q.name} ({q.get_kind_display()}, {q.question_count})")
+        for q in QuestionSet.objects.all()
+    ]
     return choices
 
 
@@ -45,14 +47,22 @@ class CampaignForm(forms.Form):
     kind = forms.ChoiceField(choices=Campaign.Kind.choices, label="Type")
     source = forms.ChoiceField(choices=(), help_text="a statement set for surveys, a question set otherwise")
     instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
-    redundancy = forms.IntegerField(min_value=1, max_value=500, required=False,
-                                    help_text="answers per item; empty = 3 for MCQA and RICA, 20 for surveys")
+    redundancy = forms.IntegerField(
+        min_value=1,
+        max_value=500,
+        required=False,
+        help_text="answers per item; empty = 3 for MCQA and RICA, 20 for surveys",
+    )
     max_items_per_annotator = forms.IntegerField(min_value=1, required=False)
-    ask_common_sense = forms.BooleanField(required=False, label="Survey: also ask (c) \"Is this statement common sense?\"")
+    ask_common_sense = forms.BooleanField(
+        required=False, label='Survey: also ask (c) "Is this statement common sense?"'
+    )
     qualification_positions = forms.CharField(required=False, help_text="source positions, e.g. 0-5 (COM2: six items)")
     qualification_pass_mark = forms.FloatField(min_value=0, max_value=1, initial=0.85)
     attention_positions = forms.CharField(required=False, help_text="source positions used as attention checks")
-    attention_every = forms.IntegerField(min_value=0, max_value=1000, initial=0, help_text="one check after every N items")
+    attention_every = forms.IntegerField(
+        min_value=0, max_value=1000, initial=0, help_text="one check after every N items"
+    )
     attention_max_failures = forms.IntegerField(min_value=0, initial=1)
     agreement_threshold = forms.FloatField(min_value=0, max_value=1, initial=0.6)
     reservation_ttl_seconds = forms.IntegerField(min_value=30, initial=600, label="Reservation time-to-live (s)")
@@ -77,11 +87,27 @@ class CampaignForm(forms.Form):
             src["statement_set"] = StatementSet.objects.get(name=name)
         else:
             src["question_set"] = QuestionSet.objects.get(name=name)
-        keys = ("instructions", "redundancy", "max_items_per_annotator", "ask_common_sense", "qualification_pass_mark",
-                "attention_every", "attention_max_failures", "agreement_threshold", "reservation_ttl_seconds", "seed")
-        return {"name": d["name"], "title": d["title"], "kind": d["kind"], **src,
-                "qualification_positions": d["qualification_positions"], "attention_positions": d["attention_positions"],
-                **{k: d[k] for k in keys}}
+        keys = (
+            "instructions",
+            "redundancy",
+            "max_items_per_annotator",
+            "ask_common_sense",
+            "qualification_pass_mark",
+            "attention_every",
+            "attention_max_failures",
+            "agreement_threshold",
+            "reservation_ttl_seconds",
+            "seed",
+        )
+        return {
+            "name": d["name"],
+            "title": d["title"],
+            "kind": d["kind"],
+            **src,
+            "qualification_positions": d["qualification_positions"],
+            "attention_positions": d["attention_positions"],
+            **{k: d[k] for k in keys},
+        }
 
 
 YES = {"yes", "y", "1", "true", "on"}
@@ -113,8 +139,11 @@ def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any
         plausible = [int(p) for p in picked]
     except ValueError:
         raise ValidationError("option numbers must be integers") from None
-    return {"plausible": plausible, "none_correct": _yn(data, "none_correct") == 1,
-            "bad_context": _yn(data, "bad_context") == 1}
+    return {
+        "plausible": plausible,
+        "none_correct": _yn(data, "none_correct") == 1,
+        "bad_context": _yn(data, "bad_context") == 1,
+    }
 
 
 class AdjudicationForm(forms.Form):

@@ -44,7 +44,9 @@ class ImportResult:
     created_raters: int
 
 
-def _parse_header(campaign: Campaign, header: list[str], items: dict[str, Item], errors: list[str]) -> list[tuple[Item, str] | None]:
+def _parse_header(
+    campaign: Campaign, header: list[str], items: dict[str, Item], errors: list[str]
+) -> list[tuple[Item, str] | None]:
     cols: list[tuple[Item, str] | None] = []
     for i, h in enumerate(header[1:], start=2):
         key, sep, q = h.strip().rpartition(":")
@@ -135,8 +137,10 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
             for item_id, vals in by_item.items():
                 want = {q for (i, q) in expected if i == item_id}
                 if set(vals) != want and item_id not in bad_items:
-                    errors.append(f"row {n}: item {items_by_pk(items)[item_id].key!r} is partly answered "
-                                  f"({', '.join(sorted(want - set(vals)))} missing)")
+                    errors.append(
+                        f"row {n}: item {items_by_pk(items)[item_id].key!r} is partly answered "
+                        f"({', '.join(sorted(want - set(vals)))} missing)"
+                    )
         parsed.append((rater, by_item))
         if len(errors) >= MAX_ERRORS:
             break
@@ -145,10 +149,13 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
     users = {u.username: u for u in User.objects.filter(username__in=[r for r, _ in parsed])}
     unknown = [r for r, _ in parsed if r and r not in users]
     if unknown and not create_raters:
-        errors.append(f"unknown raters (no account with that name): {', '.join(unknown[:10])}"
-                      f"{' …' if len(unknown) > 10 else ''}")
+        errors.append(
+            f"unknown raters (no account with that name): {', '.join(unknown[:10])}{' …' if len(unknown) > 10 else ''}"
+        )
     if users:
-        done = Response.objects.filter(campaign=campaign, user__in=users.values()).values_list("user__username", "item__key")[:5]
+        done = Response.objects.filter(campaign=campaign, user__in=users.values()).values_list(
+            "user__username", "item__key"
+        )[:5]
         errors.extend(f"rater {u!r} already answered item {k!r} in this campaign" for u, k in done)
     counts: dict[int, int] = {}
     for _r, by_item in parsed:
@@ -158,8 +165,10 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
     for item_id, k in counts.items():
         item = by_pk[item_id]
         if item.slots_taken + k > campaign.redundancy:
-            errors.append(f"item {item.key!r} would get {item.slots_taken + k} answers, over the campaign's redundancy "
-                          f"of {campaign.redundancy} (raise it first)")
+            errors.append(
+                f"item {item.key!r} would get {item.slots_taken + k} answers, over the campaign's redundancy "
+                f"of {campaign.redundancy} (raise it first)"
+            )
             if len(errors) >= MAX_ERRORS:
                 break
     if errors:
@@ -174,8 +183,14 @@ def items_by_pk(items: dict[str, Item]) -> dict[int, Item]:
 
 
 @transaction.atomic
-def _store(campaign: Campaign, parsed: list[tuple[str, dict[int, dict[str, int]]]], users: dict[str, Any],
-           unknown: list[str], by_pk: dict[int, Item], counts: dict[int, int]) -> ImportResult:
+def _store(
+    campaign: Campaign,
+    parsed: list[tuple[str, dict[int, dict[str, int]]]],
+    users: dict[str, Any],
+    unknown: list[str],
+    by_pk: dict[int, Item],
+    counts: dict[int, int],
+) -> ImportResult:
     User = get_user_model()
     for name in unknown:
         u = User(username=name, is_active=False)
@@ -186,16 +201,40 @@ def _store(campaign: Campaign, parsed: list[tuple[str, dict[int, dict[str, int]]
     total = 0
     for rater, by_item in parsed:
         user = users[rater]
-        Membership.objects.update_or_create(campaign=campaign, user=user, defaults={
-            "state": Membership.State.ACTIVE, "imported": True})
-        assignments = Assignment.objects.bulk_create([
-            Assignment(campaign=campaign, item=by_pk[i], user=user, state=Assignment.State.ANSWERED, reserved_at=now,
-                       expires_at=now + timedelta(seconds=1), finished_at=now) for i in by_item])
-        Response.objects.bulk_create([
-            Response(campaign=campaign, item=a.item, user=user, assignment=a, answer=_answer(campaign, by_item[a.item_id]),
-                     idempotency_key=f"import-{campaign.pk}-{a.item_id}-{user.pk}", source=Response.Source.IMPORT)
-            for a in assignments])
-        Membership.objects.filter(campaign=campaign, user=user).update(regular_answered=F("regular_answered") + len(by_item))
+        Membership.objects.update_or_create(
+            campaign=campaign, user=user, defaults={"state": Membership.State.ACTIVE, "imported": True}
+        )
+        assignments = Assignment.objects.bulk_create(
+            [
+                Assignment(
+                    campaign=campaign,
+                    item=by_pk[i],
+                    user=user,
+                    state=Assignment.State.ANSWERED,
+                    reserved_at=now,
+                    expires_at=now + timedelta(seconds=1),
+                    finished_at=now,
+                )
+                for i in by_item
+            ]
+        )
+        Response.objects.bulk_create(
+            [
+                Response(
+                    campaign=campaign,
+                    item=a.item,
+                    user=user,
+                    assignment=a,
+                    answer=_answer(campaign, by_item[a.item_id]),
+                    idempotency_key=f"import-{campaign.pk}-{a.item_id}-{user.pk}",
+                    source=Response.Source.IMPORT,
+                )
+                for a in assignments
+            ]
+        )
+        Membership.objects.filter(campaign=campaign, user=user).update(
+            regular_answered=F("regular_answered") + len(by_item)
+        )
         total += len(by_item)
     for item_id, k in counts.items():
         Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") + k, answer_count=F("answer_count") + k)

@@ -41,13 +41,19 @@ class Campaign(models.Model):
     redundancy = models.PositiveSmallIntegerField(default=3, help_text="accepted answers per item")
     max_items_per_annotator = models.PositiveIntegerField(null=True, blank=True)
     ask_common_sense = models.BooleanField(default=False, help_text="survey question (c)")
-    attention_every = models.PositiveSmallIntegerField(default=0, help_text="one attention item after every N items (0 = none)")
-    attention_max_failures = models.PositiveSmallIntegerField(default=1, help_text="more failures than this block the person")
+    attention_every = models.PositiveSmallIntegerField(
+        default=0, help_text="one attention item after every N items (0 = none)"
+    )
+    attention_max_failures = models.PositiveSmallIntegerField(
+        default=1, help_text="more failures than this block the person"
+    )
     qualification_pass_mark = models.FloatField(default=0.85)
     agreement_threshold = models.FloatField(default=0.6, help_text="items below go to adjudication")
     reservation_ttl_seconds = models.PositiveIntegerField(default=600)
     seed = models.BigIntegerField(default=0, help_text="RICA pair order, COM2 post-processing")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -144,8 +150,9 @@ class Assignment(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["item", "user"], name="assignment_once_per_person"),
-            models.UniqueConstraint(fields=["campaign", "user"], condition=Q(state="reserved"),
-                                    name="assignment_one_live_reservation"),
+            models.UniqueConstraint(
+                fields=["campaign", "user"], condition=Q(state="reserved"), name="assignment_one_live_reservation"
+            ),
         ]
         indexes = [models.Index(fields=["campaign", "state", "expires_at"], name="assignment_expiry")]
 
@@ -159,7 +166,9 @@ class Response(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="responses", db_index=False)
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses", db_index=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotation_responses")
-    assignment = models.OneToOneField(Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="response")
+    assignment = models.OneToOneField(
+        Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="response"
+    )
     answer = models.JSONField()
     time_ms = models.PositiveIntegerField(null=True, blank=True, help_text="time on the item")
     idempotency_key = models.CharField(max_length=64, unique=True)

@@ -24,8 +24,12 @@ from commonsense.validation import answer_normalise, gold_passed, qualification_
 from . import queue_pg
 from .models import Assignment, Campaign, Item, Membership, Response
 
-RESERVED, ANSWERED, SKIPPED, EXPIRED = (Assignment.State.RESERVED, Assignment.State.ANSWERED,
-                                        Assignment.State.SKIPPED, Assignment.State.EXPIRED)
+RESERVED, ANSWERED, SKIPPED, EXPIRED = (
+    Assignment.State.RESERVED,
+    Assignment.State.ANSWERED,
+    Assignment.State.SKIPPED,
+    Assignment.State.EXPIRED,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +56,9 @@ def membership_get(campaign: Campaign, user: Any) -> Membership:
 def _release(assignment_ids: list[int], new_state: str, now: datetime) -> int:
     """Move live reservations to ``new_state`` and give their regular items' slots back."""
     released = 0
-    for pk, item_id, role in Assignment.objects.filter(pk__in=assignment_ids).values_list("pk", "item_id", "item__role"):
+    for pk, item_id, role in Assignment.objects.filter(pk__in=assignment_ids).values_list(
+        "pk", "item_id", "item__role"
+    ):
         with transaction.atomic():
             if Assignment.objects.filter(pk=pk, state=RESERVED).update(state=new_state, finished_at=now):
                 released += 1
@@ -75,14 +81,23 @@ def reservations_reclaim(campaign: Campaign, now: datetime | None = None, *, thr
             return 0
         _last_sweep[campaign.pk] = tick
     now = now or timezone.now()
-    ids = list(Assignment.objects.filter(campaign=campaign, state=RESERVED, expires_at__lte=now)
-               .values_list("pk", flat=True)[:500])
+    ids = list(
+        Assignment.objects.filter(campaign=campaign, state=RESERVED, expires_at__lte=now).values_list("pk", flat=True)[
+            :500
+        ]
+    )
     return _release(ids, EXPIRED, now) if ids else 0
 
 
 def _reserve(campaign: Campaign, user: Any, item: Item, now: datetime) -> Assignment:
-    return Assignment.objects.create(campaign=campaign, item=item, user=user, state=RESERVED, reserved_at=now,
-                                     expires_at=now + timedelta(seconds=campaign.reservation_ttl_seconds))
+    return Assignment.objects.create(
+        campaign=campaign,
+        item=item,
+        user=user,
+        state=RESERVED,
+        reserved_at=now,
+        expires_at=now + timedelta(seconds=campaign.reservation_ttl_seconds),
+    )
 
 
 def _unseen(campaign: Campaign, user: Any, role: str) -> Any:
@@ -111,7 +126,9 @@ def _reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment
                     return None
                 swept = True  # expired reservations gave slots back: look again
                 continue
-            took = Item.objects.filter(pk=item.pk, slots_taken__lt=campaign.redundancy).update(slots_taken=F("slots_taken") + 1)
+            took = Item.objects.filter(pk=item.pk, slots_taken__lt=campaign.redundancy).update(
+                slots_taken=F("slots_taken") + 1
+            )
             if took:
                 item.slots_taken += 1
                 return _reserve(campaign, user, item, now)
@@ -135,10 +152,13 @@ def _qualification_finish(campaign: Campaign, m: Membership) -> Membership:
     answers = dict(Response.objects.filter(item__in=items, user_id=m.user_id).values_list("item_id", "answer"))
     if len(answers) < len(items):
         return m
-    grade = qualification_grade(campaign.kind, [(answers[i.pk], i.gold or {}, i.n_options) for i in items],
-                                campaign.qualification_pass_mark)
+    grade = qualification_grade(
+        campaign.kind, [(answers[i.pk], i.gold or {}, i.n_options) for i in items], campaign.qualification_pass_mark
+    )
     state = Membership.State.ACTIVE if grade.passed else Membership.State.FAILED
-    Membership.objects.filter(pk=m.pk, state=Membership.State.QUALIFYING).update(state=state, qualification_score=grade.score)
+    Membership.objects.filter(pk=m.pk, state=Membership.State.QUALIFYING).update(
+        state=state, qualification_score=grade.score
+    )
     m.refresh_from_db()
     return m
 
@@ -162,8 +182,11 @@ def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, aft
     m = (after.membership if after is not None and no_live else None) or membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
         return Step(m.state, message=STOP_MESSAGES[m.state], membership=m)
-    live = None if no_live else (Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED)
-                                 .select_related("item").first())
+    live = (
+        None
+        if no_live
+        else (Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first())
+    )
     if live is not None and live.expires_at > now:
         return Step("item", live, membership=m)
     if live is not None:
@@ -185,8 +208,10 @@ def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, aft
     return Step("item", assignment, membership=m)
 
 
-WAIT_MESSAGE = ("Every item you have not answered is being answered by someone else right now. Slots come back "
-                "when someone skips or their time runs out: this box looks again every few seconds.")
+WAIT_MESSAGE = (
+    "Every item you have not answered is being answered by someone else right now. Slots come back "
+    "when someone skips or their time runs out: this box looks again every few seconds."
+)
 
 
 def _may_free_up(campaign: Campaign, user: Any, m: Membership) -> bool:
@@ -228,9 +253,17 @@ def _existing(item: Item, user: Any) -> Submitted | None:
     return Submitted(r, False) if r else None
 
 
-def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotency_key: str | None = None,
-                    time_ms: int | None = None, source: str = Response.Source.WEB, now: datetime | None = None,
-                    assignment: Assignment | None = None) -> Submitted:
+def response_submit(
+    item: Item,
+    user: Any,
+    answer: dict[str, Any],
+    *,
+    idempotency_key: str | None = None,
+    time_ms: int | None = None,
+    source: str = Response.Source.WEB,
+    now: datetime | None = None,
+    assignment: Assignment | None = None,
+) -> Submitted:
     """Store one answer for an item shown to this person. Idempotent: the same key, or a second
     answer to the same item, returns the stored response instead of adding one. ``assignment``:
     this person's assignment of the item when the caller has read it already (else it is looked up)."""
@@ -271,10 +304,19 @@ def response_submit(item: Item, user: Any, answer: dict[str, Any], *, idempotenc
                         return done
                     raise ValidationError("you skipped this item")
                 if item.role == Item.Role.REGULAR and not Item.objects.filter(
-                        pk=item.pk, slots_taken__lt=campaign.redundancy).update(slots_taken=F("slots_taken") + 1):
+                    pk=item.pk, slots_taken__lt=campaign.redundancy
+                ).update(slots_taken=F("slots_taken") + 1):
                     raise ValidationError("your reservation expired and this item has all its answers now")
-            resp = Response.objects.create(campaign=campaign, item=item, user=user, assignment=a, answer=clean, time_ms=ms,
-                                           idempotency_key=key, source=source)
+            resp = Response.objects.create(
+                campaign=campaign,
+                item=item,
+                user=user,
+                assignment=a,
+                answer=clean,
+                time_ms=ms,
+                idempotency_key=key,
+                source=source,
+            )
             Item.objects.filter(pk=item.pk).update(answer_count=F("answer_count") + 1)
             _membership_after(campaign, item, user, clean)
     except IntegrityError:  # a concurrent twin won the race, or the key was used before
@@ -322,20 +364,31 @@ def response_undo(campaign: Campaign, user: Any, now: datetime | None = None) ->
     """Withdraw the person's last answer to a regular item and give that item back to them
     (their current reservation, if any, is released). Checks cannot be undone."""
     now = now or timezone.now()
-    last = (Response.objects.filter(campaign=campaign, user=user).exclude(source=Response.Source.IMPORT)
-            .select_related("item", "assignment").order_by("-created_at", "-id").first())
+    last = (
+        Response.objects.filter(campaign=campaign, user=user)
+        .exclude(source=Response.Source.IMPORT)
+        .select_related("item", "assignment")
+        .order_by("-created_at", "-id")
+        .first()
+    )
     if last is None:
         return None
     if last.item.role != Item.Role.REGULAR:
         raise ValidationError("the last answer was a check item; checks cannot be undone")
     with transaction.atomic():
-        live = list(Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).values_list("pk", flat=True))
+        live = list(
+            Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).values_list("pk", flat=True)
+        )
         _release(live, EXPIRED, now)
         a = last.assignment
         if a is None or not Response.objects.filter(pk=last.pk).delete()[0]:
             return None
-        Assignment.objects.filter(pk=a.pk).update(state=RESERVED, finished_at=None, reserved_at=now,
-                                                  expires_at=now + timedelta(seconds=campaign.reservation_ttl_seconds))
+        Assignment.objects.filter(pk=a.pk).update(
+            state=RESERVED,
+            finished_at=None,
+            reserved_at=now,
+            expires_at=now + timedelta(seconds=campaign.reservation_ttl_seconds),
+        )
         Item.objects.filter(pk=last.item_id).update(answer_count=F("answer_count") - 1)
         Membership.objects.filter(campaign=campaign, user=user).update(regular_answered=F("regular_answered") - 1)
     a.refresh_from_db()

@@ -87,8 +87,10 @@ def reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment 
     """One slot of the first free unseen regular item, reserved for ``user``; None when no item
     is free (all full, seen, or locked by concurrent reservations at this instant)."""
     expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
-    row = _one(_RESERVE, {"campaign": campaign.pk, "user": user.pk, "redundancy": campaign.redundancy,
-                          "now": now, "expires": expires})
+    row = _one(
+        _RESERVE,
+        {"campaign": campaign.pk, "user": user.pk, "redundancy": campaign.redundancy, "now": now, "expires": expires},
+    )
     if row is None:
         return None
     values = dict(zip(_ITEM_COLUMNS, row[1:], strict=True))
@@ -97,25 +99,53 @@ def reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment 
             values[name] = json.loads(values[name])
     item = Item.from_db(connection.alias, [f.attname for f in Item._meta.concrete_fields], list(values.values()))
     item.campaign = campaign
-    a = Assignment.from_db(connection.alias, ["id", "campaign_id", "item_id", "user_id", "state", "reserved_at",
-                                              "expires_at", "finished_at"],
-                           [row[0], campaign.pk, item.pk, user.pk, Assignment.State.RESERVED, now, expires, None])
+    a = Assignment.from_db(
+        connection.alias,
+        ["id", "campaign_id", "item_id", "user_id", "state", "reserved_at", "expires_at", "finished_at"],
+        [row[0], campaign.pk, item.pk, user.pk, Assignment.State.RESERVED, now, expires, None],
+    )
     a.item = item
     return a
 
 
-def answer_store(a: Assignment, item: Item, user: Any, clean: dict[str, Any], *, key: str, time_ms: int,
-                 source: str, now: datetime) -> tuple[Response, Membership | None] | None:
+def answer_store(
+    a: Assignment, item: Item, user: Any, clean: dict[str, Any], *, key: str, time_ms: int, source: str, now: datetime
+) -> tuple[Response, Membership | None] | None:
     """Answer a live reservation of a regular item in one statement; None when it was not live.
     Returns the response and the person's membership as the statement left it."""
     campaign = item.campaign
-    row = _one(_ANSWER, {"assignment": a.pk, "campaign": campaign.pk, "item": item.pk, "user": user.pk,
-                         "answer": json.dumps(clean), "time_ms": time_ms, "key": key, "source": source, "now": now})
+    row = _one(
+        _ANSWER,
+        {
+            "assignment": a.pk,
+            "campaign": campaign.pk,
+            "item": item.pk,
+            "user": user.pk,
+            "answer": json.dumps(clean),
+            "time_ms": time_ms,
+            "key": key,
+            "source": source,
+            "now": now,
+        },
+    )
     if row is None:
         return None
-    resp = Response.from_db(connection.alias, ["id", "campaign_id", "item_id", "user_id", "assignment_id", "answer",
-                                               "time_ms", "idempotency_key", "source", "created_at"],
-                            [row[0], campaign.pk, item.pk, user.pk, a.pk, clean, time_ms, key, source, now])
+    resp = Response.from_db(
+        connection.alias,
+        [
+            "id",
+            "campaign_id",
+            "item_id",
+            "user_id",
+            "assignment_id",
+            "answer",
+            "time_ms",
+            "idempotency_key",
+            "source",
+            "created_at",
+        ],
+        [row[0], campaign.pk, item.pk, user.pk, a.pk, clean, time_ms, key, source, now],
+    )
     a.state, a.finished_at = Assignment.State.ANSWERED, now
     resp.assignment = a
     m = None

@@ -64,7 +64,9 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     m = selectors.campaign_matrices(campaign)
     agr = selectors.campaign_agreement(campaign, m)
     labels = {r.item_id: r for r in selectors.campaign_item_labels(campaign)}
-    figures: dict[str, Any] = {"agreement": charts.agreement_histogram(list(agr.per_item.values()), campaign.agreement_threshold)}
+    figures: dict[str, Any] = {
+        "agreement": charts.agreement_histogram(list(agr.per_item.values()), campaign.agreement_threshold)
+    }
     counts = list(Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("answer_count", flat=True))
     figures["answers"] = charts.answers_per_item(counts, campaign.redundancy)
     nww_ctx = None
@@ -72,22 +74,46 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     if res is not None:
         names = dict(get_user_model().objects.filter(pk__in=res.rater_ids).values_list("pk", "username"))
         rs = res.raters
-        figures["annotators"] = charts.annotator_scatter(rs.consensus.tolist(), rs.awareness.tolist(),
-                                                         [names.get(r, str(r)) for r in res.rater_ids])
-        figures["annotator_m"] = charts.commonsensicality_histogram(rs.commonsensicality.tolist(),
-                                                                    "Annotators' commonsensicality M (NWW Fig. 2B)")
-        figures["statement_m"] = charts.commonsensicality_histogram(res.statements.commonsensicality.tolist(),
-                                                                    "Statements' commonsensicality m")
-        nww_ctx = {k: {"value": _fmt(v["value"]), "low": _fmt(v["low"]), "high": _fmt(v["high"]), "n": v["n"]}
-                   for k, v in res.summary.items()}
-    items = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, answer_count__gt=0).order_by("position")[:200]
-    item_rows = [{"item": i, "agreement": _fmt(agr.per_item.get(i.pk)), "label": labels[i.pk].label.label if i.pk in labels else None,
-                  "below": labels[i.pk].below_threshold if i.pk in labels else False} for i in items]
-    recent = [{"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in selectors.recent_responses(campaign, 50)]
-    ctx = {"campaign": campaign, "progress": selectors.campaign_progress(campaign), "agr": agr, "nww": nww_ctx,
-           "numbers": {"pairwise": _fmt(agr.pairwise), "fleiss": _fmt(agr.fleiss), "krippendorff": _fmt(agr.krippendorff)},
-           "figures": figures, "item_rows": item_rows, "recent": recent, "is_admin": has_role(request.user, ADMIN),
-           "formats": list(exports.FORMATS)}
+        figures["annotators"] = charts.annotator_scatter(
+            rs.consensus.tolist(), rs.awareness.tolist(), [names.get(r, str(r)) for r in res.rater_ids]
+        )
+        figures["annotator_m"] = charts.commonsensicality_histogram(
+            rs.commonsensicality.tolist(), "Annotators' commonsensicality M (NWW Fig. 2B)"
+        )
+        figures["statement_m"] = charts.commonsensicality_histogram(
+            res.statements.commonsensicality.tolist(), "Statements' commonsensicality m"
+        )
+        nww_ctx = {
+            k: {"value": _fmt(v["value"]), "low": _fmt(v["low"]), "high": _fmt(v["high"]), "n": v["n"]}
+            for k, v in res.summary.items()
+        }
+    items = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, answer_count__gt=0).order_by("position")[
+        :200
+    ]
+    item_rows = [
+        {
+            "item": i,
+            "agreement": _fmt(agr.per_item.get(i.pk)),
+            "label": labels[i.pk].label.label if i.pk in labels else None,
+            "below": labels[i.pk].below_threshold if i.pk in labels else False,
+        }
+        for i in items
+    ]
+    recent = [
+        {"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in selectors.recent_responses(campaign, 50)
+    ]
+    ctx = {
+        "campaign": campaign,
+        "progress": selectors.campaign_progress(campaign),
+        "agr": agr,
+        "nww": nww_ctx,
+        "numbers": {"pairwise": _fmt(agr.pairwise), "fleiss": _fmt(agr.fleiss), "krippendorff": _fmt(agr.krippendorff)},
+        "figures": figures,
+        "item_rows": item_rows,
+        "recent": recent,
+        "is_admin": has_role(request.user, ADMIN),
+        "formats": list(exports.FORMATS),
+    }
     return render(request, "annotation/dashboard.html", ctx)
 
 
@@ -107,8 +133,11 @@ def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug)
     services.final_labels_refresh(campaign)
     queue = selectors.adjudication_queue(campaign)[:200]
-    decided = FinalLabel.objects.filter(item__campaign=campaign, provenance=FinalLabel.Provenance.ADJUDICATED).select_related(
-        "item", "adjudication__decided_by").order_by("-adjudication__decided_at")[:50]
+    decided = (
+        FinalLabel.objects.filter(item__campaign=campaign, provenance=FinalLabel.Provenance.ADJUDICATED)
+        .select_related("item", "adjudication__decided_by")
+        .order_by("-adjudication__decided_at")[:50]
+    )
     return render(request, "annotation/adjudication.html", {"campaign": campaign, "queue": queue, "decided": decided})
 
 
@@ -130,9 +159,12 @@ def adjudicate(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     responses = [{"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in selectors.item_responses(item)]
     final = FinalLabel.objects.filter(item=item).first()
     options = [{"index": i, "key": i + 1, "text": t} for i, t in enumerate(item.payload.get("options", []))]
-    return render(request, "annotation/adjudicate.html", {"campaign": campaign, "item": item, "form": form, "final": final,
-                                                          "responses": responses, "options": options},
-                  status=400 if form.errors else 200)
+    return render(
+        request,
+        "annotation/adjudicate.html",
+        {"campaign": campaign, "item": item, "form": form, "final": final, "responses": responses, "options": options},
+        status=400 if form.errors else 200,
+    )
 
 
 @role_required(RESEARCHER)
@@ -141,16 +173,23 @@ def import_ratings(request: HttpRequest, slug: str) -> HttpResponse:
     form = RatingsImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         try:
-            result = ratings_import(campaign, form.cleaned_data["file"].read(), create_raters=form.cleaned_data["create_raters"])
+            result = ratings_import(
+                campaign, form.cleaned_data["file"].read(), create_raters=form.cleaned_data["create_raters"]
+            )
         except RatingsImportRefused as exc:
             for e in exc.errors:
                 form.add_error(None, e)
             form.add_error(None, "Nothing was stored.")
         else:
-            messages.success(request, f"Imported {result.responses} ratings from {result.raters} raters "
-                                      f"({result.created_raters} new rater accounts).")
+            messages.success(
+                request,
+                f"Imported {result.responses} ratings from {result.raters} raters "
+                f"({result.created_raters} new rater accounts).",
+            )
             return redirect("annotation:dashboard", slug=slug)
-    return render(request, "annotation/import.html", {"campaign": campaign, "form": form}, status=400 if form.errors else 200)
+    return render(
+        request, "annotation/import.html", {"campaign": campaign, "form": form}, status=400 if form.errors else 200
+    )
 
 
 @role_required(ADMIN)

@@ -26,14 +26,22 @@ def campaign_list_for(user: Any) -> QuerySet[Campaign]:
 
 def campaign_progress(campaign: Campaign) -> dict[str, int]:
     agg = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).aggregate(
-        items=Count("id"), complete=Count("id", filter=Q(answer_count__gte=campaign.redundancy)),
+        items=Count("id"),
+        complete=Count("id", filter=Q(answer_count__gte=campaign.redundancy)),
     )
     answers = Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR).count()
     members = Membership.objects.filter(campaign=campaign).values("state").annotate(n=Count("id"))
     by_state = {m["state"]: m["n"] for m in members}
     live = Assignment.objects.filter(campaign=campaign, state=Assignment.State.RESERVED).count()
-    return {"items": agg["items"], "complete": agg["complete"], "answers": answers, "target": agg["items"] * campaign.redundancy,
-            "reserved": live, "annotators": sum(by_state.values()), **{f"members_{k}": v for k, v in by_state.items()}}
+    return {
+        "items": agg["items"],
+        "complete": agg["complete"],
+        "answers": answers,
+        "target": agg["items"] * campaign.redundancy,
+        "reserved": live,
+        "annotators": sum(by_state.values()),
+        **{f"members_{k}": v for k, v in by_state.items()},
+    }
 
 
 def regular_answers(campaign: Campaign, item_ids: list[int] | None = None) -> list[tuple[int, int, dict[str, Any]]]:
@@ -52,7 +60,9 @@ class ItemLabelRow:
 
 
 def campaign_item_labels(campaign: Campaign, *, item_ids: list[int] | None = None) -> list[ItemLabelRow]:
-    n_options = dict(Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("id", "payload__options"))
+    n_options = dict(
+        Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("id", "payload__options")
+    )
     by_item: dict[int, list[dict[str, Any]]] = {}
     for _user, item, answer in regular_answers(campaign, item_ids):
         by_item.setdefault(item, []).append(answer)
@@ -180,13 +190,17 @@ def campaign_nww(campaign: Campaign, m: Matrices | None = None, *, n_boot: int =
 
 def adjudication_queue(campaign: Campaign) -> QuerySet[FinalLabel]:
     """Items under the agreement threshold without a decision, lowest agreement first."""
-    return (FinalLabel.objects.filter(item__campaign=campaign, below_threshold=True, adjudication__isnull=True)
-            .select_related("item").order_by("agreement", "item__position"))
+    return (
+        FinalLabel.objects.filter(item__campaign=campaign, below_threshold=True, adjudication__isnull=True)
+        .select_related("item")
+        .order_by("agreement", "item__position")
+    )
 
 
 def recent_responses(campaign: Campaign, limit: int = 50) -> QuerySet[Response]:
-    return (Response.objects.filter(campaign=campaign).select_related("item", "user")
-            .order_by("-created_at", "-id")[:limit])
+    return (
+        Response.objects.filter(campaign=campaign).select_related("item", "user").order_by("-created_at", "-id")[:limit]
+    )
 
 
 def item_responses(item: Item) -> QuerySet[Response]:

@@ -48,8 +48,9 @@ def rica_pair(q: Question, seed: int) -> dict[str, Any]:
     return {"statements": pair, "original": original, "answer": answer, "flipped": other}
 
 
-def _sources(kind: str, statement_set: StatementSet | None, question_set: QuestionSet | None,
-             seed: int) -> list[tuple[int, Any, tuple[str, dict[str, Any], dict[str, Any] | None]]]:
+def _sources(
+    kind: str, statement_set: StatementSet | None, question_set: QuestionSet | None, seed: int
+) -> list[tuple[int, Any, tuple[str, dict[str, Any], dict[str, Any] | None]]]:
     if kind == Campaign.Kind.SURVEY:
         if statement_set is None:
             raise ValidationError("a survey campaign needs a statement set")
@@ -67,9 +68,18 @@ def _sources(kind: str, statement_set: StatementSet | None, question_set: Questi
 
 
 @transaction.atomic
-def campaign_create(*, name: str, title: str, kind: str, statement_set: StatementSet | None = None,
-                    question_set: QuestionSet | None = None, qualification_positions: Iterable[int] = (),
-                    attention_positions: Iterable[int] = (), user: Any = None, **options: Any) -> Campaign:
+def campaign_create(
+    *,
+    name: str,
+    title: str,
+    kind: str,
+    statement_set: StatementSet | None = None,
+    question_set: QuestionSet | None = None,
+    qualification_positions: Iterable[int] = (),
+    attention_positions: Iterable[int] = (),
+    user: Any = None,
+    **options: Any,
+) -> Campaign:
     """Create a campaign and copy its items. Positions listed as qualification or attention
     items become gold items (gold from the source: the answer of a question, the original of a
     RICA pair, the human majority of a statement) and leave the regular pool."""
@@ -79,8 +89,15 @@ def campaign_create(*, name: str, title: str, kind: str, statement_set: Statemen
         raise ValidationError(f"unknown campaign type {kind!r}")
     if options.get("redundancy") is None:
         options["redundancy"] = 20 if kind == Campaign.Kind.SURVEY else 3
-    campaign = Campaign(name=name, title=title, kind=kind, statement_set=statement_set if kind == "survey" else None,
-                        question_set=question_set if kind != "survey" else None, created_by=user, **options)
+    campaign = Campaign(
+        name=name,
+        title=title,
+        kind=kind,
+        statement_set=statement_set if kind == "survey" else None,
+        question_set=question_set if kind != "survey" else None,
+        created_by=user,
+        **options,
+    )
     campaign.full_clean()
     campaign.save()
     sources = _sources(kind, campaign.statement_set, campaign.question_set, campaign.seed)
@@ -118,8 +135,15 @@ def _items_analyze() -> None:
         cur.execute(f"ANALYZE {Item._meta.db_table}")
 
 
-def _item(campaign: Campaign, role: str, position: int, obj: Any, key: str, payload: dict[str, Any],
-          gold: dict[str, Any] | None) -> Item:
+def _item(
+    campaign: Campaign,
+    role: str,
+    position: int,
+    obj: Any,
+    key: str,
+    payload: dict[str, Any],
+    gold: dict[str, Any] | None,
+) -> Item:
     fk = {"statement": obj} if isinstance(obj, Statement) else {"question": obj}
     return Item(campaign=campaign, role=role, position=position, key=key, payload=payload, gold=gold, **fk)
 
@@ -168,12 +192,32 @@ def final_labels_refresh(campaign: Campaign, *, item_ids: list[int] | None = Non
             provenance, label = FinalLabel.Provenance.UNANIMOUS, row.label.label
         else:
             provenance, label = FinalLabel.Provenance.MAJORITY, row.label.label
-        labels.append(FinalLabel(item_id=row.item_id, label=label, provenance=provenance, agreement=row.label.agreement,
-                                 votes=row.label.votes, n_answers=row.label.n, below_threshold=row.below_threshold,
-                                 adjudication=adj))
+        labels.append(
+            FinalLabel(
+                item_id=row.item_id,
+                label=label,
+                provenance=provenance,
+                agreement=row.label.agreement,
+                votes=row.label.votes,
+                n_answers=row.label.n,
+                below_threshold=row.below_threshold,
+                adjudication=adj,
+            )
+        )
     FinalLabel.objects.bulk_create(
-        labels, batch_size=1000, update_conflicts=True, unique_fields=["item"],
-        update_fields=["label", "provenance", "agreement", "votes", "n_answers", "below_threshold", "adjudication",
-                       "computed_at"],
+        labels,
+        batch_size=1000,
+        update_conflicts=True,
+        unique_fields=["item"],
+        update_fields=[
+            "label",
+            "provenance",
+            "agreement",
+            "votes",
+            "n_answers",
+            "below_threshold",
+            "adjudication",
+            "computed_at",
+        ],
     )
     return len(labels)

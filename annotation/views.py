@@ -49,31 +49,55 @@ def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
     return {"label": "Answered", "done": m.regular_answered, "total": total}
 
 
-def _item_context(request: HttpRequest, campaign: Campaign, step: queue.Step, *, error: str = "",
-                  previous: dict[str, Any] | None = None) -> dict[str, Any]:
+def _item_context(
+    request: HttpRequest,
+    campaign: Campaign,
+    step: queue.Step,
+    *,
+    error: str = "",
+    previous: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     m = step.membership or queue.membership_get(campaign, request.user)
-    ctx: dict[str, Any] = {"campaign": campaign, "step": step, "membership": m, "progress": _progress(campaign, m),
-                           "error": error, "previous": previous or {}, "idempotency_key": uuid.uuid4().hex}
+    ctx: dict[str, Any] = {
+        "campaign": campaign,
+        "step": step,
+        "membership": m,
+        "progress": _progress(campaign, m),
+        "error": error,
+        "previous": previous or {},
+        "idempotency_key": uuid.uuid4().hex,
+    }
     if step.assignment is not None:
         item = step.assignment.item
         ctx["item"] = item
         if campaign.kind == Campaign.Kind.MCQA:
             picked = set((previous or {}).get("plausible", []))
-            ctx["options"] = [{"index": i, "key": i + 1, "text": t, "checked": i in picked}
-                              for i, t in enumerate(item.payload.get("options", []))]
+            ctx["options"] = [
+                {"index": i, "key": i + 1, "text": t, "checked": i in picked}
+                for i, t in enumerate(item.payload.get("options", []))
+            ]
         if campaign.kind == Campaign.Kind.RICA and previous:
             orig = item.payload.get("original", 0)
             ctx["previous_choice"] = orig if previous.get("valid") == 1 else 1 - orig
-        questions = [("agree", "Do you agree with this statement?"),
-                     ("predict", "Do you think most people would agree with this statement?")]
+        questions = [
+            ("agree", "Do you agree with this statement?"),
+            ("predict", "Do you think most people would agree with this statement?"),
+        ]
         if campaign.ask_common_sense:
             questions.append(("common", "Is this statement common sense?"))
         ctx["survey_questions"] = [{"name": n, "text": t, "value": (previous or {}).get(n)} for n, t in questions]
     return ctx
 
 
-def _item_response(request: HttpRequest, campaign: Campaign, step: queue.Step, *, status: int = 200,
-                   error: str = "", previous: dict[str, Any] | None = None) -> HttpResponse:
+def _item_response(
+    request: HttpRequest,
+    campaign: Campaign,
+    step: queue.Step,
+    *,
+    status: int = 200,
+    error: str = "",
+    previous: dict[str, Any] | None = None,
+) -> HttpResponse:
     ctx = _item_context(request, campaign, step, error=error, previous=previous)
     template = "annotation/_item.html" if request.htmx else "annotation/work.html"
     return render(request, template, ctx, status=status)
@@ -112,8 +136,11 @@ def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     # The campaign (as visible to this person), their assignment and its item in one query; without
     # an assignment the campaign and the item alone (404 when either is not theirs to see).
     visible = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug)
-    a = (Assignment.objects.select_related("item", "campaign")
-         .filter(campaign__in=visible, user=request.user, item_id=item_id).first())
+    a = (
+        Assignment.objects.select_related("item", "campaign")
+        .filter(campaign__in=visible, user=request.user, item_id=item_id)
+        .first()
+    )
     if a is not None:
         campaign, item = a.campaign, a.item
     else:
@@ -123,8 +150,14 @@ def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     done = None
     try:
         answer = answer_from_post(campaign, item, request.POST)
-        done = queue.response_submit(item, request.user, answer, idempotency_key=request.POST.get("idempotency_key"),
-                                     time_ms=_elapsed(request), assignment=a)
+        done = queue.response_submit(
+            item,
+            request.user,
+            answer,
+            idempotency_key=request.POST.get("idempotency_key"),
+            time_ms=_elapsed(request),
+            assignment=a,
+        )
     except ValidationError as exc:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)

@@ -27,8 +27,10 @@ from django.http import HttpRequest, HttpResponse
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5
-MESSAGE = ("The database is unavailable right now (it may be restarting). Please retry in a few seconds; "
-           "an answer sent again with the same idempotency key is stored only once.")
+MESSAGE = (
+    "The database is unavailable right now (it may be restarting). Please retry in a few seconds; "
+    "an answer sent again with the same idempotency key is stored only once."
+)
 _MARK = "_cocoweb_database_unavailable"
 # SQLSTATE classes of a lost or refused connection: 08 connection exception, 57P operator
 # intervention (admin shutdown, crash shutdown, cannot connect now), 53 insufficient resources.
@@ -57,10 +59,12 @@ def unavailable_response(request: HttpRequest) -> HttpResponse:
         body = json.dumps({"detail": MESSAGE, "code": "database_unavailable", "retry_after_s": RETRY_AFTER_S})
         response = HttpResponse(body, status=503, content_type="application/json")
     else:
-        html = ('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Database unavailable</title>'
-                '<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>'
-                '<div class="msg msg-error" role="alert" data-error="database_unavailable">'
-                f"<h1>Database unavailable</h1><p>{MESSAGE}</p></div></body></html>")
+        html = (
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Database unavailable</title>'
+            '<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>'
+            '<div class="msg msg-error" role="alert" data-error="database_unavailable">'
+            f"<h1>Database unavailable</h1><p>{MESSAGE}</p></div></body></html>"
+        )
         response = HttpResponse(html, status=503, content_type="text/html; charset=utf-8")
     response["Retry-After"] = str(RETRY_AFTER_S)
     response["Cache-Control"] = "no-store"

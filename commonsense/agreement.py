@@ -43,8 +43,9 @@ class RatingMatrix:
     categories: list[Hashable]
 
 
-def ratings_matrix(triples: Iterable[tuple[Hashable, Hashable, Hashable]],
-                   categories: Iterable[Hashable] | None = None) -> RatingMatrix:
+def ratings_matrix(
+    triples: Iterable[tuple[Hashable, Hashable, Hashable]], categories: Iterable[Hashable] | None = None
+) -> RatingMatrix:
     """Build the matrix from ``(rater, item, label)`` triples; labels become category indices in
     the order of ``categories`` (default: sorted labels seen). A repeated (rater, item) is refused."""
     rows = list(triples)
@@ -120,8 +121,9 @@ class Kappa:
     dropped_items: int
 
 
-def fleiss_kappa(ratings: npt.ArrayLike, *, n_categories: int | None = None,
-                 unequal: Literal["raise", "drop"] = "raise") -> Kappa:
+def fleiss_kappa(
+    ratings: npt.ArrayLike, *, n_categories: int | None = None, unequal: Literal["raise", "drop"] = "raise"
+) -> Kappa:
     """Fleiss' kappa (statsmodels). Raters are exchangeable, so NaN cells are fine as long as every
     item has the same number of ratings; otherwise ``unequal="raise"`` refuses and ``"drop"`` keeps
     only the items with the most common count (reported in ``dropped_items``)."""
@@ -134,8 +136,10 @@ def fleiss_kappa(ratings: npt.ArrayLike, *, n_categories: int | None = None,
     values, freq = np.unique(counts[rated], return_counts=True)
     n = int(values[np.argmax(freq)]) if unequal == "drop" else int(values[0])
     if values.size > 1 and unequal == "raise":
-        raise ValueError(f"Fleiss' kappa needs the same number of ratings per item; found {values.tolist()}"
-                         " (pass unequal='drop' or use krippendorff_alpha)")
+        raise ValueError(
+            f"Fleiss' kappa needs the same number of ratings per item; found {values.tolist()}"
+            " (pass unequal='drop' or use krippendorff_alpha)"
+        )
     keep = counts == n
     if n < 2:
         raise ValueError("Fleiss' kappa needs at least 2 ratings per item")
@@ -148,9 +152,12 @@ def fleiss_kappa(ratings: npt.ArrayLike, *, n_categories: int | None = None,
     return Kappa(value, int(keep.sum()), n, int(rated.sum() - keep.sum()))
 
 
-def krippendorff_alpha(ratings: npt.ArrayLike, *,
-                       level: Literal["nominal", "ordinal", "interval", "ratio"] = "nominal",
-                       n_categories: int | None = None) -> float | None:
+def krippendorff_alpha(
+    ratings: npt.ArrayLike,
+    *,
+    level: Literal["nominal", "ordinal", "interval", "ratio"] = "nominal",
+    n_categories: int | None = None,
+) -> float | None:
     """Krippendorff's alpha (``krippendorff`` package); items with < 2 ratings do not count. None
     when undefined (fewer than 2 pairable values, or a single category in the data)."""
     a = as_ratings(ratings)
@@ -172,8 +179,9 @@ class MajorityVote:
     tied: npt.NDArray[np.bool_]  # the top count was shared
 
 
-def majority_vote(ratings: npt.ArrayLike, *, tie: Tie = "none", seed: int = 0,
-                  n_categories: int | None = None) -> MajorityVote:
+def majority_vote(
+    ratings: npt.ArrayLike, *, tie: Tie = "none", seed: int = 0, n_categories: int | None = None
+) -> MajorityVote:
     """Most frequent code per item. Ties: ``none`` → NaN, ``low``/``high`` → the smallest/largest
     tied code (``high`` on yes=1/no=0 is NWW's "a tie counts as agree"), ``random`` → seeded pick."""
     if tie not in ("none", "low", "high", "random"):

@@ -33,7 +33,9 @@ def _bit(value: Any, name: str) -> int:
     raise ValueError(f"{name} must be 0 or 1, got {value!r}")
 
 
-def answer_normalise(kind: str, answer: Mapping[str, Any], *, n_options: int = 0, ask_common: bool = False) -> dict[str, Any]:
+def answer_normalise(
+    kind: str, answer: Mapping[str, Any], *, n_options: int = 0, ask_common: bool = False
+) -> dict[str, Any]:
     """Check an answer's shape and return it in canonical form; ValueError says what is wrong."""
     if not isinstance(answer, Mapping):
         raise ValueError("an answer is an object")
@@ -87,8 +89,9 @@ class Qualification:
     total: int
 
 
-def qualification_grade(kind: str, pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any], int]],
-                        pass_mark: float) -> Qualification:
+def qualification_grade(
+    kind: str, pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any], int]], pass_mark: float
+) -> Qualification:
     """Grade ``(answer, gold, n_options)`` triples; COM2: six items, pass at 85 % agreement."""
     hits = total = 0
     for answer, gold, n_options in pairs:

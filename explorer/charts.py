@@ -43,15 +43,26 @@ def axis_spec(title: str | None = None, **props: Any) -> dict[str, Any]:
     return out
 
 
-def make_figure(traces: Sequence[Any] = (), *, title: str = "", height: int = 360, xaxis: dict[str, Any] | None = None,
-                yaxis: dict[str, Any] | None = None, validate: bool = True, **layout: Any) -> go.Figure:
+def make_figure(
+    traces: Sequence[Any] = (),
+    *,
+    title: str = "",
+    height: int = 360,
+    xaxis: dict[str, Any] | None = None,
+    yaxis: dict[str, Any] | None = None,
+    validate: bool = True,
+    **layout: Any,
+) -> go.Figure:
     """The house style in one constructor call. Plotly's update_layout / update_xaxes cost ~10 ms of
     property-path parsing each, the constructor with the whole layout a fraction of that, and a
     page draws up to eight figures. ``validate=False`` (with plain-dict traces) skips plotly's
     per-element checks: for traces of thousands of points whose properties a test pins down."""
     base: dict[str, Any] = {
-        "height": height, "margin": {"l": 60, "r": 20, "t": 40 if title else 16, "b": 50},
-        "font": {"family": "system-ui, sans-serif", "size": 12}, "plot_bgcolor": "#fff", "paper_bgcolor": "#fff",
+        "height": height,
+        "margin": {"l": 60, "r": 20, "t": 40 if title else 16, "b": 50},
+        "font": {"family": "system-ui, sans-serif", "size": 12},
+        "plot_bgcolor": "#fff",
+        "paper_bgcolor": "#fff",
         "hovermode": "closest",
         "xaxis": {"gridcolor": "#eef1f5", "zeroline": False, **(xaxis or {})},
         "yaxis": {"gridcolor": "#eef1f5", "zeroline": False, **(yaxis or {})},
@@ -65,8 +76,15 @@ def empty_figure(message: str, *, height: int = 220) -> go.Figure:
     """A figure with no traces and one centred note: what the chart needs to show something."""
     # Plotly does not wrap annotation text: break it into lines that fit a half-width panel
     text = "<br>".join(label(line) for line in textwrap.wrap(message, 52)) or label(message)
-    note = {"text": text, "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper",
-            "font": {"size": 13, "color": "#5b6474"}}
+    note = {
+        "text": text,
+        "showarrow": False,
+        "x": 0.5,
+        "y": 0.5,
+        "xref": "paper",
+        "yref": "paper",
+        "font": {"size": 13, "color": "#5b6474"},
+    }
     return make_figure(height=height, xaxis={"visible": False}, yaxis={"visible": False}, annotations=[note])
 
 
@@ -89,12 +107,18 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 # -- graph overview -----------------------------------------------------------------------------
 
+
 def relation_distribution(rows: Sequence[tuple[str, int]]) -> go.Figure:
     if not rows:
         return empty_figure("This graph has no triples yet.")
     rows = sorted(rows, key=lambda r: r[1])
-    bar = go.Bar(x=[n for _, n in rows], y=[label(r) for r, _ in rows], orientation="h",
-                 marker_color=PALETTE[0], hovertemplate="%{y}: %{x:,} triples<extra></extra>")
+    bar = go.Bar(
+        x=[n for _, n in rows],
+        y=[label(r) for r, _ in rows],
+        orientation="h",
+        marker_color=PALETTE[0],
+        hovertemplate="%{y}: %{x:,} triples<extra></extra>",
+    )
     return make_figure([bar], height=max(220, 22 * len(rows) + 60), xaxis=axis_spec("triples"))
 
 
@@ -103,9 +127,13 @@ def degree_distribution(rows: Sequence[tuple[int, int]]) -> go.Figure:
     pts = [(d, n) for d, n in rows if d > 0 and n > 0]
     if not pts:
         return empty_figure("No edges: the degree distribution is empty.")
-    dots = go.Scatter(x=[d for d, _ in pts], y=[n for _, n in pts], mode="markers",
-                      marker={"color": PALETTE[0], "size": 6},
-                      hovertemplate="degree %{x:,}: %{y:,} nodes<extra></extra>")
+    dots = go.Scatter(
+        x=[d for d, _ in pts],
+        y=[n for _, n in pts],
+        mode="markers",
+        marker={"color": PALETTE[0], "size": 6},
+        hovertemplate="degree %{x:,}: %{y:,} nodes<extra></extra>",
+    )
     return make_figure([dots], xaxis=axis_spec("degree (in + out)", type="log"), yaxis=axis_spec("nodes", type="log"))
 
 
@@ -114,13 +142,22 @@ def top_nodes(rows: Sequence[tuple[str, int, str]]) -> go.Figure:
     if not rows:
         return empty_figure("No nodes yet.")
     rows = list(reversed(rows))
-    bar = go.Bar(x=[d for _, d, _ in rows], y=[label(t, 48) for t, _, _ in rows], orientation="h",
-                 customdata=[h for _, _, h in rows], hovertext=[label(t) for t, _, _ in rows],
-                 marker_color=PALETTE[1], hovertemplate="%{hovertext}<br>degree %{x:,}<extra></extra>")
-    return make_figure([bar], height=max(240, 22 * len(rows) + 60), xaxis=axis_spec("degree"), yaxis=axis_spec(automargin=True))
+    bar = go.Bar(
+        x=[d for _, d, _ in rows],
+        y=[label(t, 48) for t, _, _ in rows],
+        orientation="h",
+        customdata=[h for _, _, h in rows],
+        hovertext=[label(t) for t, _, _ in rows],
+        marker_color=PALETTE[1],
+        hovertemplate="%{hovertext}<br>degree %{x:,}<extra></extra>",
+    )
+    return make_figure(
+        [bar], height=max(240, 22 * len(rows) + 60), xaxis=axis_spec("degree"), yaxis=axis_spec(automargin=True)
+    )
 
 
 # -- model errors -------------------------------------------------------------------------------
+
 
 @dataclass
 class Series:
@@ -133,23 +170,44 @@ class Series:
     hrefs: list[str] = field(default_factory=list)
 
 
-def grouped_bars(groups: Sequence[str], series: Sequence[Series], *, axis: str, value: str = "accuracy",
-                 empty: str = "No predictions to group.", percent: bool = True) -> go.Figure:
+def grouped_bars(
+    groups: Sequence[str],
+    series: Sequence[Series],
+    *,
+    axis: str,
+    value: str = "accuracy",
+    empty: str = "No predictions to group.",
+    percent: bool = True,
+) -> go.Figure:
     """Side-by-side bars: one colour per series (run), one cluster per group."""
     if not groups or not series:
         return empty_figure(empty)
     bars = []
     for i, s in enumerate(series):
         counts = s.counts or [0] * len(groups)
-        bars.append(go.Bar(
-            name=label(s.name, 40), x=[label(g) for g in groups], y=s.values,
-            customdata=s.hrefs or None, marker_color=PALETTE[i % len(PALETTE)],
-            text=[f"n={c}" for c in counts], textposition="none",
-            hovertemplate="%{x}: %{y:" + (".1%" if percent else ".3f") + "} (%{text})<extra>" + label(s.name, 40)
-            + "</extra>",
-        ))
-    return make_figure(bars, barmode="group", legend={"orientation": "h", "y": -0.25}, xaxis=axis_spec(axis),
-                       yaxis=axis_spec(value, range=[0, 1] if percent else None, tickformat=".0%" if percent else None))
+        bars.append(
+            go.Bar(
+                name=label(s.name, 40),
+                x=[label(g) for g in groups],
+                y=s.values,
+                customdata=s.hrefs or None,
+                marker_color=PALETTE[i % len(PALETTE)],
+                text=[f"n={c}" for c in counts],
+                textposition="none",
+                hovertemplate="%{x}: %{y:"
+                + (".1%" if percent else ".3f")
+                + "} (%{text})<extra>"
+                + label(s.name, 40)
+                + "</extra>",
+            )
+        )
+    return make_figure(
+        bars,
+        barmode="group",
+        legend={"orientation": "h", "y": -0.25},
+        xaxis=axis_spec(axis),
+        yaxis=axis_spec(value, range=[0, 1] if percent else None, tickformat=".0%" if percent else None),
+    )
 
 
 def position_bias(n_options: int, cells: Sequence[tuple[int, int, int, str]]) -> go.Figure:
@@ -172,12 +230,24 @@ def position_bias(n_options: int, cells: Sequence[tuple[int, int, int, str]]) ->
         total = sum(row)
         z[i] = [v / total if total else 0.0 for v in row]
     heat = go.Heatmap(
-        z=z, x=col_names, y=row_names, text=counts, texttemplate="%{text}", customdata=links,
-        colorscale="Blues", zmin=0, zmax=1, colorbar={"title": {"text": "share of row"}},
+        z=z,
+        x=col_names,
+        y=row_names,
+        text=counts,
+        texttemplate="%{text}",
+        customdata=links,
+        colorscale="Blues",
+        zmin=0,
+        zmax=1,
+        colorbar={"title": {"text": "share of row"}},
         hovertemplate="answer %{y}, chosen %{x}: %{text} (%{z:.0%} of the row)<extra></extra>",
     )
-    return make_figure([heat], height=320, xaxis=axis_spec("chosen option", side="bottom"),
-                       yaxis=axis_spec("correct option", autorange="reversed"))
+    return make_figure(
+        [heat],
+        height=320,
+        xaxis=axis_spec("chosen option", side="bottom"),
+        yaxis=axis_spec("correct option", autorange="reversed"),
+    )
 
 
 COCO_CELLS = {(k, s): COCO_LABELS[coco_category(k, s)] for k in (True, False) for s in (True, False)}
@@ -192,53 +262,109 @@ def coco_quadrants(counts: dict[tuple[bool, bool], int], hrefs: dict[tuple[bool,
     keys_rows = [True, False]
     keys_cols = [True, False]
     z = [[counts.get((r, c), 0) for c in keys_cols] for r in keys_rows]
-    text = [[f"{COCO_CELLS[(r, c)]}<br>{counts.get((r, c), 0)} ({counts.get((r, c), 0) / total:.0%})"
-             for c in keys_cols] for r in keys_rows]
+    text = [
+        [f"{COCO_CELLS[(r, c)]}<br>{counts.get((r, c), 0)} ({counts.get((r, c), 0) / total:.0%})" for c in keys_cols]
+        for r in keys_rows
+    ]
     links = [[hrefs.get((r, c), "") for c in keys_cols] for r in keys_rows]
     heat = go.Heatmap(
-        z=z, x=["solves composed", "fails composed"], y=["knows all atoms", "misses an atom"], text=text,
-        texttemplate="%{text}", customdata=links, colorscale="Oranges", showscale=False,
+        z=z,
+        x=["solves composed", "fails composed"],
+        y=["knows all atoms", "misses an atom"],
+        text=text,
+        texttemplate="%{text}",
+        customdata=links,
+        colorscale="Oranges",
+        showscale=False,
         hovertemplate="%{text}<extra></extra>",
     )
     return make_figure([heat], height=300, yaxis=axis_spec(autorange="reversed"))
 
 
-def labelled_scatter(points: Sequence[tuple[str, float, float, str]], *, x_title: str, y_title: str,
-                     fit: bool = True, unit_square: bool = True, empty: str = "Not enough runs.") -> go.Figure:
+def labelled_scatter(
+    points: Sequence[tuple[str, float, float, str]],
+    *,
+    x_title: str,
+    y_title: str,
+    fit: bool = True,
+    unit_square: bool = True,
+    empty: str = "Not enough runs.",
+) -> go.Figure:
     """One labelled point per run (name, x, y, href), with a least-squares line and Pearson r in the
     title when there are at least three points."""
     pts = [p for p in points if p[1] is not None and p[2] is not None]
     if not pts:
         return empty_figure(empty)
     xs, ys = [p[1] for p in pts], [p[2] for p in pts]
-    traces = [go.Scatter(
-        x=xs, y=ys, mode="markers+text", text=[label(p[0], 24) for p in pts], textposition="top center",
-        customdata=[p[3] for p in pts], marker={"size": 10, "color": PALETTE[0]},
-        hovertemplate="%{text}<br>" + label(x_title) + " %{x:.3f}<br>" + label(y_title) + " %{y:.3f}<extra></extra>",
-        name="runs",
-    )]
+    traces = [
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="markers+text",
+            text=[label(p[0], 24) for p in pts],
+            textposition="top center",
+            customdata=[p[3] for p in pts],
+            marker={"size": 10, "color": PALETTE[0]},
+            hovertemplate="%{text}<br>"
+            + label(x_title)
+            + " %{x:.3f}<br>"
+            + label(y_title)
+            + " %{y:.3f}<extra></extra>",
+            name="runs",
+        )
+    ]
     r = pearson(xs, ys)
     if fit and r is not None:
         n = len(xs)
         mx, my = sum(xs) / n, sum(ys) / n
         slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
         lo, hi = min(xs), max(xs)
-        traces.append(go.Scatter(x=[lo, hi], y=[my + slope * (lo - mx), my + slope * (hi - mx)], mode="lines",
-                                 line={"dash": "dash", "color": "#5b6474"}, name="least squares", hoverinfo="skip"))
+        traces.append(
+            go.Scatter(
+                x=[lo, hi],
+                y=[my + slope * (lo - mx), my + slope * (hi - mx)],
+                mode="lines",
+                line={"dash": "dash", "color": "#5b6474"},
+                name="least squares",
+                hoverinfo="skip",
+            )
+        )
     unit = [0, 1.05] if unit_square else None
-    return make_figure(traces, title=f"r = {r:.3f} (n = {len(pts)})" if r is not None else f"n = {len(pts)}",
-                       showlegend=False, xaxis=axis_spec(label(x_title), range=unit), yaxis=axis_spec(label(y_title), range=unit))
+    return make_figure(
+        traces,
+        title=f"r = {r:.3f} (n = {len(pts)})" if r is not None else f"n = {len(pts)}",
+        showlegend=False,
+        xaxis=axis_spec(label(x_title), range=unit),
+        yaxis=axis_spec(label(y_title), range=unit),
+    )
 
 
-def line_series(series: Sequence[tuple[str, list[float], list[float | None], list[str]]], *, x_title: str,
-                y_title: str = "accuracy", empty: str = "No data.") -> go.Figure:
+def line_series(
+    series: Sequence[tuple[str, list[float], list[float | None], list[str]]],
+    *,
+    x_title: str,
+    y_title: str = "accuracy",
+    empty: str = "No data.",
+) -> go.Figure:
     """Lines with markers: (name, xs, ys, hrefs) per series (ReComSBench windows)."""
     series = [s for s in series if s[1]]
     if not series:
         return empty_figure(empty)
-    lines = [go.Scatter(x=xs, y=ys, mode="lines+markers", name=label(name, 40), customdata=hrefs or None,
-                        line={"color": PALETTE[i % len(PALETTE)]},
-                        hovertemplate="%{x:.2f}: %{y:.1%}<extra>" + label(name, 40) + "</extra>")
-             for i, (name, xs, ys, hrefs) in enumerate(series)]
-    return make_figure(lines, legend={"orientation": "h", "y": -0.25}, xaxis=axis_spec(label(x_title)),
-                       yaxis=axis_spec(label(y_title), range=[0, 1], tickformat=".0%"))
+    lines = [
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines+markers",
+            name=label(name, 40),
+            customdata=hrefs or None,
+            line={"color": PALETTE[i % len(PALETTE)]},
+            hovertemplate="%{x:.2f}: %{y:.1%}<extra>" + label(name, 40) + "</extra>",
+        )
+        for i, (name, xs, ys, hrefs) in enumerate(series)
+    ]
+    return make_figure(
+        lines,
+        legend={"orientation": "h", "y": -0.25},
+        xaxis=axis_spec(label(x_title)),
+        yaxis=axis_spec(label(y_title), range=[0, 1], tickformat=".0%"),
+    )

@@ -59,16 +59,24 @@ def accuracy_by(runs: Sequence[Run], dimension: str) -> list[dict[str, Any]]:
     """[{run, group, n, ok}] per run and value of ``dimension`` (relation, kind, perturbation)."""
     column = DIMENSIONS[dimension]
     # a statement's prediction has blank facets: no question filter needed (it would cost a row read)
-    rows = (Prediction.objects.filter(run__in=runs).exclude(**{column: ""})
-            .values("run_id", column).annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True)))
-            .order_by(column, "run_id"))
+    rows = (
+        Prediction.objects.filter(run__in=runs)
+        .exclude(**{column: ""})
+        .values("run_id", column)
+        .annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True)))
+        .order_by(column, "run_id")
+    )
     return [{"run": r["run_id"], "group": r[column], "n": r["n"], "ok": r["ok"]} for r in rows]
 
 
 def position_counts(run: Run) -> list[tuple[int, int, int]]:
     """(answer index, chosen index or -1 for no answer, predictions)."""
-    rows = (Prediction.objects.filter(run=run, item_answer__isnull=False)
-            .values("item_answer", "chosen").annotate(n=Count("id")).order_by())
+    rows = (
+        Prediction.objects.filter(run=run, item_answer__isnull=False)
+        .values("item_answer", "chosen")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
     return [(r["item_answer"], -1 if r["chosen"] is None else r["chosen"], r["n"]) for r in rows]
 
 
@@ -155,9 +163,14 @@ def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
         n_app = tt + tf + ft + ff
         out[int(run_id)] = {
             "counts": {(True, True): tt, (True, False): tf, (False, True): ft, (False, False): ff},
-            "MEM": div(float(mem_ok or 0), float(n_mem or 0)), "COM": div(float(com_sum or 0), float(n_com or 0)),
-            "REA": div(tt + ft, n_app), "FAI": div(tt, tt + ft), "APP": div(tt, tt + tf),
-            "n_app": n_app, "n_mem": int(n_mem or 0), "n_com": int(n_com or 0),
+            "MEM": div(float(mem_ok or 0), float(n_mem or 0)),
+            "COM": div(float(com_sum or 0), float(n_com or 0)),
+            "REA": div(tt + ft, n_app),
+            "FAI": div(tt, tt + ft),
+            "APP": div(tt, tt + tf),
+            "n_app": n_app,
+            "n_mem": int(n_mem or 0),
+            "n_com": int(n_com or 0),
         }
     return out
 
@@ -165,12 +178,15 @@ def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
 def coco_cell_filter(run: Run, knows: bool, solves: bool) -> Q:
     """Q over Prediction: the reasoning predictions of ``run``'s application sets in one cell of
     the 2×2, read with the same SQL that counts the cell in :func:`coco_summary`."""
-    ids = RawSQL(f"SELECT id FROM ({_APPLICATION_ROWS.format(runs='%s')}) a WHERE knows = %s AND solves = %s",
-                 [run.pk, int(knows), int(solves)])
+    ids = RawSQL(
+        f"SELECT id FROM ({_APPLICATION_ROWS.format(runs='%s')}) a WHERE knows = %s AND solves = %s",
+        [run.pk, int(knows), int(solves)],
+    )
     return Q(pk__in=ids)
 
 
 # -- ReComSBench --------------------------------------------------------------------------------
+
 
 def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, list[dict[str, Any]]]:
     """Items sorted by difficulty d(Q) (ties by position) cut into ``n_buckets`` equal ranks (rank
@@ -188,9 +204,12 @@ def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, lis
     table = Prediction._meta.db_table
     groups: dict[int, list[tuple[int, int, int]]] = {}  # run -> [(d, n, ok)] in d order
     with connection.cursor() as cur:
-        cur.execute(f"SELECT run_id, item_difficulty, COUNT(*), SUM(CASE WHEN correct THEN 1 ELSE 0 END) FROM {table} "
-                    f"WHERE run_id IN ({marks}) AND item_difficulty IS NOT NULL "
-                    "GROUP BY run_id, item_difficulty ORDER BY run_id, item_difficulty", run_ids)
+        cur.execute(
+            f"SELECT run_id, item_difficulty, COUNT(*), SUM(CASE WHEN correct THEN 1 ELSE 0 END) FROM {table} "
+            f"WHERE run_id IN ({marks}) AND item_difficulty IS NOT NULL "
+            "GROUP BY run_id, item_difficulty ORDER BY run_id, item_difficulty",
+            run_ids,
+        )
         for run_id, d, n, ok in cur.fetchall():
             groups.setdefault(int(run_id), []).append((int(d), int(n), int(ok or 0)))
         pieces = {rid: _bucket_pieces(gs, n_buckets) for rid, gs in groups.items()}
@@ -201,8 +220,10 @@ def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, lis
         ordered = sorted(cuts)
         ok_first: dict[tuple[int, int, int], int] = {}  # correct answers among the first k items of d
         if ordered:
-            part = (f"SELECT %s AS i, (SELECT SUM(CASE WHEN correct THEN 1 ELSE 0 END) FROM (SELECT correct FROM {table} "
-                    "WHERE run_id = %s AND item_difficulty = %s ORDER BY position LIMIT %s) f) AS ok")
+            part = (
+                f"SELECT %s AS i, (SELECT SUM(CASE WHEN correct THEN 1 ELSE 0 END) FROM (SELECT correct FROM {table} "
+                "WHERE run_id = %s AND item_difficulty = %s ORDER BY position LIMIT %s) f) AS ok"
+            )
             cur.execute(" UNION ALL ".join([part] * len(ordered)), [x for i, c in enumerate(ordered) for x in (i, *c)])
             ok_first = {ordered[int(i)]: int(ok or 0) for i, ok in cur.fetchall()}
     out: dict[int, list[dict[str, Any]]] = {}
@@ -247,10 +268,18 @@ def sliding_windows(buckets: Sequence[Mapping[str, Any]], width: int = 3) -> lis
     """Windows of ``width`` consecutive buckets (step one bucket): mean difficulty and accuracy."""
     out = []
     for i in range(0, max(len(buckets) - width + 1, 0)):
-        part = buckets[i:i + width]
+        part = buckets[i : i + width]
         n = sum(b["n"] for b in part)
-        out.append({"window": i, "first_bucket": part[0]["bucket"], "last_bucket": part[-1]["bucket"], "n": n,
-                    "accuracy": sum(b["ok"] for b in part) / n if n else None,
-                    "mean_d": sum(b["d_sum"] for b in part) / n if n else None,
-                    "d_min": part[0]["d_min"], "d_max": part[-1]["d_max"]})
+        out.append(
+            {
+                "window": i,
+                "first_bucket": part[0]["bucket"],
+                "last_bucket": part[-1]["bucket"],
+                "n": n,
+                "accuracy": sum(b["ok"] for b in part) / n if n else None,
+                "mean_d": sum(b["d_sum"] for b in part) / n if n else None,
+                "d_min": part[0]["d_min"],
+                "d_max": part[-1]["d_max"],
+            }
+        )
     return out

@@ -19,9 +19,15 @@ def _esc(text: object, limit: int | None = None) -> str:
     return html.escape(s, quote=False)
 
 
-def _frame(traces: Sequence[go.Scatter], height: int, *, equal_aspect: bool = True,
-           annotations: Sequence[dict[str, object]] = (), x_range: list[float] | None = None,
-           y_range: list[float] | None = None) -> go.Figure:
+def _frame(
+    traces: Sequence[go.Scatter],
+    height: int,
+    *,
+    equal_aspect: bool = True,
+    annotations: Sequence[dict[str, object]] = (),
+    x_range: list[float] | None = None,
+    y_range: list[float] | None = None,
+) -> go.Figure:
     """The figure in one constructor call (plotly's update_* methods are slow: ~10 ms each)."""
     xaxis: dict[str, object] = {"visible": False}
     yaxis: dict[str, object] = {"visible": False}
@@ -31,11 +37,21 @@ def _frame(traces: Sequence[go.Scatter], height: int, *, equal_aspect: bool = Tr
         xaxis["range"] = x_range
     if y_range is not None:
         yaxis["range"] = y_range
-    return go.Figure(data=list(traces), layout={
-        "height": height, "margin": {"l": 10, "r": 10, "t": 10, "b": 10}, "showlegend": False,
-        "plot_bgcolor": "#fff", "paper_bgcolor": "#fff", "hovermode": "closest",
-        "font": {"family": "system-ui, sans-serif", "size": 11}, "annotations": list(annotations),
-        "xaxis": xaxis, "yaxis": yaxis})
+    return go.Figure(
+        data=list(traces),
+        layout={
+            "height": height,
+            "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
+            "showlegend": False,
+            "plot_bgcolor": "#fff",
+            "paper_bgcolor": "#fff",
+            "hovermode": "closest",
+            "font": {"family": "system-ui, sans-serif", "size": 11},
+            "annotations": list(annotations),
+            "xaxis": xaxis,
+            "yaxis": yaxis,
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -84,8 +100,13 @@ def radial_layout(nodes: Sequence[GraphNode]) -> dict[int, tuple[float, float]]:
 def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge]) -> go.Figure:
     """The node and its 1–2 hop neighbours; a click on a neighbour opens its page."""
     if not nodes:
-        return _frame([], 200, annotations=[{"text": "No node.", "showarrow": False, "x": 0.5, "y": 0.5,
-                                              "xref": "paper", "yref": "paper"}])
+        return _frame(
+            [],
+            200,
+            annotations=[
+                {"text": "No node.", "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper"}
+            ],
+        )
     pos = radial_layout(nodes)
     text = {n.id: n.text for n in nodes}
     ex: list[float | None] = []
@@ -102,29 +123,58 @@ def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge])
         mtext.append(f"{_esc(text[e.head], 60)}<br>—{_esc(e.relation)}→<br>{_esc(text[e.tail], 60)}")
     traces = [
         go.Scatter(x=ex, y=ey, mode="lines", line={"color": "#c5ccd8", "width": 1}, hoverinfo="skip", name="edges"),
-        go.Scatter(x=mx, y=my, mode="markers", marker={"size": 6, "color": "#c5ccd8", "symbol": "diamond"},
-                   hovertext=mtext, hoverinfo="text", name="relations"),
+        go.Scatter(
+            x=mx,
+            y=my,
+            mode="markers",
+            marker={"size": 6, "color": "#c5ccd8", "symbol": "diamond"},
+            hovertext=mtext,
+            hoverinfo="text",
+            name="relations",
+        ),
     ]
     colours = {0: "#b42318", 1: "#2f5fd0", 2: "#8fa6dd"}
     sizes = {0: 18, 1: 12, 2: 8}
     ordered = sorted(nodes, key=lambda n: -n.hop)  # the centre is drawn last, on top
-    traces.append(go.Scatter(
-        x=[pos[n.id][0] for n in ordered], y=[pos[n.id][1] for n in ordered], mode="markers+text",
-        text=[_esc(n.text, 28) if n.hop < 2 else "" for n in ordered], textposition="top center",
-        hovertext=[_esc(n.text) for n in ordered], hoverinfo="text", customdata=[n.href for n in ordered],
-        marker={"size": [sizes[n.hop] for n in ordered], "color": [colours[n.hop] for n in ordered]}, name="nodes",
-    ))
+    traces.append(
+        go.Scatter(
+            x=[pos[n.id][0] for n in ordered],
+            y=[pos[n.id][1] for n in ordered],
+            mode="markers+text",
+            text=[_esc(n.text, 28) if n.hop < 2 else "" for n in ordered],
+            textposition="top center",
+            hovertext=[_esc(n.text) for n in ordered],
+            hoverinfo="text",
+            customdata=[n.href for n in ordered],
+            marker={"size": [sizes[n.hop] for n in ordered], "color": [colours[n.hop] for n in ordered]},
+            name="nodes",
+        )
+    )
     return _frame(traces, 520)
 
 
-def query_structure_figure(chain: Sequence[tuple[str, str, str]], answers: Sequence[str] = (),
-                           anchors: Sequence[str] = ()) -> go.Figure:
+def query_structure_figure(
+    chain: Sequence[tuple[str, str, str]], answers: Sequence[str] = (), anchors: Sequence[str] = ()
+) -> go.Figure:
     """The golden chain as a left-to-right DAG: anchors on the left, the answer on the right, each
     edge labelled with its relation. Nodes are laid out by longest path from a source."""
     if not chain:
-        return _frame([], 160, equal_aspect=False, annotations=[{
-            "text": "No golden chain stored for this question.", "showarrow": False, "x": 0.5, "y": 0.5,
-            "xref": "paper", "yref": "paper", "font": {"color": "#5b6474"}}])
+        return _frame(
+            [],
+            160,
+            equal_aspect=False,
+            annotations=[
+                {
+                    "text": "No golden chain stored for this question.",
+                    "showarrow": False,
+                    "x": 0.5,
+                    "y": 0.5,
+                    "xref": "paper",
+                    "yref": "paper",
+                    "font": {"color": "#5b6474"},
+                }
+            ],
+        )
     nodes: list[str] = []
     for h, _, t in chain:
         for x in (h, t):
@@ -145,11 +195,36 @@ def query_structure_figure(chain: Sequence[tuple[str, str, str]], answers: Seque
     notes: list[dict[str, object]] = []
     for h, r, t in chain:
         (x0, y0), (x1, y1) = pos[h], pos[t]
-        notes.append({"x": x1, "y": y1, "ax": x0, "ay": y0, "xref": "x", "yref": "y", "axref": "x", "ayref": "y",
-                      "showarrow": True, "arrowhead": 2, "arrowsize": 1.2, "arrowcolor": "#8a93a3", "standoff": 10,
-                      "startstandoff": 10, "text": ""})
-        notes.append({"x": (x0 + x1) / 2, "y": (y0 + y1) / 2, "text": _esc(r), "showarrow": False,
-                      "font": {"size": 11, "color": "#2f5fd0"}, "bgcolor": "#fff", "yshift": 8})
+        notes.append(
+            {
+                "x": x1,
+                "y": y1,
+                "ax": x0,
+                "ay": y0,
+                "xref": "x",
+                "yref": "y",
+                "axref": "x",
+                "ayref": "y",
+                "showarrow": True,
+                "arrowhead": 2,
+                "arrowsize": 1.2,
+                "arrowcolor": "#8a93a3",
+                "standoff": 10,
+                "startstandoff": 10,
+                "text": "",
+            }
+        )
+        notes.append(
+            {
+                "x": (x0 + x1) / 2,
+                "y": (y0 + y1) / 2,
+                "text": _esc(r),
+                "showarrow": False,
+                "font": {"size": 11, "color": "#2f5fd0"},
+                "bgcolor": "#fff",
+                "yshift": 8,
+            }
+        )
 
     def role(n: str) -> str:
         if n in answer_set or depth[n] == max(depth.values()):
@@ -160,11 +235,22 @@ def query_structure_figure(chain: Sequence[tuple[str, str, str]], answers: Seque
 
     colours = {"anchor": "#1d2330", "variable": "#d9822b", "answer": "#1f7a3a"}
     pts = go.Scatter(
-        x=[pos[n][0] for n in nodes], y=[pos[n][1] for n in nodes], mode="markers+text",
-        text=[_esc(n, 36) for n in nodes], textposition="bottom center", hovertext=[_esc(n) for n in nodes],
-        hoverinfo="text", marker={"size": 14, "color": [colours[role(n)] for n in nodes]},
+        x=[pos[n][0] for n in nodes],
+        y=[pos[n][1] for n in nodes],
+        mode="markers+text",
+        text=[_esc(n, 36) for n in nodes],
+        textposition="bottom center",
+        hovertext=[_esc(n) for n in nodes],
+        hoverinfo="text",
+        marker={"size": 14, "color": [colours[role(n)] for n in nodes]},
         customdata=[role(n) for n in nodes],
     )
     widest = max(len(v) for v in by_depth.values())
-    return _frame([pts], 120 + 70 * widest, equal_aspect=False, annotations=notes,
-                  x_range=[-1.2, 2.0 * max(depth.values()) + 1.2], y_range=[-0.5 - widest / 2, 0.8 + widest / 2])
+    return _frame(
+        [pts],
+        120 + 70 * widest,
+        equal_aspect=False,
+        annotations=notes,
+        x_range=[-1.2, 2.0 * max(depth.values()) + 1.2],
+        y_range=[-0.5 - widest / 2, 0.8 + widest / 2],
+    )

@@ -48,8 +48,10 @@ def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]
         # for "PersonX" or the graph-id token, hundreds of thousands - which cost 4x this query.
         # Only the first RANK_POOL matches are ordered: a word found in half the graph would
         # otherwise sort hundreds of thousands of rows for 50 results.
-        sql = (f"WITH m AS (SELECT rowid AS id FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s) "
-               "SELECT n.id, n.text FROM m JOIN knowledge_node n ON n.id = m.id ORDER BY length(n.text), n.id LIMIT %s")
+        sql = (
+            f"WITH m AS (SELECT rowid AS id FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT %s) "
+            "SELECT n.id, n.text FROM m JOIN knowledge_node n ON n.id = m.id ORDER BY length(n.text), n.id LIMIT %s"
+        )
         with connection.cursor() as cur:
             cur.execute(sql, [fts_match_expression(graph.pk, terms), RANK_POOL, limit])
             return [{"id": i, "text": t} for i, t in cur.fetchall()]
@@ -57,8 +59,10 @@ def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]
         # ILIKE, which the trigram index serves (Django's icontains is UPPER(text) LIKE, which it
         # does not); the pool's LIMIT without an order lets PostgreSQL stop at RANK_POOL matches.
         likes = " AND ".join(["text ILIKE %s"] * len(terms))
-        sql = (f"SELECT id, text FROM knowledge_node WHERE id IN (SELECT id FROM knowledge_node "
-               f"WHERE graph_id = %s AND {likes} LIMIT %s) ORDER BY length(text), id LIMIT %s")
+        sql = (
+            f"SELECT id, text FROM knowledge_node WHERE id IN (SELECT id FROM knowledge_node "
+            f"WHERE graph_id = %s AND {likes} LIMIT %s) ORDER BY length(text), id LIMIT %s"
+        )
         with connection.cursor() as cur:
             cur.execute(sql, [graph.pk, *(f"%{like_escape(t)}%" for t in terms), RANK_POOL, limit])
             return [{"id": i, "text": t} for i, t in cur.fetchall()]
@@ -76,6 +80,7 @@ def like_escape(term: str) -> str:
 
 # -- one node -------------------------------------------------------------------------------------
 
+
 @dataclass
 class RelationGroup:
     relation: str
@@ -92,14 +97,18 @@ def node_relation_counts(node: Node) -> list[dict[str, Any]]:
     """[{direction, relation, relation_id, n}] for both directions, in one query: two GROUP BYs
     counted inside the (head|tail, relation, …) indexes, relation names joined afterwards (joining
     first would look up the relation of each of a hub's edges)."""
-    sql = ("SELECT c.d, r.name, c.relation_id, c.n FROM ("
-           "SELECT 'out' AS d, relation_id, COUNT(*) AS n FROM knowledge_triple WHERE head_id = %s GROUP BY relation_id "
-           "UNION ALL "
-           "SELECT 'in' AS d, relation_id, COUNT(*) AS n FROM knowledge_triple WHERE tail_id = %s GROUP BY relation_id"
-           ") c JOIN knowledge_relation r ON r.id = c.relation_id")
+    sql = (
+        "SELECT c.d, r.name, c.relation_id, c.n FROM ("
+        "SELECT 'out' AS d, relation_id, COUNT(*) AS n FROM knowledge_triple WHERE head_id = %s GROUP BY relation_id "
+        "UNION ALL "
+        "SELECT 'in' AS d, relation_id, COUNT(*) AS n FROM knowledge_triple WHERE tail_id = %s GROUP BY relation_id"
+        ") c JOIN knowledge_relation r ON r.id = c.relation_id"
+    )
     with connection.cursor() as cur:
         cur.execute(sql, [node.pk, node.pk])
-        return [{"direction": d, "relation": name, "relation_id": rid, "n": int(n)} for d, name, rid, n in cur.fetchall()]
+        return [
+            {"direction": d, "relation": name, "relation_id": rid, "n": int(n)} for d, name, rid, n in cur.fetchall()
+        ]
 
 
 _END = {"out": "head_id", "in": "tail_id"}
@@ -112,8 +121,10 @@ def _capped_edges(node: Node, counts: list[dict[str, Any]], per_relation: int) -
     NULLS LAST, id) indexes, so a hub's tens of thousands of edges are never sorted."""
     parts, params = [], []
     for i, c in enumerate(counts):
-        parts.append(f"SELECT id FROM (SELECT id FROM knowledge_triple WHERE {_END[c['direction']]} = %s "
-                     f"AND relation_id = %s ORDER BY plausibility DESC NULLS LAST, id LIMIT %s) AS e{i}")
+        parts.append(
+            f"SELECT id FROM (SELECT id FROM knowledge_triple WHERE {_END[c['direction']]} = %s "
+            f"AND relation_id = %s ORDER BY plausibility DESC NULLS LAST, id LIMIT %s) AS e{i}"
+        )
         params += [node.pk, c["relation_id"], per_relation]
     if not parts:
         return []
@@ -137,12 +148,15 @@ def node_edge_groups(node: Node, *, per_relation: int = 15) -> dict[str, list[Re
     groups: dict[str, list[RelationGroup]] = {"out": [], "in": []}
     for c in sorted(counts, key=lambda c: (c["direction"], c["relation"])):
         key = (c["direction"], c["relation"])
-        groups[c["direction"]].append(RelationGroup(c["relation"], c["direction"], c["n"], by_group.get(key, [])[:per_relation]))
+        groups[c["direction"]].append(
+            RelationGroup(c["relation"], c["direction"], c["n"], by_group.get(key, [])[:per_relation])
+        )
     return groups
 
 
-def node_neighbourhood(node: Node, groups: dict[str, list[RelationGroup]], *, hops: int = 1,
-                       max_hop1: int = 24, max_hop2: int = 36) -> tuple[list[GraphNode], list[GraphEdge]]:
+def node_neighbourhood(
+    node: Node, groups: dict[str, list[RelationGroup]], *, hops: int = 1, max_hop1: int = 24, max_hop2: int = 36
+) -> tuple[list[GraphNode], list[GraphEdge]]:
     """Nodes and edges around ``node``: hop 1 from the (already capped) edge groups, hop 2 from one
     capped query. Returns ids and texts; hrefs are added by the view."""
     nodes: dict[int, GraphNode] = {node.pk: GraphNode(node.pk, node.text, 0)}
@@ -159,9 +173,12 @@ def node_neighbourhood(node: Node, groups: dict[str, list[RelationGroup]], *, ho
     if hops >= 2:
         hop1 = [n.id for n in nodes.values() if n.hop == 1]
         if hop1:
-            rows = (Triple.objects.filter(Q(head_id__in=hop1) | Q(tail_id__in=hop1))
-                    .exclude(head_id=node.pk).exclude(tail_id=node.pk)
-                    .values_list("head_id", "head__text", "relation__name", "tail_id", "tail__text")[: max_hop2 * 4])
+            rows = (
+                Triple.objects.filter(Q(head_id__in=hop1) | Q(tail_id__in=hop1))
+                .exclude(head_id=node.pk)
+                .exclude(tail_id=node.pk)
+                .values_list("head_id", "head__text", "relation__name", "tail_id", "tail__text")[: max_hop2 * 4]
+            )
             added = 0
             hop1_set = set(hop1)
             for h, htext, rel, t, ttext in rows:
@@ -183,8 +200,13 @@ _DEGREES = """SELECT node_id, COUNT(*) AS deg FROM (
 
 
 def graph_relation_distribution(graph: Graph) -> list[tuple[str, int]]:
-    rows = (Triple.objects.filter(graph=graph).values("relation_id").annotate(n=Count("id"))
-            .values_list("relation__name", "n").order_by("-n"))
+    rows = (
+        Triple.objects.filter(graph=graph)
+        .values("relation_id")
+        .annotate(n=Count("id"))
+        .values_list("relation__name", "n")
+        .order_by("-n")
+    )
     return list(rows)
 
 
@@ -201,8 +223,11 @@ def graph_degree_histogram(graph: Graph) -> list[tuple[int, int]]:
 
 def graph_top_nodes(graph: Graph, *, limit: int = 20) -> list[tuple[int, str, int]]:
     with connection.cursor() as cur:
-        cur.execute(f"SELECT d.node_id, n.text, d.deg FROM ({_DEGREES}) d JOIN knowledge_node n ON n.id = d.node_id "
-                    "ORDER BY d.deg DESC, d.node_id LIMIT %s", [graph.pk, graph.pk, limit])
+        cur.execute(
+            f"SELECT d.node_id, n.text, d.deg FROM ({_DEGREES}) d JOIN knowledge_node n ON n.id = d.node_id "
+            "ORDER BY d.deg DESC, d.node_id LIMIT %s",
+            [graph.pk, graph.pk, limit],
+        )
         return [(int(i), t, int(d)) for i, t, d in cur.fetchall()]
 
 
@@ -212,12 +237,18 @@ def graph_overview(graph: Graph) -> dict[str, Any]:
     cached under the graph's current size (any import changes the key)."""
     if stats_current(graph):
         s = graph.stats
-        return {"relations": [(r, int(n)) for r, n in s["relations"]], "degrees": [(int(d), int(n)) for d, n in s["degrees"]],
-                "top": [(int(i), t, int(d)) for i, t, d in s["top"]]}
+        return {
+            "relations": [(r, int(n)) for r, n in s["relations"]],
+            "degrees": [(int(d), int(n)) for d, n in s["degrees"]],
+            "top": [(int(i), t, int(d)) for i, t, d in s["top"]],
+        }
     key = f"explorer:overview:{graph.pk}:{graph.triple_count}:{graph.node_count}"
     data = cache.get(key)
     if data is None:
-        data = {"relations": graph_relation_distribution(graph), "degrees": graph_degree_histogram(graph),
-                "top": graph_top_nodes(graph)}
+        data = {
+            "relations": graph_relation_distribution(graph),
+            "degrees": graph_degree_histogram(graph),
+            "top": graph_top_nodes(graph),
+        }
         cache.set(key, data, 24 * 3600)
     return data

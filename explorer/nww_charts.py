@@ -18,8 +18,9 @@ def level_curve(m: float, n: int = 60) -> tuple[list[float], list[float]]:
     return xs, [m * m / x for x in xs]
 
 
-def consensus_awareness(points: Sequence[tuple[str, float | None, float | None, str, str]],
-                        levels: Sequence[float] = LEVELS) -> go.Figure:
+def consensus_awareness(
+    points: Sequence[tuple[str, float | None, float | None, str, str]], levels: Sequence[float] = LEVELS
+) -> go.Figure:
     """NWW Fig. 2B: one point per model (name, consensus, awareness, href, group) with the
     iso-commonsensicality curves sqrt(C·A) = level. ``group`` separates runs from stored answers."""
     pts = [p for p in points if p[1] is not None and p[2] is not None]
@@ -28,23 +29,51 @@ def consensus_awareness(points: Sequence[tuple[str, float | None, float | None, 
     traces, notes = [], []
     for m in levels:
         xs, ys = level_curve(m)
-        traces.append(go.Scatter(x=xs, y=ys, mode="lines", line={"dash": "dot", "color": "#b9c0cc", "width": 1},
-                                 name=f"M = {m:.0%}", hoverinfo="skip", showlegend=False))
-        notes.append({"x": 1.0, "y": m * m, "text": f"M={m:.0%}", "showarrow": False, "xanchor": "left",
-                      "font": {"size": 10, "color": "#8a93a3"}})
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                line={"dash": "dot", "color": "#b9c0cc", "width": 1},
+                name=f"M = {m:.0%}",
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        notes.append(
+            {
+                "x": 1.0,
+                "y": m * m,
+                "text": f"M={m:.0%}",
+                "showarrow": False,
+                "xanchor": "left",
+                "font": {"size": 10, "color": "#8a93a3"},
+            }
+        )
     groups = list(dict.fromkeys(p[4] for p in pts))
     for i, g in enumerate(groups):
         sub = [p for p in pts if p[4] == g]
-        traces.append(go.Scatter(
-            x=[p[1] for p in sub], y=[p[2] for p in sub], mode="markers", name=label(g),
-            text=[label(p[0], 40) for p in sub], customdata=[p[3] for p in sub],
-            marker={"size": 9, "color": PALETTE[i % len(PALETTE)], "symbol": "circle" if i == 0 else "diamond"},
-            hovertemplate="%{text}<br>consensus %{x:.1%}<br>awareness %{y:.1%}<extra></extra>",
-        ))
+        traces.append(
+            go.Scatter(
+                x=[p[1] for p in sub],
+                y=[p[2] for p in sub],
+                mode="markers",
+                name=label(g),
+                text=[label(p[0], 40) for p in sub],
+                customdata=[p[3] for p in sub],
+                marker={"size": 9, "color": PALETTE[i % len(PALETTE)], "symbol": "circle" if i == 0 else "diamond"},
+                hovertemplate="%{text}<br>consensus %{x:.1%}<br>awareness %{y:.1%}<extra></extra>",
+            )
+        )
     lo = min(min(p[1] for p in pts), min(p[2] for p in pts), 0.5) - 0.05
-    return make_figure(traces, legend={"orientation": "h", "y": -0.2}, height=420, annotations=notes,
-                       xaxis=axis_spec("consensus C", range=[max(lo, 0), 1.02], tickformat=".0%"),
-                       yaxis=axis_spec("awareness A", range=[max(lo, 0), 1.02], tickformat=".0%"))
+    return make_figure(
+        traces,
+        legend={"orientation": "h", "y": -0.2},
+        height=420,
+        annotations=notes,
+        xaxis=axis_spec("consensus C", range=[max(lo, 0), 1.02], tickformat=".0%"),
+        yaxis=axis_spec("awareness A", range=[max(lo, 0), 1.02], tickformat=".0%"),
+    )
 
 
 def model_in_human_distribution(human: Sequence[float], models: Sequence[tuple[str, float]]) -> go.Figure:
@@ -52,15 +81,28 @@ def model_in_human_distribution(human: Sequence[float], models: Sequence[tuple[s
     each model's M as a vertical line, labelled with the share of humans it beats."""
     if not human:
         return empty_figure("No human rater scores yet: they come from a survey campaign's answers.")
-    hist = go.Histogram(x=list(human), nbinsx=30, marker_color="#c5ccd8", name="human raters",
-                        hovertemplate="M %{x}: %{y} raters<extra></extra>")
-    fig = make_figure([hist], showlegend=False, xaxis=axis_spec("commonsensicality M", range=[0, 1], tickformat=".0%"),
-                      yaxis=axis_spec("human raters"))
+    hist = go.Histogram(
+        x=list(human),
+        nbinsx=30,
+        marker_color="#c5ccd8",
+        name="human raters",
+        hovertemplate="M %{x}: %{y} raters<extra></extra>",
+    )
+    fig = make_figure(
+        [hist],
+        showlegend=False,
+        xaxis=axis_spec("commonsensicality M", range=[0, 1], tickformat=".0%"),
+        yaxis=axis_spec("human raters"),
+    )
     for i, (name, m) in enumerate(models):
         wins = sum(1 for h in human if m > h) / len(human)
-        fig.add_vline(x=m, line={"color": PALETTE[i % len(PALETTE)], "width": 2},
-                      annotation_text=f"{label(name, 24)} beats {wins:.0%}", annotation_textangle=-90,
-                      annotation_font_size=10)
+        fig.add_vline(
+            x=m,
+            line={"color": PALETTE[i % len(PALETTE)], "width": 2},
+            annotation_text=f"{label(name, 24)} beats {wins:.0%}",
+            annotation_textangle=-90,
+            annotation_font_size=10,
+        )
     return fig
 
 
@@ -72,10 +114,18 @@ def silicon_vs_human(points: Sequence[tuple[float, float, str]], *, human_axis: 
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     r = pearson(xs, ys)
     dots = {  # thousands of points: a plain trace, not validated element by element (test_charts pins it)
-        "type": "scattergl", "x": xs, "y": ys, "mode": "markers", "customdata": [p[2] for p in points],
+        "type": "scattergl",
+        "x": xs,
+        "y": ys,
+        "mode": "markers",
+        "customdata": [p[2] for p in points],
         "marker": {"size": 5, "color": PALETTE[0], "opacity": 0.45},
         "hovertemplate": "P(yes) %{x:.2f}<br>" + label(human_axis) + " %{y:.2f}<extra></extra>",
     }
-    return make_figure([dots], title=(f"r = {r:.3f}" if r is not None else "r undefined") + f" (n = {len(points)})",
-                       xaxis=axis_spec("model P(yes), question (a)", range=[-0.02, 1.02]),
-                       yaxis=axis_spec(label(human_axis), range=[-0.05, 1.05]), validate=False)
+    return make_figure(
+        [dots],
+        title=(f"r = {r:.3f}" if r is not None else "r undefined") + f" (n = {len(points)})",
+        xaxis=axis_spec("model P(yes), question (a)", range=[-0.02, 1.02]),
+        yaxis=axis_spec(label(human_axis), range=[-0.05, 1.05]),
+        validate=False,
+    )

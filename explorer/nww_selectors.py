@@ -19,16 +19,20 @@ NWW = ("consensus", "awareness", "commonsensicality")
 def nww_run_scores(runs: Sequence[Run]) -> dict[int, dict[str, float | None]]:
     """The runs' stored overall NWW scores (computed by the runs app when a run ends). One query."""
     out: dict[int, dict[str, float | None]] = {r.pk: {} for r in runs}
-    for run_id, name, value in RunMetric.objects.filter(run__in=runs, scope="overall", name__in=NWW) \
-            .values_list("run_id", "name", "value"):
+    for run_id, name, value in RunMetric.objects.filter(run__in=runs, scope="overall", name__in=NWW).values_list(
+        "run_id", "name", "value"
+    ):
         out[run_id][name] = value
     return out
 
 
 def nww_feature_scores(runs: Sequence[Run]) -> list[tuple[int, str, str, float | None, int]]:
     """(run, feature, pole, commonsensicality, n) from the runs' ``feature:<name>=<pole>`` scopes."""
-    rows = (RunMetric.objects.filter(run__in=runs, name="commonsensicality", scope__startswith="feature:")
-            .values_list("run_id", "scope", "value", "n").order_by("scope", "run_id"))
+    rows = (
+        RunMetric.objects.filter(run__in=runs, name="commonsensicality", scope__startswith="feature:")
+        .values_list("run_id", "scope", "value", "n")
+        .order_by("scope", "run_id")
+    )
     out = []
     for run_id, scope, value, n in rows:
         feature, _, pole = scope.removeprefix("feature:").partition("=")
@@ -45,9 +49,14 @@ def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None,
     agg: dict[str, Any] = {"n": Count("id", filter=Q(human_majority__isnull=False))}
     for i, m in enumerate(models):
         for q in ("q1", "q2"):
-            agg[f"m{i}_{q}_n"] = Count("id", filter=Q(human_majority__isnull=False) & Q(**{f"model_answers__{m}__{q}__isnull": False}))
-            agg[f"m{i}_{q}_hit"] = Count("id", filter=(Q(human_majority=1) & Q(**{f"model_answers__{m}__{q}": 1}))
-                                         | (Q(human_majority=0) & Q(**{f"model_answers__{m}__{q}": 0})))
+            agg[f"m{i}_{q}_n"] = Count(
+                "id", filter=Q(human_majority__isnull=False) & Q(**{f"model_answers__{m}__{q}__isnull": False})
+            )
+            agg[f"m{i}_{q}_hit"] = Count(
+                "id",
+                filter=(Q(human_majority=1) & Q(**{f"model_answers__{m}__{q}": 1}))
+                | (Q(human_majority=0) & Q(**{f"model_answers__{m}__{q}": 0})),
+            )
     row = Statement.objects.filter(statement_set=sset).aggregate(**agg)
     out = []
     for i, m in enumerate(models):
@@ -59,10 +68,13 @@ def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None,
 
 def silicon_points(run: Run, limit: int = 5000) -> list[tuple[int, float, int]]:
     """(statement id, model P(yes) to "do you agree", human majority 0/1) per statement."""
-    rows = (Prediction.objects.filter(run=run, statement__isnull=False, statement__human_majority__isnull=False)
-            .annotate(p=Cast(KeyTextTransform("p_yes_q1", "extra"), output_field=FloatField()))
-            .exclude(p__isnull=True).values_list("statement_id", "p", "statement__human_majority")
-            .order_by("position")[:limit])
+    rows = (
+        Prediction.objects.filter(run=run, statement__isnull=False, statement__human_majority__isnull=False)
+        .annotate(p=Cast(KeyTextTransform("p_yes_q1", "extra"), output_field=FloatField()))
+        .exclude(p__isnull=True)
+        .values_list("statement_id", "p", "statement__human_majority")
+        .order_by("position")[:limit]
+    )
     return [(s, float(p), int(h)) for s, p, h in rows]
 
 

@@ -85,8 +85,9 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def render_with_panels(request: HttpRequest, template: str, context: dict[str, Any], panels: Sequence[Panel],
-                       *, stem: str) -> HttpResponse:
+def render_with_panels(
+    request: HttpRequest, template: str, context: dict[str, Any], panels: Sequence[Panel], *, stem: str
+) -> HttpResponse:
     """Render the page, or, with ``?csv=<key>``, the CSV of that panel (404 for an unknown key)."""
     wanted = request.GET.get("csv")
     if wanted:

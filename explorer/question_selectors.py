@@ -37,8 +37,12 @@ class QuestionFilters:
 
     @classmethod
     def from_query(cls, params: Any) -> QuestionFilters:
-        return cls(**{k: (params.get(k) or "").strip()[:100] for k in ("set", "kind", "relation", "answers",
-                                                                       "validation", "q")})
+        return cls(
+            **{
+                k: (params.get(k) or "").strip()[:100]
+                for k in ("set", "kind", "relation", "answers", "validation", "q")
+            }
+        )
 
     def active(self) -> dict[str, str]:
         return {k: v for k, v in self.__dict__.items() if v}
@@ -95,8 +99,12 @@ def question_group(q: Question) -> list[Question]:
     """The other questions of its group (a CoCo set's atomic / reasoning questions, a RICA axiom)."""
     if not q.group:
         return []
-    return list(Question.objects.filter(question_set_id=q.question_set_id, group=q.group).exclude(pk=q.pk)
-                .order_by("position").only("id", "position", "stem", "role", "structure", "question_set_id"))
+    return list(
+        Question.objects.filter(question_set_id=q.question_set_id, group=q.group)
+        .exclude(pk=q.pk)
+        .order_by("position")
+        .only("id", "position", "stem", "role", "structure", "question_set_id")
+    )
 
 
 def question_predictions(q: Question) -> list[Any]:

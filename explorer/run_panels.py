@@ -37,18 +37,22 @@ def _items_base(run_id: int, script_prefix: str) -> str:
     return reverse("explorer:run_items", args=[run_id])
 
 
-def series_for(runs: Sequence[Run], rows: Sequence[dict[str, object]], param: str) -> tuple[list[str], list[charts.Series]]:
+def series_for(
+    runs: Sequence[Run], rows: Sequence[dict[str, object]], param: str
+) -> tuple[list[str], list[charts.Series]]:
     """Turn [{run, group, n, ok}] into the shared group axis and one Series per run."""
     groups = sorted({str(r["group"]) for r in rows})
     series = []
     for run in runs:
         mine = {str(r["group"]): r for r in rows if r["run"] == run.pk}
-        series.append(charts.Series(
-            run_label(run),
-            [(mine[g]["ok"] / mine[g]["n"]) if g in mine and mine[g]["n"] else None for g in groups],  # type: ignore[operator]
-            [int(mine[g]["n"]) if g in mine else 0 for g in groups],  # type: ignore[call-overload]
-            [items_href(run, **{param: g}) for g in groups],
-        ))
+        series.append(
+            charts.Series(
+                run_label(run),
+                [(mine[g]["ok"] / mine[g]["n"]) if g in mine and mine[g]["n"] else None for g in groups],  # type: ignore[operator]
+                [int(mine[g]["n"]) if g in mine else 0 for g in groups],  # type: ignore[call-overload]
+                [items_href(run, **{param: g}) for g in groups],
+            )
+        )
     return groups, series
 
 
@@ -57,15 +61,32 @@ def run_label(run: Run) -> str:
     return f"#{run.pk} {run.backend}{':' + model if model else ''} {run.scoring}".strip()
 
 
-def accuracy_panel(key: str, title: str, runs: Sequence[Run], rows: Sequence[dict[str, object]], param: str,
-                   axis: str) -> Panel:
+def accuracy_panel(
+    key: str, title: str, runs: Sequence[Run], rows: Sequence[dict[str, object]], param: str, axis: str
+) -> Panel:
     groups, series = series_for(runs, rows, param)
-    table = [(run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)  # type: ignore[operator]
-             for run in runs for g in groups for r in rows if r["run"] == run.pk and str(r["group"]) == g]
-    links = [items_href(run, **{param: g}) for run in runs for g in groups for r in rows
-             if r["run"] == run.pk and str(r["group"]) == g]
-    return Panel(key, title, charts.grouped_bars(groups, series, axis=axis), ["run", axis, "n", "correct", "accuracy"],
-                 table, links=links)
+    table = [
+        (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)  # type: ignore[operator]
+        for run in runs
+        for g in groups
+        for r in rows
+        if r["run"] == run.pk and str(r["group"]) == g
+    ]
+    links = [
+        items_href(run, **{param: g})
+        for run in runs
+        for g in groups
+        for r in rows
+        if r["run"] == run.pk and str(r["group"]) == g
+    ]
+    return Panel(
+        key,
+        title,
+        charts.grouped_bars(groups, series, axis=axis),
+        ["run", axis, "n", "correct", "accuracy"],
+        table,
+        links=links,
+    )
 
 
 def _pct(x: float | None) -> float | None:
@@ -80,48 +101,76 @@ def _wanted(only: str) -> Callable[..., bool]:
 def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     runs, want, panels = [run], _wanted(only), []
     if want("by-relation"):
-        panels.append(accuracy_panel("by-relation", "Accuracy by relation", runs, ra.accuracy_by(runs, "relation"),
-                                     "relation", "relation"))
+        panels.append(
+            accuracy_panel(
+                "by-relation", "Accuracy by relation", runs, ra.accuracy_by(runs, "relation"), "relation", "relation"
+            )
+        )
     if want("by-kind"):
-        panels.append(accuracy_panel("by-kind", "Accuracy by query kind", runs, ra.accuracy_by(runs, "kind"), "kind", "kind"))
+        panels.append(
+            accuracy_panel("by-kind", "Accuracy by query kind", runs, ra.accuracy_by(runs, "kind"), "kind", "kind")
+        )
     if want("position-bias"):
         cells = ra.position_counts(run)
         n_opt = ra.max_options(run) if cells else 0
         links = [items_href(run, answer=a, chosen="none" if c == -1 else c) for a, c, _ in cells]
-        panels.append(Panel(
-            "position-bias", "Position bias: correct option × chosen option",
-            charts.position_bias(n_opt, [(a, c, n, h) for (a, c, n), h in zip(cells, links, strict=True)]),
-            ["correct option", "chosen option", "predictions"],
-            [(chr(65 + a), "none" if c == -1 else chr(65 + c), n) for a, c, n in cells], links=links,
-            note="Rows: where the correct answer was; columns: what the model chose. A strong column is a position preference."))
+        panels.append(
+            Panel(
+                "position-bias",
+                "Position bias: correct option × chosen option",
+                charts.position_bias(n_opt, [(a, c, n, h) for (a, c, n), h in zip(cells, links, strict=True)]),
+                ["correct option", "chosen option", "predictions"],
+                [(chr(65 + a), "none" if c == -1 else chr(65 + c), n) for a, c, n in cells],
+                links=links,
+                note="Rows: where the correct answer was; columns: what the model chose. A strong column is a position preference.",
+            )
+        )
     coco = ra.coco_summary(runs).get(run.pk) if want("coco") else None
     if coco and coco["n_app"]:
         panels.append(coco_quadrant_panel(run, coco))
     pert = ra.accuracy_by(runs, "perturbation") if want("rica") else []
     if pert:
-        panels.append(accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation"))
+        panels.append(
+            accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation")
+        )
     windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
     if windows:
         panels.append(windows_panel(runs, {run.pk: windows}))
     if want("by-agreement"):
         levels = sources.agreement_levels_for_run(run)
-        panels.append(accuracy_panel(
-            "by-agreement", "Accuracy by human agreement level", runs, levels, "agreement", "agreement level")
-            if levels else Panel("by-agreement", "Accuracy by human agreement level",
-                                 charts.empty_figure(sources.AGREEMENT_PENDING), ["agreement level", "n", "accuracy"], [],
-                                 note=sources.AGREEMENT_PENDING))
+        panels.append(
+            accuracy_panel(
+                "by-agreement", "Accuracy by human agreement level", runs, levels, "agreement", "agreement level"
+            )
+            if levels
+            else Panel(
+                "by-agreement",
+                "Accuracy by human agreement level",
+                charts.empty_figure(sources.AGREEMENT_PENDING),
+                ["agreement level", "n", "accuracy"],
+                [],
+                note=sources.AGREEMENT_PENDING,
+            )
+        )
     return panels
 
 
 def coco_quadrant_panel(run: Run, coco: dict[str, object]) -> Panel:
     counts: dict[tuple[bool, bool], int] = coco["counts"]  # type: ignore[assignment]
     hrefs = {k: items_href(run, coco=f"{int(k[0])},{int(k[1])}") for k in counts}
-    rows = [(COCO_LABELS[coco_category(*k)], "yes" if k[0] else "no", "yes" if k[1] else "no", n) for k, n in counts.items()]
-    return Panel("coco", "CoCo application sets: knows the atomic facts × solves the composed question",
-                 charts.coco_quadrants(counts, hrefs), ["category", "knows all atoms", "solves composed", "sets"],
-                 rows, links=[hrefs[k] for k in counts],
-                 note=f"REA {_fmt(coco['REA'])} · FAI {_fmt(coco['FAI'])} · APP {_fmt(coco['APP'])} (pooled over "
-                      f"{coco['n_app']} application sets)")
+    rows = [
+        (COCO_LABELS[coco_category(*k)], "yes" if k[0] else "no", "yes" if k[1] else "no", n) for k, n in counts.items()
+    ]
+    return Panel(
+        "coco",
+        "CoCo application sets: knows the atomic facts × solves the composed question",
+        charts.coco_quadrants(counts, hrefs),
+        ["category", "knows all atoms", "solves composed", "sets"],
+        rows,
+        links=[hrefs[k] for k in counts],
+        note=f"REA {_fmt(coco['REA'])} · FAI {_fmt(coco['FAI'])} · APP {_fmt(coco['APP'])} (pooled over "
+        f"{coco['n_app']} application sets)",
+    )
 
 
 def _fmt(x: object) -> str:
@@ -134,12 +183,19 @@ def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]
         wins = es.sliding_windows(buckets.get(run.pk, []))  # type: ignore[arg-type]
         hrefs = [items_href(run, d_min=w["d_min"], d_max=w["d_max"]) for w in wins]
         series.append((run_label(run), [w["mean_d"] for w in wins], [w["accuracy"] for w in wins], hrefs))
-        rows += [(run_label(run), w["window"] + 1, w["d_min"], w["d_max"], w["mean_d"], w["n"], w["accuracy"]) for w in wins]
+        rows += [
+            (run_label(run), w["window"] + 1, w["d_min"], w["d_max"], w["mean_d"], w["n"], w["accuracy"]) for w in wins
+        ]
         links += hrefs
-    return Panel("difficulty", "ReComSBench: accuracy over difficulty windows (length N/3, step N/9)",
-                 charts.line_series(series, x_title="mean knowledge number d(Q) in the window"),
-                 ["run", "window", "d min", "d max", "mean d", "n", "accuracy"], rows, links=links,
-                 note="Easy = first window, Hard = last window (ReComSBench §4.2).")
+    return Panel(
+        "difficulty",
+        "ReComSBench: accuracy over difficulty windows (length N/3, step N/9)",
+        charts.line_series(series, x_title="mean knowledge number d(Q) in the window"),
+        ["run", "window", "d min", "d max", "mean d", "n", "accuracy"],
+        rows,
+        links=links,
+        note="Easy = first window, Hard = last window (ReComSBench §4.2).",
+    )
 
 
 def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
@@ -157,33 +213,62 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
             pts = [(s, p, rates[s]) for s, p, _ in pts if s in rates]
         rows = [(s, p, h) for s, p, h in pts]
         links = items_hrefs(run, "statement", [s for s, _, _ in pts])
-        panels.append(Panel("silicon", "Silicon P(yes) vs human judgement per statement (NWW Fig. 3)",
-                            nww_charts.silicon_vs_human([(p, h, href) for (_, p, h), href in zip(pts, links, strict=True)],
-                                                        human_axis=rate_axis),
-                            ["statement", "model P(yes)", rate_axis], rows, links=links,
-                            note=sources.HUMAN_RATES_NOTE))
+        panels.append(
+            Panel(
+                "silicon",
+                "Silicon P(yes) vs human judgement per statement (NWW Fig. 3)",
+                nww_charts.silicon_vs_human(
+                    [(p, h, href) for (_, p, h), href in zip(pts, links, strict=True)], human_axis=rate_axis
+                ),
+                ["statement", "model P(yes)", rate_axis],
+                rows,
+                links=links,
+                note=sources.HUMAN_RATES_NOTE,
+            )
+        )
     if want("features"):
         panels.append(feature_panel([run]))
     if want("human-distribution"):
         human = sources.human_commonsensicality(run.statement_set)
         score = ns.nww_run_scores([run]).get(run.pk, {}).get("commonsensicality")
-        panels.append(Panel("human-distribution", "The model among human raters (commonsensicality M)",
-                            nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else []),
-                            ["rater", "M"], [(i + 1, m) for i, m in enumerate(human)], click="",
-                            note="" if human else sources.HUMAN_SCORES_PENDING))
+        panels.append(
+            Panel(
+                "human-distribution",
+                "The model among human raters (commonsensicality M)",
+                nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else []),
+                ["rater", "M"],
+                [(i + 1, m) for i, m in enumerate(human)],
+                click="",
+                note="" if human else sources.HUMAN_SCORES_PENDING,
+            )
+        )
     return panels
 
 
 def nww_scatter_panel(runs: Sequence[Run], sset: object | None) -> Panel:
     scores = ns.nww_run_scores(runs)
-    points = [(run_label(r), scores[r.pk].get("consensus"), scores[r.pk].get("awareness"),
-               reverse("explorer:run_errors", args=[r.pk]), "runs") for r in runs]
+    points = [
+        (
+            run_label(r),
+            scores[r.pk].get("consensus"),
+            scores[r.pk].get("awareness"),
+            reverse("explorer:run_errors", args=[r.pk]),
+            "runs",
+        )
+        for r in runs
+    ]
     if sset is not None:
         points += [(m, c, a, "", "answers stored with the statements") for m, c, a in ns.nww_stored_model_scores(sset)]
     rows = [(name, c, a, ns.commonsensicality(c, a), group) for name, c, a, _, group in points]
-    return Panel("nww-ca", "Consensus vs awareness, with commonsensicality level curves (NWW Fig. 2B)",
-                 nww_charts.consensus_awareness(points), ["model", "consensus", "awareness", "commonsensicality", "source"],
-                 rows, links=[p[3] for p in points], click="navigate")
+    return Panel(
+        "nww-ca",
+        "Consensus vs awareness, with commonsensicality level curves (NWW Fig. 2B)",
+        nww_charts.consensus_awareness(points),
+        ["model", "consensus", "awareness", "commonsensicality", "source"],
+        rows,
+        links=[p[3] for p in points],
+        click="navigate",
+    )
 
 
 def feature_panel(runs: Sequence[Run]) -> Panel:
@@ -192,13 +277,24 @@ def feature_panel(runs: Sequence[Run]) -> Panel:
     series = []
     for run in runs:
         mine = {f"{f}={pole}": (v, n) for rid, f, pole, v, n in rows if rid == run.pk}
-        series.append(charts.Series(run_label(run), [mine.get(g, (None, 0))[0] for g in groups],
-                                    [mine.get(g, (None, 0))[1] for g in groups], []))
-    return Panel("features", "Commonsensicality by statement feature (pole 1 / pole 0)",
-                 charts.grouped_bars(groups, series, axis="feature", value="commonsensicality",
-                                     empty="No feature scores stored for these runs."),
-                 ["run", "feature", "pole", "commonsensicality", "n"],
-                 [(run_label(next(r for r in runs if r.pk == rid)), f, pole, v, n) for rid, f, pole, v, n in rows], click="")
+        series.append(
+            charts.Series(
+                run_label(run),
+                [mine.get(g, (None, 0))[0] for g in groups],
+                [mine.get(g, (None, 0))[1] for g in groups],
+                [],
+            )
+        )
+    return Panel(
+        "features",
+        "Commonsensicality by statement feature (pole 1 / pole 0)",
+        charts.grouped_bars(
+            groups, series, axis="feature", value="commonsensicality", empty="No feature scores stored for these runs."
+        ),
+        ["run", "feature", "pole", "commonsensicality", "n"],
+        [(run_label(next(r for r in runs if r.pk == rid)), f, pole, v, n) for rid, f, pole, v, n in rows],
+        click="",
+    )
 
 
 def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
@@ -207,17 +303,30 @@ def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
     want, panels = _wanted(only), []
     if qruns:
         if want("by-relation"):
-            panels.append(accuracy_panel("by-relation", "Accuracy by relation", qruns, ra.accuracy_by(qruns, "relation"),
-                                         "relation", "relation"))
+            panels.append(
+                accuracy_panel(
+                    "by-relation",
+                    "Accuracy by relation",
+                    qruns,
+                    ra.accuracy_by(qruns, "relation"),
+                    "relation",
+                    "relation",
+                )
+            )
         if want("by-kind"):
-            panels.append(accuracy_panel("by-kind", "Accuracy by query kind", qruns, ra.accuracy_by(qruns, "kind"),
-                                         "kind", "kind"))
+            panels.append(
+                accuracy_panel(
+                    "by-kind", "Accuracy by query kind", qruns, ra.accuracy_by(qruns, "kind"), "kind", "kind"
+                )
+            )
         coco = ra.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
         if any(v["n_app"] for v in coco.values()):
             panels += coco_scatter_panels(qruns, coco)
         pert = ra.accuracy_by(qruns, "perturbation") if want("rica") else []
         if pert:
-            panels.append(accuracy_panel("rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation"))
+            panels.append(
+                accuracy_panel("rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation")
+            )
         buckets = ra.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:
             panels.append(windows_panel(qruns, buckets))
@@ -238,14 +347,48 @@ def coco_scatter_panels(runs: Sequence[Run], coco: dict[int, dict[str, object]])
     rows, out = [], []
     for run in runs:
         m, c, r, f, a = (val(run, k) for k in ("MEM", "COM", "REA", "FAI", "APP"))
-        rows.append((run_label(run), m, c, r, f, a, m * c if m is not None and c is not None else None,
-                     m * a if m is not None and a is not None else None))
+        rows.append(
+            (
+                run_label(run),
+                m,
+                c,
+                r,
+                f,
+                a,
+                m * c if m is not None and c is not None else None,
+                m * a if m is not None and a is not None else None,
+            )
+        )
     links = [reverse("explorer:run_errors", args=[r.pk]) for r in runs]
     cols = ["run", "MEM", "COM", "REA", "FAI", "APP", "MEM×COM", "MEM×APP"]
-    out.append(Panel("coco-mem-com-fai", "CoCo: MEM×COM vs FAI (Appendix E)",
-                     charts.labelled_scatter([(row[0], row[6], row[4], h) for row, h in zip(rows, links, strict=True)],
-                                             x_title="MEM × COM", y_title="FAI"), cols, rows, links=links, click="navigate"))
-    out.append(Panel("coco-mem-app-rea", "CoCo: MEM×APP vs REA (Appendix E)",
-                     charts.labelled_scatter([(row[0], row[7], row[3], h) for row, h in zip(rows, links, strict=True)],
-                                             x_title="MEM × APP", y_title="REA"), cols, rows, links=links, click="navigate"))
+    out.append(
+        Panel(
+            "coco-mem-com-fai",
+            "CoCo: MEM×COM vs FAI (Appendix E)",
+            charts.labelled_scatter(
+                [(row[0], row[6], row[4], h) for row, h in zip(rows, links, strict=True)],
+                x_title="MEM × COM",
+                y_title="FAI",
+            ),
+            cols,
+            rows,
+            links=links,
+            click="navigate",
+        )
+    )
+    out.append(
+        Panel(
+            "coco-mem-app-rea",
+            "CoCo: MEM×APP vs REA (Appendix E)",
+            charts.labelled_scatter(
+                [(row[0], row[7], row[3], h) for row, h in zip(rows, links, strict=True)],
+                x_title="MEM × APP",
+                y_title="REA",
+            ),
+            cols,
+            rows,
+            links=links,
+            click="navigate",
+        )
+    )
     return out

@@ -17,12 +17,18 @@ from django.db.models import Exists, FloatField, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
-AGREEMENT_PENDING = ("No question of this run has a final human label yet: levels come from the annotation app's "
-                     "MCQA validation campaigns.")
-HUMAN_SCORES_PENDING = ("No survey answers on this statement set yet: the raters' commonsensicality comes from a "
-                        "survey campaign in the annotation app.")
-HUMAN_RATES_NOTE = ("Human side: the share of survey raters who agree, where a survey campaign has answers; else the "
-                    "stored human majority (0/1).")
+AGREEMENT_PENDING = (
+    "No question of this run has a final human label yet: levels come from the annotation app's "
+    "MCQA validation campaigns."
+)
+HUMAN_SCORES_PENDING = (
+    "No survey answers on this statement set yet: the raters' commonsensicality comes from a "
+    "survey campaign in the annotation app."
+)
+HUMAN_RATES_NOTE = (
+    "Human side: the share of survey raters who agree, where a survey campaign has answers; else the "
+    "stored human majority (0/1)."
+)
 VALIDATION_STATUSES = ("unvalidated", "in-progress", "validated", "contested", "adjudicated", "rejected")
 AGREEMENT_LEVELS = ("unanimous", "majority", "contested", "adjudicated")
 
@@ -78,8 +84,15 @@ def questions_with_validation(qs: QuerySet[Any], status: str) -> QuerySet[Any]:
 
 
 def _label_dict(fl: Any) -> dict[str, Any]:
-    return {"raters": fl.n_answers, "agreement": fl.agreement, "provenance": fl.provenance, "label": fl.label,
-            "votes": fl.votes, "campaign": fl.item.campaign.name, "below_threshold": fl.below_threshold}
+    return {
+        "raters": fl.n_answers,
+        "agreement": fl.agreement,
+        "provenance": fl.provenance,
+        "label": fl.label,
+        "votes": fl.votes,
+        "campaign": fl.item.campaign.name,
+        "below_threshold": fl.below_threshold,
+    }
 
 
 def question_votes(question_ids: list[int]) -> dict[int, dict[str, Any]]:
@@ -115,9 +128,12 @@ def agreement_level_q(level: str) -> Q:
     """Q over Prediction: the question's final label is at ``level`` (for the drawer)."""
     if not annotation_available() or level not in AGREEMENT_LEVELS:
         return Q(pk__in=[])
-    cond = {"unanimous": Q(provenance="unanimous"), "adjudicated": Q(provenance="adjudicated"),
-            "majority": Q(provenance="majority", below_threshold=False),
-            "contested": Q(provenance="majority", below_threshold=True)}[level]
+    cond = {
+        "unanimous": Q(provenance="unanimous"),
+        "adjudicated": Q(provenance="adjudicated"),
+        "majority": Q(provenance="majority", below_threshold=False),
+        "contested": Q(provenance="majority", below_threshold=True),
+    }[level]
     return Q(Exists(_labels(question=OuterRef("question_id")).filter(cond)))
 
 
@@ -157,10 +173,16 @@ def statement_agree_rates(statement_set: Any) -> dict[int, float]:
     """statement id -> share of survey raters answering "yes" to (a), from final labels. One query."""
     if not annotation_available() or statement_set is None:
         return {}
-    rate = Cast(KeyTextTransform("agree_yes", "votes"), FloatField()) / Cast(KeyTextTransform("n", "votes"), FloatField())
-    rows = (_labels(statement__statement_set=statement_set, campaign__kind="survey")
-            .filter(n_answers__gt=0).order_by("computed_at")
-            .annotate(rate=rate).values_list("item__statement_id", "rate"))
+    rate = Cast(KeyTextTransform("agree_yes", "votes"), FloatField()) / Cast(
+        KeyTextTransform("n", "votes"), FloatField()
+    )
+    rows = (
+        _labels(statement__statement_set=statement_set, campaign__kind="survey")
+        .filter(n_answers__gt=0)
+        .order_by("computed_at")
+        .annotate(rate=rate)
+        .values_list("item__statement_id", "rate")
+    )
     return {sid: float(r) for sid, r in rows if r is not None}
 
 

@@ -37,12 +37,31 @@ def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
     data = gs.graph_overview(graph)
     top = [(text, deg, _node_href(graph, nid)) for nid, text, deg in data["top"]]
     panels = [
-        Panel("relations", "Triples per relation", charts.relation_distribution(data["relations"]),
-              ["relation", "triples"], data["relations"], click=""),
-        Panel("degrees", "Degree distribution (log–log)", charts.degree_distribution(data["degrees"]),
-              ["degree", "nodes"], data["degrees"], click=""),
-        Panel("top-nodes", "Most connected nodes", charts.top_nodes(top), ["node", "degree"],
-              [(t, d) for t, d, _ in top], links=[h for _, _, h in top], click="navigate"),
+        Panel(
+            "relations",
+            "Triples per relation",
+            charts.relation_distribution(data["relations"]),
+            ["relation", "triples"],
+            data["relations"],
+            click="",
+        ),
+        Panel(
+            "degrees",
+            "Degree distribution (log–log)",
+            charts.degree_distribution(data["degrees"]),
+            ["degree", "nodes"],
+            data["degrees"],
+            click="",
+        ),
+        Panel(
+            "top-nodes",
+            "Most connected nodes",
+            charts.top_nodes(top),
+            ["node", "degree"],
+            [(t, d) for t, d, _ in top],
+            links=[h for _, _, h in top],
+            click="navigate",
+        ),
     ]
     return render_with_panels(request, "explorer/graph_overview.html", {"graph": graph}, panels, stem=graph.name)
 
@@ -70,11 +89,24 @@ def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
     degree_out = sum(g.total for g in groups["out"])
     degree_in = sum(g.total for g in groups["in"])
     texts = {n.id: n.text for n in nodes}
-    panels = [Panel(
-        "neighbourhood", f"Neighbourhood ({hops} hop{'s' if hops > 1 else ''}, capped)",
-        charts.neighbourhood_figure(nodes, edges), ["head", "relation", "tail"],
-        [(texts.get(e.head, ""), e.relation, texts.get(e.tail, "")) for e in edges], click="navigate",
-    )]
-    ctx = {"graph": graph, "node": node, "groups": groups, "hops": hops, "degree_out": degree_out,
-           "degree_in": degree_in, "degree": degree_out + degree_in, "shown_nodes": len(nodes) - 1}
+    panels = [
+        Panel(
+            "neighbourhood",
+            f"Neighbourhood ({hops} hop{'s' if hops > 1 else ''}, capped)",
+            charts.neighbourhood_figure(nodes, edges),
+            ["head", "relation", "tail"],
+            [(texts.get(e.head, ""), e.relation, texts.get(e.tail, "")) for e in edges],
+            click="navigate",
+        )
+    ]
+    ctx = {
+        "graph": graph,
+        "node": node,
+        "groups": groups,
+        "hops": hops,
+        "degree_out": degree_out,
+        "degree_in": degree_in,
+        "degree": degree_out + degree_in,
+        "shown_nodes": len(nodes) - 1,
+    }
     return render_with_panels(request, "explorer/node_detail.html", ctx, panels, stem=f"node-{node.pk}")

@@ -55,31 +55,66 @@ def run_items(request: HttpRequest, run_id: int) -> HttpResponse:
         title = COCO_LABELS[coco_category(knows, solves)]
     total = qs.count()
     rel = "statement" if run.is_statement_run else "question"
-    preds = list(qs.select_related(rel, f"{rel}__{rel}_set" if rel == "question" else "statement__statement_set")
-                 .order_by("correct", "position")[:DRAWER_LIMIT])
+    preds = list(
+        qs.select_related(rel, f"{rel}__{rel}_set" if rel == "question" else "statement__statement_set").order_by(
+            "correct", "position"
+        )[:DRAWER_LIMIT]
+    )
     if not run.is_statement_run:
         from django.db.models import prefetch_related_objects
 
-        prefetch_related_objects(preds, Prefetch("question__triples",
-                                                 queryset=Triple.objects.select_related("head", "relation", "tail", "source")))
+        prefetch_related_objects(
+            preds,
+            Prefetch("question__triples", queryset=Triple.objects.select_related("head", "relation", "tail", "source")),
+        )
     item_ids = [getattr(p, f"{rel}_id") for p in preds]
     others: dict[int, list[Prediction]] = {}
-    for o in (Prediction.objects.filter(**{f"{rel}_id__in": item_ids}).exclude(run=run)
-              .select_related("run").order_by("run_id")):
+    for o in (
+        Prediction.objects.filter(**{f"{rel}_id__in": item_ids})
+        .exclude(run=run)
+        .select_related("run")
+        .order_by("run_id")
+    ):
         others.setdefault(getattr(o, f"{rel}_id"), []).append(o)
     votes = sources.question_votes(item_ids) if rel == "question" else sources.statement_votes(item_ids)
-    rows = [{"p": p, "item": getattr(p, rel), "others": others.get(getattr(p, f"{rel}_id"), []),
-             "votes": votes.get(getattr(p, f"{rel}_id"))} for p in preds]
-    ctx = {"run": run, "rows": rows, "total": total, "title": title, "limit": DRAWER_LIMIT,
-           "is_statement": run.is_statement_run, "votes_available": sources.annotation_available(),
-           "query": params.urlencode()}
+    rows = [
+        {
+            "p": p,
+            "item": getattr(p, rel),
+            "others": others.get(getattr(p, f"{rel}_id"), []),
+            "votes": votes.get(getattr(p, f"{rel}_id")),
+        }
+        for p in preds
+    ]
+    ctx = {
+        "run": run,
+        "rows": rows,
+        "total": total,
+        "title": title,
+        "limit": DRAWER_LIMIT,
+        "is_statement": run.is_statement_run,
+        "votes_available": sources.annotation_available(),
+        "query": params.urlencode(),
+    }
     template = "explorer/_drawer.html" if request.htmx else "explorer/run_items.html"
     return render(request, template, ctx)
 
 
 def _describe(params: object) -> str:
-    keys = ("relation", "kind", "perturbation", "agreement", "answer", "chosen", "correct", "human", "d_min", "d_max",
-            "question", "statement")
+    keys = (
+        "relation",
+        "kind",
+        "perturbation",
+        "agreement",
+        "answer",
+        "chosen",
+        "correct",
+        "human",
+        "d_min",
+        "d_max",
+        "question",
+        "statement",
+    )
     parts = []
     for k in keys:
         v = params.get(k)  # type: ignore[attr-defined]

@@ -20,8 +20,13 @@ def question_list(request: HttpRequest) -> HttpResponse:
     page = Paginator(qs.question_list(f), 25).get_page(request.GET.get("page"))
     params = request.GET.copy()
     params.pop("page", None)
-    ctx = {"filters": f, "choices": qs.question_filter_choices(f), "page": page, "query": params.urlencode(),
-           "validation_pending": not sources.annotation_available()}
+    ctx = {
+        "filters": f,
+        "choices": qs.question_filter_choices(f),
+        "page": page,
+        "query": params.urlencode(),
+        "validation_pending": not sources.annotation_available(),
+    }
     if request.htmx and request.htmx.target == "question-results":
         return render(request, "explorer/_question_results.html", ctx)
     return render(request, "explorer/question_list.html", ctx)
@@ -33,14 +38,28 @@ def question_detail(request: HttpRequest, question_id: int) -> HttpResponse:
     chains = qs.question_chain(q)
     meta = q.metadata or {}
     anchors = [str(a) for a in meta.get("anchors", [])]
-    panels = [Panel(f"structure-{i}", f"Query structure{f' (chain {i + 1})' if len(chains) > 1 else ''}",
-                    charts.query_structure_figure(chain, answers=q.answers or [], anchors=anchors),
-                    ["head", "relation", "tail"], chain, click="")
-              for i, chain in enumerate(chains or [[]])]
+    panels = [
+        Panel(
+            f"structure-{i}",
+            f"Query structure{f' (chain {i + 1})' if len(chains) > 1 else ''}",
+            charts.query_structure_figure(chain, answers=q.answers or [], anchors=anchors),
+            ["head", "relation", "tail"],
+            chain,
+            click="",
+        )
+        for i, chain in enumerate(chains or [[]])
+    ]
     predictions = qs.question_predictions(q)
-    ctx = {"q": q, "chains": chains, "anchors": anchors, "triples": qs.question_triples(q),
-           "group": qs.question_group(q), "predictions": predictions,
-           "votes": sources.question_votes([q.pk]).get(q.pk), "votes_available": sources.annotation_available(),
-           "letters": [chr(65 + i) for i in range(len(q.options or []))],
-           "meta": {k: v for k, v in meta.items() if k not in ("chain", "chains", "anchors")}}
+    ctx = {
+        "q": q,
+        "chains": chains,
+        "anchors": anchors,
+        "triples": qs.question_triples(q),
+        "group": qs.question_group(q),
+        "predictions": predictions,
+        "votes": sources.question_votes([q.pk]).get(q.pk),
+        "votes_available": sources.annotation_available(),
+        "letters": [chr(65 + i) for i in range(len(q.options or []))],
+        "meta": {k: v for k, v in meta.items() if k not in ("chain", "chains", "anchors")},
+    }
     return render_with_panels(request, "explorer/question_detail.html", ctx, panels, stem=f"question-{q.pk}")

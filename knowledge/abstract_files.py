@@ -52,8 +52,11 @@ def abstract_file_list() -> list[AbstractFile]:
     root = abstract_dir()
     if not root.is_dir():
         return []
-    return [AbstractFile(p.relative_to(root).as_posix(), p.stat().st_size)
-            for p in sorted(root.rglob("*")) if p.is_file() and p.suffix.lower() in SUFFIXES]
+    return [
+        AbstractFile(p.relative_to(root).as_posix(), p.stat().st_size)
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.suffix.lower() in SUFFIXES
+    ]
 
 
 def _safe_name(name: str) -> str:

@@ -18,22 +18,39 @@ from .models import Graph
 MAX_COUNT = 100_000
 MAX_SEED = 2**63 - 1
 KIND_LABELS = {
-    "1p": "one hop", "2p": "two-hop chain", "3p": "three-hop chain", "2i": "intersection of two",
-    "3i": "intersection of three", "ip": "intersection, then a hop", "pi": "chain and hop, intersected",
+    "1p": "one hop",
+    "2p": "two-hop chain",
+    "3p": "three-hop chain",
+    "2i": "intersection of two",
+    "3i": "intersection of three",
+    "ip": "intersection, then a hop",
+    "pi": "chain and hop, intersected",
     "2in": "2i with one HinderedBy branch (COM2 2i-neg)",
 }
 
 
 class _BuildForm(forms.Form):
     graph = forms.ModelChoiceField(queryset=Graph.objects.all(), to_field_name="name", empty_label="choose a graph")
-    seed = forms.IntegerField(min_value=0, max_value=MAX_SEED, initial=0,
-                              help_text="the same graph, parameters and seed give the same questions")
+    seed = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_SEED,
+        initial=0,
+        help_text="the same graph, parameters and seed give the same questions",
+    )
     name = forms.SlugField(max_length=100, label="Set name", help_text="letters, digits, - and _")
-    max_degree = forms.IntegerField(min_value=1, max_value=1000, initial=10, label="Max degree T",
-                                    help_text="COM2's top-T neighbours per (node, relation)")
+    max_degree = forms.IntegerField(
+        min_value=1,
+        max_value=1000,
+        initial=10,
+        label="Max degree T",
+        help_text="COM2's top-T neighbours per (node, relation)",
+    )
     min_plausibility = forms.FloatField(required=False, help_text="keep only triples with at least this plausibility")
-    diverse = forms.BooleanField(required=False, label="Diverse (vote-k)",
-                                 help_text="CoCo's vote-k selection (k=150, ρ=10) on all-MiniLM-L6-v2 embeddings, cached per graph")
+    diverse = forms.BooleanField(
+        required=False,
+        label="Diverse (vote-k)",
+        help_text="CoCo's vote-k selection (k=150, ρ=10) on all-MiniLM-L6-v2 embeddings, cached per graph",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -53,12 +70,24 @@ class QuestionBuildForm(_BuildForm):
     kind = forms.ChoiceField(choices=[(k, f"{k} — {KIND_LABELS[k]}") for k in KINDS])
     count = forms.IntegerField(min_value=1, max_value=MAX_COUNT, initial=100, help_text=f"1 to {MAX_COUNT:,}")
     relations = forms.MultipleChoiceField(
-        required=False, widget=forms.SelectMultiple(attrs={"size": 10}),
-        help_text="restrict every hop to these relations (none selected: all but HinderedBy)")
+        required=False,
+        widget=forms.SelectMultiple(attrs={"size": 10}),
+        help_text="restrict every hop to these relations (none selected: all but HinderedBy)",
+    )
     keep_placeholders = forms.BooleanField(required=False, help_text="keep PersonX/Y/Z instead of person names")
 
-    field_order = ["graph", "kind", "count", "seed", "name", "relations", "max_degree", "diverse",
-                   "min_plausibility", "keep_placeholders"]
+    field_order = [
+        "graph",
+        "kind",
+        "count",
+        "seed",
+        "name",
+        "relations",
+        "max_degree",
+        "diverse",
+        "min_plausibility",
+        "keep_placeholders",
+    ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -68,33 +97,61 @@ class QuestionBuildForm(_BuildForm):
             rel.choices = []
             rel.help_text = "choose a graph first to list its relations"
         else:
-            rel.choices = [(r["relation__name"], f"{r['relation__name']} ({r['n']:,} triples)")
-                           for r in selectors.graph_relation_counts(graph)]
+            rel.choices = [
+                (r["relation__name"], f"{r['relation__name']} ({r['n']:,} triples)")
+                for r in selectors.graph_relation_counts(graph)
+            ]
         rel.error_messages["invalid_choice"] = (
-            f"unknown relation %(value)s: graph {graph.name} has no triple with it" if graph is not None
-            else "unknown relation %(value)s: choose a graph first")
+            f"unknown relation %(value)s: graph {graph.name} has no triple with it"
+            if graph is not None
+            else "unknown relation %(value)s: choose a graph first"
+        )
 
     def params(self) -> dict[str, Any]:
         d = self.cleaned_data
-        return {"kind": d["kind"], "count": d["count"], "relations": list(d["relations"]) or None,
-                "max_degree": d["max_degree"], "diverse": d["diverse"], "min_plausibility": d["min_plausibility"],
-                "person_names": not d["keep_placeholders"]}
+        return {
+            "kind": d["kind"],
+            "count": d["count"],
+            "relations": list(d["relations"]) or None,
+            "max_degree": d["max_degree"],
+            "diverse": d["diverse"],
+            "min_plausibility": d["min_plausibility"],
+            "person_names": not d["keep_placeholders"],
+        }
 
 
 class CocoBuildForm(_BuildForm):
     """``build_coco``: memorization, comprehension and application families."""
 
-    abstract = forms.ChoiceField(required=False, label="Abstract triples file",
-                                 help_text="conceptualisations for the comprehension family (none: no comprehension questions)")
-    abstract_upload = forms.FileField(required=False, label="… or upload one",
-                                      help_text="one line per abstract triple: head<TAB>concept<TAB>abstract head")
-    per_relation = forms.IntegerField(min_value=1, max_value=MAX_COUNT, initial=2000,
-                                      help_text="memorization questions per relation")
-    per_kind = forms.IntegerField(min_value=1, max_value=MAX_COUNT, initial=3000,
-                                  help_text="application questions per kind (2i, 2p, ip, pi)")
+    abstract = forms.ChoiceField(
+        required=False,
+        label="Abstract triples file",
+        help_text="conceptualisations for the comprehension family (none: no comprehension questions)",
+    )
+    abstract_upload = forms.FileField(
+        required=False,
+        label="… or upload one",
+        help_text="one line per abstract triple: head<TAB>concept<TAB>abstract head",
+    )
+    per_relation = forms.IntegerField(
+        min_value=1, max_value=MAX_COUNT, initial=2000, help_text="memorization questions per relation"
+    )
+    per_kind = forms.IntegerField(
+        min_value=1, max_value=MAX_COUNT, initial=3000, help_text="application questions per kind (2i, 2p, ip, pi)"
+    )
 
-    field_order = ["graph", "seed", "name", "abstract", "abstract_upload", "per_relation", "per_kind",
-                   "max_degree", "diverse", "min_plausibility"]
+    field_order = [
+        "graph",
+        "seed",
+        "name",
+        "abstract",
+        "abstract_upload",
+        "per_relation",
+        "per_kind",
+        "max_degree",
+        "diverse",
+        "min_plausibility",
+    ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -120,5 +177,11 @@ class CocoBuildForm(_BuildForm):
 
     def params(self, abstract: str | None) -> dict[str, Any]:
         d = self.cleaned_data
-        return {"abstract": abstract, "per_relation": d["per_relation"], "per_kind": d["per_kind"],
-                "max_degree": d["max_degree"], "diverse": d["diverse"], "min_plausibility": d["min_plausibility"]}
+        return {
+            "abstract": abstract,
+            "per_relation": d["per_relation"],
+            "per_kind": d["per_kind"],
+            "max_degree": d["max_degree"],
+            "diverse": d["diverse"],
+            "min_plausibility": d["min_plausibility"],
+        }

@@ -32,8 +32,9 @@ def build_job_name_clash(name: str) -> str | None:
     return None
 
 
-def build_job_create(*, kind: str, graph: Graph, name: str, seed: int, params: dict[str, Any],
-                     user: Any = None) -> BuildJob:
+def build_job_create(
+    *, kind: str, graph: Graph, name: str, seed: int, params: dict[str, Any], user: Any = None
+) -> BuildJob:
     """Store a queued job and enqueue ``knowledge.build_job_run`` once the transaction commits."""
     if kind not in BuildJob.Kind.values:
         raise ImportRefused(f"unknown build kind {kind!r}; choose one of {', '.join(BuildJob.Kind.values)}")
@@ -42,8 +43,14 @@ def build_job_create(*, kind: str, graph: Graph, name: str, seed: int, params: d
         raise ImportRefused(clash)
     try:
         with transaction.atomic():
-            job = BuildJob.objects.create(kind=kind, graph=graph, name=name, seed=seed, params=params,
-                                          created_by=user if getattr(user, "is_authenticated", False) else None)
+            job = BuildJob.objects.create(
+                kind=kind,
+                graph=graph,
+                name=name,
+                seed=seed,
+                params=params,
+                created_by=user if getattr(user, "is_authenticated", False) else None,
+            )
             _enqueue(job.pk)
     except IntegrityError:  # another request queued the same name in between
         raise ImportRefused(build_job_name_clash(name) or f"a set named {name!r} is being built") from None
@@ -52,24 +59,40 @@ def build_job_create(*, kind: str, graph: Graph, name: str, seed: int, params: d
 
 def build_job_is_stalled(job: BuildJob) -> bool:
     """Running, but its worker has not written for longer than the stale limit (it died)."""
-    return (job.state == BuildJob.State.RUNNING and job.heartbeat_at is not None
-            and job.heartbeat_at < timezone.now() - timedelta(seconds=stale_seconds()))
+    return (
+        job.state == BuildJob.State.RUNNING
+        and job.heartbeat_at is not None
+        and job.heartbeat_at < timezone.now() - timedelta(seconds=stale_seconds())
+    )
 
 
 def build_job_retry(job: BuildJob) -> None:
     """Queue a failed or stalled job again (same parameters and seed). Raises ImportRefused with
     the reason when it cannot be."""
     if not (job.state == BuildJob.State.FAILED or build_job_is_stalled(job)):
-        raise ImportRefused(f"build job {job.pk} is {job.get_state_display().lower()}; only a failed or stalled job can be re-queued")
+        raise ImportRefused(
+            f"build job {job.pk} is {job.get_state_display().lower()}; only a failed or stalled job can be re-queued"
+        )
     if QuestionSet.objects.filter(name=job.name).exists():
         raise ImportRefused(f"a question set named {job.name!r} already exists; start a new build with another name")
     stale = timezone.now() - timedelta(seconds=stale_seconds())
     try:
         with transaction.atomic():
             n = BuildJob.objects.filter(
-                Q(pk=job.pk) & (Q(state=BuildJob.State.FAILED) | Q(state=BuildJob.State.RUNNING, heartbeat_at__lt=stale))
-            ).update(state=BuildJob.State.QUEUED, lease=None, finished_at=None, error="", error_detail="",
-                     stage="", stage_index=0, stage_count=0, progress_done=0, progress_total=None)
+                Q(pk=job.pk)
+                & (Q(state=BuildJob.State.FAILED) | Q(state=BuildJob.State.RUNNING, heartbeat_at__lt=stale))
+            ).update(
+                state=BuildJob.State.QUEUED,
+                lease=None,
+                finished_at=None,
+                error="",
+                error_detail="",
+                stage="",
+                stage_index=0,
+                stage_count=0,
+                progress_done=0,
+                progress_total=None,
+            )
             if n:
                 _enqueue(job.pk)
     except IntegrityError:

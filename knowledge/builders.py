@@ -61,8 +61,14 @@ def com2_steps(diverse: bool) -> list[str]:
 
 
 def coco_steps(abstract: bool, kinds: Sequence[str] = APPLICATION_KINDS) -> list[str]:
-    return ["graph index (raw tails)", "graph index (normalised)", "memorization",
-            *(["comprehension"] if abstract else []), *(f"application {k}" for k in kinds), "storing"]
+    return [
+        "graph index (raw tails)",
+        "graph index (normalised)",
+        "memorization",
+        *(["comprehension"] if abstract else []),
+        *(f"application {k}" for k in kinds),
+        "storing",
+    ]
 
 
 def _cache_dir(graph: Graph) -> Path:
@@ -92,27 +98,57 @@ def _store(qset: QuestionSet, questions: list[BuiltQuestion]) -> None:
     rows = Question.objects.bulk_create(
         [
             Question(
-                question_set=qset, position=i, external_id=q.id, context=q.context, stem=q.question,
-                options=q.options, answer_index=q.answer_index, answers=q.answers, structure=q.kind,
-                group=q.group, role=q.role,
-                metadata={**q.metadata, "anchors": q.anchors, "relations": q.relations, "chain": q.chain, "seed": q.seed},
+                question_set=qset,
+                position=i,
+                external_id=q.id,
+                context=q.context,
+                stem=q.question,
+                options=q.options,
+                answer_index=q.answer_index,
+                answers=q.answers,
+                structure=q.kind,
+                group=q.group,
+                role=q.role,
+                metadata={
+                    **q.metadata,
+                    "anchors": q.anchors,
+                    "relations": q.relations,
+                    "chain": q.chain,
+                    "seed": q.seed,
+                },
             )
             for i, q in enumerate(questions)
         ],
         batch_size=2000,
     )
     through = Question.triples.through
-    links = [through(question_id=row.pk, triple_id=ref) for row, q in zip(rows, questions, strict=True)
-             for ref in dict.fromkeys(q.triple_refs)]
+    links = [
+        through(question_id=row.pk, triple_id=ref)
+        for row, q in zip(rows, questions, strict=True)
+        for ref in dict.fromkeys(q.triple_refs)
+    ]
     through.objects.bulk_create(links, batch_size=5000, ignore_conflicts=True)
     qset.question_count = len(questions)
     qset.save(update_fields=["question_count"])
 
 
-def question_set_build(*, graph: str, kind: str, count: int, seed: int, name: str, relations: list[str] | None = None,
-                       max_degree: int = 10, diverse: bool = False, min_plausibility: float | None = None,
-                       person_names: bool = True, user: Any = None, progress: Progress | None = None,
-                       step: StepHook | None = None, on_stored: StoredHook | None = None) -> QuestionSet:
+def question_set_build(
+    *,
+    graph: str,
+    kind: str,
+    count: int,
+    seed: int,
+    name: str,
+    relations: list[str] | None = None,
+    max_degree: int = 10,
+    diverse: bool = False,
+    min_plausibility: float | None = None,
+    person_names: bool = True,
+    user: Any = None,
+    progress: Progress | None = None,
+    step: StepHook | None = None,
+    on_stored: StoredHook | None = None,
+) -> QuestionSet:
     """``build_questions``: COM2 logical-query MCQA of one kind from a stored graph. ``step`` is
     told when each step begins; ``on_stored`` runs inside the transaction that stores the set."""
     if QuestionSet.objects.filter(name=name).exists():
@@ -121,15 +157,27 @@ def question_set_build(*, graph: str, kind: str, count: int, seed: int, name: st
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
     index = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
-    params = BuildParams(kind=kind, count=count, seed=seed, relations=relations, max_degree=max_degree,
-                         person_names=person_names, diverse=diverse)
+    params = BuildParams(
+        kind=kind,
+        count=count,
+        seed=seed,
+        relations=relations,
+        max_degree=max_degree,
+        person_names=person_names,
+        diverse=diverse,
+    )
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     steps.next(None if diverse else count)
     questions = build_com2(index, params, diverse_cache=cache, progress=progress)
     steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
-            name=name, kind=QuestionSet.Kind.COM2, source=g.name, graph=g, seed=seed, created_by=user,
+            name=name,
+            kind=QuestionSet.Kind.COM2,
+            source=g.name,
+            graph=g,
+            seed=seed,
+            created_by=user,
             params={**params.as_dict(), "min_plausibility": min_plausibility, "normalize": True},
         )
         _store(qset, questions)
@@ -138,10 +186,22 @@ def question_set_build(*, graph: str, kind: str, count: int, seed: int, name: st
     return qset
 
 
-def coco_build(*, graph: str, seed: int, name: str, abstract: str | Path | None = None, per_relation: int = 2000,
-               per_kind: int = 3000, max_degree: int = 10, min_plausibility: float | None = None,
-               diverse: bool = False, user: Any = None, progress: Progress | None = None,
-               step: StepHook | None = None, on_stored: StoredHook | None = None) -> QuestionSet:
+def coco_build(
+    *,
+    graph: str,
+    seed: int,
+    name: str,
+    abstract: str | Path | None = None,
+    per_relation: int = 2000,
+    per_kind: int = 3000,
+    max_degree: int = 10,
+    min_plausibility: float | None = None,
+    diverse: bool = False,
+    user: Any = None,
+    progress: Progress | None = None,
+    step: StepHook | None = None,
+    on_stored: StoredHook | None = None,
+) -> QuestionSet:
     """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations) and
     application sets, linked by group id and role. The application kinds are built one by one
     (the same questions as one :func:`application` call: each kind samples independently) so
@@ -163,14 +223,26 @@ def coco_build(*, graph: str, seed: int, name: str, abstract: str | Path | None 
         questions += comprehension(raw, list(read_abstract_triples(abstract)), seed, relations=params.relations)
     for kind in APPLICATION_KINDS:
         steps.next(per_kind)
-        questions += application(norm, per_kind, seed, kinds=(kind,), relations=params.relations,
-                                 max_degree=max_degree, progress=progress)
+        questions += application(
+            norm, per_kind, seed, kinds=(kind,), relations=params.relations, max_degree=max_degree, progress=progress
+        )
     steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
-            name=name, kind=QuestionSet.Kind.COCO, source=g.name, graph=g, seed=seed, created_by=user,
-            params={"per_relation": per_relation, "per_kind": per_kind, "max_degree": max_degree, "diverse": diverse,
-                    "min_plausibility": min_plausibility, "abstract": Path(abstract).name if abstract else None},
+            name=name,
+            kind=QuestionSet.Kind.COCO,
+            source=g.name,
+            graph=g,
+            seed=seed,
+            created_by=user,
+            params={
+                "per_relation": per_relation,
+                "per_kind": per_kind,
+                "max_degree": max_degree,
+                "diverse": diverse,
+                "min_plausibility": min_plausibility,
+                "abstract": Path(abstract).name if abstract else None,
+            },
         )
         _store(qset, questions)
         if on_stored is not None:
@@ -181,11 +253,20 @@ def coco_build(*, graph: str, seed: int, name: str, abstract: str | Path | None 
 def _built(row: Question) -> BuiltQuestion:
     md = dict(row.metadata or {})
     return BuiltQuestion(
-        id=row.external_id or str(row.position), kind=row.structure, context=row.context, question=row.stem,
-        options=list(row.options), answer_index=row.answer_index if row.answer_index is not None else -1,
-        answers=list(row.answers), anchors=list(md.pop("anchors", [])), relations=list(md.pop("relations", [])),
-        chain=[list(c) for c in md.pop("chain", [])], group=row.group, role=row.role,
-        seed=int(md.pop("seed", 0) or 0), metadata=md,
+        id=row.external_id or str(row.position),
+        kind=row.structure,
+        context=row.context,
+        question=row.stem,
+        options=list(row.options),
+        answer_index=row.answer_index if row.answer_index is not None else -1,
+        answers=list(row.answers),
+        anchors=list(md.pop("anchors", [])),
+        relations=list(md.pop("relations", [])),
+        chain=[list(c) for c in md.pop("chain", [])],
+        group=row.group,
+        role=row.role,
+        seed=int(md.pop("seed", 0) or 0),
+        metadata=md,
     )
 
 

@@ -66,8 +66,13 @@ def table_rows(table: str) -> int:
 
 
 def insert_rows(
-    table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, batch: int = 50_000,
-    rebuild_indexes: bool = False, valid_by_construction: bool = False,
+    table: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    batch: int = 50_000,
+    rebuild_indexes: bool = False,
+    valid_by_construction: bool = False,
 ) -> int:
     """Insert ``rows`` into ``table`` (inside the caller's transaction). Returns the row count.
     ``valid_by_construction``: the caller built every value itself so that the table's CHECK
@@ -143,17 +148,21 @@ def _deferrable_triggers(raw: Any, table: str) -> list[tuple[str, str, str]]:
         if not all(values):
             continue
         select = ", ".join(_q(v[1]) for v in values if v)
-        replay = (f"INSERT INTO {m['target']} ({m['cols']}) SELECT {select} FROM {_q(table)} "
-                  "WHERE rowid > ? ORDER BY rowid")
+        replay = (
+            f"INSERT INTO {m['target']} ({m['cols']}) SELECT {select} FROM {_q(table)} WHERE rowid > ? ORDER BY rowid"
+        )
         out.append((name, sql, replay))
     return out
 
 
 def _droppable_indexes(raw: Any, table: str) -> list[tuple[str, str]]:
     """Explicitly created indexes (not the primary key or UNIQUE constraints' autoindexes)."""
-    return [(name, sql) for name, sql in raw.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", (table,)
-    ).fetchall()]
+    return [
+        (name, sql)
+        for name, sql in raw.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", (table,)
+        ).fetchall()
+    ]
 
 
 def _copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:

@@ -70,11 +70,23 @@ def build_job_claim(job_id: int, worker: str = "") -> uuid.UUID | None:
     now = timezone.now()
     token = uuid.uuid4()
     claimable = Q(state=BuildJob.State.QUEUED) | Q(
-        state=BuildJob.State.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_seconds()))
+        state=BuildJob.State.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_seconds())
+    )
     n = BuildJob.objects.filter(Q(pk=job_id) & claimable).update(
-        state=BuildJob.State.RUNNING, lease=token, heartbeat_at=now, started_at=now, worker=worker or worker_name(),
-        attempts=F("attempts") + 1, stage="", stage_index=0, stage_count=0, progress_done=0, progress_total=None,
-        error="", error_detail="")
+        state=BuildJob.State.RUNNING,
+        lease=token,
+        heartbeat_at=now,
+        started_at=now,
+        worker=worker or worker_name(),
+        attempts=F("attempts") + 1,
+        stage="",
+        stage_index=0,
+        stage_count=0,
+        progress_done=0,
+        progress_total=None,
+        error="",
+        error_detail="",
+    )
     return token if n else None
 
 
@@ -118,7 +130,9 @@ class Heartbeat(threading.Thread):
         try:
             while not self.stop_event.wait(heartbeat_seconds()):
                 try:
-                    if not BuildJob.objects.filter(pk=self.job_id, lease=self.token).update(heartbeat_at=timezone.now()):
+                    if not BuildJob.objects.filter(pk=self.job_id, lease=self.token).update(
+                        heartbeat_at=timezone.now()
+                    ):
                         return
                 except Exception:  # a locked SQLite file: try again at the next beat
                     log.warning("build job %s: heartbeat write failed", self.job_id, exc_info=True)
@@ -132,8 +146,15 @@ class Heartbeat(threading.Thread):
 
 def _build(job: BuildJob, reporter: Reporter, on_stored: Any) -> QuestionSet:
     p = job.params
-    common = {"graph": job.graph.name, "name": job.name, "seed": job.seed, "user": job.created_by,
-              "progress": reporter.progress, "step": reporter.step, "on_stored": on_stored}
+    common = {
+        "graph": job.graph.name,
+        "name": job.name,
+        "seed": job.seed,
+        "user": job.created_by,
+        "progress": reporter.progress,
+        "step": reporter.step,
+        "on_stored": on_stored,
+    }
     if job.kind == BuildJob.Kind.COM2:
         return question_set_build(**common, **{k: p[k] for k in COM2_PARAMS if k in p})
     if job.kind == BuildJob.Kind.COCO:
@@ -147,8 +168,12 @@ def _build(job: BuildJob, reporter: Reporter, on_stored: Any) -> QuestionSet:
 
 def _fail(job_id: int, token: uuid.UUID, message: str, detail: str = "") -> None:
     BuildJob.objects.filter(pk=job_id, lease=token).update(
-        state=BuildJob.State.FAILED, error=message, error_detail=detail, finished_at=timezone.now(),
-        heartbeat_at=timezone.now())
+        state=BuildJob.State.FAILED,
+        error=message,
+        error_detail=detail,
+        finished_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+    )
 
 
 def build_job_run(job_id: int, *, worker: str = "", heartbeat: bool = True) -> str:
@@ -161,8 +186,14 @@ def build_job_run(job_id: int, *, worker: str = "", heartbeat: bool = True) -> s
     reporter = Reporter(job_id, token)
 
     def on_stored(qset: QuestionSet) -> None:  # inside the transaction that stores the set
-        reporter.write(state=BuildJob.State.DONE, question_set=qset, finished_at=timezone.now(), stage="done",
-                       progress_done=qset.question_count, progress_total=qset.question_count)
+        reporter.write(
+            state=BuildJob.State.DONE,
+            question_set=qset,
+            finished_at=timezone.now(),
+            stage="done",
+            progress_done=qset.question_count,
+            progress_total=qset.question_count,
+        )
 
     beat = Heartbeat(job_id, token) if heartbeat else None
     if beat is not None:
@@ -177,8 +208,11 @@ def build_job_run(job_id: int, *, worker: str = "", heartbeat: bool = True) -> s
         return f"build job {job_id}: failed: {exc}"
     except IntegrityError as exc:
         taken = QuestionSet.objects.filter(name=job.name).exists()
-        msg = (f"a question set named {job.name!r} was stored by someone else while this job ran" if taken
-               else f"the database refused the set: {exc}")
+        msg = (
+            f"a question set named {job.name!r} was stored by someone else while this job ran"
+            if taken
+            else f"the database refused the set: {exc}"
+        )
         _fail(job_id, token, msg, traceback.format_exc())
         return f"build job {job_id}: failed: {msg}"
     except Exception as exc:

@@ -26,5 +26,7 @@ class DataImportForm(forms.Form):
             raise forms.ValidationError(f"the file is {f.size:,} bytes; the limit is {limit:,} bytes")
         suffix = "." + f.name.rsplit(".", 1)[-1].lower() if "." in f.name else ""
         if suffix not in ALLOWED_SUFFIXES:
-            raise forms.ValidationError(f"unsupported file type {suffix or '(none)'}; use one of {', '.join(sorted(ALLOWED_SUFFIXES))}")
+            raise forms.ValidationError(
+                f"unsupported file type {suffix or '(none)'}; use one of {', '.join(sorted(ALLOWED_SUFFIXES))}"
+            )
         return f

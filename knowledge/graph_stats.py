@@ -30,8 +30,11 @@ _DEGREE = "COALESCE(out_degree, 0) + COALESCE(in_degree, 0)"
 def stats_current(graph: Graph) -> bool:
     """True when ``graph.stats`` describes the graph as its counters say it is now."""
     s = graph.stats or {}
-    return (s.get("triples") == graph.triple_count and s.get("nodes") == graph.node_count
-            and all(k in s for k in ("relations", "degrees", "top")))
+    return (
+        s.get("triples") == graph.triple_count
+        and s.get("nodes") == graph.node_count
+        and all(k in s for k in ("relations", "degrees", "top"))
+    )
 
 
 def node_degrees_add_source(source_id: int) -> None:
@@ -42,7 +45,8 @@ def node_degrees_add_source(source_id: int) -> None:
                 f"UPDATE knowledge_node SET {col} = COALESCE(knowledge_node.{col}, 0) + c.n "
                 f"FROM (SELECT {end} AS node_id, COUNT(*) AS n FROM knowledge_triple WHERE source_id = %s "
                 f"GROUP BY {end}) c WHERE knowledge_node.id = c.node_id",
-                [source_id])
+                [source_id],
+            )
 
 
 def node_degrees_recount(graph_id: int) -> None:
@@ -54,35 +58,43 @@ def node_degrees_recount(graph_id: int) -> None:
                 f"UPDATE knowledge_node SET {col} = c.n "
                 f"FROM (SELECT {end} AS node_id, COUNT(*) AS n FROM knowledge_triple WHERE graph_id = %s "
                 f"GROUP BY {end}) c WHERE knowledge_node.id = c.node_id",
-                [graph_id])
+                [graph_id],
+            )
 
 
 def relation_counts(where: str, param: int) -> dict[str, int]:
     """relation name -> triples, over ``knowledge_triple`` rows matching ``where`` (one column = %s)."""
     with connection.cursor() as cur:
-        cur.execute(f"SELECT r.name, c.n FROM (SELECT relation_id, COUNT(*) AS n FROM knowledge_triple "
-                    f"WHERE {where} = %s GROUP BY relation_id) c JOIN knowledge_relation r ON r.id = c.relation_id",
-                    [param])
+        cur.execute(
+            f"SELECT r.name, c.n FROM (SELECT relation_id, COUNT(*) AS n FROM knowledge_triple "
+            f"WHERE {where} = %s GROUP BY relation_id) c JOIN knowledge_relation r ON r.id = c.relation_id",
+            [param],
+        )
         return {name: int(n) for name, n in cur.fetchall()}
 
 
 def degree_histogram_from_nodes(graph_id: int) -> list[list[int]]:
     with connection.cursor() as cur:
-        cur.execute(f"SELECT {_DEGREE} AS d, COUNT(*) FROM knowledge_node WHERE graph_id = %s GROUP BY d ORDER BY d",
-                    [graph_id])
+        cur.execute(
+            f"SELECT {_DEGREE} AS d, COUNT(*) FROM knowledge_node WHERE graph_id = %s GROUP BY d ORDER BY d", [graph_id]
+        )
         return [[int(d), int(n)] for d, n in cur.fetchall()]
 
 
 def top_nodes_from_nodes(graph_id: int, limit: int = TOP_NODES) -> list[list[Any]]:
     with connection.cursor() as cur:
-        cur.execute(f"SELECT id, text, {_DEGREE} AS d FROM knowledge_node WHERE graph_id = %s AND {_DEGREE} > 0 "
-                    "ORDER BY d DESC, id LIMIT %s", [graph_id, limit])
+        cur.execute(
+            f"SELECT id, text, {_DEGREE} AS d FROM knowledge_node WHERE graph_id = %s AND {_DEGREE} > 0 "
+            "ORDER BY d DESC, id LIMIT %s",
+            [graph_id, limit],
+        )
         return [[int(i), t, int(d)] for i, t, d in cur.fetchall()]
 
 
 def _store(graph: Graph, relations: dict[str, int]) -> None:
     graph.stats = {
-        "triples": graph.triple_count, "nodes": graph.node_count,
+        "triples": graph.triple_count,
+        "nodes": graph.node_count,
         "relations": sorted(([name, n] for name, n in relations.items() if n), key=lambda r: (-r[1], r[0])),
         "degrees": degree_histogram_from_nodes(graph.pk),
         "top": top_nodes_from_nodes(graph.pk),
@@ -91,7 +103,11 @@ def _store(graph: Graph, relations: dict[str, int]) -> None:
 
 
 def graph_stats_after_import(
-    graph: Graph, source_id: int, *, before: dict[str, Any] | None, counted: dict[str, int] | None = None,
+    graph: Graph,
+    source_id: int,
+    *,
+    before: dict[str, Any] | None,
+    counted: dict[str, int] | None = None,
 ) -> None:
     """Inside the import transaction, after the source's triples and the graph's counters are
     stored. ``before``: the stats as they were, if they were current before the import.

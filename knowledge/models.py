@@ -240,8 +240,9 @@ class BuildJob(models.Model):
     progress_total = models.PositiveIntegerField(null=True, blank=True, help_text="None: the step has no count")
     error = models.TextField(blank=True, help_text="why the build failed")
     error_detail = models.TextField(blank=True, help_text="traceback of an unexpected failure")
-    question_set = models.ForeignKey(QuestionSet, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="build_jobs")
+    question_set = models.ForeignKey(
+        QuestionSet, null=True, blank=True, on_delete=models.SET_NULL, related_name="build_jobs"
+    )
     lease = models.UUIDField(null=True, blank=True, help_text="token of the worker attempt holding the job")
     worker = models.CharField(max_length=255, blank=True)
     attempts = models.PositiveIntegerField(default=0)
@@ -255,8 +256,11 @@ class BuildJob(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             # At most one queued or running job per set name (the form checks first; this closes the race).
-            models.UniqueConstraint(fields=["name"], condition=models.Q(state__in=["queued", "running"]),
-                                    name="build_job_unique_active_name"),
+            models.UniqueConstraint(
+                fields=["name"],
+                condition=models.Q(state__in=["queued", "running"]),
+                name="build_job_unique_active_name",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -51,10 +51,14 @@ class GraphImportResult:
 
     def summary(self) -> str:
         if self.already_imported:
-            return (f"{self.graph.name}: this file was already imported; nothing added "
-                    f"({self.graph.triple_count:,} triples, {self.graph.node_count:,} nodes stored).")
-        return (f"{self.graph.name}: {self.triples_added:,} triples and {self.nodes_added:,} new nodes stored "
-                f"({self.graph.triple_count:,} triples, {self.graph.node_count:,} nodes in the graph).")
+            return (
+                f"{self.graph.name}: this file was already imported; nothing added "
+                f"({self.graph.triple_count:,} triples, {self.graph.node_count:,} nodes stored)."
+            )
+        return (
+            f"{self.graph.name}: {self.triples_added:,} triples and {self.nodes_added:,} new nodes stored "
+            f"({self.graph.triple_count:,} triples, {self.graph.node_count:,} nodes in the graph)."
+        )
 
 
 def relations_ensure() -> dict[str, int]:
@@ -70,8 +74,11 @@ def relations_ensure() -> dict[str, int]:
 def _node_degrees_add(rows: Iterable[tuple[int, int, int]]) -> None:
     """(out, in, node id): add to stored degrees (a node written outside the importer has none)."""
     with connection.cursor() as cur:
-        cur.executemany("UPDATE knowledge_node SET out_degree = COALESCE(out_degree, 0) + %s, "
-                        "in_degree = COALESCE(in_degree, 0) + %s WHERE id = %s", list(rows))
+        cur.executemany(
+            "UPDATE knowledge_node SET out_degree = COALESCE(out_degree, 0) + %s, "
+            "in_degree = COALESCE(in_degree, 0) + %s WHERE id = %s",
+            list(rows),
+        )
 
 
 def _triple_rows(path: Path, fmt: str) -> Iterator[tuple[str, str, str, float | None, int, str]]:
@@ -81,12 +88,23 @@ def _triple_rows(path: Path, fmt: str) -> Iterator[tuple[str, str, str, float | 
             yield h, rel, t, None, line, "{}"
         return
     for rec in read_triples(path, fmt):
-        yield (rec.head, rec.relation, rec.tail, rec.plausibility, rec.line,
-               json.dumps(dict(rec.extra)) if rec.extra else "{}")
+        yield (
+            rec.head,
+            rec.relation,
+            rec.tail,
+            rec.plausibility,
+            rec.line,
+            json.dumps(dict(rec.extra)) if rec.extra else "{}",
+        )
 
 
 def graph_import(
-    path: str | Path, *, name: str, fmt: str, user: Any = None, progress: Progress = _noop,
+    path: str | Path,
+    *,
+    name: str,
+    fmt: str,
+    user: Any = None,
+    progress: Progress = _noop,
     display_name: str | None = None,
 ) -> GraphImportResult:
     """Import a triple file into graph ``name`` (created if needed). Nodes are deduplicated by
@@ -120,12 +138,13 @@ def graph_import(
         # this import's degrees, counted here: new nodes are written with them, existing ones
         # incremented (only when the stored statistics are kept incrementally; else recounted)
         out_deg, in_deg = Counter(r[0] for r in rows), Counter(r[2] for r in rows)
-        insert_rows(Node._meta.db_table, ("graph_id", "text", "out_degree", "in_degree"),
-                    ((graph.pk, t, out_deg[t], in_deg[t]) for t in new_nodes))
+        insert_rows(
+            Node._meta.db_table,
+            ("graph_id", "text", "out_degree", "in_degree"),
+            ((graph.pk, t, out_deg[t], in_deg[t]) for t in new_nodes),
+        )
         if stats_before is not None and len(new_nodes) < len(intern):
-            _node_degrees_add(
-                (out_deg[t], in_deg[t], node_ids[t]) for t in intern if t in node_ids
-            )
+            _node_degrees_add((out_deg[t], in_deg[t], node_ids[t]) for t in intern if t in node_ids)
         progress("nodes", len(new_nodes), len(new_nodes))
         if new_nodes:
             node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
@@ -134,9 +153,11 @@ def graph_import(
         # (SQLite) rebuilding the secondary indexes after the insert pays when it at least doubles the table
         big = connection.vendor == "sqlite" and len(rows) >= table_rows(Triple._meta.db_table)
         done = insert_rows(
-            Triple._meta.db_table, cols,
+            Triple._meta.db_table,
+            cols,
             ((gid, node_ids[h], r, node_ids[t], p, sid, line, extra) for h, r, t, p, line, extra in rows),
-            rebuild_indexes=big, valid_by_construction=True,  # extra: json.dumps output; lines >= 1
+            rebuild_indexes=big,
+            valid_by_construction=True,  # extra: json.dumps output; lines >= 1
         )
         progress("triples", done, len(rows))
         graph.node_count = Node.objects.filter(graph=graph).count()
@@ -172,7 +193,9 @@ def _check_name_free(model: type, name: str, sha: str) -> bool:
         return False
     if existing.source_sha256 == sha:
         return True
-    raise ImportRefused(f"a set named {name!r} already exists (from {existing.source or 'another source'}); choose another --name")
+    raise ImportRefused(
+        f"a set named {name!r} already exists (from {existing.source or 'another source'}); choose another --name"
+    )
 
 
 def _collect(records: Iterable[Any], stage: str, progress: Progress) -> list[Any]:
@@ -196,14 +219,24 @@ def statements_import(
             return SetImportResult(name, 0, True)
         models_answered = sorted({m for r in records for m in r.model_answers})
         sset = StatementSet.objects.create(
-            name=name, source=display_name or path.name, source_sha256=sha, created_by=user,
-            models_answered=models_answered, statement_count=len(records),
+            name=name,
+            source=display_name or path.name,
+            source_sha256=sha,
+            created_by=user,
+            models_answered=models_answered,
+            statement_count=len(records),
         )
         Statement.objects.bulk_create(
             [
                 Statement(
-                    statement_set=sset, position=i, external_id=r.external_id, text=r.text, features=r.features,
-                    category=r.category, elicitation=r.elicitation, human_majority=r.human_majority,
+                    statement_set=sset,
+                    position=i,
+                    external_id=r.external_id,
+                    text=r.text,
+                    features=r.features,
+                    category=r.category,
+                    elicitation=r.elicitation,
+                    human_majority=r.human_majority,
                     model_answers=r.model_answers,
                 )
                 for i, r in enumerate(records)
@@ -213,12 +246,20 @@ def statements_import(
     return SetImportResult(name, len(records), False)
 
 
-QUESTION_SET_KIND = {"csqa": QuestionSet.Kind.MCQA, "rica-probes": QuestionSet.Kind.RICA_PROBES,
-                     "rica-axioms": QuestionSet.Kind.RICA_AXIOMS}
+QUESTION_SET_KIND = {
+    "csqa": QuestionSet.Kind.MCQA,
+    "rica-probes": QuestionSet.Kind.RICA_PROBES,
+    "rica-axioms": QuestionSet.Kind.RICA_AXIOMS,
+}
 
 
 def questions_import(
-    path: str | Path, *, name: str, fmt: str, user: Any = None, display_name: str | None = None,
+    path: str | Path,
+    *,
+    name: str,
+    fmt: str,
+    user: Any = None,
+    display_name: str | None = None,
     progress: Progress = _noop,
 ) -> SetImportResult:
     path = Path(path)
@@ -230,16 +271,28 @@ def questions_import(
         if _check_name_free(QuestionSet, name, sha):
             return SetImportResult(name, 0, True)
         qset = QuestionSet.objects.create(
-            name=name, kind=QUESTION_SET_KIND[fmt], source=display_name or path.name, source_sha256=sha,
-            created_by=user, params={"format": fmt}, question_count=len(records),
+            name=name,
+            kind=QUESTION_SET_KIND[fmt],
+            source=display_name or path.name,
+            source_sha256=sha,
+            created_by=user,
+            params={"format": fmt},
+            question_count=len(records),
         )
         Question.objects.bulk_create(
             [
                 Question(
-                    question_set=qset, position=i, external_id=r.external_id, context=r.context, stem=r.stem,
-                    options=r.options, answer_index=r.answer_index,
+                    question_set=qset,
+                    position=i,
+                    external_id=r.external_id,
+                    context=r.context,
+                    stem=r.stem,
+                    options=r.options,
+                    answer_index=r.answer_index,
                     answers=[r.options[r.answer_index]] if r.answer_index is not None else [],
-                    structure=r.structure, group=r.group, metadata=r.metadata,
+                    structure=r.structure,
+                    group=r.group,
+                    metadata=r.metadata,
                 )
                 for i, r in enumerate(records)
             ],
@@ -249,5 +302,10 @@ def questions_import(
 
 
 __all__ = [
-    "DataFormatError", "ImportRefused", "graph_import", "statements_import", "questions_import", "file_sha256",
+    "DataFormatError",
+    "ImportRefused",
+    "graph_import",
+    "statements_import",
+    "questions_import",
+    "file_sha256",
 ]

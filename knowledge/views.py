@@ -23,29 +23,45 @@ def home(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(request.get_full_path())
     if not has_role(request.user, RESEARCHER):
         return redirect("annotation:index")
-    return render(request, "knowledge/home.html", {
-        "graphs": selectors.graph_list(),
-        "question_sets": selectors.question_set_list(),
-        "statement_sets": selectors.statement_set_list(),
-        "build_jobs": selectors.build_job_recent(),
-    })
+    return render(
+        request,
+        "knowledge/home.html",
+        {
+            "graphs": selectors.graph_list(),
+            "question_sets": selectors.question_set_list(),
+            "statement_sets": selectors.statement_set_list(),
+            "build_jobs": selectors.build_job_recent(),
+        },
+    )
 
 
 @role_required(RESEARCHER)
 def graph_detail(request: HttpRequest, name: str) -> HttpResponse:
     graph = get_object_or_404(Graph, name=name)
-    return render(request, "knowledge/graph_detail.html", {
-        "graph": graph, "relations": selectors.graph_relation_counts(graph), "sources": graph.sources.all(),
-    })
+    return render(
+        request,
+        "knowledge/graph_detail.html",
+        {
+            "graph": graph,
+            "relations": selectors.graph_relation_counts(graph),
+            "sources": graph.sources.all(),
+        },
+    )
 
 
 @role_required(RESEARCHER)
 def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
     qset = get_object_or_404(QuestionSet, name=name)
     page = Paginator(qset.questions.all(), 25).get_page(request.GET.get("page"))
-    return render(request, "knowledge/question_set_detail.html", {
-        "qset": qset, "page": page, "structures": selectors.question_structure_counts(qset),
-    })
+    return render(
+        request,
+        "knowledge/question_set_detail.html",
+        {
+            "qset": qset,
+            "page": page,
+            "structures": selectors.question_structure_counts(qset),
+        },
+    )
 
 
 @role_required(RESEARCHER)
@@ -69,14 +85,17 @@ def data_import(request: HttpRequest) -> HttpResponse:
             tmp.flush()
             try:
                 if kind == "graph":
-                    summary = services.graph_import(tmp.name, name=name, fmt=fmt, user=request.user,
-                                                    display_name=upload.name).summary()
+                    summary = services.graph_import(
+                        tmp.name, name=name, fmt=fmt, user=request.user, display_name=upload.name
+                    ).summary()
                 elif kind == "statements":
-                    summary = services.statements_import(tmp.name, name=name, user=request.user,
-                                                         display_name=upload.name).summary("statements")
+                    summary = services.statements_import(
+                        tmp.name, name=name, user=request.user, display_name=upload.name
+                    ).summary("statements")
                 else:
-                    summary = services.questions_import(tmp.name, name=name, fmt=fmt, user=request.user,
-                                                        display_name=upload.name).summary("questions")
+                    summary = services.questions_import(
+                        tmp.name, name=name, fmt=fmt, user=request.user, display_name=upload.name
+                    ).summary("questions")
             except DataFormatError as exc:
                 # The error names the temp file; report the uploaded file's name instead.
                 exc_msg = str(exc).replace(Path(tmp.name).name, upload.name)

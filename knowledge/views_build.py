@@ -34,8 +34,14 @@ def build_questions(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
-            job = build_job_create(kind=BuildJob.Kind.COM2, graph=d["graph"], name=d["name"], seed=d["seed"],
-                                   params=form.params(), user=request.user)
+            job = build_job_create(
+                kind=BuildJob.Kind.COM2,
+                graph=d["graph"],
+                name=d["name"],
+                seed=d["seed"],
+                params=form.params(),
+                user=request.user,
+            )
         except ImportRefused as exc:
             form.add_error("name", str(exc))
         else:
@@ -46,16 +52,21 @@ def build_questions(request: HttpRequest) -> HttpResponse:
 
 @role_required(RESEARCHER)
 def build_coco(request: HttpRequest) -> HttpResponse:
-    form = CocoBuildForm(request.POST or None, request.FILES or None,
-                         initial={"graph": request.GET.get("graph", "")})
+    form = CocoBuildForm(request.POST or None, request.FILES or None, initial={"graph": request.GET.get("graph", "")})
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         abstract = d["abstract"] or None
         try:
             if d["abstract_upload"]:
                 abstract, _ = abstract_file_save(d["abstract_upload"])
-            job = build_job_create(kind=BuildJob.Kind.COCO, graph=d["graph"], name=d["name"], seed=d["seed"],
-                                   params=form.params(abstract), user=request.user)
+            job = build_job_create(
+                kind=BuildJob.Kind.COCO,
+                graph=d["graph"],
+                name=d["name"],
+                seed=d["seed"],
+                params=form.params(abstract),
+                user=request.user,
+            )
         except DataFormatError as exc:
             form.add_error("abstract_upload", f"not an abstract triples file, nothing was queued: {exc}")
         except ImportRefused as exc:
@@ -79,8 +90,7 @@ def _job(job_id: int) -> BuildJob:
 
 def _progress_context(job: BuildJob) -> dict[str, object]:
     requested = job.params.get("count") if job.kind == BuildJob.Kind.COM2 else None
-    short = (job.question_set is not None and isinstance(requested, int)
-             and job.question_set.question_count < requested)
+    short = job.question_set is not None and isinstance(requested, int) and job.question_set.question_count < requested
     return {"job": job, "stalled": build_job_is_stalled(job), "requested": requested, "short": short}
 
 
@@ -88,8 +98,11 @@ def _progress_context(job: BuildJob) -> dict[str, object]:
 def build_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     job = _job(job_id)
     params = [(k, ", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in job.params.items()]
-    return render(request, "knowledge/build_job.html",
-                  {**_progress_context(job), "params": params, "command": build_job_command(job)})
+    return render(
+        request,
+        "knowledge/build_job.html",
+        {**_progress_context(job), "params": params, "command": build_job_command(job)},
+    )
 
 
 @role_required(RESEARCHER)

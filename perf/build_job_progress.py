@@ -68,15 +68,19 @@ def main() -> None:
 
     t0 = time.perf_counter()
     index = GraphIndex.cached(work / "cache", file_fingerprint(path), records, IndexOptions(normalize=True))
-    print(f"{args.triples:,} synthetic triples; index {index.n_edges:,} edges in {time.perf_counter() - t0:.1f} s; "
-          f"database {os.environ['DATABASE_URL'].split(':', 1)[0]}")
+    print(
+        f"{args.triples:,} synthetic triples; index {index.n_edges:,} edges in {time.perf_counter() - t0:.1f} s; "
+        f"database {os.environ['DATABASE_URL'].split(':', 1)[0]}"
+    )
     graph = Graph.objects.create(name=f"perf-{os.getpid()}")
     job = BuildJob.objects.create(kind="com2", graph=graph, name=f"perf-{os.getpid()}", seed=args.seed)
     token = build_job_claim(job.pk, "perf")
     assert token is not None
 
-    print(f"{'kind':<5}{'questions':>10}{'none s':>8}{'job s':>8}{'writes':>7}{'cb s':>7}{'every s':>9}{'writes':>7}"
-          f"{'cb s':>7}{'job/none':>10}{'every/none':>11}")
+    print(
+        f"{'kind':<5}{'questions':>10}{'none s':>8}{'job s':>8}{'writes':>7}{'cb s':>7}{'every s':>9}{'writes':>7}"
+        f"{'cb s':>7}{'job/none':>10}{'every/none':>11}"
+    )
     for kind in args.kinds.split(","):
         params = BuildParams(kind=kind, count=args.count, seed=args.seed)
         times: dict[str, list[float]] = {"none": [], "job": [], "every": []}
@@ -102,9 +106,11 @@ def main() -> None:
                     in_cb[mode].append(spent[0])
         med = {m: statistics.median(v) for m, v in times.items()}
         cb = {m: statistics.median(v) for m, v in in_cb.items()}
-        print(f"{kind:<5}{n:>10,}{med['none']:>8.2f}{med['job']:>8.2f}{writes['job']:>7}{cb['job']:>7.3f}"
-              f"{med['every']:>9.2f}{writes['every']:>7}{cb['every']:>7.3f}"
-              f"{med['job'] / med['none']:>10.3f}{med['every'] / med['none']:>11.3f}")
+        print(
+            f"{kind:<5}{n:>10,}{med['none']:>8.2f}{med['job']:>8.2f}{writes['job']:>7}{cb['job']:>7.3f}"
+            f"{med['every']:>9.2f}{writes['every']:>7}{cb['every']:>7.3f}"
+            f"{med['job'] / med['none']:>10.3f}{med['every'] / med['none']:>11.3f}"
+        )
 
 
 if __name__ == "__main__":

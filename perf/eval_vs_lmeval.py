@@ -34,7 +34,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-DATA = Path(os.environ.get("COCOWEB_SHARED_DATA", ROOT.parent / "shared" / "data")) / "commonsenseqa_dev" / "dev_rand_split.jsonl"
+DATA = (
+    Path(os.environ.get("COCOWEB_SHARED_DATA", ROOT.parent / "shared" / "data"))
+    / "commonsenseqa_dev"
+    / "dev_rand_split.jsonl"
+)
 
 TASK_YAML = """task: cocoweb_csqa_cloze
 dataset_path: json
@@ -56,8 +60,9 @@ def argmax(xs: list[float]) -> int:
     return max(range(len(xs)), key=lambda i: (xs[i], -i))
 
 
-def run_dtype(model_dir: Path, rows: list[dict[str, Any]], data: Path, dtype: str, batch: int, block: int,
-              first: str) -> dict[str, Any]:
+def run_dtype(
+    model_dir: Path, rows: list[dict[str, Any]], data: Path, dtype: str, batch: int, block: int, first: str
+) -> dict[str, Any]:
     """Both scorers on the same docs, block by block, alternating which one goes first."""
     from lm_eval.models.huggingface import HFLM
     from lm_eval.tasks import TaskManager, get_task_dict
@@ -97,13 +102,19 @@ def run_dtype(model_dir: Path, rows: list[dict[str, Any]], data: Path, dtype: st
                 pos = 0
                 for i in ids:
                     n = len(by_doc[i])
-                    got = res[pos:pos + n]
+                    got = res[pos : pos + n]
                     pos += n
                     lls = [float(r[0]) for r in got]
                     norm = [ll / len(c) for ll, c in zip(lls, docs[i]["choices"]["text"], strict=True)]
                     m = task.process_results(docs[i], got)
-                    lmd[i] = {"lls": lls, "norm": norm, "acc": argmax(lls), "acc_norm": argmax(norm),
-                              "acc_metric": m["acc"], "acc_norm_metric": m["acc_norm"]}
+                    lmd[i] = {
+                        "lls": lls,
+                        "norm": norm,
+                        "acc": argmax(lls),
+                        "acc_norm": argmax(norm),
+                        "acc_metric": m["acc"],
+                        "acc_norm_metric": m["acc_norm"],
+                    }
             else:
                 out = scorer.score_batch([items[i] for i in ids])
                 t[who] += time.perf_counter() - t0
@@ -112,10 +123,18 @@ def run_dtype(model_dir: Path, rows: list[dict[str, Any]], data: Path, dtype: st
     n = len(rows)
     gold = [r["choices"]["label"].index(r["answerKey"]) for r in rows]
     return {
-        "lmeval": {"seconds": t["lmeval"], "docs": lmd, "acc": sum(lmd[i]["acc_metric"] for i in range(n)) / n,
-                   "acc_norm": sum(lmd[i]["acc_norm_metric"] for i in range(n)) / n},
-        "cocoweb": {"seconds": t["cocoweb"], "docs": cwd, "acc": sum(cwd[i]["acc"] == gold[i] for i in range(n)) / n,
-                    "acc_norm": sum(cwd[i]["acc_norm"] == gold[i] for i in range(n)) / n},
+        "lmeval": {
+            "seconds": t["lmeval"],
+            "docs": lmd,
+            "acc": sum(lmd[i]["acc_metric"] for i in range(n)) / n,
+            "acc_norm": sum(lmd[i]["acc_norm_metric"] for i in range(n)) / n,
+        },
+        "cocoweb": {
+            "seconds": t["cocoweb"],
+            "docs": cwd,
+            "acc": sum(cwd[i]["acc"] == gold[i] for i in range(n)) / n,
+            "acc_norm": sum(cwd[i]["acc_norm"] == gold[i] for i in range(n)) / n,
+        },
     }
 
 
@@ -127,12 +146,22 @@ def compare(n: int, lm: dict[str, Any], cw: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, vals in (("acc", "lls"), ("acc_norm", "norm")):
         diffs = [i for i in range(n) if lm["docs"][i][key] != cw["docs"][i][key]]
-        out[key] = {"differ": len(diffs), "examples": [
-            {"doc": i, "lmeval": lm["docs"][i][key], "cocoweb": cw["docs"][i][key],
-             "lmeval_margin": round(margin(lm["docs"][i][vals], lm["docs"][i][key], cw["docs"][i][key]), 6),
-             "cocoweb_margin": round(margin(cw["docs"][i][vals], lm["docs"][i][key], cw["docs"][i][key]), 6)}
-            for i in diffs[:10]]}
-    out["max_abs_loglik_diff"] = max(abs(a - b) for i in range(n) for a, b in zip(lm["docs"][i]["lls"], cw["docs"][i]["lls"], strict=True))
+        out[key] = {
+            "differ": len(diffs),
+            "examples": [
+                {
+                    "doc": i,
+                    "lmeval": lm["docs"][i][key],
+                    "cocoweb": cw["docs"][i][key],
+                    "lmeval_margin": round(margin(lm["docs"][i][vals], lm["docs"][i][key], cw["docs"][i][key]), 6),
+                    "cocoweb_margin": round(margin(cw["docs"][i][vals], lm["docs"][i][key], cw["docs"][i][key]), 6),
+                }
+                for i in diffs[:10]
+            ],
+        }
+    out["max_abs_loglik_diff"] = max(
+        abs(a - b) for i in range(n) for a, b in zip(lm["docs"][i]["lls"], cw["docs"][i]["lls"], strict=True)
+    )
     return out
 
 
@@ -160,21 +189,29 @@ def main() -> int:
         subset = Path(tmp) / "csqa_subset.jsonl"
         subset.write_text("".join(json.dumps(r) + "\n" for r in rows))
         for k, dtype in enumerate(a.dtypes.split(",")):
-            got = run_dtype(model_dir, rows, subset, dtype, a.lmeval_batch, a.block, "lmeval" if k % 2 == 0 else "cocoweb")
+            got = run_dtype(
+                model_dir, rows, subset, dtype, a.lmeval_batch, a.block, "lmeval" if k % 2 == 0 else "cocoweb"
+            )
             lm, cw = got["lmeval"], got["cocoweb"]
             cmp = compare(len(rows), lm, cw)
-            r = {"lmeval_items_s": len(rows) / lm["seconds"], "cocoweb_items_s": len(rows) / cw["seconds"],
-                 "accuracy": {"lmeval": lm["acc"], "cocoweb": cw["acc"]},
-                 "accuracy_norm": {"lmeval": lm["acc_norm"], "cocoweb": cw["acc_norm"]}, **cmp}
+            r = {
+                "lmeval_items_s": len(rows) / lm["seconds"],
+                "cocoweb_items_s": len(rows) / cw["seconds"],
+                "accuracy": {"lmeval": lm["acc"], "cocoweb": cw["acc"]},
+                "accuracy_norm": {"lmeval": lm["acc_norm"], "cocoweb": cw["acc_norm"]},
+                **cmp,
+            }
             r["ratio"] = r["cocoweb_items_s"] / r["lmeval_items_s"]
             report["runs"][dtype] = r
             print(json.dumps({dtype: r}, indent=1), flush=True)
     print("\nsummary")
     for dtype, r in report["runs"].items():
-        print(f"  {dtype:9s} lm-eval {r['lmeval_items_s']:6.2f} items/s"
-              f" | cocoweb {r['cocoweb_items_s']:6.2f} items/s | ratio {r['ratio']:.2f}x"
-              f" | differing choices: acc {r['acc']['differ']}, acc_norm {r['acc_norm']['differ']}"
-              f" | accuracy lm-eval {r['accuracy']['lmeval']:.4f} / cocoweb {r['accuracy']['cocoweb']:.4f}")
+        print(
+            f"  {dtype:9s} lm-eval {r['lmeval_items_s']:6.2f} items/s"
+            f" | cocoweb {r['cocoweb_items_s']:6.2f} items/s | ratio {r['ratio']:.2f}x"
+            f" | differing choices: acc {r['acc']['differ']}, acc_norm {r['acc_norm']['differ']}"
+            f" | accuracy lm-eval {r['accuracy']['lmeval']:.4f} / cocoweb {r['accuracy']['cocoweb']:.4f}"
+        )
     if a.json:
         Path(a.json).write_text(json.dumps(report, indent=1))
     return 0

@@ -42,8 +42,10 @@ def _django(db_url: str) -> None:
     from django.conf import settings
 
     # production settings, except static files: no collectstatic manifest is needed to render pages
-    settings.STORAGES = {**settings.STORAGES,
-                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -76,15 +78,31 @@ def build_questions(n: int) -> tuple[object, list[object]]:
     questions = list(Question.objects.filter(question_set=qset).order_by("position"))
     runs = []
     for skill in (0.55, 0.75):
-        run = Run.objects.create(question_set=qset, backend="random", scoring="loglik", model=f"synthetic-{skill}",
-                                 state=Run.State.DONE, items_total=n, items_done=n)
+        run = Run.objects.create(
+            question_set=qset,
+            backend="random",
+            scoring="loglik",
+            model=f"synthetic-{skill}",
+            state=Run.State.DONE,
+            items_total=n,
+            items_done=n,
+        )
         preds = []
         for pos, q in enumerate(questions):
             ans = q.answer_index
             chosen = ans if rng.random() < skill else rng.randrange(5)
             # stored as runs.execution stores a prediction: with the question's facets copied
-            preds.append(Prediction(run=run, question_id=q.pk, position=pos, chosen=chosen, correct=chosen == ans,
-                                    scores=[rng.random() for _ in range(5)], **question_facets(q)))
+            preds.append(
+                Prediction(
+                    run=run,
+                    question_id=q.pk,
+                    position=pos,
+                    chosen=chosen,
+                    correct=chosen == ans,
+                    scores=[rng.random() for _ in range(5)],
+                    **question_facets(q),
+                )
+            )
         with transaction.atomic():
             Prediction.objects.bulk_create(preds, batch_size=5000)
         runs.append(run)
@@ -99,18 +117,36 @@ def build_statements(n: int) -> object:
 
     rng = random.Random(1)
     sset = StatementSet.objects.create(name="perf-statements", statement_count=n, models_answered=["M1", "M2"])
-    Statement.objects.bulk_create([
-        Statement(statement_set=sset, position=i, text=f"Statement {i} is common sense.",
-                  features={"behavior": rng.randrange(2), "opinion": rng.randrange(2)}, human_majority=rng.randrange(2),
-                  model_answers={m: {"q1": rng.randrange(2), "q2": rng.randrange(2)} for m in ("M1", "M2")})
-        for i in range(n)], batch_size=5000)
+    Statement.objects.bulk_create(
+        [
+            Statement(
+                statement_set=sset,
+                position=i,
+                text=f"Statement {i} is common sense.",
+                features={"behavior": rng.randrange(2), "opinion": rng.randrange(2)},
+                human_majority=rng.randrange(2),
+                model_answers={m: {"q1": rng.randrange(2), "q2": rng.randrange(2)} for m in ("M1", "M2")},
+            )
+            for i in range(n)
+        ],
+        batch_size=5000,
+    )
     run = Run.objects.create(statement_set=sset, backend="random", scoring="yesno", state=Run.State.DONE)
     with transaction.atomic():
-        Prediction.objects.bulk_create([
-            Prediction(run=run, statement_id=sid, position=pos, chosen=0, correct=True,
-                       extra={"p_yes_q1": rng.random(), "p_yes_q2": rng.random()})
-            for pos, sid in enumerate(Statement.objects.filter(statement_set=sset).values_list("id", flat=True))],
-            batch_size=5000)
+        Prediction.objects.bulk_create(
+            [
+                Prediction(
+                    run=run,
+                    statement_id=sid,
+                    position=pos,
+                    chosen=0,
+                    correct=True,
+                    extra={"p_yes_q1": rng.random(), "p_yes_q2": rng.random()},
+                )
+                for pos, sid in enumerate(Statement.objects.filter(statement_set=sset).values_list("id", flat=True))
+            ],
+            batch_size=5000,
+        )
     for name, v in (("consensus", 0.7), ("awareness", 0.75), ("commonsensicality", 0.72)):
         RunMetric.objects.create(run=run, name=name, scope="overall", value=v, n=n)
     RunMetric.objects.create(run=run, name="commonsensicality", scope="feature:behavior=1", value=0.7, n=n // 2)
@@ -128,7 +164,9 @@ def time_pages(urls: list[str], repeat: int) -> list[tuple[str, float, int, int]
 
     role_groups_sync()
     User = get_user_model()
-    user = User.objects.filter(username="perf").first() or user_create_with_role("perf", "researcher", "perf-password-123")
+    user = User.objects.filter(username="perf").first() or user_create_with_role(
+        "perf", "researcher", "perf-password-123"
+    )
     c = Client()
     c.force_login(user)
     out = []
@@ -180,8 +218,10 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     t = time.perf_counter()
     qset, runs = build_questions(args.predictions)
     srun = build_statements(args.statements)
-    print(f"built {args.predictions:,} questions, 2 runs × {args.predictions:,} predictions and "
-          f"{args.statements:,} statements in {time.perf_counter() - t:.1f} s")
+    print(
+        f"built {args.predictions:,} questions, 2 runs × {args.predictions:,} predictions and "
+        f"{args.statements:,} statements in {time.perf_counter() - t:.1f} s"
+    )
     if connection.vendor == "postgresql":  # as autovacuum leaves a settled database: statistics, visibility map
         with connection.cursor() as cur:
             cur.execute("VACUUM ANALYZE")
@@ -210,8 +250,10 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     ]
     print(f"load average before timing: {_loadavg()}")
     results = time_pages(urls, args.repeat)
-    _check_content(reverse("explorer:run_errors", args=[runs[0].pk]),
-                   ('id="fig-by-relation"', 'id="fig-coco"', 'id="fig-difficulty"', "xWant"))
+    _check_content(
+        reverse("explorer:run_errors", args=[runs[0].pk]),
+        ('id="fig-by-relation"', 'id="fig-coco"', 'id="fig-difficulty"', "xWant"),
+    )
     print(f"\n{connection.vendor}; median of {args.repeat} cold-cache requests per page, warm-up excluded")
     print("(cpu = CPU time of this process, database included on SQLite: what the page costs on an idle core)")
     print(f"{'ms':>8} {'cpu ms':>7} {'SQL':>4} {'HTTP':>4}  page")
@@ -227,7 +269,9 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
             n = len(node_search(graph, term))
             ts.append(time.perf_counter() - t)
             cs.append(time.process_time() - t_cpu)
-        print(f"{statistics.median(ts) * 1000:8.1f} ms (cpu {statistics.median(cs) * 1000:6.1f})  {n:3d} hits  q={term!r}")
+        print(
+            f"{statistics.median(ts) * 1000:8.1f} ms (cpu {statistics.median(cs) * 1000:6.1f})  {n:3d} hits  q={term!r}"
+        )
     worst = max(results, key=lambda r: r[1])
     print(f"\nslowest page: {worst[1]:.1f} ms {worst[0]}; most queries: {max(r[3] for r in results)}")
     print(f"load average after timing: {_loadavg()}")

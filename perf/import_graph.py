@@ -69,7 +69,9 @@ def worker(mode: str, path: str, db_url: str, var_dir: str, naive_n: int) -> Non
                 head, _ = Node.objects.get_or_create(graph=graph, text=rec.head)
                 tail, _ = Node.objects.get_or_create(graph=graph, text=rec.tail)
                 rel, _ = Relation.objects.get_or_create(name=rec.relation)
-                Triple.objects.create(graph=graph, head=head, relation=rel, tail=tail, source=source, source_line=rec.line)
+                Triple.objects.create(
+                    graph=graph, head=head, relation=rel, tail=tail, source=source, source_line=rec.line
+                )
                 n += 1
     secs = time.perf_counter() - t0
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -83,7 +85,9 @@ def run_worker(mode: str, path: Path, db_url: str, naive_n: int) -> dict[str, fl
             _reset_pg(db_url)
         out = subprocess.run(
             [sys.executable, __file__, "--worker", mode, str(path), db_url, var_dir, str(naive_n)],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
     except subprocess.CalledProcessError as exc:
@@ -114,8 +118,10 @@ def _start_pg() -> tuple[str, str] | None:
 
 
 def _stop_pg(d: str) -> None:
-    script = (f"source {ROOT}/scripts/services.sh; PG_PORT=54391; REDIS_PORT=63791; SERVICES_DIR={d}; services_stop; "
-              f"rm -rf {d}")
+    script = (
+        f"source {ROOT}/scripts/services.sh; PG_PORT=54391; REDIS_PORT=63791; SERVICES_DIR={d}; services_stop; "
+        f"rm -rf {d}"
+    )
     subprocess.run(["bash", "-c", script], check=False)
 
 
@@ -133,8 +139,10 @@ def main() -> None:
     path = work / "synthetic_atomic.tsv"
     t0 = time.perf_counter()
     synthesize(path, n_triples=args.triples, seed=args.seed)
-    print(f"synthesized {args.triples:,} triples in {time.perf_counter() - t0:.1f} s -> {path} "
-          f"({path.stat().st_size / 1e6:.0f} MB)")
+    print(
+        f"synthesized {args.triples:,} triples in {time.perf_counter() - t0:.1f} s -> {path} "
+        f"({path.stat().st_size / 1e6:.0f} MB)"
+    )
     slice_path = work / "slice.tsv"
     with path.open() as src, slice_path.open("w") as dst:
         for i, line in enumerate(src):
@@ -164,13 +172,17 @@ def main() -> None:
             _stop_pg(pg[0])
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"\n{'backend':<11} {'triples':>10} {'seconds':>8} {'triples/s':>10} {'peak MB':>8} "
-          f"{'naive triples/s':>16} {'ratio':>7}")
+    print(
+        f"\n{'backend':<11} {'triples':>10} {'seconds':>8} {'triples/s':>10} {'peak MB':>8} "
+        f"{'naive triples/s':>16} {'ratio':>7}"
+    )
     for name, bulk, naive in rows:
         bulk_rate = bulk["triples"] / bulk["seconds"]
         naive_rate = naive["triples"] / naive["seconds"]
-        print(f"{name:<11} {bulk['triples']:>10,} {bulk['seconds']:>8.1f} {bulk_rate:>10,.0f} {bulk['peak_mb']:>8.0f} "
-              f"{naive_rate:>16,.0f} {bulk_rate / naive_rate:>6.1f}x")
+        print(
+            f"{name:<11} {bulk['triples']:>10,} {bulk['seconds']:>8.1f} {bulk_rate:>10,.0f} {bulk['peak_mb']:>8.0f} "
+            f"{naive_rate:>16,.0f} {bulk_rate / naive_rate:>6.1f}x"
+        )
     print("\ntargets: SQLite full import < 60 s, peak memory < 2,048 MB")
 
 

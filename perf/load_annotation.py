@@ -46,13 +46,25 @@ ITEM = re.compile(r'data-item="(\d+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 CAMPAIGN = "perf-load"
 
+
 def pg_durable(tmp: Path) -> None:
     """Restart the PostgreSQL that services_start made (fsync, synchronous_commit and full-page
     writes off, as for tests) with the durable defaults a production server keeps."""
     pgbin = sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1]
     svc = tmp / "svc"
-    cmd = [str(pgbin / "pg_ctl"), "-D", str(svc / "pg"), "-l", str(svc / "pg.log"), "-w", "-m", "fast", "restart",
-           "-o", f"-h 127.0.0.1 -p {PORTS['PG_PORT']} -k {svc} -c max_connections=300"]
+    cmd = [
+        str(pgbin / "pg_ctl"),
+        "-D",
+        str(svc / "pg"),
+        "-l",
+        str(svc / "pg.log"),
+        "-w",
+        "-m",
+        "fast",
+        "restart",
+        "-o",
+        f"-h 127.0.0.1 -p {PORTS['PG_PORT']} -k {svc} -c max_connections=300",
+    ]
     if os.getuid() == 0:
         cmd = ["runuser", "-u", "postgres", "--", *cmd]
     subprocess.run(cmd, check=True, timeout=120, stdout=subprocess.DEVNULL)
@@ -77,16 +89,29 @@ def setup_data(n_items: int, redundancy: int, n_annotators: int) -> None:
     Campaign.objects.filter(name=CAMPAIGN).delete()
     QuestionSet.objects.filter(name=CAMPAIGN).delete()
     qs = QuestionSet.objects.create(name=CAMPAIGN, kind=QuestionSet.Kind.MCQA, question_count=n_items)
-    Question.objects.bulk_create([Question(question_set=qs, position=i, external_id=f"q{i}", context=f"Context {i}.",
-                                           stem=f"Question {i}?", options=[f"option {i}.{k}" for k in range(5)],
-                                           answer_index=i % 5) for i in range(n_items)], batch_size=5000)
+    Question.objects.bulk_create(
+        [
+            Question(
+                question_set=qs,
+                position=i,
+                external_id=f"q{i}",
+                context=f"Context {i}.",
+                stem=f"Question {i}?",
+                options=[f"option {i}.{k}" for k in range(5)],
+                answer_index=i % 5,
+            )
+            for i in range(n_items)
+        ],
+        batch_size=5000,
+    )
     c = campaign_create(name=CAMPAIGN, title="Load test", kind="mcqa", question_set=qs, redundancy=redundancy)
     campaign_status_set(c, "open")
     User = get_user_model()
     User.objects.filter(username__startswith="perf-ann-").delete()
     # Sessions are made directly (session_for), so no password: hashing 200 of them takes minutes.
-    users = User.objects.bulk_create([User(username=f"perf-ann-{i:03d}", password=make_password(None))
-                                      for i in range(n_annotators)])
+    users = User.objects.bulk_create(
+        [User(username=f"perf-ann-{i:03d}", password=make_password(None)) for i in range(n_annotators)]
+    )
     Group.objects.get(name="annotator").user_set.add(*users)
 
 
@@ -138,7 +163,9 @@ def server_times(log: Path, warmup: float) -> None:
             by[kind].append(ms)
     print("  inside the gunicorn worker (access log, after the arrival burst):")
     for kind, v in by.items():
-        print(f"  {kind:6s} n={len(v):6d}  p50={pct(v, 50):7.1f} ms  p95={pct(v, 95):7.1f} ms  p99={pct(v, 99):7.1f} ms")
+        print(
+            f"  {kind:6s} n={len(v):6d}  p50={pct(v, 50):7.1f} ms  p95={pct(v, 95):7.1f} ms  p99={pct(v, 99):7.1f} ms"
+        )
 
 
 class CpuMeter:
@@ -242,8 +269,11 @@ def profile(n: int) -> None:
                 if _round == 0 or kind == "next (live)":
                     counts[kind].append(len(cq))
             item = ITEM.search(box).group(1)  # type: ignore[union-attr]
-            kind, url, data = "submit", f"/annotation/c/{CAMPAIGN}/items/{item}/submit/", {
-                "plausible": "1", "idempotency_key": KEY.search(box).group(1)}  # type: ignore[union-attr]
+            kind, url, data = (
+                "submit",
+                f"/annotation/c/{CAMPAIGN}/items/{item}/submit/",
+                {"plausible": "1", "idempotency_key": KEY.search(box).group(1)},
+            )  # type: ignore[union-attr]
             if _round == 2:
                 kind, url, data = "skip", f"/annotation/c/{CAMPAIGN}/items/{item}/skip/", {}
             with CaptureQueriesContext(connection) as cq:
@@ -260,18 +290,27 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of load (after the warm-up)")
     ap.add_argument("--items", type=int, default=3000)
     ap.add_argument("--redundancy", type=int, default=3)
-    ap.add_argument("--think", type=think_range, default=(5.0, 30.0), metavar="MIN-MAX",
-                    help="seconds per item, uniform (default 5-30)")
+    ap.add_argument(
+        "--think",
+        type=think_range,
+        default=(5.0, 30.0),
+        metavar="MIN-MAX",
+        help="seconds per item, uniform (default 5-30)",
+    )
     ap.add_argument("--skip-rate", type=float, default=0.05, help="share of items skipped instead of answered")
     ap.add_argument("--workers", type=int, default=4, help="gunicorn workers")
     ap.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
     ap.add_argument("--no-preload", action="store_true", help="let every worker import the app itself")
     ap.add_argument("--port", type=int, default=0, help="gunicorn port (default: a free one)")
-    ap.add_argument("--warmup", type=float, default=5.0,
-                    help="seconds at the start (all annotators arrive at once) reported apart")
+    ap.add_argument(
+        "--warmup", type=float, default=5.0, help="seconds at the start (all annotators arrive at once) reported apart"
+    )
     ap.add_argument("--profile", action="store_true", help="print SQL statements per request type first")
-    ap.add_argument("--durable", action="store_true",
-                    help="PostgreSQL with fsync, synchronous_commit and full_page_writes on (default: off, as in tests)")
+    ap.add_argument(
+        "--durable",
+        action="store_true",
+        help="PostgreSQL with fsync, synchronous_commit and full_page_writes on (default: off, as in tests)",
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="cocoweb-load-"))
@@ -284,11 +323,20 @@ def main() -> int:
             pg_durable(tmp)
     elif args.durable:
         sys.exit("--durable restarts the PostgreSQL this script starts; unset DATABASE_URL")
-    env.update({"DJANGO_SETTINGS_MODULE": "cocoweb.settings", "DJANGO_SECRET_KEY": "perf-only-not-secret",
-                "DJANGO_DEBUG": "false", "DJANGO_SECURE_SSL_REDIRECT": "false", "DJANGO_SECURE_COOKIES": "false",
-                "DJANGO_HSTS_SECONDS": "0", "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-                "DJANGO_LOG_LEVEL": "WARNING", "COCOWEB_VAR_DIR": str(tmp / "var"),
-                "DJANGO_STATIC_ROOT": str(tmp / "static")})
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "cocoweb.settings",
+            "DJANGO_SECRET_KEY": "perf-only-not-secret",
+            "DJANGO_DEBUG": "false",
+            "DJANGO_SECURE_SSL_REDIRECT": "false",
+            "DJANGO_SECURE_COOKIES": "false",
+            "DJANGO_HSTS_SECONDS": "0",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+            "DJANGO_LOG_LEVEL": "WARNING",
+            "COCOWEB_VAR_DIR": str(tmp / "var"),
+            "DJANGO_STATIC_ROOT": str(tmp / "static"),
+        }
+    )
     os.environ.update(env)
     gunicorn = None
     args.port = args.port or int(free_port())
@@ -297,19 +345,39 @@ def main() -> int:
         setup_data(args.items, args.redundancy, args.annotators)
         from django.conf import settings
 
-        print(f"data: {args.items} items x redundancy {args.redundancy}, {args.annotators} annotators "
-              f"({time.perf_counter() - t0:.1f} s); sessions: {settings.SESSION_ENGINE.rsplit('.', 1)[1]}, "
-              f"cache: {settings.CACHES['default']['BACKEND'].rsplit('.', 1)[1]}, "
-              f"CONN_MAX_AGE={settings.DATABASES['default'].get('CONN_MAX_AGE')}, PostgreSQL "
-              f"{'durable (fsync on)' if args.durable else 'fsync/synchronous_commit off' if own_services else 'as given'}")
-        subprocess.run([str(ROOT / ".venv/bin/python"), "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT,
-                       env=env, check=True, timeout=300)
+        print(
+            f"data: {args.items} items x redundancy {args.redundancy}, {args.annotators} annotators "
+            f"({time.perf_counter() - t0:.1f} s); sessions: {settings.SESSION_ENGINE.rsplit('.', 1)[1]}, "
+            f"cache: {settings.CACHES['default']['BACKEND'].rsplit('.', 1)[1]}, "
+            f"CONN_MAX_AGE={settings.DATABASES['default'].get('CONN_MAX_AGE')}, PostgreSQL "
+            f"{'durable (fsync on)' if args.durable else 'fsync/synchronous_commit off' if own_services else 'as given'}"
+        )
+        subprocess.run(
+            [str(ROOT / ".venv/bin/python"), "manage.py", "collectstatic", "--noinput", "-v0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=300,
+        )
         if args.profile:
             profile(5)
             setup_data(args.items, args.redundancy, args.annotators)  # a fresh campaign for the load
-        cmd = [str(ROOT / ".venv/bin/gunicorn"), "cocoweb.wsgi", "-b", f"127.0.0.1:{args.port}", "-w", str(args.workers),
-               "--error-logfile", str(tmp / "gunicorn.log"), "--backlog", "2048",
-               "--access-logfile", str(tmp / "access.log"), "--access-logformat", ACCESS_FORMAT]
+        cmd = [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "cocoweb.wsgi",
+            "-b",
+            f"127.0.0.1:{args.port}",
+            "-w",
+            str(args.workers),
+            "--error-logfile",
+            str(tmp / "gunicorn.log"),
+            "--backlog",
+            "2048",
+            "--access-logfile",
+            str(tmp / "access.log"),
+            "--access-logformat",
+            ACCESS_FORMAT,
+        ]
         if not args.no_preload:
             cmd.append("--preload")
         if args.threads > 1:
@@ -381,8 +449,11 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
             if rng.random() < args.skip_rate:
                 timed("skip", s.post, f"{base}/annotation/c/{CAMPAIGN}/items/{m.group(1)}/skip/")
                 continue
-            data = {"plausible": str(rng.randrange(5)), "idempotency_key": KEY.search(box.text).group(1),  # type: ignore[union-attr]
-                    "elapsed_ms": str(int(rng.uniform(lo, hi) * 1000))}
+            data = {
+                "plausible": str(rng.randrange(5)),
+                "idempotency_key": KEY.search(box.text).group(1),  # type: ignore[union-attr]
+                "elapsed_ms": str(int(rng.uniform(lo, hi) * 1000)),
+            }
             url = f"{base}/annotation/c/{CAMPAIGN}/items/{m.group(1)}/submit/"
             if timed("submit", s.post, url, data=data) is None:
                 time.sleep(0.5)
@@ -401,8 +472,9 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
     clock["warm_until"] = start + args.warmup
     clock["deadline"] = start + args.warmup + args.duration
     steady_meter: list[tuple[CpuMeter, float, int]] = []
-    snap = threading.Timer(args.warmup, lambda: steady_meter.append(
-        (CpuMeter(cpu_roots), own_cpu(), sum(len(v) for v in lat.values()))))
+    snap = threading.Timer(
+        args.warmup, lambda: steady_meter.append((CpuMeter(cpu_roots), own_cpu(), sum(len(v) for v in lat.values())))
+    )
     snap.start()
     barrier.wait()
     for t in threads:
@@ -413,16 +485,22 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
     n_steady = sum(len(v) for v in steady.values())
     n_req = n_steady + len(lat["arrival"])
     think = f"{lo:g}-{hi:g} s" if hi else "none (closed loop)"
-    print(f"load: {len(sessions)} annotators, think {think}, gunicorn {args.workers} workers x {args.threads} threads"
-          f"{'' if args.no_preload else ' (preload)'}; {n_req} requests in {elapsed:.1f} s")
+    print(
+        f"load: {len(sessions)} annotators, think {think}, gunicorn {args.workers} workers x {args.threads} threads"
+        f"{'' if args.no_preload else ' (preload)'}; {n_req} requests in {elapsed:.1f} s"
+    )
     print(f"  {loadavg()} at the end ({before} before)")
     a = lat["arrival"]
-    print(f"  arrival (first {args.warmup:g} s, all annotators at once): {len(a)} requests, p50={pct(a, 50):.1f} ms "
-          f"p95={pct(a, 95):.1f} ms max={max(a, default=float('nan')):.1f} ms")
+    print(
+        f"  arrival (first {args.warmup:g} s, all annotators at once): {len(a)} requests, p50={pct(a, 50):.1f} ms "
+        f"p95={pct(a, 95):.1f} ms max={max(a, default=float('nan')):.1f} ms"
+    )
     print(f"  steady state ({args.duration:g} s): {n_steady / args.duration:.1f} req/s")
     for kind, v in steady.items():
-        print(f"  {kind:6s} n={len(v):6d}  p50={pct(v, 50):7.1f} ms  p95={pct(v, 95):7.1f} ms  p99={pct(v, 99):7.1f} ms"
-              f"  mean={statistics.fmean(v) if v else float('nan'):7.1f} ms")
+        print(
+            f"  {kind:6s} n={len(v):6d}  p50={pct(v, 50):7.1f} ms  p95={pct(v, 95):7.1f} ms  p99={pct(v, 99):7.1f} ms"
+            f"  mean={statistics.fmean(v) if v else float('nan'):7.1f} ms"
+        )
     step = max(5.0, (args.warmup + args.duration) / 12)
     windows = []
     for k in range(int((args.warmup + args.duration) // step) + 1):
@@ -433,14 +511,20 @@ def run_load(args: argparse.Namespace, base: str, sessions: list[requests.Sessio
     busy.stop.set()
     print("  over time (window start: requests / p50 / p95 ms, all kinds / machine CPU busy, everybody's):")
     print("    " + " ".join(windows))
-    print("  CPU per request (whole run, arrival included): " + ", ".join(
-        f"{name} {sec / n_req * 1000:.1f} ms" for name, sec in cpu.items()) + f" (of {n_req} requests)")
+    print(
+        "  CPU per request (whole run, arrival included): "
+        + ", ".join(f"{name} {sec / n_req * 1000:.1f} ms" for name, sec in cpu.items())
+        + f" (of {n_req} requests)"
+    )
     if steady_meter:
         m2, c2, n2 = steady_meter[0]
         cpu2 = {**m2.used(), "simulated annotators": own_cpu() - c2}
         n_after = n_req - n2
-        print("  CPU per request after the arrival burst: " + ", ".join(
-            f"{name} {sec / n_after * 1000:.1f} ms" for name, sec in cpu2.items()) + f" (of {n_after} requests)")
+        print(
+            "  CPU per request after the arrival burst: "
+            + ", ".join(f"{name} {sec / n_after * 1000:.1f} ms" for name, sec in cpu2.items())
+            + f" (of {n_after} requests)"
+        )
     if bad:
         print(f"  non-200 responses: {len(bad)} (first: {bad[:3]})")
     return check(args.redundancy, len(bad))
@@ -456,23 +540,35 @@ def check(redundancy: int, n_bad: int) -> int:
     items = Item.objects.filter(campaign__name=CAMPAIGN)
     responses = Response.objects.filter(item__in=items)
     per_item = dict(responses.values_list("item_id").annotate(n=Count("id")))
-    live = dict(Assignment.objects.filter(item__in=items, state="reserved").values_list("item_id").annotate(n=Count("id")))
+    live = dict(
+        Assignment.objects.filter(item__in=items, state="reserved").values_list("item_id").annotate(n=Count("id"))
+    )
     over = [k for k, n in per_item.items() if n > redundancy]
     dup = responses.values("item_id", "user_id").annotate(n=Count("id")).filter(n__gt=1).count()
-    shown_twice = (Assignment.objects.filter(item__in=items).values("item_id", "user_id").annotate(n=Count("id"))
-                   .filter(n__gt=1).count())
+    shown_twice = (
+        Assignment.objects.filter(item__in=items)
+        .values("item_id", "user_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .count()
+    )
     skipped = Assignment.objects.filter(item__in=items, state="skipped")
     answered_skipped = responses.filter(assignment__in=skipped).count()
     unanswered = Assignment.objects.filter(item__in=items, state="answered", response__isnull=True).count()
-    inconsistent = sum(1 for i in items.only("pk", "answer_count", "slots_taken")
-                       if i.answer_count != per_item.get(i.pk, 0) or i.slots_taken != per_item.get(i.pk, 0) + live.get(i.pk, 0))
+    inconsistent = sum(
+        1
+        for i in items.only("pk", "answer_count", "slots_taken")
+        if i.answer_count != per_item.get(i.pk, 0) or i.slots_taken != per_item.get(i.pk, 0) + live.get(i.pk, 0)
+    )
     total = sum(per_item.values())
     problems = len(over) + dup + shown_twice + answered_skipped + unanswered + inconsistent + n_bad
-    print(f"db: {total} answers on {len(per_item)} items (max {max(per_item.values(), default=0)} per item), "
-          f"{skipped.count()} skips, {sum(live.values())} live reservations; {len(over)} items over redundancy, "
-          f"{dup} duplicate answers, {shown_twice} items shown twice to one person, {answered_skipped} answers to "
-          f"skipped items, {unanswered} answered assignments without a response, {inconsistent} inconsistent counters "
-          f"-> {'OK' if not problems else 'FAILED'}")
+    print(
+        f"db: {total} answers on {len(per_item)} items (max {max(per_item.values(), default=0)} per item), "
+        f"{skipped.count()} skips, {sum(live.values())} live reservations; {len(over)} items over redundancy, "
+        f"{dup} duplicate answers, {shown_twice} items shown twice to one person, {answered_skipped} answers to "
+        f"skipped items, {unanswered} answered assignments without a response, {inconsistent} inconsistent counters "
+        f"-> {'OK' if not problems else 'FAILED'}"
+    )
     return 0 if not problems else 1
 
 

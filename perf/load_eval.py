@@ -42,6 +42,7 @@ from perf.synth_sets import coco_shaped_set  # noqa: E402
 
 SET_NAME = "perf-eval"
 
+
 def build_set(n: int) -> None:
     """CoCo-shaped questions (memorization, conceptualization sets, atomic + reasoning sets), so the
     metrics phase computes accuracy by structure and relation and the CoCo scores as a real set would."""
@@ -66,9 +67,28 @@ class Workers:
 
     def start(self, name: str) -> None:
         log = self.logdir / f"{name}.log"
-        p = subprocess.Popen([str(ROOT / ".venv/bin/celery"), "-A", "cocoweb", "worker", "-Q", "eval", "-n", f"{name}@%h",
-                              "--concurrency", "1", "-l", "INFO", "--logfile", str(log)], cwd=ROOT, env=self.env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        p = subprocess.Popen(
+            [
+                str(ROOT / ".venv/bin/celery"),
+                "-A",
+                "cocoweb",
+                "worker",
+                "-Q",
+                "eval",
+                "-n",
+                f"{name}@%h",
+                "--concurrency",
+                "1",
+                "-l",
+                "INFO",
+                "--logfile",
+                str(log),
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
         self.procs.append(p)
         for _ in range(600):
             if log.exists() and " ready." in log.read_text(errors="replace"):
@@ -120,8 +140,17 @@ def scenario(label: str, n_runs: int, deliveries: int, chunk_size: int, timeout:
     from runs.tasks import EVAL_QUEUE, run_execute_task
 
     with transaction.atomic():
-        runs = [run_create(set_name=SET_NAME, backend="random", scoring="loglik", seed=7,
-                           params={"chunk_size": chunk_size}, enqueue=False) for _ in range(n_runs)]
+        runs = [
+            run_create(
+                set_name=SET_NAME,
+                backend="random",
+                scoring="loglik",
+                seed=7,
+                params={"chunk_size": chunk_size},
+                enqueue=False,
+            )
+            for _ in range(n_runs)
+        ]
     t0 = time.perf_counter()
     for run in runs:
         for _ in range(deliveries):
@@ -134,12 +163,16 @@ def scenario(label: str, n_runs: int, deliveries: int, chunk_size: int, timeout:
         r.refresh_from_db()
         items += r.items_done
         scoring, metrics = phase_seconds(r) if r.state == Run.State.DONE else (float("nan"), float("nan"))
-        print(f"  {label:10s} run {r.pk}: {r.state}, {r.items_done} items, wall {walls[r.pk]:.1f} s, scoring "
-              f"{scoring:.1f} s = {r.items_done / scoring:.0f} items/s, metrics {metrics:.1f} s, worker {r.worker}, "
-              f"attempts {r.attempts}")
+        print(
+            f"  {label:10s} run {r.pk}: {r.state}, {r.items_done} items, wall {walls[r.pk]:.1f} s, scoring "
+            f"{scoring:.1f} s = {r.items_done / scoring:.0f} items/s, metrics {metrics:.1f} s, worker {r.worker}, "
+            f"attempts {r.attempts}"
+        )
         if r.error:
             print("    error: " + r.error.strip().splitlines()[0])
-    print(f"  {label:10s} all: {items} items in {total:.1f} s = {items / total:.0f} items/s (wall, enqueue -> last done)")
+    print(
+        f"  {label:10s} all: {items} items in {total:.1f} s = {items / total:.0f} items/s (wall, enqueue -> last done)"
+    )
     return [r.pk for r in runs]
 
 
@@ -152,7 +185,9 @@ def check(reference: int, others: list[int], n_items: int) -> int:
         return {(m.name, m.scope): (m.value, m.ci_low, m.ci_high, m.n) for m in RunMetric.objects.filter(run_id=pk)}
 
     ref_metrics = metrics(reference)
-    ref_chosen = list(Prediction.objects.filter(run_id=reference).order_by("position").values_list("position", "chosen"))
+    ref_chosen = list(
+        Prediction.objects.filter(run_id=reference).order_by("position").values_list("position", "chosen")
+    )
     problems = 0
     for pk in [reference, *others]:
         run = Run.objects.get(pk=pk)
@@ -161,15 +196,25 @@ def check(reference: int, others: list[int], n_items: int) -> int:
         distinct = preds.values("question_id").distinct().count()
         dup = preds.values("question_id").annotate(c=Count("id")).filter(c__gt=1).count()
         positions = set(preds.values_list("position", flat=True))
-        same = pk == reference or (metrics(pk) == ref_metrics and list(
-            preds.order_by("position").values_list("position", "chosen")) == ref_chosen)
-        ok = (run.state == Run.State.DONE and n == distinct == n_items and not dup and positions == set(range(n_items))
-              and run.items_done == n_items and same)
+        same = pk == reference or (
+            metrics(pk) == ref_metrics
+            and list(preds.order_by("position").values_list("position", "chosen")) == ref_chosen
+        )
+        ok = (
+            run.state == Run.State.DONE
+            and n == distinct == n_items
+            and not dup
+            and positions == set(range(n_items))
+            and run.items_done == n_items
+            and same
+        )
         problems += not ok
-        print(f"db: run {pk}: {run.state}, {n} predictions, {distinct} distinct questions, {dup} duplicates, "
-              f"positions {'complete' if positions == set(range(n_items)) else 'INCOMPLETE'}, "
-              f"{len(metrics(pk))} metrics{'' if pk == reference else (' = reference' if same else ' DIFFER from reference')}"
-              f" -> {'OK' if ok else 'FAILED'}")
+        print(
+            f"db: run {pk}: {run.state}, {n} predictions, {distinct} distinct questions, {dup} duplicates, "
+            f"positions {'complete' if positions == set(range(n_items)) else 'INCOMPLETE'}, "
+            f"{len(metrics(pk))} metrics{'' if pk == reference else (' = reference' if same else ' DIFFER from reference')}"
+            f" -> {'OK' if ok else 'FAILED'}"
+        )
     return 1 if problems else 0
 
 
@@ -188,8 +233,15 @@ def main() -> int:
         env.update(services_start(tmp))
     if not env.get("CELERY_BROKER_URL", "").startswith("redis://"):
         sys.exit("set CELERY_BROKER_URL=redis://… (or leave DATABASE_URL unset: the script starts its own servers)")
-    env.update({"DJANGO_SETTINGS_MODULE": "cocoweb.settings", "DJANGO_SECRET_KEY": "perf-only-not-secret",
-                "DJANGO_DEBUG": "false", "DJANGO_LOG_LEVEL": "WARNING", "COCOWEB_VAR_DIR": str(tmp / "var")})
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "cocoweb.settings",
+            "DJANGO_SECRET_KEY": "perf-only-not-secret",
+            "DJANGO_DEBUG": "false",
+            "DJANGO_LOG_LEVEL": "WARNING",
+            "COCOWEB_VAR_DIR": str(tmp / "var"),
+        }
+    )
     os.environ.update(env)
     workers = Workers(env, tmp)
     try:
@@ -198,8 +250,10 @@ def main() -> int:
         from knowledge.models import QuestionSet
 
         n_items = QuestionSet.objects.get(name=SET_NAME).questions.count()
-        print(f"set: {n_items} CoCo-shaped questions ({time.perf_counter() - t:.1f} s); backend random (seed 7), "
-              f"chunk size {args.chunk_size}; {loadavg()}")
+        print(
+            f"set: {n_items} CoCo-shaped questions ({time.perf_counter() - t:.1f} s); backend random (seed 7), "
+            f"chunk size {args.chunk_size}; {loadavg()}"
+        )
         from runs.tasks import EVAL_QUEUE, run_execute_task
 
         run_execute_task.apply_async((0,), queue=EVAL_QUEUE)  # opens the broker connection (no run 0: skipped)

@@ -53,8 +53,10 @@ def main() -> None:
     t0 = time.perf_counter()
     index = GraphIndex.cached(work / "cache", file_fingerprint(path), lambda: _records(path), opts)
     reload = time.perf_counter() - t0
-    print(f"index: {index.n_nodes:,} nodes, {index.n_edges:,} edges; build+save {build:.1f} s "
-          f"(incl. reading and normalising the TSV), reload from cache {reload:.2f} s")
+    print(
+        f"index: {index.n_nodes:,} nodes, {index.n_edges:,} edges; build+save {build:.1f} s "
+        f"(incl. reading and normalising the TSV), reload from cache {reload:.2f} s"
+    )
     sampler = QuerySampler(index)
     print(f"{'kind':<5}{'queries':>9}{'attempts':>10}{'sample s':>10}{'q/s':>9}{'MCQA':>7}{'MCQA s':>8}{'MCQA/s':>9}")
     for kind in KINDS:
@@ -70,7 +72,9 @@ def main() -> None:
         t0 = time.perf_counter()
         built = sample_questions(index, kind, args.queries, args.seed, sampler=sampler)
         tb = time.perf_counter() - t0
-        print(f"{kind:<5}{got:>9,}{attempts:>10,}{ts:>10.2f}{got / ts:>9,.0f}{len(built):>7,}{tb:>8.2f}{len(built) / tb:>9,.0f}")
+        print(
+            f"{kind:<5}{got:>9,}{attempts:>10,}{ts:>10.2f}{got / ts:>9,.0f}{len(built):>7,}{tb:>8.2f}{len(built) / tb:>9,.0f}"
+        )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
     print(f"peak memory (ru_maxrss): {rss:.2f} GB")
 

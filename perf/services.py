@@ -26,9 +26,19 @@ def services_start(tmp: Path, *, cache: bool = False) -> dict[str, str]:
     """Start both servers under ``tmp/svc``; the environment that points the app at them
     (``cache``: Redis database 1 as the cache and session store too, as in production)."""
     env = {**os.environ, **PORTS}
-    out = subprocess.run(["bash", "-c", f'source scripts/services.sh && services_start "{tmp}/svc" >/dev/null && '
-                          'echo "$DATABASE_URL $CELERY_BROKER_URL"'], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f'source scripts/services.sh && services_start "{tmp}/svc" >/dev/null && '
+            'echo "$DATABASE_URL $CELERY_BROKER_URL"',
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if out.returncode != 0:
         sys.exit(f"could not start PostgreSQL/Redis: {out.stderr}{out.stdout}")
     db, broker = out.stdout.split()
@@ -40,5 +50,9 @@ def services_start(tmp: Path, *, cache: bool = False) -> dict[str, str]:
 
 def services_stop(tmp: Path) -> None:
     env = {**os.environ, **PORTS}
-    subprocess.run(["bash", "-c", f'source scripts/services.sh && SERVICES_DIR="{tmp}/svc" && services_stop'], cwd=ROOT,
-                   env=env, timeout=60)
+    subprocess.run(
+        ["bash", "-c", f'source scripts/services.sh && SERVICES_DIR="{tmp}/svc" && services_stop'],
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )

@@ -59,8 +59,15 @@ def _mutate(rng: random.Random, text: str, vocab: list[str], n: int) -> str:
     return " ".join(words)
 
 
-def synthesize(path: str | Path, n_triples: int = 1_330_000, seed: int = 0, *, sample: str | Path | None = None,
-               share: float = 0.6, chain: float = 0.3) -> Path:
+def synthesize(
+    path: str | Path,
+    n_triples: int = 1_330_000,
+    seed: int = 0,
+    *,
+    sample: str | Path | None = None,
+    share: float = 0.6,
+    chain: float = 0.3,
+) -> Path:
     """Write ``n_triples`` synthetic triples to ``path`` and return it. Same seed, same bytes."""
     rng = random.Random(seed)
     rows = _load(Path(sample) if sample else SAMPLE)

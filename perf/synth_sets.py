@@ -31,10 +31,21 @@ def coco_shaped_set(name: str, n: int, *, seed: int = 0, difficulty: bool = Fals
         meta: dict[str, Any] = {"relation": relation}
         if difficulty:
             meta["difficulty"] = rng.randrange(1, 8)
-        rows.append(Question(question_set=qset, position=len(rows), external_id=f"e{len(rows)}",
-                             stem=f"What event or state is item {len(rows)}?", options=[f"option {i}" for i in range(5)],
-                             answer_index=a, answers=[f"option {a}"], structure=structure, group=group, role=role,
-                             metadata=meta))
+        rows.append(
+            Question(
+                question_set=qset,
+                position=len(rows),
+                external_id=f"e{len(rows)}",
+                stem=f"What event or state is item {len(rows)}?",
+                options=[f"option {i}" for i in range(5)],
+                answer_index=a,
+                answers=[f"option {a}"],
+                structure=structure,
+                group=group,
+                role=role,
+                metadata=meta,
+            )
+        )
 
     while len(rows) < n:
         r, kind, g = rng.choice(RELATIONS), rng.random(), f"set{len(rows)}"

@@ -60,9 +60,11 @@ def run_claim(run_id: int, worker: str = "") -> uuid.UUID | None:
     now = timezone.now()
     token = Run.new_lease()
     claimable = Q(state=Run.State.QUEUED, cancel_requested=False) | Q(
-        state__in=Run.ACTIVE, heartbeat_at__lt=now - timedelta(seconds=stale_seconds()))
+        state__in=Run.ACTIVE, heartbeat_at__lt=now - timedelta(seconds=stale_seconds())
+    )
     n = Run.objects.filter(Q(pk=run_id) & claimable).update(
-        lease=token, heartbeat_at=now, worker=worker or worker_name(), attempts=F("attempts") + 1)
+        lease=token, heartbeat_at=now, worker=worker or worker_name(), attempts=F("attempts") + 1
+    )
     return token if n else None
 
 
@@ -123,10 +125,18 @@ def _chunks(seq: list[Any], size: int) -> Iterator[list[Any]]:
 
 def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Prediction:
     p = Prediction(
-        run=run, position=position, chosen=res.chosen, chosen_norm=res.chosen_norm, scores=list(res.scores),
-        norm_scores=None if res.norm_scores is None else list(res.norm_scores), extra=dict(res.extra),
-        raw_output=res.raw_output or "", latency_s=float(res.latency_s or 0.0), prompt_tokens=res.prompt_tokens or 0,
-        completion_tokens=res.completion_tokens or 0, error=res.error or "",
+        run=run,
+        position=position,
+        chosen=res.chosen,
+        chosen_norm=res.chosen_norm,
+        scores=list(res.scores),
+        norm_scores=None if res.norm_scores is None else list(res.norm_scores),
+        extra=dict(res.extra),
+        raw_output=res.raw_output or "",
+        latency_s=float(res.latency_s or 0.0),
+        prompt_tokens=res.prompt_tokens or 0,
+        completion_tokens=res.completion_tokens or 0,
+        error=res.error or "",
     )
     if run.is_statement_run:
         p.statement = row
@@ -184,8 +194,14 @@ def run_execute(run_id: int, *, worker: str = "", heartbeat: bool = True) -> str
     except Exception as exc:
         log.exception("run %s failed", run_id)
         try:
-            _set_state(run_id, token, Run.State.FAILED, error=f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=8)}",
-                       finished_at=timezone.now(), eta_s=None)
+            _set_state(
+                run_id,
+                token,
+                Run.State.FAILED,
+                error=f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=8)}",
+                finished_at=timezone.now(),
+                eta_s=None,
+            )
         except LeaseLost:
             return "skipped"
         return Run.State.FAILED
@@ -199,8 +215,9 @@ def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
     if run.cancel_requested:
         _set_state(run_id, token, Run.State.CANCELLED, finished_at=timezone.now(), eta_s=None)
         return Run.State.CANCELLED
-    _set_state(run_id, token, Run.State.LOADING, started_at=run.started_at or timezone.now(),
-               items_total=item_count(run))
+    _set_state(
+        run_id, token, Run.State.LOADING, started_at=run.started_at or timezone.now(), items_total=item_count(run)
+    )
     run.refresh_from_db()
     scorer = scorer_for_run(run)
     _set_state(run_id, token, Run.State.SCORING, scorer_settings=scorer.describe())
@@ -222,7 +239,9 @@ def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
         by_id = {r.item_id: r for r in results}
         preds = []
         for pos, row in chunk:
-            res = by_id.get(str(row.pk)) or ItemResult(item_id=str(row.pk), chosen=None, error="scorer returned no result")
+            res = by_id.get(str(row.pk)) or ItemResult(
+                item_id=str(row.pk), chosen=None, error="scorer returned no result"
+            )
             preds.append(_prediction(run, pos, row, res))
         run = _store_chunk(run, token, preds, started, done_before)
         if pace:

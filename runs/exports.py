@@ -11,9 +11,25 @@ from typing import Any
 from .models import Prediction, Run
 from .selectors import run_predictions
 
-CSV_FIELDS = ("position", "item_id", "text", "options", "answer", "chosen", "chosen_text", "chosen_norm",
-              "correct", "scores", "norm_scores", "extra", "raw_output", "latency_s", "prompt_tokens",
-              "completion_tokens", "error")
+CSV_FIELDS = (
+    "position",
+    "item_id",
+    "text",
+    "options",
+    "answer",
+    "chosen",
+    "chosen_text",
+    "chosen_norm",
+    "correct",
+    "scores",
+    "norm_scores",
+    "extra",
+    "raw_output",
+    "latency_s",
+    "prompt_tokens",
+    "completion_tokens",
+    "error",
+)
 
 
 def prediction_record(run: Run, p: Prediction) -> dict[str, Any]:
@@ -27,10 +43,22 @@ def prediction_record(run: Run, p: Prediction) -> dict[str, Any]:
         item_id, text, options, answer = q.external_id, q.stem, list(q.options), q.answer_index
     chosen_text = options[p.chosen] if p.chosen is not None and 0 <= p.chosen < len(options) else None
     return {
-        "position": p.position, "item_id": item_id, "text": text, "options": options, "answer": answer,
-        "chosen": p.chosen, "chosen_text": chosen_text, "chosen_norm": p.chosen_norm, "correct": p.correct,
-        "scores": p.scores, "norm_scores": p.norm_scores, "extra": p.extra, "raw_output": p.raw_output,
-        "latency_s": p.latency_s, "prompt_tokens": p.prompt_tokens, "completion_tokens": p.completion_tokens,
+        "position": p.position,
+        "item_id": item_id,
+        "text": text,
+        "options": options,
+        "answer": answer,
+        "chosen": p.chosen,
+        "chosen_text": chosen_text,
+        "chosen_norm": p.chosen_norm,
+        "correct": p.correct,
+        "scores": p.scores,
+        "norm_scores": p.norm_scores,
+        "extra": p.extra,
+        "raw_output": p.raw_output,
+        "latency_s": p.latency_s,
+        "prompt_tokens": p.prompt_tokens,
+        "completion_tokens": p.completion_tokens,
         "error": p.error,
     }
 

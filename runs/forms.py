@@ -20,20 +20,33 @@ def set_choices() -> list[tuple[str, list[tuple[str, str]]]]:
 class RunForm(forms.Form):
     dataset = forms.ChoiceField(label="Set")
     backend = forms.ChoiceField(choices=[(b, b) for b in BACKENDS])
-    model = forms.CharField(required=False, max_length=500,
-                            help_text="model folder or .gguf file (hf, embedding), server model name (openai), "
-                                      "or the model whose stored answers to replay")
+    model = forms.CharField(
+        required=False,
+        max_length=500,
+        help_text="model folder or .gguf file (hf, embedding), server model name (openai), "
+        "or the model whose stored answers to replay",
+    )
     url = forms.CharField(required=False, max_length=500, label="Server URL", help_text="openai backend only")
     scoring = forms.ChoiceField(choices=[(s, s) for s in SCORINGS])
     seed = forms.IntegerField(initial=0)
     limit = forms.IntegerField(required=False, min_value=1, help_text="score only the first N items")
-    chunk_size = forms.IntegerField(required=False, min_value=1, max_value=4096,
-                                    help_text="items per batch (one transaction each)")
-    samples = forms.IntegerField(required=False, min_value=1, max_value=64, label="Reasoning paths",
-                                 help_text="recoms only: paths sampled per question (default 5: greedy + 4 at T=0.7)")
-    paths = forms.CharField(required=False, max_length=500, label="Paths file",
-                            help_text="recoms only: a JSONL of reasoning paths made elsewhere (replay, or hf/openai "
-                                      "to extract triples and answer)")
+    chunk_size = forms.IntegerField(
+        required=False, min_value=1, max_value=4096, help_text="items per batch (one transaction each)"
+    )
+    samples = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=64,
+        label="Reasoning paths",
+        help_text="recoms only: paths sampled per question (default 5: greedy + 4 at T=0.7)",
+    )
+    paths = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Paths file",
+        help_text="recoms only: a JSONL of reasoning paths made elsewhere (replay, or hf/openai "
+        "to extract triples and answer)",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

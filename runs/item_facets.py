@@ -17,8 +17,16 @@ from commonsense.questions.record import question_relation
 
 DIFFICULTY_KEY = "difficulty"  # ReComSBench d(Q) = |K_prior|
 
-FACET_FIELDS = ("item_relation", "item_kind", "item_perturbation", "item_role", "item_group", "item_answer",
-                "item_options", "item_difficulty")
+FACET_FIELDS = (
+    "item_relation",
+    "item_kind",
+    "item_perturbation",
+    "item_role",
+    "item_group",
+    "item_answer",
+    "item_options",
+    "item_difficulty",
+)
 
 
 def as_int(value: Any) -> int | None:

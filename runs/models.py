@@ -32,7 +32,9 @@ class Run(models.Model):
     TERMINAL = (State.DONE, State.FAILED, State.CANCELLED)
 
     question_set = models.ForeignKey(QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
-    statement_set = models.ForeignKey(StatementSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
+    statement_set = models.ForeignKey(
+        StatementSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+    )
     backend = models.CharField(max_length=32)
     model = models.CharField(max_length=500, blank=True, help_text="model folder, GGUF file, or name")
     url = models.CharField(max_length=500, blank=True, help_text="server URL (openai backend)")
@@ -68,8 +70,10 @@ class Run(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
-                condition=(models.Q(question_set__isnull=False, statement_set__isnull=True)
-                           | models.Q(question_set__isnull=True, statement_set__isnull=False)),
+                condition=(
+                    models.Q(question_set__isnull=False, statement_set__isnull=True)
+                    | models.Q(question_set__isnull=True, statement_set__isnull=False)
+                ),
                 name="run_exactly_one_set",
             ),
         ]
@@ -122,7 +126,9 @@ class Prediction(models.Model):
     # views aggregate a run from an index, without joining its questions or parsing their JSON.
     item_relation = models.CharField(max_length=64, blank=True, default="", help_text="question metadata.relation")
     item_kind = models.CharField(max_length=32, blank=True, default="", help_text="question structure")
-    item_perturbation = models.CharField(max_length=64, blank=True, default="", help_text="question metadata.perturbation")
+    item_perturbation = models.CharField(
+        max_length=64, blank=True, default="", help_text="question metadata.perturbation"
+    )
     item_role = models.CharField(max_length=32, blank=True, default="", help_text="question role (CoCo)")
     item_group = models.CharField(max_length=255, blank=True, default="", help_text="question group (CoCo set)")
     item_answer = models.SmallIntegerField(null=True, blank=True, help_text="question answer_index")
@@ -132,10 +138,16 @@ class Prediction(models.Model):
     class Meta:
         ordering = ["run", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["run", "question"], condition=models.Q(question__isnull=False),
-                                    name="prediction_unique_question"),
-            models.UniqueConstraint(fields=["run", "statement"], condition=models.Q(statement__isnull=False),
-                                    name="prediction_unique_statement"),
+            models.UniqueConstraint(
+                fields=["run", "question"],
+                condition=models.Q(question__isnull=False),
+                name="prediction_unique_question",
+            ),
+            models.UniqueConstraint(
+                fields=["run", "statement"],
+                condition=models.Q(statement__isnull=False),
+                name="prediction_unique_statement",
+            ),
         ]
         indexes = [  # covering indexes of the error views' GROUP BYs (explorer.error_selectors), each in group order
             models.Index(fields=["run", "item_relation", "correct"], name="prediction_by_relation"),

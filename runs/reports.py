@@ -40,26 +40,48 @@ def run_records(run: Run) -> list[Record]:
         preds = Prediction.objects.filter(run=run).select_related("statement").order_by("position")
         for p in preds.iterator(chunk_size=2000):
             s: Statement = p.statement  # type: ignore[assignment]
-            out.append({
-                "position": p.position, "human": s.human_majority, "features": s.features or {},
-                "category": s.category, "elicitation": s.elicitation,
-                "p_yes_q1": _p_yes(p.extra.get("q1")), "p_yes_q2": _p_yes(p.extra.get("q2")),
-                "chosen": p.chosen, "error": p.error,
-            })
+            out.append(
+                {
+                    "position": p.position,
+                    "human": s.human_majority,
+                    "features": s.features or {},
+                    "category": s.category,
+                    "elicitation": s.elicitation,
+                    "p_yes_q1": _p_yes(p.extra.get("q1")),
+                    "p_yes_q2": _p_yes(p.extra.get("q2")),
+                    "chosen": p.chosen,
+                    "error": p.error,
+                }
+            )
     else:
         preds = Prediction.objects.filter(run=run).select_related("question").order_by("position")
         recoms = run.scoring == "recoms"
         for p in preds.iterator(chunk_size=2000):
             q: Question = p.question  # type: ignore[assignment]
             meta = q.metadata or {}
-            out.append({
-                "position": p.position, "answer": q.answer_index, "chosen": p.chosen, "chosen_norm": p.chosen_norm,
-                "structure": q.structure, "relation": question_relation(meta), "group": q.group,
-                "role": q.role, "perturbation": str(meta.get("perturbation", "")), "error": p.error,
-                "aspect": str(meta.get("aspect") or (q.structure if q.role in ("reasoning",) or q.role.startswith("atomic_")
-                                                    else question_relation(meta))),
-                **(_recoms_fields(p) if recoms else {}),
-            })
+            out.append(
+                {
+                    "position": p.position,
+                    "answer": q.answer_index,
+                    "chosen": p.chosen,
+                    "chosen_norm": p.chosen_norm,
+                    "structure": q.structure,
+                    "relation": question_relation(meta),
+                    "group": q.group,
+                    "role": q.role,
+                    "perturbation": str(meta.get("perturbation", "")),
+                    "error": p.error,
+                    "aspect": str(
+                        meta.get("aspect")
+                        or (
+                            q.structure
+                            if q.role in ("reasoning",) or q.role.startswith("atomic_")
+                            else question_relation(meta)
+                        )
+                    ),
+                    **(_recoms_fields(p) if recoms else {}),
+                }
+            )
     return out
 
 
@@ -68,17 +90,28 @@ def _recoms_fields(p: Prediction) -> Record:
     x = p.extra or {}
     kba = x.get("kba") or {}
     paths = x.get("paths") or []
-    return {"difficulty": x.get("difficulty"), "kba_correct": kba.get("correct"),
-            "path_correct": tuple(pt.get("correct") for pt in paths), "path_kcr": tuple(pt.get("kcr") for pt in paths)}
+    return {
+        "difficulty": x.get("difficulty"),
+        "kba_correct": kba.get("correct"),
+        "path_correct": tuple(pt.get("correct") for pt in paths),
+        "path_kcr": tuple(pt.get("kcr") for pt in paths),
+    }
 
 
 def _recoms_rows(records: list[Record], seed: int) -> list[Row]:
     """ReComSBench: pass@k, MSG(k) and their sum, KBA, Easy/Hard sliding windows (Δ, Δ*), KCR of
     correct vs incorrect paths (Mann–Whitney U), mean d(Q). Items that failed are left out."""
-    items = [M.RecomsItem(correct=None if r["answer"] is None else r["chosen"] == r["answer"],
-                          kba_correct=r["kba_correct"], difficulty=r["difficulty"],
-                          path_correct=r["path_correct"], path_kcr=r["path_kcr"])
-             for r in records if not r["error"]]
+    items = [
+        M.RecomsItem(
+            correct=None if r["answer"] is None else r["chosen"] == r["answer"],
+            kba_correct=r["kba_correct"],
+            difficulty=r["difficulty"],
+            path_correct=r["path_correct"],
+            path_kcr=r["path_kcr"],
+        )
+        for r in records
+        if not r["error"]
+    ]
     rep = M.recoms_report(items, seed=seed)
     rows: list[Row] = [_row(f"pass@{k}", "overall", e) for k, e in enumerate(rep.pass_at, 1)]
     rows += [_row(f"msg@{k}", "overall", e) for k, e in rep.msg.items()]
@@ -87,21 +120,45 @@ def _recoms_rows(records: list[Record], seed: int) -> list[Row]:
     rows.append(_row("kba", "overall", rep.kba))
     for w in rep.windows:
         where = {"start": w.start, "stop": w.stop, "d_min": w.d_min, "d_max": w.d_max, "mean_d": w.mean_difficulty}
-        rows += [_row("accuracy", f"window={w.index + 1}", w.accuracy, **where),
-                 _row("kba", f"window={w.index + 1}", w.kba, **where)]
+        rows += [
+            _row("accuracy", f"window={w.index + 1}", w.accuracy, **where),
+            _row("kba", f"window={w.index + 1}", w.kba, **where),
+        ]
     if rep.easy is not None and rep.hard is not None:
-        rows += [_row("accuracy_easy", "overall", rep.easy.accuracy), _row("accuracy_hard", "overall", rep.hard.accuracy),
-                 _row("kba_easy", "overall", rep.easy.kba), _row("kba_hard", "overall", rep.hard.kba),
-                 ("accuracy_delta", "overall", rep.delta, None, None, rep.easy.accuracy.n, {"windows": len(rep.windows)}),
-                 ("kba_delta", "overall", rep.delta_kba, None, None, rep.easy.kba.n, {"windows": len(rep.windows)})]
+        rows += [
+            _row("accuracy_easy", "overall", rep.easy.accuracy),
+            _row("accuracy_hard", "overall", rep.hard.accuracy),
+            _row("kba_easy", "overall", rep.easy.kba),
+            _row("kba_hard", "overall", rep.hard.kba),
+            ("accuracy_delta", "overall", rep.delta, None, None, rep.easy.accuracy.n, {"windows": len(rep.windows)}),
+            ("kba_delta", "overall", rep.delta_kba, None, None, rep.easy.kba.n, {"windows": len(rep.windows)}),
+        ]
     rows += [_row("kcr_correct", "overall", rep.kcr_correct), _row("kcr_incorrect", "overall", rep.kcr_incorrect)]
     if rep.kcr_test is not None:
         t = rep.kcr_test
-        rows.append(("kcr_mannwhitney_p", "overall", t.p, None, None, t.n_correct + t.n_incorrect,
-                     {"u": t.u, "n_correct": t.n_correct, "n_incorrect": t.n_incorrect, "alternative": "two-sided"}))
+        rows.append(
+            (
+                "kcr_mannwhitney_p",
+                "overall",
+                t.p,
+                None,
+                None,
+                t.n_correct + t.n_incorrect,
+                {"u": t.u, "n_correct": t.n_correct, "n_incorrect": t.n_incorrect, "alternative": "two-sided"},
+            )
+        )
     rows.append(_row("difficulty", "overall", rep.difficulty))
-    rows.append(("difficulty_defined", "overall", rep.with_difficulty / len(items) if items else None, None, None,
-                 len(items), {"with_difficulty": rep.with_difficulty}))
+    rows.append(
+        (
+            "difficulty_defined",
+            "overall",
+            rep.with_difficulty / len(items) if items else None,
+            None,
+            None,
+            len(items),
+            {"with_difficulty": rep.with_difficulty},
+        )
+    )
     return rows
 
 
@@ -110,8 +167,9 @@ def _row(name: str, scope: str, est: Estimate, **data: Any) -> Row:
 
 
 def _accuracy_rows(name: str, correct: list[bool | None], records: list[Record], seed: int) -> list[Row]:
-    groupings = {k: [r[k] for r in records] for k in ("structure", "relation")
-                 if len({r[k] for r in records if r[k]}) > 0}
+    groupings = {
+        k: [r[k] for r in records] for k in ("structure", "relation") if len({r[k] for r in records if r[k]}) > 0
+    }
     rep = M.accuracy_report(correct, groupings, seed=seed)
     rows = [_row(name, "overall", rep.overall)]
     for kind, grouped in rep.by.items():
@@ -149,8 +207,10 @@ def _coco_answers(records: list[Record], group_sizes: dict[str, int]) -> tuple[l
             incomplete += 1
             continue
         assert anchor is not None
-        answers += [M.CocoAnswer(group=gid, role=r["role"], correct=r["chosen"] == r["answer"], aspect=anchor["aspect"])
-                    for r in rows]
+        answers += [
+            M.CocoAnswer(group=gid, role=r["role"], correct=r["chosen"] == r["answer"], aspect=anchor["aspect"])
+            for r in rows
+        ]
     return answers, incomplete
 
 
@@ -175,8 +235,14 @@ def _rica_rows(records: list[Record], seed: int) -> list[Row]:
         pert = r["perturbation"] or "original"
         asym = next((a for a in ("asymmetric_premise", "asymmetric_conclusion") if a in pert), "original")
         ling = pert.replace(asym, "").strip("_") or "original"
-        probes.append(M.RicaProbe(axiom=r["group"], correct=None if r["chosen"] is None else r["chosen"] == r["answer"],
-                                  linguistic=ling, asymmetry=asym))
+        probes.append(
+            M.RicaProbe(
+                axiom=r["group"],
+                correct=None if r["chosen"] is None else r["chosen"] == r["answer"],
+                linguistic=ling,
+                asymmetry=asym,
+            )
+        )
     rep = M.rica_report(probes, seed=seed)
     rows = [_row("all_perturbations_correct", "overall", rep.all_perturbations_correct, axioms=len(rep.axioms))]
     rows += [_row("accuracy", f"linguistic={k}", e) for k, e in rep.by_linguistic.items()]
@@ -208,9 +274,12 @@ def _statement_rows(records: list[Record], seed: int) -> list[Row]:
         if not rs:
             return
         nan = float("nan")
-        res = M.respondent_scores([nan if r["p_yes_q1"] is None else r["p_yes_q1"] for r in rs],
-                                  [nan if r["p_yes_q2"] is None else r["p_yes_q2"] for r in rs],
-                                  [r["human"] for r in rs], seed=seed)
+        res = M.respondent_scores(
+            [nan if r["p_yes_q1"] is None else r["p_yes_q1"] for r in rs],
+            [nan if r["p_yes_q2"] is None else r["p_yes_q2"] for r in rs],
+            [r["human"] for r in rs],
+            seed=seed,
+        )
         for name in ("consensus", "awareness", "commonsensicality"):
             rows.append(_row(name, scope, getattr(res, name)))
 
@@ -231,11 +300,17 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
     if run.is_statement_run:
         rows = _statement_rows(records, seed)
     else:
-        sizes = (Question.objects.filter(question_set_id=run.question_set_id).exclude(group="")
-                 .values_list("group").annotate(n=Count("id")))
+        sizes = (
+            Question.objects.filter(question_set_id=run.question_set_id)
+            .exclude(group="")
+            .values_list("group")
+            .annotate(n=Count("id"))
+        )
         rows = _question_rows(records, seed, dict(sizes))
-    objs = [RunMetric(run=run, name=n, scope=s, value=v, ci_low=lo, ci_high=hi, n=k, data=d)
-            for n, s, v, lo, hi, k, d in rows]
+    objs = [
+        RunMetric(run=run, name=n, scope=s, value=v, ci_low=lo, ci_high=hi, n=k, data=d)
+        for n, s, v, lo, hi, k, d in rows
+    ]
     with transaction.atomic():
         RunMetric.objects.filter(run=run).delete()
         RunMetric.objects.bulk_create(objs)
@@ -259,8 +334,16 @@ def run_metrics_json(run: Run) -> dict[str, Any]:
     for m in RunMetric.objects.filter(run=run):
         by_scope[m.scope][m.name] = {"value": m.value, "ci95": [m.ci_low, m.ci_high], "n": m.n, **m.data}
     return {
-        "run": run.pk, "set": run.set_name, "backend": run.backend, "model": run.model, "scoring": run.scoring,
-        "seed": run.seed, "limit": run.limit, "state": run.state, "items_done": run.items_done,
-        "items_total": run.items_total, "metrics": run_metrics_overall(run),
+        "run": run.pk,
+        "set": run.set_name,
+        "backend": run.backend,
+        "model": run.model,
+        "scoring": run.scoring,
+        "seed": run.seed,
+        "limit": run.limit,
+        "state": run.state,
+        "items_done": run.items_done,
+        "items_total": run.items_total,
+        "metrics": run_metrics_overall(run),
         "scopes": dict(sorted(by_scope.items())),
     }

@@ -43,8 +43,14 @@ def question_item(q: Question) -> Item:
         fields["structure"] = q.structure
     if q.external_id:
         fields["external_id"] = q.external_id
-    return Item(id=str(q.pk), question=q.stem, options=tuple(str(o) for o in q.options), context=q.context,
-                fields=fields, gold=q.answer_index)
+    return Item(
+        id=str(q.pk),
+        question=q.stem,
+        options=tuple(str(o) for o in q.options),
+        context=q.context,
+        fields=fields,
+        gold=q.answer_index,
+    )
 
 
 def statement_item(s: Statement) -> Item:
@@ -69,8 +75,15 @@ class StatementAnswerReplay:
                 out.append(ItemResult(item_id=it.id, chosen=None, error=f"{self.model} has no stored answer to (a)"))
                 continue
             extra = {q: {"p_yes": float(v), "chosen": int(v)} for q, v in a.items() if v is not None}
-            out.append(ItemResult(item_id=it.id, chosen=int(q1), scores=[1.0 - q1, float(q1)],
-                                  raw_output=json.dumps(a, sort_keys=True), extra=extra))
+            out.append(
+                ItemResult(
+                    item_id=it.id,
+                    chosen=int(q1),
+                    scores=[1.0 - q1, float(q1)],
+                    raw_output=json.dumps(a, sort_keys=True),
+                    extra=extra,
+                )
+            )
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -137,15 +150,22 @@ def scorer_for_run(run: Run) -> Scorer:
         if run.model not in known:
             raise ScorerUnavailable(
                 f"statement set {run.statement_set.name!r} has no stored answers of model {run.model!r}; "
-                f"known: {', '.join(known) or 'none'}")
+                f"known: {', '.join(known) or 'none'}"
+            )
         return StatementAnswerReplay(run.model, replay_answers(run))
     factory = _core_factory()
     if factory is not None:
-        return factory(run.backend, run.scoring, model=run.model or None, url=run.url or None,
-                       source=run.params.get("source"), seed=run.seed,
-                       cache_dir=str(Path(settings.COCOWEB_CACHE_DIR) / "models"),
-                       backend_options=run.params.get("backend_options"),
-                       scoring_options=run.params.get("scoring_options"))
+        return factory(
+            run.backend,
+            run.scoring,
+            model=run.model or None,
+            url=run.url or None,
+            source=run.params.get("source"),
+            seed=run.seed,
+            cache_dir=str(Path(settings.COCOWEB_CACHE_DIR) / "models"),
+            backend_options=run.params.get("backend_options"),
+            scoring_options=run.params.get("scoring_options"),
+        )
     if run.backend == "random":
         return SeededRandom(run.scoring, run.seed)
     raise ScorerUnavailable(f"backend {run.backend!r} is not available: commonsense.scoring has no build_scorer yet")

@@ -50,12 +50,14 @@ def runs_compare(runs: list[Run]) -> dict[str, Any]:
     names = sorted({k for m in per_run for k in m})
     table = [{"name": n, "values": [m.get(n) for m in per_run]} for n in names]
     overlap: dict[str, Any] = {}
-    if len(runs) >= 2 and runs[0].question_set_id == runs[1].question_set_id \
-            and runs[0].statement_set_id == runs[1].statement_set_id:
+    if (
+        len(runs) >= 2
+        and runs[0].question_set_id == runs[1].question_set_id
+        and runs[0].statement_set_id == runs[1].statement_set_id
+    ):
         a = dict(Prediction.objects.filter(run=runs[0]).values_list("position", "chosen"))
         b = dict(Prediction.objects.filter(run=runs[1]).values_list("position", "chosen"))
         common = a.keys() & b.keys()
         same = sum(a[k] == b[k] for k in common)
-        overlap = {"common": len(common), "same_choice": same,
-                   "agreement": same / len(common) if common else None}
+        overlap = {"common": len(common), "same_choice": same, "agreement": same / len(common) if common else None}
     return {"runs": runs, "table": table, "overlap": overlap}

@@ -35,10 +35,22 @@ def run_enqueue(run: Run) -> None:
     transaction.on_commit(lambda: run_execute_task.apply_async((run.pk,), queue=EVAL_QUEUE))
 
 
-def run_create(*, set_name: str = "", question_set: QuestionSet | None = None,
-               statement_set: StatementSet | None = None, backend: str, scoring: str, model: str = "",
-               url: str = "", seed: int = 0, limit: int | None = None, params: dict[str, Any] | None = None,
-               user: Any = None, enqueue: bool = True, rerun_of: Run | None = None) -> Run:
+def run_create(
+    *,
+    set_name: str = "",
+    question_set: QuestionSet | None = None,
+    statement_set: StatementSet | None = None,
+    backend: str,
+    scoring: str,
+    model: str = "",
+    url: str = "",
+    seed: int = 0,
+    limit: int | None = None,
+    params: dict[str, Any] | None = None,
+    user: Any = None,
+    enqueue: bool = True,
+    rerun_of: Run | None = None,
+) -> Run:
     """Validate and store a run; enqueue it after commit unless ``enqueue`` is False (the caller
     then runs it explicitly, e.g. ``run_eval --inline``)."""
     if set_name:
@@ -69,8 +81,17 @@ def run_create(*, set_name: str = "", question_set: QuestionSet | None = None,
     user = user if getattr(user, "is_authenticated", False) else None
     with transaction.atomic():
         run = Run.objects.create(
-            question_set=question_set, statement_set=statement_set, backend=backend, model=model, url=url,
-            scoring=scoring, seed=seed, limit=limit, params=params or {}, created_by=user, rerun_of=rerun_of,
+            question_set=question_set,
+            statement_set=statement_set,
+            backend=backend,
+            model=model,
+            url=url,
+            scoring=scoring,
+            seed=seed,
+            limit=limit,
+            params=params or {},
+            created_by=user,
+            rerun_of=rerun_of,
             phases=[[Run.State.QUEUED, timezone.now().isoformat()]],
         )
         if enqueue:
@@ -85,16 +106,29 @@ def run_cancel(run: Run) -> bool:
     with transaction.atomic():
         Run.objects.filter(pk=run.pk).update(cancel_requested=True)
         n = Run.objects.filter(pk=run.pk, state=Run.State.QUEUED).update(
-            state=Run.State.CANCELLED, finished_at=timezone.now())
+            state=Run.State.CANCELLED, finished_at=timezone.now()
+        )
         if n:
             run.refresh_from_db()
-            Run.objects.filter(pk=run.pk).update(phases=[*run.phases, [Run.State.CANCELLED, timezone.now().isoformat()]])
+            Run.objects.filter(pk=run.pk).update(
+                phases=[*run.phases, [Run.State.CANCELLED, timezone.now().isoformat()]]
+            )
     run.refresh_from_db()
     return True
 
 
 def run_rerun(run: Run, *, user: Any = None) -> Run:
     """A new run with the same settings (a fresh set of predictions)."""
-    return run_create(question_set=run.question_set, statement_set=run.statement_set, backend=run.backend,
-                      scoring=run.scoring, model=run.model, url=run.url, seed=run.seed, limit=run.limit,
-                      params=run.params, user=user, rerun_of=run)
+    return run_create(
+        question_set=run.question_set,
+        statement_set=run.statement_set,
+        backend=run.backend,
+        scoring=run.scoring,
+        model=run.model,
+        url=run.url,
+        seed=run.seed,
+        limit=run.limit,
+        params=run.params,
+        user=user,
+        rerun_of=run,
+    )

@@ -46,8 +46,11 @@ def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
 
     ids = [r.pk for r in runs_stale()]
     if resend_queued:
-        ids += list(Run.objects.filter(state=Run.State.QUEUED, cancel_requested=False)
-                    .order_by("created_at", "pk").values_list("pk", flat=True))
+        ids += list(
+            Run.objects.filter(state=Run.State.QUEUED, cancel_requested=False)
+            .order_by("created_at", "pk")
+            .values_list("pk", flat=True)
+        )
     for run_id in ids:
         transaction.on_commit(lambda rid=run_id: run_execute_task.apply_async((rid,), queue=EVAL_QUEUE))
     if ids:
@@ -81,7 +84,8 @@ class HousekeepingTicker(bootsteps.StartStopStep):
     @staticmethod
     def _send(resend_queued: bool = False) -> None:
         try:
-            runs_requeue_stale_task.apply_async(kwargs={"resend_queued": resend_queued}, queue=HOUSEKEEPING_QUEUE,
-                                                retry=False)
+            runs_requeue_stale_task.apply_async(
+                kwargs={"resend_queued": resend_queued}, queue=HOUSEKEEPING_QUEUE, retry=False
+            )
         except Exception:  # the broker is unreachable: the next tick, or the reconnection, sends again
             log.warning("could not send runs.requeue_stale", exc_info=True)

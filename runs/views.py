@@ -29,9 +29,17 @@ def run_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
-            run = services.run_create(set_name=d["dataset"], backend=d["backend"], scoring=d["scoring"],
-                                      model=d["model"].strip(), url=d["url"].strip(), seed=d["seed"] or 0,
-                                      limit=d["limit"], params=form.params(), user=request.user)
+            run = services.run_create(
+                set_name=d["dataset"],
+                backend=d["backend"],
+                scoring=d["scoring"],
+                model=d["model"].strip(),
+                url=d["url"].strip(),
+                seed=d["seed"] or 0,
+                limit=d["limit"],
+                params=form.params(),
+                user=request.user,
+            )
         except ValidationError as exc:
             for m in exc.messages:
                 form.add_error(None, m)
@@ -50,9 +58,15 @@ def _run(run_id: int) -> Run:
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(run_id)
     preds = selectors.run_predictions(run)[:20]
-    return render(request, "runs/detail.html", {
-        "run": run, "metric_rows": selectors.run_metric_table(run), "preds": [exports.prediction_record(run, p) for p in preds],
-    })
+    return render(
+        request,
+        "runs/detail.html",
+        {
+            "run": run,
+            "metric_rows": selectors.run_metric_table(run),
+            "preds": [exports.prediction_record(run, p) for p in preds],
+        },
+    )
 
 
 @role_required(RESEARCHER)

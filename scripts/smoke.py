@@ -38,24 +38,57 @@ def main() -> None:
     check(c.get("/api/schema/").status_code in (200, 401, 403), "API schema route answers")
 
     user, pw = "smoke-researcher", "smoke-" + os.urandom(6).hex()
-    subprocess.run([sys.executable, "manage.py", "shell", "-c",
-                    "from accounts.services import role_groups_sync, user_create_with_role as u;"
-                    f"role_groups_sync(); u('{user}', 'researcher', '{pw}')"], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from accounts.services import role_groups_sync, user_create_with_role as u;"
+            f"role_groups_sync(); u('{user}', 'researcher', '{pw}')",
+        ],
+        check=True,
+    )
     token = c.cookies.get("csrftoken")
-    r = c.post("/accounts/login/", data={"username": user, "password": pw, "csrfmiddlewaretoken": token},
-               headers={"Referer": base + "/accounts/login/"})
+    r = c.post(
+        "/accounts/login/",
+        data={"username": user, "password": pw, "csrfmiddlewaretoken": token},
+        headers={"Referer": base + "/accounts/login/"},
+    )
     check(r.status_code == 302, "researcher logs in")
     r = c.get("/")
-    check(r.status_code == 200 and "atomic2020-demo" in r.text and "statements-demo" in r.text, "home lists the demo data")
+    check(
+        r.status_code == 200 and "atomic2020-demo" in r.text and "statements-demo" in r.text, "home lists the demo data"
+    )
 
     t0 = time.time()
-    out = subprocess.run([sys.executable, "manage.py", "run_eval", "--set", "statements-demo", "--backend", "replay",
-                          "--model", "Mixtral-8x22B", "--scoring", "yesno", "--wait", "--timeout", "120"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "run_eval",
+            "--set",
+            "statements-demo",
+            "--backend",
+            "replay",
+            "--model",
+            "Mixtral-8x22B",
+            "--scoring",
+            "yesno",
+            "--wait",
+            "--timeout",
+            "120",
+        ],
+        capture_output=True,
+        text=True,
+    )
     ok = out.returncode == 0
     metrics = json.loads(out.stdout) if ok else {}
-    check(ok and "commonsensicality" in json.dumps(metrics),
-          f"run executed by the eval worker via Redis in {time.time() - t0:.1f} s" + ("" if ok else f": {out.stderr[-500:]}"))
+    check(
+        ok and "commonsensicality" in json.dumps(metrics),
+        f"run executed by the eval worker via Redis in {time.time() - t0:.1f} s"
+        + ("" if ok else f": {out.stderr[-500:]}"),
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     chromium = Path("/usr/bin/chromium").exists()
     for item in items:
         if "postgres" in item.keywords and not on_pg:
-            item.add_marker(pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgres://… (pass 2 of make test)"))
+            item.add_marker(
+                pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgres://… (pass 2 of make test)")
+            )
         if "redis" in item.keywords and not on_redis:
-            item.add_marker(pytest.mark.skip(reason="needs Redis: set CELERY_BROKER_URL=redis://… (pass 2 of make test)"))
+            item.add_marker(
+                pytest.mark.skip(reason="needs Redis: set CELERY_BROKER_URL=redis://… (pass 2 of make test)")
+            )
         if "browser" in item.keywords and not chromium:
             item.add_marker(pytest.mark.skip(reason="needs Debian's chromium at /usr/bin/chromium"))

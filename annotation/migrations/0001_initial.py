@@ -6,171 +6,394 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('knowledge', '0001_initial'),
+        ("knowledge", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Adjudication',
+            name="Adjudication",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.JSONField()),
-                ('reason', models.TextField()),
-                ('decided_at', models.DateTimeField(auto_now_add=True)),
-                ('decided_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("label", models.JSONField()),
+                ("reason", models.TextField()),
+                ("decided_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-decided_at'],
+                "ordering": ["-decided_at"],
             },
         ),
         migrations.CreateModel(
-            name='Campaign',
+            name="Campaign",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('survey', 'Commonsensicality survey (NWW)'), ('mcqa', 'Multiple-choice validation (COM2)'), ('rica', 'RICA statement pairs')], max_length=16)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('open', 'Open'), ('closed', 'Closed')], default='draft', max_length=16)),
-                ('instructions', models.TextField(blank=True)),
-                ('redundancy', models.PositiveSmallIntegerField(default=3, help_text='accepted answers per item')),
-                ('max_items_per_annotator', models.PositiveIntegerField(blank=True, null=True)),
-                ('ask_common_sense', models.BooleanField(default=False, help_text='survey question (c)')),
-                ('attention_every', models.PositiveSmallIntegerField(default=0, help_text='one attention item after every N items (0 = none)')),
-                ('attention_max_failures', models.PositiveSmallIntegerField(default=1, help_text='more failures than this block the person')),
-                ('qualification_pass_mark', models.FloatField(default=0.85)),
-                ('agreement_threshold', models.FloatField(default=0.6, help_text='items below go to adjudication')),
-                ('reservation_ttl_seconds', models.PositiveIntegerField(default=600)),
-                ('seed', models.BigIntegerField(default=0, help_text='RICA pair order, COM2 post-processing')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('question_set', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='knowledge.questionset')),
-                ('statement_set', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='knowledge.statementset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("survey", "Commonsensicality survey (NWW)"),
+                            ("mcqa", "Multiple-choice validation (COM2)"),
+                            ("rica", "RICA statement pairs"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft"), ("open", "Open"), ("closed", "Closed")],
+                        default="draft",
+                        max_length=16,
+                    ),
+                ),
+                ("instructions", models.TextField(blank=True)),
+                ("redundancy", models.PositiveSmallIntegerField(default=3, help_text="accepted answers per item")),
+                ("max_items_per_annotator", models.PositiveIntegerField(blank=True, null=True)),
+                ("ask_common_sense", models.BooleanField(default=False, help_text="survey question (c)")),
+                (
+                    "attention_every",
+                    models.PositiveSmallIntegerField(
+                        default=0, help_text="one attention item after every N items (0 = none)"
+                    ),
+                ),
+                (
+                    "attention_max_failures",
+                    models.PositiveSmallIntegerField(default=1, help_text="more failures than this block the person"),
+                ),
+                ("qualification_pass_mark", models.FloatField(default=0.85)),
+                ("agreement_threshold", models.FloatField(default=0.6, help_text="items below go to adjudication")),
+                ("reservation_ttl_seconds", models.PositiveIntegerField(default=600)),
+                ("seed", models.BigIntegerField(default=0, help_text="RICA pair order, COM2 post-processing")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "question_set",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="knowledge.questionset",
+                    ),
+                ),
+                (
+                    "statement_set",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="knowledge.statementset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Item',
+            name="Item",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('regular', 'Regular'), ('attention', 'Attention check'), ('qualification', 'Qualification')], default='regular', max_length=16)),
-                ('position', models.PositiveIntegerField()),
-                ('key', models.CharField(help_text='source id: external id or position', max_length=128)),
-                ('payload', models.JSONField(default=dict, help_text='what the annotator sees')),
-                ('gold', models.JSONField(blank=True, help_text='expected answer (attention / qualification)', null=True)),
-                ('slots_taken', models.PositiveIntegerField(default=0, help_text='accepted answers + live reservations')),
-                ('answer_count', models.PositiveIntegerField(default=0)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='annotation.campaign')),
-                ('question', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='knowledge.question')),
-                ('statement', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='knowledge.statement')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[
+                            ("regular", "Regular"),
+                            ("attention", "Attention check"),
+                            ("qualification", "Qualification"),
+                        ],
+                        default="regular",
+                        max_length=16,
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                ("key", models.CharField(help_text="source id: external id or position", max_length=128)),
+                ("payload", models.JSONField(default=dict, help_text="what the annotator sees")),
+                (
+                    "gold",
+                    models.JSONField(blank=True, help_text="expected answer (attention / qualification)", null=True),
+                ),
+                (
+                    "slots_taken",
+                    models.PositiveIntegerField(default=0, help_text="accepted answers + live reservations"),
+                ),
+                ("answer_count", models.PositiveIntegerField(default=0)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="annotation.campaign"
+                    ),
+                ),
+                (
+                    "question",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="knowledge.question",
+                    ),
+                ),
+                (
+                    "statement",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="knowledge.statement",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['campaign', 'role', 'position'],
+                "ordering": ["campaign", "role", "position"],
             },
         ),
         migrations.CreateModel(
-            name='FinalLabel',
+            name="FinalLabel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.JSONField()),
-                ('provenance', models.CharField(choices=[('unanimous', 'Unanimous'), ('majority', 'Majority'), ('adjudicated', 'Adjudicated')], max_length=16)),
-                ('agreement', models.FloatField(blank=True, null=True)),
-                ('votes', models.JSONField(default=dict)),
-                ('n_answers', models.PositiveIntegerField(default=0)),
-                ('below_threshold', models.BooleanField(default=False, help_text='agreement under the campaign threshold')),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('adjudication', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='annotation.adjudication')),
-                ('item', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='final_label', to='annotation.item')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("label", models.JSONField()),
+                (
+                    "provenance",
+                    models.CharField(
+                        choices=[("unanimous", "Unanimous"), ("majority", "Majority"), ("adjudicated", "Adjudicated")],
+                        max_length=16,
+                    ),
+                ),
+                ("agreement", models.FloatField(blank=True, null=True)),
+                ("votes", models.JSONField(default=dict)),
+                ("n_answers", models.PositiveIntegerField(default=0)),
+                (
+                    "below_threshold",
+                    models.BooleanField(default=False, help_text="agreement under the campaign threshold"),
+                ),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "adjudication",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="annotation.adjudication",
+                    ),
+                ),
+                (
+                    "item",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="final_label", to="annotation.item"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state', models.CharField(choices=[('reserved', 'Reserved'), ('answered', 'Answered'), ('skipped', 'Skipped'), ('expired', 'Expired')], default='reserved', max_length=16)),
-                ('reserved_at', models.DateTimeField()),
-                ('expires_at', models.DateTimeField()),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('campaign', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotation.campaign')),
-                ('item', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotation.item')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("reserved", "Reserved"),
+                            ("answered", "Answered"),
+                            ("skipped", "Skipped"),
+                            ("expired", "Expired"),
+                        ],
+                        default="reserved",
+                        max_length=16,
+                    ),
+                ),
+                ("reserved_at", models.DateTimeField()),
+                ("expires_at", models.DateTimeField()),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to="annotation.campaign",
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to="annotation.item",
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='adjudication',
-            name='item',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='adjudications', to='annotation.item'),
+            model_name="adjudication",
+            name="item",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="adjudications", to="annotation.item"
+            ),
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state', models.CharField(choices=[('qualifying', 'Taking the qualification'), ('active', 'Active'), ('failed', 'Failed the qualification'), ('blocked', 'Blocked (attention checks)')], default='active', max_length=16)),
-                ('qualification_score', models.FloatField(blank=True, null=True)),
-                ('attention_passed', models.PositiveIntegerField(default=0)),
-                ('attention_failed', models.PositiveIntegerField(default=0)),
-                ('regular_answered', models.PositiveIntegerField(default=0)),
-                ('imported', models.BooleanField(default=False, help_text='ratings came from an import')),
-                ('joined_at', models.DateTimeField(auto_now_add=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='annotation.campaign')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='annotation_memberships', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("qualifying", "Taking the qualification"),
+                            ("active", "Active"),
+                            ("failed", "Failed the qualification"),
+                            ("blocked", "Blocked (attention checks)"),
+                        ],
+                        default="active",
+                        max_length=16,
+                    ),
+                ),
+                ("qualification_score", models.FloatField(blank=True, null=True)),
+                ("attention_passed", models.PositiveIntegerField(default=0)),
+                ("attention_failed", models.PositiveIntegerField(default=0)),
+                ("regular_answered", models.PositiveIntegerField(default=0)),
+                ("imported", models.BooleanField(default=False, help_text="ratings came from an import")),
+                ("joined_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to="annotation.campaign",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="annotation_memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Response',
+            name="Response",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('answer', models.JSONField()),
-                ('time_ms', models.PositiveIntegerField(blank=True, help_text='time on the item', null=True)),
-                ('idempotency_key', models.CharField(max_length=64, unique=True)),
-                ('source', models.CharField(choices=[('web', 'Web'), ('api', 'API'), ('import', 'Import')], default='web', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('assignment', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='response', to='annotation.assignment')),
-                ('campaign', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='responses', to='annotation.campaign')),
-                ('item', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='responses', to='annotation.item')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='annotation_responses', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("answer", models.JSONField()),
+                ("time_ms", models.PositiveIntegerField(blank=True, help_text="time on the item", null=True)),
+                ("idempotency_key", models.CharField(max_length=64, unique=True)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("web", "Web"), ("api", "API"), ("import", "Import")], default="web", max_length=8
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assignment",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="response",
+                        to="annotation.assignment",
+                    ),
+                ),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="responses",
+                        to="annotation.campaign",
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="responses",
+                        to="annotation.item",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="annotation_responses",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('redundancy__gte', 1)), name='campaign_redundancy_positive'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("redundancy__gte", 1)), name="campaign_redundancy_positive"
+            ),
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(fields=['campaign', 'role', 'slots_taken', 'position'], name='item_queue'),
+            model_name="item",
+            index=models.Index(fields=["campaign", "role", "slots_taken", "position"], name="item_queue"),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.UniqueConstraint(fields=('campaign', 'role', 'position'), name='item_unique_position'),
+            model_name="item",
+            constraint=models.UniqueConstraint(fields=("campaign", "role", "position"), name="item_unique_position"),
         ),
         migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['campaign', 'state', 'expires_at'], name='assignment_expiry'),
+            model_name="assignment",
+            index=models.Index(fields=["campaign", "state", "expires_at"], name="assignment_expiry"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('item', 'user'), name='assignment_once_per_person'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(fields=("item", "user"), name="assignment_once_per_person"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(condition=models.Q(('state', 'reserved')), fields=('campaign', 'user'), name='assignment_one_live_reservation'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("state", "reserved")),
+                fields=("campaign", "user"),
+                name="assignment_one_live_reservation",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.UniqueConstraint(fields=('campaign', 'user'), name='membership_unique'),
+            model_name="membership",
+            constraint=models.UniqueConstraint(fields=("campaign", "user"), name="membership_unique"),
         ),
         migrations.AddIndex(
-            model_name='response',
-            index=models.Index(fields=['campaign', 'created_at'], name='response_recent'),
+            model_name="response",
+            index=models.Index(fields=["campaign", "created_at"], name="response_recent"),
         ),
         migrations.AddConstraint(
-            model_name='response',
-            constraint=models.UniqueConstraint(fields=('item', 'user'), name='response_once_per_person'),
+            model_name="response",
+            constraint=models.UniqueConstraint(fields=("item", "user"), name="response_once_per_person"),
         ),
     ]

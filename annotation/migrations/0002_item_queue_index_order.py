@@ -4,19 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
-        ('knowledge', '0001_initial'),
+        ("annotation", "0001_initial"),
+        ("knowledge", "0001_initial"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='item',
-            name='item_queue',
+            model_name="item",
+            name="item_queue",
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(fields=['campaign', 'role', '-slots_taken', 'position'], name='item_queue_desc'),
+            model_name="item",
+            index=models.Index(fields=["campaign", "role", "-slots_taken", "position"], name="item_queue_desc"),
         ),
     ]

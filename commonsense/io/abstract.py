@@ -27,7 +27,9 @@ def read_abstract_triples(path: str | Path) -> Iterator[AbstractRecord]:
             continue
         cols = text.split("\t")
         if len(cols) != 3:
-            raise DataFormatError(p, lineno, None, f"expected 3 tab-separated columns (head, concept, abstract head), found {len(cols)}")
+            raise DataFormatError(
+                p, lineno, None, f"expected 3 tab-separated columns (head, concept, abstract head), found {len(cols)}"
+            )
         head = check_field(p, lineno, "head", cols[0])
         concept = check_field(p, lineno, "concept", cols[1])
         abstract = check_field(p, lineno, "abstract head", cols[2])

@@ -69,7 +69,9 @@ def read_csqa_jsonl(path: str | Path) -> Iterator[QuestionRecord]:
             raise DataFormatError(p, line, "question", "must be a string")
         stem = check_field(p, line, "question", stem)
         if len(labels) != len(texts) or len(texts) < 2:
-            raise DataFormatError(p, line, "choices", f"needs matching labels and texts (got {len(labels)} labels, {len(texts)} texts)")
+            raise DataFormatError(
+                p, line, "choices", f"needs matching labels and texts (got {len(labels)} labels, {len(texts)} texts)"
+            )
         if not all(isinstance(t, str) and t.strip() for t in texts):
             raise DataFormatError(p, line, "choices", "every choice text must be a non-empty string")
         key = obj.get("answerKey")
@@ -82,8 +84,13 @@ def read_csqa_jsonl(path: str | Path) -> Iterator[QuestionRecord]:
         ext = str(obj.get("id") or line)
         seen = True
         yield QuestionRecord(
-            line=line, external_id=ext, stem=stem, options=[t.strip() for t in texts],
-            answer_index=answer, structure="csqa", metadata={"question_concept": concept, "labels": labels},
+            line=line,
+            external_id=ext,
+            stem=stem,
+            options=[t.strip() for t in texts],
+            answer_index=answer,
+            structure="csqa",
+            metadata={"question_concept": concept, "labels": labels},
         )
     if not seen:
         raise DataFormatError(p, None, None, "no questions found")
@@ -156,7 +163,9 @@ def read_rica_probes_tsv(path: str | Path) -> Iterator[QuestionRecord]:
         try:
             options = ast.literal_eval(options_s.strip())
         except (ValueError, SyntaxError):
-            raise DataFormatError(p, line, "options", f"must be a list literal like ['more', 'less'], got {options_s!r}") from None
+            raise DataFormatError(
+                p, line, "options", f"must be a list literal like ['more', 'less'], got {options_s!r}"
+            ) from None
         if not isinstance(options, list) or len(options) < 2 or not all(isinstance(o, str) for o in options):
             raise DataFormatError(p, line, "options", "must be a list of at least two strings")
         if answer not in options:
@@ -174,18 +183,37 @@ def read_rica_probes_tsv(path: str | Path) -> Iterator[QuestionRecord]:
             else:
                 pattern_toks.append(tok)
         yield QuestionRecord(
-            line=line, external_id=line_no.strip() or str(line), stem=masked, options=options,
-            answer_index=options.index(answer), structure="rica-probe", group=" ".join(pattern_toks),
-            metadata={"sentence": sentence, "entities": list(ents), "negated": bool(re.search(r"\bnot\b|n't\b", sentence.partition(", so ")[2]))},
+            line=line,
+            external_id=line_no.strip() or str(line),
+            stem=masked,
+            options=options,
+            answer_index=options.index(answer),
+            structure="rica-probe",
+            group=" ".join(pattern_toks),
+            metadata={
+                "sentence": sentence,
+                "entities": list(ents),
+                "negated": bool(re.search(r"\bnot\b|n't\b", sentence.partition(", so ")[2])),
+            },
         )
 
 
 RICA_PERTURBATIONS = (
-    "original", "negated", "asymmetric_premise", "asymmetric_conclusion",
-    "negated_asymmetric_premise", "negated_asymmetric_conclusion",
+    "original",
+    "negated",
+    "asymmetric_premise",
+    "asymmetric_conclusion",
+    "negated_asymmetric_premise",
+    "negated_asymmetric_conclusion",
 )
-_COMPARATORS = (("more", "less"), ("better", "worse"), ("easier", "harder"), ("higher", "lower"),
-                ("larger", "smaller"), ("faster", "slower"))
+_COMPARATORS = (
+    ("more", "less"),
+    ("better", "worse"),
+    ("easier", "harder"),
+    ("higher", "lower"),
+    ("larger", "smaller"),
+    ("faster", "slower"),
+)
 
 
 def _comparator_options(conclusion: str) -> tuple[list[str], str] | None:
@@ -227,8 +255,13 @@ def read_rica_axioms_jsonl(path: str | Path) -> Iterator[QuestionRecord]:
                 masked = mask_conclusion(sentence, answer) or sentence
                 seen = True
                 yield QuestionRecord(
-                    line=line, external_id=f"{line}-{pert}-{k + 1}", stem=masked, options=options,
-                    answer_index=options.index(answer), structure="rica-axiom", group=group,
+                    line=line,
+                    external_id=f"{line}-{pert}-{k + 1}",
+                    stem=masked,
+                    options=options,
+                    answer_index=options.index(answer),
+                    structure="rica-axiom",
+                    group=group,
                     metadata={"perturbation": pert, "logical_form": logical, "sentence": sentence},
                 )
     if not seen:

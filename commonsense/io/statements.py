@@ -73,9 +73,7 @@ def read_statements_csv(path: str | Path) -> Iterator[StatementRecord]:
             raise DataFormatError(p, line, None, f"expected {len(header)} columns, found {len(row)}")
         text = check_field(p, line, "statement", row[idx["statement"]])
         feats = {f: _binary(p, line, f, row[idx[f]], required=True) or 0 for f in FEATURES}
-        human = (
-            _binary(p, line, "human_q1", row[idx["human_q1"]], required=False) if "human_q1" in idx else None
-        )
+        human = _binary(p, line, "human_q1", row[idx["human_q1"]], required=False) if "human_q1" in idx else None
         answers: dict[str, dict[str, int]] = {}
         for model, q, i in model_cols:
             v = _binary(p, line, header[i], row[i], required=False)

@@ -29,7 +29,7 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise DataFormatError(
-                    p, lineno, None, f"not valid UTF-8 (byte {exc.start + 1}: {raw[exc.start:exc.start + 1]!r})"
+                    p, lineno, None, f"not valid UTF-8 (byte {exc.start + 1}: {raw[exc.start : exc.start + 1]!r})"
                 ) from None
             if "\x00" in text:  # no database stores it in text (PostgreSQL refuses it), no real data has it
                 raise DataFormatError(p, lineno, None, f"contains a NUL character (column {text.index(chr(0)) + 1})")

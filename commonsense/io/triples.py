@@ -52,7 +52,9 @@ def iter_atomic_tsv(path: str | Path) -> Iterator[tuple[str, str, str, int]]:
             continue
         cols = text.split("\t")
         if len(cols) != 3:
-            raise DataFormatError(p, lineno, None, f"expected 3 tab-separated columns (head, relation, tail), found {len(cols)}")
+            raise DataFormatError(
+                p, lineno, None, f"expected 3 tab-separated columns (head, relation, tail), found {len(cols)}"
+            )
         head = cols[0].strip()
         if not head or len(head) > limit:
             check_field(p, lineno, "head", cols[0])  # raises the precise error
@@ -87,7 +89,9 @@ def read_cskb_csv(path: str | Path) -> Iterator[TripleRecord]:
     header = [h.strip() for h in header]
     missing = [c for c in CSKB_COLUMNS if c not in header]
     if missing:
-        raise DataFormatError(p, 1, missing[0], f"header lacks column(s) {', '.join(missing)}; expected {','.join(CSKB_COLUMNS)}")
+        raise DataFormatError(
+            p, 1, missing[0], f"header lacks column(s) {', '.join(missing)}; expected {','.join(CSKB_COLUMNS)}"
+        )
     idx = {c: header.index(c) for c in CSKB_COLUMNS}
     seen = False
     while True:
@@ -114,7 +118,11 @@ def read_cskb_csv(path: str | Path) -> Iterator[TripleRecord]:
             raise DataFormatError(p, lineno, "label", f"must lie in [0, 1], got {label_s!r}")
         seen = True
         yield TripleRecord(
-            head, rel, tail, lineno, label,
+            head,
+            rel,
+            tail,
+            lineno,
+            label,
             (("class", row[idx["class"]].strip()), ("split", row[idx["split"]].strip())),
         )
     if not seen:

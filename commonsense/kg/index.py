@@ -46,11 +46,18 @@ class IndexOptions:
 
 
 class GraphIndex:
-    def __init__(self, names: list[str], rel_names: list[str], arrays: dict[str, IntArray], options: IndexOptions) -> None:
+    def __init__(
+        self, names: list[str], rel_names: list[str], arrays: dict[str, IntArray], options: IndexOptions
+    ) -> None:
         self.names = names
         self.rel_names = rel_names
         self.options = options
-        self.f_off, self.f_rel, self.f_dst, self.f_ref = arrays["f_off"], arrays["f_rel"], arrays["f_dst"], arrays["f_ref"]
+        self.f_off, self.f_rel, self.f_dst, self.f_ref = (
+            arrays["f_off"],
+            arrays["f_rel"],
+            arrays["f_dst"],
+            arrays["f_ref"],
+        )
         self.g_key, self.g_start = arrays["g_key"], arrays["g_start"]
         self.b_off, self.b_rel, self.b_src = arrays["b_off"], arrays["b_rel"], arrays["b_src"]
         self.tail_nodes = arrays["tail_nodes"]
@@ -168,8 +175,17 @@ class GraphIndex:
         return rel_ids.setdefault(name, len(rel_ids)), text
 
     @classmethod
-    def _from_arrays(cls, names: list[str], rel_names: list[str], src: IntArray, rel_a: array[int],
-                     dst: IntArray, plaus_a: array[float], refs_a: array[int], opts: IndexOptions) -> GraphIndex:
+    def _from_arrays(
+        cls,
+        names: list[str],
+        rel_names: list[str],
+        src: IntArray,
+        rel_a: array[int],
+        dst: IntArray,
+        plaus_a: array[float],
+        refs_a: array[int],
+        opts: IndexOptions,
+    ) -> GraphIndex:
         n, nr = len(names), max(len(rel_names), 1)
         rel = np.frombuffer(rel_a, dtype=np.int64) if len(rel_a) else np.zeros(0, np.int64)
         plaus = np.frombuffer(plaus_a, dtype=np.float64) if len(plaus_a) else np.zeros(0)
@@ -194,9 +210,15 @@ class GraphIndex:
         b_off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(dst, minlength=n), out=b_off[1:])
         arrays: dict[str, IntArray] = {
-            "f_off": f_off, "f_rel": rel.astype(np.int64), "f_dst": dst.astype(np.int64), "f_ref": refs,
-            "g_key": g_key.astype(np.int64), "g_start": g_start,
-            "b_off": b_off, "b_rel": rel[border].astype(np.int64), "b_src": src[border].astype(np.int64),
+            "f_off": f_off,
+            "f_rel": rel.astype(np.int64),
+            "f_dst": dst.astype(np.int64),
+            "f_ref": refs,
+            "g_key": g_key.astype(np.int64),
+            "g_start": g_start,
+            "b_off": b_off,
+            "b_rel": rel[border].astype(np.int64),
+            "b_src": src[border].astype(np.int64),
             "tail_nodes": np.flatnonzero(np.diff(b_off) > 0).astype(np.int64),
         }
         return cls(names, rel_names, arrays, opts)
@@ -204,16 +226,22 @@ class GraphIndex:
     # ------------------------------------------------------------------ disk cache
     def save(self, path: str | Path) -> None:
         blob = "\n".join(self.names).encode("utf-8")
-        arrays = {k: getattr(self, k) for k in ("f_off", "f_rel", "f_dst", "f_ref", "g_key", "g_start",
-                                                 "b_off", "b_rel", "b_src", "tail_nodes")}
+        arrays = {
+            k: getattr(self, k)
+            for k in ("f_off", "f_rel", "f_dst", "f_ref", "g_key", "g_start", "b_off", "b_rel", "b_src", "tail_nodes")
+        }
         meta = json.dumps({"version": FORMAT_VERSION, "rel_names": self.rel_names, "options": asdict(self.options)})
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, suffix=".npz.tmp")
         os.close(fd)
         with open(tmp, "wb") as fh:
-            np.savez(fh, names=np.frombuffer(blob, dtype=np.uint8), meta=np.frombuffer(meta.encode(), dtype=np.uint8),
-                     **arrays)
+            np.savez(
+                fh,
+                names=np.frombuffer(blob, dtype=np.uint8),
+                meta=np.frombuffer(meta.encode(), dtype=np.uint8),
+                **arrays,
+            )
         os.replace(tmp, p)  # atomic: a reader never sees half a file
 
     @classmethod
@@ -228,8 +256,13 @@ class GraphIndex:
         return cls(names, list(meta["rel_names"]), arrays, IndexOptions(**meta["options"]))
 
     @classmethod
-    def cached(cls, cache_dir: str | Path, fingerprint: str, records: Iterable[Record] | Any,
-               options: IndexOptions | None = None) -> GraphIndex:
+    def cached(
+        cls,
+        cache_dir: str | Path,
+        fingerprint: str,
+        records: Iterable[Record] | Any,
+        options: IndexOptions | None = None,
+    ) -> GraphIndex:
         """Load the index for ``fingerprint`` (a content hash of the graph chosen by the caller)
         and ``options`` from ``cache_dir``, or build it from ``records`` (an iterable, or a
         zero-argument callable returning one, so nothing is read on a cache hit) and store it."""

@@ -118,9 +118,7 @@ def minilm_encoder(batch_size: int = 256) -> Encoder:
     return encode
 
 
-def merge_similar(
-    texts: Sequence[str], encoder: Encoder, threshold: float = 0.95, chunk: int = 2048
-) -> dict[str, str]:
+def merge_similar(texts: Sequence[str], encoder: Encoder, threshold: float = 0.95, chunk: int = 2048) -> dict[str, str]:
     """Map every text whose embedding has cosine > ``threshold`` with another onto one
     representative (the smallest text in sort order of its connected component). Texts left
     alone are absent from the result. Exact pairwise comparison in chunks: O(n²) time, O(n·chunk)

@@ -37,8 +37,12 @@ def correctness(correct: Sequence[bool | float | None] | npt.ArrayLike, missing:
 
 
 def accuracy(
-    correct: Sequence[bool | float | None] | npt.ArrayLike, *, missing: Missing = "wrong", n_boot: int = N_BOOT,
-    seed: int = 0, level: float = LEVEL,
+    correct: Sequence[bool | float | None] | npt.ArrayLike,
+    *,
+    missing: Missing = "wrong",
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    level: float = LEVEL,
 ) -> Estimate:
     """Share correct (micro), with a bootstrap interval over items."""
     return mean_ci(correctness(correct, missing), n_boot=n_boot, seed=seed, level=level)
@@ -56,8 +60,13 @@ def _split(x: FloatArray, keys: Keys) -> dict[str, tuple[FloatArray, FloatArray]
 
 
 def accuracy_by(
-    correct: Sequence[bool | float | None] | npt.ArrayLike, keys: Keys, *,
-    missing: Missing = "wrong", n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL,
+    correct: Sequence[bool | float | None] | npt.ArrayLike,
+    keys: Keys,
+    *,
+    missing: Missing = "wrong",
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    level: float = LEVEL,
 ) -> dict[str, Estimate]:
     """Accuracy per group (keys as ``str``, sorted); items with an empty/``None`` key are left out."""
     x = correctness(correct, missing)
@@ -65,8 +74,13 @@ def accuracy_by(
 
 
 def macro_accuracy(
-    correct: Sequence[bool | float | None] | npt.ArrayLike, keys: Keys, *,
-    missing: Missing = "wrong", n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL,
+    correct: Sequence[bool | float | None] | npt.ArrayLike,
+    keys: Keys,
+    *,
+    missing: Missing = "wrong",
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    level: float = LEVEL,
 ) -> Estimate:
     """Unweighted mean of the per-group accuracies (``n`` = items in the groups)."""
     x = correctness(correct, missing)
@@ -90,8 +104,12 @@ class AccuracyReport:
 
 def accuracy_report(
     correct: Sequence[bool | float | None] | npt.ArrayLike,
-    groupings: Mapping[str, Keys] | None = None, *,
-    missing: Missing = "wrong", n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL,
+    groupings: Mapping[str, Keys] | None = None,
+    *,
+    missing: Missing = "wrong",
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    level: float = LEVEL,
 ) -> AccuracyReport:
     """Micro accuracy and, for each named grouping, per-group and macro accuracy."""
     by = {

@@ -109,12 +109,17 @@ def mean_ci(values: npt.ArrayLike, *, n_boot: int = N_BOOT, seed: int = 0, level
     x = x[np.isfinite(x)]
     if x.size == 0:
         return EMPTY
-    return estimate(float(x.mean()), lambda idx: x[idx].mean(axis=1), int(x.size), n_boot=n_boot, seed=seed,
-                    level=level)
+    return estimate(
+        float(x.mean()), lambda idx: x[idx].mean(axis=1), int(x.size), n_boot=n_boot, seed=seed, level=level
+    )
 
 
 def ratio_ci(
-    numerator: npt.ArrayLike, denominator: npt.ArrayLike, *, n_boot: int = N_BOOT, seed: int = 0,
+    numerator: npt.ArrayLike,
+    denominator: npt.ArrayLike,
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
     level: float = LEVEL,
 ) -> Estimate:
     """``sum(numerator) / sum(denominator)`` over paired units (e.g. CoCo's conditional scores);
@@ -158,7 +163,10 @@ def group_indices(keys: Keys) -> dict[str, IntArray]:
 
 
 def macro_ci(
-    per_group: Mapping[str, tuple[FloatArray, FloatArray]], *, n_boot: int = N_BOOT, seed: int = 0,
+    per_group: Mapping[str, tuple[FloatArray, FloatArray]],
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
     level: float = LEVEL,
 ) -> Estimate:
     """Unweighted mean over groups of each group's sum(num)/sum(den); the interval resamples

@@ -58,9 +58,14 @@ class CocoSets:
         ``(aspect, reasoning_correct, all_atomic_correct)``."""
         m, c, a = list(mem), list(com), list(app)
         return CocoSets(
-            [x[0] for x in m], np.asarray([x[1] for x in m], dtype=float),
-            [x[0] for x in c], np.asarray([x[1] for x in c], dtype=float), np.asarray([x[2] for x in c], dtype=float),
-            [x[0] for x in a], np.asarray([x[1] for x in a], dtype=float), np.asarray([x[2] for x in a], dtype=float),
+            [x[0] for x in m],
+            np.asarray([x[1] for x in m], dtype=float),
+            [x[0] for x in c],
+            np.asarray([x[1] for x in c], dtype=float),
+            np.asarray([x[2] for x in c], dtype=float),
+            [x[0] for x in a],
+            np.asarray([x[1] for x in a], dtype=float),
+            np.asarray([x[2] for x in a], dtype=float),
         )
 
 
@@ -92,8 +97,10 @@ def assemble_sets(answers: Iterable[CocoAnswer]) -> CocoSets:
         aspect = _aspect(group, rows)
         if reasoning or atomics:
             if base or concepts or len(reasoning) != 1 or not atomics:
-                raise ValueError(f"set {group!r}: an application set needs one reasoning and >= 1 atomic question"
-                                 f" and nothing else, got {sorted(roles)}")
+                raise ValueError(
+                    f"set {group!r}: an application set needs one reasoning and >= 1 atomic question"
+                    f" and nothing else, got {sorted(roles)}"
+                )
             app.append((aspect, bool(reasoning[0].correct), all(r.correct for r in atomics)))
         elif concepts:
             if len(base) != 1:
@@ -154,13 +161,16 @@ def coco_scores_macro(sets: CocoSets, *, n_boot: int = N_BOOT, seed: int = 0, le
     return CocoScores(**out)
 
 
-def coco_scores_by_aspect(sets: CocoSets, *, n_boot: int = N_BOOT, seed: int = 0,
-                          level: float = LEVEL) -> dict[str, dict[str, Estimate]]:
+def coco_scores_by_aspect(
+    sets: CocoSets, *, n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL
+) -> dict[str, dict[str, Estimate]]:
     """``{metric: {aspect: estimate}}`` — Table 4 (per relation) and Table 5 (per query kind)."""
     out: dict[str, dict[str, Estimate]] = {}
     for name, (aspects, num, den) in _pairs(sets).items():
-        out[name] = {k: ratio_ci(num[i], den[i], n_boot=n_boot, seed=seed, level=level)
-                     for k, i in group_indices(aspects).items()}
+        out[name] = {
+            k: ratio_ci(num[i], den[i], n_boot=n_boot, seed=seed, level=level)
+            for k, i in group_indices(aspects).items()
+        }
     return out
 
 
@@ -171,8 +181,9 @@ class CocoReport:
     by_aspect: dict[str, dict[str, Estimate]]
 
 
-def coco_report(answers: Iterable[CocoAnswer], *, n_boot: int = N_BOOT, seed: int = 0,
-                level: float = LEVEL) -> CocoReport:
+def coco_report(
+    answers: Iterable[CocoAnswer], *, n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL
+) -> CocoReport:
     """Assemble the sets and compute micro, macro and per-aspect scores."""
     sets = assemble_sets(answers)
     return CocoReport(

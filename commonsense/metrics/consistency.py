@@ -65,12 +65,16 @@ def set_consistency(answers: Iterable[CocoAnswer], *, strict: bool = True) -> li
         concepts = [r.correct for r in rows if r.role.startswith("conceptualization_")]
         base = [r.correct for r in rows if r.role == "memorization"]
         if atomics and len(reasoning) == 1:
-            out.append(SetConsistency(group, "application", aspect, all(atomics), bool(reasoning[0]),
-                                      sum(atomics), len(atomics)))
+            out.append(
+                SetConsistency(
+                    group, "application", aspect, all(atomics), bool(reasoning[0]), sum(atomics), len(atomics)
+                )
+            )
         elif concepts and len(base) == 1:
             solved = all(concepts) if strict else 2 * sum(concepts) >= len(concepts)
-            out.append(SetConsistency(group, "comprehension", aspect, bool(base[0]), solved,
-                                      sum(concepts), len(concepts)))
+            out.append(
+                SetConsistency(group, "comprehension", aspect, bool(base[0]), solved, sum(concepts), len(concepts))
+            )
         elif atomics or reasoning or concepts:
             raise ValueError(f"set {group!r} is incomplete: roles {sorted(r.role for r in rows)}")
     return out

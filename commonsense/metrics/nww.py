@@ -58,8 +58,10 @@ class StatementScores:
 
     def summary(self, *, n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL) -> dict[str, Estimate]:
         """Means over statements with bootstrap intervals."""
-        return {k: mean_ci(getattr(self, k), n_boot=n_boot, seed=seed, level=level)
-                for k in ("consensus", "awareness", "commonsensicality")}
+        return {
+            k: mean_ci(getattr(self, k), n_boot=n_boot, seed=seed, level=level)
+            for k in ("consensus", "awareness", "commonsensicality")
+        }
 
 
 def scores_from_rates(agree_rate: npt.ArrayLike, predict_rate: npt.ArrayLike) -> StatementScores:
@@ -161,8 +163,14 @@ def _hits(answer: FloatArray, majority: FloatArray) -> tuple[FloatArray, FloatAr
 
 
 def respondent_scores(
-    answer_agree: npt.ArrayLike, answer_predict: npt.ArrayLike, majority: npt.ArrayLike, *, threshold: float = 0.5,
-    n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL,
+    answer_agree: npt.ArrayLike,
+    answer_predict: npt.ArrayLike,
+    majority: npt.ArrayLike,
+    *,
+    threshold: float = 0.5,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    level: float = LEVEL,
 ) -> RespondentScores:
     """One respondent (a model) against the human majority per statement (Eqs. 16–18). Statements
     where an answer or the majority is missing are left out of that score; the interval resamples

@@ -29,8 +29,13 @@ class Percentile:
 
 
 def respondent_percentile(
-    answer_agree: npt.ArrayLike, answer_predict: npt.ArrayLike, agree: npt.ArrayLike, predict: npt.ArrayLike, *,
-    leave_one_out: bool = True, threshold: float = 0.5,
+    answer_agree: npt.ArrayLike,
+    answer_predict: npt.ArrayLike,
+    agree: npt.ArrayLike,
+    predict: npt.ArrayLike,
+    *,
+    leave_one_out: bool = True,
+    threshold: float = 0.5,
 ) -> Percentile:
     """The model's standing among the raters of a rater × statement matrix. The model is scored
     against the full human majority; each rater against the majority with (``leave_one_out``) or
@@ -74,8 +79,9 @@ def _rowwise_r(x: FloatArray, y: FloatArray) -> FloatArray:
         return np.asarray((xc * yc).sum(axis=1) / np.sqrt((xc * xc).sum(axis=1) * (yc * yc).sum(axis=1)))
 
 
-def pearson(x: npt.ArrayLike, y: npt.ArrayLike, *, n_boot: int = N_BOOT, seed: int = 0,
-            level: float = LEVEL) -> Correlation:
+def pearson(
+    x: npt.ArrayLike, y: npt.ArrayLike, *, n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL
+) -> Correlation:
     """Pearson r (scipy) over pairs where both are present, with a percentile-bootstrap interval."""
     xa, ya = as_float_vector(x, "x"), as_float_vector(y, "y")
     if xa.shape != ya.shape:
@@ -101,8 +107,14 @@ class Fidelity:
 
 
 def silicon_fidelity(
-    model_p_yes_agree: npt.ArrayLike, human_agree_rate: npt.ArrayLike, model_p_yes_predict: npt.ArrayLike | None = None,
-    human_predict_rate: npt.ArrayLike | None = None, *, n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL,
+    model_p_yes_agree: npt.ArrayLike,
+    human_agree_rate: npt.ArrayLike,
+    model_p_yes_predict: npt.ArrayLike | None = None,
+    human_predict_rate: npt.ArrayLike | None = None,
+    *,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    level: float = LEVEL,
 ) -> Fidelity:
     """The model as a silicon population compared with the humans, statement by statement."""
     agree = pearson(model_p_yes_agree, human_agree_rate, n_boot=n_boot, seed=seed, level=level)

@@ -61,8 +61,9 @@ def deduplicate(triples: Sequence[Triple], embed: Embed, threshold: float = THRE
     return [triples[i] for i in kept]
 
 
-def fuzzy_difference(triples: Sequence[Triple], remove: Sequence[Triple], embed: Embed,
-                     threshold: float = THRESHOLD) -> list[Triple]:
+def fuzzy_difference(
+    triples: Sequence[Triple], remove: Sequence[Triple], embed: Embed, threshold: float = THRESHOLD
+) -> list[Triple]:
     """``triples \\ remove``: those with no match ≥ threshold in ``remove``."""
     if not remove:
         return list(triples)
@@ -88,8 +89,12 @@ class PriorKnowledge:
 
 
 def select_prior_knowledge(
-    paths: Sequence[ReasoningPath], question_triples: Sequence[Triple], embed: Embed, *,
-    threshold: float = THRESHOLD, minimise: Literal["all", "new"] = "all",
+    paths: Sequence[ReasoningPath],
+    question_triples: Sequence[Triple],
+    embed: Embed,
+    *,
+    threshold: float = THRESHOLD,
+    minimise: Literal["all", "new"] = "all",
 ) -> PriorKnowledge:
     """K_prior of one question. Each path's triples are deduplicated first; ``minimise="all"``
     follows Eq. 1 (smallest |K(S)|), ``"new"`` picks the smallest |K_new(S)| instead."""
@@ -109,8 +114,9 @@ def select_prior_knowledge(
     return PriorKnowledge(best[2], best[1])
 
 
-def knowledge_coverage_ratio(path_triples: Sequence[Triple], k_prior: Sequence[Triple], embed: Embed,
-                             threshold: float = THRESHOLD) -> float | None:
+def knowledge_coverage_ratio(
+    path_triples: Sequence[Triple], k_prior: Sequence[Triple], embed: Embed, threshold: float = THRESHOLD
+) -> float | None:
     """KCR (Eq. 5); None when K_prior is empty."""
     if not k_prior:
         return None
@@ -119,8 +125,9 @@ def knowledge_coverage_ratio(path_triples: Sequence[Triple], k_prior: Sequence[T
     return covered / len(k_prior)
 
 
-def knowledge_redundancy_ratio(path_triples: Sequence[Triple], k_prior: Sequence[Triple], embed: Embed,
-                               threshold: float = THRESHOLD) -> float | None:
+def knowledge_redundancy_ratio(
+    path_triples: Sequence[Triple], k_prior: Sequence[Triple], embed: Embed, threshold: float = THRESHOLD
+) -> float | None:
     """[derived, no formula in the paper] |K(S) \\ K_prior| / |K_prior| — unbounded above."""
     if not k_prior:
         return None
@@ -156,8 +163,9 @@ class Window:
     accuracy: float
 
 
-def sliding_windows(difficulty: npt.ArrayLike, correct: npt.ArrayLike, *, window: int | None = None,
-                    step: int | None = None) -> list[Window]:
+def sliding_windows(
+    difficulty: npt.ArrayLike, correct: npt.ArrayLike, *, window: int | None = None, step: int | None = None
+) -> list[Window]:
     """Windows over the items sorted by d(Q) (stable: ties keep input order). Defaults: window =
     N // 3, step = window // 3; a last window ending at N is added if the steps miss it."""
     d, c = np.asarray(difficulty, dtype=float), np.asarray(correct, dtype=float)
@@ -167,8 +175,10 @@ def sliding_windows(difficulty: npt.ArrayLike, correct: npt.ArrayLike, *, window
         raise ValueError("drop questions without a difficulty or a prediction first")
     order = np.argsort(d, kind="stable")
     ds, cs = d[order], c[order]
-    return [Window(a, b, float(ds[a:b].mean()), float(cs[a:b].mean()))
-            for a, b in window_bounds(d.size, window=window, step=step)]
+    return [
+        Window(a, b, float(ds[a:b].mean()), float(cs[a:b].mean()))
+        for a, b in window_bounds(d.size, window=window, step=step)
+    ]
 
 
 def window_bounds(n: int, *, window: int | None = None, step: int | None = None) -> list[tuple[int, int]]:
@@ -194,8 +204,9 @@ class EasyHard:
         return self.easy - self.hard
 
 
-def easy_hard(difficulty: npt.ArrayLike, correct: npt.ArrayLike, *, window: int | None = None,
-              step: int | None = None) -> EasyHard | None:
+def easy_hard(
+    difficulty: npt.ArrayLike, correct: npt.ArrayLike, *, window: int | None = None, step: int | None = None
+) -> EasyHard | None:
     """Acc on the first (Easy) and last (Hard) window; Δ = Easy − Hard. Pass KBA predictions
     (answers given K_prior as hints) as ``correct`` for KBA's Δ*."""
     ws = sliding_windows(difficulty, correct, window=window, step=step)

@@ -120,9 +120,18 @@ def _windows(items: Sequence[RecomsItem], seed: int, window: int | None, step: i
     for w, (a, b) in enumerate(window_bounds(len(ranked), window=window, step=step)):
         part = ranked[a:b]
         d = [float(it.difficulty or 0) for it in part]
-        out.append(WindowScores(w, a, b, min(d), max(d), float(np.mean(d)),
-                                mean_ci(_bools([it.correct for it in part]), seed=seed),
-                                mean_ci(_bools([it.kba_correct for it in part]), seed=seed)))
+        out.append(
+            WindowScores(
+                w,
+                a,
+                b,
+                min(d),
+                max(d),
+                float(np.mean(d)),
+                mean_ci(_bools([it.correct for it in part]), seed=seed),
+                mean_ci(_bools([it.kba_correct for it in part]), seed=seed),
+            )
+        )
     return out
 
 
@@ -143,16 +152,23 @@ def _kcr(items: Sequence[RecomsItem], seed: int) -> tuple[Estimate, Estimate, Ma
     return mean_ci(good, seed=seed), mean_ci(bad, seed=seed), test
 
 
-def recoms_report(items: Sequence[RecomsItem], *, seed: int = 0, window: int | None = None,
-                  step: int | None = None) -> RecomsReport:
+def recoms_report(
+    items: Sequence[RecomsItem], *, seed: int = 0, window: int | None = None, step: int | None = None
+) -> RecomsReport:
     k, pass_at, msg, msg_sum = _pass_at(items, seed)
     with_d = [float(it.difficulty) for it in items if it.difficulty is not None]
     good, bad, test = _kcr(items, seed)
     return RecomsReport(
-        k=k, pass_at=pass_at, msg=msg, msg_sum=msg_sum,
+        k=k,
+        pass_at=pass_at,
+        msg=msg,
+        msg_sum=msg_sum,
         accuracy=mean_ci(_bools([it.correct for it in items]), seed=seed),
         kba=mean_ci(_bools([it.kba_correct for it in items]), seed=seed),
         windows=_windows(items, seed, window, step),
-        difficulty=mean_ci(with_d, seed=seed), with_difficulty=len(with_d),
-        kcr_correct=good, kcr_incorrect=bad, kcr_test=test,
+        difficulty=mean_ci(with_d, seed=seed),
+        with_difficulty=len(with_d),
+        kcr_correct=good,
+        kcr_incorrect=bad,
+        kcr_test=test,
     )

@@ -17,8 +17,16 @@ import numpy as np
 from .accuracy import accuracy, accuracy_by, correctness
 from .bootstrap import LEVEL, N_BOOT, Estimate, group_indices, mean_ci
 
-LINGUISTIC = ("original", "negation", "antonym", "paraphrase", "paraphrase_inversion", "negation_antonym",
-              "negation_paraphrase", "negation_paraphrase_inversion")
+LINGUISTIC = (
+    "original",
+    "negation",
+    "antonym",
+    "paraphrase",
+    "paraphrase_inversion",
+    "negation_antonym",
+    "negation_paraphrase",
+    "negation_paraphrase_inversion",
+)
 ASYMMETRY = ("original", "asymmetric_premise", "asymmetric_conclusion")
 # The labels above are the human-curated set's 8 × 3 grid; other sets use their own names (the 10k
 # set's keys are e.g. ``negated_asymmetric_premise``), so any non-empty label is accepted.
@@ -63,12 +71,14 @@ def _check(probes: Sequence[RicaProbe]) -> None:
 
 def axiom_results(probes: Sequence[RicaProbe]) -> list[AxiomResult]:
     x = correctness([p.correct for p in probes], "wrong")
-    return [AxiomResult(k, int(idx.size), int(x[idx].sum()))
-            for k, idx in group_indices([p.axiom for p in probes]).items()]
+    return [
+        AxiomResult(k, int(idx.size), int(x[idx].sum())) for k, idx in group_indices([p.axiom for p in probes]).items()
+    ]
 
 
-def rica_report(probes: Sequence[RicaProbe], *, n_boot: int = N_BOOT, seed: int = 0,
-                level: float = LEVEL) -> RicaReport:
+def rica_report(
+    probes: Sequence[RicaProbe], *, n_boot: int = N_BOOT, seed: int = 0, level: float = LEVEL
+) -> RicaReport:
     _check(probes)
     correct = [p.correct for p in probes]
     kw_b, kw_s, kw_l = n_boot, seed, level

@@ -100,7 +100,9 @@ class QuerySampler:
     """Samples queries of any kind from one index. ``relations`` restricts every hop (default:
     all relations of the graph except HinderedBy, which is kept for 2in's negated branch)."""
 
-    def __init__(self, index: GraphIndex, *, max_degree: int | None = None, relations: Iterable[str] | None = None) -> None:
+    def __init__(
+        self, index: GraphIndex, *, max_degree: int | None = None, relations: Iterable[str] | None = None
+    ) -> None:
         self.index = index
         self.max_degree = max_degree if max_degree is not None else index.options.max_degree
         if self.max_degree < 1:
@@ -190,8 +192,16 @@ class QuerySampler:
         depth = self.depth
         return [(r, s) for r, s in zip(rl, sl, strict=True) if s not in used and depth[s] >= need]
 
-    def _down(self, st: Structure, shape: Shape, node: int, rng: random.Random, used: set[int],
-              mask: BoolArray | None = None, top: bool = False) -> QNode | None:
+    def _down(
+        self,
+        st: Structure,
+        shape: Shape,
+        node: int,
+        rng: random.Random,
+        used: set[int],
+        mask: BoolArray | None = None,
+        top: bool = False,
+    ) -> QNode | None:
         if isinstance(shape, Anchor):
             return QAnchor(node)
         if isinstance(shape, Proj):

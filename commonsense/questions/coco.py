@@ -23,8 +23,20 @@ from .record import BuiltQuestion, derive_seed
 APPLICATION_KINDS = ("2i", "2p", "ip", "pi")
 
 
-def one_hop(index: GraphIndex, head: int, rel: int, rng: random.Random, *, answer: int, qid: str, seed: int,
-            group: str, role: str, head_text: str | None = None, kind: str = "1p") -> BuiltQuestion | None:
+def one_hop(
+    index: GraphIndex,
+    head: int,
+    rel: int,
+    rng: random.Random,
+    *,
+    answer: int,
+    qid: str,
+    seed: int,
+    group: str,
+    role: str,
+    head_text: str | None = None,
+    kind: str = "1p",
+) -> BuiltQuestion | None:
     """A Table 6 question "[prompt] h?" whose answer is ``answer``; every tail of (h, r) is correct."""
     answers = set(index.successors(head, rel).tolist())
     picked = distractors.pick(index, rng, answers=answers, anchors=[head])
@@ -34,9 +46,19 @@ def one_hop(index: GraphIndex, head: int, rel: int, rng: random.Random, *, answe
     htext = head_text if head_text is not None else index.names[head]
     opts, pos = distractors.place(rng, index.names[answer], [index.names[n] for n, _ in picked])
     return BuiltQuestion(
-        id=qid, kind=kind, context="", question=verbalize.one_hop_question(name, htext), options=opts,
-        answer_index=pos, answers=sorted(index.names[a] for a in answers), anchors=[htext], relations=[name],
-        chain=[[index.names[head], name, index.names[answer]]], group=group, role=role, seed=seed,
+        id=qid,
+        kind=kind,
+        context="",
+        question=verbalize.one_hop_question(name, htext),
+        options=opts,
+        answer_index=pos,
+        answers=sorted(index.names[a] for a in answers),
+        anchors=[htext],
+        relations=[name],
+        chain=[[index.names[head], name, index.names[answer]]],
+        group=group,
+        role=role,
+        seed=seed,
         metadata={"distractors": [how for _, how in picked]},
         triple_refs=[x for x in [index.edge_ref(head, rel, answer)] if x >= 0],
     )
@@ -46,8 +68,15 @@ def _edge_heads(index: GraphIndex) -> npt.NDArray[np.int64]:
     return np.repeat(np.arange(index.n_nodes, dtype=np.int64), np.diff(index.f_off))
 
 
-def memorization(index: GraphIndex, per_relation: int, seed: int, *, relations: Sequence[str] = COCO_RELATIONS,
-                 diverse_cache: EmbeddingCache | None = None, pool_factor: int = 5) -> list[BuiltQuestion]:
+def memorization(
+    index: GraphIndex,
+    per_relation: int,
+    seed: int,
+    *,
+    relations: Sequence[str] = COCO_RELATIONS,
+    diverse_cache: EmbeddingCache | None = None,
+    pool_factor: int = 5,
+) -> list[BuiltQuestion]:
     """One question per sampled triple, ``per_relation`` triples per relation (CoCo A2.1)."""
     heads = _edge_heads(index)
     out: list[BuiltQuestion] = []
@@ -60,8 +89,11 @@ def memorization(index: GraphIndex, per_relation: int, seed: int, *, relations: 
         pool_n = min(edges.shape[0], per_relation * (pool_factor if diverse_cache else 1))
         pool = sorted(rng.sample(range(edges.shape[0]), pool_n))
         if diverse_cache is not None and len(pool) > per_relation:
-            texts = [f"{index.names[int(heads[edges[i]])]} {registry.get(name).statement} "
-                     f"{index.names[int(index.f_dst[edges[i]])]}" for i in pool]
+            texts = [
+                f"{index.names[int(heads[edges[i]])]} {registry.get(name).statement} "
+                f"{index.names[int(index.f_dst[edges[i]])]}"
+                for i in pool
+            ]
             pool = [pool[i] for i in select_diverse(texts, per_relation, diverse_cache)]
         n = 0
         for i in pool:
@@ -70,8 +102,17 @@ def memorization(index: GraphIndex, per_relation: int, seed: int, *, relations: 
             e = int(edges[i])
             qseed = derive_seed(seed, "memorization", name, e)
             gid = f"mem-{name}-{n + 1:05d}"
-            q = one_hop(index, int(heads[e]), r, random.Random(qseed), answer=int(index.f_dst[e]),
-                        qid=gid, seed=qseed, group=gid, role="memorization")
+            q = one_hop(
+                index,
+                int(heads[e]),
+                r,
+                random.Random(qseed),
+                answer=int(index.f_dst[e]),
+                qid=gid,
+                seed=qseed,
+                group=gid,
+                role="memorization",
+            )
             if q is not None:
                 q.metadata["task"] = "memorization"
                 out.append(q)
@@ -79,8 +120,15 @@ def memorization(index: GraphIndex, per_relation: int, seed: int, *, relations: 
     return out
 
 
-def comprehension(index: GraphIndex, abstract: Iterable[AbstractRecord], seed: int, *,
-                  relations: Sequence[str] = COCO_RELATIONS, max_concepts: int = 3, limit: int | None = None) -> list[BuiltQuestion]:
+def comprehension(
+    index: GraphIndex,
+    abstract: Iterable[AbstractRecord],
+    seed: int,
+    *,
+    relations: Sequence[str] = COCO_RELATIONS,
+    max_concepts: int = 3,
+    limit: int | None = None,
+) -> list[BuiltQuestion]:
     """Per head with conceptualisations: its memorization question plus up to ``max_concepts``
     questions on the conceptualised heads h^c with the same relation and answer (CoCo A2.2)."""
     by_head: dict[str, list[AbstractRecord]] = {}
@@ -104,14 +152,25 @@ def comprehension(index: GraphIndex, abstract: Iterable[AbstractRecord], seed: i
         chosen = concepts if len(concepts) <= max_concepts else rng.sample(concepts, max_concepts)
         gid = f"com-{n + 1:05d}"
         items: list[BuiltQuestion] = []
-        base = one_hop(index, h, r, rng, answer=t, qid=f"{gid}-m", seed=derive_seed(seed, gid, 0), group=gid,
-                       role="memorization")
+        base = one_hop(
+            index, h, r, rng, answer=t, qid=f"{gid}-m", seed=derive_seed(seed, gid, 0), group=gid, role="memorization"
+        )
         if base is None:
             continue
         items.append(base)
         for k, c in enumerate(chosen, 1):
-            q = one_hop(index, h, r, random.Random(derive_seed(seed, gid, k)), answer=t, qid=f"{gid}-c{k}",
-                        seed=derive_seed(seed, gid, k), group=gid, role=f"conceptualization_{k}", head_text=c.abstract_head)
+            q = one_hop(
+                index,
+                h,
+                r,
+                random.Random(derive_seed(seed, gid, k)),
+                answer=t,
+                qid=f"{gid}-c{k}",
+                seed=derive_seed(seed, gid, k),
+                group=gid,
+                role=f"conceptualization_{k}",
+                head_text=c.abstract_head,
+            )
             if q is not None:
                 q.metadata.update({"concept": c.concept, "original_head": head_text})
                 items.append(q)
@@ -124,15 +183,30 @@ def comprehension(index: GraphIndex, abstract: Iterable[AbstractRecord], seed: i
     return out
 
 
-def application(index: GraphIndex, per_kind: int, seed: int, *, kinds: Sequence[str] = APPLICATION_KINDS,
-                relations: Sequence[str] = COCO_RELATIONS, max_degree: int = 10,
-                progress: Progress | None = None) -> list[BuiltQuestion]:
+def application(
+    index: GraphIndex,
+    per_kind: int,
+    seed: int,
+    *,
+    kinds: Sequence[str] = APPLICATION_KINDS,
+    relations: Sequence[str] = COCO_RELATIONS,
+    max_degree: int = 10,
+    progress: Progress | None = None,
+) -> list[BuiltQuestion]:
     """Reasoning questions (2i, 2p, ip, pi) on the normalised graph, each followed by the atomic
     memorization questions of the triples of its golden chain (CoCo A2.3, "2+1" / "3+1" sets)."""
     out: list[BuiltQuestion] = []
     for kind in kinds:
-        qs = sample_questions(index, kind, per_kind, derive_seed(seed, "application"), relations=relations,
-                              max_degree=max_degree, person_names=False, progress=progress)
+        qs = sample_questions(
+            index,
+            kind,
+            per_kind,
+            derive_seed(seed, "application"),
+            relations=relations,
+            max_degree=max_degree,
+            person_names=False,
+            progress=progress,
+        )
         for i, rq in enumerate(qs, 1):
             gid = f"app-{kind}-{i:05d}"
             atomics: list[BuiltQuestion] = []
@@ -140,8 +214,17 @@ def application(index: GraphIndex, per_kind: int, seed: int, *, kinds: Sequence[
                 hi, ti, ri = index.node(h), index.node(t), index.rel_ids[rname]
                 assert hi is not None and ti is not None
                 qseed = derive_seed(seed, gid, k)
-                aq = one_hop(index, hi, ri, random.Random(qseed), answer=ti, qid=f"{gid}-a{k}", seed=qseed,
-                             group=gid, role=f"atomic_{k}")
+                aq = one_hop(
+                    index,
+                    hi,
+                    ri,
+                    random.Random(qseed),
+                    answer=ti,
+                    qid=f"{gid}-a{k}",
+                    seed=qseed,
+                    group=gid,
+                    role=f"atomic_{k}",
+                )
                 if aq is None:
                     break
                 atomics.append(aq)
@@ -165,15 +248,23 @@ class CocoParams:
     relations: tuple[str, ...] = COCO_RELATIONS
 
 
-def build_coco(records: Sequence[Record], params: CocoParams, *, abstract: Iterable[AbstractRecord] = (),
-               diverse_cache: EmbeddingCache | None = None, progress: Progress | None = None,
-               raw_index: GraphIndex | None = None, norm_index: GraphIndex | None = None) -> list[BuiltQuestion]:
+def build_coco(
+    records: Sequence[Record],
+    params: CocoParams,
+    *,
+    abstract: Iterable[AbstractRecord] = (),
+    diverse_cache: EmbeddingCache | None = None,
+    progress: Progress | None = None,
+    raw_index: GraphIndex | None = None,
+    norm_index: GraphIndex | None = None,
+) -> list[BuiltQuestion]:
     """All three CoCo families from one graph: memorization and comprehension on the raw tails
     (the paper's options are raw ATOMIC tails), application on the normalised graph."""
     raw = raw_index or GraphIndex.build(records, IndexOptions(normalize=False))
     norm = norm_index or GraphIndex.build(records, IndexOptions(normalize=True, max_degree=params.max_degree))
     out = memorization(raw, params.per_relation, params.seed, relations=params.relations, diverse_cache=diverse_cache)
     out += comprehension(raw, abstract, params.seed, relations=params.relations, max_concepts=params.max_concepts)
-    out += application(norm, params.per_kind, params.seed, relations=params.relations,
-                       max_degree=params.max_degree, progress=progress)
+    out += application(
+        norm, params.per_kind, params.seed, relations=params.relations, max_degree=params.max_degree, progress=progress
+    )
     return out

@@ -29,13 +29,30 @@ class BuildParams:
     extra: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "count": self.count, "seed": self.seed, "relations": self.relations,
-                "max_degree": self.max_degree, "person_names": self.person_names, "diverse": self.diverse}
+        return {
+            "kind": self.kind,
+            "count": self.count,
+            "seed": self.seed,
+            "relations": self.relations,
+            "max_degree": self.max_degree,
+            "person_names": self.person_names,
+            "diverse": self.diverse,
+        }
 
 
-def make_question(index: GraphIndex, sampler: QuerySampler, query: Query, rng: random.Random, *,
-                  qid: str, seed: int, person_names: bool = True, answers: set[int] | None = None,
-                  group: str = "", role: str = "reasoning") -> BuiltQuestion | None:
+def make_question(
+    index: GraphIndex,
+    sampler: QuerySampler,
+    query: Query,
+    rng: random.Random,
+    *,
+    qid: str,
+    seed: int,
+    person_names: bool = True,
+    answers: set[int] | None = None,
+    group: str = "",
+    role: str = "reasoning",
+) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors)."""
     answers = sampler.answers(query) if answers is None else answers
@@ -55,21 +72,42 @@ def make_question(index: GraphIndex, sampler: QuerySampler, query: Query, rng: r
     ap = names.apply
     chain = query.chain()
     return BuiltQuestion(
-        id=qid, kind=query.kind, context=ap(ctx, mapping), question=ap(qtext, mapping),
-        options=[ap(o, mapping) for o in opts], answer_index=pos,
-        answers=sorted(ap(text(a), mapping) for a in answers), anchors=[ap(text(a), mapping) for a in anchors],
-        relations=[rel(r) for _, r, _ in chain], chain=[[text(h), rel(r), text(t)] for h, r, t in chain],
-        group=group, role=role, seed=seed,
-        metadata={"names": mapping, "distractors": [how for _, how in picked],
-                  "template": {"context": ctx, "question": qtext}},
+        id=qid,
+        kind=query.kind,
+        context=ap(ctx, mapping),
+        question=ap(qtext, mapping),
+        options=[ap(o, mapping) for o in opts],
+        answer_index=pos,
+        answers=sorted(ap(text(a), mapping) for a in answers),
+        anchors=[ap(text(a), mapping) for a in anchors],
+        relations=[rel(r) for _, r, _ in chain],
+        chain=[[text(h), rel(r), text(t)] for h, r, t in chain],
+        group=group,
+        role=role,
+        seed=seed,
+        metadata={
+            "names": mapping,
+            "distractors": [how for _, how in picked],
+            "template": {"context": ctx, "question": qtext},
+        },
         triple_refs=[x for x in (index.edge_ref(h, r, t) for h, r, t in chain) if x >= 0],
     )
 
 
-def sample_questions(index: GraphIndex, kind: str, count: int, seed: int, *, relations: Iterable[str] | None = None,
-                     max_degree: int | None = None, person_names: bool = True, id_prefix: str = "",
-                     max_attempts: int | None = None, progress: Progress | None = None,
-                     sampler: QuerySampler | None = None) -> list[BuiltQuestion]:
+def sample_questions(
+    index: GraphIndex,
+    kind: str,
+    count: int,
+    seed: int,
+    *,
+    relations: Iterable[str] | None = None,
+    max_degree: int | None = None,
+    person_names: bool = True,
+    id_prefix: str = "",
+    max_attempts: int | None = None,
+    progress: Progress | None = None,
+    sampler: QuerySampler | None = None,
+) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed."""
     if kind not in STRUCTURES:
@@ -86,8 +124,16 @@ def sample_questions(index: GraphIndex, kind: str, count: int, seed: int, *, rel
         query = sampler.sample(kind, rng)
         if query is None or query.signature() in seen:
             continue
-        q = make_question(index, sampler, query, rng, qid=f"{id_prefix}{kind}-{len(out) + 1:06d}", seed=qseed,
-                          person_names=person_names, group=f"{id_prefix}{kind}-{len(out) + 1:06d}")
+        q = make_question(
+            index,
+            sampler,
+            query,
+            rng,
+            qid=f"{id_prefix}{kind}-{len(out) + 1:06d}",
+            seed=qseed,
+            person_names=person_names,
+            group=f"{id_prefix}{kind}-{len(out) + 1:06d}",
+        )
         if q is None:
             continue
         seen.add(query.signature())
@@ -103,17 +149,30 @@ def renumber(questions: list[BuiltQuestion], prefix: str) -> list[BuiltQuestion]
     return questions
 
 
-def build_com2(index: GraphIndex, params: BuildParams, *, diverse_cache: EmbeddingCache | None = None,
-               pool_factor: int = 3, progress: Progress | None = None) -> list[BuiltQuestion]:
+def build_com2(
+    index: GraphIndex,
+    params: BuildParams,
+    *,
+    diverse_cache: EmbeddingCache | None = None,
+    pool_factor: int = 3,
+    progress: Progress | None = None,
+) -> list[BuiltQuestion]:
     """``build_questions``: ``params.count`` questions of ``params.kind``. With ``params.diverse``
     a pool of ``pool_factor × count`` is sampled and CoCo's vote-k (k=150, ρ=10) keeps ``count``
     of them, embedding the placeholder (name-free) context + question."""
     if params.diverse and diverse_cache is None:
         raise ValueError("--diverse needs an embedding cache directory")
     n = params.count * (pool_factor if params.diverse else 1)
-    qs = sample_questions(index, params.kind, n, params.seed, relations=params.relations,
-                          max_degree=params.max_degree, person_names=params.person_names,
-                          progress=None if params.diverse else progress)
+    qs = sample_questions(
+        index,
+        params.kind,
+        n,
+        params.seed,
+        relations=params.relations,
+        max_degree=params.max_degree,
+        person_names=params.person_names,
+        progress=None if params.diverse else progress,
+    )
     if params.diverse and diverse_cache is not None and len(qs) > params.count:
         texts = [f"{q.metadata['template']['context']} {q.metadata['template']['question']}" for q in qs]
         keep = select_diverse(texts, params.count, diverse_cache)

@@ -14,9 +14,17 @@ def _key(text: str) -> str:
     return " ".join(text.casefold().rstrip(".").split())
 
 
-def pick(index: GraphIndex, rng: random.Random, *, answers: set[int], anchors: Iterable[int],
-         answer_texts: Iterable[str] = (), n_random: int = 2, n_adversarial: int = 2,
-         max_tries: int = 200) -> list[tuple[int, str]] | None:
+def pick(
+    index: GraphIndex,
+    rng: random.Random,
+    *,
+    answers: set[int],
+    anchors: Iterable[int],
+    answer_texts: Iterable[str] = (),
+    n_random: int = 2,
+    n_adversarial: int = 2,
+    max_tries: int = 200,
+) -> list[tuple[int, str]] | None:
     """``n_random + n_adversarial`` distractor nodes with their provenance ("random" or
     "adversarial"); missing adversarial ones are topped up at random. None if the graph is too
     small to supply them."""

@@ -27,8 +27,23 @@ def write_jsonl(questions: Iterable[BuiltQuestion], path: str | Path, set_name: 
     return n
 
 
-CSV_COLUMNS = ["id", "set", "kind", "context", "question", *(f"option_{c}" for c in "abcde"), "answer_index",
-               "answer", "answers", "anchors", "relations", "chain", "group", "role", "seed"]
+CSV_COLUMNS = [
+    "id",
+    "set",
+    "kind",
+    "context",
+    "question",
+    *(f"option_{c}" for c in "abcde"),
+    "answer_index",
+    "answer",
+    "answers",
+    "anchors",
+    "relations",
+    "chain",
+    "group",
+    "role",
+    "seed",
+]
 
 
 def write_csv(questions: Iterable[BuiltQuestion], path: str | Path, set_name: str) -> int:
@@ -38,9 +53,25 @@ def write_csv(questions: Iterable[BuiltQuestion], path: str | Path, set_name: st
         w.writerow(CSV_COLUMNS)
         for q in questions:
             opts = (list(q.options) + [""] * 5)[:5]
-            w.writerow([q.id, set_name, q.kind, q.context, q.question, *opts, q.answer_index, q.answer,
-                        json.dumps(q.answers, ensure_ascii=False), json.dumps(q.anchors, ensure_ascii=False),
-                        json.dumps(q.relations), json.dumps(q.chain, ensure_ascii=False), q.group, q.role, q.seed])
+            w.writerow(
+                [
+                    q.id,
+                    set_name,
+                    q.kind,
+                    q.context,
+                    q.question,
+                    *opts,
+                    q.answer_index,
+                    q.answer,
+                    json.dumps(q.answers, ensure_ascii=False),
+                    json.dumps(q.anchors, ensure_ascii=False),
+                    json.dumps(q.relations),
+                    json.dumps(q.chain, ensure_ascii=False),
+                    q.group,
+                    q.role,
+                    q.seed,
+                ]
+            )
             n += 1
     return n
 
@@ -61,9 +92,22 @@ def write_lm_eval(questions: Iterable[BuiltQuestion], out_dir: str | Path, set_n
     data = out / f"{name}.jsonl"
     with open(data, "w", encoding="utf-8", newline="\n") as fh:
         for q in questions:
-            fh.write(json.dumps({"id": q.id, "kind": q.kind, "group": q.group, "role": q.role, "context": q.context,
-                                 "question": q.question, "options": list(q.options), "label": q.answer_index},
-                                ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "id": q.id,
+                        "kind": q.kind,
+                        "group": q.group,
+                        "role": q.role,
+                        "context": q.context,
+                        "question": q.question,
+                        "options": list(q.options),
+                        "label": q.answer_index,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     yaml_lines = [
         f"task: {name}",
         "dataset_path: json",

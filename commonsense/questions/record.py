@@ -55,18 +55,38 @@ class BuiltQuestion:
     def to_dict(self, set_name: str = "") -> dict[str, Any]:
         """JSON-ready, in a fixed key order (the export is byte-reproducible)."""
         return {
-            "id": self.id, "set": set_name, "kind": self.kind, "context": self.context, "question": self.question,
-            "options": list(self.options), "answer_index": self.answer_index, "answers": list(self.answers),
-            "anchors": list(self.anchors), "relations": list(self.relations), "chain": [list(c) for c in self.chain],
-            "group": self.group, "role": self.role, "seed": self.seed, "metadata": self.metadata,
+            "id": self.id,
+            "set": set_name,
+            "kind": self.kind,
+            "context": self.context,
+            "question": self.question,
+            "options": list(self.options),
+            "answer_index": self.answer_index,
+            "answers": list(self.answers),
+            "anchors": list(self.anchors),
+            "relations": list(self.relations),
+            "chain": [list(c) for c in self.chain],
+            "group": self.group,
+            "role": self.role,
+            "seed": self.seed,
+            "metadata": self.metadata,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BuiltQuestion:
         return cls(
-            id=str(d["id"]), kind=str(d["kind"]), context=str(d.get("context", "")), question=str(d["question"]),
-            options=list(d["options"]), answer_index=int(d["answer_index"]), answers=list(d.get("answers", [])),
-            anchors=list(d.get("anchors", [])), relations=list(d.get("relations", [])),
-            chain=[list(c) for c in d.get("chain", [])], group=str(d.get("group", "")), role=str(d.get("role", "")),
-            seed=int(d.get("seed", 0)), metadata=dict(d.get("metadata", {})),
+            id=str(d["id"]),
+            kind=str(d["kind"]),
+            context=str(d.get("context", "")),
+            question=str(d["question"]),
+            options=list(d["options"]),
+            answer_index=int(d["answer_index"]),
+            answers=list(d.get("answers", [])),
+            anchors=list(d.get("anchors", [])),
+            relations=list(d.get("relations", [])),
+            chain=[list(c) for c in d.get("chain", [])],
+            group=str(d.get("group", "")),
+            role=str(d.get("role", "")),
+            seed=int(d.get("seed", 0)),
+            metadata=dict(d.get("metadata", {})),
         )

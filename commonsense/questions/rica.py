@@ -64,11 +64,25 @@ def novel_probes(records: Iterable[QuestionRecord], seed: int, variants: int = 1
             if masked is None:
                 continue
             pert = str(rec.metadata.get("perturbation", rec.structure))
-            out.append(BuiltQuestion(
-                id=f"{rec.external_id}-v{v + 1}", kind="rica-probe", context="", question=masked,
-                options=list(rec.options), answer_index=rec.answer_index, answers=[answer], group=rec.group,
-                role=pert, seed=derive_seed(seed, "rica", rec.group, v),
-                metadata={"perturbation": pert, "entities": dict(zip(olds, new, strict=False)), "sentence": fresh,
-                          "source_id": rec.external_id, "logical_form": rec.metadata.get("logical_form", "")},
-            ))
+            out.append(
+                BuiltQuestion(
+                    id=f"{rec.external_id}-v{v + 1}",
+                    kind="rica-probe",
+                    context="",
+                    question=masked,
+                    options=list(rec.options),
+                    answer_index=rec.answer_index,
+                    answers=[answer],
+                    group=rec.group,
+                    role=pert,
+                    seed=derive_seed(seed, "rica", rec.group, v),
+                    metadata={
+                        "perturbation": pert,
+                        "entities": dict(zip(olds, new, strict=False)),
+                        "sentence": fresh,
+                        "source_id": rec.external_id,
+                        "logical_form": rec.metadata.get("logical_form", ""),
+                    },
+                )
+            )
     return out

@@ -8,6 +8,18 @@ from .factory import BACKENDS, SCORINGS, build_backend, build_scorer, score_in_c
 from .types import Backend, ContinuationScore, Generation, Item, ItemResult, LoglikRequest, Scorer, Unsupported
 
 __all__ = [
-    "BACKENDS", "SCORINGS", "Backend", "ContinuationScore", "Generation", "Item", "ItemResult", "LoglikRequest",
-    "Scorer", "Unsupported", "build_backend", "build_scorer", "score_in_chunks", "scorer_for",
+    "BACKENDS",
+    "SCORINGS",
+    "Backend",
+    "ContinuationScore",
+    "Generation",
+    "Item",
+    "ItemResult",
+    "LoglikRequest",
+    "Scorer",
+    "Unsupported",
+    "build_backend",
+    "build_scorer",
+    "score_in_chunks",
+    "scorer_for",
 ]

@@ -52,8 +52,12 @@ def convert_gguf(gguf: str | Path, out_dir: str | Path, *, dtype: str = "float32
     (out / MARKER).unlink(missing_ok=True)
     model.save_pretrained(str(out))
     tok.save_pretrained(str(out))
-    meta = {"source": str(src), "source_size": src.stat().st_size, "dtype": dtype,
-            "seconds": round(time.perf_counter() - t0, 1)}
+    meta = {
+        "source": str(src),
+        "source_size": src.stat().st_size,
+        "dtype": dtype,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
     (out / MARKER).write_text(json.dumps(meta, indent=1))
     return out
 

@@ -7,7 +7,9 @@ from collections.abc import Mapping, Sequence
 
 from .types import LETTERS
 
-_NO_ANSWER = re.compile(r"\b(no answer|none of the (?:above|options|answers)|cannot (?:be )?determine|i don't know)\b", re.I)
+_NO_ANSWER = re.compile(
+    r"\b(no answer|none of the (?:above|options|answers)|cannot (?:be )?determine|i don't know)\b", re.I
+)
 
 
 def extract_letter(text: str, n_options: int = 5, options: Sequence[str] = ()) -> int | None:
@@ -32,7 +34,7 @@ def extract_letter(text: str, n_options: int = 5, options: Sequence[str] = ()) -
             if letter not in letters:
                 continue
             # a lone capital "A" followed by a lowercase word is the article
-            tail = text[m.end(1):]
+            tail = text[m.end(1) :]
             if letter == "A" and re.match(r"\s+[a-z]", tail) and pat is patterns[2]:
                 continue
             pos = m.start(1)
@@ -48,7 +50,9 @@ def extract_letter(text: str, n_options: int = 5, options: Sequence[str] = ()) -
     return None
 
 
-_FINAL = re.compile(r"(?i:(?:correct|final) answer is|answer is)\s*(?i:option|choice)?\s*[:\-]?\s*[(\[*'\"]*([A-J])\b(?![a-z'])")
+_FINAL = re.compile(
+    r"(?i:(?:correct|final) answer is|answer is)\s*(?i:option|choice)?\s*[:\-]?\s*[(\[*'\"]*([A-J])\b(?![a-z'])"
+)
 _FINAL_PHRASE = re.compile(r"(?i:(?:correct|final) answer is|answer is)")
 
 
@@ -64,7 +68,7 @@ def extract_final_option(text: str, options: Sequence[str]) -> int | None:
         last = phrases[-1]
         if finals and finals[-1].start() == last.start():
             return LETTERS.index(finals[-1].group(1))
-        tail = text[last.end():].lower()
+        tail = text[last.end() :].lower()
         hits = [(tail.find(o.lower()), -len(o), i) for i, o in enumerate(options) if o.strip() and o.lower() in tail]
         if hits:
             return min(hits)[2]

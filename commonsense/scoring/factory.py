@@ -14,12 +14,25 @@ from .types import Backend, Item, ItemResult, Scorer
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
 SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms")
-NEEDS = {"loglik": "loglik", "rica": "loglik", "generate": "generate", "cot": "generate", "knowcot": "generate",
-         "yesno": "word_probs", "recoms": "generate"}
+NEEDS = {
+    "loglik": "loglik",
+    "rica": "loglik",
+    "generate": "generate",
+    "cot": "generate",
+    "knowcot": "generate",
+    "yesno": "word_probs",
+    "recoms": "generate",
+}
 
 
-def build_backend(backend: str, *, model: str | None = None, url: str | None = None,
-                  cache_dir: str | Path = "var/cache/models", **options: Any) -> Backend:
+def build_backend(
+    backend: str,
+    *,
+    model: str | None = None,
+    url: str | None = None,
+    cache_dir: str | Path = "var/cache/models",
+    **options: Any,
+) -> Backend:
     if backend == "hf":
         if not model:
             raise ValueError("the hf backend needs --model (a transformers folder or a .gguf file)")
@@ -60,8 +73,9 @@ def scorer_for(lm: Backend, scoring: str, **options: Any) -> Scorer:
     return cls(lm, **options)
 
 
-def recoms_scorer(lm: Backend | None, *, paths_file: str | Path | None = None, embedding_model: str | None = None,
-                  **options: Any) -> Scorer:
+def recoms_scorer(
+    lm: Backend | None, *, paths_file: str | Path | None = None, embedding_model: str | None = None, **options: Any
+) -> Scorer:
     """ReComSBench: paths sampled by ``lm`` or replayed from ``paths_file`` (then ``lm``, if given,
     extracts missing triples and gives the direct / KBA answers); MiniLM for the fuzzy sets."""
     from .minilm import MiniLMEmbedder
@@ -72,9 +86,18 @@ def recoms_scorer(lm: Backend | None, *, paths_file: str | Path | None = None, e
     return RecomsScorer(lm, MiniLMEmbedder(embedding_model), paths=paths, **options)
 
 
-def build_scorer(backend: str, scoring: str, *, model: str | None = None, url: str | None = None,
-                 source: str | Path | None = None, seed: int = 0, cache_dir: str | Path = "var/cache/models",
-                 backend_options: dict[str, Any] | None = None, scoring_options: dict[str, Any] | None = None) -> Scorer:
+def build_scorer(
+    backend: str,
+    scoring: str,
+    *,
+    model: str | None = None,
+    url: str | None = None,
+    source: str | Path | None = None,
+    seed: int = 0,
+    cache_dir: str | Path = "var/cache/models",
+    backend_options: dict[str, Any] | None = None,
+    scoring_options: dict[str, Any] | None = None,
+) -> Scorer:
     """Build the scorer a run uses.
 
     - ``hf``: ``model`` = transformers folder or .gguf (converted into ``cache_dir``);
@@ -123,4 +146,4 @@ def build_scorer(backend: str, scoring: str, *, model: str | None = None, url: s
 def score_in_chunks(scorer: Scorer, items: Sequence[Item], chunk_size: int = 64) -> Iterator[list[ItemResult]]:
     """Yield results chunk by chunk so the caller can store each chunk before the next one (resume)."""
     for i in range(0, len(items), chunk_size):
-        yield scorer.score_batch(items[i:i + chunk_size])
+        yield scorer.score_batch(items[i : i + chunk_size])

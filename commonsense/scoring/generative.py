@@ -20,8 +20,15 @@ def _as_prompt(text: str, chat: bool) -> Prompt:
 class _GenerativeBase:
     method = "generate"
 
-    def __init__(self, backend: Backend, *, chat: bool = True, max_new_tokens: int = 16,
-                 reasoning_tokens: int = 256, match_option_text: bool = True) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        chat: bool = True,
+        max_new_tokens: int = 16,
+        reasoning_tokens: int = 256,
+        match_option_text: bool = True,
+    ) -> None:
         """``chat``: send chat messages (the backend applies the model's template) instead of raw
         text. ``max_new_tokens`` bounds the answer, ``reasoning_tokens`` the CoT/KnowCoT reasoning.
         ``match_option_text``: when no letter is found, the first option text quoted counts."""
@@ -35,9 +42,12 @@ class _GenerativeBase:
         opts = item.options if self.match_option_text else ()
         chosen = extract_letter(final.text, len(item.options), opts)
         return ItemResult(
-            item_id=item.id, chosen=chosen, raw_output=final.text,
+            item_id=item.id,
+            chosen=chosen,
+            raw_output=final.text,
             latency_s=time.perf_counter() - t0,
-            prompt_tokens=sum(g.prompt_tokens for g in steps), completion_tokens=sum(g.completion_tokens for g in steps),
+            prompt_tokens=sum(g.prompt_tokens for g in steps),
+            completion_tokens=sum(g.completion_tokens for g in steps),
             extra={"reasoning": steps[0].text} if len(steps) > 1 else {},
         )
 
@@ -46,9 +56,15 @@ class _GenerativeBase:
 
     def describe(self) -> dict[str, Any]:
         d = getattr(self.backend, "describe", None)
-        return {"method": self.method, "chat": self.chat, "max_new_tokens": self.max_new_tokens,
-                "reasoning_tokens": self.reasoning_tokens, "prompt_version": P.PROMPT_VERSION,
-                "temperature": 0, **(d() if callable(d) else {"backend": self.backend.name})}
+        return {
+            "method": self.method,
+            "chat": self.chat,
+            "max_new_tokens": self.max_new_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "prompt_version": P.PROMPT_VERSION,
+            "temperature": 0,
+            **(d() if callable(d) else {"backend": self.backend.name}),
+        }
 
 
 class GenerateScorer(_GenerativeBase):
@@ -75,9 +91,13 @@ class CotScorer(_GenerativeBase):
             first = P.cot_prompt(it)
             r = self.backend.generate([_as_prompt(first, self.chat)], max_new_tokens=self.reasoning_tokens)[0]
             second: Prompt = (
-                [{"role": "user", "content": first}, {"role": "assistant", "content": r.text},
-                 {"role": "user", "content": P.COT_ANSWER_TRIGGER}]
-                if self.chat else P.cot_answer_prompt(it, r.text)
+                [
+                    {"role": "user", "content": first},
+                    {"role": "assistant", "content": r.text},
+                    {"role": "user", "content": P.COT_ANSWER_TRIGGER},
+                ]
+                if self.chat
+                else P.cot_answer_prompt(it, r.text)
             )
             a = self.backend.generate([second], max_new_tokens=self.max_new_tokens)[0]
             out.append(self._result(it, a, [r, a], t0))
@@ -93,7 +113,9 @@ class KnowCotScorer(_GenerativeBase):
         out = []
         for it in items:
             t0 = time.perf_counter()
-            r = self.backend.generate([_as_prompt(P.knowcot_first(it), self.chat)], max_new_tokens=self.reasoning_tokens)[0]
+            r = self.backend.generate(
+                [_as_prompt(P.knowcot_first(it), self.chat)], max_new_tokens=self.reasoning_tokens
+            )[0]
             second: Prompt = P.knowcot_messages(it, r.text) if self.chat else P.knowcot_text(it, r.text)
             a = self.backend.generate([second], max_new_tokens=self.max_new_tokens)[0]
             out.append(self._result(it, a, [r, a], t0))

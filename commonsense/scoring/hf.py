@@ -65,7 +65,9 @@ class HFBackend:
         self.model: Any = loader.from_pretrained(str(self.path), dtype=self.torch_dtype)
         self.model = self.model.to(device).eval()
         self.tok = AutoTokenizer.from_pretrained(str(self.path))
-        self.max_length = int(getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or 2048)
+        self.max_length = int(
+            getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or 2048
+        )
         pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else self.tok.eos_token_id
         self.pad_id = int(pad if pad is not None else 0)
         self.prefix_id = int(self.tok.bos_token_id if self.tok.bos_token_id is not None else self.pad_id)
@@ -84,7 +86,7 @@ class HFBackend:
             return self.tok.encode(context), self.tok.encode(continuation, add_special_tokens=False)
         whole = self.tok.encode(context + continuation)
         ctx = self.tok.encode(context)
-        return ctx, whole[len(ctx):]
+        return ctx, whole[len(ctx) :]
 
     def render(self, prompt: Prompt) -> tuple[str, bool]:
         """Prompt text and whether it already carries special tokens (a rendered chat template)."""
@@ -101,7 +103,7 @@ class HFBackend:
         """Prompt tokens, left-truncated so that ``reserve`` new tokens still fit the model's window."""
         text, rendered = self.render(prompt)
         ids: list[int] = self.tok.encode(text, add_special_tokens=not rendered)
-        return ids[-max(1, self.max_length - reserve):] or [self.prefix_id]
+        return ids[-max(1, self.max_length - reserve) :] or [self.prefix_id]
 
     # ---------------------------------------------------------------- loglikelihood
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> list[list[ContinuationScore]]:
@@ -116,7 +118,7 @@ class HFBackend:
             conts = [p[1] for p in pairs]
             longest = max((len(c) for c in conts), default=0)
             if len(ctx) + longest > self.max_length:  # left-truncate like lm-eval
-                ctx = ctx[-(self.max_length - longest):]
+                ctx = ctx[-(self.max_length - longest) :]
             enc.append((ctx, conts))
         out: list[list[ContinuationScore]] = [[] for _ in requests]
         with torch.inference_mode():
@@ -165,8 +167,8 @@ class HFBackend:
         ctx = torch.full((len(chunk), width0), self.pad_id, dtype=torch.long, device=self.device)
         mask = torch.zeros((len(chunk), width0), dtype=torch.long, device=self.device)
         for q, (c, _) in enumerate(chunk):
-            ctx[q, width0 - len(c):] = torch.tensor(c)
-            mask[q, width0 - len(c):] = 1
+            ctx[q, width0 - len(c) :] = torch.tensor(c)
+            mask[q, width0 - len(c) :] = 1
         kw: dict[str, Any] = {}
         if padded:  # left padding: mask the pads and keep each context's positions starting at 0
             kw = {"attention_mask": mask, "position_ids": (mask.cumsum(-1) - 1).clamp(min=0)}
@@ -188,8 +190,10 @@ class HFBackend:
             kw2: dict[str, Any] = {}
             if padded:
                 start = torch.tensor([lens[rows[r][0]] for r in multi], device=self.device).unsqueeze(1)
-                kw2 = {"attention_mask": torch.cat([mask[sel], torch.ones_like(inp)], dim=1),
-                       "position_ids": start + torch.arange(width, device=self.device).unsqueeze(0)}
+                kw2 = {
+                    "attention_mask": torch.cat([mask[sel], torch.ones_like(inp)], dim=1),
+                    "position_ids": start + torch.arange(width, device=self.device).unsqueeze(0),
+                }
             second = self.model(input_ids=inp, past_key_values=cache, use_cache=False, **kw2).logits
             for k, r in enumerate(multi):
                 later[r] = second[k, : len(rows[r][1]) - 1]
@@ -221,15 +225,18 @@ class HFBackend:
         return out
 
     # ---------------------------------------------------------------- generation
-    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0,
-                 seed: int | None = None) -> list[Generation]:
+    def generate(
+        self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0, seed: int | None = None
+    ) -> list[Generation]:
         """Greedy, or (``temperature`` > 0) pure temperature sampling (top-k and top-p off) with the
         torch generator seeded to ``seed + i`` for prompt i; the global RNG state is left untouched."""
         import torch
 
         sampling: dict[str, Any] = (
-            {"do_sample": True, "temperature": float(temperature), "top_p": 1.0, "top_k": 0} if temperature > 0
-            else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None})
+            {"do_sample": True, "temperature": float(temperature), "top_p": 1.0, "top_k": 0}
+            if temperature > 0
+            else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+        )
         max_new_tokens = max(1, min(max_new_tokens, self.max_length - 1))  # prompt + answer fit the window
         res: list[Generation] = []
         with torch.inference_mode():
@@ -240,10 +247,13 @@ class HFBackend:
                     if temperature > 0 and seed is not None:
                         torch.manual_seed(seed + i)
                     gen = self.model.generate(
-                        input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_new_tokens,
-                        pad_token_id=self.pad_id, **sampling,
+                        input_ids=ids,
+                        attention_mask=torch.ones_like(ids),
+                        max_new_tokens=max_new_tokens,
+                        pad_token_id=self.pad_id,
+                        **sampling,
                     )
-                new = gen[0] if self.seq2seq else gen[0, ids.shape[1]:]
+                new = gen[0] if self.seq2seq else gen[0, ids.shape[1] :]
                 text = str(self.tok.decode(new, skip_special_tokens=True))
                 res.append(Generation(text, int(ids.shape[1]), int(len(new)), time.perf_counter() - t0))
         return res
@@ -310,8 +320,14 @@ class HFBackend:
         return [str(self.tok.decode([i])) for i in ids], vals, offsets
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": str(self.path), "dtype": self.dtype_name, "device": self.device,
-                "seq2seq": self.seq2seq, "softmax_in_model_dtype": self.softmax_in_model_dtype}
+        return {
+            "backend": self.name,
+            "model": str(self.path),
+            "dtype": self.dtype_name,
+            "device": self.device,
+            "seq2seq": self.seq2seq,
+            "softmax_in_model_dtype": self.softmax_in_model_dtype,
+        }
 
 
 def render_plain(messages: Sequence[Message]) -> str:

@@ -53,16 +53,28 @@ class LoglikScorer:
         for it, conts in zip(items, scored, strict=True):
             lls = [c.logprob for c in conts]
             norm = [ll / max(1, len(o)) for ll, o in zip(lls, it.options, strict=True)]
-            out.append(ItemResult(
-                item_id=it.id, chosen=argmax_first(lls), scores=lls, norm_scores=norm, chosen_norm=argmax_first(norm),
-                latency_s=per_item, completion_tokens=sum(c.n_tokens for c in conts),
-                extra={"is_greedy": [c.is_greedy for c in conts]},
-            ))
+            out.append(
+                ItemResult(
+                    item_id=it.id,
+                    chosen=argmax_first(lls),
+                    scores=lls,
+                    norm_scores=norm,
+                    chosen_norm=argmax_first(norm),
+                    latency_s=per_item,
+                    completion_tokens=sum(c.n_tokens for c in conts),
+                    extra={"is_greedy": [c.is_greedy for c in conts]},
+                )
+            )
         return out
 
     def describe(self) -> dict[str, Any]:
-        return {"method": self.method, "template": self.template, "delimiter": self.delimiter,
-                "prompt_version": PROMPT_VERSION, **_describe(self.backend)}
+        return {
+            "method": self.method,
+            "template": self.template,
+            "delimiter": self.delimiter,
+            "prompt_version": PROMPT_VERSION,
+            **_describe(self.backend),
+        }
 
 
 class RicaScorer:
@@ -90,9 +102,17 @@ class RicaScorer:
         for it, sents, conts in zip(items, sentences, scored, strict=True):
             lls = [c.logprob for c in conts]
             norm = [ll / len(s) for ll, s in zip(lls, sents, strict=True)]
-            out.append(ItemResult(item_id=it.id, chosen=argmax_first(lls), scores=lls, norm_scores=norm,
-                                  chosen_norm=argmax_first(norm), latency_s=per_item,
-                                  completion_tokens=sum(c.n_tokens for c in conts)))
+            out.append(
+                ItemResult(
+                    item_id=it.id,
+                    chosen=argmax_first(lls),
+                    scores=lls,
+                    norm_scores=norm,
+                    chosen_norm=argmax_first(norm),
+                    latency_s=per_item,
+                    completion_tokens=sum(c.n_tokens for c in conts),
+                )
+            )
         return out
 
     def describe(self) -> dict[str, Any]:

@@ -40,8 +40,13 @@ class MiniLMEmbedder:
             if len(self.cache) + len(todo) > MAX_CACHE:
                 self.cache.clear()
                 todo = list(dict.fromkeys(texts))
-            vecs = self.model.encode(todo, batch_size=self.batch_size, normalize_embeddings=True,
-                                     convert_to_numpy=True, show_progress_bar=False)
+            vecs = self.model.encode(
+                todo,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
             self.cache.update(zip(todo, np.asarray(vecs, dtype=np.float32), strict=True))
         if not texts:
             dim_fn = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension

@@ -76,8 +76,12 @@ class OpenAIBackend:
         key = os.environ.get(api_key_env, "")
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        self._client = httpx.Client(base_url=self.base_url, headers=headers, timeout=timeout,
-                                    limits=httpx.Limits(max_connections=self.concurrency))
+        self._client = httpx.Client(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=timeout,
+            limits=httpx.Limits(max_connections=self.concurrency),
+        )
         self._logprobs_ok: bool | None = None
         self.capabilities = frozenset({"loglik", "generate", "word_probs"})
 
@@ -112,8 +116,15 @@ class OpenAIBackend:
                     delay = max(delay, min(self.max_backoff, float(retry_after)))
                 except ValueError:
                     pass
-            log.warning("%s %s failed (%s); retry %d/%d in %.2fs", self.base_url, path, err, attempt + 1,
-                        self.max_retries, delay)
+            log.warning(
+                "%s %s failed (%s); retry %d/%d in %.2fs",
+                self.base_url,
+                path,
+                err,
+                attempt + 1,
+                self.max_retries,
+                delay,
+            )
             self.retries_done += 1
             time.sleep(delay)
             attempt += 1
@@ -136,8 +147,9 @@ class OpenAIBackend:
             return str(choice["message"].get("content") or "")
         return str(choice.get("text") or "")
 
-    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0,
-                 seed: int | None = None) -> list[Generation]:
+    def generate(
+        self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0, seed: int | None = None
+    ) -> list[Generation]:
         """``temperature`` and ``seed`` (prompt i: ``seed + i``; default the backend's seed) go to the
         server, which may or may not honour the seed."""
         base = self.seed if seed is None else seed
@@ -148,21 +160,34 @@ class OpenAIBackend:
             t0 = time.perf_counter()
             data = self._complete(p, {"max_tokens": max_new_tokens, "temperature": temperature, "seed": s})
             usage = data.get("usage") or {}
-            return Generation(self._text(data["choices"][0]), int(usage.get("prompt_tokens", 0)),
-                              int(usage.get("completion_tokens", 0)), time.perf_counter() - t0)
+            return Generation(
+                self._text(data["choices"][0]),
+                int(usage.get("prompt_tokens", 0)),
+                int(usage.get("completion_tokens", 0)),
+                time.perf_counter() - t0,
+            )
 
         return self._map(one, jobs)
 
     # ---------------------------------------------------------------- yes/no probabilities
     def _top_logprobs(self, prompt: Prompt) -> dict[str, float] | None:
         if isinstance(prompt, str):
-            data = self.post("/completions", {"prompt": prompt, "max_tokens": 1, "temperature": 0,
-                                              "logprobs": self.top_logprobs})
+            data = self.post(
+                "/completions", {"prompt": prompt, "max_tokens": 1, "temperature": 0, "logprobs": self.top_logprobs}
+            )
             lp = data["choices"][0].get("logprobs") or {}
             tops = lp.get("top_logprobs") or []
             return {t: math.exp(v) for t, v in tops[0].items()} if tops and tops[0] else None
-        data = self.post("/chat/completions", {"messages": list(prompt), "max_tokens": 1, "temperature": 0,
-                                               "logprobs": True, "top_logprobs": self.top_logprobs})
+        data = self.post(
+            "/chat/completions",
+            {
+                "messages": list(prompt),
+                "max_tokens": 1,
+                "temperature": 0,
+                "logprobs": True,
+                "top_logprobs": self.top_logprobs,
+            },
+        )
         content = (data["choices"][0].get("logprobs") or {}).get("content") or []
         if not content or not content[0].get("top_logprobs"):
             return None
@@ -205,8 +230,9 @@ class OpenAIBackend:
 
         def one(pair: tuple[str, str]) -> ContinuationScore:
             ctx, cont = pair
-            data = self.post("/completions", {"prompt": ctx + cont, "max_tokens": 0, "echo": True, "logprobs": 1,
-                                              "temperature": 0})
+            data = self.post(
+                "/completions", {"prompt": ctx + cont, "max_tokens": 0, "echo": True, "logprobs": 1, "temperature": 0}
+            )
             lp = data["choices"][0].get("logprobs")
             if not lp or "text_offset" not in lp:
                 raise Unsupported(f"{self.base_url} returns no prompt logprobs (echo); use generate or yesno scoring")
@@ -220,11 +246,18 @@ class OpenAIBackend:
         flat = self._map(one, pairs)
         out, k = [], 0
         for r in requests:
-            out.append(flat[k:k + len(r.continuations)])
+            out.append(flat[k : k + len(r.continuations)])
             k += len(r.continuations)
         return out
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "url": self.base_url, "model": self.model, "api_key_env": self.api_key_env,
-                "timeout": self.timeout, "max_retries": self.max_retries, "concurrency": self.concurrency,
-                "samples": self.samples}
+        return {
+            "backend": self.name,
+            "url": self.base_url,
+            "model": self.model,
+            "api_key_env": self.api_key_env,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "concurrency": self.concurrency,
+            "samples": self.samples,
+        }

@@ -34,7 +34,9 @@ KNOWCOT_FINAL = "Based on all the reasoning above, select the correct option to 
 
 # NWW SI B, in the form of the authors' code and data ("Consider the statement," with the period
 # inside the quotes) — the form that reproduces their numbers.
-NWW_Q1 = 'Consider the statement, "{statement}" Do you agree with this statement? Start your answer with a "yes" or "no".'
+NWW_Q1 = (
+    'Consider the statement, "{statement}" Do you agree with this statement? Start your answer with a "yes" or "no".'
+)
 NWW_Q2 = (
     'Consider the statement, "{statement}" Do you think most people would agree with this statement? '
     'Start your answer with a "yes" or "no".'
@@ -75,7 +77,7 @@ RCS_EXTRACT = (
 # The paper does not give its few-shot examples; these two are ours (one with knowledge, one
 # without), in the output format the template asks for.
 RCS_FEW_SHOT = (
-    '\nText: THOUGHT: Magazines are printed works. THOUGHT: A bookstore sells many printed works. '
+    "\nText: THOUGHT: Magazines are printed works. THOUGHT: A bookstore sells many printed works. "
     "The correct answer is B.\n"
     'Output: {"extracted_knowledge": [["magazine", "is a", "printed work"], ["bookstore", "sells", "printed works"]]}\n'
     "Text: The correct answer is A.\n"

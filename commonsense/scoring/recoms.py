@@ -72,10 +72,17 @@ class Path:
     extraction: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "answer": self.answer,
-                "answer_letter": None if self.answer is None else LETTERS[self.answer], "correct": self.correct,
-                "greedy": self.greedy, "temperature": self.temperature, "seed": self.seed,
-                "triples": [list(t) for t in self.triples or []], "extraction": self.extraction}
+        return {
+            "text": self.text,
+            "answer": self.answer,
+            "answer_letter": None if self.answer is None else LETTERS[self.answer],
+            "correct": self.correct,
+            "greedy": self.greedy,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "triples": [list(t) for t in self.triples or []],
+            "extraction": self.extraction,
+        }
 
 
 class PathSource:
@@ -99,8 +106,9 @@ class _Calls:
         self.lm, self.chat = lm, chat
         self.prompt_tokens = self.completion_tokens = 0
 
-    def __call__(self, texts: Sequence[str], max_new_tokens: int, temperature: float = 0.0,
-                 seed: int | None = None) -> list[Generation]:
+    def __call__(
+        self, texts: Sequence[str], max_new_tokens: int, temperature: float = 0.0, seed: int | None = None
+    ) -> list[Generation]:
         if self.lm is None:
             raise RuntimeError("no model configured")
         if not texts:
@@ -224,8 +232,13 @@ class RecomsScorer:
             k_q, q_extraction = [], {"status": "not_given", "n": 0, "skipped": 0}
 
         self.embed([triple_text(t) for t in [*k_q, *(t for p in paths for t in p.triples or [])]])  # one batch
-        prior = select_prior_knowledge([ReasoningPath(p.correct is True, tuple(p.triples or ())) for p in paths],
-                                       k_q, self.embed, threshold=self.threshold, minimise=self.minimise)
+        prior = select_prior_knowledge(
+            [ReasoningPath(p.correct is True, tuple(p.triples or ())) for p in paths],
+            k_q,
+            self.embed,
+            threshold=self.threshold,
+            minimise=self.minimise,
+        )
         path_dicts = []
         for p in paths:
             d = p.as_dict()
@@ -239,22 +252,35 @@ class RecomsScorer:
         n_opt = len(item.options)
         votes = [sum(p.answer == i for p in paths) / len(paths) if paths else 0.0 for i in range(n_opt)]
         extra = {
-            "difficulty": prior.difficulty, "k_prior": [list(t) for t in prior.k_prior], "s_star": prior.path_index,
-            "question_triples": [list(t) for t in k_q], "question_extraction": q_extraction, "paths": path_dicts,
-            "direct": direct, "kba": None if kba is None else {**kba, "hints": [list(t) for t in hints]},
-            "chosen_from": chosen_from, "errors": errors,
+            "difficulty": prior.difficulty,
+            "k_prior": [list(t) for t in prior.k_prior],
+            "s_star": prior.path_index,
+            "question_triples": [list(t) for t in k_q],
+            "question_extraction": q_extraction,
+            "paths": path_dicts,
+            "direct": direct,
+            "kba": None if kba is None else {**kba, "hints": [list(t) for t in hints]},
+            "chosen_from": chosen_from,
+            "errors": errors,
         }
-        return ItemResult(item_id=item.id, chosen=chosen, scores=votes,
-                          raw_output="" if direct is None else str(direct.get("raw", "")),
-                          latency_s=time.perf_counter() - t0, prompt_tokens=call.prompt_tokens,
-                          completion_tokens=call.completion_tokens, extra=extra)
+        return ItemResult(
+            item_id=item.id,
+            chosen=chosen,
+            scores=votes,
+            raw_output="" if direct is None else str(direct.get("raw", "")),
+            latency_s=time.perf_counter() - t0,
+            prompt_tokens=call.prompt_tokens,
+            completion_tokens=call.completion_tokens,
+            extra=extra,
+        )
 
     def _all_new(self, paths: Sequence[Path], k_q: Sequence[Triple]) -> list[Triple]:
         pool = [t for p in paths if p.correct for t in p.triples or []]
         return fuzzy_difference(deduplicate(pool, self.embed, self.threshold), k_q, self.embed, self.threshold)
 
-    def _answers(self, item: Item, rec: dict[str, Any], hints: Sequence[Triple], call: _Calls,
-                 errors: list[str]) -> tuple[dict[str, Any] | None, dict[str, Any] | None, str]:
+    def _answers(
+        self, item: Item, rec: dict[str, Any], hints: Sequence[Triple], call: _Calls, errors: list[str]
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None, str]:
         """The configured model answers (so another model's paths can serve as the "sole basis" of
         d(Q) and K_prior, as in the paper); without one, the paths file's answers, if any."""
         direct = kba = None
@@ -277,10 +303,19 @@ class RecomsScorer:
 
     def describe(self) -> dict[str, Any]:
         d: dict[str, Any] = {
-            "method": self.method, "k": self.k, "temperature": self.temperature, "first_greedy": self.first_greedy,
-            "seed": self.seed, "chat": self.chat, "reasoning_tokens": self.reasoning_tokens,
-            "extract_tokens": self.extract_tokens, "answer_tokens": self.answer_tokens, "threshold": self.threshold,
-            "minimise": self.minimise, "kba_hints": self.kba_hints, "question_knowledge": self.question_knowledge,
+            "method": self.method,
+            "k": self.k,
+            "temperature": self.temperature,
+            "first_greedy": self.first_greedy,
+            "seed": self.seed,
+            "chat": self.chat,
+            "reasoning_tokens": self.reasoning_tokens,
+            "extract_tokens": self.extract_tokens,
+            "answer_tokens": self.answer_tokens,
+            "threshold": self.threshold,
+            "minimise": self.minimise,
+            "kba_hints": self.kba_hints,
+            "question_knowledge": self.question_knowledge,
             "prompt_version": P.RCS_PROMPT_VERSION,
         }
         for part in (self.lm, self.embed):
@@ -304,7 +339,7 @@ def option_index(value: Any, item: Item) -> int | None:
         return value if 0 <= value < len(item.options) else None
     s = str(value).strip()
     bare = s.strip("()[]. ").upper()
-    if len(bare) == 1 and bare in LETTERS[:len(item.options)]:
+    if len(bare) == 1 and bare in LETTERS[: len(item.options)]:
         return LETTERS.index(bare)
     low = [o.strip().lower() for o in item.options]
     if s.lower().rstrip(".") in low:
@@ -314,13 +349,16 @@ def option_index(value: Any, item: Item) -> int | None:
 
 def _replayed_path(p: dict[str, Any], item: Item) -> Path:
     text = str(p.get("text", ""))
-    answer = option_index(p["answer"], item) if p.get("answer") is not None else extract_final_option(text, item.options)
+    answer = (
+        option_index(p["answer"], item) if p.get("answer") is not None else extract_final_option(text, item.options)
+    )
     if isinstance(p.get("correct"), bool):
         correct: bool | None = p["correct"]
     else:
         correct = None if item.gold is None else answer == item.gold
-    path = Path(text, answer, correct, greedy=bool(p.get("greedy", False)), temperature=p.get("temperature"),
-                seed=p.get("seed"))
+    path = Path(
+        text, answer, correct, greedy=bool(p.get("greedy", False)), temperature=p.get("temperature"), seed=p.get("seed")
+    )
     if p.get("triples") is not None:
         path.triples = list(p["triples"])
         path.extraction = {"status": "given", "n": len(path.triples), "skipped": 0}

@@ -48,8 +48,12 @@ def _from_export(obj: dict[str, Any]) -> dict[str, Any]:
     """A line of a recoms run's JSONL export (``item_id`` + ``extra``) as a paths-file line: its
     paths (with their triples and judged correctness), K(Q), and direct / KBA answers."""
     x = obj["extra"]
-    rec: dict[str, Any] = {"id": obj.get("item_id") or obj.get("position"), "question": obj.get("text"),
-                           "paths": x["paths"], "question_triples": x.get("question_triples")}
+    rec: dict[str, Any] = {
+        "id": obj.get("item_id") or obj.get("position"),
+        "question": obj.get("text"),
+        "paths": x["paths"],
+        "question_triples": x.get("question_triples"),
+    }
     for key in ("direct", "kba"):
         if isinstance(x.get(key), dict):
             rec[key] = {"answer": x[key].get("chosen")}
@@ -108,8 +112,11 @@ class PathsFile(PathSource):
             raise PathsFileError(f"{self.path.name}: no paths")
 
     def record(self, item: Item) -> dict[str, Any] | None:
-        return (self.by_id.get(item.id) or self.by_id.get(item.fields.get("external_id", "\0"))
-                or self.by_text.get(_norm(item.question)))
+        return (
+            self.by_id.get(item.id)
+            or self.by_id.get(item.fields.get("external_id", "\0"))
+            or self.by_text.get(_norm(item.question))
+        )
 
 
 def is_paths_file(first_line: dict[str, Any]) -> bool:

@@ -137,9 +137,14 @@ class LmEvalSamplesReplay(_ReplayBase):
         r = self.rows.get(item.id)
         if r is None:
             return None
-        return ItemResult(item_id=item.id, chosen=argmax_first(r["lls"]), scores=r["lls"], norm_scores=r["norm"],
-                          chosen_norm=argmax_first(r["norm"]),
-                          extra={"lmeval_acc": r["acc"], "lmeval_acc_norm": r["acc_norm"], "doc_id": r["doc_id"]})
+        return ItemResult(
+            item_id=item.id,
+            chosen=argmax_first(r["lls"]),
+            scores=r["lls"],
+            norm_scores=r["norm"],
+            chosen_norm=argmax_first(r["norm"]),
+            extra={"lmeval_acc": r["acc"], "lmeval_acc_norm": r["acc_norm"], "doc_id": r["doc_id"]},
+        )
 
 
 def _arguments(sample: dict[str, Any]) -> list[Any]:
@@ -176,8 +181,13 @@ class CometReplay(_ReplayBase):
                     scores[i] = 1.0 / (rank + 1)
                     if chosen is None:
                         chosen = i
-        return ItemResult(item_id=item.id, chosen=chosen, scores=scores, raw_output=row.get("greedy", ""),
-                          extra={"generations": row.get("generations", [])})
+        return ItemResult(
+            item_id=item.id,
+            chosen=chosen,
+            scores=scores,
+            raw_output=row.get("greedy", ""),
+            extra={"generations": row.get("generations", [])},
+        )
 
 
 def make_replay(source: str | Path, model: str | None = None) -> _ReplayBase:
@@ -198,6 +208,3 @@ def make_replay(source: str | Path, model: str | None = None) -> _ReplayBase:
     if isinstance(first.get("paths"), list):
         raise ValueError(f"{p.name} is a ReComSBench paths file: score it with the 'recoms' scoring")
     raise ValueError(f"{p.name}: not a known prediction file (statements CSV, NWW raw, lm-eval samples, COMET)")
-
-
-

@@ -24,8 +24,17 @@ from .types import Backend, Prompt
 
 
 class ServerState:
-    def __init__(self, backend: Backend, model_name: str, *, fail_first: int = 0, fail_status: int = 500,
-                 delay: float = 0.0, api_key: str | None = None, logprobs: bool = True) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        model_name: str,
+        *,
+        fail_first: int = 0,
+        fail_status: int = 500,
+        delay: float = 0.0,
+        api_key: str | None = None,
+        logprobs: bool = True,
+    ) -> None:
         self.backend = backend
         self.model_name = model_name
         self.fail_left = fail_first
@@ -46,9 +55,12 @@ class ServerState:
     def _gen(self, prompt: Prompt, max_tokens: int, body: dict[str, Any] | None = None) -> tuple[str, int, int]:
         body = body or {}
         seed = body.get("seed")
-        g = self.backend.generate([prompt], max_new_tokens=max(1, max_tokens),
-                                  temperature=float(body.get("temperature") or 0.0),
-                                  seed=None if seed is None else int(seed))[0]
+        g = self.backend.generate(
+            [prompt],
+            max_new_tokens=max(1, max_tokens),
+            temperature=float(body.get("temperature") or 0.0),
+            seed=None if seed is None else int(seed),
+        )[0]
         return g.text, g.prompt_tokens, g.completion_tokens
 
     def _top(self, prompt: Prompt, k: int) -> list[tuple[str, float]] | None:
@@ -58,14 +70,30 @@ class ServerState:
     def _chat(self, body: dict[str, Any]) -> dict[str, Any]:
         msgs = body["messages"]
         text, pt, ct = self._gen(msgs, int(body.get("max_tokens") or 16), body)
-        choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": {"role": "assistant", "content": text},
+            "finish_reason": "stop",
+        }
         if body.get("logprobs"):
             top = self._top(msgs, int(body.get("top_logprobs") or 1))
             if top is not None:
-                choice["logprobs"] = {"content": [{"token": top[0][0], "logprob": top[0][1],
-                                                   "top_logprobs": [{"token": t, "logprob": v} for t, v in top]}]}
-        return {"id": f"chatcmpl-{self.requests}", "object": "chat.completion", "model": self.model_name,
-                "choices": [choice], "usage": {"prompt_tokens": pt, "completion_tokens": ct}}
+                choice["logprobs"] = {
+                    "content": [
+                        {
+                            "token": top[0][0],
+                            "logprob": top[0][1],
+                            "top_logprobs": [{"token": t, "logprob": v} for t, v in top],
+                        }
+                    ]
+                }
+        return {
+            "id": f"chatcmpl-{self.requests}",
+            "object": "chat.completion",
+            "model": self.model_name,
+            "choices": [choice],
+            "usage": {"prompt_tokens": pt, "completion_tokens": ct},
+        }
 
     def _completions(self, body: dict[str, Any]) -> dict[str, Any]:
         prompt = body["prompt"]
@@ -87,10 +115,19 @@ class ServerState:
             if k and not body.get("echo"):
                 top = self._top(prompt, int(k))
                 if top is not None:
-                    choice["logprobs"] = {"tokens": [top[0][0]], "token_logprobs": [top[0][1]], "text_offset": [0],
-                                          "top_logprobs": [dict(top)]}
-        return {"id": f"cmpl-{self.requests}", "object": "text_completion", "model": self.model_name,
-                "choices": [choice], "usage": usage}
+                    choice["logprobs"] = {
+                        "tokens": [top[0][0]],
+                        "token_logprobs": [top[0][1]],
+                        "text_offset": [0],
+                        "top_logprobs": [dict(top)],
+                    }
+        return {
+            "id": f"cmpl-{self.requests}",
+            "object": "text_completion",
+            "model": self.model_name,
+            "choices": [choice],
+            "usage": usage,
+        }
 
 
 def make_handler(state: ServerState) -> type[BaseHTTPRequestHandler]:

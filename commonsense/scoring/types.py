@@ -96,8 +96,9 @@ class Backend(Protocol):
 
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> list[list[ContinuationScore]]: ...
 
-    def generate(self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0,
-                 seed: int | None = None) -> list[Generation]:
+    def generate(
+        self, prompts: Sequence[Prompt], *, max_new_tokens: int = 32, temperature: float = 0.0, seed: int | None = None
+    ) -> list[Generation]:
         """Greedy at ``temperature`` 0; above 0, sampled at that temperature (no top-k / top-p cut),
         reproducibly from ``seed`` where the backend allows (prompt i gets ``seed + i``)."""
         ...

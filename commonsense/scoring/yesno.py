@@ -21,8 +21,13 @@ YESNO_OPTIONS = ("no", "yes")
 def yes_no_record(probs: dict[str, float]) -> dict[str, Any]:
     """Raw probabilities (as NWW store them) plus the renormalised p_yes and the binarised answer."""
     p = renormalise(probs.get("yes", 0.0), probs.get("no", 0.0))
-    return {"yes": probs.get("yes", 0.0), "no": probs.get("no", 0.0), "other": probs.get("other", 0.0),
-            "p_yes": p, "chosen": None if p is None else int(p >= 0.5)}
+    return {
+        "yes": probs.get("yes", 0.0),
+        "no": probs.get("no", 0.0),
+        "other": probs.get("other", 0.0),
+        "p_yes": p,
+        "chosen": None if p is None else int(p >= 0.5),
+    }
 
 
 def result_from_records(item_id: str, q1: dict[str, Any], q2: dict[str, Any] | None, **kw: Any) -> ItemResult:
@@ -57,7 +62,7 @@ class YesNoScorer:
         k = len(self.questions)
         out = []
         for n, it in enumerate(items):
-            recs = [yes_no_record(p) for p in probs[n * k:(n + 1) * k]]
+            recs = [yes_no_record(p) for p in probs[n * k : (n + 1) * k]]
             res = result_from_records(it.id, recs[0], None, latency_s=per_item)
             for q, rec in zip(self.questions[1:], recs[1:], strict=True):
                 res.extra[q] = rec
@@ -66,5 +71,10 @@ class YesNoScorer:
 
     def describe(self) -> dict[str, Any]:
         d = getattr(self.backend, "describe", None)
-        return {"method": self.method, "chat": self.chat, "questions": list(self.questions),
-                "prompt_version": PROMPT_VERSION, **(d() if callable(d) else {"backend": self.backend.name})}
+        return {
+            "method": self.method,
+            "chat": self.chat,
+            "questions": list(self.questions),
+            "prompt_version": PROMPT_VERSION,
+            **(d() if callable(d) else {"backend": self.backend.name}),
+        }

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,172 +14,303 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Relation',
+            name="Relation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64, unique=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=64, unique=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Graph',
+            name="Graph",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('node_count', models.PositiveIntegerField(default=0)),
-                ('triple_count', models.PositiveIntegerField(default=0)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("description", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("node_count", models.PositiveIntegerField(default=0)),
+                ("triple_count", models.PositiveIntegerField(default=0)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='ImportSource',
+            name="ImportSource",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('filename', models.CharField(max_length=255)),
-                ('sha256', models.CharField(max_length=64)),
-                ('format', models.CharField(max_length=32)),
-                ('rows', models.PositiveIntegerField(default=0)),
-                ('imported_at', models.DateTimeField(auto_now_add=True)),
-                ('graph', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sources', to='knowledge.graph')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("filename", models.CharField(max_length=255)),
+                ("sha256", models.CharField(max_length=64)),
+                ("format", models.CharField(max_length=32)),
+                ("rows", models.PositiveIntegerField(default=0)),
+                ("imported_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "graph",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="sources", to="knowledge.graph"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Node',
+            name="Node",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('graph', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='nodes', to='knowledge.graph')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField()),
+                (
+                    "graph",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="nodes",
+                        to="knowledge.graph",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='QuestionSet',
+            name="QuestionSet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('kind', models.CharField(choices=[('mcqa', 'Multiple-choice questions'), ('com2', 'COM2 logical queries'), ('coco', 'CoCo question sets'), ('rica-probes', 'RICA probes'), ('rica-axioms', 'RICA axiom sets')], max_length=32)),
-                ('source', models.CharField(blank=True, help_text='file name or graph it was built from', max_length=255)),
-                ('params', models.JSONField(blank=True, default=dict, help_text='build parameters')),
-                ('seed', models.BigIntegerField(blank=True, null=True)),
-                ('source_sha256', models.CharField(blank=True, help_text='content hash of the imported file', max_length=64)),
-                ('description', models.TextField(blank=True)),
-                ('question_count', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('graph', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='question_sets', to='knowledge.graph')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("mcqa", "Multiple-choice questions"),
+                            ("com2", "COM2 logical queries"),
+                            ("coco", "CoCo question sets"),
+                            ("rica-probes", "RICA probes"),
+                            ("rica-axioms", "RICA axiom sets"),
+                        ],
+                        max_length=32,
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(blank=True, help_text="file name or graph it was built from", max_length=255),
+                ),
+                ("params", models.JSONField(blank=True, default=dict, help_text="build parameters")),
+                ("seed", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "source_sha256",
+                    models.CharField(blank=True, help_text="content hash of the imported file", max_length=64),
+                ),
+                ("description", models.TextField(blank=True)),
+                ("question_count", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "graph",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="question_sets",
+                        to="knowledge.graph",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='StatementSet',
+            name="StatementSet",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('source', models.CharField(blank=True, max_length=255)),
-                ('source_sha256', models.CharField(blank=True, help_text='content hash of the imported file', max_length=64)),
-                ('description', models.TextField(blank=True)),
-                ('models_answered', models.JSONField(blank=True, default=list, help_text='model names with stored answers')),
-                ('statement_count', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("source", models.CharField(blank=True, max_length=255)),
+                (
+                    "source_sha256",
+                    models.CharField(blank=True, help_text="content hash of the imported file", max_length=64),
+                ),
+                ("description", models.TextField(blank=True)),
+                (
+                    "models_answered",
+                    models.JSONField(blank=True, default=list, help_text="model names with stored answers"),
+                ),
+                ("statement_count", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Statement',
+            name="Statement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('external_id', models.CharField(blank=True, max_length=64)),
-                ('text', models.TextField()),
-                ('features', models.JSONField(blank=True, default=dict)),
-                ('category', models.CharField(blank=True, max_length=128)),
-                ('elicitation', models.CharField(blank=True, max_length=128)),
-                ('human_majority', models.SmallIntegerField(blank=True, help_text='1 if most raters agreed', null=True)),
-                ('model_answers', models.JSONField(blank=True, default=dict, help_text='model -> {q1: 0/1, q2: 0/1}')),
-                ('statement_set', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='statements', to='knowledge.statementset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField()),
+                ("external_id", models.CharField(blank=True, max_length=64)),
+                ("text", models.TextField()),
+                ("features", models.JSONField(blank=True, default=dict)),
+                ("category", models.CharField(blank=True, max_length=128)),
+                ("elicitation", models.CharField(blank=True, max_length=128)),
+                (
+                    "human_majority",
+                    models.SmallIntegerField(blank=True, help_text="1 if most raters agreed", null=True),
+                ),
+                ("model_answers", models.JSONField(blank=True, default=dict, help_text="model -> {q1: 0/1, q2: 0/1}")),
+                (
+                    "statement_set",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="statements",
+                        to="knowledge.statementset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['statement_set', 'position'],
+                "ordering": ["statement_set", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Triple',
+            name="Triple",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('plausibility', models.FloatField(blank=True, null=True)),
-                ('source_line', models.PositiveIntegerField(blank=True, null=True)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('graph', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='triples', to='knowledge.graph')),
-                ('head', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='out_triples', to='knowledge.node')),
-                ('relation', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='triples', to='knowledge.relation')),
-                ('source', models.ForeignKey(blank=True, db_index=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='triples', to='knowledge.importsource')),
-                ('tail', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='in_triples', to='knowledge.node')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("plausibility", models.FloatField(blank=True, null=True)),
+                ("source_line", models.PositiveIntegerField(blank=True, null=True)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                (
+                    "graph",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="triples",
+                        to="knowledge.graph",
+                    ),
+                ),
+                (
+                    "head",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="out_triples",
+                        to="knowledge.node",
+                    ),
+                ),
+                (
+                    "relation",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="triples",
+                        to="knowledge.relation",
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        blank=True,
+                        db_index=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="triples",
+                        to="knowledge.importsource",
+                    ),
+                ),
+                (
+                    "tail",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="in_triples",
+                        to="knowledge.node",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Question',
+            name="Question",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField(help_text='order within the set')),
-                ('external_id', models.CharField(blank=True, max_length=128)),
-                ('context', models.TextField(blank=True)),
-                ('stem', models.TextField()),
-                ('options', models.JSONField(default=list)),
-                ('answer_index', models.SmallIntegerField(blank=True, null=True)),
-                ('answers', models.JSONField(blank=True, default=list, help_text='every correct answer text')),
-                ('structure', models.CharField(blank=True, help_text='query kind or item type (2p, 2i, csqa, …)', max_length=32)),
-                ('group', models.CharField(blank=True, db_index=True, help_text='set / axiom group id', max_length=255)),
-                ('role', models.CharField(blank=True, help_text='role in its group (memorization, reasoning, …)', max_length=32)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('question_set', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='questions', to='knowledge.questionset')),
-                ('triples', models.ManyToManyField(blank=True, related_name='questions', to='knowledge.triple')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField(help_text="order within the set")),
+                ("external_id", models.CharField(blank=True, max_length=128)),
+                ("context", models.TextField(blank=True)),
+                ("stem", models.TextField()),
+                ("options", models.JSONField(default=list)),
+                ("answer_index", models.SmallIntegerField(blank=True, null=True)),
+                ("answers", models.JSONField(blank=True, default=list, help_text="every correct answer text")),
+                (
+                    "structure",
+                    models.CharField(blank=True, help_text="query kind or item type (2p, 2i, csqa, …)", max_length=32),
+                ),
+                (
+                    "group",
+                    models.CharField(blank=True, db_index=True, help_text="set / axiom group id", max_length=255),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        blank=True, help_text="role in its group (memorization, reasoning, …)", max_length=32
+                    ),
+                ),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                (
+                    "question_set",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="questions",
+                        to="knowledge.questionset",
+                    ),
+                ),
+                ("triples", models.ManyToManyField(blank=True, related_name="questions", to="knowledge.triple")),
             ],
             options={
-                'ordering': ['question_set', 'position'],
+                "ordering": ["question_set", "position"],
             },
         ),
         migrations.AddConstraint(
-            model_name='importsource',
-            constraint=models.UniqueConstraint(fields=('graph', 'sha256'), name='source_unique_file'),
+            model_name="importsource",
+            constraint=models.UniqueConstraint(fields=("graph", "sha256"), name="source_unique_file"),
         ),
         migrations.AddConstraint(
-            model_name='node',
-            constraint=models.UniqueConstraint(fields=('graph', 'text'), name='node_unique_text'),
+            model_name="node",
+            constraint=models.UniqueConstraint(fields=("graph", "text"), name="node_unique_text"),
         ),
         migrations.AddConstraint(
-            model_name='statement',
-            constraint=models.UniqueConstraint(fields=('statement_set', 'position'), name='statement_unique_position'),
+            model_name="statement",
+            constraint=models.UniqueConstraint(fields=("statement_set", "position"), name="statement_unique_position"),
         ),
         migrations.AddIndex(
-            model_name='triple',
-            index=models.Index(fields=['graph', 'relation'], name='knowledge_t_graph_i_66794c_idx'),
+            model_name="triple",
+            index=models.Index(fields=["graph", "relation"], name="knowledge_t_graph_i_66794c_idx"),
         ),
         migrations.AddIndex(
-            model_name='triple',
-            index=models.Index(fields=['head', 'relation'], name='knowledge_t_head_id_53c082_idx'),
+            model_name="triple",
+            index=models.Index(fields=["head", "relation"], name="knowledge_t_head_id_53c082_idx"),
         ),
         migrations.AddIndex(
-            model_name='triple',
-            index=models.Index(fields=['tail', 'relation'], name='knowledge_t_tail_id_1425b1_idx'),
+            model_name="triple",
+            index=models.Index(fields=["tail", "relation"], name="knowledge_t_tail_id_1425b1_idx"),
         ),
         migrations.AddConstraint(
-            model_name='triple',
-            constraint=models.UniqueConstraint(fields=('source', 'source_line'), name='triple_unique_provenance'),
+            model_name="triple",
+            constraint=models.UniqueConstraint(fields=("source", "source_line"), name="triple_unique_provenance"),
         ),
         migrations.AddIndex(
-            model_name='question',
-            index=models.Index(fields=['question_set', 'structure'], name='knowledge_q_questio_494bc4_idx'),
+            model_name="question",
+            index=models.Index(fields=["question_set", "structure"], name="knowledge_q_questio_494bc4_idx"),
         ),
         migrations.AddConstraint(
-            model_name='question',
-            constraint=models.UniqueConstraint(fields=('question_set', 'position'), name='question_unique_position'),
+            model_name="question",
+            constraint=models.UniqueConstraint(fields=("question_set", "position"), name="question_unique_position"),
         ),
     ]

@@ -6,43 +6,89 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('knowledge', '0001_initial'),
+        ("knowledge", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='BuildJob',
+            name="BuildJob",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('com2', 'COM2 logical queries'), ('coco', 'CoCo question sets')], max_length=16)),
-                ('name', models.SlugField(help_text='name of the question set to build', max_length=100)),
-                ('seed', models.BigIntegerField()),
-                ('params', models.JSONField(blank=True, default=dict, help_text='builder keyword arguments')),
-                ('state', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], db_index=True, default='queued', max_length=16)),
-                ('stage', models.CharField(blank=True, help_text='the step being worked on', max_length=64)),
-                ('stage_index', models.PositiveSmallIntegerField(default=0, help_text='1-based number of the current step')),
-                ('stage_count', models.PositiveSmallIntegerField(default=0)),
-                ('progress_done', models.PositiveIntegerField(default=0)),
-                ('progress_total', models.PositiveIntegerField(blank=True, help_text='None: the step has no count', null=True)),
-                ('error', models.TextField(blank=True, help_text='why the build failed')),
-                ('error_detail', models.TextField(blank=True, help_text='traceback of an unexpected failure')),
-                ('lease', models.UUIDField(blank=True, help_text='token of the worker attempt holding the job', null=True)),
-                ('worker', models.CharField(blank=True, max_length=255)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('graph', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='build_jobs', to='knowledge.graph')),
-                ('question_set', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='build_jobs', to='knowledge.questionset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("com2", "COM2 logical queries"), ("coco", "CoCo question sets")], max_length=16
+                    ),
+                ),
+                ("name", models.SlugField(help_text="name of the question set to build", max_length=100)),
+                ("seed", models.BigIntegerField()),
+                ("params", models.JSONField(blank=True, default=dict, help_text="builder keyword arguments")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        db_index=True,
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("stage", models.CharField(blank=True, help_text="the step being worked on", max_length=64)),
+                (
+                    "stage_index",
+                    models.PositiveSmallIntegerField(default=0, help_text="1-based number of the current step"),
+                ),
+                ("stage_count", models.PositiveSmallIntegerField(default=0)),
+                ("progress_done", models.PositiveIntegerField(default=0)),
+                (
+                    "progress_total",
+                    models.PositiveIntegerField(blank=True, help_text="None: the step has no count", null=True),
+                ),
+                ("error", models.TextField(blank=True, help_text="why the build failed")),
+                ("error_detail", models.TextField(blank=True, help_text="traceback of an unexpected failure")),
+                (
+                    "lease",
+                    models.UUIDField(blank=True, help_text="token of the worker attempt holding the job", null=True),
+                ),
+                ("worker", models.CharField(blank=True, max_length=255)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "graph",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="build_jobs", to="knowledge.graph"
+                    ),
+                ),
+                (
+                    "question_set",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="build_jobs",
+                        to="knowledge.questionset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('state__in', ['queued', 'running'])), fields=('name',), name='build_job_unique_active_name')],
+                "ordering": ["-created_at", "-id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("state__in", ["queued", "running"])),
+                        fields=("name",),
+                        name="build_job_unique_active_name",
+                    )
+                ],
             },
         ),
     ]

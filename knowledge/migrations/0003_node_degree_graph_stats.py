@@ -17,7 +17,9 @@ NULLS_LAST = {"sqlite": "", "postgresql": " NULLS LAST"}
 def create_edge_indexes(apps, schema_editor):
     nulls = NULLS_LAST.get(schema_editor.connection.vendor, "")
     for name, col in EDGE_INDEXES:
-        schema_editor.execute(f"CREATE INDEX {name} ON knowledge_triple ({col}, relation_id, plausibility DESC{nulls}, id)")
+        schema_editor.execute(
+            f"CREATE INDEX {name} ON knowledge_triple ({col}, relation_id, plausibility DESC{nulls}, id)"
+        )
 
 
 def drop_edge_indexes(apps, schema_editor):
@@ -38,29 +40,47 @@ def count_existing_graphs(apps, schema_editor):
             gid = graph.pk
             cur.execute("UPDATE knowledge_node SET out_degree = 0, in_degree = 0 WHERE graph_id = %s", [gid])
             for col, end in (("out_degree", "head_id"), ("in_degree", "tail_id")):
-                cur.execute(f"UPDATE knowledge_node SET {col} = c.n FROM (SELECT {end} AS node_id, COUNT(*) AS n "
-                            f"FROM knowledge_triple WHERE graph_id = %s GROUP BY {end}) c "
-                            "WHERE knowledge_node.id = c.node_id", [gid])
+                cur.execute(
+                    f"UPDATE knowledge_node SET {col} = c.n FROM (SELECT {end} AS node_id, COUNT(*) AS n "
+                    f"FROM knowledge_triple WHERE graph_id = %s GROUP BY {end}) c "
+                    "WHERE knowledge_node.id = c.node_id",
+                    [gid],
+                )
             graph.node_count = _fetch(cur, "SELECT COUNT(*) FROM knowledge_node WHERE graph_id = %s", [gid])[0][0]
             graph.triple_count = _fetch(cur, "SELECT COUNT(*) FROM knowledge_triple WHERE graph_id = %s", [gid])[0][0]
-            relations = _fetch(cur, "SELECT r.name, COUNT(*) FROM knowledge_triple t JOIN knowledge_relation r "
-                                    "ON r.id = t.relation_id WHERE t.graph_id = %s GROUP BY r.name", [gid])
+            relations = _fetch(
+                cur,
+                "SELECT r.name, COUNT(*) FROM knowledge_triple t JOIN knowledge_relation r "
+                "ON r.id = t.relation_id WHERE t.graph_id = %s GROUP BY r.name",
+                [gid],
+            )
             degree = "out_degree + in_degree"
             graph.stats = {
-                "triples": graph.triple_count, "nodes": graph.node_count,
+                "triples": graph.triple_count,
+                "nodes": graph.node_count,
                 "relations": sorted(([name, int(n)] for name, n in relations), key=lambda r: (-r[1], r[0])),
-                "degrees": [[int(d), int(n)] for d, n in _fetch(
-                    cur, f"SELECT {degree} AS d, COUNT(*) FROM knowledge_node WHERE graph_id = %s GROUP BY d ORDER BY d",
-                    [gid])],
-                "top": [[int(i), t, int(d)] for i, t, d in _fetch(
-                    cur, f"SELECT id, text, {degree} AS d FROM knowledge_node WHERE graph_id = %s AND {degree} > 0 "
-                         "ORDER BY d DESC, id LIMIT 20", [gid])],
+                "degrees": [
+                    [int(d), int(n)]
+                    for d, n in _fetch(
+                        cur,
+                        f"SELECT {degree} AS d, COUNT(*) FROM knowledge_node WHERE graph_id = %s GROUP BY d ORDER BY d",
+                        [gid],
+                    )
+                ],
+                "top": [
+                    [int(i), t, int(d)]
+                    for i, t, d in _fetch(
+                        cur,
+                        f"SELECT id, text, {degree} AS d FROM knowledge_node WHERE graph_id = %s AND {degree} > 0 "
+                        "ORDER BY d DESC, id LIMIT 20",
+                        [gid],
+                    )
+                ],
             }
             graph.save(update_fields=["node_count", "triple_count", "stats"])
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("knowledge", "0002_build_job"),
     ]
@@ -70,7 +90,11 @@ class Migration(migrations.Migration):
         migrations.RemoveIndex(model_name="triple", name="knowledge_t_head_id_53c082_idx"),
         migrations.RemoveIndex(model_name="triple", name="knowledge_t_tail_id_1425b1_idx"),
         migrations.AddField(model_name="graph", name="stats", field=models.JSONField(blank=True, default=dict)),
-        migrations.AddField(model_name="node", name="in_degree", field=models.PositiveIntegerField(blank=True, null=True)),
-        migrations.AddField(model_name="node", name="out_degree", field=models.PositiveIntegerField(blank=True, null=True)),
+        migrations.AddField(
+            model_name="node", name="in_degree", field=models.PositiveIntegerField(blank=True, null=True)
+        ),
+        migrations.AddField(
+            model_name="node", name="out_degree", field=models.PositiveIntegerField(blank=True, null=True)
+        ),
         migrations.RunPython(count_existing_graphs, migrations.RunPython.noop),
     ]

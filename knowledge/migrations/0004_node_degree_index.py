@@ -6,14 +6,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('knowledge', '0003_node_degree_graph_stats'),
+        ("knowledge", "0003_node_degree_graph_stats"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='node',
-            index=models.Index(models.F('graph'), django.db.models.expressions.CombinedExpression(django.db.models.functions.comparison.Coalesce('out_degree', 0), '+', django.db.models.functions.comparison.Coalesce('in_degree', 0)), name='node_degree'),
+            model_name="node",
+            index=models.Index(
+                models.F("graph"),
+                django.db.models.expressions.CombinedExpression(
+                    django.db.models.functions.comparison.Coalesce("out_degree", 0),
+                    "+",
+                    django.db.models.functions.comparison.Coalesce("in_degree", 0),
+                ),
+                name="node_degree",
+            ),
         ),
     ]

@@ -24,83 +24,87 @@ def fill_item_facets(apps, schema_editor):
                 batch = []
         if batch:
             cur.executemany(f"UPDATE {table} SET {sets} WHERE question_id = %s", batch)
-        own = (Prediction.objects.filter(question__isnull=False, extra__has_key=DIFFICULTY_KEY)
-               .values_list("pk", "extra"))
-        cur.executemany(f"UPDATE {table} SET item_difficulty = %s WHERE id = %s",
-                        [[as_int(extra.get(DIFFICULTY_KEY)), pk] for pk, extra in own.iterator(chunk_size=2000)])
+        own = Prediction.objects.filter(question__isnull=False, extra__has_key=DIFFICULTY_KEY).values_list(
+            "pk", "extra"
+        )
+        cur.executemany(
+            f"UPDATE {table} SET item_difficulty = %s WHERE id = %s",
+            [[as_int(extra.get(DIFFICULTY_KEY)), pk] for pk, extra in own.iterator(chunk_size=2000)],
+        )
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('knowledge', '0003_node_degree_graph_stats'),
-        ('runs', '0001_initial'),
+        ("knowledge", "0003_node_degree_graph_stats"),
+        ("runs", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='prediction',
-            name='item_answer',
-            field=models.SmallIntegerField(blank=True, help_text='question answer_index', null=True),
+            model_name="prediction",
+            name="item_answer",
+            field=models.SmallIntegerField(blank=True, help_text="question answer_index", null=True),
         ),
         migrations.AddField(
-            model_name='prediction',
-            name='item_difficulty',
+            model_name="prediction",
+            name="item_difficulty",
             field=models.IntegerField(blank=True, help_text="d(Q): extra.difficulty, else metadata's", null=True),
         ),
         migrations.AddField(
-            model_name='prediction',
-            name='item_group',
-            field=models.CharField(blank=True, default='', help_text='question group (CoCo set)', max_length=255),
+            model_name="prediction",
+            name="item_group",
+            field=models.CharField(blank=True, default="", help_text="question group (CoCo set)", max_length=255),
         ),
         migrations.AddField(
-            model_name='prediction',
-            name='item_kind',
-            field=models.CharField(blank=True, default='', help_text='question structure', max_length=32),
+            model_name="prediction",
+            name="item_kind",
+            field=models.CharField(blank=True, default="", help_text="question structure", max_length=32),
         ),
         migrations.AddField(
-            model_name='prediction',
-            name='item_options',
-            field=models.SmallIntegerField(blank=True, help_text='number of options', null=True),
+            model_name="prediction",
+            name="item_options",
+            field=models.SmallIntegerField(blank=True, help_text="number of options", null=True),
         ),
         migrations.AddField(
-            model_name='prediction',
-            name='item_perturbation',
-            field=models.CharField(blank=True, default='', help_text='question metadata.perturbation', max_length=64),
+            model_name="prediction",
+            name="item_perturbation",
+            field=models.CharField(blank=True, default="", help_text="question metadata.perturbation", max_length=64),
         ),
         migrations.AddField(
-            model_name='prediction',
-            name='item_relation',
-            field=models.CharField(blank=True, default='', help_text='question metadata.relation', max_length=64),
+            model_name="prediction",
+            name="item_relation",
+            field=models.CharField(blank=True, default="", help_text="question metadata.relation", max_length=64),
         ),
         migrations.AddField(
-            model_name='prediction',
-            name='item_role',
-            field=models.CharField(blank=True, default='', help_text='question role (CoCo)', max_length=32),
+            model_name="prediction",
+            name="item_role",
+            field=models.CharField(blank=True, default="", help_text="question role (CoCo)", max_length=32),
         ),
         migrations.RunPython(fill_item_facets, migrations.RunPython.noop),  # before the indexes: faster
         migrations.AddIndex(
-            model_name='prediction',
-            index=models.Index(fields=['run', 'item_relation', 'correct'], name='prediction_by_relation'),
+            model_name="prediction",
+            index=models.Index(fields=["run", "item_relation", "correct"], name="prediction_by_relation"),
         ),
         migrations.AddIndex(
-            model_name='prediction',
-            index=models.Index(fields=['run', 'item_kind', 'correct'], name='prediction_by_kind'),
+            model_name="prediction",
+            index=models.Index(fields=["run", "item_kind", "correct"], name="prediction_by_kind"),
         ),
         migrations.AddIndex(
-            model_name='prediction',
-            index=models.Index(fields=['run', 'item_perturbation', 'correct'], name='prediction_by_perturbation'),
+            model_name="prediction",
+            index=models.Index(fields=["run", "item_perturbation", "correct"], name="prediction_by_perturbation"),
         ),
         migrations.AddIndex(
-            model_name='prediction',
-            index=models.Index(fields=['run', 'item_answer', 'chosen', 'item_options'], name='prediction_by_position'),
+            model_name="prediction",
+            index=models.Index(fields=["run", "item_answer", "chosen", "item_options"], name="prediction_by_position"),
         ),
         migrations.AddIndex(
-            model_name='prediction',
-            index=models.Index(fields=['run', 'item_group', 'item_role', 'correct', 'question'], name='prediction_coco_sets'),
+            model_name="prediction",
+            index=models.Index(
+                fields=["run", "item_group", "item_role", "correct", "question"], name="prediction_coco_sets"
+            ),
         ),
         migrations.AddIndex(
-            model_name='prediction',
-            index=models.Index(fields=['run', 'item_difficulty', 'position', 'correct'], name='prediction_difficulty'),
+            model_name="prediction",
+            index=models.Index(fields=["run", "item_difficulty", "position", "correct"], name="prediction_difficulty"),
         ),
     ]

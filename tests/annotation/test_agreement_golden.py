@@ -116,7 +116,9 @@ def test_mcqa_per_option_agreement_and_kappa_match_references(csqa_set, people) 
     m = selectors.campaign_matrices(c)
     got = selectors.campaign_agreement(c, m)
     flat = m.selections.reshape(len(m.raters), -1)
-    assert got.krippendorff == pytest.approx(krippendorff.alpha(reliability_data=flat, level_of_measurement="nominal"), abs=1e-12)
+    assert got.krippendorff == pytest.approx(
+        krippendorff.alpha(reliability_data=flat, level_of_measurement="nominal"), abs=1e-12
+    )
     counts = np.sum(~np.isnan(flat), axis=0)
     keep = counts == 3
     table = np.stack([np.sum(flat[:, keep] == v, axis=0) for v in (0, 1)], axis=1)

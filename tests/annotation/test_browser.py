@@ -17,8 +17,14 @@ from tests.annotation.conftest import PASSWORD
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _login(browser, base: str, username: str, **ctx):  # type: ignore[no-untyped-def]
@@ -37,16 +43,25 @@ def _current_item(page, previous: str | None) -> str:  # type: ignore[no-untyped
     if previous is None:
         page.wait_for_selector("form.item-form")
     else:
-        page.wait_for_function("p => { const f = document.querySelector('form.item-form');"
-                               " return f && f.dataset.item !== p; }", arg=previous)
+        page.wait_for_function(
+            "p => { const f = document.querySelector('form.item-form'); return f && f.dataset.item !== p; }",
+            arg=previous,
+        )
     return page.get_attribute("form.item-form", "data-item")
 
 
 def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(live_server, csqa_set, people) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
-    c = campaign_create(name="kbd", title="Keyboard campaign", kind="mcqa", question_set=csqa_set, redundancy=3,
-                        qualification_positions=range(6), instructions="Tick every plausible answer.")
+    c = campaign_create(
+        name="kbd",
+        title="Keyboard campaign",
+        kind="mcqa",
+        question_set=csqa_set,
+        redundancy=3,
+        qualification_positions=range(6),
+        instructions="Tick every plausible answer.",
+    )
     campaign_status_set(c, "open")
     people("annotator", "ann")
     people("researcher", "res")
@@ -64,7 +79,9 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
             shown = _current_item(page, shown)
             item = Item.objects.get(pk=int(shown))
             assert item.role == "qualification"
-            assert "Qualification 0 / 6" in page.inner_text(".progress") or "Qualification" in page.inner_text(".progress")
+            assert "Qualification 0 / 6" in page.inner_text(".progress") or "Qualification" in page.inner_text(
+                ".progress"
+            )
             for i in item.gold["plausible"]:
                 page.keyboard.press(str(i + 1))
             page.keyboard.press("Enter")
@@ -83,11 +100,15 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
             page.keyboard.press("Enter")
             answered[int(shown)] = sorted(k - 1 for k in keys)
             if n == 4:  # undo the fifth answer and answer it again differently
-                page.wait_for_function("p => { const f = document.querySelector('form.item-form');"
-                                       " return f && f.dataset.item !== p; }", arg=shown)
+                page.wait_for_function(
+                    "p => { const f = document.querySelector('form.item-form'); return f && f.dataset.item !== p; }",
+                    arg=shown,
+                )
                 page.keyboard.press("u")
                 page.wait_for_function("p => document.querySelector('form.item-form').dataset.item === p", arg=shown)
-                page.wait_for_selector(f'input[name="plausible"][value="{keys[0] - 1}"]:checked', state="attached")  # restored
+                page.wait_for_selector(
+                    f'input[name="plausible"][value="{keys[0] - 1}"]:checked', state="attached"
+                )  # restored
                 page.keyboard.press(str(keys[0]))  # untick
                 page.keyboard.press("0")  # "No answers are correct"
                 page.keyboard.press("Enter")

@@ -78,7 +78,9 @@ def test_other_mistakes_are_named(survey, people) -> None:  # type: ignore[no-un
 def test_good_import_then_same_rater_again_is_refused(survey, people) -> None:  # type: ignore[no-untyped-def]
     c, (k1, k2) = survey
     people("annotator", "alice")
-    res = ratings_import(c, f"rater,{k1}:a,{k1}:b,{k2}:a,{k2}:b\nalice,yes,no,,\nbob,no,no,yes,yes\n", create_raters=True)
+    res = ratings_import(
+        c, f"rater,{k1}:a,{k1}:b,{k2}:a,{k2}:b\nalice,yes,no,,\nbob,no,no,yes,yes\n", create_raters=True
+    )
     assert (res.raters, res.responses, res.created_raters) == (2, 3, 1)
     assert not get_user_model().objects.get(username="bob").has_usable_password()
     assert Item.objects.get(campaign=c, key=k1).answer_count == 2

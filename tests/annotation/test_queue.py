@@ -29,8 +29,12 @@ def answer_all(campaign, user, answer, limit=10_000):  # type: ignore[no-untyped
 
 
 def test_each_item_reaches_redundancy_and_nobody_sees_an_item_twice(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
-    c = campaign_status_set(campaign_create(name="small", title="t", kind="mcqa", question_set=csqa_set, redundancy=2,
-                                            max_items_per_annotator=None), "open")
+    c = campaign_status_set(
+        campaign_create(
+            name="small", title="t", kind="mcqa", question_set=csqa_set, redundancy=2, max_items_per_annotator=None
+        ),
+        "open",
+    )
     Item.objects.filter(campaign=c, position__gte=10).delete()  # 10 items x 2 answers
     users = people("annotator", "a", "b", "c")
     seen_by = {}
@@ -61,8 +65,12 @@ def test_retried_submit_stores_one_answer(mcqa_campaign, people) -> None:  # typ
 
 
 def test_expired_reservation_is_reclaimed_and_late_submit_refused_when_full(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
-    c = campaign_status_set(campaign_create(name="ttl", title="t", kind="mcqa", question_set=csqa_set, redundancy=1,
-                                            reservation_ttl_seconds=60), "open")
+    c = campaign_status_set(
+        campaign_create(
+            name="ttl", title="t", kind="mcqa", question_set=csqa_set, redundancy=1, reservation_ttl_seconds=60
+        ),
+        "open",
+    )
     Item.objects.filter(campaign=c, position__gte=1).delete()
     a, b = people("annotator", "a", "b")
     item = queue.next_step(c, a).assignment.item
@@ -81,8 +89,12 @@ def test_expired_reservation_is_reclaimed_and_late_submit_refused_when_full(csqa
 
 
 def test_late_submit_accepted_when_a_slot_is_free(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
-    c = campaign_status_set(campaign_create(name="ttl2", title="t", kind="mcqa", question_set=csqa_set, redundancy=2,
-                                            reservation_ttl_seconds=60), "open")
+    c = campaign_status_set(
+        campaign_create(
+            name="ttl2", title="t", kind="mcqa", question_set=csqa_set, redundancy=2, reservation_ttl_seconds=60
+        ),
+        "open",
+    )
     (a,) = people("annotator", "a")
     item = queue.next_step(c, a).assignment.item
     later = timezone.now() + timedelta(seconds=120)
@@ -119,7 +131,9 @@ def test_undo_gives_the_last_item_back(mcqa_campaign, people) -> None:  # type: 
 
 
 def _qual_campaign(csqa_set, **kw):  # type: ignore[no-untyped-def]
-    c = campaign_create(name="qual", title="t", kind="mcqa", question_set=csqa_set, qualification_positions=range(6), **kw)
+    c = campaign_create(
+        name="qual", title="t", kind="mcqa", question_set=csqa_set, qualification_positions=range(6), **kw
+    )
     return campaign_status_set(c, "open")
 
 
@@ -152,8 +166,18 @@ def test_qualification_pass_and_fail(csqa_set, people) -> None:  # type: ignore[
 
 
 def test_attention_items_interleaved_and_failures_block(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
-    c = campaign_status_set(campaign_create(name="att", title="t", kind="mcqa", question_set=csqa_set,
-                                            attention_positions=[0, 1, 2], attention_every=3, attention_max_failures=1), "open")
+    c = campaign_status_set(
+        campaign_create(
+            name="att",
+            title="t",
+            kind="mcqa",
+            question_set=csqa_set,
+            attention_positions=[0, 1, 2],
+            attention_every=3,
+            attention_max_failures=1,
+        ),
+        "open",
+    )
     (a,) = people("annotator", "a")
     roles = []
     for _ in range(12):
@@ -163,14 +187,17 @@ def test_attention_items_interleaved_and_failures_block(csqa_set, people) -> Non
         item = step.assignment.item
         roles.append(item.role)
         wrong = item.role == Item.Role.ATTENTION
-        queue.response_submit(item, a, {"plausible": [(item.gold["plausible"][0] + 1) % 5]} if wrong else {"plausible": [0]})
+        queue.response_submit(
+            item, a, {"plausible": [(item.gold["plausible"][0] + 1) % 5]} if wrong else {"plausible": [0]}
+        )
     assert roles[:8] == ["regular"] * 3 + ["attention"] + ["regular"] * 3 + ["attention"]
     assert step.state == "blocked" and Membership.objects.get(user=a).state == Membership.State.BLOCKED
 
 
 def test_max_items_per_annotator_and_closed_campaign(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
-    c = campaign_status_set(campaign_create(name="max", title="t", kind="mcqa", question_set=csqa_set,
-                                            max_items_per_annotator=4), "open")
+    c = campaign_status_set(
+        campaign_create(name="max", title="t", kind="mcqa", question_set=csqa_set, max_items_per_annotator=4), "open"
+    )
     (a,) = people("annotator", "a")
     seen, last = answer_all(c, a, {"plausible": [0]})
     assert len(seen) == 4 and last.state == "done"

@@ -30,8 +30,12 @@ def _post(client, campaign, box: str, data: dict[str, str]):  # type: ignore[no-
 
 
 def test_submit_response_shows_the_due_attention_item(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
-    c = campaign_status_set(campaign_create(name="att-web", title="t", kind="mcqa", question_set=csqa_set,
-                                            attention_positions=[0], attention_every=2), "open")
+    c = campaign_status_set(
+        campaign_create(
+            name="att-web", title="t", kind="mcqa", question_set=csqa_set, attention_positions=[0], attention_every=2
+        ),
+        "open",
+    )
     people("annotator", "ann")
     client = login("ann")
     box = client.get(reverse("annotation:item", args=[c.name]), HTTP_HX_REQUEST="true").content.decode()

@@ -44,5 +44,8 @@ def test_item_labels_and_answer_shapes() -> None:
     assert item_label("rica", [{"valid": 1}, {"valid": 0}]).label == {"valid": None}
     with pytest.raises(ValueError):
         answer_normalise("survey", {"agree": 2, "predict": 0})
-    assert answer_normalise("mcqa", {"bad_context": True}, n_options=5) == {"plausible": [], "none_correct": False,
-                                                                           "bad_context": True}
+    assert answer_normalise("mcqa", {"bad_context": True}, n_options=5) == {
+        "plausible": [],
+        "none_correct": False,
+        "bad_context": True,
+    }

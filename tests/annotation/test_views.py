@@ -47,7 +47,9 @@ def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None
     assert "<html" in page and 'id="item"' in page and "annotate.js" in page and "Answered 0 / " in page
     part = c.get(reverse("annotation:item", args=[mcqa_campaign.name]), HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in part and 'class="card item-form"' in part
-    assert c.get(reverse("annotation:item", args=[mcqa_campaign.name]))["Location"].endswith(f"/c/{mcqa_campaign.name}/")
+    assert c.get(reverse("annotation:item", args=[mcqa_campaign.name]))["Location"].endswith(
+        f"/c/{mcqa_campaign.name}/"
+    )
     item = queue.next_step(mcqa_campaign, get_user_model().objects.get(username="ann")).assignment.item
     url = reverse("annotation:submit", args=[mcqa_campaign.name, item.pk])
     r = c.post(url, {"plausible": ["0", "2"], "idempotency_key": "k1", "elapsed_ms": "1234"}, HTTP_HX_REQUEST="true")
@@ -58,10 +60,18 @@ def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None
     assert resp.answer == {"plausible": [0, 2], "none_correct": False, "bad_context": False}
     assert resp.time_ms is not None and resp.time_ms <= 5000
     nxt = queue.next_step(mcqa_campaign, resp.user).assignment.item
-    plain = c.post(reverse("annotation:submit", args=[mcqa_campaign.name, nxt.pk]), {"none_correct": "yes", "idempotency_key": "k2"})
+    plain = c.post(
+        reverse("annotation:submit", args=[mcqa_campaign.name, nxt.pk]),
+        {"none_correct": "yes", "idempotency_key": "k2"},
+    )
     assert plain.status_code == 302 and Response.objects.count() == 2
-    bad = c.post(reverse("annotation:submit", args=[mcqa_campaign.name, queue.next_step(mcqa_campaign, resp.user).assignment.item_id]),
-                 {"idempotency_key": "k3"}, HTTP_HX_REQUEST="true")
+    bad = c.post(
+        reverse(
+            "annotation:submit", args=[mcqa_campaign.name, queue.next_step(mcqa_campaign, resp.user).assignment.item_id]
+        ),
+        {"idempotency_key": "k3"},
+        HTTP_HX_REQUEST="true",
+    )
     assert bad.status_code == 422 and "tick at least one option" in bad.content.decode()
     undo = c.post(reverse("annotation:undo", args=[mcqa_campaign.name]), HTTP_HX_REQUEST="true").content.decode()
     assert Response.objects.count() == 1 and 'name="none_correct" value="yes" data-key="0" checked' in undo
@@ -69,11 +79,19 @@ def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None
 
 def test_survey_and_rica_items_render_and_submit(statement_set, people, db) -> None:  # type: ignore[no-untyped-def]
     from knowledge.models import Question, QuestionSet
-    survey = campaign_status_set(campaign_create(name="sv", title="sv", kind="survey", statement_set=statement_set,
-                                                 ask_common_sense=True), "open")
+
+    survey = campaign_status_set(
+        campaign_create(name="sv", title="sv", kind="survey", statement_set=statement_set, ask_common_sense=True),
+        "open",
+    )
     qs = QuestionSet.objects.create(name="rica-mini", kind=QuestionSet.Kind.RICA_PROBES)
-    Question.objects.create(question_set=qs, position=0, stem="A is heavier than B, so A is [MASK] likely to sink.",
-                            options=["more", "less"], answer_index=0)
+    Question.objects.create(
+        question_set=qs,
+        position=0,
+        stem="A is heavier than B, so A is [MASK] likely to sink.",
+        options=["more", "less"],
+        answer_index=0,
+    )
     rica = campaign_status_set(campaign_create(name="rc", title="rc", kind="rica", question_set=qs), "open")
     (u,) = people("annotator", "ann")
     c = login("ann")
@@ -92,21 +110,45 @@ def test_survey_and_rica_items_render_and_submit(statement_set, people, db) -> N
 
 
 def test_campaign_form_creates_items_with_qualification(csqa_set, researcher) -> None:  # type: ignore[no-untyped-def]
-    r = researcher.post(reverse("annotation:campaign_new"), {
-        "name": "com2-val", "title": "COM2 validation", "kind": "mcqa", "source": "qs:csqa-demo",
-        "qualification_positions": "0-5", "qualification_pass_mark": "0.85", "attention_positions": "6, 7",
-        "attention_every": "10", "attention_max_failures": "1", "agreement_threshold": "0.6",
-        "reservation_ttl_seconds": "600", "seed": "3", "open_now": "on"})
+    r = researcher.post(
+        reverse("annotation:campaign_new"),
+        {
+            "name": "com2-val",
+            "title": "COM2 validation",
+            "kind": "mcqa",
+            "source": "qs:csqa-demo",
+            "qualification_positions": "0-5",
+            "qualification_pass_mark": "0.85",
+            "attention_positions": "6, 7",
+            "attention_every": "10",
+            "attention_max_failures": "1",
+            "agreement_threshold": "0.6",
+            "reservation_ttl_seconds": "600",
+            "seed": "3",
+            "open_now": "on",
+        },
+    )
     assert r.status_code == 302
     c = Campaign.objects.get(name="com2-val")
     assert (c.redundancy, c.status, c.seed) == (3, "open", 3)
     assert Item.objects.filter(campaign=c, role="qualification").count() == 6
     assert Item.objects.filter(campaign=c, role="attention").count() == 2
     assert Item.objects.filter(campaign=c, role="regular").count() == csqa_set.question_count - 8
-    bad = researcher.post(reverse("annotation:campaign_new"), {
-        "name": "x", "title": "x", "kind": "survey", "source": "qs:csqa-demo", "qualification_pass_mark": "0.85",
-        "attention_every": "0", "attention_max_failures": "1", "agreement_threshold": "0.6",
-        "reservation_ttl_seconds": "600", "seed": "0"})
+    bad = researcher.post(
+        reverse("annotation:campaign_new"),
+        {
+            "name": "x",
+            "title": "x",
+            "kind": "survey",
+            "source": "qs:csqa-demo",
+            "qualification_pass_mark": "0.85",
+            "attention_every": "0",
+            "attention_max_failures": "1",
+            "agreement_threshold": "0.6",
+            "reservation_ttl_seconds": "600",
+            "seed": "0",
+        },
+    )
     assert bad.status_code == 400 and "needs a statement set" in bad.content.decode()
 
 
@@ -135,7 +177,10 @@ def test_adjudication_queue_decision_and_exports(mcqa_campaign, people) -> None:
     assert adj.decided_by.username == "boss" and adj.label["plausible"] == [1] and adj.decided_at is not None
     f = FinalLabel.objects.get(item=item)
     assert f.provenance == "adjudicated" and f.below_threshold
-    assert "Nothing to adjudicate" in boss.get(reverse("annotation:adjudication", args=[mcqa_campaign.name])).content.decode()
+    assert (
+        "Nothing to adjudicate"
+        in boss.get(reverse("annotation:adjudication", args=[mcqa_campaign.name])).content.decode()
+    )
     body = boss.get(reverse("annotation:export", args=[mcqa_campaign.name, "jsonl"])).content.decode()
     (rec,) = [json.loads(x) for x in body.splitlines()]
     assert rec["provenance"] == "adjudicated" and rec["adjudicated_by"] == "boss"
@@ -144,7 +189,11 @@ def test_adjudication_queue_decision_and_exports(mcqa_campaign, people) -> None:
     com2 = rec["com2"]
     assert com2["positive"] == item.payload["options"][1] and com2["options"][com2["answer_index"]] == com2["positive"]
     assert com2["options"][4] == NONE_CORRECT and len(com2["options"]) == 5 and com2["needs_manual_negatives"] == 0
-    rows = list(csv.DictReader(io.StringIO(boss.get(reverse("annotation:export", args=[mcqa_campaign.name, "csv"])).content.decode())))
+    rows = list(
+        csv.DictReader(
+            io.StringIO(boss.get(reverse("annotation:export", args=[mcqa_campaign.name, "csv"])).content.decode())
+        )
+    )
     assert rows[0]["provenance"] == "adjudicated" and json.loads(rows[0]["label"])["plausible"] == [1]
     pq_body = boss.get(reverse("annotation:export", args=[mcqa_campaign.name, "parquet"])).content
     table = pq.read_table(io.BytesIO(pq_body)).to_pylist()
@@ -155,9 +204,19 @@ def test_unanimous_none_plausible_and_bad_context(mcqa_campaign, people) -> None
     none = {"none_correct": True}
     item = _three_answers(mcqa_campaign, people, [none, none, none])
     people("admin", "boss")
-    (rec,) = [json.loads(x) for x in login("boss").get(reverse("annotation:export", args=[mcqa_campaign.name, "jsonl"])).content.decode().splitlines()]
+    (rec,) = [
+        json.loads(x)
+        for x in login("boss")
+        .get(reverse("annotation:export", args=[mcqa_campaign.name, "jsonl"]))
+        .content.decode()
+        .splitlines()
+    ]
     assert rec["provenance"] == "unanimous" and rec["agreement"] == 1.0 and not rec["below_threshold"]
-    assert rec["com2"]["positive"] is None and rec["com2"]["answer_index"] == 4 and rec["com2"]["options"][4] == NONE_CORRECT
+    assert (
+        rec["com2"]["positive"] is None
+        and rec["com2"]["answer_index"] == 4
+        and rec["com2"]["options"][4] == NONE_CORRECT
+    )
     assert set(rec["com2"]["options"][:4]) <= set(item.payload["options"])
 
 
@@ -171,10 +230,20 @@ def test_api_token_flow_idempotency_and_schema(mcqa_campaign, people) -> None:  
     url = f"/api/annotation/campaigns/{mcqa_campaign.name}/items/{nxt['item']['id']}/response/"
     first = api.post(url, {"answer": {"plausible": [2]}, "time_ms": 900}, format="json", HTTP_IDEMPOTENCY_KEY="abc")
     retry = api.post(url, {"answer": {"plausible": [2]}, "time_ms": 900}, format="json", HTTP_IDEMPOTENCY_KEY="abc")
-    assert first.status_code == 201 and retry.status_code == 200 and first.json()["response_id"] == retry.json()["response_id"]
+    assert (
+        first.status_code == 201
+        and retry.status_code == 200
+        and first.json()["response_id"] == retry.json()["response_id"]
+    )
     assert Response.objects.get().time_ms == 900 and Response.objects.get().source == "api"
-    assert api.post(url.replace(str(nxt["item"]["id"]), str(nxt["item"]["id"] + 1)), {"answer": {"plausible": [0]}},
-                    format="json").status_code == 400
+    assert (
+        api.post(
+            url.replace(str(nxt["item"]["id"]), str(nxt["item"]["id"] + 1)),
+            {"answer": {"plausible": [0]}},
+            format="json",
+        ).status_code
+        == 400
+    )
     assert api.get(f"/api/annotation/campaigns/{mcqa_campaign.name}/agreement/").status_code == 403
     assert APIClient().get("/api/annotation/campaigns/").status_code == 401
     (adm,) = people("admin", "adm")
@@ -195,7 +264,17 @@ def test_dashboard_shows_numbers_charts_and_answers(survey_campaign, people, res
             item = queue.next_step(survey_campaign, u).assignment.item
             queue.response_submit(item, u, {"agree": int(j != 2), "predict": 1})
     page = researcher.get(reverse("annotation:dashboard", args=[survey_campaign.name])).content.decode()
-    for needle in ('data-chart="agreement"', 'data-chart="annotators"', 'data-chart="annotator_m"', "Fleiss", "Krippendorff",
-                   "annotator_M", "p3", "agree no · most agree yes", "charts.js", "plotly.min.js"):
+    for needle in (
+        'data-chart="agreement"',
+        'data-chart="annotators"',
+        'data-chart="annotator_m"',
+        "Fleiss",
+        "Krippendorff",
+        "annotator_M",
+        "p3",
+        "agree no · most agree yes",
+        "charts.js",
+        "plotly.min.js",
+    ):
         assert needle in page, needle
     assert page.count("<tr>") > 12

@@ -55,9 +55,11 @@ def test_fleiss_unequal_counts() -> None:
 
 def test_krippendorff_equals_library_and_wikipedia_example() -> None:
     # The krippendorff package's documented example (nominal alpha 0.691358), NaN = missing.
-    data = [[nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
-            [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
-            [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4]]
+    data = [
+        [nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
+        [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
+        [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4],
+    ]
     assert krippendorff_alpha(data) == pytest.approx(0.691358, abs=1e-6)
     assert krippendorff_alpha(data, level="interval") == pytest.approx(0.810845, abs=1e-6)
     rng = np.random.default_rng(1)
@@ -86,11 +88,13 @@ def test_pairwise_agreement_matches_brute_force() -> None:
 
 def test_option_agreement_com2_style() -> None:
     # 3 raters, 2 questions × 3 options; rater 2 did not see question 1.
-    sel = np.array([
-        [[1, 0, 0], [0, 1, 1]],
-        [[1, 0, 1], [0, 1, 0]],
-        [[1, 1, 0], [nan, nan, nan]],
-    ])
+    sel = np.array(
+        [
+            [[1, 0, 0], [0, 1, 1]],
+            [[1, 0, 1], [0, 1, 0]],
+            [[1, 1, 0], [nan, nan, nan]],
+        ]
+    )
     oa = option_agreement(sel)
     assert oa.per_option[0].tolist() == pytest.approx([1.0, 1 / 3, 1 / 3])
     assert oa.per_option[1].tolist() == pytest.approx([1.0, 1.0, 0.0])

@@ -100,8 +100,9 @@ def test_minilm_loads_offline() -> None:
     v = enc(["PersonX buys a ticket", "PersonX buys a ticket.", "the volcano erupts"])
     assert v.shape == (3, 384)
     assert float(v[0] @ v[1]) > 0.95 > float(v[0] @ v[2])
-    assert merge_similar(["PersonX buys a ticket", "PersonX buys a ticket.", "the volcano erupts"], enc) == \
-        {"PersonX buys a ticket.": "PersonX buys a ticket"}
+    assert merge_similar(["PersonX buys a ticket", "PersonX buys a ticket.", "the volcano erupts"], enc) == {
+        "PersonX buys a ticket.": "PersonX buys a ticket"
+    }
 
 
 def test_rica_novel_entities_keep_groups_and_perturbations() -> None:
@@ -115,8 +116,20 @@ def test_rica_novel_entities_keep_groups_and_perturbations() -> None:
         for e in ents.values():
             assert 3 <= len(e) <= 12 and e.isalpha()
             assert e in q.question
-        assert q.options[q.answer_index] in ("more", "less", "better", "worse", "easier", "harder", "higher",
-                                             "lower", "larger", "smaller", "faster", "slower")
+        assert q.options[q.answer_index] in (
+            "more",
+            "less",
+            "better",
+            "worse",
+            "easier",
+            "harder",
+            "higher",
+            "lower",
+            "larger",
+            "smaller",
+            "faster",
+            "slower",
+        )
         assert "[MASK]" in q.question and " A " not in f" {q.question} "
         by_group[(q.group, q.id[-2:])].add(tuple(ents.values()))
     assert all(len(v) == 1 for v in by_group.values())  # one entity pair per axiom and variant
@@ -132,8 +145,21 @@ def test_exports(tmp_path: Path, demo_records) -> None:
     write_jsonl(qs, tmp_path / "a.jsonl", "demo")
     rows = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert len(rows) == 6
-    for key in ("id", "set", "kind", "context", "question", "options", "answer_index", "answers", "anchors",
-                "relations", "chain", "group", "seed"):
+    for key in (
+        "id",
+        "set",
+        "kind",
+        "context",
+        "question",
+        "options",
+        "answer_index",
+        "answers",
+        "anchors",
+        "relations",
+        "chain",
+        "group",
+        "seed",
+    ):
         assert key in rows[0]
     assert rows[0]["set"] == "demo" and len(rows[0]["options"]) == 5
     write_csv(qs, tmp_path / "a.csv", "demo")

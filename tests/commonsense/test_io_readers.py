@@ -23,7 +23,9 @@ def test_atomic_tsv_reads_rows_with_line_numbers(tmp_path: Path) -> None:
     p = _write(tmp_path, "a.tsv", "PersonX eats\txWant\tto sleep\n\nPersonX runs\txReact\ttired\n")
     rows = list(read_atomic_tsv(p))
     assert [(r.head, r.relation, r.tail, r.line) for r in rows] == [
-        ("PersonX eats", "xWant", "to sleep", 1), ("PersonX runs", "xReact", "tired", 3)]
+        ("PersonX eats", "xWant", "to sleep", 1),
+        ("PersonX runs", "xReact", "tired", 3),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -56,8 +58,12 @@ def test_bad_encoding_empty_and_huge_line(tmp_path: Path) -> None:
 
 
 def test_cskb_csv_keeps_label_and_checks_it(tmp_path: Path) -> None:
-    ok = _write(tmp_path, "c.csv", "head,relation,tail,label,class,split\nPersonX go,xWant,PersonX eat,1,test_set,tst\n"
-                "PersonX go,general Effect,PersonY cry,0,cs_head,dev\n")
+    ok = _write(
+        tmp_path,
+        "c.csv",
+        "head,relation,tail,label,class,split\nPersonX go,xWant,PersonX eat,1,test_set,tst\n"
+        "PersonX go,general Effect,PersonY cry,0,cs_head,dev\n",
+    )
     rows = list(read_cskb_csv(ok))
     assert rows[0].plausibility == 1.0 and rows[1].relation == "general Effect"
     assert dict(rows[1].extra) == {"class": "cs_head", "split": "dev"}
@@ -97,7 +103,11 @@ def test_csqa_reader_and_errors(tmp_path: Path) -> None:
     rows = list(read_csqa_jsonl(FIXTURES / "csqa_demo.jsonl"))
     assert len(rows) == 300 and all(len(r.options) == 5 for r in rows)
     assert rows[0].options[rows[0].answer_index] == "complete job"
-    bad = _write(tmp_path, "q.jsonl", '{"id": "x", "question": "Q?", "choices": {"label": ["A","B"], "text": ["a","b"]}, "answerKey": "C"}\n')
+    bad = _write(
+        tmp_path,
+        "q.jsonl",
+        '{"id": "x", "question": "Q?", "choices": {"label": ["A","B"], "text": ["a","b"]}, "answerKey": "C"}\n',
+    )
     with pytest.raises(DataFormatError) as err:
         list(read_csqa_jsonl(bad))
     assert (err.value.line, err.value.field) == (1, "answerKey")
@@ -148,6 +158,8 @@ def test_a_json_nul_escape_is_refused_with_its_line(tmp_path) -> None:  # type: 
     from commonsense.io.questions import read_csqa_jsonl
 
     f = tmp_path / "q.jsonl"
-    f.write_text('{"id": "a", "question": "Why?\\u0000", "choices": {"label": ["A"], "text": ["x"]}, "answerKey": "A"}\n')
+    f.write_text(
+        '{"id": "a", "question": "Why?\\u0000", "choices": {"label": ["A"], "text": ["x"]}, "answerKey": "A"}\n'
+    )
     with pytest.raises(DataFormatError, match=r"q\.jsonl.*line 1.*NUL"):
         list(read_csqa_jsonl(f))

@@ -43,9 +43,11 @@ def test_bootstrap_is_seeded_and_sensible() -> None:
 
 def test_rica_report_by_perturbation_and_joint_axiom() -> None:
     probes = [
-        RicaProbe("ax1", True, "original", "original"), RicaProbe("ax1", True, "negation", "original"),
+        RicaProbe("ax1", True, "original", "original"),
+        RicaProbe("ax1", True, "negation", "original"),
         RicaProbe("ax1", True, "original", "asymmetric_premise"),
-        RicaProbe("ax2", True, "original", "original"), RicaProbe("ax2", False, "negation", "original"),
+        RicaProbe("ax2", True, "original", "original"),
+        RicaProbe("ax2", False, "negation", "original"),
         RicaProbe("ax2", None, "antonym", "asymmetric_conclusion"),
     ]
     rep = rica_report(probes, n_boot=100)
@@ -54,7 +56,9 @@ def test_rica_report_by_perturbation_and_joint_axiom() -> None:
     assert rep.by_asymmetry["original"].value == pytest.approx(3 / 4)
     assert rep.by_perturbation["antonym/asymmetric_conclusion"].value == 0.0
     assert [(a.axiom, a.n_probes, a.n_correct, a.all_correct) for a in rep.axioms] == [
-        ("ax1", 3, 3, True), ("ax2", 3, 1, False)]
+        ("ax1", 3, 3, True),
+        ("ax2", 3, 1, False),
+    ]
     assert rep.all_perturbations_correct.value == pytest.approx(0.5)
     with pytest.raises(ValueError, match="empty axiom"):
         rica_report([RicaProbe("", True)])

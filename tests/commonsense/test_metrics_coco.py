@@ -23,20 +23,35 @@ def _answers() -> list[CocoAnswer]:
     A = CocoAnswer
     return [
         # memorization sets (relation aspect)
-        A("m1", "memorization", True, "xWant"), A("m2", "memorization", False, "xWant"),
+        A("m1", "memorization", True, "xWant"),
+        A("m2", "memorization", False, "xWant"),
         A("m3", "memorization", True, "oEffect"),
         # comprehension sets: base + 3 conceptualizations
-        A("c1", "memorization", True, "xAttr"), A("c1", "conceptualization_1", True, "xAttr"),
-        A("c1", "conceptualization_2", False, "xAttr"), A("c1", "conceptualization_3", True, "xAttr"),
-        A("c2", "memorization", False, "xAttr"), A("c2", "conceptualization_1", True, "xAttr"),
-        A("c2", "conceptualization_2", True, "xAttr"), A("c2", "conceptualization_3", True, "xAttr"),
-        A("c3", "memorization", True, "xNeed"), A("c3", "conceptualization_1", True, "xNeed"),
-        A("c3", "conceptualization_2", True, "xNeed"), A("c3", "conceptualization_3", True, "xNeed"),
+        A("c1", "memorization", True, "xAttr"),
+        A("c1", "conceptualization_1", True, "xAttr"),
+        A("c1", "conceptualization_2", False, "xAttr"),
+        A("c1", "conceptualization_3", True, "xAttr"),
+        A("c2", "memorization", False, "xAttr"),
+        A("c2", "conceptualization_1", True, "xAttr"),
+        A("c2", "conceptualization_2", True, "xAttr"),
+        A("c2", "conceptualization_3", True, "xAttr"),
+        A("c3", "memorization", True, "xNeed"),
+        A("c3", "conceptualization_1", True, "xNeed"),
+        A("c3", "conceptualization_2", True, "xNeed"),
+        A("c3", "conceptualization_3", True, "xNeed"),
         # application sets: atomic sub-questions + reasoning (query-kind aspect)
-        A("a1", "atomic_1", True, "2p"), A("a1", "atomic_2", True, "2p"), A("a1", "reasoning", True, "2p"),
-        A("a2", "atomic_1", True, "2p"), A("a2", "atomic_2", False, "2p"), A("a2", "reasoning", True, "2p"),
-        A("a3", "atomic_1", True, "2i"), A("a3", "atomic_2", True, "2i"), A("a3", "reasoning", False, "2i"),
-        A("a4", "atomic_1", True, "ip"), A("a4", "atomic_2", True, "ip"), A("a4", "atomic_3", True, "ip"),
+        A("a1", "atomic_1", True, "2p"),
+        A("a1", "atomic_2", True, "2p"),
+        A("a1", "reasoning", True, "2p"),
+        A("a2", "atomic_1", True, "2p"),
+        A("a2", "atomic_2", False, "2p"),
+        A("a2", "reasoning", True, "2p"),
+        A("a3", "atomic_1", True, "2i"),
+        A("a3", "atomic_2", True, "2i"),
+        A("a3", "reasoning", False, "2i"),
+        A("a4", "atomic_1", True, "ip"),
+        A("a4", "atomic_2", True, "ip"),
+        A("a4", "atomic_3", True, "ip"),
         A("a4", "reasoning", True, "ip"),
     ]
 
@@ -70,8 +85,13 @@ def test_malformed_sets_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown role"):
         assemble_sets([CocoAnswer("g", "question", True)])
     with pytest.raises(ValueError, match="application set"):
-        assemble_sets([CocoAnswer("g", "atomic_1", True), CocoAnswer("g", "conceptualization_1", True),
-                       CocoAnswer("g", "reasoning", True)])
+        assemble_sets(
+            [
+                CocoAnswer("g", "atomic_1", True),
+                CocoAnswer("g", "conceptualization_1", True),
+                CocoAnswer("g", "reasoning", True),
+            ]
+        )
     with pytest.raises(ValueError, match="mixes aspects"):
         assemble_sets([CocoAnswer("g", "atomic_1", True, "2p"), CocoAnswer("g", "reasoning", True, "2i")])
     with pytest.raises(ValueError, match="needs its memorization"):
@@ -104,16 +124,26 @@ TABLE5: dict[tuple[str, str], tuple[tuple[float, float, float], ...]] = {
     ("GPT-4o", "KnowCoT"): ((83.5, 60.1, 94.6), (53.0, 69.5, 60.0), (60.5, 49.4, 78.8), (78.3, 43.0, 88.3)),
 }
 TABLE3: dict[tuple[str, str], tuple[float, float, float]] = {
-    ("Mistral-7B", "Vanilla"): (52.35, 42.94, 68.18), ("Mistral-7B", "CoT"): (52.82, 44.34, 69.65),
-    ("Mistral-7B", "KnowCoT"): (54.32, 45.91, 71.48), ("Llama3-8B", "Vanilla"): (50.53, 40.37, 61.21),
-    ("Llama3-8B", "CoT"): (50.88, 42.29, 62.89), ("Llama3-8B", "KnowCoT"): (52.87, 43.81, 64.59),
-    ("Qwen2.5-7B", "Vanilla"): (48.76, 40.18, 58.52), ("Qwen2.5-7B", "CoT"): (48.95, 41.16, 58.97),
-    ("Qwen2.5-7B", "KnowCoT"): (51.37, 43.06, 60.94), ("Llama2-13B", "Vanilla"): (56.16, 44.00, 68.26),
-    ("Llama2-13B", "CoT"): (57.00, 45.32, 70.75), ("Llama2-13B", "KnowCoT"): (58.73, 46.97, 71.43),
-    ("Qwen2.5-14B", "Vanilla"): (56.99, 44.10, 69.36), ("Qwen2.5-14B", "CoT"): (58.20, 45.53, 70.52),
-    ("Qwen2.5-14B", "KnowCoT"): (59.67, 48.87, 73.64), ("GPT-3.5-turbo", "Vanilla"): (62.87, 46.97, 72.38),
-    ("GPT-3.5-turbo", "CoT"): (65.78, 49.52, 74.96), ("GPT-3.5-turbo", "KnowCoT"): (67.19, 51.63, 76.07),
-    ("GPT-4o", "Vanilla"): (65.16, 49.68, 75.12), ("GPT-4o", "CoT"): (66.64, 52.57, 76.17),
+    ("Mistral-7B", "Vanilla"): (52.35, 42.94, 68.18),
+    ("Mistral-7B", "CoT"): (52.82, 44.34, 69.65),
+    ("Mistral-7B", "KnowCoT"): (54.32, 45.91, 71.48),
+    ("Llama3-8B", "Vanilla"): (50.53, 40.37, 61.21),
+    ("Llama3-8B", "CoT"): (50.88, 42.29, 62.89),
+    ("Llama3-8B", "KnowCoT"): (52.87, 43.81, 64.59),
+    ("Qwen2.5-7B", "Vanilla"): (48.76, 40.18, 58.52),
+    ("Qwen2.5-7B", "CoT"): (48.95, 41.16, 58.97),
+    ("Qwen2.5-7B", "KnowCoT"): (51.37, 43.06, 60.94),
+    ("Llama2-13B", "Vanilla"): (56.16, 44.00, 68.26),
+    ("Llama2-13B", "CoT"): (57.00, 45.32, 70.75),
+    ("Llama2-13B", "KnowCoT"): (58.73, 46.97, 71.43),
+    ("Qwen2.5-14B", "Vanilla"): (56.99, 44.10, 69.36),
+    ("Qwen2.5-14B", "CoT"): (58.20, 45.53, 70.52),
+    ("Qwen2.5-14B", "KnowCoT"): (59.67, 48.87, 73.64),
+    ("GPT-3.5-turbo", "Vanilla"): (62.87, 46.97, 72.38),
+    ("GPT-3.5-turbo", "CoT"): (65.78, 49.52, 74.96),
+    ("GPT-3.5-turbo", "KnowCoT"): (67.19, 51.63, 76.07),
+    ("GPT-4o", "Vanilla"): (65.16, 49.68, 75.12),
+    ("GPT-4o", "CoT"): (66.64, 52.57, 76.17),
     ("GPT-4o", "KnowCoT"): (68.84, 55.49, 80.44),
 }
 # Table 1 set counts per query kind: the sample-weighted (pooled) mean must NOT reproduce Table 3.
@@ -127,12 +157,17 @@ def _application_sets(rea: float, fai: float, app: float, n: int) -> list[tuple[
     b = round(fai / 100 * r)
     t = round(b / (app / 100))
     assert b <= r and b <= t and r + t - b <= n, (rea, fai, app)
-    return [(True, True)] * b + [(True, False)] * (r - b) + [(False, True)] * (t - b) + [(False, False)] * (n - r - t + b)
+    return (
+        [(True, True)] * b + [(True, False)] * (r - b) + [(False, True)] * (t - b) + [(False, False)] * (n - r - t + b)
+    )
 
 
 def _sets(model: str, method: str, sizes: dict[str, int]) -> CocoSets:
-    app = [(kind, rc, ac) for kind, vals in zip(KINDS, TABLE5[(model, method)], strict=True)
-           for rc, ac in _application_sets(*vals, n=sizes[kind])]
+    app = [
+        (kind, rc, ac)
+        for kind, vals in zip(KINDS, TABLE5[(model, method)], strict=True)
+        for rc, ac in _application_sets(*vals, n=sizes[kind])
+    ]
     return CocoSets.build(app=app)
 
 
@@ -172,4 +207,8 @@ def test_report_and_consistency_2x2() -> None:
     lenient = {s.group: s for s in set_consistency(_answers(), strict=False)}
     assert lenient["c1"].category == "consistent"
     assert consistency_table(sets.values()) == {
-        "consistent": 3, "knows_cannot_compose": 2, "right_wrong_reason": 2, "neither": 0}
+        "consistent": 3,
+        "knows_cannot_compose": 2,
+        "right_wrong_reason": 2,
+        "neither": 0,
+    }

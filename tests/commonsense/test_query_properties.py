@@ -30,9 +30,7 @@ def brute_satisfies(edges: set[tuple[str, str, str]], q: QNode, x: str, nodes: l
     return all(brute_satisfies(edges, b, x, nodes, name, rel) for b in q.branches)
 
 
-graphs = st.lists(
-    st.tuples(st.integers(0, 11), st.sampled_from(RELS), st.integers(0, 11)), min_size=5, max_size=60
-)
+graphs = st.lists(st.tuples(st.integers(0, 11), st.sampled_from(RELS), st.integers(0, 11)), min_size=5, max_size=60)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -109,10 +107,13 @@ def test_normalisation_rules_table5() -> None:
     assert normalize_tail("xNeed", "Person X buys a ticket.") == "PersonX buys a ticket"
     assert normalize_tail("isBefore", "to go") == "to go"  # event relations have no rule
     # normalisation creates the projection chains of the CoCo 2p example (Table 12)
-    index = GraphIndex.build([
-        ("PersonX does PersonX's hair and makeup", "xEffect", "looks pretty"),
-        ("PersonX looks pretty", "xNeed", "to curl hair"),
-    ], IndexOptions(normalize=True))
+    index = GraphIndex.build(
+        [
+            ("PersonX does PersonX's hair and makeup", "xEffect", "looks pretty"),
+            ("PersonX looks pretty", "xNeed", "to curl hair"),
+        ],
+        IndexOptions(normalize=True),
+    )
     q = QuerySampler(index).sample("2p", random.Random(0))
     assert q is not None and index.names[q.answer] == "PersonX curl hair"
 

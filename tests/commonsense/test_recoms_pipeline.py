@@ -28,20 +28,37 @@ OPTS_MAG = ("doctor", "bookstore", "market", "train station", "mortuary")
 
 # ----------------------------------------------------------------------------- parsing
 
-@pytest.mark.parametrize(("text", "triples", "status"), [
-    ('{"extracted_knowledge": [["dog", "is", "animal"], ["a", "b"]]}', [("dog", "is", "animal")], "ok"),
-    ('Output: ```json\n{"extracted_knowledge": []}\n```', [], "empty"),
-    ('sure {"x": 1} and {"extracted_knowledge": ["(sun, is, hot)"]} Text: {"extracted_knowledge": [["q","r","s"]]}',
-     [("sun", "is", "hot")], "ok"),
-    ('[{"subject": " Dog ", "predicate": "needs", "object": "water"}, {"head": "a", "relation": "b", "tail": "c"}]',
-     [("Dog", "needs", "water"), ("a", "b", "c")], "ok"),
-    ('{"extracted_knowledge": [["x", "y", "z"], ["x", "y", "z"], ["bread", "is made of", "flour", "and water"]]}',
-     [("x", "y", "z"), ("bread", "is made of", "flour and water")], "ok"),
-    ("1. (dog, needs, water)\n- (cat, likes, fish)", [("dog", "needs", "water"), ("cat", "likes", "fish")], "tuples"),
-    ("garbage {not json ]] ((", [], "no_json"),
-    ("", [], "no_json"),
-    ("\ufffd\x00 {{{{ [[[[", [], "no_json"),
-])
+
+@pytest.mark.parametrize(
+    ("text", "triples", "status"),
+    [
+        ('{"extracted_knowledge": [["dog", "is", "animal"], ["a", "b"]]}', [("dog", "is", "animal")], "ok"),
+        ('Output: ```json\n{"extracted_knowledge": []}\n```', [], "empty"),
+        (
+            'sure {"x": 1} and {"extracted_knowledge": ["(sun, is, hot)"]} Text: {"extracted_knowledge": [["q","r","s"]]}',
+            [("sun", "is", "hot")],
+            "ok",
+        ),
+        (
+            '[{"subject": " Dog ", "predicate": "needs", "object": "water"}, {"head": "a", "relation": "b", "tail": "c"}]',
+            [("Dog", "needs", "water"), ("a", "b", "c")],
+            "ok",
+        ),
+        (
+            '{"extracted_knowledge": [["x", "y", "z"], ["x", "y", "z"], ["bread", "is made of", "flour", "and water"]]}',
+            [("x", "y", "z"), ("bread", "is made of", "flour and water")],
+            "ok",
+        ),
+        (
+            "1. (dog, needs, water)\n- (cat, likes, fish)",
+            [("dog", "needs", "water"), ("cat", "likes", "fish")],
+            "tuples",
+        ),
+        ("garbage {not json ]] ((", [], "no_json"),
+        ("", [], "no_json"),
+        ("\ufffd\x00 {{{{ [[[[", [], "no_json"),
+    ],
+)
 def test_parse_triples_never_raises(text: str, triples: list[tuple[str, str, str]], status: str) -> None:
     got = parse_triples(text)
     assert got.triples == triples and got.status == status
@@ -55,28 +72,40 @@ def test_parse_triples_counts_skipped_entries_and_caps() -> None:
     assert hint_text([("dogs", "need", "water"), ("sky", "is", "blue.")]) == "dogs need water. sky is blue."
 
 
-@pytest.mark.parametrize(("text", "want"), [
-    ("THOUGHT: a. THOUGHT: b. The correct answer is B.", 1),
-    ("The answer is A. On reflection, the correct answer is (D) train station", 3),
-    ("the correct answer is bookstore.", 1),
-    ("The correct answer is OPTION C", 2),
-    ("The correct answer is: **E**", 4),
-    ("The correct answer is a market", 2),  # the article is not the letter A
-    ("THOUGHT: thinking\nB: bookstore", 1),  # no phrase: the last line
-    ("The correct answer is OPTION", None),
-    ("nothing readable", None),
-])
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("THOUGHT: a. THOUGHT: b. The correct answer is B.", 1),
+        ("The answer is A. On reflection, the correct answer is (D) train station", 3),
+        ("the correct answer is bookstore.", 1),
+        ("The correct answer is OPTION C", 2),
+        ("The correct answer is: **E**", 4),
+        ("The correct answer is a market", 2),  # the article is not the letter A
+        ("THOUGHT: thinking\nB: bookstore", 1),  # no phrase: the last line
+        ("The correct answer is OPTION", None),
+        ("nothing readable", None),
+    ],
+)
 def test_final_option(text: str, want: int | None) -> None:
     assert extract_final_option(text, OPTS_MAG) == want
 
 
 def test_option_index_forms() -> None:
     it = Item("x", "q", OPTS_MAG)
-    assert [option_index(v, it) for v in (2, "c", "(B)", "Bookstore.", "The correct answer is E", 9, True, None)] == \
-        [2, 2, 1, 1, 4, None, None, None]
+    assert [option_index(v, it) for v in (2, "c", "(B)", "Bookstore.", "The correct answer is E", 9, True, None)] == [
+        2,
+        2,
+        1,
+        1,
+        4,
+        None,
+        None,
+        None,
+    ]
 
 
 # ----------------------------------------------------------------------------- replay, real MiniLM
+
 
 @pytest.fixture(scope="module")
 def embed() -> Any:
@@ -97,19 +126,23 @@ def cos(embed: Any, a: tuple[str, str, str], b: tuple[str, str, str]) -> float:
 
 def test_the_hand_made_file_sits_clearly_on_each_side_of_the_threshold(embed: Any) -> None:
     """The by-hand values below assume these MiniLM similarities (≥ 0.75 same, < 0.75 different)."""
-    same = [(("magazine", "is a", "printed work"), ("magazines", "are", "printed works")),
-            (("bookstore", "sells", "printed works"), ("bookstores", "sell", "printed works")),
-            (("people", "aim to", "complete jobs"), ("people", "want", "to complete their job"))]
-    different = [(("bookstore", "sells", "printed works"), ("printed works", "include", "magazines")),
-                 (("bookstore", "sells", "printed works"), ("market", "sells", "food")),
-                 (("printed works", "include", "magazines"), ("market", "sells", "food")),
-                 (("bookstore", "sells", "printed works"), ("doctor", "has", "magazines")),
-                 (("people", "go to", "the office"), ("office", "has", "computers")),
-                 (("people", "go to", "the office"), ("people", "aim to", "complete jobs")),
-                 (("people", "work to", "earn money"), ("people", "want", "to complete their job")),
-                 (("people", "aim to", "complete jobs"), ("people", "work to", "earn money")),
-                 (("people", "go to", "the office"), ("people", "want", "to complete their job")),
-                 (("people", "kill", "animals"), ("people", "want", "to complete their job"))]
+    same = [
+        (("magazine", "is a", "printed work"), ("magazines", "are", "printed works")),
+        (("bookstore", "sells", "printed works"), ("bookstores", "sell", "printed works")),
+        (("people", "aim to", "complete jobs"), ("people", "want", "to complete their job")),
+    ]
+    different = [
+        (("bookstore", "sells", "printed works"), ("printed works", "include", "magazines")),
+        (("bookstore", "sells", "printed works"), ("market", "sells", "food")),
+        (("printed works", "include", "magazines"), ("market", "sells", "food")),
+        (("bookstore", "sells", "printed works"), ("doctor", "has", "magazines")),
+        (("people", "go to", "the office"), ("office", "has", "computers")),
+        (("people", "go to", "the office"), ("people", "aim to", "complete jobs")),
+        (("people", "work to", "earn money"), ("people", "want", "to complete their job")),
+        (("people", "aim to", "complete jobs"), ("people", "work to", "earn money")),
+        (("people", "go to", "the office"), ("people", "want", "to complete their job")),
+        (("people", "kill", "animals"), ("people", "want", "to complete their job")),
+    ]
     assert all(cos(embed, a, b) >= 0.80 for a, b in same)
     assert all(cos(embed, a, b) <= 0.70 for a, b in different)
 
@@ -149,9 +182,16 @@ def test_replayed_paths_give_the_hand_computed_prior_knowledge(embed: Any) -> No
 def test_report_of_the_replayed_file_by_hand(embed: Any) -> None:
     res = RecomsScorer(None, embed, paths=PathsFile(PATHS)).score_batch(demo_items())
     gold = {it.id: it.gold for it in demo_items()}
-    items = [RecomsItem(correct=r.chosen == gold[r.item_id], kba_correct=r.extra["kba"]["correct"],
-                        difficulty=r.extra["difficulty"], path_correct=tuple(p["correct"] for p in r.extra["paths"]),
-                        path_kcr=tuple(p["kcr"] for p in r.extra["paths"])) for r in res]
+    items = [
+        RecomsItem(
+            correct=r.chosen == gold[r.item_id],
+            kba_correct=r.extra["kba"]["correct"],
+            difficulty=r.extra["difficulty"],
+            path_correct=tuple(p["correct"] for p in r.extra["paths"]),
+            path_kcr=tuple(p["kcr"] for p in r.extra["paths"]),
+        )
+        for r in res
+    ]
     rep = recoms_report(items)
     # first solved at: work 2, magazines 1, hamburger never, farmland 1
     assert rep.k == 3 and [e.value for e in rep.pass_at] == pytest.approx([0.5, 0.75, 0.75])
@@ -159,12 +199,19 @@ def test_report_of_the_replayed_file_by_hand(embed: Any) -> None:
     assert rep.msg_sum.value == pytest.approx(0.25)
     assert rep.accuracy.value == 0.5 and rep.kba.value == 0.75  # direct: B, C, D, A; KBA: A, B, D, A
     # windows over the 3 questions with d(Q): farmland (0), magazines (1), work (2); window 1, step 1
-    assert [(w.d_min, w.accuracy.value, w.kba.value) for w in rep.windows] == [(0, 1.0, 1.0), (1, 1.0, 1.0),
-                                                                              (2, 0.0, 1.0)]
+    assert [(w.d_min, w.accuracy.value, w.kba.value) for w in rep.windows] == [
+        (0, 1.0, 1.0),
+        (1, 1.0, 1.0),
+        (2, 0.0, 1.0),
+    ]
     assert rep.delta == 1.0 and rep.delta_kba == 0.0
     assert rep.difficulty.value == pytest.approx(1.0) and rep.with_difficulty == 3
     assert rep.kcr_correct.value == pytest.approx((1 + 1 + 0.5 + 1) / 4) and rep.kcr_incorrect.value == 0.0
-    assert rep.kcr_test is not None and rep.kcr_test.u == 8.0 and (rep.kcr_test.n_correct, rep.kcr_test.n_incorrect) == (4, 2)
+    assert (
+        rep.kcr_test is not None
+        and rep.kcr_test.u == 8.0
+        and (rep.kcr_test.n_correct, rep.kcr_test.n_incorrect) == (4, 2)
+    )
 
 
 def test_kba_all_hints_and_missing_items(embed: Any) -> None:
@@ -173,15 +220,21 @@ def test_kba_all_hints_and_missing_items(embed: Any) -> None:
     work = scorer.score_batch(items[:1])[0]
     # every correct path's new triples, deduplicated: path 1's three and path 2's "earn money"
     # ("want to complete their job" merges into "aim to complete jobs")
-    assert work.extra["kba"]["hints"] == [["people", "go to", "the office"], ["office", "has", "computers"],
-                                          ["people", "aim to", "complete jobs"], ["people", "work to", "earn money"]]
+    assert work.extra["kba"]["hints"] == [
+        ["people", "go to", "the office"],
+        ["office", "has", "computers"],
+        ["people", "aim to", "complete jobs"],
+        ["people", "work to", "earn money"],
+    ]
     missing = scorer.score_batch([Item("nope", "Is this in the file?", ("a", "b"), gold=0)])[0]
     assert missing.chosen is None and missing.error == MISSING
 
 
 def test_paths_file_errors_name_the_line(tmp_path: Path, embed: Any) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "1", "paths": [{"text": "x"}]}\n{"id": "2", "paths": [{"text": "x", "triples": [["a", "b"]]}]}\n')
+    bad.write_text(
+        '{"id": "1", "paths": [{"text": "x"}]}\n{"id": "2", "paths": [{"text": "x", "triples": [["a", "b"]]}]}\n'
+    )
     with pytest.raises(PathsFileError, match=r"bad.jsonl:2: paths\[0\].triples\[0\]"):
         PathsFile(bad)
     bad.write_text('{"id": "1", "paths": []}\n')
@@ -197,8 +250,11 @@ def test_paths_file_errors_name_the_line(tmp_path: Path, embed: Any) -> None:
 
 
 def test_report_uses_the_smallest_path_count_and_skips_unjudged() -> None:
-    items = [RecomsItem(True, True, 1, (False, True, True)), RecomsItem(False, None, 2, (False, False)),
-             RecomsItem(None, None, None, (None, None, None))]
+    items = [
+        RecomsItem(True, True, 1, (False, True, True)),
+        RecomsItem(False, None, 2, (False, False)),
+        RecomsItem(None, None, None, (None, None, None)),
+    ]
     rep = recoms_report(items)
     assert rep.k == 2 and [e.value for e in rep.pass_at] == [0.0, 0.5] and rep.pass_at[0].n == 2
     assert rep.kba.n == 1 and rep.accuracy.n == 2 and rep.kcr_test is None
@@ -206,6 +262,7 @@ def test_report_uses_the_smallest_path_count_and_skips_unjudged() -> None:
 
 
 # ----------------------------------------------------------------------------- sampling on the tiny GPT-2
+
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Any:
@@ -241,8 +298,10 @@ def test_sampling_on_the_tiny_model_is_seeded_and_recorded(tiny: Any, embed: Any
         x = res.extra
         assert all(p["correct"] == (p["answer"] == item.gold) for p in x["paths"])
         # the random model writes no JSON: each extraction is recorded, none crashes
-        assert all(p["extraction"]["status"] in ("ok", "empty", "tuples", "no_json") and "raw" in p["extraction"]
-                   for p in x["paths"])
+        assert all(
+            p["extraction"]["status"] in ("ok", "empty", "tuples", "no_json") and "raw" in p["extraction"]
+            for p in x["paths"]
+        )
         assert x["question_extraction"]["status"] in ("ok", "empty", "tuples", "no_json")
         any_correct = any(p["correct"] for p in x["paths"])
         assert (x["difficulty"] is None) == (not any_correct)
@@ -255,7 +314,9 @@ def test_sampling_on_the_tiny_model_is_seeded_and_recorded(tiny: Any, embed: Any
 @pytest.mark.slow
 def test_model_extracts_triples_for_replayed_texts(tiny: Any, embed: Any, tmp_path: Path) -> None:
     f = tmp_path / "texts.jsonl"
-    f.write_text(json.dumps({"id": "q", "paths": [{"text": "THOUGHT: Dogs need water. The correct answer is B."}]}) + "\n")
+    f.write_text(
+        json.dumps({"id": "q", "paths": [{"text": "THOUGHT: Dogs need water. The correct answer is B."}]}) + "\n"
+    )
     sc = tiny_scorer(tiny, embed, paths=PathsFile(f))
     r = sc.score_batch([Item("q", "What do dogs need?", ("food", "water"), gold=1)])[0]
     p = r.extra["paths"][0]

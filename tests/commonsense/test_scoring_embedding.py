@@ -14,8 +14,12 @@ def test_embedding_picks_the_closest_option() -> None:
     s = build_scorer("embedding", "embedding")
     items = [
         Item(id="1", question="Where do you keep milk cold?", options=("guitar", "refrigerator", "volcano")),
-        Item(id="2", question="What does a dog say?", context="PersonX has a pet dog.",
-             options=("it barks", "it photosynthesises")),
+        Item(
+            id="2",
+            question="What does a dog say?",
+            context="PersonX has a pet dog.",
+            options=("it barks", "it photosynthesises"),
+        ),
     ]
     a, b = s.score_batch(items)
     assert a.chosen == 1 and b.chosen == 0

@@ -72,11 +72,19 @@ def test_prompts_verbatim() -> None:
         "A: complete job. B: learn from each other. C: kill animals. D: wear hats. E: talk to each other.\n\nAnswer:"
     )
     assert "Context: PersonX" in P.coco_prompt(Item(id="2", question="q?", options=OPTS, context="PersonX sleeps"))
-    assert P.cot_answer_prompt(it, "Work is for jobs.").endswith("Work is for jobs.\nTherefore, among A through E, the answer is")
+    assert P.cot_answer_prompt(it, "Work is for jobs.").endswith(
+        "Work is for jobs.\nTherefore, among A through E, the answer is"
+    )
     msgs = P.knowcot_messages(it, "Step 1) ...")
     assert [m["role"] for m in msgs] == ["user", "assistant", "user"]
-    assert "Step 2) Recall the relevant knowledge: Recall the relevant knowledge triple of the core event implied by the question." in msgs[0]["content"]
-    assert msgs[2]["content"] == "Q: Based on all the reasoning above, select the correct option to answer the initial question."
+    assert (
+        "Step 2) Recall the relevant knowledge: Recall the relevant knowledge triple of the core event implied by the question."
+        in msgs[0]["content"]
+    )
+    assert (
+        msgs[2]["content"]
+        == "Q: Based on all the reasoning above, select the correct option to answer the initial question."
+    )
     assert P.nww_prompt("A ball is round.", "q1") == (
         'Consider the statement, "A ball is round." Do you agree with this statement? Start your answer with a "yes" or "no".'
     )

@@ -26,10 +26,14 @@ def backend(tiny_dir: Path):  # type: ignore[no-untyped-def]
 
 
 REQUESTS = [
-    LoglikRequest("Question: Where would you find magazines?\nAnswer:", (" bookstore", " doctor", " train station", " market")),
+    LoglikRequest(
+        "Question: Where would you find magazines?\nAnswer:", (" bookstore", " doctor", " train station", " market")
+    ),
     LoglikRequest("Question: What do people aim to do at work?\nAnswer:", (" complete job", " wear hats")),
     LoglikRequest("Question: Where?\nAnswer:", (" a", " mortuary of the living dead", " b")),
-    LoglikRequest("Question: What do people aim to do at work?\nAnswer: ", ("complete job", "wear hats")),  # trailing space
+    LoglikRequest(
+        "Question: What do people aim to do at work?\nAnswer: ", ("complete job", "wear hats")
+    ),  # trailing space
     LoglikRequest("", ("axih is smaller than exdvxr", "the ball")),  # empty context: prefix token
 ]
 
@@ -75,8 +79,10 @@ def test_lmeval_tokenisation_rules(backend) -> None:  # type: ignore[no-untyped-
 def test_loglik_scorer_acc_and_acc_norm(backend) -> None:  # type: ignore[no-untyped-def]
     from commonsense.scoring.loglik import LoglikScorer
 
-    items = [Item(id="q1", question="Where would you find magazines?", options=("bookstore", "doctor", "train station")),
-             Item(id="q2", question="What do people aim to do at work?", options=("complete job", "complete job"))]
+    items = [
+        Item(id="q1", question="Where would you find magazines?", options=("bookstore", "doctor", "train station")),
+        Item(id="q2", question="What do people aim to do at work?", options=("complete job", "complete job")),
+    ]
     res = LoglikScorer(backend).score_batch(items)
     for it, r in zip(items, res, strict=True):
         direct = [naive(backend, f"Question: {it.question}\nAnswer:", " " + o) for o in it.options]
@@ -89,8 +95,11 @@ def test_loglik_scorer_acc_and_acc_norm(backend) -> None:  # type: ignore[no-unt
 def test_rica_sentence_probability(backend) -> None:  # type: ignore[no-untyped-def]
     from commonsense.scoring.loglik import RicaScorer
 
-    it = Item(id="r1", question="axih is smaller than exdvxr, so axih is [MASK] to put into a box than exdvxr",
-              options=("easier", "harder"))
+    it = Item(
+        id="r1",
+        question="axih is smaller than exdvxr, so axih is [MASK] to put into a box than exdvxr",
+        options=("easier", "harder"),
+    )
     r = RicaScorer(backend).score_batch([it])[0]
     full = [naive(backend, "", it.question.replace("[MASK]", o)) for o in it.options]
     assert r.scores == pytest.approx(full, abs=1e-4)
@@ -106,7 +115,7 @@ def test_generate_and_word_probs(backend) -> None:  # type: ignore[no-untyped-de
     assert g.completion_tokens <= 5 and g.prompt_tokens > 0 and isinstance(g.text, str)
     again = backend.generate(["Question: Where?\nAnswer:"], max_new_tokens=5)[0]
     assert again.text == g.text  # greedy
-    prompt = [{"role": "user", "content": "Do you agree? Start your answer with a \"yes\" or \"no\"."}]
+    prompt = [{"role": "user", "content": 'Do you agree? Start your answer with a "yes" or "no".'}]
     p = backend.word_probs([prompt], ["yes", "no"])[0]
     assert set(p) == {"yes", "no", "other"} and p["yes"] > 0 and p["no"] > 0
     assert p["yes"] + p["no"] + p["other"] == pytest.approx(1.0)
@@ -138,7 +147,11 @@ def test_generative_scorers_run_two_turns(backend, method: str, chat: bool) -> N
     from commonsense.scoring.extract import extract_letter
     from commonsense.scoring.factory import scorer_for
 
-    it = Item(id="g", question="Where would you find magazines?", options=("bookstore", "doctor", "market", "train", "mortuary"))
+    it = Item(
+        id="g",
+        question="Where would you find magazines?",
+        options=("bookstore", "doctor", "market", "train", "mortuary"),
+    )
     s = scorer_for(backend, method, chat=chat, max_new_tokens=4, reasoning_tokens=6)
     r = s.score_batch([it])[0]
     assert r.chosen == extract_letter(r.raw_output, 5, it.options)

@@ -50,8 +50,13 @@ def test_lmeval_samples_file_replays_and_matches_cocoweb(tmp_path: Path, monkeyp
     (tasks / "tiny_csqa.yaml").write_text(TASK.format(data=data))
     model_dir = build_tiny_gpt2(tmp_path / "tiny")
     lm = HFLM(pretrained=str(model_dir), dtype="float32", batch_size=4, device="cpu")
-    res = simple_evaluate(model=lm, tasks=["tiny_csqa"], task_manager=TaskManager(include_path=str(tasks)),
-                          log_samples=True, verbosity="ERROR")
+    res = simple_evaluate(
+        model=lm,
+        tasks=["tiny_csqa"],
+        task_manager=TaskManager(include_path=str(tasks)),
+        log_samples=True,
+        verbosity="ERROR",
+    )
     tracker = EvaluationTracker(output_path=str(tmp_path / "out" / "results.json"))
     tracker.date_id = "2025-01-01T00-00-00"
     tracker.save_results_samples(task_name="tiny_csqa", samples=res["samples"]["tiny_csqa"])

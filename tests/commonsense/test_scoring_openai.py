@@ -111,8 +111,9 @@ def test_echo_loglik_equals_local(server: tuple[ServerState, str], hf: Any) -> N
     assert [r.logprob for r in remote] == pytest.approx([x.logprob for x in local], abs=1e-4)
 
 
-def test_api_key_from_env_never_logged(server: tuple[ServerState, str], monkeypatch: pytest.MonkeyPatch,
-                                       caplog: pytest.LogCaptureFixture) -> None:
+def test_api_key_from_env_never_logged(
+    server: tuple[ServerState, str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     state, url = server
     state.api_key = "sk-test-SECRET-123"
     with pytest.raises(ApiError, match="401"):
@@ -130,8 +131,16 @@ def test_scorers_over_http(server: tuple[ServerState, str]) -> None:
     from commonsense.scoring import build_scorer
 
     _, url = server
-    items = [Item(id="1", question="Where would you find magazines?", options=("bookstore", "doctor", "market", "train", "mortuary"))]
-    gen = build_scorer("openai", "generate", url=url, model="tiny-gpt2", backend_options={"backoff": 0.01}).score_batch(items)[0]
+    items = [
+        Item(
+            id="1",
+            question="Where would you find magazines?",
+            options=("bookstore", "doctor", "market", "train", "mortuary"),
+        )
+    ]
+    gen = build_scorer("openai", "generate", url=url, model="tiny-gpt2", backend_options={"backoff": 0.01}).score_batch(
+        items
+    )[0]
     assert gen.chosen is None or 0 <= gen.chosen < 5
     ll = build_scorer("openai", "loglik", url=url, model="tiny-gpt2").score_batch(items)[0]
     assert ll.chosen is not None and len(ll.scores) == 5

@@ -52,7 +52,9 @@ def test_statements_replay_matches_by_text_and_reports_missing() -> None:
 
 
 def test_nww_raw_probabilities_binarise_like_the_csv() -> None:
-    q1 = shared_file("commonsense_statements/llm_raw_responses/meta-llama--Meta-Llama-3-70B-Instruct__results_raw_q1.jsonl")
+    q1 = shared_file(
+        "commonsense_statements/llm_raw_responses/meta-llama--Meta-Llama-3-70B-Instruct__results_raw_q1.jsonl"
+    )
     items, _ = _items(shared_file(CSV))
     csv = {r.external_id: r.model_answers["LLaMA-3-70B"] for r in read_statements_csv(shared_file(CSV))}
     res = NwwRawReplay(q1).score_batch(items)
@@ -75,24 +77,44 @@ def test_comet_replay_picks_the_generated_option() -> None:
     path = shared_file("atomic2020_sample/comet_bart_generations.jsonl")
     row = json.loads(path.read_text().splitlines()[1])
     beam = row["generations"][1]
-    it = Item(id="c1", question="?", options=("to eat a sandwich", beam.upper() + ".", row["greedy"]),
-              fields={"head": row["head"], "relation": row["relation"]})
+    it = Item(
+        id="c1",
+        question="?",
+        options=("to eat a sandwich", beam.upper() + ".", row["greedy"]),
+        fields={"head": row["head"], "relation": row["relation"]},
+    )
     r = CometReplay(path).score_batch([it])[0]
     greedy_idx = 2 if row["greedy"].lower() != beam.lower() else 1
     assert r.chosen == greedy_idx and r.raw_output == row["greedy"]
-    none = CometReplay(path).score_batch([Item(id="c2", question="?", options=("x",), fields={"head": row["head"], "relation": row["relation"]})])[0]
+    none = CometReplay(path).score_batch(
+        [Item(id="c2", question="?", options=("x",), fields={"head": row["head"], "relation": row["relation"]})]
+    )[0]
     assert none.chosen is None and none.error is None
 
 
 def test_lmeval_samples_file(tmp_path: Path) -> None:
     # the layout of lm-eval 0.4's samples_<task>_<date>.jsonl (numbers logged as strings)
     lines = [
-        {"doc_id": 0, "doc": {"id": "abc"}, "arguments": {"gen_args_0": {"arg_0": "Q", "arg_1": " yes"},
-                                                          "gen_args_1": {"arg_0": "Q", "arg_1": " maybe"}},
-         "resps": [[["-1.0", "False"]], [["-1.5", "False"]]], "filtered_resps": [["-1.0", "False"], ["-1.5", "False"]],
-         "acc": 1.0, "acc_norm": 0.0},
-        {"doc_id": 1, "doc": {"q": "?"}, "arguments": [["Q", " a"], ["Q", " b"]],
-         "filtered_resps": [[-2.0, False], [-2.0, False]], "acc": 1.0, "acc_norm": 1.0},
+        {
+            "doc_id": 0,
+            "doc": {"id": "abc"},
+            "arguments": {
+                "gen_args_0": {"arg_0": "Q", "arg_1": " yes"},
+                "gen_args_1": {"arg_0": "Q", "arg_1": " maybe"},
+            },
+            "resps": [[["-1.0", "False"]], [["-1.5", "False"]]],
+            "filtered_resps": [["-1.0", "False"], ["-1.5", "False"]],
+            "acc": 1.0,
+            "acc_norm": 0.0,
+        },
+        {
+            "doc_id": 1,
+            "doc": {"q": "?"},
+            "arguments": [["Q", " a"], ["Q", " b"]],
+            "filtered_resps": [[-2.0, False], [-2.0, False]],
+            "acc": 1.0,
+            "acc_norm": 1.0,
+        },
     ]
     f = tmp_path / "samples_task_2025.jsonl"
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -109,7 +131,7 @@ def test_random_is_seeded_per_item_and_chunking_free() -> None:
     items = [Item(id=str(i), question="q", options=("a", "b", "c", "d", "e")) for i in range(200)]
     s = build_scorer("random", "loglik", seed=7)
     whole = [r.chosen for r in s.score_batch(items)]
-    chunked = [r.chosen for k in range(0, 200, 33) for r in s.score_batch(items[k:k + 33])]
+    chunked = [r.chosen for k in range(0, 200, 33) for r in s.score_batch(items[k : k + 33])]
     assert whole == chunked
     assert whole != [r.chosen for r in build_scorer("random", "loglik", seed=8).score_batch(items)]
     assert set(whole) == {0, 1, 2, 3, 4}

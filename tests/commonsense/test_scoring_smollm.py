@@ -51,15 +51,20 @@ def test_loglik_on_csqa_equals_full_sequence_scoring(smol: Any) -> None:
             with torch.inference_mode():
                 lp = torch.log_softmax(smol.model(input_ids=torch.tensor([ctx + cont])).logits[0], -1)
             assert s == pytest.approx(sum(float(lp[len(ctx) - 1 + k, t]) for k, t in enumerate(cont)), abs=1e-3)
-    assert sum(r.chosen == [x["choices"]["label"].index(x["answerKey"]) for x in rows][i] for i, r in enumerate(res)) >= 1
+    assert (
+        sum(r.chosen == [x["choices"]["label"].index(x["answerKey"]) for x in rows][i] for i, r in enumerate(res)) >= 1
+    )
 
 
 def test_generate_and_yesno_with_the_chat_template(smol: Any) -> None:
     from commonsense.scoring.generative import GenerateScorer
     from commonsense.scoring.yesno import YesNoScorer
 
-    it = Item(id="q", question="What do people aim to do at work?",
-              options=("complete job", "learn from each other", "kill animals", "wear hats", "talk to each other"))
+    it = Item(
+        id="q",
+        question="What do people aim to do at work?",
+        options=("complete job", "learn from each other", "kill animals", "wear hats", "talk to each other"),
+    )
     g = GenerateScorer(smol, max_new_tokens=8).score_batch([it])[0]
     assert g.raw_output and g.completion_tokens <= 8 and g.prompt_tokens > 50
     y = YesNoScorer(smol).score_batch([Item(id="s", question="A ball is round.", options=("no", "yes"))])[0]

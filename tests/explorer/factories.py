@@ -107,14 +107,26 @@ def predict(run, question, chosen, **kw):  # type: ignore[no-untyped-def]
     from runs.models import Prediction
 
     facets = question_facets(question, kw.get("extra"))
-    return Prediction.objects.create(run=run, question=question, position=question.position, chosen=chosen,
-                                     correct=(chosen is not None and chosen == question.answer_index), **facets, **kw)
+    return Prediction.objects.create(
+        run=run,
+        question=question,
+        position=question.position,
+        chosen=chosen,
+        correct=(chosen is not None and chosen == question.answer_index),
+        **facets,
+        **kw,
+    )
 
 
 def predict_statement(run, statement, p_yes_q1, p_yes_q2=None):  # type: ignore[no-untyped-def]
     from runs.models import Prediction
 
     chosen = 0 if p_yes_q1 >= 0.5 else 1
-    return Prediction.objects.create(run=run, statement=statement, position=statement.position, chosen=chosen,
-                                     correct=(chosen == 0) == (statement.human_majority == 1),
-                                     extra={"p_yes_q1": p_yes_q1, "p_yes_q2": p_yes_q2})
+    return Prediction.objects.create(
+        run=run,
+        statement=statement,
+        position=statement.position,
+        chosen=chosen,
+        correct=(chosen == 0) == (statement.human_majority == 1),
+        extra={"p_yes_q1": p_yes_q1, "p_yes_q2": p_yes_q2},
+    )

@@ -16,8 +16,14 @@ from .factories import GraphFactory, NodeFactory, QuestionFactory, QuestionSetFa
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 PASSWORD = "pw-long-enough-123"
 
 
@@ -42,8 +48,12 @@ def page(live_server):  # type: ignore[no-untyped-def]
 
 def test_clicking_a_bar_lists_its_items_in_the_drawer(page, live_server):  # type: ignore[no-untyped-def]
     qset = QuestionSetFactory(name="browser-set")
-    attr = [QuestionFactory(question_set=qset, metadata={"relation": "xAttr"}, stem=f"attr question {i}") for i in range(3)]
-    want = [QuestionFactory(question_set=qset, metadata={"relation": "xWant"}, stem=f"want question {i}") for i in range(2)]
+    attr = [
+        QuestionFactory(question_set=qset, metadata={"relation": "xAttr"}, stem=f"attr question {i}") for i in range(3)
+    ]
+    want = [
+        QuestionFactory(question_set=qset, metadata={"relation": "xWant"}, stem=f"want question {i}") for i in range(2)
+    ]
     run = make_run(question_set=qset)
     for q, chosen in zip(attr + want, (0, 1, 1, 0, 0), strict=True):
         predict(run, q, chosen)

@@ -21,11 +21,21 @@ def test_degree_distribution_is_log_log_and_drops_zero():
     assert list(fig.data[0].x) == [1, 3]
 
 
-@pytest.mark.parametrize("builder,args", [
-    (charts.relation_distribution, ([],)), (charts.degree_distribution, ([(0, 3)],)), (charts.top_nodes, ([],)),
-    (charts.position_bias, (5, [])), (charts.coco_quadrants, ({}, {})),
-    (charts.labelled_scatter, ([], ), ), (charts.line_series, ([],)),
-])
+@pytest.mark.parametrize(
+    "builder,args",
+    [
+        (charts.relation_distribution, ([],)),
+        (charts.degree_distribution, ([(0, 3)],)),
+        (charts.top_nodes, ([],)),
+        (charts.position_bias, (5, [])),
+        (charts.coco_quadrants, ({}, {})),
+        (
+            charts.labelled_scatter,
+            ([],),
+        ),
+        (charts.line_series, ([],)),
+    ],
+)
 def test_empty_states_have_no_traces_and_say_why(builder, args):
     kwargs = {"x_title": "x", "y_title": "y"} if builder is charts.labelled_scatter else {}
     if builder is charts.line_series:
@@ -99,7 +109,10 @@ def test_neighbourhood_figure_escapes_text_and_links_nodes():
 
 
 def test_query_structure_lays_out_a_2p_chain():
-    chain = [("PersonX does hair", "xEffect", "PersonX looks pretty"), ("PersonX looks pretty", "xNeed", "PersonX curl hair")]
+    chain = [
+        ("PersonX does hair", "xEffect", "PersonX looks pretty"),
+        ("PersonX looks pretty", "xNeed", "PersonX curl hair"),
+    ]
     fig = charts.query_structure_figure(chain, answers=["PersonX curl hair"])
     (pts,) = fig.data
     assert list(pts.x) == [0.0, 2.0, 4.0]
@@ -128,15 +141,19 @@ def test_silicon_scatter_is_a_valid_figure_with_links_and_r():
     (dots,) = fig.data
     assert dots.type == "scattergl" and list(dots.customdata) == ["/s/1", "/s/2", "/s/3"]
     assert "&lt;b&gt;" in dots.hovertemplate and fig.layout.title.text.startswith("r = ")
-    assert tuple(fig.layout.xaxis.range) == (-0.02, 1.02) and fig.layout.yaxis.title.text == "human &lt;b&gt;rate&lt;/b&gt;"
+    assert (
+        tuple(fig.layout.xaxis.range) == (-0.02, 1.02)
+        and fig.layout.yaxis.title.text == "human &lt;b&gt;rate&lt;/b&gt;"
+    )
     assert charts.is_empty(nww_charts.silicon_vs_human([], human_axis="h"))
 
 
 def test_consensus_awareness_and_human_distribution():
     from explorer import nww_charts
 
-    fig = nww_charts.consensus_awareness([("m1", 0.7, 0.8, "/r/1", "runs"), ("m2", 0.6, 0.9, "", "stored"),
-                                          ("m3", None, 0.5, "", "runs")])
+    fig = nww_charts.consensus_awareness(
+        [("m1", 0.7, 0.8, "/r/1", "runs"), ("m2", 0.6, 0.9, "", "stored"), ("m3", None, 0.5, "", "runs")]
+    )
     assert [t.name for t in fig.data][-2:] == ["runs", "stored"] and len(fig.layout.annotations) == 3
     assert fig.layout.xaxis.title.text == "consensus C" and fig.layout.xaxis.tickformat == ".0%"
     hist = nww_charts.model_in_human_distribution([0.5, 0.6, 0.7, 0.8], [("m", 0.65)])

@@ -135,12 +135,21 @@ def test_accuracy_position_and_options_equal_the_questions():
         if rng.random() < 0.3:
             meta["perturbation"] = rng.choice(["negation", "original"])
         options = ["a", "b", "c", "d", "e"][: rng.randrange(2, 6)]
-        q = QuestionFactory(question_set=qset, position=i, structure=rng.choice(["2p", "2i", ""]), metadata=meta,
-                            options=options, answer_index=rng.randrange(len(options)))
+        q = QuestionFactory(
+            question_set=qset,
+            position=i,
+            structure=rng.choice(["2p", "2i", ""]),
+            metadata=meta,
+            options=options,
+            answer_index=rng.randrange(len(options)),
+        )
         predict(run, q, rng.choice([None, *range(len(options))]))
     preds = list(Prediction.objects.filter(run=run).select_related("question"))
-    for dim, value in (("relation", lambda q: q.metadata.get("relation", "")), ("kind", lambda q: q.structure),
-                       ("perturbation", lambda q: q.metadata.get("perturbation", ""))):
+    for dim, value in (
+        ("relation", lambda q: q.metadata.get("relation", "")),
+        ("kind", lambda q: q.structure),
+        ("perturbation", lambda q: q.metadata.get("perturbation", "")),
+    ):
         ref: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for p in preds:
             if value(p.question):

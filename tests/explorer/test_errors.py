@@ -17,11 +17,16 @@ pytestmark = pytest.mark.django_db
 def com2():
     qset = QuestionSetFactory(name="com2-demo")
     spec = [  # (relation, kind, answer, chosen)
-        ("xWant", "2p", 0, 0), ("xWant", "2p", 1, 1), ("xWant", "2i", 2, 0),
-        ("xAttr", "2i", 0, 1), ("xAttr", "2i", 3, None), ("xAttr", "2p", 4, 4),
+        ("xWant", "2p", 0, 0),
+        ("xWant", "2p", 1, 1),
+        ("xWant", "2i", 2, 0),
+        ("xAttr", "2i", 0, 1),
+        ("xAttr", "2i", 3, None),
+        ("xAttr", "2p", 4, 4),
     ]
-    qs = [QuestionFactory(question_set=qset, structure=k, answer_index=a, metadata={"relation": r})
-          for r, k, a, _ in spec]
+    qs = [
+        QuestionFactory(question_set=qset, structure=k, answer_index=a, metadata={"relation": r}) for r, k, a, _ in spec
+    ]
     run = make_run(question_set=qset)
     for q, (_, _, _, c) in zip(qs, spec, strict=True):
         predict(run, q, c)
@@ -36,8 +41,12 @@ def test_accuracy_by_relation_and_kind(com2, django_assert_num_queries):
     with django_assert_num_queries(1):
         rows = es.accuracy_by([run, run2], "relation")
     got = {(r["run"], r["group"]): (r["ok"], r["n"]) for r in rows}
-    assert got == {(run.pk, "xWant"): (2, 3), (run.pk, "xAttr"): (1, 3),
-                   (run2.pk, "xWant"): (3, 3), (run2.pk, "xAttr"): (3, 3)}
+    assert got == {
+        (run.pk, "xWant"): (2, 3),
+        (run.pk, "xAttr"): (1, 3),
+        (run2.pk, "xWant"): (3, 3),
+        (run2.pk, "xAttr"): (3, 3),
+    }
     kinds = {(r["group"]): (r["ok"], r["n"]) for r in es.accuracy_by([run], "kind")}
     assert kinds == {"2p": (3, 3), "2i": (0, 3)}
 
@@ -63,7 +72,12 @@ def coco():
     """Four application sets, one per 2×2 cell, plus two memorization sets and one comprehension set."""
     qset = QuestionSetFactory(name="coco-demo", kind="coco")
     run = make_run(question_set=qset)
-    cells = {"tt": (True, True, True), "tf": (True, True, False), "ft": (True, False, True), "ff": (False, False, False)}
+    cells = {
+        "tt": (True, True, True),
+        "tf": (True, True, False),
+        "ft": (True, False, True),
+        "ff": (False, False, False),
+    }
     for name, (a1, a2, reason) in cells.items():
         for role, ok in (("atomic_1", a1), ("atomic_2", a2), ("reasoning", reason)):
             q = QuestionFactory(question_set=qset, group=f"app-{name}", role=role, structure="2p", answer_index=0)
@@ -71,8 +85,12 @@ def coco():
     for i, ok in enumerate((True, False)):
         q = QuestionFactory(question_set=qset, group=f"mem-{i}", role="memorization", structure="1p")
         predict(run, q, 0 if ok else 1)
-    for role, ok in (("memorization", True), ("conceptualization_1", True), ("conceptualization_2", False),
-                     ("conceptualization_3", True)):
+    for role, ok in (
+        ("memorization", True),
+        ("conceptualization_1", True),
+        ("conceptualization_2", False),
+        ("conceptualization_3", True),
+    ):
         q = QuestionFactory(question_set=qset, group="com-0", role=role, structure="1p")
         predict(run, q, 0 if ok else 1)
     return run
@@ -98,8 +116,11 @@ def test_rica_and_difficulty_windows():
     qset = QuestionSetFactory(name="mix")
     run = make_run(question_set=qset)
     for i in range(18):
-        q = QuestionFactory(question_set=qset, structure="rica-axiom",
-                            metadata={"perturbation": "negation" if i % 2 else "original", "difficulty": i // 2})
+        q = QuestionFactory(
+            question_set=qset,
+            structure="rica-axiom",
+            metadata={"perturbation": "negation" if i % 2 else "original", "difficulty": i // 2},
+        )
         predict(run, q, 0 if i < 9 else 1)  # easy half right, hard half wrong
     pert = {r["group"]: (r["ok"], r["n"]) for r in es.accuracy_by([run], "perturbation")}
     assert pert == {"negation": (4, 9), "original": (5, 9)}
@@ -120,8 +141,10 @@ def test_run_error_page_and_drawer(com2, researcher, django_assert_max_num_queri
         assert f'id="{key}"' in html
     assert "fig-coco" not in html  # no CoCo roles in this set
     csv = researcher.get(reverse("explorer:run_errors", args=[run.pk]) + "?csv=by-relation").content.decode()
-    assert csv.splitlines()[1:] == [f"#{run.pk} random:m loglik,xAttr,3,1,0.3333333333333333",
-                                    f"#{run.pk} random:m loglik,xWant,3,2,0.6666666666666666"]
+    assert csv.splitlines()[1:] == [
+        f"#{run.pk} random:m loglik,xAttr,3,1,0.3333333333333333",
+        f"#{run.pk} random:m loglik,xWant,3,2,0.6666666666666666",
+    ]
     url = reverse("explorer:run_items", args=[run.pk]) + "?relation=xAttr"
     with django_assert_max_num_queries(20):
         d = researcher.get(url, HTTP_HX_REQUEST="true")
@@ -162,7 +185,9 @@ def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_ass
     assert sorted(p.extra["difficulty"] for p in in_window) == [12, 13, 14]
 
 
-def test_csv_download_computes_only_its_panel_with_the_same_numbers(com2, coco, researcher, django_assert_max_num_queries):
+def test_csv_download_computes_only_its_panel_with_the_same_numbers(
+    com2, coco, researcher, django_assert_max_num_queries
+):
     from explorer.run_panels import compare_panels, question_run_panels
 
     for run in (com2["run"], coco):

@@ -29,8 +29,15 @@ def star():
     eff = RelationFactory(name="xEffect")
     tails = [NodeFactory(graph=g, text=f"PersonX feels brave {i}") for i in range(3)]
     for i, t in enumerate(tails):
-        TripleFactory(graph=g, head=centre, relation=want, tail=t, plausibility=0.5 + i / 10,
-                      source=src if i == 0 else None, source_line=17 if i == 0 else None)
+        TripleFactory(
+            graph=g,
+            head=centre,
+            relation=want,
+            tail=t,
+            plausibility=0.5 + i / 10,
+            source=src if i == 0 else None,
+            source_line=17 if i == 0 else None,
+        )
     heads = [NodeFactory(graph=g, text=f"PersonX buys a ticket {i}") for i in range(2)]
     for h in heads:
         TripleFactory(graph=g, head=h, relation=eff, tail=centre)
@@ -107,8 +114,12 @@ def test_overview_aggregates(star):
 
 def test_pages_render_with_few_queries(star, researcher, django_assert_max_num_queries):
     g, centre = star["graph"], star["centre"]
-    for url in (reverse("explorer:graph", args=[g.name]), reverse("explorer:search", args=[g.name]) + "?q=brave",
-                reverse("explorer:node", args=[g.name, centre.pk]), reverse("explorer:node", args=[g.name, centre.pk]) + "?hops=2"):
+    for url in (
+        reverse("explorer:graph", args=[g.name]),
+        reverse("explorer:search", args=[g.name]) + "?q=brave",
+        reverse("explorer:node", args=[g.name, centre.pk]),
+        reverse("explorer:node", args=[g.name, centre.pk]) + "?hops=2",
+    ):
         with django_assert_max_num_queries(20):
             r = researcher.get(url)
         assert r.status_code == 200, url
@@ -141,7 +152,10 @@ def test_script_in_node_text_renders_inert(researcher):
     g = GraphFactory(name="evil")
     bad = NodeFactory(graph=g, text='<script>alert("x")</script> PersonX <b>bold</b>')
     TripleFactory(graph=g, head=bad, tail=NodeFactory(graph=g, text="<img src=x onerror=alert(1)>"))
-    for url in (reverse("explorer:node", args=["evil", bad.pk]), reverse("explorer:search", args=["evil"]) + "?q=PersonX"):
+    for url in (
+        reverse("explorer:node", args=["evil", bad.pk]),
+        reverse("explorer:search", args=["evil"]) + "?q=PersonX",
+    ):
         html = researcher.get(url).content.decode()
         assert "<script>alert" not in html and "<img src=x" not in html
         assert "&lt;script&gt;alert" in html
@@ -198,8 +212,14 @@ def test_hub_edge_groups_are_the_most_plausible_of_each_relation(django_assert_m
             every = sorted(Triple.objects.filter(**{end: hub}, relation__name=grp.relation), key=key)
             assert grp.total == len(every)
             assert [t.pk for t in grp.edges] == [t.pk for t in every[:4]]
-    loop = [t.pk for d in ("out", "in") for grp in groups[d] if grp.relation == "xWant" for t in grp.edges
-            if t.head_id == t.tail_id]
+    loop = [
+        t.pk
+        for d in ("out", "in")
+        for grp in groups[d]
+        if grp.relation == "xWant"
+        for t in grp.edges
+        if t.head_id == t.tail_id
+    ]
     assert len(loop) == 2
 
 
@@ -223,7 +243,10 @@ def test_search_puts_the_shortest_matching_texts_first():
     for text in ("PersonX goes to the store to buy milk", "PersonX goes", "goes PersonX home", "PersonX stays"):
         NodeFactory(graph=g, text=text)
     assert [r["text"] for r in gs.node_search(g, "PersonX go")] == [
-        "PersonX goes", "goes PersonX home", "PersonX goes to the store to buy milk"]
+        "PersonX goes",
+        "goes PersonX home",
+        "PersonX goes to the store to buy milk",
+    ]
 
 
 @pytest.mark.postgres
@@ -231,7 +254,10 @@ def test_postgres_search_ilike_shortest_first_and_literal_underscore():
     g = GraphFactory(name="pg-search")
     for text in ("PersonX goes to the store to buy milk", "PersonX goes", "PersonX stays", "a_b c", "axb c"):
         NodeFactory(graph=g, text=text)
-    assert [r["text"] for r in gs.node_search(g, "personx GOES")] == ["PersonX goes", "PersonX goes to the store to buy milk"]
+    assert [r["text"] for r in gs.node_search(g, "personx GOES")] == [
+        "PersonX goes",
+        "PersonX goes to the store to buy milk",
+    ]
     assert [r["text"] for r in gs.node_search(g, "a_b")] == ["a_b c"]  # "_" is no LIKE wildcard here
     # the condition as sent is one the trigram index serves (Django's icontains, UPPER(text) LIKE,
     # is not): with sequential scans priced out, that condition alone is planned on the index

@@ -17,10 +17,15 @@ pytestmark = pytest.mark.django_db
 
 
 def _label(item, provenance, agreement, below=False, plausible=(0,), none=False):  # type: ignore[no-untyped-def]
-    return FinalLabel.objects.create(item=item, provenance=provenance, agreement=agreement, below_threshold=below,
-                                     n_answers=3, label={"plausible": list(plausible), "none_correct": none,
-                                                         "bad_context": False},
-                                     votes={"option_ticks": [3, 0, 1, 0, 0], "n": 3})
+    return FinalLabel.objects.create(
+        item=item,
+        provenance=provenance,
+        agreement=agreement,
+        below_threshold=below,
+        n_answers=3,
+        label={"plausible": list(plausible), "none_correct": none, "bad_context": False},
+        votes={"option_ticks": [3, 0, 1, 0, 0], "n": 3},
+    )
 
 
 @pytest.fixture
@@ -40,10 +45,17 @@ def validated():
     return {"qs": qs, "run": run}
 
 
-@pytest.mark.parametrize("status,expected", [
-    ("unvalidated", [5]), ("in-progress", [4]), ("validated", [0, 1]), ("contested", [2]), ("rejected", [3]),
-    ("adjudicated", []),
-])
+@pytest.mark.parametrize(
+    "status,expected",
+    [
+        ("unvalidated", [5]),
+        ("in-progress", [4]),
+        ("validated", [0, 1]),
+        ("contested", [2]),
+        ("rejected", [3]),
+        ("adjudicated", []),
+    ],
+)
 def test_validation_status_filter(validated, status, expected):
     got = qsel.question_list(qsel.QuestionFilters(set="val", validation=status))
     assert [validated["qs"].index(q) for q in got] == expected
@@ -75,13 +87,20 @@ def test_survey_rates_and_rater_scores():
     for u, row in zip(users, answers, strict=True):
         for i, (st, (a, b)) in enumerate(zip(sts, row, strict=True)):
             item, _ = Item.objects.get_or_create(campaign=camp, position=i, statement=st, key=str(i))
-            Response.objects.create(campaign=camp, item=item, user=u, answer={"agree": a, "predict": b},
-                                    idempotency_key=f"{u.pk}-{i}")
+            Response.objects.create(
+                campaign=camp, item=item, user=u, answer={"agree": a, "predict": b}, idempotency_key=f"{u.pk}-{i}"
+            )
     for i in range(len(sts)):
         item = Item.objects.get(campaign=camp, position=i)
         yes = sum(row[i][0] for row in answers)
-        FinalLabel.objects.create(item=item, provenance="majority", agreement=0.5, n_answers=3, label={"agree": 1},
-                                  votes={"agree_yes": yes, "predict_yes": 2, "n": 3})
+        FinalLabel.objects.create(
+            item=item,
+            provenance="majority",
+            agreement=0.5,
+            n_answers=3,
+            label={"agree": 1},
+            votes={"agree_yes": yes, "predict_yes": 2, "n": 3},
+        )
     rates = sources.statement_agree_rates(sset)
     assert rates == {sts[0].pk: 1.0, sts[1].pk: pytest.approx(2 / 3), sts[2].pk: 0.0, sts[3].pk: 1.0}
     ms = sources.human_commonsensicality(sset)

@@ -35,9 +35,23 @@ def _export(name: str, out: Path) -> str:
 
 
 def _rows(name: str) -> list[tuple[object, ...]]:
-    return [(q.position, q.external_id, q.context, q.stem, q.options, q.answer_index, q.answers, q.structure,
-             q.group, q.role, q.metadata, sorted(q.triples.values_list("id", flat=True)))
-            for q in Question.objects.filter(question_set__name=name).order_by("position")]
+    return [
+        (
+            q.position,
+            q.external_id,
+            q.context,
+            q.stem,
+            q.options,
+            q.answer_index,
+            q.answers,
+            q.structure,
+            q.group,
+            q.role,
+            q.metadata,
+            sorted(q.triples.values_list("id", flat=True)),
+        )
+        for q in Question.objects.filter(question_set__name=name).order_by("position")
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -49,11 +63,21 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return out
 
 
-def test_com2_job_from_the_form_equals_the_cli_build(researcher: Client, demo_graph: Graph, build_dirs: Path,
-                                                      queued: list[int]) -> None:
-    r = researcher.post(reverse("knowledge:build_questions"), {
-        "graph": "demo", "kind": "2i", "count": 12, "seed": 11, "name": "job-2i", "max_degree": 7,
-        "relations": ["xNeed", "xIntent", "xWant", "xEffect"]})
+def test_com2_job_from_the_form_equals_the_cli_build(
+    researcher: Client, demo_graph: Graph, build_dirs: Path, queued: list[int]
+) -> None:
+    r = researcher.post(
+        reverse("knowledge:build_questions"),
+        {
+            "graph": "demo",
+            "kind": "2i",
+            "count": 12,
+            "seed": 11,
+            "name": "job-2i",
+            "max_degree": 7,
+            "relations": ["xNeed", "xIntent", "xWant", "xEffect"],
+        },
+    )
     job = BuildJob.objects.get()
     assert r.status_code == 302 and queued == [job.pk]
     result = build_job_run_task(job.pk)
@@ -64,8 +88,17 @@ def test_com2_job_from_the_form_equals_the_cli_build(researcher: Client, demo_gr
     assert job.progress_done == job.progress_total == job.question_set.question_count == 12
     assert job.started_at and job.finished_at and job.finished_at >= job.started_at and job.worker
 
-    call_command("build_questions", graph="demo", kind="2i", count=12, seed=11, name="cli-2i",
-                 relations="xNeed,xIntent,xWant,xEffect", max_degree=7, verbosity=0)
+    call_command(
+        "build_questions",
+        graph="demo",
+        kind="2i",
+        count=12,
+        seed=11,
+        name="cli-2i",
+        relations="xNeed,xIntent,xWant,xEffect",
+        max_degree=7,
+        verbosity=0,
+    )
     assert _export("job-2i", build_dirs / "job.jsonl") == _export("cli-2i", build_dirs / "cli.jsonl")
     assert _rows("job-2i") == _rows("cli-2i")
     web, cli = QuestionSet.objects.get(name="job-2i"), QuestionSet.objects.get(name="cli-2i")
@@ -78,20 +111,38 @@ def test_com2_job_from_the_form_equals_the_cli_build(researcher: Client, demo_gr
     assert Question.objects.filter(question_set__name="job-2i").count() == 12
 
 
-def test_coco_job_from_the_form_equals_the_cli_build(researcher: Client, demo_graph: Graph, build_dirs: Path,
-                                                     queued: list[int]) -> None:
+def test_coco_job_from_the_form_equals_the_cli_build(
+    researcher: Client, demo_graph: Graph, build_dirs: Path, queued: list[int]
+) -> None:
     upload = SimpleUploadedFile("abstract_demo.tsv", (FIXTURES / "abstract_demo.tsv").read_bytes())
-    r = researcher.post(reverse("knowledge:build_coco"), {
-        "graph": "demo", "seed": 5, "name": "job-coco", "per_relation": 3, "per_kind": 4, "max_degree": 10,
-        "abstract_upload": upload})
+    r = researcher.post(
+        reverse("knowledge:build_coco"),
+        {
+            "graph": "demo",
+            "seed": 5,
+            "name": "job-coco",
+            "per_relation": 3,
+            "per_kind": 4,
+            "max_degree": 10,
+            "abstract_upload": upload,
+        },
+    )
     job = BuildJob.objects.get()
     assert r.status_code == 302 and queued == [job.pk]
     build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "done", (job.error, job.error_detail)
     assert job.stage_count == 9  # 2 indexes, memorization, comprehension, 4 application kinds, storing
-    call_command("build_coco", graph="demo", seed=5, name="cli-coco", abstract=str(FIXTURES / "abstract_demo.tsv"),
-                 per_relation=3, per_kind=4, verbosity=0)
+    call_command(
+        "build_coco",
+        graph="demo",
+        seed=5,
+        name="cli-coco",
+        abstract=str(FIXTURES / "abstract_demo.tsv"),
+        per_relation=3,
+        per_kind=4,
+        verbosity=0,
+    )
     assert _export("job-coco", build_dirs / "job.jsonl") == _export("cli-coco", build_dirs / "cli.jsonl")
     assert _rows("job-coco") == _rows("cli-coco")
     assert QuestionSet.objects.get(name="job-coco").params == QuestionSet.objects.get(name="cli-coco").params
@@ -108,8 +159,9 @@ def test_application_kind_by_kind_equals_one_call(demo_graph: Graph, build_dirs:
 
 
 def test_name_taken_while_queued_fails_with_a_message_and_stores_nothing(demo_graph: Graph) -> None:
-    job = build_job_create(kind="com2", graph=demo_graph, name="clash", seed=1,
-                           params={"kind": "1p", "count": 3, "max_degree": 10})
+    job = build_job_create(
+        kind="com2", graph=demo_graph, name="clash", seed=1, params={"kind": "1p", "count": 3, "max_degree": 10}
+    )
     call_command("build_questions", graph="demo", kind="1p", count=2, seed=2, name="clash", verbosity=0)
     assert build_job_run_task(job.pk).endswith("failed: a question set named 'clash' already exists")
     job.refresh_from_db()
@@ -119,13 +171,15 @@ def test_name_taken_while_queued_fails_with_a_message_and_stores_nothing(demo_gr
         build_job_retry(job)
 
 
-def test_unexpected_error_is_stored_then_a_requeued_job_builds(demo_graph: Graph, monkeypatch: pytest.MonkeyPatch,
-                                                                queued: list[int]) -> None:
+def test_unexpected_error_is_stored_then_a_requeued_job_builds(
+    demo_graph: Graph, monkeypatch: pytest.MonkeyPatch, queued: list[int]
+) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("sampler exploded")
 
-    job = build_job_create(kind="com2", graph=demo_graph, name="unlucky", seed=4,
-                           params={"kind": "2i", "count": 3, "max_degree": 10})
+    job = build_job_create(
+        kind="com2", graph=demo_graph, name="unlucky", seed=4, params={"kind": "2i", "count": 3, "max_degree": 10}
+    )
     with monkeypatch.context() as m:
         m.setattr("knowledge.builders.build_com2", boom)
         build_job_run_task(job.pk)
@@ -144,16 +198,22 @@ def test_unexpected_error_is_stored_then_a_requeued_job_builds(demo_graph: Graph
 
 
 def test_deleted_abstract_file_fails_with_its_name(demo_graph: Graph) -> None:
-    job = build_job_create(kind="coco", graph=demo_graph, name="lost", seed=1,
-                           params={"abstract": "feedbeef/gone.tsv", "per_relation": 1, "per_kind": 1})
+    job = build_job_create(
+        kind="coco",
+        graph=demo_graph,
+        name="lost",
+        seed=1,
+        params={"abstract": "feedbeef/gone.tsv", "per_relation": 1, "per_kind": 1},
+    )
     build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "failed" and "abstract file 'feedbeef/gone.tsv' is not in" in job.error
 
 
 def test_lease_live_job_is_skipped_stale_job_is_taken_over(demo_graph: Graph) -> None:
-    job = build_job_create(kind="com2", graph=demo_graph, name="leased", seed=1,
-                           params={"kind": "1p", "count": 2, "max_degree": 10})
+    job = build_job_create(
+        kind="com2", graph=demo_graph, name="leased", seed=1, params={"kind": "1p", "count": 2, "max_degree": 10}
+    )
     first = build_job_claim(job.pk, "w1")
     assert first is not None and build_job_claim(job.pk, "w2") is None  # held by a live worker
     assert build_job_run_task(job.pk) == f"build job {job.pk}: skipped (running)"
@@ -183,8 +243,9 @@ def test_progress_writes_are_throttled(demo_graph: Graph) -> None:
 
 
 def test_stalled_job_can_be_requeued_a_live_one_cannot(demo_graph: Graph, queued: list[int]) -> None:
-    job = build_job_create(kind="com2", graph=demo_graph, name="stalls", seed=1,
-                           params={"kind": "1p", "count": 2, "max_degree": 10})
+    job = build_job_create(
+        kind="com2", graph=demo_graph, name="stalls", seed=1, params={"kind": "1p", "count": 2, "max_degree": 10}
+    )
     old = build_job_claim(job.pk, "w1")
     job.refresh_from_db()
     with pytest.raises(ImportRefused, match="is running; only a failed or stalled job can be re-queued"):

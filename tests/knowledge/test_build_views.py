@@ -25,8 +25,9 @@ COM2 = {"graph": "demo", "kind": "2i", "count": 5, "seed": 3, "name": "web-2i", 
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[tuple[int, ...], str]]:
     """Messages handed to the broker (the task is enqueued, not run)."""
     out: list[tuple[tuple[int, ...], str]] = []
-    monkeypatch.setattr("knowledge.tasks.build_job_run_task.apply_async",
-                        lambda args, queue: out.append((tuple(args), queue)))
+    monkeypatch.setattr(
+        "knowledge.tasks.build_job_run_task.apply_async", lambda args, queue: out.append((tuple(args), queue))
+    )
     return out
 
 
@@ -36,7 +37,8 @@ def _post(client: Client, url: str, data: dict[str, object]) -> tuple[int, str]:
 
 
 def test_com2_form_lists_the_graphs_relations_and_queues_after_commit(
-        researcher: Client, demo_graph: Graph, sent, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    researcher: Client, demo_graph: Graph, sent, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
     page = researcher.get(reverse("knowledge:build_questions") + "?graph=demo").content.decode()
     assert '<option value="xIntent">xIntent (' in page and 'id="relations-field"' in page
     assert 'hx-get="/knowledge/build/questions/"' in page and 'href="/knowledge/build/questions/?graph=demo"' in page
@@ -46,13 +48,21 @@ def test_com2_form_lists_the_graphs_relations_and_queues_after_commit(
     assert r.status_code == 302 and r["Location"] == reverse("knowledge:build_job", args=[job.pk])
     assert sent == [((job.pk,), "default")]
     assert (job.state, job.kind, job.name, job.seed, job.graph_id) == ("queued", "com2", "web-2i", 3, demo_graph.pk)
-    assert job.params == {"kind": "2i", "count": 5, "relations": ["xIntent", "xNeed"], "max_degree": 10,
-                          "diverse": False, "min_plausibility": None, "person_names": True}
+    assert job.params == {
+        "kind": "2i",
+        "count": 5,
+        "relations": ["xIntent", "xNeed"],
+        "max_degree": 10,
+        "diverse": False,
+        "min_plausibility": None,
+        "person_names": True,
+    }
     assert job.created_by is not None and job.created_by.username == "b-researcher"
 
 
-def test_nothing_is_enqueued_before_commit(researcher: Client, demo_graph: Graph, sent,
-                                           django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_is_enqueued_before_commit(
+    researcher: Client, demo_graph: Graph, sent, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         researcher.post(reverse("knowledge:build_questions"), COM2)
     assert sent == [] and len(callbacks) == 1
@@ -87,12 +97,15 @@ def test_relations_box_is_an_htmx_partial(researcher: Client, demo_graph: Graph)
     body = r.content.decode()
     assert r.status_code == 200 and body.startswith('<p id="relations-field">') and "<html" not in body
     assert '<option value="xNeed">' in body
-    empty = researcher.get(reverse("knowledge:build_questions"), HTTP_HX_REQUEST="true",
-                           HTTP_HX_TARGET="relations-field").content.decode()
+    empty = researcher.get(
+        reverse("knowledge:build_questions"), HTTP_HX_REQUEST="true", HTTP_HX_TARGET="relations-field"
+    ).content.decode()
     assert "choose a graph first" in empty and "<option" not in empty
 
 
-def test_coco_form_upload_is_validated_and_stored(researcher: Client, demo_graph: Graph, sent, build_dirs: Path) -> None:  # type: ignore[no-untyped-def]
+def test_coco_form_upload_is_validated_and_stored(
+    researcher: Client, demo_graph: Graph, sent, build_dirs: Path
+) -> None:  # type: ignore[no-untyped-def]
     url = reverse("knowledge:build_coco")
     base = {"graph": "demo", "seed": 1, "name": "web-coco", "per_relation": 3, "per_kind": 3, "max_degree": 10}
     bad = SimpleUploadedFile("concepts.tsv", b"a\tb\tc\nonly two\tcolumns\n")
@@ -117,8 +130,9 @@ def test_coco_form_upload_is_validated_and_stored(researcher: Client, demo_graph
 
 
 def test_progress_box_polls_while_active_and_stops_when_done(researcher: Client, demo_graph: Graph) -> None:
-    job = build_job_create(kind="com2", graph=demo_graph, name="web-2i", seed=3,
-                           params={"kind": "2i", "count": 5, "max_degree": 10})
+    job = build_job_create(
+        kind="com2", graph=demo_graph, name="web-2i", seed=3, params={"kind": "2i", "count": 5, "max_degree": 10}
+    )
     page = researcher.get(reverse("knowledge:build_job", args=[job.pk])).content.decode()
     progress_url = reverse("knowledge:build_job_progress", args=[job.pk])
     assert f'hx-get="{progress_url}" hx-trigger="every 1s"' in page and "Waiting for a worker" in page
@@ -142,8 +156,12 @@ def test_progress_box_polls_while_active_and_stops_when_done(researcher: Client,
 
 def test_build_urls_by_role(role_clients: dict[str, Client], demo_graph: Graph) -> None:
     job = build_job_create(kind="com2", graph=demo_graph, name="gated", seed=1, params={"kind": "1p", "count": 1})
-    gets = [reverse("knowledge:build_questions"), reverse("knowledge:build_coco"), reverse("knowledge:build_job_list"),
-            reverse("knowledge:build_job", args=[job.pk])]
+    gets = [
+        reverse("knowledge:build_questions"),
+        reverse("knowledge:build_coco"),
+        reverse("knowledge:build_job_list"),
+        reverse("knowledge:build_job", args=[job.pk]),
+    ]
     progress = reverse("knowledge:build_job_progress", args=[job.pk])
     requeue = reverse("knowledge:build_job_requeue", args=[job.pk])
     login = reverse("login")
@@ -167,8 +185,9 @@ def test_build_urls_by_role(role_clients: dict[str, Client], demo_graph: Graph) 
 
 
 def test_job_page_says_when_fewer_questions_than_asked_could_be_built(researcher: Client, demo_graph: Graph) -> None:
-    job = build_job_create(kind="com2", graph=demo_graph, name="few-2p", seed=11,
-                           params={"kind": "2p", "count": 12, "max_degree": 7})
+    job = build_job_create(
+        kind="com2", graph=demo_graph, name="few-2p", seed=11, params={"kind": "2p", "count": 12, "max_degree": 7}
+    )
     build_job_run(job.pk, heartbeat=False)
     page = researcher.get(reverse("knowledge:build_job", args=[job.pk])).content.decode()
     job.refresh_from_db()
@@ -180,7 +199,9 @@ def test_failed_job_page_shows_the_message_and_offers_a_requeue(researcher: Clie
     job = build_job_create(kind="com2", graph=demo_graph, name="late", seed=1, params={"kind": "1p", "count": 2})
     QuestionSet.objects.create(name="late", kind="com2")  # taken after the job was queued
     build_job_run(job.pk, heartbeat=False)
-    body = researcher.get(reverse("knowledge:build_job_progress", args=[job.pk]), HTTP_HX_REQUEST="true").content.decode()
+    body = researcher.get(
+        reverse("knowledge:build_job_progress", args=[job.pk]), HTTP_HX_REQUEST="true"
+    ).content.decode()
     assert "hx-trigger" not in body and "Failed" in body
     assert "a question set named &#x27;late&#x27; already exists" in body
     assert f'action="{reverse("knowledge:build_job_requeue", args=[job.pk])}"' in body

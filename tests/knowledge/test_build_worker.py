@@ -28,9 +28,26 @@ class DefaultQueueWorker(Worker):
     def __init__(self, env: dict[str, str], log: Path, name: str) -> None:
         self.log = log
         self.proc = subprocess.Popen(
-            [str(CELERY), "-A", "cocoweb", "worker", "-Q", BUILD_QUEUE, "--concurrency=1", "--loglevel=INFO",
-             "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(CELERY),
+                "-A",
+                "cocoweb",
+                "worker",
+                "-Q",
+                BUILD_QUEUE,
+                "--concurrency=1",
+                "--loglevel=INFO",
+                "-n",
+                f"{name}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
 
@@ -45,18 +62,33 @@ def broker(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def worker(broker: str, build_dirs: Path) -> Iterator[DefaultQueueWorker]:
-    env = child_env(broker, COCOWEB_CACHE_DIR=str(build_dirs / "cache"), COCOWEB_ABSTRACT_DIR=str(build_dirs / "abstract"))
+    env = child_env(
+        broker, COCOWEB_CACHE_DIR=str(build_dirs / "cache"), COCOWEB_ABSTRACT_DIR=str(build_dirs / "abstract")
+    )
     w = DefaultQueueWorker(env, build_dirs / "worker.log", "builds")
     yield w
     w.stop()
 
 
-def test_queued_job_is_built_by_a_worker(demo_graph: Graph, worker: DefaultQueueWorker, broker: str,
-                                         build_dirs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_queued_job_is_built_by_a_worker(
+    demo_graph: Graph, worker: DefaultQueueWorker, broker: str, build_dirs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("knowledge.tasks.build_job_run_task.apply_async", lambda *a, **k: None)
-    job = build_job_create(kind="com2", graph=demo_graph, name="worker-2i", seed=8,
-                           params={"kind": "2i", "count": 20, "max_degree": 10, "relations": None, "diverse": False,
-                                   "min_plausibility": None, "person_names": True})
+    job = build_job_create(
+        kind="com2",
+        graph=demo_graph,
+        name="worker-2i",
+        seed=8,
+        params={
+            "kind": "2i",
+            "count": 20,
+            "max_degree": 10,
+            "relations": None,
+            "diverse": False,
+            "min_plausibility": None,
+            "person_names": True,
+        },
+    )
     monkeypatch.undo()
     # the message the form's on_commit hook sends, through the test's own broker
     with current_app.connection_for_write(broker) as conn:

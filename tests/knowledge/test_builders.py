@@ -37,8 +37,14 @@ def test_build_questions_stores_set_and_links_triples(graph, tmp_path: Path) -> 
     # cached index: a second build reuses it and gives the same questions
     assert len(list((tmp_path / "cache" / "graphs").rglob("index-*.npz"))) == 1
     call_command("build_questions", graph=graph, kind="2i", count=8, seed=3, name="demo-2i-again", verbosity=0)
-    a = [(x.stem, x.options, x.answer_index) for x in Question.objects.filter(question_set__name="demo-2i").order_by("position")]
-    b = [(x.stem, x.options, x.answer_index) for x in Question.objects.filter(question_set__name="demo-2i-again").order_by("position")]
+    a = [
+        (x.stem, x.options, x.answer_index)
+        for x in Question.objects.filter(question_set__name="demo-2i").order_by("position")
+    ]
+    b = [
+        (x.stem, x.options, x.answer_index)
+        for x in Question.objects.filter(question_set__name="demo-2i-again").order_by("position")
+    ]
     assert a == b
     out = tmp_path / "a.jsonl"
     call_command("export_questions", "demo-2i", fmt="jsonl", out=str(out), verbosity=0)
@@ -50,8 +56,16 @@ def test_build_questions_stores_set_and_links_triples(graph, tmp_path: Path) -> 
 
 
 def test_build_coco_links_sets(graph) -> None:
-    call_command("build_coco", graph=graph, seed=1, name="demo-coco", abstract=str(FIXTURES / "abstract_demo.tsv"),
-                 per_relation=3, per_kind=3, verbosity=0)
+    call_command(
+        "build_coco",
+        graph=graph,
+        seed=1,
+        name="demo-coco",
+        abstract=str(FIXTURES / "abstract_demo.tsv"),
+        per_relation=3,
+        per_kind=3,
+        verbosity=0,
+    )
     qs = Question.objects.filter(question_set__name="demo-coco")
     roles = set(qs.values_list("role", flat=True))
     assert {"memorization", "conceptualization_1", "atomic_1", "atomic_2", "reasoning"} <= roles
@@ -74,8 +88,12 @@ def test_export_lm_eval_loads_in_task_manager(graph, tmp_path: Path) -> None:
         "docs = list(t.test_docs())\n"
         "print(len(docs), t.doc_to_choice(docs[0]) == docs[0]['options'], t.doc_to_target(docs[0]) == docs[0]['label'])\n"
     )
-    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
-                         env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin",
-                              "HOME": str(tmp_path)})
+    res = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.strip().splitlines()[-1] == "4 True True"

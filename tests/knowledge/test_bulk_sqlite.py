@@ -12,14 +12,18 @@ from explorer.graph_selectors import node_search
 from knowledge.models import Graph, Node, Triple
 from knowledge.services import graph_import
 
-pytestmark = [pytest.mark.django_db,
-              pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite trigger/index handling")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite trigger/index handling"),
+]
 
 
 def _schema() -> list[tuple[str, str, str]]:
     with connection.cursor() as cur:
-        cur.execute("SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('knowledge_node', 'knowledge_triple') "
-                    "AND sql IS NOT NULL ORDER BY name")
+        cur.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ('knowledge_node', 'knowledge_triple') "
+            "AND sql IS NOT NULL ORDER BY name"
+        )
         return [tuple(r) for r in cur.fetchall()]
 
 
@@ -66,8 +70,10 @@ def test_bulk_import_keeps_search_index_and_schema_in_sync(tmp_path: Path) -> No
         Triple.objects.filter(pk=t.pk).update(source_line=-1)
     # the rebuilt indexes are used by the queries that need them
     with connection.cursor() as cur:
-        cur.execute("EXPLAIN QUERY PLAN SELECT id FROM knowledge_triple WHERE head_id = 1 AND relation_id = 2 "
-                    "ORDER BY plausibility DESC")
+        cur.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM knowledge_triple WHERE head_id = 1 AND relation_id = 2 "
+            "ORDER BY plausibility DESC"
+        )
         assert "knowledge_triple_head_edge_order" in " ".join(str(r) for r in cur.fetchall())
 
 

@@ -35,23 +35,52 @@ def test_lm_eval_cli_runs_the_exported_task(tmp_path: Path) -> None:
         call_command("build_questions", graph="ckbp", kind="2i", count=6, seed=1, name="ckbp-2i", verbosity=0)
     call_command("export_questions", "ckbp-2i", fmt="lm-eval", out=str(tmp_path / "task"), verbosity=0)
     model = build_tiny_gpt2(tmp_path / "tiny")
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE"))},
-           "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HOME": str(tmp_path)}
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE"))},
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HOME": str(tmp_path),
+    }
     cli = Path(sys.executable).with_name("lm_eval")
     res = subprocess.run(
-        [str(cli), "--model", "hf", "--model_args", f"pretrained={model},dtype=float32", "--device", "cpu",
-         "--include_path", str(tmp_path / "task"), "--tasks", "cocoweb_ckbp_2i", "--batch_size", "4",
-         "--output_path", str(tmp_path / "out"), "--log_samples"],
-        capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+        [
+            str(cli),
+            "--model",
+            "hf",
+            "--model_args",
+            f"pretrained={model},dtype=float32",
+            "--device",
+            "cpu",
+            "--include_path",
+            str(tmp_path / "task"),
+            "--tasks",
+            "cocoweb_ckbp_2i",
+            "--batch_size",
+            "4",
+            "--output_path",
+            str(tmp_path / "out"),
+            "--log_samples",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=tmp_path,
+    )
     assert res.returncode == 0, res.stderr[-4000:]
-    samples = [json.loads(x) for f in (tmp_path / "out").rglob("samples_cocoweb_ckbp_2i_*.jsonl")
-               for x in f.read_text().splitlines()]
+    samples = [
+        json.loads(x)
+        for f in (tmp_path / "out").rglob("samples_cocoweb_ckbp_2i_*.jsonl")
+        for x in f.read_text().splitlines()
+    ]
     assert len(samples) == 6
     questions = list(Question.objects.filter(question_set__name="ckbp-2i").order_by("position"))
     assert all(q.context for q in questions)  # COM2 2i questions carry a context: the task's first line
     template = "Context: {context}\nQuestion: {question}\nAnswer:"  # the exported doc_to_text, rendered
     ours = LoglikScorer(HFBackend(model, dtype="float32"), template=template).score_batch(
-        [Item(id=str(q.pk), question=q.stem, context=q.context, options=tuple(q.options)) for q in questions])
+        [Item(id=str(q.pk), question=q.stem, context=q.context, options=tuple(q.options)) for q in questions]
+    )
     for s in sorted(samples, key=lambda s: s["doc_id"]):
         q, own = questions[s["doc_id"]], ours[s["doc_id"]]
         assert int(s["target"]) == q.answer_index

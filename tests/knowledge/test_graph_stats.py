@@ -20,11 +20,18 @@ from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
 
-FIRST = [("PersonX eats", "xWant", "to sleep"), ("PersonX eats", "xEffect", "gets full"),
-         ("PersonX eats", "xWant", "to drink"), ("PersonX cooks", "xWant", "to sleep"),
-         ("to sleep", "xIntent", "to sleep")]  # a self-loop counts once as out and once as in
-SECOND = [("PersonX cooks", "xNeed", "to buy food"), ("to sleep", "xWant", "PersonX eats"),
-          ("PersonX naps", "xWant", "to sleep")]
+FIRST = [
+    ("PersonX eats", "xWant", "to sleep"),
+    ("PersonX eats", "xEffect", "gets full"),
+    ("PersonX eats", "xWant", "to drink"),
+    ("PersonX cooks", "xWant", "to sleep"),
+    ("to sleep", "xIntent", "to sleep"),
+]  # a self-loop counts once as out and once as in
+SECOND = [
+    ("PersonX cooks", "xNeed", "to buy food"),
+    ("to sleep", "xWant", "PersonX eats"),
+    ("PersonX naps", "xWant", "to sleep"),
+]
 
 
 def _write(tmp_path: Path, name: str, rows: list[tuple[str, str, str]]) -> Path:
@@ -41,9 +48,12 @@ def fresh_count(graph: Graph) -> dict[str, Any]:
     nodes = dict(Node.objects.filter(graph=graph).values_list("id", "text"))
     degree = {n: out_deg[n] + in_deg[n] for n in nodes}
     relations = Counter(r for _, _, r in triples)
-    top = sorted(((n, nodes[n], d) for n, d in degree.items() if d), key=lambda x: (-x[2], x[0]))[:graph_stats.TOP_NODES]
+    top = sorted(((n, nodes[n], d) for n, d in degree.items() if d), key=lambda x: (-x[2], x[0]))[
+        : graph_stats.TOP_NODES
+    ]
     return {
-        "triples": len(triples), "nodes": len(nodes),
+        "triples": len(triples),
+        "nodes": len(nodes),
         "relations": sorted(([r, n] for r, n in relations.items()), key=lambda x: (-x[1], x[0])),
         "degrees": sorted([d, n] for d, n in Counter(degree.values()).items()),
         "top": [list(t) for t in top],
@@ -53,9 +63,12 @@ def fresh_count(graph: Graph) -> dict[str, Any]:
 
 def stored(graph: Graph) -> dict[str, Any]:
     graph.refresh_from_db()
-    return {**graph.stats,
-            "node_degrees": {i: (o, d) for i, o, d in Node.objects.filter(graph=graph)
-                             .values_list("id", "out_degree", "in_degree")}}
+    return {
+        **graph.stats,
+        "node_degrees": {
+            i: (o, d) for i, o, d in Node.objects.filter(graph=graph).values_list("id", "out_degree", "in_degree")
+        },
+    }
 
 
 def test_first_import_materialises_the_fresh_count(tmp_path: Path) -> None:
@@ -130,8 +143,11 @@ def test_graph_detail_relations_come_from_the_stats(tmp_path: Path, django_asser
     g = graph_import(_write(tmp_path, "a.tsv", FIRST), name="g", fmt="atomic-tsv").graph
     with django_assert_num_queries(0):
         rows = graph_relation_counts(g)
-    assert rows == [{"relation__name": "xWant", "n": 3}, {"relation__name": "xEffect", "n": 1},
-                    {"relation__name": "xIntent", "n": 1}]
+    assert rows == [
+        {"relation__name": "xWant", "n": 3},
+        {"relation__name": "xEffect", "n": 1},
+        {"relation__name": "xIntent", "n": 1},
+    ]
 
 
 def test_graph_stats_command_repairs_a_graph() -> None:

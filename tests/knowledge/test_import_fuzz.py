@@ -29,8 +29,13 @@ tsv_bytes = st.one_of(
 
 
 def _state() -> tuple[int, ...]:
-    return (Graph.objects.count(), Node.objects.count(), Triple.objects.count(), Question.objects.count(),
-            Statement.objects.count())
+    return (
+        Graph.objects.count(),
+        Node.objects.count(),
+        Triple.objects.count(),
+        Question.objects.count(),
+        Statement.objects.count(),
+    )
 
 
 def _check(call, data: bytes, suffix: str) -> None:  # type: ignore[no-untyped-def]
@@ -57,11 +62,14 @@ def test_graph_import_fuzz(data: bytes) -> None:
 
 
 @FUZZ
-@given(st.one_of(
-    st.binary(max_size=200),
-    st.lists(st.lists(cell, max_size=7).map(",".join), max_size=6).map(
-        lambda ls: ("head,relation,tail,label,class,split\n" + "\n".join(ls)).encode()),
-))
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.lists(st.lists(cell, max_size=7).map(",".join), max_size=6).map(
+            lambda ls: ("head,relation,tail,label,class,split\n" + "\n".join(ls)).encode()
+        ),
+    )
+)
 def test_cskb_import_fuzz(data: bytes) -> None:
     _check(lambda p: graph_import(p, name="fz", fmt="cskb-csv"), data, ".csv")
 

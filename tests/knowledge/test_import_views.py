@@ -25,8 +25,11 @@ def researcher() -> Client:
 
 def test_upload_imports_a_graph(researcher: Client) -> None:
     data = (FIXTURES / "atomic2020_demo.tsv").read_bytes()
-    r = researcher.post(reverse("knowledge:import"), {
-        "kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("my.tsv", data)}, follow=True)
+    r = researcher.post(
+        reverse("knowledge:import"),
+        {"kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("my.tsv", data)},
+        follow=True,
+    )
     assert r.status_code == 200
     assert "5,751 triples" in r.content.decode()
     g = Graph.objects.get(name="up")
@@ -35,8 +38,10 @@ def test_upload_imports_a_graph(researcher: Client) -> None:
 
 def test_upload_error_names_the_uploaded_file_and_line(researcher: Client) -> None:
     bad = b"a\txWant\tb\nc\tLikes\td\n"
-    r = researcher.post(reverse("knowledge:import"), {
-        "kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("mine.tsv", bad)})
+    r = researcher.post(
+        reverse("knowledge:import"),
+        {"kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("mine.tsv", bad)},
+    )
     assert r.status_code == 400
     text = r.content.decode()
     assert "mine.tsv, line 2, field &#x27;relation&#x27;: unknown relation &#x27;Likes&#x27;" in text
@@ -45,10 +50,14 @@ def test_upload_error_names_the_uploaded_file_and_line(researcher: Client) -> No
 
 def test_upload_limits(researcher: Client, settings: object) -> None:
     settings.COCOWEB_MAX_UPLOAD_BYTES = 10  # type: ignore[attr-defined]
-    r = researcher.post(reverse("knowledge:import"), {
-        "kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("x.tsv", b"a\txWant\tbbbbbbbbbbb\n")})
+    r = researcher.post(
+        reverse("knowledge:import"),
+        {"kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("x.tsv", b"a\txWant\tbbbbbbbbbbb\n")},
+    )
     assert r.status_code == 400 and "the limit is 10 bytes" in r.content.decode()
     settings.COCOWEB_MAX_UPLOAD_BYTES = 10_000  # type: ignore[attr-defined]
-    r = researcher.post(reverse("knowledge:import"), {
-        "kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("x.exe", b"MZ")})
+    r = researcher.post(
+        reverse("knowledge:import"),
+        {"kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("x.exe", b"MZ")},
+    )
     assert r.status_code == 400 and "unsupported file type .exe" in r.content.decode()

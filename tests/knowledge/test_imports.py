@@ -15,9 +15,16 @@ pytestmark = pytest.mark.django_db
 
 
 def _counts() -> tuple[int, ...]:
-    return (Graph.objects.count(), Node.objects.count(), Triple.objects.count(), ImportSource.objects.count(),
-            QuestionSet.objects.count(), Question.objects.count(), StatementSet.objects.count(),
-            Statement.objects.count())
+    return (
+        Graph.objects.count(),
+        Node.objects.count(),
+        Triple.objects.count(),
+        ImportSource.objects.count(),
+        QuestionSet.objects.count(),
+        Question.objects.count(),
+        StatementSet.objects.count(),
+        Statement.objects.count(),
+    )
 
 
 def _cmd(*args: str) -> str:
@@ -35,7 +42,11 @@ def test_atomic_real_file_gives_14001_triples() -> None:
     assert g.node_count == len(distinct)
     assert "14,001 triples" in out
     t = Triple.objects.select_related("head", "tail", "relation", "source").get(graph=g, source_line=1)
-    assert (t.head.text, t.relation.name, t.tail.text) == ("PersonX takes things for granted", "xNeed", "to have been lazy at work")
+    assert (t.head.text, t.relation.name, t.tail.text) == (
+        "PersonX takes things for granted",
+        "xNeed",
+        "to have been lazy at work",
+    )
     assert t.source.filename == "atomic2020_triples.tsv"
 
 
@@ -51,8 +62,12 @@ def test_ckbp_real_file_gives_22212_triples_with_labels() -> None:
 
 
 def test_statements_real_file_gives_3026() -> None:
-    out = _cmd("import_statements", str(shared_file("commonsense_statements/statements_human_and_model_binary.csv")),
-               "--name", "nww")
+    out = _cmd(
+        "import_statements",
+        str(shared_file("commonsense_statements/statements_human_and_model_binary.csv")),
+        "--name",
+        "nww",
+    )
     s = StatementSet.objects.get(name="nww")
     assert s.statements.count() == s.statement_count == 3_026
     assert len(s.models_answered) == 35 and "3,026 statements" in out
@@ -61,15 +76,36 @@ def test_statements_real_file_gives_3026() -> None:
 
 
 def test_csqa_real_file_gives_889() -> None:
-    _cmd("import_questions", str(shared_file("commonsenseqa_dev/dev_rand_split.jsonl")), "--name", "csqa", "--format", "csqa")
+    _cmd(
+        "import_questions",
+        str(shared_file("commonsenseqa_dev/dev_rand_split.jsonl")),
+        "--name",
+        "csqa",
+        "--format",
+        "csqa",
+    )
     qs = QuestionSet.objects.get(name="csqa")
     assert qs.questions.count() == 889
     assert all(len(q.options) == 5 and q.answer_index is not None for q in qs.questions.all())
 
 
 def test_rica_imports_keep_groups() -> None:
-    _cmd("import_questions", str(shared_file("rica/human_curated_test.tsv")), "--name", "rica-p", "--format", "rica-probes")
-    _cmd("import_questions", str(shared_file("rica/RICA_10k_axiom2set.jsonl")), "--name", "rica-a", "--format", "rica-axioms")
+    _cmd(
+        "import_questions",
+        str(shared_file("rica/human_curated_test.tsv")),
+        "--name",
+        "rica-p",
+        "--format",
+        "rica-probes",
+    )
+    _cmd(
+        "import_questions",
+        str(shared_file("rica/RICA_10k_axiom2set.jsonl")),
+        "--name",
+        "rica-a",
+        "--format",
+        "rica-axioms",
+    )
     assert Question.objects.filter(question_set__name="rica-p").count() == 1047
     axioms = Question.objects.filter(question_set__name="rica-a")
     assert axioms.values("group").distinct().count() > 900
@@ -147,7 +183,9 @@ def test_malformed_statements_and_questions_change_nothing(tmp_path: Path) -> No
     with pytest.raises(CommandError, match="s.csv, line 1, field 'everyday': header lacks"):
         _cmd("import_statements", str(bad), "--name", "s")
     badq = tmp_path / "q.jsonl"
-    badq.write_text('{"id":"1","question":"Q?","choices":{"label":["A","B"],"text":["a","b"]},"answerKey":"A"}\n{"id":"2"}\n')
+    badq.write_text(
+        '{"id":"1","question":"Q?","choices":{"label":["A","B"],"text":["a","b"]},"answerKey":"A"}\n{"id":"2"}\n'
+    )
     with pytest.raises(CommandError, match="q.jsonl, line 2, field 'choices'"):
         _cmd("import_questions", str(badq), "--name", "q", "--format", "csqa")
     assert _counts() == before

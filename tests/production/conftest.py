@@ -37,5 +37,6 @@ def procs() -> Iterator[list[Proc]]:
 def env() -> dict[str, str]:
     """What every child process gets: the topology of prod_check.sh pointed at the test database."""
     require_services()
-    return child_env(os.environ["CELERY_BROKER_URL"], COCOWEB_RUN_STALE_SECONDS=STALE_S,
-                     COCOWEB_RUN_HEARTBEAT_SECONDS=HEARTBEAT_S)
+    return child_env(
+        os.environ["CELERY_BROKER_URL"], COCOWEB_RUN_STALE_SECONDS=STALE_S, COCOWEB_RUN_HEARTBEAT_SECONDS=HEARTBEAT_S
+    )

@@ -28,8 +28,10 @@ def require_services() -> dict[str, str]:
     """The servers of ``scripts/services.sh``, or a skip saying how to get them."""
     missing = [v for v in SERVICE_VARS if not os.environ.get(v)]
     if missing:
-        pytest.skip(f"fault tests restart the servers of scripts/services.sh; {', '.join(missing)} not set "
-                    "(run pass 2 of scripts/test.sh, or `source scripts/services.sh; services_start DIR`)")
+        pytest.skip(
+            f"fault tests restart the servers of scripts/services.sh; {', '.join(missing)} not set "
+            "(run pass 2 of scripts/test.sh, or `source scripts/services.sh; services_start DIR`)"
+        )
     return {v: os.environ[v] for v in SERVICE_VARS}
 
 
@@ -46,8 +48,9 @@ class Proc:
 
     def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
         self.log = log
-        self.proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True
+        )
 
     @property
     def alive(self) -> bool:
@@ -73,8 +76,23 @@ class Worker(Proc):
     """``celery worker`` with the flags of ``scripts/prod_check.sh`` (prefork, concurrency 1 by default)."""
 
     def __init__(self, env: dict[str, str], log: Path, name: str, queues: str, concurrency: int = 1) -> None:
-        super().__init__([str(CELERY), "-A", "cocoweb", "worker", "-Q", queues, "-n", f"{name}@%h",
-                          f"--concurrency={concurrency}", "-l", "INFO"], env, log)
+        super().__init__(
+            [
+                str(CELERY),
+                "-A",
+                "cocoweb",
+                "worker",
+                "-Q",
+                queues,
+                "-n",
+                f"{name}@%h",
+                f"--concurrency={concurrency}",
+                "-l",
+                "INFO",
+            ],
+            env,
+            log,
+        )
 
     def ready(self) -> bool:
         if not self.alive:
@@ -92,8 +110,22 @@ class Gunicorn(Proc):
     def __init__(self, env: dict[str, str], log: Path, workers: int = 2) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        super().__init__([str(GUNICORN), "cocoweb.wsgi", "-b", f"127.0.0.1:{self.port}", "-w", str(workers),
-                          "--timeout", "60", "--graceful-timeout", "5"], env, log)
+        super().__init__(
+            [
+                str(GUNICORN),
+                "cocoweb.wsgi",
+                "-b",
+                f"127.0.0.1:{self.port}",
+                "-w",
+                str(workers),
+                "--timeout",
+                "60",
+                "--graceful-timeout",
+                "5",
+            ],
+            env,
+            log,
+        )
 
     def wait_ready(self, timeout: float = 120) -> None:
         def up() -> bool:
@@ -108,6 +140,7 @@ class Gunicorn(Proc):
 
 
 # ---- PostgreSQL and Redis, restarted in place ---------------------------------------------------
+
 
 def _as_pg(argv: list[str]) -> list[str]:
     """PostgreSQL refuses to run as root: run its tools as the ``postgres`` user (as services.sh does)."""
@@ -180,7 +213,13 @@ class Redis:
 
         wait_for(down, 30, f"redis on :{self.port} did not stop")
         env = {**os.environ, "REDIS_PORT": str(self.port)}
-        out = subprocess.run(["bash", "-c", 'source scripts/services.sh && redis_start "$1"', "_", self.dir],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            ["bash", "-c", 'source scripts/services.sh && redis_start "$1"', "_", self.dir],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if out.returncode != 0:
             raise RuntimeError(f"redis_start failed: {out.stdout}{out.stderr}")

@@ -22,18 +22,29 @@ def _wrapped(cls: type[Exception], cause: BaseException) -> Exception:
     return exc
 
 
-@pytest.mark.parametrize(("exc", "unavailable"), [
-    (_wrapped(OperationalError, psycopg.OperationalError("connection failed: Connection refused")), True),
-    (_wrapped(OperationalError, psycopg.errors.AdminShutdown("terminating connection due to administrator command")), True),
-    (_wrapped(OperationalError, psycopg.errors.CannotConnectNow("the database system is starting up")), True),
-    (_wrapped(OperationalError, psycopg.errors.TooManyConnections("too many clients")), True),
-    (InterfaceError("connection already closed"), True),
-    (_wrapped(OperationalError, sqlite3.OperationalError("database is locked")), True),
-    (_wrapped(OperationalError, psycopg.errors.QueryCanceled("canceling statement due to statement timeout")), False),
-    (_wrapped(OperationalError, sqlite3.OperationalError("no such table: annotation_item")), False),
-    (_wrapped(ProgrammingError, psycopg.errors.UndefinedTable('relation "x" does not exist')), False),
-    (ValueError("not a database error"), False),
-])
+@pytest.mark.parametrize(
+    ("exc", "unavailable"),
+    [
+        (_wrapped(OperationalError, psycopg.OperationalError("connection failed: Connection refused")), True),
+        (
+            _wrapped(
+                OperationalError, psycopg.errors.AdminShutdown("terminating connection due to administrator command")
+            ),
+            True,
+        ),
+        (_wrapped(OperationalError, psycopg.errors.CannotConnectNow("the database system is starting up")), True),
+        (_wrapped(OperationalError, psycopg.errors.TooManyConnections("too many clients")), True),
+        (InterfaceError("connection already closed"), True),
+        (_wrapped(OperationalError, sqlite3.OperationalError("database is locked")), True),
+        (
+            _wrapped(OperationalError, psycopg.errors.QueryCanceled("canceling statement due to statement timeout")),
+            False,
+        ),
+        (_wrapped(OperationalError, sqlite3.OperationalError("no such table: annotation_item")), False),
+        (_wrapped(ProgrammingError, psycopg.errors.UndefinedTable('relation "x" does not exist')), False),
+        (ValueError("not a database error"), False),
+    ],
+)
 def test_which_errors_mean_the_database_is_unavailable(exc: Exception, unavailable: bool) -> None:
     assert database_unavailable(exc) is unavailable
 
@@ -42,12 +53,15 @@ def _lost() -> Exception:
     return _wrapped(OperationalError, psycopg.OperationalError("server closed the connection unexpectedly"))
 
 
-@pytest.mark.parametrize(("path", "headers", "kind"), [
-    ("/api/annotation/campaigns/x/next/", {}, "json"),
-    ("/annotation/c/x/item/", {"HTTP_ACCEPT": "application/json"}, "json"),
-    ("/annotation/c/x/item/", {"HTTP_HX_REQUEST": "true"}, "html"),
-    ("/annotation/", {}, "html"),
-])
+@pytest.mark.parametrize(
+    ("path", "headers", "kind"),
+    [
+        ("/api/annotation/campaigns/x/next/", {}, "json"),
+        ("/annotation/c/x/item/", {"HTTP_ACCEPT": "application/json"}, "json"),
+        ("/annotation/c/x/item/", {"HTTP_HX_REQUEST": "true"}, "html"),
+        ("/annotation/", {}, "html"),
+    ],
+)
 def test_a_view_that_loses_the_database_answers_503(path: str, headers: dict[str, str], kind: str) -> None:
     mw = DatabaseUnavailableMiddleware(lambda r: HttpResponse())
     response = mw.process_exception(RequestFactory().post(path, **headers), _lost())  # type: ignore[arg-type]
@@ -71,12 +85,14 @@ def test_other_view_errors_are_left_to_django() -> None:
 def _failing(exc: Exception):  # type: ignore[no-untyped-def]
     """What Django does with an exception raised outside the view (e.g. the session save in
     SessionMiddleware): signal got_request_exception inside the except block, answer 500."""
+
     def get_response(request):  # type: ignore[no-untyped-def]
         try:
             raise exc
         except Exception:
             got_request_exception.send(sender=None, request=request)
             return HttpResponse("Server Error (500)", status=500)
+
     return get_response
 
 

@@ -48,8 +48,12 @@ from annotation.services import campaign_create, campaign_status_set
 
 from .processes import Gunicorn, Postgres, wait_for
 
-pytestmark = [pytest.mark.production, pytest.mark.postgres, pytest.mark.django_db(transaction=True),
-              pytest.mark.timeout(240)]
+pytestmark = [
+    pytest.mark.production,
+    pytest.mark.postgres,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(240),
+]
 
 PASSWORD = "pw-long-enough-123"
 SLUG = "outage"
@@ -130,8 +134,9 @@ class Annotator(threading.Thread):
             assert c.login(username=user.username, password=PASSWORD)
             self.s.cookies.set("sessionid", c.cookies["sessionid"].value)
             self.s.get(f"{base}/annotation/", timeout=30).raise_for_status()  # sets csrftoken
-            self.s.headers.update({"HX-Request": "true", "X-CSRFToken": self.s.cookies.get("csrftoken", ""),
-                                   "Referer": base})
+            self.s.headers.update(
+                {"HX-Request": "true", "X-CSRFToken": self.s.cookies.get("csrftoken", ""), "Referer": base}
+            )
 
     def _until_ok(self, what: str, send: Callable[[], requests.Response]) -> requests.Response | None:
         while time.monotonic() < self.deadline:
@@ -155,8 +160,9 @@ class Annotator(threading.Thread):
         box = None
         while not self.stop_event.is_set() and time.monotonic() < self.deadline:
             if self.api:
-                r = self._until_ok("next", lambda: self.s.post(f"{self.base}/api/annotation/campaigns/{SLUG}/next/",
-                                                               timeout=30))
+                r = self._until_ok(
+                    "next", lambda: self.s.post(f"{self.base}/api/annotation/campaigns/{SLUG}/next/", timeout=30)
+                )
                 if r is None or r.json().get("state") != "item":
                     return
                 item, key = r.json()["item"]["id"], self.rng.getrandbits(64).to_bytes(8, "big").hex()
@@ -186,11 +192,17 @@ class Annotator(threading.Thread):
     def _submit(self, item: int, key: str, answer: dict[str, int]) -> requests.Response | None:
         if self.api:
             url = f"{self.base}/api/annotation/campaigns/{SLUG}/items/{item}/response/"
-            return self._until_ok("submit", lambda: self.s.post(url, json={"answer": answer},
-                                                                headers={"Idempotency-Key": key}, timeout=30))
+            return self._until_ok(
+                "submit",
+                lambda: self.s.post(url, json={"answer": answer}, headers={"Idempotency-Key": key}, timeout=30),
+            )
         url = f"{self.base}/annotation/c/{SLUG}/items/{item}/submit/"
-        data = {"agree": "yes" if answer["agree"] else "no", "predict": "yes" if answer["predict"] else "no",
-                "idempotency_key": key, "elapsed_ms": "900"}
+        data = {
+            "agree": "yes" if answer["agree"] else "no",
+            "predict": "yes" if answer["predict"] else "no",
+            "idempotency_key": key,
+            "elapsed_ms": "900",
+        }
         return self._until_ok("submit", lambda: self.s.post(url, data=data, timeout=30))
 
 
@@ -238,7 +250,9 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
     web.wait_ready()
 
     traffic, stop = Traffic(), threading.Event()
-    annotators = [Annotator(web.url, u, api=i % 2 == 1, traffic=traffic, stop=stop, seed=i) for i, u in enumerate(users)]
+    annotators = [
+        Annotator(web.url, u, api=i % 2 == 1, traffic=traffic, stop=stop, seed=i) for i, u in enumerate(users)
+    ]
     probe_api, probe_page = requests.Session(), requests.Session()  # the test's own requests during each outage
     probe_api.headers.update(annotators[1].s.headers)
     probe_page.headers.update(annotators[0].s.headers)
@@ -250,24 +264,35 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
     probes: list[Call] = []
     for mode in ("fast", "immediate"):
         target = traffic.acked() + ACKS_PER_PHASE
-        wait_for(lambda t=target: traffic.acked() >= t or traffic.problems, 60,
-                 lambda m=mode: f"annotators stalled before the {m} stop: {traffic.problems[:3]}\n{web.tail()}")
+        wait_for(
+            lambda t=target: traffic.acked() >= t or traffic.problems,
+            60,
+            lambda m=mode: f"annotators stalled before the {m} stop: {traffic.problems[:3]}\n{web.tail()}",
+        )
         if back_up:
             back_up[-1] = (back_up[-1][0], time.monotonic())
         failed_before = sum(c.status == 503 for c in traffic.calls)
         pg.stop(mode)
-        for api, send in ((True, lambda: probe_api.post(f"{web.url}/api/annotation/campaigns/{SLUG}/next/", timeout=30)),
-                          (False, lambda: probe_page.get(f"{web.url}/annotation/c/{SLUG}/item/", timeout=30))):
+        for api, send in (
+            (True, lambda: probe_api.post(f"{web.url}/api/annotation/campaigns/{SLUG}/next/", timeout=30)),
+            (False, lambda: probe_page.get(f"{web.url}/annotation/c/{SLUG}/item/", timeout=30)),
+        ):
             traffic.call("probe", f"{mode} outage", api, send)
             probes.append(traffic.calls[-1])
-        wait_for(lambda fb=failed_before: sum(c.status == 503 for c in traffic.calls) >= fb + 3 or traffic.problems, 10,
-                 "no annotator request failed during the outage")
+        wait_for(
+            lambda fb=failed_before: sum(c.status == 503 for c in traffic.calls) >= fb + 3 or traffic.problems,
+            10,
+            "no annotator request failed during the outage",
+        )
         assert not traffic.problems, f"during the {mode} outage: {traffic.problems[:3]}"
         pg.start()
         back_up.append((time.monotonic(), float("inf")))
     target = traffic.acked() + ACKS_PER_PHASE
-    wait_for(lambda: traffic.acked() >= target or traffic.problems, 60,
-             lambda: f"annotators stalled after the restarts: {traffic.problems[:3]}\n{web.tail()}")
+    wait_for(
+        lambda: traffic.acked() >= target or traffic.problems,
+        60,
+        lambda: f"annotators stalled after the restarts: {traffic.problems[:3]}\n{web.tail()}",
+    )
     stop.set()
     for a in annotators:
         a.join(timeout=DEADLINE_S)
@@ -276,10 +301,17 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
     # marked. The first requests afterwards must still succeed (CONN_HEALTH_CHECKS).
     pg.stop("fast")
     pg.start()
-    quiet = [traffic.call("probe", "after a quiet restart", api, send) for _ in range(4)
-             for api, send in ((True, lambda: probe_api.post(f"{web.url}/api/annotation/campaigns/{SLUG}/next/", timeout=30)),
-                               (False, lambda: probe_page.get(f"{web.url}/annotation/c/{SLUG}/item/", timeout=30)))]
-    assert all(r is not None and r.status_code == 200 for r in quiet), [r and (r.status_code, r.text[:200]) for r in quiet]
+    quiet = [
+        traffic.call("probe", "after a quiet restart", api, send)
+        for _ in range(4)
+        for api, send in (
+            (True, lambda: probe_api.post(f"{web.url}/api/annotation/campaigns/{SLUG}/next/", timeout=30)),
+            (False, lambda: probe_page.get(f"{web.url}/annotation/c/{SLUG}/item/", timeout=30)),
+        )
+    ]
+    assert all(r is not None and r.status_code == 200 for r in quiet), [
+        r and (r.status_code, r.text[:200]) for r in quiet
+    ]
     connection.close()  # the test's own connection died with the server
 
     assert not traffic.problems, traffic.problems[:5]
@@ -309,9 +341,13 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
         assert r.answer == a.answer and r.idempotency_key == a.key, (k, r.answer, a.answer)
         assert a.response_id in (None, r.pk)
     per_item = dict(Response.objects.filter(campaign__name=SLUG).values_list("item_id").annotate(n=Count("id")))
-    for item_id, answer_count in Item.objects.filter(campaign__name=SLUG, answer_count__gt=0).values_list("pk", "answer_count"):
+    for item_id, answer_count in Item.objects.filter(campaign__name=SLUG, answer_count__gt=0).values_list(
+        "pk", "answer_count"
+    ):
         assert answer_count == per_item.get(item_id, 0), f"item {item_id}: counter {answer_count} != rows"
-    assert set(per_item) <= set(Item.objects.filter(campaign__name=SLUG, answer_count__gt=0).values_list("pk", flat=True))
+    assert set(per_item) <= set(
+        Item.objects.filter(campaign__name=SLUG, answer_count__gt=0).values_list("pk", flat=True)
+    )
     per_user = dict(Response.objects.filter(campaign__name=SLUG).values_list("user_id").annotate(n=Count("id")))
     for user_id, n in Membership.objects.filter(campaign__name=SLUG).values_list("user_id", "regular_answered"):
         assert n == per_user.get(user_id, 0), f"user {user_id}: regular_answered {n} != rows"

@@ -20,8 +20,13 @@ from runs.models import Prediction, Run
 from .checks import assert_survived, launch, reference_run
 from .processes import Redis, Worker, wait_for
 
-pytestmark = [pytest.mark.production, pytest.mark.postgres, pytest.mark.redis,
-              pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [
+    pytest.mark.production,
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(240),
+]
 
 
 def _queued_run_ids(redis: Redis) -> list[int]:
@@ -45,8 +50,11 @@ def test_redis_restart_mid_run_loses_no_run_and_no_prediction(statement_set, env
 
     running = launch(statement_set, pace_s=0.15)
     waiting = launch(statement_set, pace_s=0.0)
-    wait_for(lambda: Prediction.objects.filter(run=running).count() >= 200, 120,
-             lambda: "the eval worker never got going\n" + ev.tail())
+    wait_for(
+        lambda: Prediction.objects.filter(run=running).count() >= 200,
+        120,
+        lambda: "the eval worker never got going\n" + ev.tail(),
+    )
     waiting.refresh_from_db()
     assert waiting.state == Run.State.QUEUED
     assert waiting.pk in _queued_run_ids(redis), "the waiting run's message should be in Redis, not in the worker"
@@ -56,8 +64,11 @@ def test_redis_restart_mid_run_loses_no_run_and_no_prediction(statement_set, env
     running.refresh_from_db()
     assert running.state == Run.State.SCORING and len(before) < ref.items_total, "the restart came too late"
 
-    wait_for(lambda: Run.objects.filter(pk__in=[running.pk, waiting.pk], state__in=Run.TERMINAL).count() == 2, 180,
-             lambda: "a run did not finish after the Redis restart\n" + ev.tail() + house.tail())
+    wait_for(
+        lambda: Run.objects.filter(pk__in=[running.pk, waiting.pk], state__in=Run.TERMINAL).count() == 2,
+        180,
+        lambda: "a run did not finish after the Redis restart\n" + ev.tail() + house.tail(),
+    )
     assert ev.alive and house.alive, "a worker died with the broker connection\n" + ev.tail() + house.tail()
     assert_survived(running, ref)
     assert_survived(waiting, ref)
@@ -79,15 +90,21 @@ def test_a_worker_with_a_free_slot_survives_a_redis_restart(statement_set, env, 
     procs.append(ev)
     wait_for(ev.ready, 120, lambda: "worker not ready\n" + ev.tail())
     first = launch(statement_set, pace_s=0.15)
-    wait_for(lambda: Prediction.objects.filter(run=first).count() >= 200, 120,
-             lambda: "the eval worker never got going\n" + ev.tail())
+    wait_for(
+        lambda: Prediction.objects.filter(run=first).count() >= 200,
+        120,
+        lambda: "the eval worker never got going\n" + ev.tail(),
+    )
 
     redis.restart()
     wait_for(lambda: Run.objects.get(pk=first.pk).is_finished, 180, lambda: "the run did not finish\n" + ev.tail())
     assert ev.alive, "the worker died with the broker connection\n" + ev.tail()
     after = launch(statement_set, pace_s=0.0)  # sent to the new, empty Redis
-    wait_for(lambda: Run.objects.get(pk=after.pk).is_finished, 120,
-             lambda: "the worker took no work after the restart\n" + ev.tail())
+    wait_for(
+        lambda: Run.objects.get(pk=after.pk).is_finished,
+        120,
+        lambda: "the worker took no work after the restart\n" + ev.tail(),
+    )
     assert ev.alive
     assert_survived(first, ref)
     assert_survived(after, ref)

@@ -16,8 +16,13 @@ from runs.models import Prediction, Run
 from .checks import assert_survived, launch, reference_run
 from .processes import Worker, wait_for
 
-pytestmark = [pytest.mark.production, pytest.mark.postgres, pytest.mark.redis,
-              pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [
+    pytest.mark.production,
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.timeout(240),
+]
 
 
 def test_sigkilled_eval_worker_run_finishes_on_a_new_worker(statement_set, env, procs, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -28,8 +33,11 @@ def test_sigkilled_eval_worker_run_finishes_on_a_new_worker(statement_set, env, 
     wait_for(lambda: house.ready() and first.ready(), 120, lambda: "workers not ready\n" + first.tail() + house.tail())
 
     run = launch(statement_set)
-    wait_for(lambda: Prediction.objects.filter(run=run).count() >= 200, 120,
-             lambda: "the eval worker never got going\n" + first.tail())
+    wait_for(
+        lambda: Prediction.objects.filter(run=run).count() >= 200,
+        120,
+        lambda: "the eval worker never got going\n" + first.tail(),
+    )
     first.kill()
     at_kill = dict(Prediction.objects.filter(run=run).values_list("position", "pk"))
     run.refresh_from_db()
@@ -37,8 +45,11 @@ def test_sigkilled_eval_worker_run_finishes_on_a_new_worker(statement_set, env, 
 
     second = Worker(env, tmp_path / "eval2.log", "eval2", "eval")
     procs.append(second)
-    wait_for(lambda: Run.objects.get(pk=run.pk).is_finished, 180,
-             lambda: "the run was not finished after the kill\n" + second.tail() + house.tail())
+    wait_for(
+        lambda: Run.objects.get(pk=run.pk).is_finished,
+        180,
+        lambda: "the run was not finished after the kill\n" + second.tail() + house.tail(),
+    )
     assert_survived(run, ref)
     run.refresh_from_db()
     assert run.attempts == 2, run.attempts  # the killed attempt and the one that finished

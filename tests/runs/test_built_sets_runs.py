@@ -25,8 +25,9 @@ def built_sets(db: None) -> tuple[QuestionSet, QuestionSet]:
     """The demo's own builds: CoCo on the ATOMIC-2020 demo graph, COM2 2i on the CSKB demo graph."""
     graph_import(FIXTURES / "atomic2020_demo.tsv", name="atomic", fmt="atomic-tsv")
     graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
-    coco = coco_build(graph="atomic", seed=7, name="coco", abstract=FIXTURES / "abstract_demo.tsv",
-                      per_relation=20, per_kind=30)
+    coco = coco_build(
+        graph="atomic", seed=7, name="coco", abstract=FIXTURES / "abstract_demo.tsv", per_relation=20, per_kind=30
+    )
     com2 = question_set_build(graph="ckbp", kind="2i", count=40, seed=7, name="com2")
     return coco, com2
 
@@ -64,8 +65,12 @@ def test_coco_run_reports_consistency_equal_to_a_hand_count(built_sets) -> None:
     if knows:
         assert _metric(run, "APP").value == pytest.approx(sum(knows) / len(knows))
     assert _metric(run, "REA_macro", "aspect").value is not None
-    kinds = {scope.split("=", 1)[1] for scope in RunMetric.objects.filter(run=run, name="REA")
-             .exclude(scope="overall").values_list("scope", flat=True)}
+    kinds = {
+        scope.split("=", 1)[1]
+        for scope in RunMetric.objects.filter(run=run, name="REA")
+        .exclude(scope="overall")
+        .values_list("scope", flat=True)
+    }
     assert kinds <= {"2i", "2p", "ip", "pi"} and kinds, kinds  # application sets by query kind, never "1p"
     assert _metric(run, "MEM").data["incomplete_sets_left_out"] == 0
 
@@ -81,8 +86,9 @@ def test_com2_run_has_accuracy_and_no_coco_rows(built_sets) -> None:  # type: ig
     for q in com2.questions.all():
         rels = list(dict.fromkeys(q.metadata["relations"]))
         assert by_rel.filter(scope="relation=" + "+".join(rels)).exists()
-    assert set(Prediction.objects.filter(run=run).values_list("item_relation", flat=True)) == \
-        {m.scope.split("=", 1)[1] for m in by_rel}
+    assert set(Prediction.objects.filter(run=run).values_list("item_relation", flat=True)) == {
+        m.scope.split("=", 1)[1] for m in by_rel
+    }
 
 
 def test_a_limit_that_cuts_a_coco_set_leaves_it_out(built_sets) -> None:  # type: ignore[no-untyped-def]

@@ -28,8 +28,9 @@ def _expected_nww(model: str) -> tuple[float, float, float]:
 
 
 def _run(statement_set, model="Mixtral-8x22B", **params):  # type: ignore[no-untyped-def]
-    return run_create(statement_set=statement_set, backend="replay", model=model, scoring="yesno",
-                      params=params, enqueue=False)
+    return run_create(
+        statement_set=statement_set, backend="replay", model=model, scoring="yesno", params=params, enqueue=False
+    )
 
 
 @pytest.mark.parametrize("model", ["Mixtral-8x22B", "Flan-T5-Small"])
@@ -83,8 +84,9 @@ def test_cancel_queued_and_running(statement_set) -> None:  # type: ignore[no-un
 
     run = _run(statement_set, chunk_size=100)
     token = run_claim(run.pk)
-    Run.objects.filter(pk=run.pk).update(state=Run.State.SCORING, cancel_requested=True,
-                                         heartbeat_at=timezone.now() - timedelta(hours=1))
+    Run.objects.filter(pk=run.pk).update(
+        state=Run.State.SCORING, cancel_requested=True, heartbeat_at=timezone.now() - timedelta(hours=1)
+    )
     assert token is not None
     assert run_execute(run.pk, heartbeat=False) == Run.State.CANCELLED
     run.refresh_from_db()
@@ -139,7 +141,9 @@ def test_a_failing_scorer_marks_the_run_failed_with_its_reason(csqa_set) -> None
     assert [p[0] for p in run.phases] == ["queued", "loading", "failed"]
 
 
-def test_housekeeping_requeues_only_stale_active_runs(statement_set, monkeypatch, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_housekeeping_requeues_only_stale_active_runs(
+    statement_set, monkeypatch, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
     from runs.tasks import runs_requeue_stale_task
 
     sent = []

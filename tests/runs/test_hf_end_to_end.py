@@ -28,22 +28,50 @@ def _run_eval(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, float
 
 
 def test_loglik_on_questions(csqa_set, tiny_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    metrics = _run_eval(capsys, "--set", "csqa-demo", "--backend", "hf", "--model", str(tiny_dir),
-                        "--scoring", "loglik", "--limit", "24", "--param", "chunk_size=8")
+    metrics = _run_eval(
+        capsys,
+        "--set",
+        "csqa-demo",
+        "--backend",
+        "hf",
+        "--model",
+        str(tiny_dir),
+        "--scoring",
+        "loglik",
+        "--limit",
+        "24",
+        "--param",
+        "chunk_size=8",
+    )
     run = Run.objects.get()
     assert run.state == Run.State.DONE and run.scorer_settings.get("method") == "loglik"
     preds = list(Prediction.objects.filter(run=run).select_related("question"))
     assert len(preds) == 24
     for p in preds:
-        assert len(p.scores) == len(p.question.options) and p.chosen == max(range(len(p.scores)), key=p.scores.__getitem__)
+        assert len(p.scores) == len(p.question.options) and p.chosen == max(
+            range(len(p.scores)), key=p.scores.__getitem__
+        )
         assert p.chosen_norm is not None and p.norm_scores is not None
     assert metrics["accuracy"] == pytest.approx(sum(p.chosen == p.question.answer_index for p in preds) / 24)
     assert metrics["accuracy_norm"] == pytest.approx(sum(p.chosen_norm == p.question.answer_index for p in preds) / 24)
 
 
 def test_yesno_on_statements(statement_set, tiny_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    metrics = _run_eval(capsys, "--set", "statements-demo", "--backend", "hf", "--model", str(tiny_dir),
-                        "--scoring", "yesno", "--limit", "30", "--param", "scoring_options={\"chat\": false}")
+    metrics = _run_eval(
+        capsys,
+        "--set",
+        "statements-demo",
+        "--backend",
+        "hf",
+        "--model",
+        str(tiny_dir),
+        "--scoring",
+        "yesno",
+        "--limit",
+        "30",
+        "--param",
+        'scoring_options={"chat": false}',
+    )
     run = Run.objects.get()
     preds = list(Prediction.objects.filter(run=run).select_related("statement"))
     assert len(preds) == 30

@@ -33,8 +33,17 @@ def qset() -> QuestionSet:
         ("csqa", "", "", {}, ["a", "b", "c", "d", "e"]),
     ]
     for i, (structure, role, group, meta, options) in enumerate(specs):
-        Question.objects.create(question_set=qs, position=i, stem=f"q{i}", options=options, answer_index=i % 2,
-                                structure=structure, role=role, group=group, metadata=meta)
+        Question.objects.create(
+            question_set=qs,
+            position=i,
+            stem=f"q{i}",
+            options=options,
+            answer_index=i % 2,
+            structure=structure,
+            role=role,
+            group=group,
+            metadata=meta,
+        )
     qs.question_count = len(specs)
     qs.save()
     return qs
@@ -42,18 +51,42 @@ def qset() -> QuestionSet:
 
 def test_question_facets_values(qset: QuestionSet) -> None:
     q0, q1, q2, q3 = qset.questions.order_by("position")
-    assert question_facets(q0) == {"item_relation": "xWant", "item_kind": "2p", "item_perturbation": "",
-                                   "item_role": "reasoning", "item_group": "set-1", "item_answer": 0,
-                                   "item_options": 3, "item_difficulty": 3}
+    assert question_facets(q0) == {
+        "item_relation": "xWant",
+        "item_kind": "2p",
+        "item_perturbation": "",
+        "item_role": "reasoning",
+        "item_group": "set-1",
+        "item_answer": 0,
+        "item_options": 3,
+        "item_difficulty": 3,
+    }
     assert question_facets(q1)["item_difficulty"] == 4 and question_facets(q2)["item_difficulty"] == 2
     assert question_facets(q2)["item_perturbation"] == "negation"
-    assert question_facets(q3) == {"item_relation": "", "item_kind": "csqa", "item_perturbation": "", "item_role": "",
-                                   "item_group": "", "item_answer": 1, "item_options": 5, "item_difficulty": None}
+    assert question_facets(q3) == {
+        "item_relation": "",
+        "item_kind": "csqa",
+        "item_perturbation": "",
+        "item_role": "",
+        "item_group": "",
+        "item_answer": 1,
+        "item_options": 5,
+        "item_difficulty": None,
+    }
     # a prediction's own d(Q) (recoms scoring) wins over the question's, JSON null included
     assert question_facets(q0, {"difficulty": 7})["item_difficulty"] == 7
     assert question_facets(q0, {"difficulty": None})["item_difficulty"] is None
     assert question_facets(q0, {"other": 1})["item_difficulty"] == 3
-    assert [as_int(v) for v in (True, 5, 5.0, " 6 ", "x", None, float("nan"), [1])] == [None, 5, 5, 6, None, None, None, None]
+    assert [as_int(v) for v in (True, 5, 5.0, " 6 ", "x", None, float("nan"), [1])] == [
+        None,
+        5,
+        5,
+        6,
+        None,
+        None,
+        None,
+        None,
+    ]
 
 
 def test_the_evaluation_loop_stores_the_facets(qset: QuestionSet) -> None:

@@ -34,8 +34,19 @@ def _run_eval(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
 
 
 def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, researcher, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    m = _run_eval(capsys, "--set", "csqa-demo", "--backend", "replay", "--scoring", "recoms", "--paths", str(PATHS),
-                  "--limit", "4")
+    m = _run_eval(
+        capsys,
+        "--set",
+        "csqa-demo",
+        "--backend",
+        "replay",
+        "--scoring",
+        "recoms",
+        "--paths",
+        str(PATHS),
+        "--limit",
+        "4",
+    )
     run = Run.objects.get()
     assert run.state == Run.State.DONE and run.scorer_settings["paths_file"] == str(PATHS)
     preds = list(Prediction.objects.filter(run=run).order_by("position"))
@@ -45,10 +56,26 @@ def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, resear
     assert preds[1].extra["k_prior"] == [["bookstore", "sells", "printed works"]]
     assert [p.correct for p in preds] == [False, True, False, True] and not any(p.error for p in preds)
     # by hand (see tests/commonsense/test_recoms_pipeline.py): first solved at sample 2, 1, never, 1
-    want = {"pass@1": 0.5, "pass@2": 0.75, "pass@3": 0.75, "msg@2": 0.25, "msg@3": 0.0, "msg_sum": 0.25,
-            "accuracy": 0.5, "kba": 0.75, "accuracy_easy": 1.0, "accuracy_hard": 0.0, "accuracy_delta": 1.0,
-            "kba_easy": 1.0, "kba_hard": 1.0, "kba_delta": 0.0, "kcr_correct": 0.875, "kcr_incorrect": 0.0,
-            "difficulty": 1.0, "difficulty_defined": 0.75}
+    want = {
+        "pass@1": 0.5,
+        "pass@2": 0.75,
+        "pass@3": 0.75,
+        "msg@2": 0.25,
+        "msg@3": 0.0,
+        "msg_sum": 0.25,
+        "accuracy": 0.5,
+        "kba": 0.75,
+        "accuracy_easy": 1.0,
+        "accuracy_hard": 0.0,
+        "accuracy_delta": 1.0,
+        "kba_easy": 1.0,
+        "kba_hard": 1.0,
+        "kba_delta": 0.0,
+        "kcr_correct": 0.875,
+        "kcr_incorrect": 0.0,
+        "difficulty": 1.0,
+        "difficulty_defined": 0.75,
+    }
     assert {k: m[k] for k in want} == pytest.approx(want)
     assert 0.0 < m["kcr_mannwhitney_p"] < 1.0
     assert RunMetric.objects.get(run=run, name="kcr_mannwhitney_p").data["u"] == 8.0
@@ -67,11 +94,35 @@ def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, resear
     # the run's own JSONL export is a paths file: the same metrics again, or a stricter threshold
     export = tmp_path / "export.jsonl"
     export.write_text("".join(predictions_jsonl(run)))
-    again = _run_eval(capsys, "--set", "csqa-demo", "--backend", "replay", "--scoring", "recoms", "--paths", str(export),
-                      "--limit", "4")
+    again = _run_eval(
+        capsys,
+        "--set",
+        "csqa-demo",
+        "--backend",
+        "replay",
+        "--scoring",
+        "recoms",
+        "--paths",
+        str(export),
+        "--limit",
+        "4",
+    )
     assert again == m
-    _run_eval(capsys, "--set", "csqa-demo", "--backend", "replay", "--scoring", "recoms", "--paths", str(export),
-              "--limit", "4", "--param", 'scoring_options={"threshold": 0.95}')
+    _run_eval(
+        capsys,
+        "--set",
+        "csqa-demo",
+        "--backend",
+        "replay",
+        "--scoring",
+        "recoms",
+        "--paths",
+        str(export),
+        "--limit",
+        "4",
+        "--param",
+        'scoring_options={"threshold": 0.95}',
+    )
     strict = list(Prediction.objects.filter(run=Run.objects.latest("pk")).order_by("position"))
     # at 0.95 "magazine is a printed work" (0.92 to the question's triple) is new knowledge; "bookstores
     # sell" still merges (0.99) -> magazines d = 2; work keeps d = 2 but path 1 no longer covers it
@@ -97,17 +148,39 @@ def _expected(preds: list[Prediction]) -> dict[str, float]:
     """The run's metrics recomputed from what each prediction stored."""
     n = len(preds)
     paths = [[pt["correct"] for pt in p.extra["paths"]] for p in preds]
-    return {"pass@1": sum(c[0] for c in paths) / n, "pass@2": sum(any(c[:2]) for c in paths) / n,
-            "msg@2": sum(c[1] and not c[0] for c in paths) / n,
-            "accuracy": sum(bool(p.correct) for p in preds) / n,
-            "kba": sum(bool(p.extra["kba"]["correct"]) for p in preds) / n}
+    return {
+        "pass@1": sum(c[0] for c in paths) / n,
+        "pass@2": sum(any(c[:2]) for c in paths) / n,
+        "msg@2": sum(c[1] and not c[0] for c in paths) / n,
+        "accuracy": sum(bool(p.correct) for p in preds) / n,
+        "kba": sum(bool(p.extra["kba"]["correct"]) for p in preds) / n,
+    }
 
 
 @pytest.mark.slow
 def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    args = ["--set", "csqa-demo", "--backend", "hf", "--model", str(tiny_dir), "--scoring", "recoms",
-            "--samples", "2", "--seed", "5", "--limit", "3", "--param", "chunk_size=2",
-            "--param", f"scoring_options={json.dumps(TINY_OPTS)}", "--param", 'backend_options={"dtype": "float32"}']
+    args = [
+        "--set",
+        "csqa-demo",
+        "--backend",
+        "hf",
+        "--model",
+        str(tiny_dir),
+        "--scoring",
+        "recoms",
+        "--samples",
+        "2",
+        "--seed",
+        "5",
+        "--limit",
+        "3",
+        "--param",
+        "chunk_size=2",
+        "--param",
+        f"scoring_options={json.dumps(TINY_OPTS)}",
+        "--param",
+        'backend_options={"dtype": "float32"}',
+    ]
     m = _run_eval(capsys, *args)
     ref = Run.objects.get()
     assert ref.state == Run.State.DONE and ref.scorer_settings["k"] == 2 and ref.scorer_settings["seed"] == 5
@@ -124,8 +197,16 @@ def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  #
 
     # the same run again, whose first worker stored two items and died: the resumed attempt samples
     # the third exactly as the uninterrupted run did (seeds from the run seed and the item)
-    run = run_create(question_set=csqa_set, backend="hf", model=str(tiny_dir), scoring="recoms", seed=5, limit=3,
-                     params=ref.params, enqueue=False)
+    run = run_create(
+        question_set=csqa_set,
+        backend="hf",
+        model=str(tiny_dir),
+        scoring="recoms",
+        seed=5,
+        limit=3,
+        params=ref.params,
+        enqueue=False,
+    )
     assert run_claim(run.pk) is not None
     kept = []
     for p in preds[:2]:
@@ -145,14 +226,30 @@ def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  #
 def test_tiny_model_answers_over_replayed_paths(csqa_set, tiny_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """hf + --paths: the file's paths and triples give d(Q) (the "sole basis"); the model, not the
     file, gives the direct and KBA answers."""
-    m = _run_eval(capsys, "--set", "csqa-demo", "--backend", "hf", "--model", str(tiny_dir), "--scoring", "recoms",
-                  "--paths", str(PATHS), "--limit", "4", "--param", f"scoring_options={json.dumps(TINY_OPTS)}")
+    m = _run_eval(
+        capsys,
+        "--set",
+        "csqa-demo",
+        "--backend",
+        "hf",
+        "--model",
+        str(tiny_dir),
+        "--scoring",
+        "recoms",
+        "--paths",
+        str(PATHS),
+        "--limit",
+        "4",
+        "--param",
+        f"scoring_options={json.dumps(TINY_OPTS)}",
+    )
     preds = list(Prediction.objects.filter(run=Run.objects.get()).order_by("position"))
     assert [p.extra["difficulty"] for p in preds] == [2, 1, None, 0]
     assert all(p.extra["chosen_from"] == "direct" and p.chosen == p.extra["direct"]["chosen"] for p in preds)
     assert preds[1].extra["kba"]["hints"] == [["bookstore", "sells", "printed works"]]
     assert {k: m[k] for k in ("pass@1", "pass@2", "pass@3", "difficulty")} == pytest.approx(
-        {"pass@1": 0.5, "pass@2": 0.75, "pass@3": 0.75, "difficulty": 1.0})
+        {"pass@1": 0.5, "pass@2": 0.75, "pass@3": 0.75, "difficulty": 1.0}
+    )
     assert m["accuracy"] == pytest.approx(sum(bool(p.correct) for p in preds) / 4)
     assert m["kba"] == pytest.approx(sum(bool(p.extra["kba"]["correct"]) for p in preds) / 4)
 

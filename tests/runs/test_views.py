@@ -21,34 +21,54 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def done_run(statement_set):  # type: ignore[no-untyped-def]
-    run = run_create(statement_set=statement_set, backend="replay", model="Mixtral-8x22B", scoring="yesno",
-                     enqueue=False)
+    run = run_create(
+        statement_set=statement_set, backend="replay", model="Mixtral-8x22B", scoring="yesno", enqueue=False
+    )
     run_execute(run.pk, heartbeat=False)
     run.refresh_from_db()
     return run
 
 
-def test_launch_form_queues_a_run_after_commit(researcher: Client, statement_set, django_capture_on_commit_callbacks, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_launch_form_queues_a_run_after_commit(
+    researcher: Client, statement_set, django_capture_on_commit_callbacks, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     sent = []
     monkeypatch.setattr("runs.tasks.run_execute_task.apply_async", lambda args, queue: sent.append((args, queue)))
     with django_capture_on_commit_callbacks(execute=True):
-        r = researcher.post(reverse("runs:new"), {"dataset": "ss:statements-demo", "backend": "replay",
-                                                  "model": "Mixtral-8x22B", "scoring": "yesno", "seed": 0})
+        r = researcher.post(
+            reverse("runs:new"),
+            {
+                "dataset": "ss:statements-demo",
+                "backend": "replay",
+                "model": "Mixtral-8x22B",
+                "scoring": "yesno",
+                "seed": 0,
+            },
+        )
     run = Run.objects.get()
     assert r.status_code == 302 and r["Location"] == reverse("runs:detail", args=[run.pk])
     assert sent == [((run.pk,), "eval")] and run.state == Run.State.QUEUED
 
 
 def test_launch_form_reports_bad_combinations(researcher: Client, statement_set) -> None:  # type: ignore[no-untyped-def]
-    r = researcher.post(reverse("runs:new"), {"dataset": "ss:statements-demo", "backend": "replay",
-                                              "model": "Mixtral-8x22B", "scoring": "loglik", "seed": 0})
+    r = researcher.post(
+        reverse("runs:new"),
+        {
+            "dataset": "ss:statements-demo",
+            "backend": "replay",
+            "model": "Mixtral-8x22B",
+            "scoring": "loglik",
+            "seed": 0,
+        },
+    )
     assert r.status_code == 400 and "scored with &#x27;yesno&#x27;" in r.content.decode()
     assert not Run.objects.exists()
 
 
 def test_progress_polls_while_active_and_stops_when_done(researcher: Client, statement_set) -> None:  # type: ignore[no-untyped-def]
-    run = run_create(statement_set=statement_set, backend="replay", model="Mixtral-8x22B", scoring="yesno",
-                     enqueue=False)
+    run = run_create(
+        statement_set=statement_set, backend="replay", model="Mixtral-8x22B", scoring="yesno", enqueue=False
+    )
     page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
     assert 'hx-trigger="every 2s"' in page and "Waiting for a worker" in page
     url = reverse("runs:progress", args=[run.pk]) + "?polling=1"
@@ -90,13 +110,20 @@ def test_exports(researcher: Client, done_run) -> None:  # type: ignore[no-untyp
 
 
 def test_compare(researcher: Client, statement_set, done_run) -> None:  # type: ignore[no-untyped-def]
-    other = run_create(statement_set=statement_set, backend="replay", model="Flan-T5-Small", scoring="yesno",
-                       enqueue=False)
+    other = run_create(
+        statement_set=statement_set, backend="replay", model="Flan-T5-Small", scoring="yesno", enqueue=False
+    )
     run_execute(other.pk, heartbeat=False)
     r = researcher.get(reverse("runs:compare"), {"runs": [done_run.pk, other.pk]})
     text = r.content.decode()
-    same = sum(a == b for a, b in zip(done_run.predictions.order_by("position").values_list("chosen", flat=True),
-                                      other.predictions.order_by("position").values_list("chosen", flat=True), strict=True))
+    same = sum(
+        a == b
+        for a, b in zip(
+            done_run.predictions.order_by("position").values_list("chosen", flat=True),
+            other.predictions.order_by("position").values_list("chosen", flat=True),
+            strict=True,
+        )
+    )
     assert r.status_code == 200 and "commonsensicality" in text and f"the same answer on {same}" in text
 
 

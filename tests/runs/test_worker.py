@@ -54,9 +54,28 @@ def test_run_eval_wait_is_served_by_a_worker(statement_set, broker, workers, tmp
     w = Worker(env, tmp_path / "w.log", "waiter")
     workers.append(w)
     out = subprocess.run(
-        [sys.executable, "manage.py", "run_eval", "--set", "statements-demo", "--backend", "replay",
-         "--model", "Mixtral-8x22B", "--scoring", "yesno", "--wait", "--timeout", "180"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+        [
+            sys.executable,
+            "manage.py",
+            "run_eval",
+            "--set",
+            "statements-demo",
+            "--backend",
+            "replay",
+            "--model",
+            "Mixtral-8x22B",
+            "--scoring",
+            "yesno",
+            "--wait",
+            "--timeout",
+            "180",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert out.returncode == 0, out.stderr + (tmp_path / "w.log").read_text()[-2000:]
     metrics = json.loads(out.stdout)
     run = Run.objects.get()
@@ -67,8 +86,14 @@ def test_run_eval_wait_is_served_by_a_worker(statement_set, broker, workers, tmp
 
 
 def test_killed_worker_run_is_finished_by_a_new_worker(statement_set, broker, workers, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    ref = run_create(statement_set=statement_set, backend="replay", model="Mixtral-8x22B", scoring="yesno",
-                     params={"chunk_size": 100}, enqueue=False)
+    ref = run_create(
+        statement_set=statement_set,
+        backend="replay",
+        model="Mixtral-8x22B",
+        scoring="yesno",
+        params={"chunk_size": 100},
+        enqueue=False,
+    )
     run_execute(ref.pk)
     expected = run_metrics_overall(ref)
 
@@ -76,9 +101,29 @@ def test_killed_worker_run_is_finished_by_a_new_worker(statement_set, broker, wo
     first = Worker(env, tmp_path / "w1.log", "first")
     workers.append(first)
     out = subprocess.run(
-        [sys.executable, "manage.py", "run_eval", "--set", "statements-demo", "--backend", "replay",
-         "--model", "Mixtral-8x22B", "--scoring", "yesno", "--param", "chunk_size=20", "--param", "pace_s=0.15"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "manage.py",
+            "run_eval",
+            "--set",
+            "statements-demo",
+            "--backend",
+            "replay",
+            "--model",
+            "Mixtral-8x22B",
+            "--scoring",
+            "yesno",
+            "--param",
+            "chunk_size=20",
+            "--param",
+            "pace_s=0.15",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     run = Run.objects.exclude(pk=ref.pk).get()
     _wait(lambda: Prediction.objects.filter(run=run).count() >= 200, 120, "the first worker never got going")
@@ -89,8 +134,11 @@ def test_killed_worker_run_is_finished_by_a_new_worker(statement_set, broker, wo
 
     second = Worker(env, tmp_path / "w2.log", "second")
     workers.append(second)
-    _wait(lambda: Run.objects.get(pk=run.pk).is_finished, 180,
-          "the second worker did not finish the run:\n" + (tmp_path / "w2.log").read_text()[-3000:])
+    _wait(
+        lambda: Run.objects.get(pk=run.pk).is_finished,
+        180,
+        "the second worker did not finish the run:\n" + (tmp_path / "w2.log").read_text()[-3000:],
+    )
     run.refresh_from_db()
     assert run.state == Run.State.DONE, run.error
     assert run.attempts == 2 and run.items_done == 1000

@@ -30,11 +30,16 @@ def database_url() -> str:
 
 def child_env(broker_url: str, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "cocoweb.test_settings", "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": broker_url, "COCOWEB_RUN_STALE_SECONDS": "3",
-        "COCOWEB_RUN_HEARTBEAT_SECONDS": "0.5", "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "cocoweb.test_settings",
+            "DATABASE_URL": database_url(),
+            "CELERY_BROKER_URL": broker_url,
+            "COCOWEB_RUN_STALE_SECONDS": "3",
+            "COCOWEB_RUN_HEARTBEAT_SECONDS": "0.5",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.update(extra)
     return env
 
@@ -46,9 +51,26 @@ class Worker:
     def __init__(self, env: dict[str, str], log: Path, name: str) -> None:
         self.log = log
         self.proc = subprocess.Popen(
-            [str(CELERY), "-A", "cocoweb", "worker", "-Q", "eval,housekeeping", "--concurrency=1",
-             "--loglevel=INFO", "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(CELERY),
+                "-A",
+                "cocoweb",
+                "worker",
+                "-Q",
+                "eval,housekeeping",
+                "--concurrency=1",
+                "--loglevel=INFO",
+                "-n",
+                f"{name}@%h",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def wait_ready(self, timeout: float = 90) -> None:

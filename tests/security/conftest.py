@@ -69,14 +69,19 @@ class World:
 
 
 def _questions(qset: QuestionSet, n: int) -> list[Question]:
-    return [QuestionFactory(question_set=qset, position=i, options=[f"option {i}.{k}" for k in range(5)],
-                            answer_index=(i * 2) % 5) for i in range(n)]
+    return [
+        QuestionFactory(
+            question_set=qset, position=i, options=[f"option {i}.{k}" for k in range(5)], answer_index=(i * 2) % 5
+        )
+        for i in range(n)
+    ]
 
 
 def world_build() -> World:
     role_groups_sync()
-    users = {role: user_create_with_role(f"sec-{role}", role, PASSWORD)
-             for role in ("annotator", "researcher", "admin")}
+    users = {
+        role: user_create_with_role(f"sec-{role}", role, PASSWORD) for role in ("annotator", "researcher", "admin")
+    }
     users["annotator2"] = user_create_with_role("sec-annotator2", "annotator", PASSWORD)
     tokens = {role: Token.objects.create(user=u).key for role, u in users.items()}
     # Disposable rows for the admin's delete pages (a POST with a CSRF token really deletes).
@@ -92,8 +97,15 @@ def world_build() -> World:
     statement = StatementFactory(statement_set=sset, position=0)
     for i in range(1, 4):
         StatementFactory(statement_set=sset, position=i, human_majority=i % 2)
-    build_job = BuildJob.objects.create(kind=BuildJob.Kind.COM2, graph=graph, name="sec-built", seed=0, params={"kind": "1p", "count": 5},
-                                        state=BuildJob.State.FAILED, error="no path")
+    build_job = BuildJob.objects.create(
+        kind=BuildJob.Kind.COM2,
+        graph=graph,
+        name="sec-built",
+        seed=0,
+        params={"kind": "1p", "count": 5},
+        state=BuildJob.State.FAILED,
+        error="no path",
+    )
     run = make_run(question_set=qset, model="sec-model-a")
     run2 = make_run(question_set=qset, model="sec-model-b")
     prediction = predict(run, questions[0], 1)
@@ -103,23 +115,50 @@ def world_build() -> World:
 
     rica_set = QuestionSet.objects.create(name="sec-rica", kind=QuestionSet.Kind.RICA_PROBES)
     for i in range(3):
-        Question.objects.create(question_set=rica_set, position=i, stem=f"A stone {i} is {MASK} likely to sink than a cork.",
-                                options=["more", "less"], answer_index=0)
+        Question.objects.create(
+            question_set=rica_set,
+            position=i,
+            stem=f"A stone {i} is {MASK} likely to sink than a cork.",
+            options=["more", "less"],
+            answer_index=0,
+        )
 
     def mcqa(name: str, status: str, **kw: Any) -> Campaign:
-        return campaign_status_set(campaign_create(name=name, title=name.title(), kind="mcqa", question_set=qset,
-                                                   user=users["researcher"], **{"redundancy": 3, **kw}), status)
+        return campaign_status_set(
+            campaign_create(
+                name=name,
+                title=name.title(),
+                kind="mcqa",
+                question_set=qset,
+                user=users["researcher"],
+                **{"redundancy": 3, **kw},
+            ),
+            status,
+        )
 
     plain = mcqa("sec-plain", "open", redundancy=1)
-    gold = mcqa("sec-gold", "open", qualification_positions=[0, 1], attention_positions=[2], attention_every=1,
-                attention_max_failures=5, qualification_pass_mark=0.0)
+    gold = mcqa(
+        "sec-gold",
+        "open",
+        qualification_positions=[0, 1],
+        attention_positions=[2],
+        attention_every=1,
+        attention_max_failures=5,
+        qualification_pass_mark=0.0,
+    )
     draft = mcqa("sec-draft", "draft")
     closed = mcqa("sec-closed", "closed")
-    rica = campaign_status_set(campaign_create(name="sec-rica", title="RICA", kind="rica", question_set=rica_set,
-                                               user=users["researcher"]), "open")
+    rica = campaign_status_set(
+        campaign_create(name="sec-rica", title="RICA", kind="rica", question_set=rica_set, user=users["researcher"]),
+        "open",
+    )
 
-    survey = campaign_status_set(campaign_create(name="sec-survey", title="Survey", kind="survey", statement_set=sset,
-                                                 redundancy=5, user=users["researcher"]), "open")
+    survey = campaign_status_set(
+        campaign_create(
+            name="sec-survey", title="Survey", kind="survey", statement_set=sset, redundancy=5, user=users["researcher"]
+        ),
+        "open",
+    )
     other = users["annotator2"]
     for agree in (1, 0):  # two survey answers, so agreement and NWW scores have something to compute
         step = queue.next_step(survey, other)
@@ -128,11 +167,36 @@ def world_build() -> World:
     step = queue.next_step(plain, other)
     assert step.assignment is not None
     plain_item = step.assignment.item
-    queue.response_submit(plain_item, other, {"plausible": [3], "none_correct": False, "bad_context": False},
-                          idempotency_key="annotator2-secret-key")
-    return World(users=users, tokens=tokens, spare_user=spare_user, spare_group=spare_group, graph=graph, node=triple.head, triple=triple, qset=qset,
-                 question=questions[0], sset=sset, statement=statement, build_job=build_job, run=run, run2=run2, prediction=prediction,
-                 plain=plain, plain_item=plain_item, gold=gold, rica=rica, survey=survey, draft=draft, closed=closed)
+    queue.response_submit(
+        plain_item,
+        other,
+        {"plausible": [3], "none_correct": False, "bad_context": False},
+        idempotency_key="annotator2-secret-key",
+    )
+    return World(
+        users=users,
+        tokens=tokens,
+        spare_user=spare_user,
+        spare_group=spare_group,
+        graph=graph,
+        node=triple.head,
+        triple=triple,
+        qset=qset,
+        question=questions[0],
+        sset=sset,
+        statement=statement,
+        build_job=build_job,
+        run=run,
+        run2=run2,
+        prediction=prediction,
+        plain=plain,
+        plain_item=plain_item,
+        gold=gold,
+        rica=rica,
+        survey=survey,
+        draft=draft,
+        closed=closed,
+    )
 
 
 @pytest.fixture

@@ -52,8 +52,15 @@ def E(get: ByRole | None = None, post: ByRole | None = None, **kw: Any) -> Entry
 
 
 def default_kwargs(w: World) -> dict[str, Any]:
-    return {"slug": w.plain.name, "item_id": w.plain_item.pk, "run_id": w.run.pk, "node_id": w.node.pk,
-            "question_id": w.question.pk, "fmt": "jsonl", "job_id": w.build_job.pk}
+    return {
+        "slug": w.plain.name,
+        "item_id": w.plain_item.pk,
+        "run_id": w.run.pk,
+        "node_id": w.node.pk,
+        "question_id": w.question.pk,
+        "fmt": "jsonl",
+        "job_id": w.build_job.pk,
+    }
 
 
 ALL_200 = R(200, 200, 200, 200)
@@ -76,6 +83,7 @@ JOB = To("/knowledge/build/jobs/{job_id}/")
 
 def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, Any]]:
     """An admin page's object: the annotator's, or a disposable one for delete pages."""
+
     def kw(w: World) -> dict[str, Any]:
         user = w.spare_user if spare else w.users["annotator"]
         group = w.spare_group if spare else w.users["annotator"].groups.get()
@@ -92,11 +100,17 @@ def _admin_model(model: str) -> dict[str, Entry]:
         base: E(get=DJANGO_ADMIN),
         base + "add/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN),  # posted empty: the form again, 200
         base + "<path:object_id>/history/": E(get=DJANGO_ADMIN, kwargs=obj),
-        base + "<path:object_id>/delete/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN,  # empty post: asks again
-                                             kwargs=_admin_obj(model, spare=True)),
+        base + "<path:object_id>/delete/": E(
+            get=DJANGO_ADMIN,
+            post=DJANGO_ADMIN,  # empty post: asks again
+            kwargs=_admin_obj(model, spare=True),
+        ),
         base + "<path:object_id>/change/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=obj),
-        base + "<path:object_id>/": E(get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")), kwargs=obj,
-                                      url=lambda w: f"/{base}{obj(w)['object_id']}/"),
+        base + "<path:object_id>/": E(
+            get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")),
+            kwargs=obj,
+            url=lambda w: f"/{base}{obj(w)['object_id']}/",
+        ),
     }
     return out
 
@@ -105,8 +119,10 @@ MATRIX: dict[str, Entry] = {
     # cocoweb/urls.py
     "": E(get=R(LOGIN, To("/annotation/"), 200, 200)),
     "accounts/login/": E(get=ALL_200, post=ALL_200),  # posted empty: the form with errors
-    "accounts/logout/": E(get=ALL_405, post=R(To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/"),
-                                              To("/accounts/login/"))),
+    "accounts/logout/": E(
+        get=ALL_405,
+        post=R(To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/")),
+    ),
     "accounts/password_change/": E(get=SIGNED_IN, post=SIGNED_IN),  # posted empty: the form with errors
     "accounts/password_change/done/": E(get=SIGNED_IN),
     "api/schema/": E(get=API_ANNOTATOR),
@@ -121,7 +137,8 @@ MATRIX: dict[str, Entry] = {
     "admin/jsi18n/": E(get=DJANGO_ADMIN),
     "admin/r/<path:content_type_id>/<path:object_id>/": E(
         get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 404),  # users have no public page
-        kwargs=lambda w: {"content_type_id": _user_ct(), "object_id": w.users["annotator"].pk}),
+        kwargs=lambda w: {"content_type_id": _user_ct(), "object_id": w.users["annotator"].pk},
+    ),
     **_admin_model("group"),
     **_admin_model("user"),
     "admin/auth/user/<id>/password/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=_admin_obj("user")),
@@ -168,8 +185,9 @@ MATRIX: dict[str, Entry] = {
     "explorer/": E(get=RESEARCHER),
     "explorer/graphs/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
     "explorer/graphs/<slug:name>/search/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}, query="?q=thing"),
-    "explorer/graphs/<slug:name>/nodes/<int:node_id>/": E(get=RESEARCHER,
-                                                          kwargs=lambda w: {"name": w.graph.name, "node_id": w.node.pk}),
+    "explorer/graphs/<slug:name>/nodes/<int:node_id>/": E(
+        get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name, "node_id": w.node.pk}
+    ),
     "explorer/questions/": E(get=RESEARCHER),
     "explorer/questions/<int:question_id>/": E(get=RESEARCHER),
     "explorer/runs/<int:run_id>/": E(get=RESEARCHER),
@@ -180,8 +198,11 @@ MATRIX: dict[str, Entry] = {
     "api/annotation/campaigns/<slug:slug>/": E(get=API_ANNOTATOR, api=True),
     "api/annotation/campaigns/<slug:slug>/next/": E(get=API_POST_ONLY, post=API_ANNOTATOR, api=True),
     "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/response/": E(
-        get=API_POST_ONLY, post=R(401, 400, 400, 400), api=True),  # {} is not an answer
-    "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/skip/": E(get=API_POST_ONLY, post=API_ANNOTATOR, api=True),
+        get=API_POST_ONLY, post=R(401, 400, 400, 400), api=True
+    ),  # {} is not an answer
+    "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/skip/": E(
+        get=API_POST_ONLY, post=API_ANNOTATOR, api=True
+    ),
     "api/annotation/campaigns/<slug:slug>/agreement/": E(get=API_RESEARCHER, api=True),
     "api/annotation/campaigns/<slug:slug>/export/": E(get=API_ADMIN, api=True),
 }

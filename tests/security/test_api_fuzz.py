@@ -57,21 +57,30 @@ def _real_targets(world: World) -> list[dict[str, Any]]:
     return out
 
 
-def _call(case: schemathesis.Case, role: str, headers: dict[str, str], failures: list[str],
-          calls: dict[str, int]) -> None:
+def _call(
+    case: schemathesis.Case, role: str, headers: dict[str, str], failures: list[str], calls: dict[str, int]
+) -> None:
     try:
         resp = case.call_and_validate(headers=headers, checks=CHECKS)
     except (Exception, FailureGroup) as exc:  # collect every operation's failures, then fail once
-        failures.append(f"{role} {case.method} {case.formatted_path} query={case.query} body={str(case.body)[:200]}: "
-                        f"{type(exc).__name__}: {str(exc)[:800]}")
+        failures.append(
+            f"{role} {case.method} {case.formatted_path} query={case.query} body={str(case.body)[:200]}: "
+            f"{type(exc).__name__}: {str(exc)[:800]}"
+        )
         return
     calls["2xx" if resp.status_code < 300 else "4xx"] += 1
 
 
-def _fuzz(strategy: st.SearchStrategy[Any], role: str, headers: dict[str, str], failures: list[str],
-          calls: dict[str, int]) -> None:
-    @hypothesis.settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None, derandomize=True,
-                         suppress_health_check=list(HealthCheck))
+def _fuzz(
+    strategy: st.SearchStrategy[Any], role: str, headers: dict[str, str], failures: list[str], calls: dict[str, int]
+) -> None:
+    @hypothesis.settings(
+        max_examples=EXAMPLES_PER_OPERATION,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=strategy)
     def run(case: schemathesis.Case) -> None:
         _call(case, role, headers, failures, calls)
@@ -84,8 +93,9 @@ def test_rest_api_fuzz(world: World) -> None:
     failures: list[str] = []
     calls = {"2xx": 0, "4xx": 0}
     with _same_connection():
-        schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", app,
-                                                headers={"Authorization": f"Token {world.tokens['admin']}"})
+        schema = schemathesis.openapi.from_wsgi(
+            "/api/schema/?format=json", app, headers={"Authorization": f"Token {world.tokens['admin']}"}
+        )
         operations = [op.ok() for op in schema.get_all_operations()]
         assert len(operations) >= 7
         targets = _real_targets(world)
@@ -96,8 +106,11 @@ def test_rest_api_fuzz(world: World) -> None:
                 real = [{k: v for k, v in t.items() if k in names} for t in targets] if names else [{}]
                 # 1. schemathesis' coverage cases (boundary and wrong-typed values of every parameter and
                 #    body field, missing required parts), each aimed at a real campaign / item in turn.
-                coverage = schema.iter_coverage_cases(op, generation_modes=list(GenerationMode),
-                                                      generation_config=schema.config.generation_for(operation=op))
+                coverage = schema.iter_coverage_cases(
+                    op,
+                    generation_modes=list(GenerationMode),
+                    generation_config=schema.config.generation_for(operation=op),
+                )
                 for i, case in enumerate(coverage):
                     case.path_parameters = {**(case.path_parameters or {}), **real[i % len(real)]}
                     _call(case, role, headers, failures, calls)
@@ -105,9 +118,12 @@ def test_rest_api_fuzz(world: World) -> None:
                 strategy = st.one_of(
                     op.as_strategy(GenerationMode.POSITIVE),
                     op.as_strategy(GenerationMode.NEGATIVE),
-                    st.sampled_from(real).flatmap(lambda p, op=op: st.one_of(
-                        op.as_strategy(GenerationMode.POSITIVE, path_parameters=p),
-                        op.as_strategy(GenerationMode.NEGATIVE, path_parameters=p))),
+                    st.sampled_from(real).flatmap(
+                        lambda p, op=op: st.one_of(
+                            op.as_strategy(GenerationMode.POSITIVE, path_parameters=p),
+                            op.as_strategy(GenerationMode.NEGATIVE, path_parameters=p),
+                        )
+                    ),
                 )
                 _fuzz(strategy, role, headers, failures, calls)
     assert calls["2xx"] > 20 and calls["4xx"] > 20, calls  # both real successes and refusals were exercised

@@ -85,7 +85,11 @@ class _Forms(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
         if tag == "form":
-            self._open = {"action": a.get("action"), "post": (a.get("method") or "get").lower() == "post", "token": False}
+            self._open = {
+                "action": a.get("action"),
+                "post": (a.get("method") or "get").lower() == "post",
+                "token": False,
+            }
             self.forms.append(self._open)
         elif tag == "input" and self._open is not None and a.get("name") == "csrfmiddlewaretoken" and a.get("value"):
             self._open["token"] = True

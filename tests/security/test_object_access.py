@@ -28,17 +28,23 @@ def api(world: World, role: str) -> APIClient:
 
 
 def _html_urls(slug: str, item_id: int) -> list[tuple[str, str]]:
-    return [("GET", reverse("annotation:work", args=[slug])),
-            ("HX", reverse("annotation:item", args=[slug])),
-            ("POST", reverse("annotation:submit", args=[slug, item_id])),
-            ("POST", reverse("annotation:skip", args=[slug, item_id])),
-            ("POST", reverse("annotation:undo", args=[slug]))]
+    return [
+        ("GET", reverse("annotation:work", args=[slug])),
+        ("HX", reverse("annotation:item", args=[slug])),
+        ("POST", reverse("annotation:submit", args=[slug, item_id])),
+        ("POST", reverse("annotation:skip", args=[slug, item_id])),
+        ("POST", reverse("annotation:undo", args=[slug])),
+    ]
 
 
 def _api_urls(slug: str, item_id: int) -> list[tuple[str, str]]:
     base = f"/api/annotation/campaigns/{slug}/"
-    return [("GET", base), ("POST", base + "next/"), ("POST", base + f"items/{item_id}/response/"),
-            ("POST", base + f"items/{item_id}/skip/")]
+    return [
+        ("GET", base),
+        ("POST", base + "next/"),
+        ("POST", base + f"items/{item_id}/response/"),
+        ("POST", base + f"items/{item_id}/skip/"),
+    ]
 
 
 def _html(c: Client, method: str, url: str, data: dict[str, Any] | None = None) -> Any:
@@ -74,14 +80,22 @@ def test_item_ids_of_another_campaign_are_not_found(world: World) -> None:
     ann, tok = world.client("annotator"), api(world, "annotator")
     for item in foreign:
         assert item is not None
-        for url in (reverse("annotation:submit", args=[world.plain.name, item.pk]),
-                    reverse("annotation:skip", args=[world.plain.name, item.pk])):
+        for url in (
+            reverse("annotation:submit", args=[world.plain.name, item.pk]),
+            reverse("annotation:skip", args=[world.plain.name, item.pk]),
+        ):
             assert ann.post(url, {"plausible": ["0"]}).status_code == 404
         for suffix in ("response/", "skip/"):
             url = f"/api/annotation/campaigns/{world.plain.name}/items/{item.pk}/{suffix}"
             assert tok.post(url, {"answer": {"plausible": [0]}}, format="json").status_code == 404
-    assert tok.post(f"/api/annotation/campaigns/{world.plain.name}/items/999999/response/",
-                    {"answer": {"plausible": [0]}}, format="json").status_code == 404
+    assert (
+        tok.post(
+            f"/api/annotation/campaigns/{world.plain.name}/items/999999/response/",
+            {"answer": {"plausible": [0]}},
+            format="json",
+        ).status_code
+        == 404
+    )
     assert not Response.objects.filter(user=world.users["annotator"]).exists()
 
 
@@ -100,13 +114,20 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
     step = queue.next_step(world.plain, me)
     assert step.assignment is not None
     mine = step.assignment.item
-    r = tok.post(f"/api/annotation/campaigns/{world.plain.name}/items/{mine.pk}/response/",
-                 {"answer": {"plausible": [1]}}, format="json", HTTP_IDEMPOTENCY_KEY="annotator2-secret-key")
+    r = tok.post(
+        f"/api/annotation/campaigns/{world.plain.name}/items/{mine.pk}/response/",
+        {"answer": {"plausible": [1]}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="annotator2-secret-key",
+    )
     assert r.status_code == 400 and "belongs to another answer" in r.json()["detail"]
     assert str(stored.pk) not in r.content.decode().replace(str(mine.pk), "")
     # HTML: the same refusal, as a message on the work page.
-    page = world.client("annotator").post(reverse("annotation:submit", args=[world.plain.name, item.pk]),
-                                          {"plausible": ["1"]}, follow=True).content.decode()
+    page = (
+        world.client("annotator")
+        .post(reverse("annotation:submit", args=[world.plain.name, item.pk]), {"plausible": ["1"]}, follow=True)
+        .content.decode()
+    )
     assert "not given to you" in page
     # My undo never touches the other's answer; the campaign list shows only my own progress.
     world.client("annotator").post(reverse("annotation:undo", args=[world.plain.name]))
@@ -116,10 +137,12 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
     assert not re.search(r"\b[1-9][0-9]* answered", index) and other.username not in index  # only my own (0)
     # Researchers' views of the answers are closed to annotators, HTML and API alike.
     ann = world.client("annotator")
-    for url in (reverse("annotation:dashboard", args=[world.plain.name]),
-                reverse("annotation:adjudication", args=[world.plain.name]),
-                reverse("annotation:adjudicate", args=[world.plain.name, item.pk]),
-                reverse("annotation:export", args=[world.plain.name, "jsonl"])):
+    for url in (
+        reverse("annotation:dashboard", args=[world.plain.name]),
+        reverse("annotation:adjudication", args=[world.plain.name]),
+        reverse("annotation:adjudicate", args=[world.plain.name, item.pk]),
+        reverse("annotation:export", args=[world.plain.name, "jsonl"]),
+    ):
         r = ann.get(url)
         assert r.status_code == 403 and other.username not in r.content.decode(), url
     for suffix in ("agreement/", "export/?fmt=jsonl"):
@@ -130,11 +153,17 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
 def test_model_predictions_are_closed_to_annotators(world: World) -> None:
     ann, tok = world.client("annotator"), api(world, "annotator")
     run = world.run
-    urls = [reverse("runs:index"), reverse("runs:detail", args=[run.pk]), reverse("runs:metrics", args=[run.pk]),
-            reverse("runs:predictions", args=[run.pk, "jsonl"]), reverse("runs:predictions", args=[run.pk, "csv"]),
-            reverse("explorer:run_errors", args=[run.pk]), reverse("explorer:run_items", args=[run.pk]),
-            reverse("explorer:question", args=[world.question.pk]),
-            reverse("explorer:compare") + f"?run={run.pk}&run={world.run2.pk}"]
+    urls = [
+        reverse("runs:index"),
+        reverse("runs:detail", args=[run.pk]),
+        reverse("runs:metrics", args=[run.pk]),
+        reverse("runs:predictions", args=[run.pk, "jsonl"]),
+        reverse("runs:predictions", args=[run.pk, "csv"]),
+        reverse("explorer:run_errors", args=[run.pk]),
+        reverse("explorer:run_items", args=[run.pk]),
+        reverse("explorer:question", args=[world.question.pk]),
+        reverse("explorer:compare") + f"?run={run.pk}&run={world.run2.pk}",
+    ]
     for url in urls:
         r = ann.get(url)
         assert r.status_code == 403 and run.model not in r.content.decode(), url

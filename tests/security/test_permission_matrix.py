@@ -77,8 +77,10 @@ def test_permission_matrix(world: World) -> None:
                 resp = _probe(world, url, method, role, entry)
                 probes += 1
                 if resp.status_code >= 500 or not _matches(resp, by_role[role], fill):
-                    rows.append(f"{method} {url} as {role}: got {resp.status_code} {resp.get('Location', '')}"
-                                f" expected {by_role[role]}")
+                    rows.append(
+                        f"{method} {url} as {role}: got {resp.status_code} {resp.get('Location', '')}"
+                        f" expected {by_role[role]}"
+                    )
                 if role in ("anonymous", "annotator"):
                     body = _body(resp)
                     rows += [f"{method} {url} as {role}: the page shows {m!r}" for m in _secrets(world) if m in body]

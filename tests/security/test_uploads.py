@@ -25,15 +25,20 @@ GOOD_TSV = b"".join(b"PersonX eats bread %d\txWant\tto be full\n" % i for i in r
 
 
 def _knowledge_state() -> tuple[int, ...]:
-    return tuple(m.objects.count() for m in (Graph, Node, Triple, ImportSource, QuestionSet, Question, StatementSet,
-                                             Statement))
+    return tuple(
+        m.objects.count() for m in (Graph, Node, Triple, ImportSource, QuestionSet, Question, StatementSet, Statement)
+    )
 
 
 def _annotation_state() -> tuple[int, ...]:
     from django.contrib.auth import get_user_model
 
-    return (Response.objects.count(), Assignment.objects.count(), Membership.objects.count(),
-            get_user_model().objects.count())
+    return (
+        Response.objects.count(),
+        Assignment.objects.count(),
+        Membership.objects.count(),
+        get_user_model().objects.count(),
+    )
 
 
 def _import(c: Client, name: str, content: bytes, kind: str = "graph:atomic-tsv") -> Any:
@@ -61,8 +66,9 @@ def test_data_import_wrong_type(world: World, name: str) -> None:
     assert _knowledge_state() == before
 
 
-@pytest.mark.parametrize(("kind", "name"), [("graph:atomic-tsv", "a.tsv"), ("statements:nww-csv", "s.csv"),
-                                            ("questions:csqa", "q.jsonl")])
+@pytest.mark.parametrize(
+    ("kind", "name"), [("graph:atomic-tsv", "a.tsv"), ("statements:nww-csv", "s.csv"), ("questions:csqa", "q.jsonl")]
+)
 def test_data_import_binary_content_with_a_text_name(world: World, kind: str, name: str) -> None:
     png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
     before = _knowledge_state()
@@ -73,8 +79,10 @@ def test_data_import_binary_content_with_a_text_name(world: World, kind: str, na
 
 
 def _ratings(c: Client, world: World, name: str, content: bytes) -> Any:
-    return c.post(reverse("annotation:import", args=[world.plain.name]),
-                  {"file": SimpleUploadedFile(name, content), "create_raters": "on"})
+    return c.post(
+        reverse("annotation:import", args=[world.plain.name]),
+        {"file": SimpleUploadedFile(name, content), "create_raters": "on"},
+    )
 
 
 def _ratings_csv(world: World, raters: int) -> bytes:
@@ -111,12 +119,15 @@ def test_ratings_import_wrong_type(world: World, name: str) -> None:
     assert _annotation_state() == before
 
 
-@pytest.mark.parametrize(("content", "needle"), [
-    (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "not UTF-8 text"),
-    (b"rater,k:1\nx," + b"y" * 200_000 + b"\n", "not a CSV file"),  # one field past csv's field limit
-    (b"\x00\x00\x00\x00", "the first column must be"),
-    (b"", "The submitted file is empty."),
-])
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "not UTF-8 text"),
+        (b"rater,k:1\nx," + b"y" * 200_000 + b"\n", "not a CSV file"),  # one field past csv's field limit
+        (b"\x00\x00\x00\x00", "the first column must be"),
+        (b"", "The submitted file is empty."),
+    ],
+)
 def test_ratings_import_not_a_csv(world: World, content: bytes, needle: str) -> None:
     before = _annotation_state()
     r = _ratings(world.client("researcher"), world, "ratings.csv", content)
@@ -129,12 +140,15 @@ def test_ratings_import_not_a_csv(world: World, content: bytes, needle: str) -> 
 def test_the_size_limit_handler_keeps_nothing_past_the_limit(settings: Any) -> None:
     settings.COCOWEB_MAX_UPLOAD_BYTES = 100_000
     big = b"x" * 300_000
-    req = RequestFactory().post("/knowledge/import/", {"name": "n", "file": SimpleUploadedFile("big.tsv", big),
-                                                       "after": "still read"})
+    req = RequestFactory().post(
+        "/knowledge/import/", {"name": "n", "file": SimpleUploadedFile("big.tsv", big), "after": "still read"}
+    )
     f = req.FILES["file"]
     assert isinstance(f, OversizedUpload) and f.size == len(big) and f.read() == b""
     assert req.POST["after"] == "still read"  # the fields after the file still arrive
-    small = RequestFactory().post("/knowledge/import/", {"file": SimpleUploadedFile("s.tsv", b"y" * 1000)}).FILES["file"]
+    small = (
+        RequestFactory().post("/knowledge/import/", {"file": SimpleUploadedFile("s.tsv", b"y" * 1000)}).FILES["file"]
+    )
     assert not isinstance(small, OversizedUpload) and small.read() == b"y" * 1000
 
 
@@ -142,16 +156,37 @@ def test_the_size_limit_handler_keeps_nothing_past_the_limit(settings: Any) -> N
 
 # A well-formed file with none, one or two mistakes of every kind the importer must name.
 _YES_NO = st.sampled_from(["yes", "no", "y", "n", "1", "0", "YES", " no ", "true", "false"])
-_MISTAKES = ["header", "unknown key", "bad question", "ragged", "bad cell", "repeated rater", "empty rater",
-             "no rows", "partly empty"]
+_MISTAKES = [
+    "header",
+    "unknown key",
+    "bad question",
+    "ragged",
+    "bad cell",
+    "repeated rater",
+    "empty rater",
+    "no rows",
+    "partly empty",
+]
 
 
 @st.composite
 def _ratings_files(draw: st.DrawFn, keys: list[str]) -> bytes:
-    cols = draw(st.lists(st.tuples(st.sampled_from(keys), st.sampled_from(["1", "2", "3", "4", "5", "bad"])),
-                         min_size=1, max_size=4, unique=True))
-    raters = draw(st.lists(st.sampled_from(["sec-annotator", "sec-researcher", "fz-new-1", "fz-new-2", "fz-new-3"]),
-                           min_size=1, max_size=3, unique=True))
+    cols = draw(
+        st.lists(
+            st.tuples(st.sampled_from(keys), st.sampled_from(["1", "2", "3", "4", "5", "bad"])),
+            min_size=1,
+            max_size=4,
+            unique=True,
+        )
+    )
+    raters = draw(
+        st.lists(
+            st.sampled_from(["sec-annotator", "sec-researcher", "fz-new-1", "fz-new-2", "fz-new-3"]),
+            min_size=1,
+            max_size=3,
+            unique=True,
+        )
+    )
     header = ["rater"] + [f"{k}:{q}" for k, q in cols]
     rows = [[r] + [draw(_YES_NO) for _ in cols] for r in raters]
     for mistake in draw(st.lists(st.sampled_from(_MISTAKES), max_size=2)) if draw(st.booleans()) else []:
@@ -199,8 +234,11 @@ def test_ratings_import_fuzz(world: World) -> None:
     outcomes = {"imported": 0, "refused": 0}
 
     def state() -> tuple[int, ...]:
-        return (*_annotation_state(), get_user_model().objects.filter(is_active=False).count(),
-                *Item.objects.filter(campaign=target).values_list("slots_taken", "answer_count"))
+        return (
+            *_annotation_state(),
+            get_user_model().objects.filter(is_active=False).count(),
+            *Item.objects.filter(campaign=target).values_list("slots_taken", "answer_count"),
+        )
 
     @fuzz_settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(data=_ratings_files(keys), create=st.booleans())

@@ -40,8 +40,12 @@ def _walk(patterns: list[Any], prefix: str, ns: str, params: tuple[str, ...]) ->
             sub_ns = ns + (f"{p.namespace}:" if p.namespace else "")
             yield from _walk(p.url_patterns, _join(prefix, str(p.pattern)), sub_ns, params + _params(p.pattern))
         elif isinstance(p, URLPattern):
-            yield Route(_join(prefix, str(p.pattern)), f"{ns}{p.name}" if p.name else None,
-                        params + _params(p.pattern), p.lookup_str)
+            yield Route(
+                _join(prefix, str(p.pattern)),
+                f"{ns}{p.name}" if p.name else None,
+                params + _params(p.pattern),
+                p.lookup_str,
+            )
         else:  # pragma: no cover - Django has only these two
             raise TypeError(f"unknown URL conf entry {p!r}")
 

@@ -19,11 +19,15 @@ from annotation.models import Campaign
 from annotation.services import campaign_create
 from knowledge.models import QuestionSet, StatementSet
 
-SURVEY_INSTRUCTIONS = ("Read each statement and answer from your own view. (a) Do you agree with it? "
-                       "(b) Do you think most people would agree with it? (c) Is it common sense? "
-                       "Keys: Y / N for each question, Enter to submit, S to skip, U to undo.")
-MCQA_INSTRUCTIONS = ("Tick every option that is a plausible answer (keys 1-5), or 'No answers are correct', or "
-                     "'The context doesn't make sense'. Enter submits. The first six questions are a qualification.")
+SURVEY_INSTRUCTIONS = (
+    "Read each statement and answer from your own view. (a) Do you agree with it? "
+    "(b) Do you think most people would agree with it? (c) Is it common sense? "
+    "Keys: Y / N for each question, Enter to submit, S to skip, U to undo."
+)
+MCQA_INSTRUCTIONS = (
+    "Tick every option that is a plausible answer (keys 1-5), or 'No answers are correct', or "
+    "'The context doesn't make sense'. Enter submits. The first six questions are a qualification."
+)
 
 
 class Command(BaseCommand):
@@ -33,19 +37,45 @@ class Command(BaseCommand):
         specs: list[dict[str, Any]] = []
         sset = StatementSet.objects.filter(name="statements-demo").first()
         if sset is not None:
-            specs.append({"name": "survey-demo", "title": "Is it common sense? (demo survey)", "kind": "survey",
-                          "statement_set": sset, "redundancy": 20, "ask_common_sense": True,
-                          "attention_positions": [0, 1, 2], "attention_every": 15, "attention_max_failures": 1,
-                          "instructions": SURVEY_INSTRUCTIONS})
+            specs.append(
+                {
+                    "name": "survey-demo",
+                    "title": "Is it common sense? (demo survey)",
+                    "kind": "survey",
+                    "statement_set": sset,
+                    "redundancy": 20,
+                    "ask_common_sense": True,
+                    "attention_positions": [0, 1, 2],
+                    "attention_every": 15,
+                    "attention_max_failures": 1,
+                    "instructions": SURVEY_INSTRUCTIONS,
+                }
+            )
         qset = QuestionSet.objects.filter(name="com2-2i-demo").first()
         if qset is not None:
-            specs.append({"name": "com2-validation-demo", "title": "Validate COM2 2i questions (demo)", "kind": "mcqa",
-                          "question_set": qset, "redundancy": 3, "qualification_positions": list(range(6)),
-                          "qualification_pass_mark": 0.85, "instructions": MCQA_INSTRUCTIONS})
+            specs.append(
+                {
+                    "name": "com2-validation-demo",
+                    "title": "Validate COM2 2i questions (demo)",
+                    "kind": "mcqa",
+                    "question_set": qset,
+                    "redundancy": 3,
+                    "qualification_positions": list(range(6)),
+                    "qualification_pass_mark": 0.85,
+                    "instructions": MCQA_INSTRUCTIONS,
+                }
+            )
         rica = QuestionSet.objects.filter(kind=QuestionSet.Kind.RICA_PROBES).order_by("pk").first()
         if rica is not None:
-            specs.append({"name": "rica-demo", "title": "RICA statement pairs (demo)", "kind": "rica",
-                          "question_set": rica, "redundancy": 3})
+            specs.append(
+                {
+                    "name": "rica-demo",
+                    "title": "RICA statement pairs (demo)",
+                    "kind": "rica",
+                    "question_set": rica,
+                    "redundancy": 3,
+                }
+            )
         for spec in specs:
             if Campaign.objects.filter(name=spec["name"]).exists():
                 continue

@@ -23,8 +23,15 @@ class Command(ImportCommand):
 
     def handle(self, *args: Any, **o: Any) -> None:
         qset = coco_build(
-            graph=o["graph"], seed=o["seed"], name=o["name"], abstract=o["abstract"], per_relation=o["per_relation"],
-            per_kind=o["per_kind"], max_degree=o["max_degree"], min_plausibility=o["min_plausibility"],
-            diverse=o["diverse"], progress=lambda d, t: self.progress("application", d, t),
+            graph=o["graph"],
+            seed=o["seed"],
+            name=o["name"],
+            abstract=o["abstract"],
+            per_relation=o["per_relation"],
+            per_kind=o["per_kind"],
+            max_degree=o["max_degree"],
+            min_plausibility=o["min_plausibility"],
+            diverse=o["diverse"],
+            progress=lambda d, t: self.progress("application", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} questions (seed {o['seed']})")

@@ -20,14 +20,24 @@ class Command(ImportCommand):
         parser.add_argument("--relations", help="comma-separated relation names to restrict every hop to")
         parser.add_argument("--max-degree", type=int, default=10, help="COM2's top-T neighbours (default 10)")
         parser.add_argument("--diverse", action="store_true", help="CoCo vote-k selection (k=150, rho=10)")
-        parser.add_argument("--min-plausibility", type=float, default=None, help="keep triples with plausibility >= this")
+        parser.add_argument(
+            "--min-plausibility", type=float, default=None, help="keep triples with plausibility >= this"
+        )
         parser.add_argument("--keep-placeholders", action="store_true", help="keep PersonX/Y/Z instead of names")
 
     def handle(self, *args: Any, **o: Any) -> None:
         rels = [r.strip() for r in o["relations"].split(",") if r.strip()] if o["relations"] else None
         qset = question_set_build(
-            graph=o["graph"], kind=o["kind"], count=o["count"], seed=o["seed"], name=o["name"], relations=rels,
-            max_degree=o["max_degree"], diverse=o["diverse"], min_plausibility=o["min_plausibility"],
-            person_names=not o["keep_placeholders"], progress=lambda d, t: self.progress("questions", d, t),
+            graph=o["graph"],
+            kind=o["kind"],
+            count=o["count"],
+            seed=o["seed"],
+            name=o["name"],
+            relations=rels,
+            max_degree=o["max_degree"],
+            diverse=o["diverse"],
+            min_plausibility=o["min_plausibility"],
+            person_names=not o["keep_placeholders"],
+            progress=lambda d, t: self.progress("questions", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} {o['kind']} questions (seed {o['seed']})")

@@ -18,4 +18,4 @@ class Command(ImportCommand):
 
     def handle(self, *args: Any, path: str, name: str, fmt: str, **options: Any) -> None:
         result = questions_import(path, name=name, fmt=fmt, progress=self.progress)
-        self.stdout.write(result.summary('questions'))
+        self.stdout.write(result.summary("questions"))

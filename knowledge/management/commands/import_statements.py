@@ -16,4 +16,4 @@ class Command(ImportCommand):
 
     def handle(self, *args: Any, path: str, name: str, **options: Any) -> None:
         result = statements_import(path, name=name, progress=self.progress)
-        self.stdout.write(result.summary('statements'))
+        self.stdout.write(result.summary("statements"))

@@ -20,10 +20,20 @@ DEMO_QUESTIONS = (("csqa-demo", "csqa_demo.jsonl", "csqa"),)
 # Built sets: COM2 2i questions on the CSKB-Population demo graph, CoCo's three families on the
 # ATOMIC-2020 demo graph (conceptualisations from fixtures/abstract_demo.tsv). Seeded: the same
 # sets every time; skipped when a set of that name exists.
-DEMO_COM2 = ({"name": "com2-2i-demo", "graph": "ckbp-demo", "kind": "2i", "count": 60, "seed": 7},
-             {"name": "com2-2p-demo", "graph": "ckbp-demo", "kind": "2p", "count": 60, "seed": 7})
-DEMO_COCO = ({"name": "coco-demo", "graph": "atomic2020-demo", "seed": 7, "abstract": FIXTURES / "abstract_demo.tsv",
-              "per_relation": 20, "per_kind": 50},)
+DEMO_COM2 = (
+    {"name": "com2-2i-demo", "graph": "ckbp-demo", "kind": "2i", "count": 60, "seed": 7},
+    {"name": "com2-2p-demo", "graph": "ckbp-demo", "kind": "2p", "count": 60, "seed": 7},
+)
+DEMO_COCO = (
+    {
+        "name": "coco-demo",
+        "graph": "atomic2020-demo",
+        "seed": 7,
+        "abstract": FIXTURES / "abstract_demo.tsv",
+        "per_relation": 20,
+        "per_kind": 50,
+    },
+)
 
 
 class Command(BaseCommand):
@@ -42,7 +52,9 @@ class Command(BaseCommand):
         for spec in DEMO_COM2:
             if not QuestionSet.objects.filter(name=spec["name"]).exists():
                 qset = question_set_build(**spec)
-                self.stdout.write(f"{qset.name}: {qset.question_count} {spec['kind']} questions built (seed {qset.seed})")
+                self.stdout.write(
+                    f"{qset.name}: {qset.question_count} {spec['kind']} questions built (seed {qset.seed})"
+                )
         for spec in DEMO_COCO:
             if not QuestionSet.objects.filter(name=spec["name"]).exists():
                 qset = coco_build(**spec)

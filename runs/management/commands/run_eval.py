@@ -43,18 +43,35 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--set", required=True, dest="set_name", help="question or statement set name")
         parser.add_argument("--backend", required=True, choices=BACKENDS)
-        parser.add_argument("--model", default="", help="model folder, .gguf file, server model name, or replayed model")
+        parser.add_argument(
+            "--model", default="", help="model folder, .gguf file, server model name, or replayed model"
+        )
         parser.add_argument("--url", default="", help="OpenAI-compatible server URL (openai backend)")
         parser.add_argument("--scoring", required=True, choices=SCORINGS)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--limit", type=int, default=None, help="score only the first N items")
-        parser.add_argument("--param", action="append", default=[], type=_param, metavar="KEY=VALUE",
-                            help="run parameter (chunk_size, pace_s, scorer={...}); repeatable")
-        parser.add_argument("--samples", type=int, default=None, metavar="K",
-                            help="recoms: reasoning paths per question (default 5: greedy + K-1 at temperature 0.7)")
-        parser.add_argument("--paths", default="", metavar="FILE",
-                            help="recoms: a JSONL of reasoning paths made elsewhere ({id, paths:[{text, answer}], "
-                                 "triples?}); with --backend replay no model is needed")
+        parser.add_argument(
+            "--param",
+            action="append",
+            default=[],
+            type=_param,
+            metavar="KEY=VALUE",
+            help="run parameter (chunk_size, pace_s, scorer={...}); repeatable",
+        )
+        parser.add_argument(
+            "--samples",
+            type=int,
+            default=None,
+            metavar="K",
+            help="recoms: reasoning paths per question (default 5: greedy + K-1 at temperature 0.7)",
+        )
+        parser.add_argument(
+            "--paths",
+            default="",
+            metavar="FILE",
+            help="recoms: a JSONL of reasoning paths made elsewhere ({id, paths:[{text, answer}], "
+            "triples?}); with --backend replay no model is needed",
+        )
         parser.add_argument("--wait", action="store_true", help="wait for the worker and print the metrics as JSON")
         parser.add_argument("--inline", action="store_true", help="run in this process instead of a worker")
         parser.add_argument("--timeout", type=float, default=0, help="with --wait: give up after N seconds")
@@ -71,9 +88,17 @@ class Command(BaseCommand):
             if o["paths"]:
                 params["source"] = o["paths"]
         try:
-            run = run_create(set_name=o["set_name"], backend=o["backend"], scoring=o["scoring"], model=o["model"],
-                             url=o["url"], seed=o["seed"], limit=o["limit"], params=params,
-                             enqueue=not o["inline"])
+            run = run_create(
+                set_name=o["set_name"],
+                backend=o["backend"],
+                scoring=o["scoring"],
+                model=o["model"],
+                url=o["url"],
+                seed=o["seed"],
+                limit=o["limit"],
+                params=params,
+                enqueue=not o["inline"],
+            )
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         err = self.stderr
@@ -103,8 +128,10 @@ class Command(BaseCommand):
                 return
             waited = time.monotonic() - t0
             if run.state == Run.State.QUEUED and waited > 30 and not hinted:
-                self.stderr.write("no worker has taken the run yet: start one with "
-                                  "`celery -A cocoweb worker -Q default,eval,housekeeping` (or use --inline)")
+                self.stderr.write(
+                    "no worker has taken the run yet: start one with "
+                    "`celery -A cocoweb worker -Q default,eval,housekeeping` (or use --inline)"
+                )
                 hinted = True
             if timeout and waited > timeout:
                 raise CommandError(f"run {run.pk} still {run.state} after {timeout:.0f} s (it stays queued)")

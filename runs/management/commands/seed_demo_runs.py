@@ -40,8 +40,11 @@ class Command(BaseCommand):
         specs: list[dict[str, Any]] = []
         sset = StatementSet.objects.filter(name="statements-demo").first()
         if sset is not None:
-            specs += [{"statement_set": sset, "backend": "replay", "model": m, "scoring": "yesno"} for m in DEMO_REPLAYS
-                      if m in (sset.models_answered or [])]
+            specs += [
+                {"statement_set": sset, "backend": "replay", "model": m, "scoring": "yesno"}
+                for m in DEMO_REPLAYS
+                if m in (sset.models_answered or [])
+            ]
         for qset in QuestionSet.objects.filter(name__in=DEMO_RANDOM_SETS).order_by("pk"):
             specs.append({"question_set": qset, "backend": "random", "model": "", "scoring": "loglik", "seed": 13})
         for spec in specs:
@@ -50,7 +53,9 @@ class Command(BaseCommand):
                 continue
             run = run_create(enqueue=False, **spec)
             state = run_execute(run.pk)
-            self.stdout.write(f"demo run {run.pk}: {run.backend} {run.model or ''} {run.scoring} on {run.set_name}: {state}")
+            self.stdout.write(
+                f"demo run {run.pk}: {run.backend} {run.model or ''} {run.scoring} on {run.set_name}: {state}"
+            )
         if sset is not None and not o["no_model"]:
             self._model_run(sset)
 
@@ -64,5 +69,7 @@ class Command(BaseCommand):
         if Run.objects.filter(state__in=(Run.State.DONE, Run.State.QUEUED, *Run.ACTIVE), **spec).exists():
             return
         run = run_create(**spec)
-        self.stdout.write(f"demo run {run.pk}: SmolLM2-135M-Instruct yesno on {DEMO_MODEL_LIMIT} statements of "
-                          f"{sset.name}: queued for the worker (a few minutes on a CPU; watch it on /runs/{run.pk}/)")
+        self.stdout.write(
+            f"demo run {run.pk}: SmolLM2-135M-Instruct yesno on {DEMO_MODEL_LIMIT} statements of "
+            f"{sset.name}: queued for the worker (a few minutes on a CPU; watch it on /runs/{run.pk}/)"
+        )
