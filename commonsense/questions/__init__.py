@@ -1,0 +1,1 @@
+"""Question generators: COM2, CoCo and RICA items from knowledge-graph paths."""
