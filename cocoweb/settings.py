@@ -158,6 +158,20 @@ CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 
+# Leases (cocoweb/leases.py): a job whose worker has not beaten for STALE seconds counts as
+# abandoned and is taken over (housekeeping re-sends it); a live worker beats every HEARTBEAT
+# seconds (default: a sixth of the stale limit).
+COCOWEB_RUN_STALE_SECONDS = env.float("COCOWEB_RUN_STALE_SECONDS", default=60)
+COCOWEB_RUN_HEARTBEAT_SECONDS = env.float(
+    "COCOWEB_RUN_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_RUN_STALE_SECONDS / 6)
+)
+COCOWEB_BUILD_STALE_SECONDS = env.float("COCOWEB_BUILD_STALE_SECONDS", default=120)
+COCOWEB_BUILD_HEARTBEAT_SECONDS = env.float(
+    "COCOWEB_BUILD_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_BUILD_STALE_SECONDS / 6)
+)
+# A build writes its progress on the job row at most this often (seconds).
+COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", default=0.5)
+
 # Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
 # production sets CACHE_URL (a deploy check warns otherwise).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://cocoweb")}

@@ -1,19 +1,21 @@
 """Writes for browser builds: create a :class:`BuildJob` and enqueue its task after commit, re-queue
-a failed or stalled one. The build itself runs in :mod:`knowledge.execution` on a worker."""
+a failed or stalled one. The build itself runs in :mod:`knowledge.execution` on a worker.
+
+A stalled job (``build_jobs_stalled``: its worker died, or its message was lost) never blocks its
+name: a new build of the same name marks it failed ("superseded") in the transaction that queues
+the new one."""
 
 from __future__ import annotations
 
 import shlex
-from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from .abstract_files import abstract_dir
-from .execution import stale_seconds
 from .models import BuildJob, Graph, QuestionSet
+from .selectors import build_jobs_stalled
 from .services import ImportRefused
 from .tasks import BUILD_QUEUE, build_job_run_task
 
@@ -26,7 +28,12 @@ def build_job_name_clash(name: str) -> str | None:
     """Why ``name`` cannot be used for a new set, or None."""
     if QuestionSet.objects.filter(name=name).exists():
         return f"a question set named {name!r} already exists"
-    active = BuildJob.objects.filter(name=name, state__in=BuildJob.ACTIVE).values_list("pk", flat=True).first()
+    active = (
+        BuildJob.objects.filter(name=name, state__in=BuildJob.ACTIVE)
+        .exclude(pk__in=build_jobs_stalled().values("pk"))
+        .values_list("pk", flat=True)
+        .first()
+    )
     if active is not None:
         return f"build job {active} is already building a set named {name!r}"
     return None
@@ -43,6 +50,12 @@ def build_job_create(
         raise ImportRefused(clash)
     try:
         with transaction.atomic():
+            build_jobs_stalled().filter(name=name).update(
+                state=BuildJob.State.FAILED,
+                lease=None,
+                finished_at=timezone.now(),
+                error="superseded by a new build of the same name (no worker was building this one)",
+            )
             job = BuildJob.objects.create(
                 kind=kind,
                 graph=graph,
@@ -58,12 +71,8 @@ def build_job_create(
 
 
 def build_job_is_stalled(job: BuildJob) -> bool:
-    """Running, but its worker has not written for longer than the stale limit (it died)."""
-    return (
-        job.state == BuildJob.State.RUNNING
-        and job.heartbeat_at is not None
-        and job.heartbeat_at < timezone.now() - timedelta(seconds=stale_seconds())
-    )
+    """Unfinished, but no worker is working on it: its worker died or its message was lost."""
+    return build_jobs_stalled().filter(pk=job.pk).exists()
 
 
 def build_job_retry(job: BuildJob) -> None:
@@ -75,15 +84,15 @@ def build_job_retry(job: BuildJob) -> None:
         )
     if QuestionSet.objects.filter(name=job.name).exists():
         raise ImportRefused(f"a question set named {job.name!r} already exists; start a new build with another name")
-    stale = timezone.now() - timedelta(seconds=stale_seconds())
     try:
         with transaction.atomic():
-            n = BuildJob.objects.filter(
-                Q(pk=job.pk)
-                & (Q(state=BuildJob.State.FAILED) | Q(state=BuildJob.State.RUNNING, heartbeat_at__lt=stale))
-            ).update(
+            retryable = BuildJob.objects.filter(pk=job.pk, state=BuildJob.State.FAILED) | build_jobs_stalled().filter(
+                pk=job.pk
+            )
+            n = retryable.update(
                 state=BuildJob.State.QUEUED,
                 lease=None,
+                heartbeat_at=timezone.now(),  # a queued job's heartbeat_at: when its message was sent
                 finished_at=None,
                 error="",
                 error_detail="",

@@ -1,8 +1,9 @@
 """The run of one :class:`~knowledge.models.BuildJob`, called by ``knowledge.build_job_run``.
 
-* **Lease.** A worker claims a job with one conditional UPDATE: the job must be queued, or running
-  with a heartbeat older than ``COCOWEB_BUILD_STALE_SECONDS`` (its worker died). Every later write
-  of the attempt is conditioned on the lease token; an attempt that lost its lease stops.
+* **Lease** (:mod:`cocoweb.leases`). A worker claims a job with one conditional UPDATE: the job
+  must be queued, or running with a heartbeat older than ``COCOWEB_BUILD_STALE_SECONDS`` (its
+  worker died). Every later write of the attempt is conditioned on the lease token; an attempt that
+  lost its lease stops. Housekeeping re-sends stale and orphaned jobs (``knowledge/tasks.py``).
 * **Progress** is written on the row when a step begins and, within a step, at most every
   ``COCOWEB_BUILD_PROGRESS_SECONDS`` (0.5 s): the builders call back every 50 questions, and a
   database write per call would slow a fast build down.
@@ -14,20 +15,17 @@
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import threading
 import time
 import traceback
 import uuid
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection
-from django.db.models import F, Q
+from django.db import IntegrityError
+from django.db.models import Q
 from django.utils import timezone
 
+from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_guarded, lease_write
 from commonsense.io import DataFormatError
 
 from .abstract_files import abstract_file_path
@@ -41,44 +39,19 @@ COM2_PARAMS = ("kind", "count", "relations", "max_degree", "diverse", "min_plaus
 COCO_PARAMS = ("per_relation", "per_kind", "max_degree", "min_plausibility", "diverse")
 
 
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, os.environ.get(name, default)))
-
-
-def stale_seconds() -> float:
-    return _setting("COCOWEB_BUILD_STALE_SECONDS", 120)
-
-
-def heartbeat_seconds() -> float:
-    return max(0.5, stale_seconds() / 6)
-
-
 def progress_seconds() -> float:
-    return _setting("COCOWEB_BUILD_PROGRESS_SECONDS", 0.5)
-
-
-def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-class LeaseLost(RuntimeError):
-    pass
+    return float(settings.COCOWEB_BUILD_PROGRESS_SECONDS)
 
 
 def build_job_claim(job_id: int, worker: str = "") -> uuid.UUID | None:
     """Take the job for this attempt, or None when it is finished or held by a live worker."""
-    now = timezone.now()
-    token = uuid.uuid4()
-    claimable = Q(state=BuildJob.State.QUEUED) | Q(
-        state=BuildJob.State.RUNNING, heartbeat_at__lt=now - timedelta(seconds=stale_seconds())
-    )
-    n = BuildJob.objects.filter(Q(pk=job_id) & claimable).update(
+    return lease_claim(
+        BuildJob,
+        job_id,
+        Q(state=BuildJob.State.QUEUED),
+        worker,
         state=BuildJob.State.RUNNING,
-        lease=token,
-        heartbeat_at=now,
-        started_at=now,
-        worker=worker or worker_name(),
-        attempts=F("attempts") + 1,
+        started_at=timezone.now(),
         stage="",
         stage_index=0,
         stage_count=0,
@@ -87,7 +60,6 @@ def build_job_claim(job_id: int, worker: str = "") -> uuid.UUID | None:
         error="",
         error_detail="",
     )
-    return token if n else None
 
 
 class Reporter:
@@ -100,10 +72,8 @@ class Reporter:
         self.writes = 0
 
     def write(self, **fields: Any) -> None:
-        n = BuildJob.objects.filter(pk=self.job_id, lease=self.token).update(heartbeat_at=timezone.now(), **fields)
         self.writes += 1
-        if not n:
-            raise LeaseLost(f"build job {self.job_id}: lease lost (another attempt holds the job)")
+        lease_write(BuildJob, self.job_id, self.token, **fields)
 
     def step(self, s: Step) -> None:
         self.write(stage=s.name, stage_index=s.number, stage_count=s.of, progress_done=0, progress_total=s.total)
@@ -115,33 +85,6 @@ class Reporter:
             return
         self._last = now
         self.write(progress_done=done, progress_total=total)
-
-
-class Heartbeat(threading.Thread):
-    """Refreshes ``heartbeat_at`` while an attempt lives, also during steps without callbacks
-    (building the graph index, vote-k embeddings, storing)."""
-
-    def __init__(self, job_id: int, token: uuid.UUID) -> None:
-        super().__init__(daemon=True, name=f"build-job-{job_id}-heartbeat")
-        self.job_id, self.token = job_id, token
-        self.stop_event = threading.Event()
-
-    def run(self) -> None:
-        try:
-            while not self.stop_event.wait(heartbeat_seconds()):
-                try:
-                    if not BuildJob.objects.filter(pk=self.job_id, lease=self.token).update(
-                        heartbeat_at=timezone.now()
-                    ):
-                        return
-                except Exception:  # a locked SQLite file: try again at the next beat
-                    log.warning("build job %s: heartbeat write failed", self.job_id, exc_info=True)
-        finally:
-            connection.close()
-
-    def stop(self) -> None:
-        self.stop_event.set()
-        self.join(timeout=5)
 
 
 def _build(job: BuildJob, reporter: Reporter, on_stored: Any) -> QuestionSet:
@@ -167,7 +110,7 @@ def _build(job: BuildJob, reporter: Reporter, on_stored: Any) -> QuestionSet:
 
 
 def _fail(job_id: int, token: uuid.UUID, message: str, detail: str = "") -> None:
-    BuildJob.objects.filter(pk=job_id, lease=token).update(
+    lease_guarded(BuildJob, job_id, token).update(
         state=BuildJob.State.FAILED,
         error=message,
         error_detail=detail,
@@ -195,7 +138,7 @@ def build_job_run(job_id: int, *, worker: str = "", heartbeat: bool = True) -> s
             progress_total=qset.question_count,
         )
 
-    beat = Heartbeat(job_id, token) if heartbeat else None
+    beat = Heartbeat(BuildJob, job_id, token) if heartbeat else None
     if beat is not None:
         beat.start()
     try:

@@ -12,6 +12,8 @@ from django.db import models
 from django.db.models import F
 from django.db.models.functions import Coalesce
 
+from cocoweb.leases import LeasedJob
+
 
 class Graph(models.Model):
     name = models.SlugField(max_length=100, unique=True)
@@ -205,7 +207,7 @@ class Statement(models.Model):
         return self.text[:80]
 
 
-class BuildJob(models.Model):
+class BuildJob(LeasedJob):
     """A question-set build requested from the browser and run by a Celery worker.
 
     Lifecycle ``queued -> running -> done`` or ``failed``. A worker holds the job through a lease
@@ -226,6 +228,9 @@ class BuildJob(models.Model):
 
     ACTIVE = (State.QUEUED, State.RUNNING)
     TERMINAL = (State.DONE, State.FAILED)
+    HELD_STATES = (State.RUNNING,)
+    STALE_SETTING = "COCOWEB_BUILD_STALE_SECONDS"
+    HEARTBEAT_SETTING = "COCOWEB_BUILD_HEARTBEAT_SECONDS"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="build_jobs")
@@ -243,10 +248,6 @@ class BuildJob(models.Model):
     question_set = models.ForeignKey(
         QuestionSet, null=True, blank=True, on_delete=models.SET_NULL, related_name="build_jobs"
     )
-    lease = models.UUIDField(null=True, blank=True, help_text="token of the worker attempt holding the job")
-    worker = models.CharField(max_length=255, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

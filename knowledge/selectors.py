@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
+
+from cocoweb.leases import stale_cutoff, stale_q
 
 from .graph_stats import stats_current
 from .models import BuildJob, Graph, QuestionSet, StatementSet, Triple
@@ -32,3 +34,15 @@ def question_structure_counts(qset: QuestionSet) -> list[dict[str, object]]:
 
 def build_job_recent(limit: int = 5) -> list[BuildJob]:
     return list(BuildJob.objects.select_related("graph", "question_set")[:limit])
+
+
+def build_jobs_stalled() -> QuerySet[BuildJob]:
+    """Unfinished jobs no worker is working on: running with a heartbeat older than the stale
+    limit (the worker died), or queued for longer than it since their message was sent (the
+    message was lost). For a queued job ``heartbeat_at`` is when its message was last sent (set on
+    re-queueing; empty for a job never re-sent, whose ``created_at`` counts)."""
+    cutoff = stale_cutoff(BuildJob)
+    orphaned = Q(state=BuildJob.State.QUEUED) & (
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff)
+    )
+    return BuildJob.objects.filter(stale_q(BuildJob, cutoff) | orphaned)

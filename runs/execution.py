@@ -1,9 +1,10 @@
 """The evaluation loop of one run, called by the Celery task (or by ``run_eval --inline``).
 
-* **Lease.** A worker claims a run with one conditional UPDATE: the run must be queued, or active
-  with a heartbeat older than ``COCOWEB_RUN_STALE_SECONDS`` (its worker died). The claim writes a
-  fresh lease token; a heartbeat thread refreshes ``heartbeat_at`` while the attempt lives, and
-  every write of the loop is conditioned on the token, so an attempt that lost its lease stops.
+* **Lease** (:mod:`cocoweb.leases`). A worker claims a run with one conditional UPDATE: the run
+  must be queued, or active with a heartbeat older than ``COCOWEB_RUN_STALE_SECONDS`` (its worker
+  died). The claim writes a fresh lease token; a heartbeat thread refreshes ``heartbeat_at`` while
+  the attempt lives, and every write of the loop is conditioned on the token, so an attempt that
+  lost its lease stops.
 * **Resume.** Items already stored for the run are skipped; each chunk's predictions are written
   in one transaction together with the progress counters (``bulk_create`` ignoring conflicts on
   the unique (run, item) constraint, so even a duplicated attempt cannot store an item twice).
@@ -13,21 +14,18 @@
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import threading
 import time
 import traceback
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
+from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_write
 from commonsense.scoring.types import ItemResult
 
 from . import reports
@@ -39,45 +37,16 @@ log = logging.getLogger(__name__)
 MAX_RECENT_ERRORS = 20
 
 
-def stale_seconds() -> float:
-    return float(getattr(settings, "COCOWEB_RUN_STALE_SECONDS", os.environ.get("COCOWEB_RUN_STALE_SECONDS", 60)))
-
-
-def heartbeat_seconds() -> float:
-    return float(os.environ.get("COCOWEB_RUN_HEARTBEAT_SECONDS", max(0.5, stale_seconds() / 6)))
-
-
-class LeaseLost(RuntimeError):
-    pass
-
-
-def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
 def run_claim(run_id: int, worker: str = "") -> uuid.UUID | None:
     """Take the run for this attempt, or return None when it is finished or held by a live worker."""
-    now = timezone.now()
-    token = Run.new_lease()
-    claimable = Q(state=Run.State.QUEUED, cancel_requested=False) | Q(
-        state__in=Run.ACTIVE, heartbeat_at__lt=now - timedelta(seconds=stale_seconds())
-    )
-    n = Run.objects.filter(Q(pk=run_id) & claimable).update(
-        lease=token, heartbeat_at=now, worker=worker or worker_name(), attempts=F("attempts") + 1
-    )
-    return token if n else None
-
-
-def _guarded(run_id: int, token: uuid.UUID) -> Any:
-    return Run.objects.filter(pk=run_id, lease=token)
+    return lease_claim(Run, run_id, Q(state=Run.State.QUEUED, cancel_requested=False), worker)
 
 
 def _lock(run_id: int, token: uuid.UUID) -> Run:
     """Inside a transaction: write first (the lease-guarded heartbeat), then read. On SQLite a
     transaction that reads before it writes fails at once ("database is locked") when another
     connection wrote in between; one that starts with a write waits for the lock instead."""
-    if not _guarded(run_id, token).update(heartbeat_at=timezone.now()):
-        raise LeaseLost(f"run {run_id}: lease lost")
+    lease_write(Run, run_id, token)
     return Run.objects.get(pk=run_id)
 
 
@@ -89,33 +58,6 @@ def _set_state(run_id: int, token: uuid.UUID, state: str, **fields: Any) -> None
         for k, v in fields.items():
             setattr(run, k, v)
         run.save(update_fields=["phases", "state", *fields])
-
-
-class Heartbeat(threading.Thread):
-    """Refreshes the lease's heartbeat every few seconds while the attempt runs (even during a long
-    model load or a slow chunk). Notices a lost lease (another worker took over)."""
-
-    def __init__(self, run_id: int, token: uuid.UUID) -> None:
-        super().__init__(daemon=True, name=f"run-{run_id}-heartbeat")
-        self.run_id, self.token = run_id, token
-        self.stop_event = threading.Event()
-        self.lost = False
-
-    def run(self) -> None:
-        try:
-            while not self.stop_event.wait(heartbeat_seconds()):
-                try:
-                    if not _guarded(self.run_id, self.token).update(heartbeat_at=timezone.now()):
-                        self.lost = True
-                        return
-                except Exception:  # a locked SQLite file: try again at the next beat
-                    log.warning("run %s: heartbeat write failed", self.run_id, exc_info=True)
-        finally:
-            connection.close()
-
-    def stop(self) -> None:
-        self.stop_event.set()
-        self.join(timeout=5)
 
 
 def _chunks(seq: list[Any], size: int) -> Iterator[list[Any]]:
@@ -183,7 +125,7 @@ def run_execute(run_id: int, *, worker: str = "", heartbeat: bool = True) -> str
     token = run_claim(run_id, worker)
     if token is None:
         return "skipped"
-    beat = Heartbeat(run_id, token)
+    beat = Heartbeat(Run, run_id, token)
     if heartbeat:
         beat.start()
     try:

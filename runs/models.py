@@ -10,15 +10,14 @@ already stored.
 
 from __future__ import annotations
 
-import uuid
-
 from django.conf import settings
 from django.db import models
 
+from cocoweb.leases import LeasedJob
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
 
 
-class Run(models.Model):
+class Run(LeasedJob):
     class State(models.TextChoices):
         QUEUED = "queued", "Queued"
         LOADING = "loading", "Loading the model"
@@ -30,6 +29,9 @@ class Run(models.Model):
 
     ACTIVE = (State.LOADING, State.SCORING, State.METRICS)
     TERMINAL = (State.DONE, State.FAILED, State.CANCELLED)
+    HELD_STATES = ACTIVE
+    STALE_SETTING = "COCOWEB_RUN_STALE_SECONDS"
+    HEARTBEAT_SETTING = "COCOWEB_RUN_HEARTBEAT_SECONDS"
 
     question_set = models.ForeignKey(QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
     statement_set = models.ForeignKey(
@@ -55,11 +57,6 @@ class Run(models.Model):
     error = models.TextField(blank=True, help_text="why the run failed")
     recent_errors = models.JSONField(default=list, blank=True, help_text="last per-item errors")
     cancel_requested = models.BooleanField(default=False)
-
-    lease = models.UUIDField(null=True, blank=True, help_text="token of the worker attempt holding the run")
-    worker = models.CharField(max_length=255, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -97,10 +94,6 @@ class Run(models.Model):
     @property
     def percent(self) -> int:
         return int(100 * self.items_done / self.items_total) if self.items_total else 0
-
-    @staticmethod
-    def new_lease() -> uuid.UUID:
-        return uuid.uuid4()
 
 
 class Prediction(models.Model):

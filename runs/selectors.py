@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django.db.models import QuerySet
-from django.utils import timezone
 
-from .execution import stale_seconds
+from cocoweb.leases import lease_stale
+
 from .models import Prediction, Run, RunMetric
 
 
@@ -22,8 +21,7 @@ def run_get(run_id: int) -> Run:
 
 def runs_stale() -> QuerySet[Run]:
     """Active runs whose worker stopped beating (died): to be resumed by another worker."""
-    cutoff = timezone.now() - timedelta(seconds=stale_seconds())
-    return Run.objects.filter(state__in=Run.ACTIVE, heartbeat_at__lt=cutoff)
+    return lease_stale(Run)
 
 
 def run_predictions(run: Run) -> QuerySet[Prediction]:

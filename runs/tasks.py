@@ -6,7 +6,8 @@ finished or held by a live worker, and resumes one whose worker died. Two things
 run's message: a worker SIGKILLed mid-run (the embedded SQLite broker never redelivers; Redis only
 after its visibility timeout) and a broker that restarts without persistence (every queued and
 unacknowledged message is gone). ``runs_requeue_stale_task`` covers both: it re-enqueues active
-runs whose heartbeat went stale, and, when asked, every run still queued.
+runs whose heartbeat went stale, and, when asked, every run still queued. The ticker below sends
+``knowledge.build_jobs_requeue_stale`` (the same sweep for question-set builds) alongside it.
 
 Every worker that consumes the housekeeping queue runs :class:`HousekeepingTicker`: a timer in the
 worker process sends the check every ``COCOWEB_RUN_STALE_SECONDS``, and each (re)connection to the
@@ -23,7 +24,11 @@ from typing import Any
 
 from celery import bootsteps, shared_task
 
-from .execution import run_execute, stale_seconds, worker_name
+from cocoweb.leases import stale_seconds, worker_name
+from knowledge.tasks import build_jobs_requeue_stale_task
+
+from .execution import run_execute
+from .models import Run
 
 EVAL_QUEUE = "eval"
 HOUSEKEEPING_QUEUE = "housekeeping"
@@ -41,7 +46,6 @@ def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
     message may have died with the broker; a duplicate message is skipped by the run's claim)."""
     from django.db import transaction
 
-    from .models import Run
     from .selectors import runs_stale
 
     ids = [r.pk for r in runs_stale()]
@@ -72,7 +76,7 @@ class HousekeepingTicker(bootsteps.StartStopStep):
 
     def start(self, c: Any) -> None:
         self._send(resend_queued=True)
-        self.tref = c.timer.call_repeatedly(stale_seconds(), self._send)
+        self.tref = c.timer.call_repeatedly(stale_seconds(Run), self._send)
 
     def stop(self, c: Any) -> None:
         if self.tref is not None:
@@ -83,9 +87,8 @@ class HousekeepingTicker(bootsteps.StartStopStep):
 
     @staticmethod
     def _send(resend_queued: bool = False) -> None:
-        try:
-            runs_requeue_stale_task.apply_async(
-                kwargs={"resend_queued": resend_queued}, queue=HOUSEKEEPING_QUEUE, retry=False
-            )
-        except Exception:  # the broker is unreachable: the next tick, or the reconnection, sends again
-            log.warning("could not send runs.requeue_stale", exc_info=True)
+        for task in (runs_requeue_stale_task, build_jobs_requeue_stale_task):
+            try:
+                task.apply_async(kwargs={"resend_queued": resend_queued}, queue=HOUSEKEEPING_QUEUE, retry=False)
+            except Exception:  # the broker is unreachable: the next tick, or the reconnection, sends again
+                log.warning("could not send %s", task.name, exc_info=True)

@@ -115,6 +115,26 @@ def _admin_model(model: str) -> dict[str, Entry]:
     return out
 
 
+def _admin_readonly_model(app: str, model: str, pk: Callable[[World], int]) -> dict[str, Entry]:
+    """A view-only admin model (runs, build jobs): the admin role may look, nobody may add,
+    change or delete."""
+    base = f"admin/{app}/{model}/"
+    obj: Callable[[World], dict[str, Any]] = lambda w: {"object_id": pk(w)}  # noqa: E731
+    no = R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 403)
+    return {
+        base: E(get=DJANGO_ADMIN),
+        base + "add/": E(get=no, post=no),
+        base + "<path:object_id>/history/": E(get=DJANGO_ADMIN, kwargs=obj),
+        base + "<path:object_id>/delete/": E(get=no, post=no, kwargs=obj),
+        base + "<path:object_id>/change/": E(get=DJANGO_ADMIN, post=no, kwargs=obj),
+        base + "<path:object_id>/": E(
+            get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")),
+            kwargs=obj,
+            url=lambda w: f"/{base}{pk(w)}/",
+        ),
+    }
+
+
 MATRIX: dict[str, Entry] = {
     # cocoweb/urls.py
     "": E(get=R(LOGIN, To("/annotation/"), 200, 200)),
@@ -143,7 +163,9 @@ MATRIX: dict[str, Entry] = {
     **_admin_model("user"),
     "admin/auth/user/<id>/password/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=_admin_obj("user")),
     **_admin_model("tokenproxy"),
-    "admin/(?P<app_label>auth|authtoken)/$": E(get=DJANGO_ADMIN, kwargs=lambda w: {"app_label": "auth"}),
+    **_admin_readonly_model("runs", "run", lambda w: w.run.pk),
+    **_admin_readonly_model("knowledge", "buildjob", lambda w: w.build_job.pk),
+    "admin/(?P<app_label>auth|authtoken|knowledge|runs)/$": E(get=DJANGO_ADMIN, kwargs=lambda w: {"app_label": "auth"}),
     "admin/(?P<url>.*)$": E(get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 404), url=lambda w: "/admin/no-such-page/"),
     # knowledge
     "knowledge/import/": E(get=RESEARCHER, post=FORM_AGAIN),
