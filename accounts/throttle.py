@@ -10,9 +10,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 
-WINDOW_SECONDS = getattr(settings, "LOGIN_THROTTLE_WINDOW", 15 * 60)
-MAX_PER_USER = getattr(settings, "LOGIN_THROTTLE_PER_USER", 5)
-MAX_PER_ADDRESS = getattr(settings, "LOGIN_THROTTLE_PER_ADDRESS", 30)
+WINDOW_SECONDS: int = settings.LOGIN_THROTTLE_WINDOW
+MAX_PER_USER: int = settings.LOGIN_THROTTLE_PER_USER
+MAX_PER_ADDRESS: int = settings.LOGIN_THROTTLE_PER_ADDRESS
 
 
 def client_address(request: HttpRequest) -> str:
@@ -20,7 +20,7 @@ def client_address(request: HttpRequest) -> str:
     that many hops from the right of ``X-Forwarded-For`` (what the outermost proxy saw); entries
     further left are the client's own claims and are ignored, so a forged header changes nothing.
     Without proxies (the default) the header is ignored altogether."""
-    hops = int(getattr(settings, "COCOWEB_PROXY_HOPS", 0))
+    hops = int(settings.COCOWEB_PROXY_HOPS)
     if hops > 0:
         chain = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
         if len(chain) >= hops:

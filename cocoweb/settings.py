@@ -127,6 +127,9 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = env.str("DJANGO_MEDIA_ROOT", default=str(VAR_DIR / "media"))
+# Conceptualisation files for CoCo builds from the browser (knowledge/abstract_files.py); web
+# processes and workers must share this folder.
+COCOWEB_ABSTRACT_DIR = Path(env.str("COCOWEB_ABSTRACT_DIR", default=str(Path(MEDIA_ROOT) / "abstract")))
 
 # Uploads: researchers upload data files through the browser; cap the size (checked while the
 # body is read: cocoweb/uploads.py). Ratings files are parsed in memory: a smaller cap.
@@ -171,6 +174,8 @@ COCOWEB_BUILD_HEARTBEAT_SECONDS = env.float(
 )
 # A build writes its progress on the job row at most this often (seconds).
 COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", default=0.5)
+# Items a run scores between two writes of its predictions and progress (a run's chunk_size wins).
+COCOWEB_RUN_CHUNK_SIZE = env.int("COCOWEB_RUN_CHUNK_SIZE", default=32)
 
 # Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
 # production sets CACHE_URL (a deploy check warns otherwise).
@@ -178,6 +183,11 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://cocoweb")}
 # Number of trusted reverse proxies in front of the web server (0: clients connect directly). The
 # log-in throttle then takes the client's address from X-Forwarded-For, as that many proxies saw it.
 COCOWEB_PROXY_HOPS = env.int("COCOWEB_PROXY_HOPS", default=0)
+# Log-in throttle (accounts/throttle.py): failed attempts allowed per user name and per client
+# address within the window (seconds), then HTTP 429 until it passes.
+LOGIN_THROTTLE_WINDOW = env.int("LOGIN_THROTTLE_WINDOW", default=15 * 60)
+LOGIN_THROTTLE_PER_USER = env.int("LOGIN_THROTTLE_PER_USER", default=5)
+LOGIN_THROTTLE_PER_ADDRESS = env.int("LOGIN_THROTTLE_PER_ADDRESS", default=30)
 # Sessions are read through the cache (one Redis GET instead of a database query per request) only
 # when every process shares that cache: with a per-process local-memory cache another process
 # would keep serving a session that was ended (log-out) elsewhere.

@@ -24,7 +24,7 @@ SUFFIXES = (".tsv", ".txt")
 
 
 def abstract_dir() -> Path:
-    return Path(getattr(settings, "COCOWEB_ABSTRACT_DIR", Path(settings.MEDIA_ROOT) / "abstract"))
+    return Path(settings.COCOWEB_ABSTRACT_DIR)
 
 
 def abstract_file_path(rel: str) -> Path:

@@ -167,7 +167,7 @@ def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
 
     stored = set(Prediction.objects.filter(run_id=run_id).values_list("position", flat=True))
     pending = [(pos, row) for pos, row in items_for_run(run) if pos not in stored]
-    chunk_size = int(run.params.get("chunk_size") or getattr(settings, "COCOWEB_RUN_CHUNK_SIZE", 32))
+    chunk_size = int(run.params.get("chunk_size") or settings.COCOWEB_RUN_CHUNK_SIZE)
     pace = float(run.params.get("pace_s") or 0.0)
     to_item = statement_item if run.is_statement_run else question_item
     started, done_before = time.monotonic(), len(stored)
