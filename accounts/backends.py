@@ -28,6 +28,6 @@ class RoleModelBackend(ModelBackend):
         user = get_user_model()._default_manager.annotate(_role_rank=_ROLE_RANK).filter(pk=user_id).first()
         if user is None or not self.user_can_authenticate(user):
             return None
-        rank = user._role_rank  # type: ignore[attr-defined]
-        user._cocoweb_role = ROLES[rank - 1] if rank else None  # the per-request cache user_role reads
+        rank = user._role_rank
+        user._cocoweb_role = ROLES[rank - 1] if rank else None  # type: ignore[attr-defined]  # the per-request cache user_role reads
         return user

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -11,6 +12,9 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from .roles import ADMIN, ANNOTATOR, RESEARCHER
+
+if TYPE_CHECKING:
+    from .people import User
 
 # Apps whose model permissions a researcher holds (all actions); admins also manage people.
 RESEARCHER_APPS = ("knowledge", "runs", "annotation")
@@ -32,7 +36,7 @@ def role_groups_sync() -> None:
     admin.permissions.set(research_perms + extra)
 
 
-def user_create_with_role(username: str, role: str, password: str, *, email: str = "") -> object:
+def user_create_with_role(username: str, role: str, password: str, *, email: str = "") -> User:
     User = get_user_model()
     with transaction.atomic():
         user = User.objects.create_user(username=username, password=password, email=email)
@@ -51,9 +55,9 @@ def demo_accounts_ensure(credentials_file: Path | None = None) -> list[tuple[str
     known: dict[str, str] = {}
     if path.exists():
         for line in path.read_text().splitlines():
-            user, _, pw = line.partition(":")
-            if user and pw:
-                known[user] = pw
+            name, _, secret = line.partition(":")
+            if name and secret:
+                known[name] = secret
     User = get_user_model()
     out = []
     for role in (ANNOTATOR, RESEARCHER, ADMIN):

@@ -4,7 +4,7 @@ agreement and verified-set exports."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
@@ -17,6 +17,7 @@ from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
 
+from accounts.people import User, Visitor
 from accounts.roles import ADMIN, ANNOTATOR, RESEARCHER, has_role
 
 from . import exports, queue, selectors
@@ -70,8 +71,13 @@ class AnswerSerializer(serializers.Serializer):
     time_ms = serializers.IntegerField(required=False, min_value=0)
 
 
-def _campaign(user: Any, slug: str) -> Campaign:
+def _campaign(user: Visitor, slug: str) -> Campaign:
     return get_object_or_404(selectors.campaign_list_for(user), name=slug)
+
+
+def _caller(request: Request) -> User:
+    """The signed-in caller (every annotation endpoint requires IsAuthenticated)."""
+    return cast(User, request.user)
 
 
 def _item_json(item: Item) -> dict[str, Any]:
@@ -101,7 +107,7 @@ def campaign_detail(request: Request, slug: str) -> ApiResponse:
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
 def next_item(request: Request, slug: str) -> ApiResponse:
     """Reserve (or return the live reservation of) the next item for the caller."""
-    step = queue.next_step(_campaign(request.user, slug), request.user)
+    step = queue.next_step(_campaign(request.user, slug), _caller(request))
     body: dict[str, Any] = {"state": step.state, "message": step.message}
     if step.assignment is not None:
         body["item"] = _item_json(step.assignment.item)
@@ -145,7 +151,7 @@ def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
         answer = _api_answer(campaign, item, ser.validated_data["answer"])
         done = queue.response_submit(
             item,
-            request.user,
+            _caller(request),
             answer,
             idempotency_key=request.headers.get("Idempotency-Key"),
             time_ms=ser.validated_data.get("time_ms"),
@@ -173,7 +179,7 @@ def skip(request: Request, slug: str, item_id: int) -> ApiResponse:
     campaign = _campaign(request.user, slug)
     item = get_object_or_404(Item, pk=item_id, campaign=campaign)
     try:
-        return ApiResponse({"skipped": queue.assignment_skip(campaign, request.user, item)})
+        return ApiResponse({"skipped": queue.assignment_skip(campaign, _caller(request), item)})
     except ValidationError as exc:
         return ApiResponse({"detail": " ".join(exc.messages)}, status=status.HTTP_400_BAD_REQUEST)
 

@@ -31,7 +31,7 @@ def _layout(fig: go.Figure, title: str, xtitle: str, ytitle: str, height: int = 
         xaxis_title=xtitle,
         yaxis_title=ytitle,
     )
-    return json.loads(pio.to_json(fig, validate=False))  # type: ignore[no-any-return]
+    return json.loads(pio.to_json(fig, validate=False))
 
 
 def agreement_histogram(per_item: Sequence[float | None], threshold: float) -> dict[str, Any]:

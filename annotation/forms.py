@@ -15,7 +15,7 @@ from .models import Campaign, Item
 
 
 def _positions(text: str) -> list[int]:
-    out = []
+    out: list[int] = []
     for part in (text or "").replace(";", ",").split(","):
         part = part.strip()
         if not part:
@@ -71,7 +71,7 @@ class CampaignForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["source"].choices = source_choices()
+        self.fields["source"].choices = source_choices()  # type: ignore[attr-defined]
 
     def clean_qualification_positions(self) -> list[int]:
         return _positions(self.cleaned_data.get("qualification_positions", ""))

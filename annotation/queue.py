@@ -19,6 +19,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
+from accounts.people import User
 from commonsense.validation import answer_normalise, gold_passed, qualification_grade
 
 from . import queue_pg
@@ -42,7 +43,7 @@ class Step:
     membership: Membership | None = None
 
 
-def membership_get(campaign: Campaign, user: Any) -> Membership:
+def membership_get(campaign: Campaign, user: User) -> Membership:
     m = Membership.objects.filter(campaign=campaign, user=user).first()
     if m is not None:
         return m
@@ -89,7 +90,7 @@ def reservations_reclaim(campaign: Campaign, now: datetime | None = None, *, thr
     return _release(ids, EXPIRED, now) if ids else 0
 
 
-def _reserve(campaign: Campaign, user: Any, item: Item, now: datetime) -> Assignment:
+def _reserve(campaign: Campaign, user: User, item: Item, now: datetime) -> Assignment:
     return Assignment.objects.create(
         campaign=campaign,
         item=item,
@@ -100,12 +101,12 @@ def _reserve(campaign: Campaign, user: Any, item: Item, now: datetime) -> Assign
     )
 
 
-def _unseen(campaign: Campaign, user: Any, role: str) -> Any:
+def _unseen(campaign: Campaign, user: User, role: str) -> Any:
     seen = Assignment.objects.filter(item=OuterRef("pk"), user=user)
     return Item.objects.filter(campaign=campaign, role=role).exclude(Exists(seen))
 
 
-def _reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment | None:
+def _reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignment | None:
     """Take one slot of an item this person has not seen, the most-answered first (items are
     completed early, so agreement and adjudication can start before the campaign ends)."""
     swept = False
@@ -135,7 +136,7 @@ def _reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment
     return None
 
 
-def _reserve_gold(campaign: Campaign, user: Any, role: str, now: datetime) -> Assignment | None:
+def _reserve_gold(campaign: Campaign, user: User, role: str, now: datetime) -> Assignment | None:
     item = _unseen(campaign, user, role).order_by("position").first()
     return _reserve(campaign, user, item, now) if item is not None else None
 
@@ -163,13 +164,13 @@ def _qualification_finish(campaign: Campaign, m: Membership) -> Membership:
     return m
 
 
-STOP_MESSAGES = {
+STOP_MESSAGES: dict[str, str] = {
     Membership.State.FAILED: "You did not pass the qualification for this campaign, so it has ended for you. Thank you for your time.",
     Membership.State.BLOCKED: "Too many attention checks were missed, so this campaign has ended for you.",
 }
 
 
-def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, after: Submitted | None = None) -> Step:
+def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, after: Submitted | None = None) -> Step:
     """The person's live reservation if they have one, else a new one: qualification items
     first, an attention item when one is due, else a regular item (the most-answered first).
     ``after``: the submit this request just made. When it answered the person's live reservation
@@ -214,7 +215,7 @@ WAIT_MESSAGE = (
 )
 
 
-def _may_free_up(campaign: Campaign, user: Any, m: Membership) -> bool:
+def _may_free_up(campaign: Campaign, user: User, m: Membership) -> bool:
     """No slot is free for this person, but an item they have not seen still lacks answers: its
     remaining slots are reserved by others and come back on a skip or when a reservation expires.
     Saying "done" then would lose that work (people leave)."""
@@ -223,7 +224,7 @@ def _may_free_up(campaign: Campaign, user: Any, m: Membership) -> bool:
     return _unseen(campaign, user, Item.Role.REGULAR).filter(answer_count__lt=campaign.redundancy).exists()
 
 
-def _choose(campaign: Campaign, user: Any, m: Membership, now: datetime) -> Assignment | Step | None:
+def _choose(campaign: Campaign, user: User, m: Membership, now: datetime) -> Assignment | Step | None:
     if m.state == Membership.State.QUALIFYING:
         a = _reserve_gold(campaign, user, Item.Role.QUALIFICATION, now)
         if a is not None:
@@ -248,14 +249,14 @@ class Submitted:
     membership: Membership | None = None  # the person's membership just after, when the store read it
 
 
-def _existing(item: Item, user: Any) -> Submitted | None:
+def _existing(item: Item, user: User) -> Submitted | None:
     r = Response.objects.filter(item=item, user=user).first()
     return Submitted(r, False) if r else None
 
 
 def response_submit(
     item: Item,
-    user: Any,
+    user: User,
     answer: dict[str, Any],
     *,
     idempotency_key: str | None = None,
@@ -327,7 +328,7 @@ def response_submit(
     return Submitted(resp, True)
 
 
-def _by_key(key: str, item: Item, user: Any) -> Submitted | None:
+def _by_key(key: str, item: Item, user: User) -> Submitted | None:
     prior = Response.objects.filter(idempotency_key=key).first()
     if prior is None:
         return None
@@ -336,7 +337,7 @@ def _by_key(key: str, item: Item, user: Any) -> Submitted | None:
     return Submitted(prior, False)
 
 
-def _membership_after(campaign: Campaign, item: Item, user: Any, answer: dict[str, Any]) -> None:
+def _membership_after(campaign: Campaign, item: Item, user: User, answer: dict[str, Any]) -> None:
     ms = Membership.objects.filter(campaign=campaign, user=user)
     if item.role == Item.Role.REGULAR:
         ms.update(regular_answered=F("regular_answered") + 1)
@@ -352,7 +353,7 @@ def _membership_after(campaign: Campaign, item: Item, user: Any, answer: dict[st
             _qualification_finish(campaign, m)
 
 
-def assignment_skip(campaign: Campaign, user: Any, item: Item, now: datetime | None = None) -> bool:
+def assignment_skip(campaign: Campaign, user: User, item: Item, now: datetime | None = None) -> bool:
     """Skip a regular item: its slot returns to the pool; the person will not see it again."""
     if item.role != Item.Role.REGULAR:
         raise ValidationError("qualification and attention items cannot be skipped")
@@ -360,7 +361,7 @@ def assignment_skip(campaign: Campaign, user: Any, item: Item, now: datetime | N
     return bool(a and _release([a.pk], SKIPPED, now or timezone.now()))
 
 
-def response_undo(campaign: Campaign, user: Any, now: datetime | None = None) -> Assignment | None:
+def response_undo(campaign: Campaign, user: User, now: datetime | None = None) -> Assignment | None:
     """Withdraw the person's last answer to a regular item and give that item back to them
     (their current reservation, if any, is released). Checks cannot be undone."""
     now = now or timezone.now()

@@ -24,10 +24,12 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from accounts.people import User
+
 from .models import Assignment, Campaign, Item, Membership, Response
 
 _ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
-_MEMBERSHIP_COLUMNS = [f.column for f in Membership._meta.concrete_fields]
+_MEMBERSHIP_COLUMNS = [str(f.column) for f in Membership._meta.concrete_fields]
 
 _RESERVE = f"""
 WITH cand AS (
@@ -83,7 +85,7 @@ def _one(sql: str, params: dict[str, Any]) -> tuple[Any, ...] | None:
         return cur.fetchone()
 
 
-def reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment | None:
+def reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignment | None:
     """One slot of the first free unseen regular item, reserved for ``user``; None when no item
     is free (all full, seen, or locked by concurrent reservations at this instant)."""
     expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
@@ -109,7 +111,7 @@ def reserve_regular(campaign: Campaign, user: Any, now: datetime) -> Assignment 
 
 
 def answer_store(
-    a: Assignment, item: Item, user: Any, clean: dict[str, Any], *, key: str, time_ms: int, source: str, now: datetime
+    a: Assignment, item: Item, user: User, clean: dict[str, Any], *, key: str, time_ms: int, source: str, now: datetime
 ) -> tuple[Response, Membership | None] | None:
     """Answer a live reservation of a regular item in one statement; None when it was not live.
     Returns the response and the person's membership as the statement left it."""

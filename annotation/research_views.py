@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
+from cocoweb.http import Request
 
 from . import charts, exports, selectors, services
 from .forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
@@ -26,7 +27,7 @@ def _campaign(slug: str) -> Campaign:
 
 
 @role_required(RESEARCHER)
-def campaign_new(request: HttpRequest) -> HttpResponse:
+def campaign_new(request: Request) -> HttpResponse:
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -142,7 +143,7 @@ def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def adjudicate(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def adjudicate(request: Request, slug: str, item_id: int) -> HttpResponse:
     campaign = _campaign(slug)
     item = get_object_or_404(Item, pk=item_id, campaign=campaign, role=Item.Role.REGULAR)
     form = AdjudicationForm(request.POST or None)

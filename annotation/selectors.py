@@ -5,11 +5,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from django.db.models import Count, Q, QuerySet
 
+from accounts.people import Visitor
 from accounts.roles import RESEARCHER, has_role
 from commonsense import agreement
 from commonsense.metrics import nww
@@ -19,7 +20,7 @@ from commonsense.validation import ItemLabel, item_label
 from .models import Assignment, Campaign, FinalLabel, Item, Membership, Response
 
 
-def campaign_list_for(user: Any) -> QuerySet[Campaign]:
+def campaign_list_for(user: Visitor) -> QuerySet[Campaign]:
     qs = Campaign.objects.select_related("statement_set", "question_set")
     return qs if has_role(user, RESEARCHER) else qs.filter(status=Campaign.Status.OPEN)
 
@@ -158,7 +159,7 @@ def campaign_agreement(campaign: Campaign, m: Matrices | None = None) -> Agreeme
     s.per_item = {item: float(v) for item, v in zip(m.items, pair, strict=True) if np.isfinite(v)}
     _kappa(m.primary, s)
     s.krippendorff = agreement.krippendorff_alpha(m.primary, n_categories=2)
-    tie = "high" if campaign.kind == Campaign.Kind.SURVEY else "none"  # NWW: a tie counts as agree
+    tie: Literal["high", "none"] = "high" if campaign.kind == Campaign.Kind.SURVEY else "none"  # NWW: tie = agree
     vote = agreement.majority_vote(m.primary, tie=tie, n_categories=2)
     s.majority = {item: (None if np.isnan(v) else int(v)) for item, v in zip(m.items, vote.labels, strict=True)}
     return s

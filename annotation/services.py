@@ -11,6 +11,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
+from accounts.people import User
 from commonsense.io.questions import MASK
 from commonsense.validation import answer_normalise
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
@@ -77,7 +78,7 @@ def campaign_create(
     question_set: QuestionSet | None = None,
     qualification_positions: Iterable[int] = (),
     attention_positions: Iterable[int] = (),
-    user: Any = None,
+    user: User | None = None,
     **options: Any,
 ) -> Campaign:
     """Create a campaign and copy its items. Positions listed as qualification or attention
@@ -156,7 +157,7 @@ def campaign_status_set(campaign: Campaign, status: str) -> Campaign:
     return campaign
 
 
-def adjudication_record(item: Item, *, label: dict[str, Any], reason: str, user: Any) -> Adjudication:
+def adjudication_record(item: Item, *, label: dict[str, Any], reason: str, user: User) -> Adjudication:
     """Record who decided what, when and why; the item's final label becomes this decision."""
     reason = (reason or "").strip()
     if not reason:
@@ -181,8 +182,8 @@ def final_labels_refresh(campaign: Campaign, *, item_ids: list[int] | None = Non
     majority (``unanimous`` when all of at least two answers agree). Idempotent."""
     rows = campaign_item_labels(campaign, item_ids=item_ids)
     latest: dict[int, Adjudication] = {}
-    for adj in Adjudication.objects.filter(item__campaign=campaign).order_by("decided_at", "id"):
-        latest[adj.item_id] = adj
+    for decided in Adjudication.objects.filter(item__campaign=campaign).order_by("decided_at", "id"):
+        latest[decided.item_id] = decided
     labels = []
     for row in rows:
         adj = latest.get(row.item_id)

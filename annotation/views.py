@@ -12,7 +12,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from accounts.people import Visitor
 from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
+from cocoweb.http import Request
 
 from . import queue, selectors
 from .forms import answer_from_post
@@ -20,14 +22,14 @@ from .models import Assignment, Campaign, Item, Membership
 
 
 @role_required(ANNOTATOR)
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: Request) -> HttpResponse:
     campaigns = selectors.campaign_list_for(request.user)
     mine = {m.campaign_id: m for m in Membership.objects.filter(user=request.user)}
     rows = [{"campaign": c, "membership": mine.get(c.pk)} for c in campaigns]
     return render(request, "annotation/index.html", {"rows": rows, "can_manage": has_role(request.user, RESEARCHER)})
 
 
-def _campaign(slug: str, user: Any) -> Campaign:
+def _campaign(slug: str, user: Visitor) -> Campaign:
     # The work pages never show the campaign's source set: no joins.
     return get_object_or_404(selectors.campaign_list_for(user).select_related(None), name=slug)
 
@@ -41,16 +43,17 @@ def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
         done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
         return {"label": "Qualification", "done": done, "total": total}
     key = (campaign.pk, campaign.created_at.timestamp())
-    total = _REGULAR_COUNTS.get(key)
-    if total is None:
-        total = _REGULAR_COUNTS[key] = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
+    regular = _REGULAR_COUNTS.get(key)
+    if regular is None:
+        regular = _REGULAR_COUNTS[key] = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
+    total = regular
     if campaign.max_items_per_annotator:
         total = min(total, campaign.max_items_per_annotator)
     return {"label": "Answered", "done": m.regular_answered, "total": total}
 
 
 def _item_context(
-    request: HttpRequest,
+    request: Request,
     campaign: Campaign,
     step: queue.Step,
     *,
@@ -90,7 +93,7 @@ def _item_context(
 
 
 def _item_response(
-    request: HttpRequest,
+    request: Request,
     campaign: Campaign,
     step: queue.Step,
     *,
@@ -104,7 +107,7 @@ def _item_response(
 
 
 @role_required(ANNOTATOR)
-def work(request: HttpRequest, slug: str) -> HttpResponse:
+def work(request: Request, slug: str) -> HttpResponse:
     campaign = _campaign(slug, request.user)
     step = queue.next_step(campaign, request.user)
     restored = request.session.pop("annotation_undo", None)  # a plain (no-htmx) undo: show the answer again
@@ -115,7 +118,7 @@ def work(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @role_required(ANNOTATOR)
-def item_box(request: HttpRequest, slug: str) -> HttpResponse:
+def item_box(request: Request, slug: str) -> HttpResponse:
     """The item box alone (htmx); a plain request gets the whole page."""
     if not request.htmx:
         return redirect("annotation:work", slug=slug)
@@ -132,7 +135,7 @@ def _elapsed(request: HttpRequest) -> int | None:
 
 @require_POST
 @role_required(ANNOTATOR)
-def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
     # The campaign (as visible to this person), their assignment and its item in one query; without
     # an assignment the campaign and the item alone (404 when either is not theirs to see).
     visible = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug)
@@ -171,7 +174,7 @@ def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 
 @require_POST
 @role_required(ANNOTATOR)
-def skip(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def skip(request: Request, slug: str, item_id: int) -> HttpResponse:
     campaign = _campaign(slug, request.user)
     item = get_object_or_404(Item, pk=item_id, campaign=campaign)
     error = ""
@@ -188,7 +191,7 @@ def skip(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
 
 @require_POST
 @role_required(ANNOTATOR)
-def undo(request: HttpRequest, slug: str) -> HttpResponse:
+def undo(request: Request, slug: str) -> HttpResponse:
     campaign = _campaign(slug, request.user)
     error, previous = "", None
     try:

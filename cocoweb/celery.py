@@ -61,8 +61,8 @@ def _survive_redis_restarts() -> None:
             return virtual.QoS.ack(self, delivery_tag)
         return reject(self, delivery_tag, requeue=requeue)
 
-    qos.restore_unacked, qos.ack, qos.reject = restore_unacked, guarded_ack, guarded_reject
-    qos.cocoweb_patched = True
+    qos.restore_unacked, qos.ack, qos.reject = restore_unacked, guarded_ack, guarded_reject  # type: ignore[method-assign]
+    qos.cocoweb_patched = True  # type: ignore[attr-defined]
 
 
 _survive_redis_restarts()

@@ -282,7 +282,7 @@ def coco_quadrants(counts: dict[tuple[bool, bool], int], hrefs: dict[tuple[bool,
 
 
 def labelled_scatter(
-    points: Sequence[tuple[str, float, float, str]],
+    points: Sequence[tuple[str, float | None, float | None, str]],
     *,
     x_title: str,
     y_title: str,
@@ -292,7 +292,7 @@ def labelled_scatter(
 ) -> go.Figure:
     """One labelled point per run (name, x, y, href), with a least-squares line and Pearson r in the
     title when there are at least three points."""
-    pts = [p for p in points if p[1] is not None and p[2] is not None]
+    pts = [(n, x, y, h) for n, x, y, h in points if x is not None and y is not None]
     if not pts:
         return empty_figure(empty)
     xs, ys = [p[1] for p in pts], [p[2] for p in pts]

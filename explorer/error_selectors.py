@@ -77,7 +77,7 @@ def position_counts(run: Run) -> list[tuple[int, int, int]]:
         .annotate(n=Count("id"))
         .order_by()
     )
-    return [(r["item_answer"], -1 if r["chosen"] is None else r["chosen"], r["n"]) for r in rows]
+    return [(r["item_answer"], -1 if r["chosen"] is None else r["chosen"], r["n"]) for r in rows]  # type: ignore[misc]
 
 
 def max_options(run: Run) -> int:

@@ -70,7 +70,9 @@ def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]
     for t in terms:
         cond &= Q(text__icontains=t)
     pool = Node.objects.filter(cond, graph=graph).values("id")[:RANK_POOL]
-    return list(Node.objects.filter(pk__in=pool).order_by(Length("text"), "id").values("id", "text")[:limit])
+    return [
+        dict(r) for r in Node.objects.filter(pk__in=pool).order_by(Length("text"), "id").values("id", "text")[:limit]
+    ]
 
 
 def like_escape(term: str) -> str:
@@ -181,14 +183,14 @@ def node_neighbourhood(
             )
             added = 0
             hop1_set = set(hop1)
-            for h, htext, rel, t, ttext in rows:
-                parent, new, new_text = (h, t, ttext) if h in hop1_set else (t, h, htext)
+            for h, htext, rel, tl, ttext in rows:
+                parent, new, new_text = (h, tl, ttext) if h in hop1_set else (tl, h, htext)
                 if new not in nodes:
                     if added >= max_hop2:
                         continue
                     nodes[new] = GraphNode(new, new_text, 2, parent=parent)
                     added += 1
-                edges.append(GraphEdge(h, t, rel))
+                edges.append(GraphEdge(h, tl, rel))
     return list(nodes.values()), edges
 
 

@@ -23,7 +23,7 @@ def consensus_awareness(
 ) -> go.Figure:
     """NWW Fig. 2B: one point per model (name, consensus, awareness, href, group) with the
     iso-commonsensicality curves sqrt(C·A) = level. ``group`` separates runs from stored answers."""
-    pts = [p for p in points if p[1] is not None and p[2] is not None]
+    pts = [(n, c, a, h, g) for n, c, a, h, g in points if c is not None and a is not None]
     if not pts:
         return empty_figure("No statement runs (or stored model answers) with consensus and awareness.")
     traces, notes = [], []

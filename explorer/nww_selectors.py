@@ -75,7 +75,7 @@ def silicon_points(run: Run, limit: int = 5000) -> list[tuple[int, float, int]]:
         .values_list("statement_id", "p", "statement__human_majority")
         .order_by("position")[:limit]
     )
-    return [(s, float(p), int(h)) for s, p, h in rows]
+    return [(s, float(p), int(h)) for s, p, h in rows if h is not None]
 
 
 def commonsensicality(c: float | None, a: float | None) -> float | None:

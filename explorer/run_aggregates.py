@@ -37,7 +37,7 @@ def _cached(runs: Sequence[Run], name: str, compute: Callable[[], T]) -> T:
         return compute()
     hit = cache.get(key)
     if hit is not None:
-        return hit  # type: ignore[no-any-return]
+        return hit
     value = compute()
     cache.set(key, value, TTL)
     return value

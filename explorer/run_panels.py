@@ -12,6 +12,7 @@ from django.urls import get_script_prefix, reverse
 
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
+from knowledge.models import StatementSet
 from runs.models import Run
 
 from . import charts, nww_charts, sources
@@ -66,7 +67,7 @@ def accuracy_panel(
 ) -> Panel:
     groups, series = series_for(runs, rows, param)
     table = [
-        (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)  # type: ignore[operator]
+        (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)  # type: ignore[operator, call-overload]
         for run in runs
         for g in groups
         for r in rows
@@ -180,7 +181,7 @@ def _fmt(x: object) -> str:
 def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]]]) -> Panel:
     series, rows, links = [], [], []
     for run in runs:
-        wins = es.sliding_windows(buckets.get(run.pk, []))  # type: ignore[arg-type]
+        wins = es.sliding_windows(buckets.get(run.pk, []))
         hrefs = [items_href(run, d_min=w["d_min"], d_max=w["d_max"]) for w in wins]
         series.append((run_label(run), [w["mean_d"] for w in wins], [w["accuracy"] for w in wins], hrefs))
         rows += [
@@ -210,7 +211,7 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
         rates = sources.statement_agree_rates(run.statement_set)
         rate_axis = "human agree rate" if rates else "human majority (0/1)"
         if rates:
-            pts = [(s, p, rates[s]) for s, p, _ in pts if s in rates]
+            pts = [(s, p, rates[s]) for s, p, _ in pts if s in rates]  # type: ignore[misc]  # a rate, not 0/1
         rows = [(s, p, h) for s, p, h in pts]
         links = items_hrefs(run, "statement", [s for s, _, _ in pts])
         panels.append(
@@ -245,7 +246,7 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     return panels
 
 
-def nww_scatter_panel(runs: Sequence[Run], sset: object | None) -> Panel:
+def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None) -> Panel:
     scores = ns.nww_run_scores(runs)
     points = [
         (

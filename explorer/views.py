@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.http import Request
 from knowledge.models import Graph, Node, QuestionSet
 
 from . import charts
@@ -67,7 +68,7 @@ def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def graph_search(request: HttpRequest, name: str) -> HttpResponse:
+def graph_search(request: Request, name: str) -> HttpResponse:
     """Full page, or just the result list for htmx (the search box updates as one types)."""
     graph = get_object_or_404(Graph, name=name)
     q = request.GET.get("q", "").strip()[:200]

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.http import Request
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import Triple
@@ -38,7 +39,7 @@ def compare(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def run_items(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_items(request: Request, run_id: int) -> HttpResponse:
     """The predictions behind a bar / cell / point: wrong ones first, at most 50, each with its
     provenance (set, position, source triples with file and line), human votes and the other
     runs' answers to the same item. A partial for the drawer, a page otherwise."""

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.http import Request
 from knowledge.models import Question
 
 from . import charts, sources
@@ -15,7 +16,7 @@ from .panels import Panel, render_with_panels
 
 
 @role_required(RESEARCHER)
-def question_list(request: HttpRequest) -> HttpResponse:
+def question_list(request: Request) -> HttpResponse:
     f = qs.QuestionFilters.from_query(request.GET)
     page = Paginator(qs.question_list(f), 25).get_page(request.GET.get("page"))
     params = request.GET.copy()

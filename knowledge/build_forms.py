@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
@@ -92,7 +92,7 @@ class QuestionBuildForm(_BuildForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         graph = Graph.objects.filter(name=self.graph_name).first() if self.graph_name else None
-        rel = self.fields["relations"]
+        rel = cast(forms.MultipleChoiceField, self.fields["relations"])
         if graph is None:
             rel.choices = []
             rel.help_text = "choose a graph first to list its relations"
@@ -155,7 +155,7 @@ class CocoBuildForm(_BuildForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["abstract"].choices = [("", "none"), *((f.rel, f.label) for f in abstract_file_list())]
+        self.fields["abstract"].choices = [("", "none"), *((f.rel, f.label) for f in abstract_file_list())]  # type: ignore[attr-defined]
 
     def clean_abstract_upload(self) -> Any:
         f = self.cleaned_data.get("abstract_upload")
@@ -170,7 +170,7 @@ class CocoBuildForm(_BuildForm):
         return f
 
     def clean(self) -> dict[str, Any]:
-        d = super().clean()
+        d = super().clean() or {}
         if d.get("abstract") and d.get("abstract_upload"):
             self.add_error("abstract_upload", "choose a stored file or upload one, not both")
         return d

@@ -13,6 +13,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts.people import User
+
 from .abstract_files import abstract_dir
 from .models import BuildJob, Graph, QuestionSet
 from .selectors import build_jobs_stalled
@@ -40,7 +42,7 @@ def build_job_name_clash(name: str) -> str | None:
 
 
 def build_job_create(
-    *, kind: str, graph: Graph, name: str, seed: int, params: dict[str, Any], user: Any = None
+    *, kind: str, graph: Graph, name: str, seed: int, params: dict[str, Any], user: User | None = None
 ) -> BuildJob:
     """Store a queued job and enqueue ``knowledge.build_job_run`` once the transaction commits."""
     if kind not in BuildJob.Kind.values:

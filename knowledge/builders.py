@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
+from accounts.people import User
 from commonsense.io.abstract import read_abstract_triples
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
@@ -144,7 +144,7 @@ def question_set_build(
     diverse: bool = False,
     min_plausibility: float | None = None,
     person_names: bool = True,
-    user: Any = None,
+    user: User | None = None,
     progress: Progress | None = None,
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,
@@ -197,7 +197,7 @@ def coco_build(
     max_degree: int = 10,
     min_plausibility: float | None = None,
     diverse: bool = False,
-    user: Any = None,
+    user: User | None = None,
     progress: Progress | None = None,
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,

@@ -25,11 +25,14 @@ def statement_set_list() -> QuerySet[StatementSet]:
 def graph_relation_counts(graph: Graph) -> list[dict[str, object]]:
     if stats_current(graph):  # materialised by the importer
         return [{"relation__name": name, "n": n} for name, n in graph.stats["relations"]]
-    return list(Triple.objects.filter(graph=graph).values("relation__name").annotate(n=Count("id")).order_by("-n"))
+    return [
+        dict(r)
+        for r in Triple.objects.filter(graph=graph).values("relation__name").annotate(n=Count("id")).order_by("-n")
+    ]
 
 
 def question_structure_counts(qset: QuestionSet) -> list[dict[str, object]]:
-    return list(qset.questions.values("structure").annotate(n=Count("id")).order_by("-n"))
+    return [dict(r) for r in qset.questions.values("structure").annotate(n=Count("id")).order_by("-n")]
 
 
 def build_job_recent(limit: int = 5) -> list[BuildJob]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from accounts.people import User
 from commonsense.io import DataFormatError
 from commonsense.io.questions import read_questions
 from commonsense.io.statements import read_statements_csv
@@ -103,7 +104,7 @@ def graph_import(
     *,
     name: str,
     fmt: str,
-    user: Any = None,
+    user: User | None = None,
     progress: Progress = _noop,
     display_name: str | None = None,
 ) -> GraphImportResult:
@@ -209,7 +210,12 @@ def _collect(records: Iterable[Any], stage: str, progress: Progress) -> list[Any
 
 
 def statements_import(
-    path: str | Path, *, name: str, user: Any = None, display_name: str | None = None, progress: Progress = _noop
+    path: str | Path,
+    *,
+    name: str,
+    user: User | None = None,
+    display_name: str | None = None,
+    progress: Progress = _noop,
 ) -> SetImportResult:
     path = Path(path)
     sha = file_sha256(path)
@@ -258,7 +264,7 @@ def questions_import(
     *,
     name: str,
     fmt: str,
-    user: Any = None,
+    user: User | None = None,
     display_name: str | None = None,
     progress: Progress = _noop,
 ) -> SetImportResult:

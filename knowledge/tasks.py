@@ -14,6 +14,7 @@ queued job (the broker may have restarted empty). A duplicate message is skipped
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from celery import shared_task
 
@@ -45,7 +46,7 @@ def build_jobs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
     # For a queued job, heartbeat_at says when its message was last sent (see build_jobs_stalled).
     BuildJob.objects.filter(pk__in=ids, state=BuildJob.State.QUEUED).update(heartbeat_at=timezone.now())
     for job_id in ids:
-        transaction.on_commit(lambda jid=job_id: build_job_run_task.apply_async((jid,), queue=BUILD_QUEUE))
+        transaction.on_commit(partial(build_job_run_task.apply_async, (job_id,), queue=BUILD_QUEUE))
     if ids:
         log.warning("re-enqueued build job(s) %s", ", ".join(map(str, ids)))
     return ids

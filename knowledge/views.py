@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import RESEARCHER, has_role, role_required
+from cocoweb.http import Request
 from commonsense.io import DataFormatError
 
 from . import selectors, services
@@ -72,7 +73,7 @@ def statement_set_detail(request: HttpRequest, name: str) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def data_import(request: HttpRequest) -> HttpResponse:
+def data_import(request: Request) -> HttpResponse:
     form = DataImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         kind, _, fmt = form.cleaned_data["kind"].partition(":")

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.http import Request
 from commonsense.io import DataFormatError
 
 from .abstract_files import abstract_file_save
@@ -25,7 +26,7 @@ def _queued(request: HttpRequest, job: BuildJob) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def build_questions(request: HttpRequest) -> HttpResponse:
+def build_questions(request: Request) -> HttpResponse:
     """COM2 form. ``?graph=NAME`` preselects a graph and lists its relations; htmx asks for the
     relations box alone (target ``relations-field``) when the graph changes."""
     form = QuestionBuildForm(request.POST or None, initial={"graph": request.GET.get("graph", "")})
@@ -51,7 +52,7 @@ def build_questions(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def build_coco(request: HttpRequest) -> HttpResponse:
+def build_coco(request: Request) -> HttpResponse:
     form = CocoBuildForm(request.POST or None, request.FILES or None, initial={"graph": request.GET.get("graph", "")})
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
@@ -106,7 +107,7 @@ def build_job_detail(request: HttpRequest, job_id: int) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def build_job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+def build_job_progress(request: Request, job_id: int) -> HttpResponse:
     """The progress box. htmx polls it while the job is queued or running; the box of a finished
     job has no trigger, so polling stops. A plain GET goes to the job's page."""
     if not request.htmx:

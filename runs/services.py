@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.people import User
 from knowledge.models import QuestionSet, StatementSet
 
 from .models import Run
@@ -47,7 +48,7 @@ def run_create(
     seed: int = 0,
     limit: int | None = None,
     params: dict[str, Any] | None = None,
-    user: Any = None,
+    user: User | None = None,
     enqueue: bool = True,
     rerun_of: Run | None = None,
 ) -> Run:
@@ -117,7 +118,7 @@ def run_cancel(run: Run) -> bool:
     return True
 
 
-def run_rerun(run: Run, *, user: Any = None) -> Run:
+def run_rerun(run: Run, *, user: User | None = None) -> Run:
     """A new run with the same settings (a fresh set of predictions)."""
     return run_create(
         question_set=run.question_set,

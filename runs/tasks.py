@@ -20,6 +20,7 @@ and polls for more (``Unrecoverable error: AttributeError … 'hostname'``).
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from celery import bootsteps, shared_task
@@ -56,7 +57,7 @@ def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
             .values_list("pk", flat=True)
         )
     for run_id in ids:
-        transaction.on_commit(lambda rid=run_id: run_execute_task.apply_async((rid,), queue=EVAL_QUEUE))
+        transaction.on_commit(partial(run_execute_task.apply_async, (run_id,), queue=EVAL_QUEUE))
     if ids:
         log.warning("re-enqueued run(s) %s", ", ".join(map(str, ids)))
     return ids

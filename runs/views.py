@@ -6,10 +6,12 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.http import Request
 
 from . import exports, selectors, services
 from .forms import RunForm
@@ -24,7 +26,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def run_new(request: HttpRequest) -> HttpResponse:
+def run_new(request: Request) -> HttpResponse:
     form = RunForm(request.POST or None, initial=request.GET or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
@@ -70,7 +72,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def run_progress(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_progress(request: Request, run_id: int) -> HttpResponse:
     """The progress box. htmx polls it while the run is active; the box of a finished run has no
     trigger, so polling stops, and ``HX-Refresh`` reloads the page once to show the metrics."""
     if not request.htmx:
@@ -95,7 +97,7 @@ def run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @role_required(RESEARCHER)
 @require_POST
-def run_rerun(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_rerun(request: Request, run_id: int) -> HttpResponse:
     new = services.run_rerun(_run(run_id), user=request.user)
     messages.success(request, f"Run {new.pk} queued with the settings of run {run_id}.")
     return redirect("runs:detail", run_id=new.pk)
@@ -113,7 +115,7 @@ def run_compare(request: HttpRequest) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def export_predictions(request: HttpRequest, run_id: int, fmt: str) -> HttpResponse:
+def export_predictions(request: HttpRequest, run_id: int, fmt: str) -> HttpResponseBase:
     if fmt not in ("jsonl", "csv"):
         raise Http404("export formats: jsonl, csv")
     run = _run(run_id)

@@ -20,11 +20,11 @@ DEMO_QUESTIONS = (("csqa-demo", "csqa_demo.jsonl", "csqa"),)
 # Built sets: COM2 2i questions on the CSKB-Population demo graph, CoCo's three families on the
 # ATOMIC-2020 demo graph (conceptualisations from fixtures/abstract_demo.tsv). Seeded: the same
 # sets every time; skipped when a set of that name exists.
-DEMO_COM2 = (
+DEMO_COM2: tuple[dict[str, Any], ...] = (
     {"name": "com2-2i-demo", "graph": "ckbp-demo", "kind": "2i", "count": 60, "seed": 7},
     {"name": "com2-2p-demo", "graph": "ckbp-demo", "kind": "2p", "count": 60, "seed": 7},
 )
-DEMO_COCO = (
+DEMO_COCO: tuple[dict[str, Any], ...] = (
     {
         "name": "coco-demo",
         "graph": "atomic2020-demo",

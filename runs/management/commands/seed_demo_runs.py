@@ -65,7 +65,13 @@ class Command(BaseCommand):
         except ModelNotFoundError as exc:
             self.stdout.write(f"no SmolLM2 demo run: {exc}")
             return
-        spec = {"statement_set": sset, "backend": "hf", "model": gguf, "scoring": "yesno", "limit": DEMO_MODEL_LIMIT}
+        spec: dict[str, Any] = {
+            "statement_set": sset,
+            "backend": "hf",
+            "model": gguf,
+            "scoring": "yesno",
+            "limit": DEMO_MODEL_LIMIT,
+        }
         if Run.objects.filter(state__in=(Run.State.DONE, Run.State.QUEUED, *Run.ACTIVE), **spec).exists():
             return
         run = run_create(**spec)
