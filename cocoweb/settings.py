@@ -193,6 +193,10 @@ LOGIN_THROTTLE_PER_ADDRESS = env.int("LOGIN_THROTTLE_PER_ADDRESS", default=30)
 # would keep serving a session that was ended (log-out) elsewhere.
 _SHARED_CACHE = CACHES["default"]["BACKEND"].rsplit(".", 1)[-1] in ("RedisCache", "PyMemcacheCache", "PyLibMCCache")
 SESSION_ENGINE = f"django.contrib.sessions.backends.{'cached_db' if _SHARED_CACHE else 'db'}"
+# The signed-in user and their role are read from that shared cache too (accounts/backends.py),
+# for at most this many seconds; writes through the models drop the copy at once. 0: off (the
+# default with a per-process cache, for the same reason as the sessions).
+COCOWEB_USER_CACHE_SECONDS = env.int("COCOWEB_USER_CACHE_SECONDS", default=300 if _SHARED_CACHE else 0)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

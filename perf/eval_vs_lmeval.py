@@ -60,8 +60,42 @@ def argmax(xs: list[float]) -> int:
     return max(range(len(xs)), key=lambda i: (xs[i], -i))
 
 
+def floor_seconds(backend: Any, scorer: Any, items: list[Any], block: int) -> tuple[float, int, int]:
+    """The compute floor of a loglik run: the model's forward pass alone over exactly the run's
+    unique tokens (each context once, each option's continuation once), packed into rows of one
+    length with no padding, with the vocabulary projection and log-softmax only where a
+    continuation token is predicted. Tokenisation happens before the clock starts. Returns the
+    seconds, the tokens fed and the positions scored."""
+    import torch
+
+    stream: list[int] = []
+    scored = 0
+    for it in items:
+        ctx = conts = None
+        for o in it.options:
+            c, cont = backend.encode_pair(scorer.context(it), scorer.delimiter + o)
+            ctx = c
+            conts = (conts or []) + [cont]
+        stream += list(ctx or []) + [t for cont in conts or [] for t in cont]
+        scored += sum(len(cont) for cont in conts or [])
+    width = max(1, round(len(stream) / len(items)))  # about one question per row
+    rows = [stream[i : i + width] for i in range(0, len(stream) - width + 1, width)]
+    per_batch = max(1, block // 3)
+    body, head = backend.model.model, backend.model.lm_head
+    share = scored / len(stream)  # the share of positions that need logits
+    t0 = time.perf_counter()
+    with torch.inference_mode():
+        for lo in range(0, len(rows), per_batch):
+            ids = torch.tensor(rows[lo : lo + per_batch], dtype=torch.long)
+            hidden = body(input_ids=ids).last_hidden_state
+            k = max(1, round(hidden.shape[1] * share))
+            logits = head(hidden[:, -k:, :])
+            torch.log_softmax(logits, dim=-1).gather(-1, ids[:, -k:].unsqueeze(-1)).sum()
+    return time.perf_counter() - t0, len(rows) * width, scored
+
+
 def run_dtype(
-    model_dir: Path, rows: list[dict[str, Any]], data: Path, dtype: str, batch: int, block: int, first: str
+    model_dir: Path, rows: list[dict[str, Any]], data: Path, dtype: str, batch: int | str, block: int, first: str
 ) -> dict[str, Any]:
     """Both scorers on the same docs, block by block, alternating which one goes first."""
     from lm_eval.models.huggingface import HFLM
@@ -122,7 +156,9 @@ def run_dtype(
                     cwd[i] = {"lls": r.scores, "norm": r.norm_scores, "acc": r.chosen, "acc_norm": r.chosen_norm}
     n = len(rows)
     gold = [r["choices"]["label"].index(r["answerKey"]) for r in rows]
+    floor_s, floor_tokens, floor_scored = floor_seconds(scorer.backend, scorer, items, block)
     return {
+        "floor": {"seconds": floor_s, "tokens": floor_tokens, "scored_positions": floor_scored},
         "lmeval": {
             "seconds": t["lmeval"],
             "docs": lmd,
@@ -170,7 +206,9 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=500)
     ap.add_argument("--dtypes", default="float32,bfloat16")
     ap.add_argument("--threads", type=int, default=1, help="torch threads for both (the machine is shared)")
-    ap.add_argument("--lmeval-batch", type=int, default=8)
+    ap.add_argument(
+        "--lmeval-batch", default="8,32,auto", help="lm-eval batch sizes to try, comma-separated (each a run)"
+    )
     ap.add_argument("--block", type=int, default=100, help="docs per alternation block")
     ap.add_argument("--cache", default=str(ROOT / "var" / "cache" / "models"))
     ap.add_argument("--json", help="write the figures to this file")
@@ -184,14 +222,14 @@ def main() -> int:
     torch.set_num_threads(a.threads)
     model_dir = convert_gguf(smollm2_gguf(), Path(a.cache) / "SmolLM2-135M-Instruct.Q4_1")
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()][: a.n]
-    report: dict[str, Any] = {"n": len(rows), "threads": a.threads, "lmeval_batch": a.lmeval_batch, "runs": {}}
+    report: dict[str, Any] = {"n": len(rows), "threads": a.threads, "runs": {}, "load_before": os.getloadavg()}
     with tempfile.TemporaryDirectory() as tmp:
         subset = Path(tmp) / "csqa_subset.jsonl"
         subset.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        for k, dtype in enumerate(a.dtypes.split(",")):
-            got = run_dtype(
-                model_dir, rows, subset, dtype, a.lmeval_batch, a.block, "lmeval" if k % 2 == 0 else "cocoweb"
-            )
+        runs = [(d, b) for d in a.dtypes.split(",") for b in a.lmeval_batch.split(",")]
+        for k, (dtype, batch) in enumerate(runs):
+            bs: int | str = int(batch) if batch.isdigit() else batch
+            got = run_dtype(model_dir, rows, subset, dtype, bs, a.block, "lmeval" if k % 2 == 0 else "cocoweb")
             lm, cw = got["lmeval"], got["cocoweb"]
             cmp = compare(len(rows), lm, cw)
             r = {
@@ -202,16 +240,21 @@ def main() -> int:
                 **cmp,
             }
             r["ratio"] = r["cocoweb_items_s"] / r["lmeval_items_s"]
-            report["runs"][dtype] = r
-            print(json.dumps({dtype: r}, indent=1), flush=True)
+            r["floor_items_s"] = len(rows) / got["floor"]["seconds"]
+            r["floor_tokens"] = got["floor"]["tokens"]
+            r["cocoweb_over_floor"] = cw["seconds"] / got["floor"]["seconds"]
+            report["runs"][f"{dtype} lm-eval batch {batch}"] = r
+            print(json.dumps({f"{dtype} lm-eval batch {batch}": r}, indent=1), flush=True)
     print("\nsummary")
     for dtype, r in report["runs"].items():
         print(
-            f"  {dtype:9s} lm-eval {r['lmeval_items_s']:6.2f} items/s"
+            f"  {dtype:28s} lm-eval {r['lmeval_items_s']:6.2f} items/s"
             f" | cocoweb {r['cocoweb_items_s']:6.2f} items/s | ratio {r['ratio']:.2f}x"
+            f" | floor {r['floor_items_s']:6.2f} items/s, cocoweb {r['cocoweb_over_floor']:.2f}x the floor"
             f" | differing choices: acc {r['acc']['differ']}, acc_norm {r['acc_norm']['differ']}"
             f" | accuracy lm-eval {r['accuracy']['lmeval']:.4f} / cocoweb {r['accuracy']['cocoweb']:.4f}"
         )
+    print(f"  load average {os.getloadavg()[0]:.2f} at the end ({report['load_before'][0]:.2f} before)")
     if a.json:
         Path(a.json).write_text(json.dumps(report, indent=1))
     return 0

@@ -35,7 +35,7 @@ export DJANGO_SECURE_SSL_REDIRECT=false DJANGO_SECURE_COOKIES=false
 "$PY" manage.py collectstatic --noinput -v0
 "$PY" manage.py seed_demo --no-accounts >/dev/null
 
-"$BIN/gunicorn" cocoweb.wsgi -b "127.0.0.1:$WEB_PORT" -w 3 --access-logfile "$dir/access.log" --error-logfile "$dir/gunicorn.log" &
+"$BIN/gunicorn" cocoweb.wsgi --preload -b "127.0.0.1:$WEB_PORT" -w 3 --access-logfile "$dir/access.log" --error-logfile "$dir/gunicorn.log" &
 pids+=($!)
 "$BIN/celery" -A cocoweb worker -Q eval -n "eval@%h" --concurrency=1 -l WARNING --logfile "$dir/worker-eval.log" &
 pids+=($!)

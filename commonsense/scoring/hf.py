@@ -5,11 +5,12 @@ context+continuation encoded with the tokenizer's defaults, split at the context
 unless the tokenizer adds one, trailing context spaces moved to the continuation) but runs each
 context once: questions are grouped by context length (no padding in the context pass), the
 context's key/value cache is copied to every option that needs more than one token, and only
-those options run a second, right-padded pass. torch and transformers are imported on first use.
+those options run a second pass, one per continuation length (so no row there is padded). torch and transformers are imported on first use.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -177,26 +178,29 @@ class HFBackend:
         rows = [(q, conts[o]) for q, (_, conts) in enumerate(chunk) for o in range(len(conts))]
         multi = [r for r, (_, c) in enumerate(rows) if len(c) > 1]
         later: dict[int, Any] = {}
-        if multi:
-            cache = first.past_key_values
-            sel = torch.tensor([rows[r][0] for r in multi], device=self.device)
-            cache.batch_select_indices(sel)
-            width = max(len(rows[r][1]) - 1 for r in multi)
-            inp = torch.full((len(multi), width), self.pad_id, dtype=torch.long, device=self.device)
-            for k, r in enumerate(multi):
-                toks = rows[r][1][:-1]
-                inp[k, : len(toks)] = torch.tensor(toks)
-            # right padding of the continuations needs no mask: real positions never see later pads
+        # Continuations longer than one token: a second pass over their tokens on the contexts'
+        # cache, one pass per continuation length so that no row is padded (every position fed is
+        # one that is scored: no forward pass or vocabulary projection spent on padding).
+        by_width: dict[int, list[int]] = {}
+        for r in multi:
+            by_width.setdefault(len(rows[r][1]) - 1, []).append(r)
+        cache = first.past_key_values
+        for n_group, (width, group) in enumerate(sorted(by_width.items())):
+            # the last group may take the cache itself; the others select from a copy
+            sub = cache if n_group == len(by_width) - 1 else copy.deepcopy(cache)
+            sel = torch.tensor([rows[r][0] for r in group], device=self.device)
+            sub.batch_select_indices(sel)
+            inp = torch.tensor([rows[r][1][:-1] for r in group], dtype=torch.long, device=self.device)
             kw2: dict[str, Any] = {}
             if padded:
-                start = torch.tensor([lens[rows[r][0]] for r in multi], device=self.device).unsqueeze(1)
+                start = torch.tensor([lens[rows[r][0]] for r in group], device=self.device).unsqueeze(1)
                 kw2 = {
                     "attention_mask": torch.cat([mask[sel], torch.ones_like(inp)], dim=1),
                     "position_ids": start + torch.arange(width, device=self.device).unsqueeze(0),
                 }
-            second = self.model(input_ids=inp, past_key_values=cache, use_cache=False, **kw2).logits
-            for k, r in enumerate(multi):
-                later[r] = second[k, : len(rows[r][1]) - 1]
+            second = self.model(input_ids=inp, past_key_values=sub, use_cache=False, **kw2).logits
+            for k, r in enumerate(group):
+                later[r] = second[k]
         row_logits = []
         for r, (q, _) in enumerate(rows):
             lg = last[q : q + 1]
