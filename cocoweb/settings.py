@@ -102,9 +102,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Django's ModelBackend, whose per-request user lookup also reads the role (one query, not two).
 AUTHENTICATION_BACKENDS = ["accounts.backends.RoleModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Failed log-ins (per NFKC+casefold user name and per address) and wrong old passwords on the
+# password-change form (per account) within the window before the form answers 429 (accounts/throttle.py).
+LOGIN_THROTTLE_WINDOW = env.int("COCOWEB_LOGIN_THROTTLE_WINDOW", default=15 * 60)
+LOGIN_THROTTLE_PER_USER = env.int("COCOWEB_LOGIN_THROTTLE_PER_USER", default=5)
+LOGIN_THROTTLE_PER_ADDRESS = env.int("COCOWEB_LOGIN_THROTTLE_PER_ADDRESS", default=30)
+PASSWORD_CHANGE_THROTTLE_PER_USER = env.int("COCOWEB_PASSWORD_CHANGE_THROTTLE_PER_USER", default=5)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
