@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # serves static files under gunicorn
+    "cocoweb.uploads.UploadRoutesMiddleware",  # body cap (413) and file parts parsed only on upload routes
     "cocoweb.middleware.DatabaseUnavailableMiddleware",  # a lost database: 503 + Retry-After, not a bare 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -147,6 +148,12 @@ FILE_UPLOAD_HANDLERS = [
 ]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Every upload form takes one file; Django's default (100 parts) let one anonymous request spool
+# gigabytes to disk. Bodies are capped before they are read (cocoweb.uploads.UploadRoutesMiddleware):
+# upload routes at COCOWEB_MAX_UPLOAD_BYTES plus this much room for the form, others at
+# DATA_UPLOAD_MAX_MEMORY_SIZE; file parts sent to any other route are skipped unread.
+DATA_UPLOAD_MAX_NUMBER_FILES = env.int("COCOWEB_MAX_FILES_PER_REQUEST", default=2)
+COCOWEB_MAX_REQUEST_OVERHEAD_BYTES = env.int("COCOWEB_MAX_REQUEST_OVERHEAD_BYTES", default=1024 * 1024)
 
 # Celery: embedded SQLite broker by default, Redis in production.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqla+sqlite:///{VAR_DIR / 'celery-broker.sqlite'}")

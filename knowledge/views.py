@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import RESEARCHER, has_role, role_required
+from cocoweb.uploads import accepts_uploads
 from commonsense.io import DataFormatError
 
 from . import selectors, services
@@ -71,6 +72,7 @@ def statement_set_detail(request: HttpRequest, name: str) -> HttpResponse:
     return render(request, "knowledge/statement_set_detail.html", {"sset": sset, "page": page})
 
 
+@accepts_uploads
 @role_required(RESEARCHER)
 def data_import(request: HttpRequest) -> HttpResponse:
     form = DataImportForm(request.POST or None, request.FILES or None)

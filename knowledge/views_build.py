@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.uploads import accepts_uploads
 from commonsense.io import DataFormatError
 
 from .abstract_files import abstract_file_save
@@ -50,6 +51,7 @@ def build_questions(request: HttpRequest) -> HttpResponse:
     return render(request, "knowledge/build_questions.html", {"form": form}, status=status)
 
 
+@accepts_uploads
 @role_required(RESEARCHER)
 def build_coco(request: HttpRequest) -> HttpResponse:
     form = CocoBuildForm(request.POST or None, request.FILES or None, initial={"graph": request.GET.get("graph", "")})
