@@ -209,6 +209,19 @@ SPECTACULAR_SETTINGS = {
 # Where model conversions and embedding caches live (never downloaded: built locally).
 COCOWEB_CACHE_DIR = Path(env.str("COCOWEB_CACHE_DIR", default=str(VAR_DIR / "cache")))
 
+# What runs may use (runs/catalog.py; the Models page lists it). Researchers name a model, a file or
+# an endpoint, never a free path or URL:
+# - COCOWEB_MODELS_DIRS: folders (comma-separated) whose .gguf files and model folders (with
+#   config.json) runs may load, besides the packaged SmolLM2-135M-Instruct and all-MiniLM-L6-v2;
+# - COCOWEB_RUN_FILES_DIRS: folders whose regular files runs may replay (prediction files,
+#   ReComSBench paths files);
+# - COCOWEB_MODEL_ENDPOINTS: JSON {"name": {"url": "https://…/v1", "api_key_env": "VAR_NAME",
+#   "models": ["model-a", …]}}: OpenAI-compatible servers; each key is read from its own variable
+#   and sent only to its own URL.
+COCOWEB_MODELS_DIRS = [Path(p) for p in env.list("COCOWEB_MODELS_DIRS", default=[str(VAR_DIR / "models")])]
+COCOWEB_RUN_FILES_DIRS = [Path(p) for p in env.list("COCOWEB_RUN_FILES_DIRS", default=[str(VAR_DIR / "run-files")])]
+COCOWEB_MODEL_ENDPOINTS = env.json("COCOWEB_MODEL_ENDPOINTS", default={})
+
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)

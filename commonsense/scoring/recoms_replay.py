@@ -95,19 +95,22 @@ class PathsFile(PathSource):
         self.source = str(self.path)
         self.by_id: dict[str, dict[str, Any]] = {}
         self.by_text: dict[str, dict[str, Any]] = {}
-        with self.path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = f"{self.path.name}:{n}"
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise PathsFileError(f"{where}: not JSON ({exc.msg})") from None
-                rec = _record(obj, where)
-                self.by_id[str(rec["id"])] = rec
-                if isinstance(rec.get("question"), str):
-                    self.by_text.setdefault(_norm(rec["question"]), rec)
+        from commonsense.io.text import iter_lines  # bounded line length, strict UTF-8, no NUL
+
+        for n, line in iter_lines(self.path):
+            if not line.strip():
+                continue
+            where = f"{self.path.name}:{n}"
+            try:
+                obj = json.loads(line)
+            except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+                raise PathsFileError(
+                    f"{where}: not JSON ({getattr(exc, 'msg', 'too deeply nested or too large')})"
+                ) from None
+            rec = _record(obj, where)
+            self.by_id[str(rec["id"])] = rec
+            if isinstance(rec.get("question"), str):
+                self.by_text.setdefault(_norm(rec["question"]), rec)
         if not self.by_id:
             raise PathsFileError(f"{self.path.name}: no paths")
 

@@ -19,10 +19,12 @@ MISSING = "missing from the replay source"
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
+    """Objects of a JSONL file, read with bounded line length and strict UTF-8 (``iter_lines``)."""
+    from commonsense.io.text import iter_lines
+
+    for _, line in iter_lines(path):
+        if line.strip():
+            yield json.loads(line)
 
 
 class _ReplayBase:
