@@ -90,9 +90,16 @@ WSGI_APPLICATION = "cocoweb.wsgi.application"
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'cocoweb.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the web server read while the worker writes; the timeout waits for locks.
+    # WAL lets the web server read while the worker writes; the timeout waits for locks. Transactions
+    # start IMMEDIATE (take the write lock at BEGIN): a deferred one that read first fails at once with
+    # "database is locked" when it then writes after another connection did (the busy timeout does
+    # not apply to that upgrade), which answered 503 to annotators whose answer was stored.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 30, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {
+            "timeout": 30,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+        }
     )
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
