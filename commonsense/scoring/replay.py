@@ -20,11 +20,12 @@ MISSING = "missing from the replay source"
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
     """Objects of a JSONL file, read with bounded line length and strict UTF-8 (``iter_lines``)."""
+    from commonsense.io.jsonline import json_line
     from commonsense.io.text import iter_lines
 
-    for _, line in iter_lines(path):
+    for n, line in iter_lines(path):
         if line.strip():
-            yield json.loads(line)
+            yield json_line(path, n, line)
 
 
 class _ReplayBase:
