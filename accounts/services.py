@@ -76,3 +76,15 @@ def demo_accounts_ensure(credentials_file: Path | None = None) -> list[tuple[str
     path.write_text("".join(f"{u}:{p}\n" for u, p in known.items()))
     path.chmod(0o600)
     return out
+
+
+def api_tokens_revoke_on_password_change(sender: type, instance: object, created: bool = False, **_: object) -> None:
+    """``post_save`` of the user model: a password set through ``set_password`` (password change
+    form, admin, ``changepassword``) deletes the person's API tokens, so a token taken along with
+    the old password stops working too. ``_password`` holds the new raw password until
+    ``AbstractBaseUser.save`` has finished, i.e. during ``post_save``; other saves leave it None."""
+    if created or getattr(instance, "_password", None) is None:
+        return
+    from rest_framework.authtoken.models import Token
+
+    Token.objects.filter(user_id=instance.pk).delete()  # type: ignore[attr-defined]

@@ -6,6 +6,8 @@ so the per-address limit counts clients, not the proxy."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
@@ -28,8 +30,23 @@ def client_address(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR", "?"))
 
 
+def name_key(username: str) -> str:
+    """The spelling-independent form of a user name: NFKC (what Django's log-in form folds the
+    name to before looking the user up, so ``ｒｅｓ2`` logs in as ``res2``) and then casefold, so
+    every spelling that can reach one account shares one counter."""
+    return unicodedata.normalize("NFKC", username).casefold().strip()[:150]
+
+
 def _keys(request: HttpRequest, username: str) -> tuple[str, str]:
-    return f"login-fail:user:{username.strip().lower()[:150]}", f"login-fail:addr:{client_address(request)}"
+    return f"login-fail:user:{name_key(username)}", f"login-fail:addr:{client_address(request)}"
+
+
+def _bump(key: str) -> None:
+    if not cache.add(key, 1, WINDOW_SECONDS):
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.add(key, 1, WINDOW_SECONDS)
 
 
 def login_blocked(request: HttpRequest, username: str) -> bool:
@@ -39,12 +56,29 @@ def login_blocked(request: HttpRequest, username: str) -> bool:
 
 def login_failed(request: HttpRequest, username: str) -> None:
     for key in _keys(request, username):
-        if not cache.add(key, 1, WINDOW_SECONDS):
-            try:
-                cache.incr(key)
-            except ValueError:  # expired between add and incr
-                cache.add(key, 1, WINDOW_SECONDS)
+        _bump(key)
 
 
 def login_succeeded(request: HttpRequest, username: str) -> None:
     cache.delete(_keys(request, username)[0])
+
+
+# Password change: wrong *old* passwords count per account (the session is already signed in, so
+# the form is an oracle for the current password of whoever left a browser open).
+MAX_PASSWORD_CHANGE_FAILURES = getattr(settings, "PASSWORD_CHANGE_THROTTLE_PER_USER", 5)
+
+
+def _pw_key(user_pk: object) -> str:
+    return f"password-change-fail:user:{user_pk}"
+
+
+def password_change_blocked(user_pk: object) -> bool:
+    return int(cache.get(_pw_key(user_pk), 0)) >= MAX_PASSWORD_CHANGE_FAILURES
+
+
+def password_change_failed(user_pk: object) -> None:
+    _bump(_pw_key(user_pk))
+
+
+def password_change_succeeded(user_pk: object) -> None:
+    cache.delete(_pw_key(user_pk))

@@ -2,10 +2,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, PasswordChangeView
 from django.http import HttpRequest, HttpResponse
 
-from .throttle import WINDOW_SECONDS, login_blocked, login_failed, login_succeeded
+from .throttle import (
+    WINDOW_SECONDS,
+    login_blocked,
+    login_failed,
+    login_succeeded,
+    password_change_blocked,
+    password_change_failed,
+    password_change_succeeded,
+)
 
 
 class ThrottledLoginView(LoginView):
@@ -27,3 +35,26 @@ class ThrottledLoginView(LoginView):
 
 
 login_view = ThrottledLoginView.as_view()
+
+
+class ThrottledPasswordChangeView(PasswordChangeView):
+    """Django's password change with a limit on wrong *old* passwords per account (a signed-in
+    session left open must not become an oracle for the current password)."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        pk = request.user.pk
+        if password_change_blocked(pk):
+            form = self.get_form()
+            form.errors.clear()
+            form.add_error("old_password", f"Too many wrong passwords. Try again in {WINDOW_SECONDS // 60} minutes.")
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        form = self.get_form()
+        if form.is_valid():
+            password_change_succeeded(pk)
+            return self.form_valid(form)
+        if "old_password" in form.errors:
+            password_change_failed(pk)
+        return self.form_invalid(form)
+
+
+password_change_view = ThrottledPasswordChangeView.as_view()

@@ -7,7 +7,6 @@ text) and Parquet (same columns as the CSV)."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from commonsense.io import csv_safe
 from commonsense.metrics import nww
 from commonsense.validation import com2_postprocess
 
@@ -127,7 +127,7 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
 def to_csv(records: Iterator[dict[str, Any]]) -> bytes:
     rows = [_flat(r) for r in records]
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=_columns(rows) or ["campaign"])
+    w = csv_safe.dict_writer(buf, fieldnames=_columns(rows) or ["campaign"])
     w.writeheader()
     w.writerows(rows)
     return buf.getvalue().encode()

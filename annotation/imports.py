@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -65,7 +66,7 @@ def _parse_header(
             name, ok = "valid", q in ("", "valid")
         else:
             name = "bad" if q == "bad" else q
-            ok = q == "bad" or (q.isdigit() and 1 <= int(q) <= item.n_options)
+            ok = q == "bad" or (re.fullmatch(r"[0-9]{1,3}", q) is not None and 1 <= int(q) <= item.n_options)
         if not ok:
             errors.append(f"column {i} ({h!r}): unknown question {q!r} for a {campaign.kind} item")
             cols.append(None)

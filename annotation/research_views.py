@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
 from cocoweb.http import Request
+from cocoweb.uploads import accepts_uploads
 
 from . import charts, exports, selectors, services
 from .forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
@@ -168,6 +169,7 @@ def adjudicate(request: Request, slug: str, item_id: int) -> HttpResponse:
     )
 
 
+@accepts_uploads
 @role_required(RESEARCHER)
 def import_ratings(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug)

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # serves static files under gunicorn
+    "cocoweb.uploads.UploadRoutesMiddleware",  # body cap (413) and file parts parsed only on upload routes
     "cocoweb.middleware.DatabaseUnavailableMiddleware",  # a lost database: 503 + Retry-After, not a bare 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -89,9 +90,16 @@ WSGI_APPLICATION = "cocoweb.wsgi.application"
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'cocoweb.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the web server read while the worker writes; the timeout waits for locks.
+    # WAL lets the web server read while the worker writes; the timeout waits for locks. Transactions
+    # start IMMEDIATE (take the write lock at BEGIN): a deferred one that read first fails at once with
+    # "database is locked" when it then writes after another connection did (the busy timeout does
+    # not apply to that upgrade), which answered 503 to annotators whose answer was stored.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 30, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {
+            "timeout": 30,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+        }
     )
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
@@ -102,9 +110,17 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Django's ModelBackend, whose per-request user lookup also reads the role (one query, not two).
 AUTHENTICATION_BACKENDS = ["accounts.backends.RoleModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Failed log-ins (per NFKC+casefold user name and per address) and wrong old passwords on the
+# password-change form (per account) within the window before the form answers 429 (accounts/throttle.py).
+LOGIN_THROTTLE_WINDOW = env.int("COCOWEB_LOGIN_THROTTLE_WINDOW", default=15 * 60)
+LOGIN_THROTTLE_PER_USER = env.int("COCOWEB_LOGIN_THROTTLE_PER_USER", default=5)
+LOGIN_THROTTLE_PER_ADDRESS = env.int("COCOWEB_LOGIN_THROTTLE_PER_ADDRESS", default=30)
+PASSWORD_CHANGE_THROTTLE_PER_USER = env.int("COCOWEB_PASSWORD_CHANGE_THROTTLE_PER_USER", default=5)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -142,6 +158,12 @@ FILE_UPLOAD_HANDLERS = [
 ]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Every upload form takes one file; Django's default (100 parts) let one anonymous request spool
+# gigabytes to disk. Bodies are capped before they are read (cocoweb.uploads.UploadRoutesMiddleware):
+# upload routes at COCOWEB_MAX_UPLOAD_BYTES plus this much room for the form, others at
+# DATA_UPLOAD_MAX_MEMORY_SIZE; file parts sent to any other route are skipped unread.
+DATA_UPLOAD_MAX_NUMBER_FILES = env.int("COCOWEB_MAX_FILES_PER_REQUEST", default=2)
+COCOWEB_MAX_REQUEST_OVERHEAD_BYTES = env.int("COCOWEB_MAX_REQUEST_OVERHEAD_BYTES", default=1024 * 1024)
 
 # Celery: embedded SQLite broker by default, Redis in production.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqla+sqlite:///{VAR_DIR / 'celery-broker.sqlite'}")
@@ -221,6 +243,19 @@ SPECTACULAR_SETTINGS = {
 
 # Where model conversions and embedding caches live (never downloaded: built locally).
 COCOWEB_CACHE_DIR = Path(env.str("COCOWEB_CACHE_DIR", default=str(VAR_DIR / "cache")))
+
+# What runs may use (runs/catalog.py; the Models page lists it). Researchers name a model, a file or
+# an endpoint, never a free path or URL:
+# - COCOWEB_MODELS_DIRS: folders (comma-separated) whose .gguf files and model folders (with
+#   config.json) runs may load, besides the packaged SmolLM2-135M-Instruct and all-MiniLM-L6-v2;
+# - COCOWEB_RUN_FILES_DIRS: folders whose regular files runs may replay (prediction files,
+#   ReComSBench paths files);
+# - COCOWEB_MODEL_ENDPOINTS: JSON {"name": {"url": "https://…/v1", "api_key_env": "VAR_NAME",
+#   "models": ["model-a", …]}}: OpenAI-compatible servers; each key is read from its own variable
+#   and sent only to its own URL.
+COCOWEB_MODELS_DIRS = [Path(p) for p in env.list("COCOWEB_MODELS_DIRS", default=[str(VAR_DIR / "models")])]
+COCOWEB_RUN_FILES_DIRS = [Path(p) for p in env.list("COCOWEB_RUN_FILES_DIRS", default=[str(VAR_DIR / "run-files")])]
+COCOWEB_MODEL_ENDPOINTS = env.json("COCOWEB_MODEL_ENDPOINTS", default={})
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)

@@ -23,3 +23,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 
 # Tests render templates without running collectstatic: no manifest storage.
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+
+# The test suite's own data files (e.g. tests/commonsense/recoms_paths_demo.jsonl) may be replayed.
+COCOWEB_RUN_FILES_DIRS = [*COCOWEB_RUN_FILES_DIRS, BASE_DIR / "tests", BASE_DIR / "fixtures"]  # noqa: F405

@@ -12,11 +12,14 @@ can refuse huge bodies before they reach Django at all.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.core.files.uploadhandler import FileUploadHandler
+from django.core.files.uploadhandler import FileUploadHandler, SkipFile
+from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
 
 
 class OversizedUpload(UploadedFile):
@@ -41,3 +44,73 @@ class SizeLimitUploadHandler(FileUploadHandler):
         if self.received <= self.limit:
             return None  # under the limit: the next handler builds the file as usual
         return OversizedUpload(self.file_name or "upload", self.content_type, self.received, self.charset)
+
+
+# ----------------------------------------------------------------------------------------------
+# Which routes take files, and how large a body any route takes.
+
+
+def accepts_uploads(view: Any) -> Any:
+    """Mark a view as an upload route: only there are multipart file parts parsed (and spooled)."""
+    view.accepts_uploads = True
+    return view
+
+
+class SkipFilesHandler(FileUploadHandler):
+    """The upload handler of every other route: each file part is skipped (read and dropped in
+    small chunks, never kept in memory or on disk); the ordinary form fields still arrive."""
+
+    def new_file(self, *args: Any, **kwargs: Any) -> None:
+        raise SkipFile("this page takes no files")
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes | None:  # pragma: no cover
+        return None
+
+    def file_complete(self, file_size: int) -> UploadedFile | None:  # pragma: no cover
+        return None
+
+
+def max_body_bytes(upload_route: bool) -> int:
+    """The largest body a route takes: an upload route, the file limit plus room for the form
+    (a file just over the limit still gets the form's "the file is N bytes" message); any other
+    route, Django's limit on form data."""
+    if upload_route:
+        return int(settings.COCOWEB_MAX_UPLOAD_BYTES) + int(settings.COCOWEB_MAX_REQUEST_OVERHEAD_BYTES)
+    return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+
+
+class UploadRoutesMiddleware:
+    """Before anything reads the body: a body larger than the route takes (by ``Content-Length``)
+    is answered 413 unread, and a multipart body sent to a route not marked with
+    :func:`accepts_uploads` has its file parts skipped. Place it before ``CsrfViewMiddleware``
+    (which reads ``request.POST``). A proxy in front should cap bodies too (nginx
+    ``client_max_body_size``): see the README's security section."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length or request.content_type == "multipart/form-data":
+            upload_route = self._upload_route(request)
+            limit = max_body_bytes(upload_route)
+            if length > limit:
+                return HttpResponse(
+                    f"The request body is {length:,} bytes; this page takes at most {limit:,} bytes.\n",
+                    status=413,
+                    content_type="text/plain; charset=utf-8",
+                )
+            if not upload_route and request.content_type == "multipart/form-data":
+                request.upload_handlers = [SkipFilesHandler(request)]
+        return self.get_response(request)
+
+    @staticmethod
+    def _upload_route(request: HttpRequest) -> bool:
+        try:
+            match = resolve(request.path_info)
+        except Resolver404:
+            return False
+        return bool(getattr(match.func, "accepts_uploads", False))

@@ -12,7 +12,7 @@ urlpatterns = [
     # Only the auth pages cocoweb uses. No e-mail password reset: no mail server is configured, and
     # an admin resets a forgotten password in the admin (the reset form would fail with a 500).
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("accounts/password_change/", account_views.password_change_view, name="password_change"),
     path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("admin/login/", account_views.login_view),  # the admin's log-in is throttled too
     path("admin/", admin.site.urls),

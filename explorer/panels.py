@@ -4,7 +4,6 @@ so the download carries the page's filters)."""
 
 from __future__ import annotations
 
-import csv
 import html
 import io
 import json
@@ -18,6 +17,8 @@ from django.shortcuts import render
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
+
+from commonsense.io import csv_safe
 
 # what django.utils.html.json_script escapes inside <script>
 _JSON_SCRIPT_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
@@ -69,7 +70,7 @@ class Panel:
 
     def csv_response(self, stem: str) -> HttpResponse:
         buf = io.StringIO()
-        w = csv.writer(buf)
+        w = csv_safe.writer(buf)
         w.writerow(self.columns)
         w.writerows([["" if c is None else c for c in row] for row in self.rows])
         resp = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")

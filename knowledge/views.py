@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import RESEARCHER, has_role, role_required
 from cocoweb.http import Request
+from cocoweb.uploads import accepts_uploads
 from commonsense.io import DataFormatError
 
 from . import selectors, services
@@ -72,6 +73,7 @@ def statement_set_detail(request: HttpRequest, name: str) -> HttpResponse:
     return render(request, "knowledge/statement_set_detail.html", {"sset": sset, "page": page})
 
 
+@accepts_uploads
 @role_required(RESEARCHER)
 def data_import(request: Request) -> HttpResponse:
     form = DataImportForm(request.POST or None, request.FILES or None)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
+from cocoweb.uploads import accepts_uploads
 from commonsense.io import DataFormatError
 
 from .abstract_files import abstract_file_save
@@ -51,6 +52,7 @@ def build_questions(request: Request) -> HttpResponse:
     return render(request, "knowledge/build_questions.html", {"form": form}, status=status)
 
 
+@accepts_uploads
 @role_required(RESEARCHER)
 def build_coco(request: Request) -> HttpResponse:
     form = CocoBuildForm(request.POST or None, request.FILES or None, initial={"graph": request.GET.get("graph", "")})

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator
 from typing import Any
+
+from commonsense.io import csv_safe
 
 from .models import Prediction, Run
 from .selectors import run_predictions
@@ -75,7 +76,7 @@ def predictions_jsonl(run: Run) -> Iterator[str]:
 
 def predictions_csv(run: Run) -> Iterator[str]:
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS)
+    w = csv_safe.dict_writer(buf, fieldnames=CSV_FIELDS)
     w.writeheader()
     for rec in _records(run):
         for k in ("options", "scores", "norm_scores", "extra"):

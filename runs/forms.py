@@ -8,6 +8,7 @@ from django import forms
 
 from knowledge.models import QuestionSet, StatementSet
 
+from . import catalog
 from .scorers import BACKENDS, SCORINGS
 
 
@@ -23,10 +24,13 @@ class RunForm(forms.Form):
     model = forms.CharField(
         required=False,
         max_length=500,
-        help_text="model folder or .gguf file (hf, embedding), server model name (openai), "
-        "or the model whose stored answers to replay",
+        help_text="a model from the Models page (hf, embedding), the server's model name (openai), "
+        "the model whose stored answers to replay, or a prediction file in a run-files folder",
+        widget=forms.TextInput(attrs={"list": "model-choices", "autocomplete": "off"}),
     )
-    url = forms.CharField(required=False, max_length=500, label="Server URL", help_text="openai backend only")
+    endpoint = forms.ChoiceField(
+        required=False, label="Endpoint", help_text="openai backend only: a server the operator configured"
+    )
     scoring = forms.ChoiceField(choices=[(s, s) for s in SCORINGS])
     seed = forms.IntegerField(initial=0)
     limit = forms.IntegerField(required=False, min_value=1, help_text="score only the first N items")
@@ -51,6 +55,7 @@ class RunForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["dataset"].choices = set_choices()  # type: ignore[attr-defined]
+        self.fields["endpoint"].choices = [("", "—"), *((n, n) for n in catalog.endpoints())]  # type: ignore[attr-defined]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

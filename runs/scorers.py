@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 
 from commonsense.scoring.types import Item, ItemResult, Scorer
 from knowledge.models import Question, Statement
 
+from . import catalog
 from .models import Run
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
@@ -155,16 +157,17 @@ def scorer_for_run(run: Run) -> Scorer:
         return StatementAnswerReplay(run.model, replay_answers(run))
     factory = _core_factory()
     if factory is not None:
+        try:
+            resolved = catalog.run_scorer_args(run)
+        except ValidationError as exc:
+            raise ScorerUnavailable("; ".join(exc.messages)) from None
         return factory(
             run.backend,
             run.scoring,
-            model=run.model or None,
-            url=run.url or None,
-            source=run.params.get("source"),
             seed=run.seed,
             cache_dir=str(Path(settings.COCOWEB_CACHE_DIR) / "models"),
-            backend_options=run.params.get("backend_options"),
             scoring_options=run.params.get("scoring_options"),
+            **resolved,
         )
     if run.backend == "random":
         return SeededRandom(run.scoring, run.seed)

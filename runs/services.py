@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.people import User
 from knowledge.models import QuestionSet, StatementSet
 
+from . import catalog
 from .models import Run
 from .scorers import BACKENDS, SCORINGS
 
@@ -44,6 +45,7 @@ def run_create(
     backend: str,
     scoring: str,
     model: str = "",
+    endpoint: str = "",
     url: str = "",
     seed: int = 0,
     limit: int | None = None,
@@ -73,10 +75,21 @@ def run_create(
     if backend == "replay" and statement_set is not None and model not in (statement_set.models_answered or []):
         known = ", ".join(statement_set.models_answered or []) or "none"
         raise ValidationError(f"statement set {statement_set.name!r} has no answers of {model!r}; known: {known}")
-    if backend in ("hf", "embedding") and not model:
-        raise ValidationError(f"backend {backend!r} needs a model (folder or .gguf file)")
-    if backend == "openai" and not (url and model):
-        raise ValidationError("backend 'openai' needs --url and --model")
+    if backend == "hf" and not model:
+        raise ValidationError("backend 'hf' needs a model (the Models page lists them)")
+    if url:
+        raise ValidationError("runs take a configured endpoint by name, not a URL (the Models page lists them)")
+    params = dict(params or {})
+    if endpoint:
+        params["endpoint"] = endpoint
+    catalog.run_spec_check(
+        backend=backend,
+        model=model,
+        endpoint=str(params.get("endpoint") or ""),
+        source=params.get("source"),
+        statement_replay=statement_set is not None,
+        scoring=scoring,
+    )
     if limit is not None and limit < 1:
         raise ValidationError("limit must be at least 1")
     user = user if getattr(user, "is_authenticated", False) else None
@@ -86,11 +99,10 @@ def run_create(
             statement_set=statement_set,
             backend=backend,
             model=model,
-            url=url,
             scoring=scoring,
             seed=seed,
             limit=limit,
-            params=params or {},
+            params=params,
             created_by=user,
             rerun_of=rerun_of,
             phases=[[Run.State.QUEUED, timezone.now().isoformat()]],
@@ -126,7 +138,7 @@ def run_rerun(run: Run, *, user: User | None = None) -> Run:
         backend=run.backend,
         scoring=run.scoring,
         model=run.model,
-        url=run.url,
+        url=run.url,  # a run made before endpoints were named is refused with a clear message
         seed=run.seed,
         limit=run.limit,
         params=run.params,

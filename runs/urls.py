@@ -4,6 +4,7 @@ from . import views
 
 app_name = "runs"
 urlpatterns = [
+    path("models/", views.models, name="models"),
     path("", views.index, name="index"),
     path("new/", views.run_new, name="new"),
     path("compare/", views.run_compare, name="compare"),

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 
-from . import exports, selectors, services
+from . import catalog, exports, selectors, services
 from .forms import RunForm
 from .models import Run
 from .reports import run_metrics_json
@@ -36,7 +36,7 @@ def run_new(request: Request) -> HttpResponse:
                 backend=d["backend"],
                 scoring=d["scoring"],
                 model=d["model"].strip(),
-                url=d["url"].strip(),
+                endpoint=d["endpoint"],
                 seed=d["seed"] or 0,
                 limit=d["limit"],
                 params=form.params(),
@@ -49,7 +49,13 @@ def run_new(request: Request) -> HttpResponse:
             messages.success(request, f"Run {run.pk} queued; a worker will pick it up.")
             return redirect("runs:detail", run_id=run.pk)
     status = 400 if request.method == "POST" else 200
-    return render(request, "runs/new.html", {"form": form}, status=status)
+    return render(request, "runs/new.html", {"form": form, "catalog": catalog.catalog()}, status=status)
+
+
+@role_required(RESEARCHER)
+def models(request: HttpRequest) -> HttpResponse:
+    """The models this installation can run: packaged, under the models folders, endpoints."""
+    return render(request, "runs/models.html", catalog.catalog())
 
 
 def _run(run_id: int) -> Run:
@@ -98,7 +104,11 @@ def run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
 @role_required(RESEARCHER)
 @require_POST
 def run_rerun(request: Request, run_id: int) -> HttpResponse:
-    new = services.run_rerun(_run(run_id), user=request.user)
+    try:
+        new = services.run_rerun(_run(run_id), user=request.user)
+    except ValidationError as exc:  # e.g. its model or endpoint is no longer configured
+        messages.error(request, f"Run {run_id} cannot be run again: {' '.join(exc.messages)}")
+        return redirect("runs:detail", run_id=run_id)
     messages.success(request, f"Run {new.pk} queued with the settings of run {run_id}.")
     return redirect("runs:detail", run_id=new.pk)
 

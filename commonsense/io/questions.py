@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DataFormatError, check_field
+from .jsonline import json_line
 from .text import iter_lines
 
 FORMATS = ("csqa", "rica-probes", "rica-axioms")
@@ -35,14 +35,9 @@ def _json_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for line, text in iter_lines(p):
         if not text.strip():
             continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(p, line, None, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+        obj = json_line(p, line, text)  # located errors for bad JSON, deep nesting, huge ints, surrogates, NUL
         if not isinstance(obj, dict):
             raise DataFormatError(p, line, None, "each line must be a JSON object")
-        if "\\u0000" in text.lower() and "\x00" in json.dumps(obj, ensure_ascii=False):
-            raise DataFormatError(p, line, None, "contains a NUL character (a \\u0000 escape)")
         yield line, obj
 
 
@@ -161,13 +156,14 @@ def read_rica_probes_tsv(path: str | Path) -> Iterator[QuestionRecord]:
         sentence = check_field(p, line, "sentence", sentence)
         answer = check_field(p, line, "answer", answer)
         try:
-            options = ast.literal_eval(options_s.strip())
-        except (ValueError, SyntaxError):
+            options = ast.literal_eval(check_field(p, line, "options", options_s))
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             raise DataFormatError(
                 p, line, "options", f"must be a list literal like ['more', 'less'], got {options_s!r}"
             ) from None
         if not isinstance(options, list) or len(options) < 2 or not all(isinstance(o, str) for o in options):
             raise DataFormatError(p, line, "options", "must be a list of at least two strings")
+        options = [check_field(p, line, "options", o) for o in options]
         if answer not in options:
             raise DataFormatError(p, line, "answer", f"{answer!r} is not among the options {options}")
         masked = mask_conclusion(sentence, answer)

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..io import csv_safe
 from .record import BuiltQuestion
 
 LETTERS = "ABCDEFGHIJ"
@@ -49,7 +49,7 @@ CSV_COLUMNS = [
 def write_csv(questions: Iterable[BuiltQuestion], path: str | Path, set_name: str) -> int:
     n = 0
     with open(path, "w", encoding="utf-8", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
+        w = csv_safe.writer(fh, lineterminator="\n")
         w.writerow(CSV_COLUMNS)
         for q in questions:
             opts = (list(q.options) + [""] * 5)[:5]

@@ -41,8 +41,10 @@ def convert_gguf(gguf: str | Path, out_dir: str | Path, *, dtype: str = "float32
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     t0 = time.perf_counter()
-    tok = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
-    model = AutoModelForCausalLM.from_pretrained(str(src.parent), gguf_file=src.name, dtype=getattr(torch, dtype))
+    tok = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(
+        str(src.parent), gguf_file=src.name, dtype=getattr(torch, dtype), local_files_only=True
+    )
     # The weights are already de-quantised; drop the GGUF quantiser so that save_pretrained accepts them.
     setattr(model, "hf_quantizer", None)  # noqa: B010
     if hasattr(model.config, "quantization_config"):

@@ -59,13 +59,14 @@ class HFBackend:
         self.batch_rows = batch_rows
         self.max_pad = max_pad
         self.softmax_in_model_dtype = softmax_in_model_dtype
-        config = AutoConfig.from_pretrained(str(self.path))
+        # Always offline: a local folder only, never the Hub (a name like org/model must not download).
+        config = AutoConfig.from_pretrained(str(self.path), local_files_only=True)
         self.seq2seq = bool(getattr(config, "is_encoder_decoder", False))
         cls = AutoModelForSeq2SeqLM if self.seq2seq else AutoModelForCausalLM
         loader: Any = cls
-        self.model: Any = loader.from_pretrained(str(self.path), dtype=self.torch_dtype)
+        self.model: Any = loader.from_pretrained(str(self.path), dtype=self.torch_dtype, local_files_only=True)
         self.model = self.model.to(device).eval()
-        self.tok = AutoTokenizer.from_pretrained(str(self.path))
+        self.tok = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
         self.max_length = int(
             getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or 2048
         )

@@ -102,12 +102,14 @@ class OpenAIBackend:
                 if r.status_code < 400:
                     data: dict[str, Any] = r.json()
                     return data
-                err = ApiError(r.status_code, r.text[:300])
+                # The status only: a response body is the server's to show, not ours (it may be a
+                # page of some other service, and run errors are shown to every researcher).
+                err = ApiError(r.status_code, r.reason_phrase or "error")
                 retry_after = r.headers.get("retry-after")
                 if r.status_code not in RETRY_STATUS:
                     raise err
             except (httpx.TimeoutException, httpx.TransportError) as exc:
-                err, retry_after = ApiError(None, f"{type(exc).__name__}: {exc}"), None
+                err, retry_after = ApiError(None, f"{type(exc).__name__} talking to the model server"), None
             if attempt >= self.max_retries:
                 raise err
             delay = min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random() / 2)

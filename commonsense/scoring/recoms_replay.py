@@ -16,7 +16,6 @@ item id, else its ``external_id`` field), then by the question text.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -95,19 +94,22 @@ class PathsFile(PathSource):
         self.source = str(self.path)
         self.by_id: dict[str, dict[str, Any]] = {}
         self.by_text: dict[str, dict[str, Any]] = {}
-        with self.path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                where = f"{self.path.name}:{n}"
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise PathsFileError(f"{where}: not JSON ({exc.msg})") from None
-                rec = _record(obj, where)
-                self.by_id[str(rec["id"])] = rec
-                if isinstance(rec.get("question"), str):
-                    self.by_text.setdefault(_norm(rec["question"]), rec)
+        from commonsense.io.errors import DataFormatError
+        from commonsense.io.jsonline import json_line
+        from commonsense.io.text import iter_lines  # bounded line length, strict UTF-8, no NUL
+
+        for n, line in iter_lines(self.path):
+            if not line.strip():
+                continue
+            where = f"{self.path.name}:{n}"
+            try:
+                obj = json_line(self.path, n, line)
+            except DataFormatError as exc:
+                raise PathsFileError(f"{where}: {exc.message}") from None
+            rec = _record(obj, where)
+            self.by_id[str(rec["id"])] = rec
+            if isinstance(rec.get("question"), str):
+                self.by_text.setdefault(_norm(rec["question"]), rec)
         if not self.by_id:
             raise PathsFileError(f"{self.path.name}: no paths")
 

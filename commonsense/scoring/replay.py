@@ -19,10 +19,13 @@ MISSING = "missing from the replay source"
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
+    """Objects of a JSONL file, read with bounded line length and strict UTF-8 (``iter_lines``)."""
+    from commonsense.io.jsonline import json_line
+    from commonsense.io.text import iter_lines
+
+    for n, line in iter_lines(path):
+        if line.strip():
+            yield json_line(path, n, line)
 
 
 class _ReplayBase:

@@ -71,7 +71,7 @@
   document.addEventListener("htmx:responseError", function (ev) {
     var xhr = ev.detail.xhr, status = xhr ? xhr.status : 0;
     showError(status === 503
-      ? "The server is briefly unavailable and did not store this answer. Your answer is still here: press Enter to try again."
+      ? "The server is briefly unavailable; this answer may not have been stored. It is still here: press Enter to send it again (an answer is never stored twice)."
       : "The server answered " + status + " and did not store this answer. Press Enter to try again, or reload the page.");
   });
   document.addEventListener("htmx:sendError", function () {

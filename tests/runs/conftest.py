@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -9,6 +11,15 @@ from accounts.services import role_groups_sync, user_create_with_role
 from knowledge.models import QuestionSet, StatementSet
 from knowledge.services import questions_import, statements_import
 from tests.conftest import FIXTURES
+
+
+@pytest.fixture(autouse=True)
+def _operator_folders(settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The operator's models and run-files folders (runs/catalog.py): this session's temporary
+    folders, where the tests build tiny models and write paths files."""
+    base = tmp_path_factory.getbasetemp()
+    settings.COCOWEB_MODELS_DIRS = [base]
+    settings.COCOWEB_RUN_FILES_DIRS = [*settings.COCOWEB_RUN_FILES_DIRS, base]
 
 
 @pytest.fixture

@@ -133,11 +133,16 @@ def test_rica_run_reports_all_perturbations_correct_per_axiom() -> None:
     assert {"overall", "asymmetry=original", "asymmetry=asymmetric_premise", "linguistic=negated"} <= scopes
 
 
-def test_a_failing_scorer_marks_the_run_failed_with_its_reason(csqa_set) -> None:  # type: ignore[no-untyped-def]
-    run = run_create(question_set=csqa_set, backend="hf", model="/nonexistent/model", scoring="loglik", enqueue=False)
+def test_a_failing_scorer_marks_the_run_failed_with_its_reason(csqa_set, tmp_path, settings) -> None:  # type: ignore[no-untyped-def]
+    # A model folder that was there when the run was queued and is gone when the worker loads it.
+    settings.COCOWEB_MODELS_DIRS = [tmp_path]
+    (tmp_path / "gone").mkdir()
+    (tmp_path / "gone" / "config.json").write_text("{}")
+    run = run_create(question_set=csqa_set, backend="hf", model="gone", scoring="loglik", enqueue=False)
+    (tmp_path / "gone" / "config.json").unlink()
     assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
     run.refresh_from_db()
-    assert "/nonexistent/model" in run.error and run.finished_at is not None
+    assert "'gone' is not a model this installation can run" in run.error and run.finished_at is not None
     assert [p[0] for p in run.phases] == ["queued", "loading", "failed"]
 
 

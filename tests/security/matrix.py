@@ -196,6 +196,7 @@ MATRIX: dict[str, Entry] = {
     # runs (model predictions: researchers only)
     "runs/": E(get=RESEARCHER),
     "runs/new/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400 with the errors
+    "runs/models/": E(get=RESEARCHER),
     "runs/compare/": E(get=RESEARCHER, query="?runs={run_id}&runs={run2_id}"),
     "runs/<int:run_id>/": E(get=RESEARCHER),
     "runs/<int:run_id>/progress/": E(get=R(LOGIN, 403, RUN, RUN)),  # the box alone is for htmx only

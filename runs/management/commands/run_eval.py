@@ -1,7 +1,11 @@
 """Launch a model evaluation from the shell.
 
     python manage.py run_eval --set statements-demo --backend replay --model Mixtral-8x22B --scoring yesno --wait
-    python manage.py run_eval --set csqa-dev --backend hf --model SmolLM2.gguf --scoring recoms --samples 5 --wait
+    python manage.py run_eval --set csqa-dev --backend hf --model smollm2-135m-instruct --scoring recoms --samples 5 --wait
+    python manage.py run_eval --set csqa-dev --backend openai --endpoint lab-vllm --model Qwen2.5-7B --scoring generate
+
+Models, files and endpoints are those this installation is configured to run (the Models page,
+``runs/catalog.py``): a model by name, a file inside a run-files folder, an endpoint by name.
     python manage.py run_eval --set csqa-dev --backend replay --scoring recoms --paths paths.jsonl --inline
 
 Without ``--wait`` the run is queued for a Celery worker (queue ``eval``) and the command returns.
@@ -44,9 +48,11 @@ class Command(BaseCommand):
         parser.add_argument("--set", required=True, dest="set_name", help="question or statement set name")
         parser.add_argument("--backend", required=True, choices=BACKENDS)
         parser.add_argument(
-            "--model", default="", help="model folder, .gguf file, server model name, or replayed model"
+            "--model",
+            default="",
+            help="a model from the Models page, the server's model name (openai), a replayed model or file",
         )
-        parser.add_argument("--url", default="", help="OpenAI-compatible server URL (openai backend)")
+        parser.add_argument("--endpoint", default="", help="a configured OpenAI-compatible endpoint (openai backend)")
         parser.add_argument("--scoring", required=True, choices=SCORINGS)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--limit", type=int, default=None, help="score only the first N items")
@@ -93,7 +99,7 @@ class Command(BaseCommand):
                 backend=o["backend"],
                 scoring=o["scoring"],
                 model=o["model"],
-                url=o["url"],
+                endpoint=o["endpoint"],
                 seed=o["seed"],
                 limit=o["limit"],
                 params=params,
