@@ -360,6 +360,17 @@ def assignment_skip(campaign: Campaign, user: Any, item: Item, now: datetime | N
     return bool(a and _release([a.pk], SKIPPED, now or timezone.now()))
 
 
+def _give_back(campaign: Campaign, user: Any) -> None:
+    """Put the person's live reservation back as if it had never been made: its slot returns to
+    the pool and the item stays unseen, so it is offered to them again after the undone one (an
+    expired row would hide it from them for good)."""
+    for pk, item_id, role in Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).values_list(
+        "pk", "item_id", "item__role"
+    ):
+        if Assignment.objects.filter(pk=pk, state=RESERVED).delete()[0] and role == Item.Role.REGULAR:
+            Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") - 1)
+
+
 def response_undo(campaign: Campaign, user: Any, now: datetime | None = None) -> Assignment | None:
     """Withdraw the person's last answer to a regular item and give that item back to them
     (their current reservation, if any, is released). Checks cannot be undone."""
@@ -376,10 +387,7 @@ def response_undo(campaign: Campaign, user: Any, now: datetime | None = None) ->
     if last.item.role != Item.Role.REGULAR:
         raise ValidationError("the last answer was a check item; checks cannot be undone")
     with transaction.atomic():
-        live = list(
-            Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).values_list("pk", flat=True)
-        )
-        _release(live, EXPIRED, now)
+        _give_back(campaign, user)
         a = last.assignment
         if a is None or not Response.objects.filter(pk=last.pk).delete()[0]:
             return None

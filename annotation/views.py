@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
 
 from . import queue, selectors
-from .forms import answer_from_post
+from .forms import answer_draft, answer_from_post
 from .models import Assignment, Campaign, Item, Membership
 
 
@@ -162,7 +162,11 @@ def submit(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)
         if step.assignment is not None and step.assignment.item_id == item.pk:
-            return _item_response(request, campaign, step, status=422 if request.htmx else 200, error=message)
+            # htmx swaps this 422 (annotate.js): the reason shows in the box, next to the answer as ticked.
+            draft = answer_draft(campaign, item, request.POST)
+            return _item_response(
+                request, campaign, step, status=422 if request.htmx else 200, error=message, previous=draft
+            )
         messages.warning(request, message)
     if not request.htmx:
         return redirect("annotation:work", slug=slug)
