@@ -93,9 +93,11 @@
   });
   document.addEventListener("htmx:afterSwap", function () { showError(""); });
   // A refused answer (422: nothing ticked, a question left open) comes back as the item box with
-  // the server's reason in it: swap it in. Other error statuses keep the retry message above.
+  // the server's reason in it, and a campaign closed meanwhile as a box saying so (410): swap them
+  // in. Other error statuses keep the retry message above.
   document.addEventListener("htmx:beforeSwap", function (ev) {
-    if (ev.detail.xhr && ev.detail.xhr.status === 422) { ev.detail.shouldSwap = true; ev.detail.isError = false; }
+    var status = ev.detail.xhr ? ev.detail.xhr.status : 0;
+    if (status === 422 || status === 410) { ev.detail.shouldSwap = true; ev.detail.isError = false; } // 410: closed
   });
   function shown() {
     shownAt = performance.now();

@@ -40,6 +40,28 @@ def test_permissions(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-
     assert ann.get(reverse("annotation:work", args=[mcqa_campaign.name])).status_code == 404  # not open: hidden
 
 
+def test_closing_asks_first_and_a_closed_campaign_says_so(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14 bug 8 (also in the browser: test_browser_closed.py)."""
+    people("annotator", "ann")
+    people("researcher", "res")
+    ann, res = login("ann"), login("res")
+    status = reverse("annotation:status", args=[mcqa_campaign.name])
+    asked = res.post(status, {"status": "closed"})
+    assert asked.status_code == 200 and "Close campaign MCQA validation?" in asked.content.decode()
+    mcqa_campaign.refresh_from_db()
+    assert mcqa_campaign.status == "open"
+    assert res.post(status, {"status": "closed", "confirm": "yes"}).status_code == 302
+    mcqa_campaign.refresh_from_db()
+    assert mcqa_campaign.status == "closed"
+    assert res.post(status, {"status": "open"}).status_code == 302  # opening again needs no confirmation
+    campaign_status_set(mcqa_campaign, "closed")
+    work = ann.get(reverse("annotation:work", args=[mcqa_campaign.name]))
+    assert work.status_code == 410 and "This campaign is closed" in work.content.decode()
+    box = ann.get(reverse("annotation:item", args=[mcqa_campaign.name]), headers={"HX-Request": "true"})
+    assert box.status_code == 410 and "<html" not in box.content.decode() and "closed" in box.content.decode()
+    assert ann.get(reverse("annotation:work", args=["no-such-campaign"])).status_code == 404
+
+
 def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
     people("annotator", "ann")
     c = login("ann")
