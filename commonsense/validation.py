@@ -140,7 +140,7 @@ def item_label(kind: str, answers: Sequence[Mapping[str, Any]], *, n_options: in
         tied = [i for i, t in enumerate(ticks) if n and 2 * t == n]
         decided = n > 0 and not tied and 2 * bad != n
         none_correct: bool | None = False if plausible else (True if decided else None)
-        label = {"plausible": plausible, "none_correct": none_correct, "bad_context": 2 * bad > n}
+        label: dict[str, Any] = {"plausible": plausible, "none_correct": none_correct, "bad_context": 2 * bad > n}
         votes: dict[str, Any] = {"option_ticks": ticks, "bad_context": bad, "n": n, "per_option_agreement": per}
         if tied:
             votes["tied_options"] = tied
