@@ -95,6 +95,20 @@ class Run(models.Model):
         return self.state in self.TERMINAL
 
     @property
+    def error_summary(self) -> str:
+        """The line of ``error`` that says what failed (a traceback's last line), kept short; the
+        run page shows it and folds the whole text away."""
+        lines = [ln.strip() for ln in self.error.splitlines() if ln.strip()]
+        if not lines:
+            return ""
+        line = lines[-1] if lines[0].startswith("Traceback") else lines[0]  # runs store "Type: message\n\ntraceback"
+        return line if len(line) <= 300 else line[:299] + "…"
+
+    @property
+    def error_has_details(self) -> bool:
+        return self.error.strip() != self.error_summary
+
+    @property
     def percent(self) -> int:
         return int(100 * self.items_done / self.items_total) if self.items_total else 0
 
