@@ -169,6 +169,18 @@ STOP_MESSAGES = {
 }
 
 
+def stop_message(campaign: Campaign, m: Membership) -> str:
+    """Why the campaign has ended for this person; a failed qualification says the score and the
+    mark it needed (which answers were wrong stays private: the questions are the test)."""
+    if m.state == Membership.State.FAILED and m.qualification_score is not None:
+        return (
+            f"You did not pass the qualification for this campaign: {m.qualification_score:.0%} of your answers on "
+            f"the qualification questions matched the reference answers, and {campaign.qualification_pass_mark:.0%} "
+            "was needed. The campaign has ended for you. Thank you for your time."
+        )
+    return STOP_MESSAGES[m.state]
+
+
 def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, after: Submitted | None = None) -> Step:
     """The person's live reservation if they have one, else a new one: qualification items
     first, an attention item when one is due, else a regular item (the most-answered first).
@@ -181,7 +193,7 @@ def next_step(campaign: Campaign, user: Any, now: datetime | None = None, *, aft
     no_live = after is not None and after.was_live
     m = (after.membership if after is not None and no_live else None) or membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
-        return Step(m.state, message=STOP_MESSAGES[m.state], membership=m)
+        return Step(m.state, message=stop_message(campaign, m), membership=m)
     live = (
         None
         if no_live
@@ -230,7 +242,7 @@ def _choose(campaign: Campaign, user: Any, m: Membership, now: datetime) -> Assi
             return a
         m = _qualification_finish(campaign, m)
         if m.state in STOP_MESSAGES:
-            return Step(m.state, message=STOP_MESSAGES[m.state])
+            return Step(m.state, message=stop_message(campaign, m))
     if campaign.max_items_per_annotator is not None and m.regular_answered >= campaign.max_items_per_annotator:
         return None
     if _attention_due(campaign, m):

@@ -300,3 +300,19 @@ def test_dashboard_shows_numbers_charts_and_answers(survey_campaign, people, res
     ):
         assert needle in page, needle
     assert page.count("<tr>") > 12
+
+
+def test_failed_qualification_shows_the_score_and_the_mark_needed(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14 bug 13: the page said only that the campaign had ended."""
+    c = campaign_create(name="q", title="Q", kind="mcqa", question_set=csqa_set, qualification_positions=range(6))
+    campaign_status_set(c, "open")
+    people("annotator", "ann")
+    web = login("ann")
+    for i in range(6):
+        item = Item.objects.get(pk=int(web.get(reverse("annotation:work", args=["q"])).context["item"].pk))
+        gold = item.gold["plausible"][0]
+        picked = (gold + 1) % 5 if i < 3 else gold  # 24 / 30 option decisions right: 80 %
+        web.post(reverse("annotation:submit", args=["q", item.pk]), {"plausible": [str(picked)]})
+    page = web.get(reverse("annotation:work", args=["q"])).content.decode()
+    assert "did not pass the qualification" in page
+    assert "80% of your answers" in page and "85% was needed" in page
