@@ -15,6 +15,7 @@ import uuid
 from django.conf import settings
 from django.db import models
 
+from commonsense.scoring.naming import model_display_name
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
 
 
@@ -34,6 +35,9 @@ class Run(models.Model):
     question_set = models.ForeignKey(QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
     statement_set = models.ForeignKey(
         StatementSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+    )
+    name = models.CharField(
+        max_length=200, blank=True, help_text="shown wherever runs are listed; default: the model's own name"
     )
     backend = models.CharField(max_length=32)
     model = models.CharField(max_length=500, blank=True, help_text="model folder, GGUF file, or name")
@@ -79,7 +83,12 @@ class Run(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"run {self.pk}: {self.backend}:{self.model or '-'} {self.scoring} on {self.set_name}"
+        return f"run {self.pk}: {self.label} {self.scoring} on {self.set_name}"
+
+    @property
+    def label(self) -> str:
+        """The run's name (the model's own name unless someone named it), never a path."""
+        return self.name or model_display_name(self.backend, self.model)
 
     @property
     def set_name(self) -> str:

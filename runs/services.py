@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from commonsense.scoring.naming import model_display_name
 from knowledge.models import QuestionSet, StatementSet
 
 from .models import Run
@@ -50,6 +51,7 @@ def run_create(
     user: Any = None,
     enqueue: bool = True,
     rerun_of: Run | None = None,
+    name: str = "",
 ) -> Run:
     """Validate and store a run; enqueue it after commit unless ``enqueue`` is False (the caller
     then runs it explicitly, e.g. ``run_eval --inline``)."""
@@ -81,6 +83,7 @@ def run_create(
     user = user if getattr(user, "is_authenticated", False) else None
     with transaction.atomic():
         run = Run.objects.create(
+            name=(name or "").strip()[:200] or model_display_name(backend, model),
             question_set=question_set,
             statement_set=statement_set,
             backend=backend,
@@ -131,4 +134,5 @@ def run_rerun(run: Run, *, user: Any = None) -> Run:
         params=run.params,
         user=user,
         rerun_of=run,
+        name=run.name,
     )

@@ -31,6 +31,7 @@ def run_new(request: HttpRequest) -> HttpResponse:
         d = form.cleaned_data
         try:
             run = services.run_create(
+                name=d["name"],
                 set_name=d["dataset"],
                 backend=d["backend"],
                 scoring=d["scoring"],
