@@ -4,7 +4,9 @@ from typing import Any
 
 from django.contrib.auth.views import LoginView, PasswordChangeView
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 
+from .roles import user_role
 from .throttle import (
     WINDOW_SECONDS,
     login_blocked,
@@ -18,6 +20,14 @@ from .throttle import (
 
 class ThrottledLoginView(LoginView):
     """Django's login view with a limit on failed attempts per user name and per address."""
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        # Django's admin sends signed-in people who are not staff to its log-in page: a blank form
+        # there reads like a broken session. Say what is going on instead.
+        if request.path.startswith("/admin/") and request.user.is_authenticated and not request.user.is_staff:
+            ctx = {"who": request.user.get_username(), "role": user_role(request.user)}
+            return render(request, "admin_no_access.html", ctx, status=403)
+        return super().get(request, *args, **kwargs)
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         username = request.POST.get("username", "")

@@ -99,6 +99,8 @@ def campaign_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
         if campaign.kind == Campaign.Kind.MCQA:
             if f.label.get("bad_context"):
                 rec["discarded"], rec["com2"] = True, None
+            elif f.label.get("none_correct") is None and not f.label.get("plausible"):
+                rec["discarded"], rec["com2"] = False, None  # a tied majority: no answer until adjudicated
             else:
                 post = com2_postprocess(
                     item.payload.get("options", []), f.label.get("plausible", []), seed=campaign.seed, key=item.key

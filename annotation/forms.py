@@ -146,6 +146,22 @@ def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any
     }
 
 
+def answer_draft(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:
+    """What the person had ticked, read leniently (never raises): the item box shows it again
+    next to the reason a submit was refused."""
+    if campaign.kind == Campaign.Kind.SURVEY:
+        return {k: _yn(data, k) for k in ("agree", "predict", "common")}
+    if campaign.kind == Campaign.Kind.RICA:
+        choice = str(data.get("choice", ""))
+        return {"valid": int(int(choice) == item.payload.get("original", 0))} if choice in ("0", "1") else {}
+    picked = data.getlist("plausible") if hasattr(data, "getlist") else []
+    return {
+        "plausible": [int(p) for p in picked if str(p).isdigit()],
+        "none_correct": _yn(data, "none_correct") == 1,
+        "bad_context": _yn(data, "bad_context") == 1,
+    }
+
+
 class AdjudicationForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="kept with the decision")
 

@@ -170,6 +170,18 @@ STOP_MESSAGES: dict[str, str] = {
 }
 
 
+def stop_message(campaign: Campaign, m: Membership) -> str:
+    """Why the campaign has ended for this person; a failed qualification says the score and the
+    mark it needed (which answers were wrong stays private: the questions are the test)."""
+    if m.state == Membership.State.FAILED and m.qualification_score is not None:
+        return (
+            f"You did not pass the qualification for this campaign: {m.qualification_score:.0%} of your answers on "
+            f"the qualification questions matched the reference answers, and {campaign.qualification_pass_mark:.0%} "
+            "was needed. The campaign has ended for you. Thank you for your time."
+        )
+    return STOP_MESSAGES[m.state]
+
+
 def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, after: Submitted | None = None) -> Step:
     """The person's live reservation if they have one, else a new one: qualification items
     first, an attention item when one is due, else a regular item (the most-answered first).
@@ -182,7 +194,7 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     no_live = after is not None and after.was_live
     m = (after.membership if after is not None and no_live else None) or membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
-        return Step(m.state, message=STOP_MESSAGES[m.state], membership=m)
+        return Step(m.state, message=stop_message(campaign, m), membership=m)
     live = (
         None
         if no_live
@@ -231,7 +243,7 @@ def _choose(campaign: Campaign, user: User, m: Membership, now: datetime) -> Ass
             return a
         m = _qualification_finish(campaign, m)
         if m.state in STOP_MESSAGES:
-            return Step(m.state, message=STOP_MESSAGES[m.state])
+            return Step(m.state, message=stop_message(campaign, m))
     if campaign.max_items_per_annotator is not None and m.regular_answered >= campaign.max_items_per_annotator:
         return None
     if _attention_due(campaign, m):
@@ -361,6 +373,17 @@ def assignment_skip(campaign: Campaign, user: User, item: Item, now: datetime | 
     return bool(a and _release([a.pk], SKIPPED, now or timezone.now()))
 
 
+def _give_back(campaign: Campaign, user: User) -> None:
+    """Put the person's live reservation back as if it had never been made: its slot returns to
+    the pool and the item stays unseen, so it is offered to them again after the undone one (an
+    expired row would hide it from them for good)."""
+    for pk, item_id, role in Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).values_list(
+        "pk", "item_id", "item__role"
+    ):
+        if Assignment.objects.filter(pk=pk, state=RESERVED).delete()[0] and role == Item.Role.REGULAR:
+            Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") - 1)
+
+
 def response_undo(campaign: Campaign, user: User, now: datetime | None = None) -> Assignment | None:
     """Withdraw the person's last answer to a regular item and give that item back to them
     (their current reservation, if any, is released). Checks cannot be undone."""
@@ -377,10 +400,7 @@ def response_undo(campaign: Campaign, user: User, now: datetime | None = None) -
     if last.item.role != Item.Role.REGULAR:
         raise ValidationError("the last answer was a check item; checks cannot be undone")
     with transaction.atomic():
-        live = list(
-            Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).values_list("pk", flat=True)
-        )
-        _release(live, EXPIRED, now)
+        _give_back(campaign, user)
         a = last.assignment
         if a is None or not Response.objects.filter(pk=last.pk).delete()[0]:
             return None

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
@@ -123,8 +124,25 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 @role_required(RESEARCHER)
 def campaign_status(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug)
+    status = request.POST.get("status", "")
+    if status == Campaign.Status.CLOSED and campaign.is_open and request.POST.get("confirm") != "yes":
+        progress = selectors.campaign_progress(campaign)
+        ctx = {
+            "title": f"Close campaign {campaign.title}?",
+            "lines": [
+                f"{progress['complete']:,} of {progress['items']:,} items have all their answers. Annotators "
+                "can no longer answer; an answer on screen now is refused and they are told the campaign is closed.",
+                "You can open it again from the dashboard.",
+            ],
+            "action": request.path,
+            "fields": [("status", status)],
+            "confirm_label": "Close the campaign",
+            "back": reverse("annotation:dashboard", args=[campaign.name]),
+            "back_label": "Keep it open",
+        }
+        return render(request, "confirm.html", ctx)
     try:
-        services.campaign_status_set(campaign, request.POST.get("status", ""))
+        services.campaign_status_set(campaign, status)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     return redirect("annotation:dashboard", slug=slug)

@@ -60,6 +60,15 @@ class ItemLabelRow:
     below_threshold: bool
 
 
+def needs_adjudication(lab: ItemLabel, threshold: float) -> bool:
+    """COM2 A.4: the authors "manually checked the QA pairs with an IAA lower than 0.6" - strictly
+    lower, compared without float noise (a mean of thirds is not exactly 0.6); and every item whose
+    majority is tied, whatever its agreement, since no label follows from the votes."""
+    if not lab.decided and lab.n > 0:
+        return True
+    return lab.agreement is not None and round(lab.agreement, 9) < round(threshold, 9)
+
+
 def campaign_item_labels(campaign: Campaign, *, item_ids: list[int] | None = None) -> list[ItemLabelRow]:
     n_options = dict(
         Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("id", "payload__options")
@@ -70,8 +79,7 @@ def campaign_item_labels(campaign: Campaign, *, item_ids: list[int] | None = Non
     rows = []
     for item_id, answers in by_item.items():
         lab = item_label(campaign.kind, answers, n_options=len(n_options.get(item_id) or []))
-        below = lab.agreement is not None and lab.agreement < campaign.agreement_threshold
-        rows.append(ItemLabelRow(item_id, lab, below))
+        rows.append(ItemLabelRow(item_id, lab, needs_adjudication(lab, campaign.agreement_threshold)))
     return rows
 
 

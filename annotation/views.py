@@ -17,7 +17,7 @@ from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
 from cocoweb.http import Request
 
 from . import queue, selectors
-from .forms import answer_from_post
+from .forms import answer_draft, answer_from_post
 from .models import Assignment, Campaign, Item, Membership
 
 
@@ -32,6 +32,17 @@ def index(request: Request) -> HttpResponse:
 def _campaign(slug: str, user: Visitor) -> Campaign:
     # The work pages never show the campaign's source set: no joins.
     return get_object_or_404(selectors.campaign_list_for(user).select_related(None), name=slug)
+
+
+CLOSED_MESSAGE = "This campaign is closed: it takes no more answers. Thank you for your part in it."
+
+
+def _closed(request: HttpRequest, slug: str) -> HttpResponse:
+    """An annotator opening a campaign that was closed learns so (410), instead of a 404 that
+    reads like a broken link; drafts and unknown names stay 404."""
+    campaign = get_object_or_404(Campaign.objects.only("name", "title"), name=slug, status=Campaign.Status.CLOSED)
+    template = "annotation/_closed.html" if request.htmx else "annotation/closed.html"
+    return render(request, template, {"campaign": campaign, "message": CLOSED_MESSAGE}, status=410)
 
 
 _REGULAR_COUNTS: dict[tuple[int, float], int] = {}  # items never change after creation: once per process
@@ -108,7 +119,9 @@ def _item_response(
 
 @role_required(ANNOTATOR)
 def work(request: Request, slug: str) -> HttpResponse:
-    campaign = _campaign(slug, request.user)
+    campaign = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug).first()
+    if campaign is None:
+        return _closed(request, slug)
     step = queue.next_step(campaign, request.user)
     restored = request.session.pop("annotation_undo", None)  # a plain (no-htmx) undo: show the answer again
     previous = None
@@ -122,7 +135,9 @@ def item_box(request: Request, slug: str) -> HttpResponse:
     """The item box alone (htmx); a plain request gets the whole page."""
     if not request.htmx:
         return redirect("annotation:work", slug=slug)
-    campaign = _campaign(slug, request.user)
+    campaign = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug).first()
+    if campaign is None:  # closed while the box was waiting: say so in the box (htmx swaps 4xx only if told)
+        return _closed(request, slug)
     return _item_response(request, campaign, queue.next_step(campaign, request.user))
 
 
@@ -147,7 +162,10 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
     if a is not None:
         campaign, item = a.campaign, a.item
     else:
-        campaign = _campaign(slug, request.user)
+        found = visible.first()
+        if found is None:
+            return _closed(request, slug)
+        campaign = found
         item = get_object_or_404(Item, pk=item_id, campaign=campaign)
     item.campaign = campaign  # already loaded: no second query
     done = None
@@ -165,7 +183,11 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)
         if step.assignment is not None and step.assignment.item_id == item.pk:
-            return _item_response(request, campaign, step, status=422 if request.htmx else 200, error=message)
+            # htmx swaps this 422 (annotate.js): the reason shows in the box, next to the answer as ticked.
+            draft = answer_draft(campaign, item, request.POST)
+            return _item_response(
+                request, campaign, step, status=422 if request.htmx else 200, error=message, previous=draft
+            )
         messages.warning(request, message)
     if not request.htmx:
         return redirect("annotation:work", slug=slug)

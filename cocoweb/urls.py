@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
 from accounts import views as account_views
+from cocoweb import views as project_views
 from knowledge import views as knowledge_views
 
 urlpatterns = [
@@ -22,7 +23,8 @@ urlpatterns = [
     path("explorer/", include("explorer.urls")),
     path("api/annotation/", include("annotation.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", project_views.api_docs, name="api-docs"),
+    path("favicon.ico", project_views.favicon),
 ]
 
 handler404 = "cocoweb.errors.page_not_found"  # JSON under /api/, HTML elsewhere

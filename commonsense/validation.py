@@ -110,6 +110,7 @@ class ItemLabel:
     agreement: float | None  # mean pairwise agreement (per option for MCQA); None with < 2 answers
     unanimous: bool
     n: int
+    decided: bool = True  # False: a tie leaves the majority open (the item needs a person's decision)
 
 
 def _pairwise(yes: int, n: int) -> float | None:
@@ -121,8 +122,14 @@ def _pairwise(yes: int, n: int) -> float | None:
 
 def item_label(kind: str, answers: Sequence[Mapping[str, Any]], *, n_options: int = 0) -> ItemLabel:
     """Majority label of an item from its answers. MCQA: an option is plausible when a strict
-    majority ticked it (COM2 "labeled as plausible by majority voting"); surveys: NWW's majority
-    on (a) with a tie counting as agree; RICA: strict majority, a tie leaves the label undecided."""
+    majority ticked it and negative when a strict majority did not (COM2 A.4 "labeled as
+    plausible by majority voting"); "None of the answers are correct" is the label only when
+    every option is negative by majority ("If there are no options labeled as plausible"). A tie
+    on an option or on "the context doesn't make sense" (an even number of answers) leaves the
+    item undecided (``none_correct`` None without a plausible option): two people ticking
+    different options did not say that none is correct. With COM2's three answers per item there
+    are no ties and the rule is A.4's. Surveys: NWW's majority on (a) with a tie counting as
+    agree; RICA: strict majority, a tie leaves the label undecided."""
     n = len(answers)
     if kind == "mcqa":
         ticks = [sum(i in a.get("plausible", []) for a in answers) for i in range(n_options)]
@@ -130,10 +137,15 @@ def item_label(kind: str, answers: Sequence[Mapping[str, Any]], *, n_options: in
         per = [_pairwise(t, n) for t in ticks]
         agreement = None if n < 2 or not per else sum(p for p in per if p is not None) / len(per)
         plausible = [i for i, t in enumerate(ticks) if 2 * t > n]
-        label = {"plausible": plausible, "none_correct": not plausible, "bad_context": 2 * bad > n}
+        tied = [i for i, t in enumerate(ticks) if n and 2 * t == n]
+        decided = n > 0 and not tied and 2 * bad != n
+        none_correct: bool | None = False if plausible else (True if decided else None)
+        label: dict[str, Any] = {"plausible": plausible, "none_correct": none_correct, "bad_context": 2 * bad > n}
         votes: dict[str, Any] = {"option_ticks": ticks, "bad_context": bad, "n": n, "per_option_agreement": per}
+        if tied:
+            votes["tied_options"] = tied
         unanimous = n > 0 and all(t in (0, n) for t in ticks) and bad in (0, n)
-        return ItemLabel(label, votes, agreement, unanimous, n)
+        return ItemLabel(label, votes, agreement, unanimous, n, decided)
     if kind == "survey":
         yes_a = sum(int(a.get("agree", 0)) for a in answers)
         yes_b = sum(int(a.get("predict", 0)) for a in answers)
@@ -147,7 +159,9 @@ def item_label(kind: str, answers: Sequence[Mapping[str, Any]], *, n_options: in
         yes = sum(int(a.get("valid", 0)) for a in answers)
         decided = 2 * yes != n
         label = {"valid": int(2 * yes > n) if decided and n else None}
-        return ItemLabel(label, {"valid_yes": yes, "n": n}, _pairwise(yes, n), n > 0 and yes in (0, n), n)
+        return ItemLabel(
+            label, {"valid_yes": yes, "n": n}, _pairwise(yes, n), n > 0 and yes in (0, n), n, decided and n > 0
+        )
     raise ValueError(f"unknown item kind {kind!r}")
 
 

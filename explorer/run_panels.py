@@ -58,8 +58,7 @@ def series_for(
 
 
 def run_label(run: Run) -> str:
-    model = (run.model or "").rstrip("/").rsplit("/", 1)[-1]
-    return f"#{run.pk} {run.backend}{':' + model if model else ''} {run.scoring}".strip()
+    return f"#{run.pk} {run.label} {run.scoring}".strip()
 
 
 def accuracy_panel(

@@ -19,6 +19,9 @@ def set_choices() -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 class RunForm(forms.Form):
+    name = forms.CharField(
+        required=False, max_length=200, help_text="shown in every list of runs; empty: the model's own name"
+    )
     dataset = forms.ChoiceField(label="Set")
     backend = forms.ChoiceField(choices=[(b, b) for b in BACKENDS])
     model = forms.CharField(

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 
 from cocoweb.leases import LeasedJob
+from commonsense.scoring.naming import model_display_name
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
 
 
@@ -36,6 +37,9 @@ class Run(LeasedJob):
     question_set = models.ForeignKey(QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs")
     statement_set = models.ForeignKey(
         StatementSet, null=True, blank=True, on_delete=models.CASCADE, related_name="runs"
+    )
+    name = models.CharField(
+        max_length=200, blank=True, help_text="shown wherever runs are listed; default: the model's own name"
     )
     backend = models.CharField(max_length=32)
     model = models.CharField(max_length=500, blank=True, help_text="model folder, GGUF file, or name")
@@ -76,7 +80,12 @@ class Run(LeasedJob):
         ]
 
     def __str__(self) -> str:
-        return f"run {self.pk}: {self.backend}:{self.model or '-'} {self.scoring} on {self.set_name}"
+        return f"run {self.pk}: {self.label} {self.scoring} on {self.set_name}"
+
+    @property
+    def label(self) -> str:
+        """The run's name (the model's own name unless someone named it), never a path."""
+        return self.name or model_display_name(self.backend, self.model)
 
     @property
     def set_name(self) -> str:
@@ -90,6 +99,20 @@ class Run(LeasedJob):
     @property
     def is_finished(self) -> bool:
         return self.state in self.TERMINAL
+
+    @property
+    def error_summary(self) -> str:
+        """The line of ``error`` that says what failed (a traceback's last line), kept short; the
+        run page shows it and folds the whole text away."""
+        lines = [ln.strip() for ln in self.error.splitlines() if ln.strip()]
+        if not lines:
+            return ""
+        line = lines[-1] if lines[0].startswith("Traceback") else lines[0]  # runs store "Type: message\n\ntraceback"
+        return line if len(line) <= 300 else line[:299] + "…"
+
+    @property
+    def error_has_details(self) -> bool:
+        return self.error.strip() != self.error_summary
 
     @property
     def percent(self) -> int:

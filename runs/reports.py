@@ -335,6 +335,7 @@ def run_metrics_json(run: Run) -> dict[str, Any]:
         by_scope[m.scope][m.name] = {"value": m.value, "ci95": [m.ci_low, m.ci_high], "n": m.n, **m.data}
     return {
         "run": run.pk,
+        "name": run.label,
         "set": run.set_name,
         "backend": run.backend,
         "model": run.model,

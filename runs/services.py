@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.people import User
+from commonsense.scoring.naming import model_display_name
 from knowledge.models import QuestionSet, StatementSet
 
 from . import catalog
@@ -53,6 +54,7 @@ def run_create(
     user: User | None = None,
     enqueue: bool = True,
     rerun_of: Run | None = None,
+    name: str = "",
 ) -> Run:
     """Validate and store a run; enqueue it after commit unless ``enqueue`` is False (the caller
     then runs it explicitly, e.g. ``run_eval --inline``)."""
@@ -95,6 +97,7 @@ def run_create(
     user = user if getattr(user, "is_authenticated", False) else None
     with transaction.atomic():
         run = Run.objects.create(
+            name=(name or "").strip()[:200] or model_display_name(backend, model),
             question_set=question_set,
             statement_set=statement_set,
             backend=backend,
@@ -144,4 +147,5 @@ def run_rerun(run: Run, *, user: User | None = None) -> Run:
         params=run.params,
         user=user,
         rerun_of=run,
+        name=run.name,
     )

@@ -8,6 +8,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
@@ -32,6 +33,7 @@ def run_new(request: Request) -> HttpResponse:
         d = form.cleaned_data
         try:
             run = services.run_create(
+                name=d["name"],
                 set_name=d["dataset"],
                 backend=d["backend"],
                 scoring=d["scoring"],
@@ -94,6 +96,22 @@ def run_progress(request: Request, run_id: int) -> HttpResponse:
 @require_POST
 def run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _run(run_id)
+    if not run.is_finished and request.POST.get("confirm") != "yes":  # a cancelled run cannot be resumed: ask
+        done = (
+            f" ({run.items_done:,} of {run.items_total:,} items scored so far; they are kept)"
+            if run.items_total
+            else ""
+        )
+        ctx = {
+            "title": f"Cancel run {run.pk}?",
+            "lines": [f"The run stops at its next chunk{done} and cannot be resumed; re-run it to start again."],
+            "action": request.path,
+            "fields": [],
+            "confirm_label": "Cancel the run",
+            "back": reverse("runs:detail", args=[run.pk]),
+            "back_label": "Keep it running",
+        }
+        return render(request, "confirm.html", ctx)
     if services.run_cancel(run):
         messages.success(request, f"Run {run.pk}: cancel requested.")
     else:

@@ -1,23 +1,36 @@
 /* Keyboard for the annotation item box (one item per screen, swapped by htmx).
-   Survey: Y / N answer the next unanswered question. MCQA: 1-5 toggle options, 0 "no answers
-   are correct", X "the context doesn't make sense". RICA: 1 / 2 choose a statement.
-   Everywhere: Enter submits, S skips, U undoes the last answer. Time on the item is measured
-   from when the item appears and sent with the answer. */
+   Survey: Y / N answer the highlighted question and move to the next one (it starts at the first
+   unanswered question, or at the first one when all are answered, e.g. after U, so answers can be
+   corrected from the keyboard). MCQA: 1-5 toggle options, 0 "no answers are correct", X "the
+   context doesn't make sense". RICA: 1 / 2 choose a statement.
+   Everywhere: Enter submits, S skips, U undoes the last answer; Enter on a focused link or button
+   does what that link or button does. Time on the item is measured from when the item appears and
+   sent with the answer. */
 (function () {
   "use strict";
   var shownAt = performance.now();
+  var cursor = -1; // the survey question Y / N answer next; -1: not chosen yet on this item
 
   function form() { return document.querySelector("#item form.item-form"); }
   function click(sel) { var b = document.querySelector(sel); if (b && !b.disabled) b.click(); return !!b; }
 
+  function markCurrent(sets) {
+    for (var i = 0; i < sets.length; i++) sets[i].classList.toggle("current", i === cursor);
+  }
+
+  function startCursor(sets) {
+    for (var i = 0; i < sets.length; i++) if (!sets[i].querySelector("input:checked")) return i;
+    return 0;
+  }
+
   function answerNext(f, yes) {
     var sets = f.querySelectorAll("fieldset.yn");
-    for (var i = 0; i < sets.length; i++) {
-      if (!sets[i].querySelector("input:checked")) {
-        sets[i].querySelector('input[value="' + (yes ? "yes" : "no") + '"]').checked = true;
-        return;
-      }
-    }
+    if (!sets.length) return;
+    if (cursor < 0 || cursor >= sets.length) cursor = startCursor(sets);
+    sets[cursor].querySelector('input[value="' + (yes ? "yes" : "no") + '"]').checked = true;
+    cursor += 1;
+    if (cursor >= sets.length) cursor = startCursor(sets);
+    markCurrent(sets);
   }
 
   function toggle(f, key) {
@@ -38,6 +51,7 @@
     var t = ev.target;
     if (t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && /^(text|search|password|number|email)$/.test(t.type)))) return;
     var key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+    if (key === "Enter" && t && t.closest && t.closest("a[href], button, summary, select")) return; // its own action
     var f = form();
     if (key === "u") { if (click('form.undo [data-action="undo"]')) ev.preventDefault(); return; }
     if (!f) return;
@@ -78,7 +92,27 @@
     showError("No connection to the server: this answer was not stored. Press Enter to try again.");
   });
   document.addEventListener("htmx:afterSwap", function () { showError(""); });
-  function shown() { shownAt = performance.now(); }
+  // A refused answer (422: nothing ticked, a question left open) comes back as the item box with
+  // the server's reason in it, and a campaign closed meanwhile as a box saying so (410): swap them
+  // in. Other error statuses keep the retry message above.
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var status = ev.detail.xhr ? ev.detail.xhr.status : 0;
+    if (status === 422 || status === 410) { ev.detail.shouldSwap = true; ev.detail.isError = false; } // 410: closed
+  });
+  function shown() {
+    shownAt = performance.now();
+    cursor = -1;
+    var f = form();
+    if (!f) return;
+    var sets = f.querySelectorAll("fieldset.yn");
+    if (sets.length) { cursor = startCursor(sets); markCurrent(sets); }
+    // Tab starts inside the item, not in the header links.
+    var a = document.activeElement;
+    if (!a || a === document.body || !document.contains(a)) {
+      var first = f.querySelector("input:not([type=hidden]), button");
+      if (first) first.focus({ preventScroll: true });
+    }
+  }
   if (window.htmx) htmx.onLoad(function (el) { if (el.querySelector && el.querySelector("form.item-form")) shown(); });
   document.addEventListener("htmx:afterSwap", shown);
 })();

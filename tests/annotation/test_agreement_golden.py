@@ -14,7 +14,7 @@ from statsmodels.stats import inter_rater
 from annotation import exports, selectors
 from annotation.imports import ratings_import
 from annotation.models import Campaign, Item
-from annotation.services import campaign_create
+from annotation.services import campaign_create, campaign_status_set
 from commonsense.metrics import nww
 
 pytestmark = pytest.mark.django_db
@@ -132,3 +132,30 @@ def test_mcqa_per_option_agreement_and_kappa_match_references(csqa_set, people) 
             per_cell.append((y * (y - 1) + (n - y) * (n - y - 1)) / (n * (n - 1)))
     assert got.pairwise == pytest.approx(np.mean(per_cell))
     assert c.kind == Campaign.Kind.MCQA
+
+
+def test_com2_tied_item_goes_to_adjudication_and_threshold_is_strict(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14 bug 7, through the submit path: two annotators tick options 5 and 2 -> the item is
+    not labelled "none correct" and is in the adjudication queue although its agreement is 0.600;
+    an untied item at exactly 0.6 is not ("IAA lower than 0.6", A.4), one below it is."""
+    from annotation import queue, services
+    from annotation.models import FinalLabel
+
+    c = campaign_create(name="tie", title="t", kind="mcqa", question_set=csqa_set, redundancy=3)
+    campaign_status_set(c, "open")
+    a, b, d = people("annotator", "a", "b", "d")
+    first = queue.next_step(c, a).assignment.item
+    queue.response_submit(first, a, {"plausible": [4]})
+    assert queue.next_step(c, b).assignment.item_id == first.pk  # most-answered first
+    queue.response_submit(first, b, {"plausible": [1]})
+    services.final_labels_refresh(c)
+    fl = FinalLabel.objects.get(item=first)
+    assert fl.label["none_correct"] is None and fl.label["plausible"] == []
+    assert fl.agreement == pytest.approx(0.6) and fl.below_threshold
+    assert list(selectors.adjudication_queue(c).values_list("item_id", flat=True)) == [first.pk]
+
+    assert queue.next_step(c, d).assignment.item_id == first.pk
+    queue.response_submit(first, d, {"plausible": [0]})  # the third answer: 1/3 each, agreement exactly 0.6
+    services.final_labels_refresh(c)
+    fl.refresh_from_db()
+    assert fl.label["none_correct"] is True and fl.agreement == pytest.approx(0.6) and not fl.below_threshold

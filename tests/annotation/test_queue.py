@@ -130,6 +130,19 @@ def test_undo_gives_the_last_item_back(mcqa_campaign, people) -> None:  # type: 
     assert Response.objects.get().answer["plausible"] == [4]
 
 
+def test_undo_does_not_burn_the_item_that_was_on_screen(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14 bug 2: the item on screen when U is pressed goes back to the pool unseen, so it
+    is offered to the same person again once the undone item is answered."""
+    (a,) = people("annotator", "a")
+    first = queue.next_step(mcqa_campaign, a).assignment.item
+    queue.response_submit(first, a, {"plausible": [3]})
+    on_screen = queue.next_step(mcqa_campaign, a).assignment.item
+    queue.response_undo(mcqa_campaign, a)
+    assert not Assignment.objects.filter(item=on_screen, user=a).exclude(state="reserved").exists()
+    queue.response_submit(first, a, {"plausible": [4]})
+    assert queue.next_step(mcqa_campaign, a).assignment.item_id == on_screen.pk
+
+
 def _qual_campaign(csqa_set, **kw):  # type: ignore[no-untyped-def]
     c = campaign_create(
         name="qual", title="t", kind="mcqa", question_set=csqa_set, qualification_positions=range(6), **kw

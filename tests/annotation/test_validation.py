@@ -49,3 +49,17 @@ def test_item_labels_and_answer_shapes() -> None:
         "none_correct": False,
         "bad_context": True,
     }
+
+
+def test_com2_two_annotators_ticking_options_5_and_2_is_not_none_correct() -> None:
+    """Issue 14 bug 7: an item where two annotators ticked options 5 and 2 was labelled "none
+    correct" with agreement 0.600 although nobody chose "none"."""
+    lab = item_label("mcqa", [{"plausible": [4]}, {"plausible": [1]}], n_options=5)
+    assert lab.label == {"plausible": [], "none_correct": None, "bad_context": False}  # undecided, not "none"
+    assert not lab.decided and lab.votes["tied_options"] == [1, 4]
+    assert lab.agreement == pytest.approx(0.6)
+    # COM2's three answers per item: no ties, and A.4's rule stands: no option with a majority -> "none"
+    three = item_label("mcqa", [{"plausible": [4]}, {"plausible": [1]}, {"plausible": [0]}], n_options=5)
+    assert three.decided and three.label["none_correct"] is True and three.label["plausible"] == []
+    voted = item_label("mcqa", [{"plausible": [], "none_correct": True}] * 2, n_options=5)
+    assert voted.decided and voted.label["none_correct"] is True

@@ -40,6 +40,28 @@ def test_permissions(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-
     assert ann.get(reverse("annotation:work", args=[mcqa_campaign.name])).status_code == 404  # not open: hidden
 
 
+def test_closing_asks_first_and_a_closed_campaign_says_so(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14 bug 8 (also in the browser: test_browser_closed.py)."""
+    people("annotator", "ann")
+    people("researcher", "res")
+    ann, res = login("ann"), login("res")
+    status = reverse("annotation:status", args=[mcqa_campaign.name])
+    asked = res.post(status, {"status": "closed"})
+    assert asked.status_code == 200 and "Close campaign MCQA validation?" in asked.content.decode()
+    mcqa_campaign.refresh_from_db()
+    assert mcqa_campaign.status == "open"
+    assert res.post(status, {"status": "closed", "confirm": "yes"}).status_code == 302
+    mcqa_campaign.refresh_from_db()
+    assert mcqa_campaign.status == "closed"
+    assert res.post(status, {"status": "open"}).status_code == 302  # opening again needs no confirmation
+    campaign_status_set(mcqa_campaign, "closed")
+    work = ann.get(reverse("annotation:work", args=[mcqa_campaign.name]))
+    assert work.status_code == 410 and "This campaign is closed" in work.content.decode()
+    box = ann.get(reverse("annotation:item", args=[mcqa_campaign.name]), headers={"HX-Request": "true"})
+    assert box.status_code == 410 and "<html" not in box.content.decode() and "closed" in box.content.decode()
+    assert ann.get(reverse("annotation:work", args=["no-such-campaign"])).status_code == 404
+
+
 def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
     people("annotator", "ann")
     c = login("ann")
@@ -278,3 +300,19 @@ def test_dashboard_shows_numbers_charts_and_answers(survey_campaign, people, res
     ):
         assert needle in page, needle
     assert page.count("<tr>") > 12
+
+
+def test_failed_qualification_shows_the_score_and_the_mark_needed(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14 bug 13: the page said only that the campaign had ended."""
+    c = campaign_create(name="q", title="Q", kind="mcqa", question_set=csqa_set, qualification_positions=range(6))
+    campaign_status_set(c, "open")
+    people("annotator", "ann")
+    web = login("ann")
+    for i in range(6):
+        item = Item.objects.get(pk=int(web.get(reverse("annotation:work", args=["q"])).context["item"].pk))
+        gold = item.gold["plausible"][0]
+        picked = (gold + 1) % 5 if i < 3 else gold  # 24 / 30 option decisions right: 80 %
+        web.post(reverse("annotation:submit", args=["q", item.pk]), {"plausible": [str(picked)]})
+    page = web.get(reverse("annotation:work", args=["q"])).content.decode()
+    assert "did not pass the qualification" in page
+    assert "80% of your answers" in page and "85% was needed" in page

@@ -142,8 +142,8 @@ def test_run_error_page_and_drawer(com2, researcher, django_assert_max_num_queri
     assert "fig-coco" not in html  # no CoCo roles in this set
     csv = researcher.get(reverse("explorer:run_errors", args=[run.pk]) + "?csv=by-relation").content.decode()
     assert csv.splitlines()[1:] == [
-        f"#{run.pk} random:m loglik,xAttr,3,1,0.3333333333333333",
-        f"#{run.pk} random:m loglik,xWant,3,2,0.6666666666666666",
+        f"#{run.pk} m loglik,xAttr,3,1,0.3333333333333333",
+        f"#{run.pk} m loglik,xWant,3,2,0.6666666666666666",
     ]
     url = reverse("explorer:run_items", args=[run.pk]) + "?relation=xAttr"
     with django_assert_max_num_queries(20):

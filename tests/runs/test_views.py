@@ -85,7 +85,12 @@ def test_progress_polls_while_active_and_stops_when_done(researcher: Client, sta
 
 def test_cancel_and_rerun(researcher: Client, statement_set, done_run) -> None:  # type: ignore[no-untyped-def]
     queued = run_create(statement_set=statement_set, backend="replay", model="GPT-4o", scoring="yesno", enqueue=False)
-    researcher.post(reverse("runs:cancel", args=[queued.pk]))
+    asked = researcher.post(reverse("runs:cancel", args=[queued.pk]))  # issue 14 bug 8: it asks first
+    assert asked.status_code == 200 and f"Cancel run {queued.pk}?" in asked.content.decode()
+    assert 'name="confirm" value="yes"' in asked.content.decode()
+    queued.refresh_from_db()
+    assert queued.state == Run.State.QUEUED and not queued.cancel_requested
+    researcher.post(reverse("runs:cancel", args=[queued.pk]), {"confirm": "yes"})
     queued.refresh_from_db()
     assert queued.state == Run.State.CANCELLED
     r = researcher.post(reverse("runs:rerun", args=[done_run.pk]))

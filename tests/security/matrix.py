@@ -148,7 +148,8 @@ MATRIX: dict[str, Entry] = {
     "api/schema/": E(get=API_ANNOTATOR),
     "api/docs/": E(get=API_ANNOTATOR),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
-    "admin/login/": E(get=ALL_200, post=ALL_200),
+    "admin/login/": E(get=R(200, 403, 403, 200), post=ALL_200),  # signed in, not staff: "no access" (issue 14)
+    "favicon.ico": E(get=R(302, 302, 302, 302)),  # to the static icon
     "admin/": E(get=DJANGO_ADMIN),
     "admin/logout/": E(get=R(To("/admin/"), To("/admin/"), To("/admin/"), 405)),  # log-out is a POST
     "admin/password_change/": E(get=DJANGO_ADMIN),

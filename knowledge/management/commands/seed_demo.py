@@ -3,6 +3,7 @@ run changes nothing (files are recognised by their content hash)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -61,6 +62,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"{qset.name}: {qset.question_count} CoCo questions built (seed {qset.seed})")
         if options["no_accounts"]:
             return
-        self.stdout.write("\nDemo accounts (local only; stored in var/demo-credentials.txt):")
-        for role, user, pw in demo_accounts_ensure():
+        path = Path(settings.VAR_DIR) / "demo-credentials.txt"  # under COCOWEB_VAR_DIR when that is set
+        self.stdout.write(f"\nDemo accounts (local only; stored in {path}):")
+        for role, user, pw in demo_accounts_ensure(path):
             self.stdout.write(f"  {role:<11} user {user:<17} password {pw}")

@@ -1,0 +1,88 @@
+"""A real browser (Playwright driving Debian's Chromium, headless) on the annotation keyboard
+(issue 14, bugs 1 and 2): a refused answer shows the server's reason in the box; after U a
+keyboard-only annotator can correct every survey answer, and the item that was on screen comes
+back to them; Tab starts in the item; Enter on a focused link follows the link."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Assignment, Response
+
+from .test_browser import CHROMIUM_ARGS, _current_item, _login
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+
+
+@pytest.fixture
+def browser():  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def test_enter_with_nothing_ticked_shows_the_servers_reason_inline(live_server, mcqa_campaign, people, browser):  # type: ignore[no-untyped-def]
+    people("annotator", "ann")
+    page = _login(browser, live_server.url, "ann", viewport={"width": 1000, "height": 800})
+    page.goto(live_server.url + reverse("annotation:work", args=["mcqa"]))
+    shown = _current_item(page, None)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#item .msg-error")
+    assert "tick at least one option" in page.inner_text("#item .msg-error")
+    assert page.is_hidden("#item-error")  # the transport-failure "press Enter to try again" stays for real failures
+    assert page.get_attribute("form.item-form", "data-item") == shown
+    page.keyboard.press("3")  # the box still works after the refusal
+    page.keyboard.press("Enter")
+    _current_item(page, shown)
+    assert [r.answer["plausible"] for r in Response.objects.filter(user__username="ann")] == [[2]]
+
+
+def test_a_refused_answer_keeps_what_was_ticked(live_server, mcqa_campaign, people, browser):  # type: ignore[no-untyped-def]
+    people("annotator", "ann")
+    page = _login(browser, live_server.url, "ann", viewport={"width": 1000, "height": 800})
+    page.goto(live_server.url + reverse("annotation:work", args=["mcqa"]))
+    _current_item(page, None)
+    page.check('input[name="plausible"][value="1"]')
+    page.check('input[name="none_correct"]')  # a mouse can tick both; the server refuses the pair
+    page.click('[data-action="submit"]')
+    page.wait_for_selector("#item .msg-error")
+    assert "cannot go with a ticked option" in page.inner_text("#item .msg-error")
+    assert page.is_checked('input[name="plausible"][value="1"]')
+
+
+def test_keyboard_only_annotator_corrects_a_survey_answer_after_undo(live_server, survey_campaign, people, browser):  # type: ignore[no-untyped-def]
+    people("annotator", "ann")
+    page = _login(browser, live_server.url, "ann", viewport={"width": 1000, "height": 800})
+    page.goto(live_server.url + reverse("annotation:work", args=["survey"]))
+    first = _current_item(page, None)
+
+    page.keyboard.press("Tab")  # Tab starts inside the item box, not in the header links
+    assert page.evaluate("!!document.activeElement.closest('form.item-form')")
+
+    page.keyboard.press("y")
+    page.keyboard.press("y")
+    page.keyboard.press("Enter")
+    second = _current_item(page, first)
+    page.keyboard.press("u")
+    page.wait_for_function("p => document.querySelector('form.item-form').dataset.item === p", arg=first)
+    assert page.is_checked('input[name="agree"][value="yes"]') and page.is_checked('input[name="predict"][value="yes"]')
+    page.keyboard.press("n")  # all answered: N / Y start again at the first question
+    page.keyboard.press("n")
+    assert page.is_checked('input[name="agree"][value="no"]') and page.is_checked('input[name="predict"][value="no"]')
+    page.keyboard.press("Enter")
+    shown = _current_item(page, first)
+    assert shown == second  # the item on screen when U was pressed is offered again
+    assert Response.objects.get(user__username="ann", item_id=int(first)).answer == {"agree": 0, "predict": 0}
+    assert not Assignment.objects.filter(user__username="ann", item_id=int(second), state="expired").exists()
+
+    page.focus("a[href$='/annotation/']")  # Enter on a focused link follows it
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/annotation/")
+    assert Response.objects.filter(user__username="ann").count() == 1

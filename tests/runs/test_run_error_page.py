@@ -1,0 +1,64 @@
+"""Issue 14 bug 4 (first half): a failed run's page shows a short error line and folds the
+traceback away in a wrapped, scrolling box, so the page keeps its width (it was 2,233 px wide)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from runs.execution import run_execute
+from runs.models import Run
+from runs.services import run_create
+
+LONG_MODEL = "/nonexistent/" + "a-very-long-model-folder-name-" * 12
+
+
+@pytest.fixture
+def failed_run(csqa_set):  # type: ignore[no-untyped-def]
+    run = run_create(question_set=csqa_set, backend="hf", model=LONG_MODEL, scoring="loglik", enqueue=False)
+    assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
+    run.refresh_from_db()
+    assert run.error.count("\n") > 5  # a real traceback
+    return run
+
+
+def test_failed_run_shows_a_short_error_and_folds_the_traceback(researcher: Client, failed_run) -> None:  # type: ignore[no-untyped-def]
+    page = researcher.get(reverse("runs:detail", args=[failed_run.pk])).content.decode()
+    summary = page.split('class="errorlist run-error">', 1)[1].split("</p>", 1)[0]
+    assert "Traceback" not in summary and "\n" not in summary.strip() and len(summary) <= 400
+    assert failed_run.error_summary.split(":", 1)[0] in summary  # the exception's type, e.g. OSError
+    details = page.split('<details class="run-error-details">', 1)[1].split("</details>", 1)[0]
+    assert "Traceback" in details and '<pre class="wrap">' in details
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_failed_run_page_keeps_its_width_in_the_browser(live_server, csqa_set) -> None:  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    from accounts.services import role_groups_sync, user_create_with_role
+    from tests.annotation.test_browser import CHROMIUM_ARGS
+
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    role_groups_sync()
+    user_create_with_role("res", "researcher", "pw-long-enough-123")
+    run = run_create(question_set=csqa_set, backend="hf", model=LONG_MODEL, scoring="loglik", enqueue=False)
+    assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(20_000)
+        page.goto(live_server.url + reverse("login"))
+        page.fill("input[name=username]", "res")
+        page.fill("input[name=password]", "pw-long-enough-123")
+        page.click("button[type=submit]")
+        page.wait_for_load_state("networkidle")
+        page.goto(live_server.url + reverse("runs:detail", args=[run.pk]))
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        page.click(".run-error-details summary")  # the details open and still fit
+        assert page.is_visible(".run-error-details pre")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+        browser.close()
