@@ -176,6 +176,8 @@ MATRIX: dict[str, Entry] = {
     "runs/new/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400 with the errors
     "runs/compare/": E(get=RESEARCHER, query="?runs={run_id}&runs={run2_id}"),
     "runs/<int:run_id>/": E(get=RESEARCHER),
+    "runs/<int:run_id>/samples/": E(get=RESEARCHER),
+    "runs/<int:run_id>/samples/live/": E(get=RESEARCHER),
     "runs/<int:run_id>/progress/": E(get=R(LOGIN, 403, RUN, RUN)),  # the box alone is for htmx only
     "runs/<int:run_id>/cancel/": E(get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, RUN, RUN)),
     "runs/<int:run_id>/rerun/": E(get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, To("/runs/"), To("/runs/"))),
