@@ -21,6 +21,8 @@ urlpatterns = [
     path("runs/", include("runs.urls")),
     path("explorer/", include("explorer.urls")),
     path("api/annotation/", include("annotation.api_urls")),
+    path("api/knowledge/", include("knowledge.api_urls")),
+    path("api/runs/", include("runs.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -207,6 +207,16 @@ MATRIX: dict[str, Entry] = {
     ),
     "api/annotation/campaigns/<slug:slug>/agreement/": E(get=API_RESEARCHER, api=True),
     "api/annotation/campaigns/<slug:slug>/export/": E(get=API_ADMIN, api=True),
+    # REST API of question sets and runs: researchers read, launch and cancel
+    "api/knowledge/question-sets/": E(get=API_RESEARCHER, api=True),
+    "api/knowledge/question-sets/<slug:name>/": E(get=API_RESEARCHER, api=True, kwargs=lambda w: {"name": w.qset.name}),
+    "api/knowledge/question-sets/<slug:name>/questions/": E(
+        get=API_RESEARCHER, api=True, kwargs=lambda w: {"name": w.qset.name}
+    ),
+    "api/runs/": E(get=API_RESEARCHER, post=R(401, 403, 400, 400), api=True),  # {} names no set
+    "api/runs/<int:run_id>/": E(get=API_RESEARCHER, api=True),
+    "api/runs/<int:run_id>/cancel/": E(get=R(401, 403, 405, 405), post=R(401, 403, 409, 409), api=True),  # run done
+    "api/runs/<int:run_id>/predictions/": E(get=API_RESEARCHER, api=True),
 }
 
 
