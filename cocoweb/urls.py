@@ -4,6 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts import views as account_views
+from accounts import views_token
 from knowledge import views as knowledge_views
 
 urlpatterns = [
@@ -14,6 +15,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("accounts/api-token/", views_token.api_token, name="api_token"),
     path("admin/login/", account_views.login_view),  # the admin's log-in is throttled too
     path("admin/", admin.site.urls),
     path("knowledge/", include("knowledge.urls")),

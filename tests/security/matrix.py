@@ -125,6 +125,7 @@ MATRIX: dict[str, Entry] = {
     ),
     "accounts/password_change/": E(get=SIGNED_IN, post=SIGNED_IN),  # posted empty: the form with errors
     "accounts/password_change/done/": E(get=SIGNED_IN),
+    "accounts/api-token/": E(get=SIGNED_IN, post=SIGNED_IN),  # a post makes a new token
     "api/schema/": E(get=API_ANNOTATOR),
     "api/docs/": E(get=API_ANNOTATOR),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
