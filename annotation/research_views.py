@@ -27,7 +27,7 @@ def _campaign(slug: str) -> Campaign:
 
 @role_required(RESEARCHER)
 def campaign_new(request: HttpRequest) -> HttpResponse:
-    form = CampaignForm(request.POST or None)
+    form = CampaignForm(request.POST or None, initial=request.GET or None)  # ?source=qs:NAME from a set's page
     if request.method == "POST" and form.is_valid():
         try:
             campaign = services.campaign_create(user=request.user, **form.service_kwargs())

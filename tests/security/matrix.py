@@ -79,6 +79,7 @@ WORK = To("/annotation/c/{slug}/")
 DASHBOARD = To("/annotation/c/{slug}/dashboard/")
 RUN = To("/runs/{run_id}/")
 JOB = To("/knowledge/build/jobs/{job_id}/")
+QSET = To("/knowledge/question-sets/{name}/")
 
 
 def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, Any]]:
@@ -150,6 +151,15 @@ MATRIX: dict[str, Entry] = {
     "knowledge/import/": E(get=RESEARCHER, post=FORM_AGAIN),
     "knowledge/graphs/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
     "knowledge/question-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.qset.name}),
+    "knowledge/question-sets/<slug:name>/export.<str:fmt>": E(
+        get=RESEARCHER, kwargs=lambda w: {"name": w.qset.name, "fmt": "csv"}
+    ),
+    "knowledge/question-sets/<slug:name>/rename/": E(  # posted empty: refused, back to the set's page
+        get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, QSET, QSET), kwargs=lambda w: {"name": w.qset.name}
+    ),
+    "knowledge/question-sets/<slug:name>/delete/": E(  # the world's runs use the set: refused, back to it
+        get=RESEARCHER, post=R(LOGIN, 403, QSET, QSET), kwargs=lambda w: {"name": w.qset.name}
+    ),
     "knowledge/statement-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.sset.name}),
     "knowledge/build/questions/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400, errors
     "knowledge/build/coco/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),
