@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
 
 from . import charts, exports, selectors, services
+from .export_access import REFUSAL, campaign_export_allowed
 from .forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
 from .imports import RatingsImportRefused, ratings_import
 from .models import Campaign, FinalLabel, Item
@@ -112,6 +113,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "item_rows": item_rows,
         "recent": recent,
         "is_admin": has_role(request.user, ADMIN),
+        "can_export": campaign_export_allowed(campaign, request.user),
         "formats": list(exports.FORMATS),
     }
     return render(request, "annotation/dashboard.html", ctx)
@@ -192,9 +194,11 @@ def import_ratings(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@role_required(ADMIN)
+@role_required(RESEARCHER)
 def export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     campaign = _campaign(slug)
+    if not campaign_export_allowed(campaign, request.user):
+        raise PermissionDenied(REFUSAL)
     if fmt not in exports.FORMATS:
         raise Http404(f"unknown export format {fmt}")
     body = exports.campaign_export(campaign, fmt)
