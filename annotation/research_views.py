@@ -20,6 +20,7 @@ from .export_access import REFUSAL, campaign_export_allowed
 from .forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
 from .imports import RatingsImportRefused, ratings_import
 from .models import Campaign, FinalLabel, Item
+from .presentation import NWW_MIN_RATERS
 
 
 def _campaign(slug: str) -> Campaign:
@@ -70,8 +71,12 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     }
     counts = list(Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("answer_count", flat=True))
     figures["answers"] = charts.answers_per_item(counts, campaign.redundancy)
-    nww_ctx = None
+    nww_ctx = nww_short = None
     res = selectors.campaign_nww(campaign, m, n_boot=500)
+    if res is not None and len(res.rater_ids) < NWW_MIN_RATERS:  # one rater: no 1.000 [1.000–1.000]
+        answered = int(np.count_nonzero(~np.isnan(m.primary)))
+        nww_short = {"raters": len(res.rater_ids), "need": NWW_MIN_RATERS, "answers": answered, "items": len(m.items)}
+        res = None
     if res is not None:
         names = dict(get_user_model().objects.filter(pk__in=res.rater_ids).values_list("pk", "username"))
         rs = res.raters
@@ -108,6 +113,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "progress": selectors.campaign_progress(campaign),
         "agr": agr,
         "nww": nww_ctx,
+        "nww_short": nww_short,
         "numbers": {"pairwise": _fmt(agr.pairwise), "fleiss": _fmt(agr.fleiss), "krippendorff": _fmt(agr.krippendorff)},
         "figures": figures,
         "item_rows": item_rows,

@@ -276,16 +276,19 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
         panels.append(feature_panel([run]))
     if want("human-distribution"):
         human = sources.human_commonsensicality(run.statement_set)
+        pending = "" if human else sources.human_scores_pending(run.statement_set)
         score = ns.nww_run_scores([run]).get(run.pk, {}).get("commonsensicality")
         panels.append(
             Panel(
                 "human-distribution",
                 "The model among human raters (commonsensicality M)",
-                nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else []),
+                nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else [])
+                if human
+                else charts.empty_figure(pending),
                 ["rater", "M"],
                 [(i + 1, m) for i, m in enumerate(human)],
                 click="",
-                note="" if human else sources.HUMAN_SCORES_PENDING,
+                note="" if human else pending,
             )
         )
     return panels
