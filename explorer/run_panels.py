@@ -323,6 +323,7 @@ def nww_scatter_panel(runs: Sequence[Run], sset: object | None) -> Panel:
 def feature_panel(runs: Sequence[Run]) -> Panel:
     rows = ns.nww_feature_scores(runs)
     groups = sorted({f"{f}={pole}" for _, f, pole, _, _ in rows})
+    intervals = ns.nww_feature_intervals(runs)
     series = []
     for run in runs:
         mine = {f"{f}={pole}": (v, n) for rid, f, pole, v, n in rows if rid == run.pk}
@@ -332,6 +333,7 @@ def feature_panel(runs: Sequence[Run]) -> Panel:
                 [mine.get(g, (None, 0))[0] for g in groups],
                 [mine.get(g, (None, 0))[1] for g in groups],
                 [],
+                [intervals.get((run.pk, g)) for g in groups],
             )
         )
     return Panel(

@@ -109,3 +109,24 @@ def test_min_n_hides_small_groups_on_the_run_and_compare_pages(breakdown_run, re
     cmp = researcher.get(reverse("explorer:compare"), {"run": breakdown_run.pk, "min_n": "11"}).content.decode()
     assert "No relation group has 11 items or more." in cmp
     assert researcher.get(url, {"min_n": "-3"}).status_code == 200  # ignored, not a 500
+
+
+@pytest.mark.django_db
+def test_feature_bars_carry_the_stored_bootstrap_intervals(researcher: Client) -> None:
+    from knowledge.models import StatementSet
+    from knowledge.services import statements_import
+    from runs.execution import run_execute
+    from runs.models import RunMetric
+    from runs.services import run_create
+    from tests.conftest import FIXTURES
+
+    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
+    sset = StatementSet.objects.get(name="statements-demo")
+    run = run_create(statement_set=sset, backend="replay", model="Mixtral-8x22B", scoring="yesno", enqueue=False)
+    run_execute(run.pk, heartbeat=False)
+    html = researcher.get(reverse("explorer:run_errors", args=[run.pk])).content.decode()
+    bars = _figure(html, "features")["data"][0]
+    m = RunMetric.objects.get(run=run, name="commonsensicality", scope=f"feature:{bars['x'][0]}")
+    assert m.ci_low is not None and bars["text"][0] == f"n={m.n}"
+    assert bars["error_y"]["array"][0] == pytest.approx(m.ci_high - m.value)
+    assert bars["error_y"]["arrayminus"][0] == pytest.approx(m.value - m.ci_low)
