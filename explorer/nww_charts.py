@@ -113,6 +113,8 @@ def model_in_human_distribution(human: Sequence[float], models: Sequence[tuple[s
             annotation_text=f"{label(name, 24)} beats {wins:.0%}",
             annotation_textangle=-90,
             annotation_font_size=10,
+            annotation_position="top right",
+            annotation_yanchor="top",  # the turned label runs down into the plot, not up out of it
         )
     return fig
 

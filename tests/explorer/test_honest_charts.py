@@ -73,6 +73,12 @@ def test_level_curve_labels_are_inside_the_plot() -> None:
         assert x0 <= note.x < x1 and y0 <= note.y < y1 and note.xanchor == "left"
 
 
+def test_model_line_labels_run_down_into_the_plot() -> None:
+    fig = nww_charts.model_in_human_distribution([0.5, 0.6, 0.7], [("a very long model name here", 0.65)])
+    (note,) = fig.layout.annotations
+    assert note.textangle == -90 and note.yanchor == "top" and note.y == 1
+
+
 def test_coco_cells_are_readable() -> None:
     fig = charts.coco_quadrants({(True, True): 3, (False, False): 1}, {})
     assert fig.data[0].textfont.size >= 14
