@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
 
 from accounts.people import User, Visitor
-from accounts.roles import ADMIN, ANNOTATOR, RESEARCHER, has_role
+from accounts.roles import ANNOTATOR, RESEARCHER, has_role
 
 from . import exports, queue, selectors
 from .api_schema import (
@@ -31,6 +31,7 @@ from .api_schema import (
     SubmittedSerializer,
     responses,
 )
+from .export_access import REFUSAL, campaign_export_allowed
 from .models import Campaign, Item
 
 HIDDEN = ("original", "answer", "flipped")  # RICA: which statement is the original stays server-side
@@ -215,9 +216,12 @@ def agreement(request: Request, slug: str) -> ApiResponse:
     responses={(200, "*/*"): OpenApiTypes.BINARY, **{k: v for k, v in responses(None, 400).items() if k != 200}},
 )
 @api_view(["GET"])
-@permission_classes([IsAuthenticated, _role(ADMIN)])
+@permission_classes([IsAuthenticated, _role(RESEARCHER)])
 def export(request: Request, slug: str) -> HttpResponse:
+    """The campaign's results: for the researcher who created it, and admins."""
     campaign = _campaign(request.user, slug)
+    if not campaign_export_allowed(campaign, request.user):
+        return ApiResponse({"detail": REFUSAL}, status=status.HTTP_403_FORBIDDEN)
     fmt = request.query_params.get("fmt", "jsonl")
     if fmt not in exports.FORMATS:
         return ApiResponse({"detail": f"fmt must be one of {', '.join(exports.FORMATS)}"}, status=400)

@@ -119,28 +119,55 @@ def _flat(rec: dict[str, Any]) -> dict[str, Any]:
     return {k: json.dumps(v, ensure_ascii=False) if k in NESTED else v for k, v in rec.items()}
 
 
-def _columns(rows: list[dict[str, Any]]) -> list[str]:
-    cols: list[str] = []
+BASE_COLUMNS = [
+    "campaign",
+    "kind",
+    "item_id",
+    "key",
+    "position",
+    "payload",
+    "n_answers",
+    "votes",
+    "agreement",
+    "below_threshold",
+    "label",
+    "provenance",
+    "answers",
+    "adjudicated_by",
+    "adjudicated_at",
+    "adjudication_reason",
+]
+KIND_COLUMNS = {Campaign.Kind.MCQA: ["discarded", "com2"], Campaign.Kind.SURVEY: ["nww"]}
+
+
+def columns_for(kind: str) -> list[str]:
+    """Every column a record of this campaign kind can have, in a fixed order: an export has the
+    same header whether it holds no item, or only items without an adjudication."""
+    return BASE_COLUMNS + KIND_COLUMNS.get(kind, [])  # type: ignore[call-overload]
+
+
+def _columns(rows: list[dict[str, Any]], kind: str = "") -> list[str]:
+    cols: list[str] = columns_for(kind) if kind else []
     for r in rows:
         cols.extend(k for k in r if k not in cols)
     return cols
 
 
-def to_csv(records: Iterator[dict[str, Any]]) -> bytes:
+def to_csv(records: Iterator[dict[str, Any]], kind: str = "") -> bytes:
     rows = [_flat(r) for r in records]
     buf = io.StringIO()
-    w = csv_safe.dict_writer(buf, fieldnames=_columns(rows) or ["campaign"])
+    w = csv_safe.dict_writer(buf, fieldnames=_columns(rows, kind) or ["campaign"])
     w.writeheader()
     w.writerows(rows)
     return buf.getvalue().encode()
 
 
-def to_parquet(records: Iterator[dict[str, Any]]) -> bytes:
+def to_parquet(records: Iterator[dict[str, Any]], kind: str = "") -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     rows = [_flat(r) for r in records]
-    cols = _columns(rows) or ["campaign"]
+    cols = _columns(rows, kind) or ["campaign"]
     table = pa.table({c: [r.get(c) for r in rows] for c in cols})
     buf = io.BytesIO()
     pq.write_table(table, buf)
@@ -150,5 +177,7 @@ def to_parquet(records: Iterator[dict[str, Any]]) -> bytes:
 def campaign_export(campaign: Campaign, fmt: str) -> bytes:
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    writer = {"jsonl": to_jsonl, "csv": to_csv, "parquet": to_parquet}[fmt]
-    return writer(campaign_records(campaign))
+    if fmt == "jsonl":
+        return to_jsonl(campaign_records(campaign))
+    writer = {"csv": to_csv, "parquet": to_parquet}[fmt]
+    return writer(campaign_records(campaign), campaign.kind)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,9 +19,11 @@ from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
 
 from . import charts, exports, selectors, services
+from .export_access import REFUSAL, campaign_export_allowed
 from .forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
 from .imports import RatingsImportRefused, ratings_import
 from .models import Campaign, FinalLabel, Item
+from .presentation import NWW_MIN_RATERS
 
 
 def _campaign(slug: str) -> Campaign:
@@ -30,7 +32,7 @@ def _campaign(slug: str) -> Campaign:
 
 @role_required(RESEARCHER)
 def campaign_new(request: Request) -> HttpResponse:
-    form = CampaignForm(request.POST or None)
+    form = CampaignForm(request.POST or None, initial=request.GET or None)  # ?source=qs:NAME from a set's page
     if request.method == "POST" and form.is_valid():
         try:
             campaign = services.campaign_create(user=request.user, **form.service_kwargs())
@@ -72,8 +74,12 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     }
     counts = list(Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("answer_count", flat=True))
     figures["answers"] = charts.answers_per_item(counts, campaign.redundancy)
-    nww_ctx = None
+    nww_ctx = nww_short = None
     res = selectors.campaign_nww(campaign, m, n_boot=500)
+    if res is not None and len(res.rater_ids) < NWW_MIN_RATERS:  # one rater: no 1.000 [1.000–1.000]
+        answered = int(np.count_nonzero(~np.isnan(m.primary)))
+        nww_short = {"raters": len(res.rater_ids), "need": NWW_MIN_RATERS, "answers": answered, "items": len(m.items)}
+        res = None
     if res is not None:
         names = dict(get_user_model().objects.filter(pk__in=res.rater_ids).values_list("pk", "username"))
         rs = res.raters
@@ -110,11 +116,13 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "progress": selectors.campaign_progress(campaign),
         "agr": agr,
         "nww": nww_ctx,
+        "nww_short": nww_short,
         "numbers": {"pairwise": _fmt(agr.pairwise), "fleiss": _fmt(agr.fleiss), "krippendorff": _fmt(agr.krippendorff)},
         "figures": figures,
         "item_rows": item_rows,
         "recent": recent,
         "is_admin": has_role(request.user, ADMIN),
+        "can_export": campaign_export_allowed(campaign, request.user),
         "formats": list(exports.FORMATS),
     }
     return render(request, "annotation/dashboard.html", ctx)
@@ -213,9 +221,11 @@ def import_ratings(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@role_required(ADMIN)
+@role_required(RESEARCHER)
 def export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     campaign = _campaign(slug)
+    if not campaign_export_allowed(campaign, request.user):
+        raise PermissionDenied(REFUSAL)
     if fmt not in exports.FORMATS:
         raise Http404(f"unknown export format {fmt}")
     body = exports.campaign_export(campaign, fmt)

@@ -4,6 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from accounts import views as account_views
+from accounts import views_token
 from cocoweb import views as project_views
 from knowledge import views as knowledge_views
 
@@ -15,6 +16,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password_change/", account_views.password_change_view, name="password_change"),
     path("accounts/password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("accounts/api-token/", views_token.api_token, name="api_token"),
     path("admin/login/", account_views.login_view),  # the admin's log-in is throttled too
     path("admin/", admin.site.urls),
     path("knowledge/", include("knowledge.urls")),
@@ -22,6 +24,8 @@ urlpatterns = [
     path("runs/", include("runs.urls")),
     path("explorer/", include("explorer.urls")),
     path("api/annotation/", include("annotation.api_urls")),
+    path("api/knowledge/", include("knowledge.api_urls")),
+    path("api/runs/", include("runs.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", project_views.api_docs, name="api-docs"),
     path("favicon.ico", project_views.favicon),

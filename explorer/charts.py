@@ -161,13 +161,18 @@ def top_nodes(rows: Sequence[tuple[str, int, str]]) -> go.Figure:
 
 @dataclass
 class Series:
-    """One run's values over a shared list of groups: accuracy (0–1 or None), item count and the
-    href listing the group's items (for the drawer)."""
+    """One run's values over a shared list of groups: accuracy (0–1 or None), item count, the
+    href listing the group's items (for the drawer) and, where the data allows, the 95% interval
+    of each value (``ci``: (low, high) per group, None where there is none)."""
 
     name: str
     values: list[float | None]
     counts: list[int] = field(default_factory=list)
     hrefs: list[str] = field(default_factory=list)
+    ci: list[tuple[float, float] | None] = field(default_factory=list)
+
+
+LEGEND_TOP = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "xanchor": "left"}  # never over x labels
 
 
 def grouped_bars(
@@ -179,34 +184,75 @@ def grouped_bars(
     empty: str = "No predictions to group.",
     percent: bool = True,
 ) -> go.Figure:
-    """Side-by-side bars: one colour per series (run), one cluster per group."""
+    """Side-by-side bars: one colour per series (run), one cluster per group. Every bar carries
+    its n above it and its 95% interval as an error bar when the series has one; a 0 value
+    still shows (an outlined stub at the axis); every group's label is drawn (slanted when
+    there are many), and the legend sits above the plot, clear of them."""
     if not groups or not series:
         return empty_figure(empty)
+    names = [label(g) for g in groups]
     bars = []
     for i, s in enumerate(series):
         counts = s.counts or [0] * len(groups)
+        colour = PALETTE[i % len(PALETTE)]
+        ci = list(s.ci) + [None] * (len(groups) - len(s.ci))
+        has_ci = any(c is not None for c in ci)
+        error_y = None
+        if has_ci:
+            error_y = {
+                "type": "data",
+                "symmetric": False,
+                "array": [
+                    (c[1] - v) if c is not None and v is not None else None for c, v in zip(ci, s.values, strict=True)
+                ],
+                "arrayminus": [
+                    (v - c[0]) if c is not None and v is not None else None for c, v in zip(ci, s.values, strict=True)
+                ],
+                "color": "#5b6474",
+                "thickness": 1,
+                "width": 3,
+            }
+        fmt = ".1%" if percent else ".3f"
         bars.append(
             go.Bar(
                 name=label(s.name, 40),
-                x=[label(g) for g in groups],
+                x=names,
                 y=s.values,
                 customdata=s.hrefs or None,
-                marker_color=PALETTE[i % len(PALETTE)],
+                marker={"color": colour, "line": {"color": colour, "width": 1.5}},  # a 0 bar stays visible
+                error_y=error_y,
                 text=[f"n={c}" for c in counts],
-                textposition="none",
+                textposition="outside",
+                textangle=0,
+                textfont={"size": 10, "color": "#5b6474"},
+                cliponaxis=False,
                 hovertemplate="%{x}: %{y:"
-                + (".1%" if percent else ".3f")
-                + "} (%{text})<extra>"
+                + fmt
+                + "} (%{text})"
+                + ("<br>95% interval shown as the error bar" if has_ci else "")
+                + "<extra>"
                 + label(s.name, 40)
                 + "</extra>",
             )
         )
+    many = len(groups) > 6
     return make_figure(
         bars,
         barmode="group",
-        legend={"orientation": "h", "y": -0.25},
-        xaxis=axis_spec(axis),
-        yaxis=axis_spec(value, range=[0, 1] if percent else None, tickformat=".0%" if percent else None),
+        height=420 if many else 360,
+        legend=LEGEND_TOP,
+        showlegend=len(series) > 1,
+        margin={"l": 60, "r": 20, "t": 60 if len(series) > 1 else 24, "b": 50},
+        uniformtext={"minsize": 8, "mode": "show"},
+        xaxis=axis_spec(
+            axis, tickmode="array", tickvals=names, ticktext=names, tickangle=-45 if many else 0, automargin=True
+        ),
+        yaxis=axis_spec(
+            value,
+            range=[0, 1.12] if percent else None,  # headroom for the n labels
+            tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0] if percent else None,
+            tickformat=".0%" if percent else None,
+        ),
     )
 
 
@@ -274,6 +320,7 @@ def coco_quadrants(counts: dict[tuple[bool, bool], int], hrefs: dict[tuple[bool,
         text=text,
         texttemplate="%{text}",
         customdata=links,
+        textfont={"size": 16},  # readable in a half-width panel
         colorscale="Oranges",
         showscale=False,
         hovertemplate="%{text}<extra></extra>",
@@ -364,7 +411,8 @@ def line_series(
     ]
     return make_figure(
         lines,
-        legend={"orientation": "h", "y": -0.25},
+        legend=LEGEND_TOP,
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
         xaxis=axis_spec(label(x_title)),
         yaxis=axis_spec(label(y_title), range=[0, 1], tickformat=".0%"),
     )

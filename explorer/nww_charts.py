@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .charts import PALETTE, axis_spec, empty_figure, label, make_figure, pearson
+from .charts import LEGEND_TOP, PALETTE, axis_spec, empty_figure, label, make_figure, pearson
 
 LEVELS = (0.25, 0.5, 0.75)
 
@@ -26,6 +26,7 @@ def consensus_awareness(
     pts = [(n, c, a, h, g) for n, c, a, h, g in points if c is not None and a is not None]
     if not pts:
         return empty_figure("No statement runs (or stored model answers) with consensus and awareness.")
+    lo = max(min(min(p[1] for p in pts), min(p[2] for p in pts), 0.5) - 0.05, 0)  # type: ignore[type-var]
     traces, notes = [], []
     for m in levels:
         xs, ys = level_curve(m)
@@ -40,19 +41,24 @@ def consensus_awareness(
                 showlegend=False,
             )
         )
-        notes.append(
-            {
-                "x": 1.0,
-                "y": m * m,
-                "text": f"M={m:.0%}",
-                "showarrow": False,
-                "xanchor": "left",
-                "font": {"size": 10, "color": "#8a93a3"},
-            }
-        )
-    groups = list(dict.fromkeys(p[4] for p in pts))
+        if m >= lo:  # the label sits where the curve crosses the diagonal, inside the plot
+            notes.append(
+                {
+                    "x": m,
+                    "y": m,
+                    "text": f"M={m:.0%}",
+                    "showarrow": False,
+                    "xanchor": "left",
+                    "yanchor": "bottom",
+                    "font": {"size": 10, "color": "#8a93a3"},
+                }
+            )
+    # stored answers first, as large open diamonds; the runs last, on top: a run that replays
+    # stored answers sits exactly on its diamond and must stay visible (issue 14, bug 5)
+    groups = sorted(dict.fromkeys(p[4] for p in pts), key=lambda g: g == "runs")
     for i, g in enumerate(groups):
         sub = [p for p in pts if p[4] == g]
+        run_group = g == "runs"
         traces.append(
             go.Scatter(
                 x=[p[1] for p in sub],
@@ -61,18 +67,23 @@ def consensus_awareness(
                 name=label(g),
                 text=[label(p[0], 40) for p in sub],
                 customdata=[p[3] for p in sub],
-                marker={"size": 9, "color": PALETTE[i % len(PALETTE)], "symbol": "circle" if i == 0 else "diamond"},
-                hovertemplate="%{text}<br>consensus %{x:.1%}<br>awareness %{y:.1%}<extra></extra>",
+                marker={
+                    "size": 9 if run_group else 15,
+                    "color": PALETTE[0] if run_group else PALETTE[1 + i % (len(PALETTE) - 1)],
+                    "symbol": "circle" if run_group else "diamond-open",
+                    "line": {"width": 1 if run_group else 2},
+                },
+                hovertemplate="%{text}<br>consensus %{x:.1%}<br>awareness %{y:.1%}<extra>" + label(g) + "</extra>",
             )
         )
-    lo = min(min(p[1] for p in pts), min(p[2] for p in pts), 0.5) - 0.05
     return make_figure(
         traces,
-        legend={"orientation": "h", "y": -0.2},
-        height=420,
+        legend=LEGEND_TOP,
+        height=440,
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
         annotations=notes,
-        xaxis=axis_spec("consensus C", range=[max(lo, 0), 1.02], tickformat=".0%"),
-        yaxis=axis_spec("awareness A", range=[max(lo, 0), 1.02], tickformat=".0%"),
+        xaxis=axis_spec("consensus C", range=[lo, 1.02], tickformat=".0%"),
+        yaxis=axis_spec("awareness A", range=[lo, 1.02], tickformat=".0%"),
     )
 
 
@@ -102,6 +113,8 @@ def model_in_human_distribution(human: Sequence[float], models: Sequence[tuple[s
             annotation_text=f"{label(name, 24)} beats {wins:.0%}",
             annotation_textangle=-90,
             annotation_font_size=10,
+            annotation_position="top right",
+            annotation_yanchor="top",  # the turned label runs down into the plot, not up out of it
         )
     return fig
 

@@ -40,6 +40,18 @@ def nww_feature_scores(runs: Sequence[Run]) -> list[tuple[int, str, str, float |
     return out
 
 
+def nww_feature_intervals(runs: Sequence[Run]) -> dict[tuple[int, str], tuple[float, float]]:
+    """{(run, "feature=pole"): (low, high)}: the stored 95% bootstrap interval of each feature score."""
+    rows = RunMetric.objects.filter(
+        run__in=runs,
+        name="commonsensicality",
+        scope__startswith="feature:",
+        ci_low__isnull=False,
+        ci_high__isnull=False,
+    ).values_list("run_id", "scope", "ci_low", "ci_high")
+    return {(rid, scope.removeprefix("feature:")): (lo, hi) for rid, scope, lo, hi in rows}
+
+
 def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None, float | None]]:
     """(model, consensus, awareness) of the models whose binarised answers came with the imported
     file (NWW's ``<Model>_q1/_q2`` columns), against the stored human majority. One query."""

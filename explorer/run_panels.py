@@ -41,7 +41,8 @@ def _items_base(run_id: int, script_prefix: str) -> str:
 def series_for(
     runs: Sequence[Run], rows: Sequence[dict[str, object]], param: str
 ) -> tuple[list[str], list[charts.Series]]:
-    """Turn [{run, group, n, ok}] into the shared group axis and one Series per run."""
+    """Turn [{run, group, n, ok}] into the shared group axis and one Series per run, each bar
+    with its 95% Wilson interval."""
     groups = sorted({str(r["group"]) for r in rows})
     series = []
     for run in runs:
@@ -52,9 +53,26 @@ def series_for(
                 [(mine[g]["ok"] / mine[g]["n"]) if g in mine and mine[g]["n"] else None for g in groups],  # type: ignore[operator]
                 [int(mine[g]["n"]) if g in mine else 0 for g in groups],  # type: ignore[call-overload]
                 [items_href(run, **{param: g}) for g in groups],
+                [_wilson(mine[g]) if g in mine else None for g in groups],
             )
         )
     return groups, series
+
+
+def _wilson(row: dict[str, object]) -> tuple[float, float] | None:
+    from runs.samples import wilson
+
+    low, high = wilson(int(row["ok"]), int(row["n"]))  # type: ignore[call-overload]
+    return None if low is None or high is None else (low, high)
+
+
+def min_n_filter(rows: Sequence[dict[str, object]], min_n: int) -> tuple[list[dict[str, object]], int]:
+    """The breakdown rows with at least ``min_n`` items, and how many groups fell out entirely."""
+    if min_n <= 1:
+        return list(rows), 0
+    kept = [r for r in rows if int(r["n"]) >= min_n]  # type: ignore[call-overload]
+    hidden = {str(r["group"]) for r in rows} - {str(r["group"]) for r in kept}
+    return kept, len(hidden)
 
 
 def run_label(run: Run) -> str:
@@ -62,8 +80,15 @@ def run_label(run: Run) -> str:
 
 
 def accuracy_panel(
-    key: str, title: str, runs: Sequence[Run], rows: Sequence[dict[str, object]], param: str, axis: str
+    key: str,
+    title: str,
+    runs: Sequence[Run],
+    rows: Sequence[dict[str, object]],
+    param: str,
+    axis: str,
+    min_n: int = 0,
 ) -> Panel:
+    rows, hidden = min_n_filter(rows, min_n)
     groups, series = series_for(runs, rows, param)
     table = [
         (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)  # type: ignore[operator, call-overload]
@@ -79,13 +104,20 @@ def accuracy_panel(
         for r in rows
         if r["run"] == run.pk and str(r["group"]) == g
     ]
+    note = "Bars: accuracy with its 95% Wilson interval; n = items in the group."
+    if min_n > 1:
+        note += f" Groups under {min_n} items hidden" + (
+            f" ({hidden} {axis} group{'s' if hidden != 1 else ''})." if hidden else "."
+        )
+    empty = f"No {axis} group has {min_n} items or more." if min_n > 1 else "No predictions to group."
     return Panel(
         key,
         title,
-        charts.grouped_bars(groups, series, axis=axis),
+        charts.grouped_bars(groups, series, axis=axis, empty=empty),
         ["run", axis, "n", "correct", "accuracy"],
         table,
         links=links,
+        note=note,
     )
 
 
@@ -98,17 +130,25 @@ def _wanted(only: str) -> Callable[..., bool]:
     return lambda *keys: not only or only in keys
 
 
-def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
+def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Panel]:
     runs, want, panels = [run], _wanted(only), []
     if want("by-relation"):
         panels.append(
             accuracy_panel(
-                "by-relation", "Accuracy by relation", runs, ra.accuracy_by(runs, "relation"), "relation", "relation"
+                "by-relation",
+                "Accuracy by relation",
+                runs,
+                ra.accuracy_by(runs, "relation"),
+                "relation",
+                "relation",
+                min_n,
             )
         )
     if want("by-kind"):
         panels.append(
-            accuracy_panel("by-kind", "Accuracy by query kind", runs, ra.accuracy_by(runs, "kind"), "kind", "kind")
+            accuracy_panel(
+                "by-kind", "Accuracy by query kind", runs, ra.accuracy_by(runs, "kind"), "kind", "kind", min_n
+            )
         )
     if want("position-bias"):
         cells = ra.position_counts(run)
@@ -131,7 +171,7 @@ def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     pert = ra.accuracy_by(runs, "perturbation") if want("rica") else []
     if pert:
         panels.append(
-            accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation")
+            accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation", min_n)
         )
     windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
     if windows:
@@ -140,7 +180,13 @@ def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
         levels = sources.agreement_levels_for_run(run)
         panels.append(
             accuracy_panel(
-                "by-agreement", "Accuracy by human agreement level", runs, levels, "agreement", "agreement level"
+                "by-agreement",
+                "Accuracy by human agreement level",
+                runs,
+                levels,
+                "agreement",
+                "agreement level",
+                min_n,
             )
             if levels
             else Panel(
@@ -230,16 +276,19 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
         panels.append(feature_panel([run]))
     if want("human-distribution"):
         human = sources.human_commonsensicality(run.statement_set)
+        pending = "" if human else sources.human_scores_pending(run.statement_set)
         score = ns.nww_run_scores([run]).get(run.pk, {}).get("commonsensicality")
         panels.append(
             Panel(
                 "human-distribution",
                 "The model among human raters (commonsensicality M)",
-                nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else []),
+                nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else [])
+                if human
+                else charts.empty_figure(pending),
                 ["rater", "M"],
                 [(i + 1, m) for i, m in enumerate(human)],
                 click="",
-                note="" if human else sources.HUMAN_SCORES_PENDING,
+                note="" if human else pending,
             )
         )
     return panels
@@ -274,6 +323,7 @@ def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None) -> Panel:
 def feature_panel(runs: Sequence[Run]) -> Panel:
     rows = ns.nww_feature_scores(runs)
     groups = sorted({f"{f}={pole}" for _, f, pole, _, _ in rows})
+    intervals = ns.nww_feature_intervals(runs)
     series = []
     for run in runs:
         mine = {f"{f}={pole}": (v, n) for rid, f, pole, v, n in rows if rid == run.pk}
@@ -283,6 +333,7 @@ def feature_panel(runs: Sequence[Run]) -> Panel:
                 [mine.get(g, (None, 0))[0] for g in groups],
                 [mine.get(g, (None, 0))[1] for g in groups],
                 [],
+                [intervals.get((run.pk, g)) for g in groups],
             )
         )
     return Panel(
@@ -297,7 +348,7 @@ def feature_panel(runs: Sequence[Run]) -> Panel:
     )
 
 
-def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
+def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> list[Panel]:
     qruns = [r for r in runs if not r.is_statement_run]
     sruns = [r for r in runs if r.is_statement_run]
     want, panels = _wanted(only), []
@@ -311,12 +362,13 @@ def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
                     ra.accuracy_by(qruns, "relation"),
                     "relation",
                     "relation",
+                    min_n,
                 )
             )
         if want("by-kind"):
             panels.append(
                 accuracy_panel(
-                    "by-kind", "Accuracy by query kind", qruns, ra.accuracy_by(qruns, "kind"), "kind", "kind"
+                    "by-kind", "Accuracy by query kind", qruns, ra.accuracy_by(qruns, "kind"), "kind", "kind", min_n
                 )
             )
         coco = ra.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
@@ -325,7 +377,9 @@ def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
         pert = ra.accuracy_by(qruns, "perturbation") if want("rica") else []
         if pert:
             panels.append(
-                accuracy_panel("rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation")
+                accuracy_panel(
+                    "rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation", min_n
+                )
             )
         buckets = ra.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:

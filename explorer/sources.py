@@ -186,6 +186,36 @@ def statement_agree_rates(statement_set: Any) -> dict[int, float]:
     return {sid: float(r) for sid, r in rows if r is not None}
 
 
+def survey_raters(statement_set: Any) -> tuple[str, int] | None:
+    """(name, raters with answers) of the latest survey campaign over this statement set, or None
+    without one: what an empty human-side figure says it is waiting for."""
+    if not annotation_available() or statement_set is None:
+        return None
+    Campaign = apps.get_model("annotation", "Campaign")
+    Response = apps.get_model("annotation", "Response")
+    campaign = Campaign.objects.filter(kind="survey", statement_set=statement_set).order_by("-created_at").first()
+    if campaign is None:
+        return None
+    raters = Response.objects.filter(campaign=campaign, item__role="regular").values("user_id").distinct().count()
+    return campaign.name, raters
+
+
+def human_scores_pending(statement_set: Any) -> str:
+    """Why there are no human commonsensicality scores, with the number of raters there are."""
+    from annotation.presentation import NWW_MIN_RATERS
+
+    found = survey_raters(statement_set)
+    if found is None:
+        return HUMAN_SCORES_PENDING
+    name, raters = found
+    if raters == 0:
+        return f"The survey campaign {name} has no answers yet."
+    return (
+        f"The raters' commonsensicality M needs at least {NWW_MIN_RATERS} raters (each is scored against the "
+        f"majority of the others); survey campaign {name} has {raters} rater{'s' if raters != 1 else ''} so far."
+    )
+
+
 def human_commonsensicality(statement_set: Any) -> list[float]:
     """Every rater's commonsensicality M_j (leave-one-out majority, NWW Eq. 11) on the latest
     survey campaign over this statement set, computed by the annotation app."""

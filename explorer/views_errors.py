@@ -26,16 +26,33 @@ DRAWER_LIMIT = 50
 def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
     run = get_object_or_404(Run.objects.select_related("question_set", "statement_set"), pk=run_id)
     only = request.GET.get("csv", "")  # a CSV download computes its one panel
-    panels = statement_run_panels(run, only=only) if run.is_statement_run else question_run_panels(run, only=only)
-    return render_with_panels(request, "explorer/run_errors.html", {"run": run}, panels, stem=f"run-{run.pk}")
+    min_n = min_n_param(request)
+    panels = (
+        statement_run_panels(run, only=only)
+        if run.is_statement_run
+        else question_run_panels(run, only=only, min_n=min_n)
+    )
+    ctx = {"run": run, "min_n": min_n}
+    return render_with_panels(request, "explorer/run_errors.html", ctx, panels, stem=f"run-{run.pk}")
 
 
 @role_required(RESEARCHER)
 def compare(request: HttpRequest) -> HttpResponse:
     ids = [int(x) for x in request.GET.getlist("run") if x.isdigit()][:12]
     runs = list(Run.objects.filter(pk__in=ids).select_related("question_set", "statement_set").order_by("pk"))
-    panels = compare_panels(runs, only=request.GET.get("csv", "")) if runs else []
-    return render_with_panels(request, "explorer/compare.html", {"runs": runs}, panels, stem="compare")
+    min_n = min_n_param(request)
+    panels = compare_panels(runs, only=request.GET.get("csv", ""), min_n=min_n) if runs else []
+    ctx = {"runs": runs, "min_n": min_n}
+    return render_with_panels(request, "explorer/compare.html", ctx, panels, stem="compare")
+
+
+MIN_N_MAX = 1_000_000
+
+
+def min_n_param(request: HttpRequest) -> int:
+    """``?min_n=N``: breakdown groups with fewer items are hidden (0 or missing: none)."""
+    raw = request.GET.get("min_n", "")
+    return min(int(raw), MIN_N_MAX) if raw.isascii() and raw.isdigit() else 0
 
 
 @role_required(RESEARCHER)

@@ -1,12 +1,15 @@
 from django.urls import path
 
-from . import views, views_build
+from . import views, views_build, views_sets
 
 app_name = "knowledge"
 urlpatterns = [
     path("import/", views.data_import, name="import"),
     path("graphs/<slug:name>/", views.graph_detail, name="graph"),
     path("question-sets/<slug:name>/", views.question_set_detail, name="question_set"),
+    path("question-sets/<slug:name>/export.<str:fmt>", views_sets.question_set_export, name="question_set_export"),
+    path("question-sets/<slug:name>/rename/", views_sets.question_set_rename, name="question_set_rename"),
+    path("question-sets/<slug:name>/delete/", views_sets.question_set_delete, name="question_set_delete"),
     path("statement-sets/<slug:name>/", views.statement_set_detail, name="statement_set"),
     path("build/questions/", views_build.build_questions, name="build_questions"),
     path("build/coco/", views_build.build_coco, name="build_coco"),

@@ -16,6 +16,7 @@ from commonsense.io import DataFormatError
 from . import selectors, services
 from .forms import DataImportForm
 from .models import Graph, QuestionSet, StatementSet
+from .set_actions import question_set_usage
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -62,6 +63,7 @@ def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
             "qset": qset,
             "page": page,
             "structures": selectors.question_structure_counts(qset),
+            "usage": question_set_usage(qset),
         },
     )
 

@@ -60,7 +60,7 @@ def question_facets(question: Any, extra: Mapping[str, Any] | None = None) -> di
     else:
         difficulty = as_int(meta.get(DIFFICULTY_KEY))
     return {
-        "item_relation": question_relation(meta)[:64],
+        "item_relation": question_relation(meta, question.structure or "")[:64],
         "item_kind": (question.structure or "")[:32],
         "item_perturbation": _text(meta.get("perturbation"))[:64],
         "item_role": (question.role or "")[:32],

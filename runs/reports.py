@@ -66,7 +66,7 @@ def run_records(run: Run) -> list[Record]:
                     "chosen": p.chosen,
                     "chosen_norm": p.chosen_norm,
                     "structure": q.structure,
-                    "relation": question_relation(meta),
+                    "relation": question_relation(meta, q.structure),
                     "group": q.group,
                     "role": q.role,
                     "perturbation": str(meta.get("perturbation", "")),
@@ -76,7 +76,7 @@ def run_records(run: Run) -> list[Record]:
                         or (
                             q.structure
                             if q.role in ("reasoning",) or q.role.startswith("atomic_")
-                            else question_relation(meta)
+                            else question_relation(meta, q.structure)
                         )
                     ),
                     **(_recoms_fields(p) if recoms else {}),

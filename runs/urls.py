@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import views, views_samples
 
 app_name = "runs"
 urlpatterns = [
@@ -9,6 +9,8 @@ urlpatterns = [
     path("new/", views.run_new, name="new"),
     path("compare/", views.run_compare, name="compare"),
     path("<int:run_id>/", views.run_detail, name="detail"),
+    path("<int:run_id>/samples/", views_samples.run_samples, name="samples"),
+    path("<int:run_id>/samples/live/", views_samples.run_samples_live, name="samples_live"),
     path("<int:run_id>/progress/", views.run_progress, name="progress"),
     path("<int:run_id>/cancel/", views.run_cancel, name="cancel"),
     path("<int:run_id>/rerun/", views.run_rerun, name="rerun"),

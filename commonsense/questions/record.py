@@ -16,18 +16,23 @@ def derive_seed(seed: int, *parts: object) -> int:
     return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") >> 1
 
 
-def question_relation(metadata: dict[str, Any]) -> str:
+UNORDERED_STRUCTURES = frozenset({"2i", "3i"})  # intersections: the branches have no order
+
+
+def question_relation(metadata: dict[str, Any], structure: str = "") -> str:
     """The relation an error view groups a question by: ``relation`` when the source gives one
     (imported sets); for a built question the relations of its golden chain — one name when they
-    are all the same (1p, 2i xReact ∧ xReact), else the distinct names in chain order joined by
-    ``+`` (2p xWant → xEffect gives ``xWant+xEffect``)."""
+    are all the same (1p, 2i xReact ∧ xReact), else the distinct names joined by ``+``: in chain
+    order for a path (2p xWant → xEffect gives ``xWant+xEffect``), sorted for an intersection
+    (``structure`` 2i / 3i: xReact ∧ xAttr and xAttr ∧ xReact are one ``xAttr+xReact``)."""
     rel = metadata.get("relation")
     if rel:
         return str(rel)
     rels = metadata.get("relations")
     if not isinstance(rels, list):
         return ""
-    return "+".join(dict.fromkeys(str(r) for r in rels if r))
+    names = list(dict.fromkeys(str(r) for r in rels if r))
+    return "+".join(sorted(names) if structure in UNORDERED_STRUCTURES else names)
 
 
 @dataclass

@@ -217,3 +217,8 @@ def test_question_relation_for_error_views() -> None:
     assert question_relation({"relations": ["xReact", "xReact"]}) == "xReact"  # 2i on one relation
     assert question_relation({"relations": ["xWant", "xEffect", "xWant"]}) == "xWant+xEffect"  # chain order
     assert question_relation({}) == "" and question_relation({"relations": "xWant"}) == ""
+    # issue 14: an intersection's branches have no order, a path's do
+    assert question_relation({"relations": ["xReact", "xAttr"]}, "2i") == "xAttr+xReact"
+    assert question_relation({"relations": ["xAttr", "xReact"]}, "2i") == "xAttr+xReact"
+    assert question_relation({"relations": ["xWant", "oReact", "xAttr"]}, "3i") == "oReact+xAttr+xWant"
+    assert question_relation({"relations": ["xWant", "xEffect"]}, "2p") == "xWant+xEffect"

@@ -110,3 +110,32 @@ def test_migration_fills_existing_predictions(qset: QuestionSet) -> None:
     for p in Prediction.objects.filter(run=run).select_related("question"):
         assert _facets(p) == question_facets(p.question, p.extra)
     assert Prediction.objects.get(run=run, position=3).item_difficulty == 9
+
+
+def test_intersection_relation_pairs_are_one_group_and_the_migration_merges_stored_ones() -> None:
+    """Issue 14: 2i questions over xAttr ∧ xReact and xReact ∧ xAttr were two bars."""
+    qs = QuestionSet.objects.create(name="pairs", kind=QuestionSet.Kind.COM2)
+    specs = [("2i", ["xReact", "xAttr"]), ("2i", ["xAttr", "xReact"]), ("2p", ["xReact", "xAttr"])]
+    questions = [
+        Question.objects.create(
+            question_set=qs,
+            position=i,
+            stem=f"q{i}",
+            options=["a", "b"],
+            answer_index=0,
+            structure=s,
+            metadata={"relations": rels},
+        )
+        for i, (s, rels) in enumerate(specs)
+    ]
+    assert [question_facets(q)["item_relation"] for q in questions] == ["xAttr+xReact", "xAttr+xReact", "xReact+xAttr"]
+    # predictions stored before the fix carry the branch order; migration 0003 sorts intersections only
+    run = Run.objects.create(question_set=qs, backend="random", scoring="loglik", state=Run.State.DONE)
+    for q, (s, rels) in zip(questions, specs, strict=True):
+        Prediction.objects.create(
+            run=run, question=q, position=q.position, chosen=0, item_kind=s, item_relation="+".join(rels)
+        )
+    migration = importlib.import_module("runs.migrations.0003_ux_features_unordered_relation_pairs")
+    migration.sort_pairs(django_apps, SimpleNamespace(connection=connection))
+    stored = list(Prediction.objects.filter(run=run).order_by("position").values_list("item_relation", flat=True))
+    assert stored == ["xAttr+xReact", "xAttr+xReact", "xReact+xAttr"]

@@ -2,7 +2,7 @@
 the status each of anonymous / annotator / researcher / admin gets, per HTTP method probed.
 
 Roles (accounts/roles.py): annotators see only the annotation area; researchers also build sets,
-run models and explore; admins also manage people (Django admin) and export verified sets.
+run models, explore and export their own campaigns; admins also manage people (Django admin) and export any campaign.
 
 Expected values: an HTTP status, ``LOGIN`` (302 to cocoweb's log-in page with ``next``),
 ``ADMIN_LOGIN`` (302 to the admin's log-in page: Django's admin refuses non-staff that way) or
@@ -79,6 +79,7 @@ WORK = To("/annotation/c/{slug}/")
 DASHBOARD = To("/annotation/c/{slug}/dashboard/")
 RUN = To("/runs/{run_id}/")
 JOB = To("/knowledge/build/jobs/{job_id}/")
+QSET = To("/knowledge/question-sets/{name}/")
 
 
 def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, Any]]:
@@ -135,6 +136,59 @@ def _admin_readonly_model(app: str, model: str, pk: Callable[[World], int]) -> d
     }
 
 
+ANNOTATION_ADMIN_MODELS = ("campaign", "item", "membership", "assignment", "response", "adjudication", "finallabel")
+ADMIN_403 = R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 403)  # admin pages of read-only models: no add/change/delete
+
+
+def _annotation_obj(model: str) -> Callable[[World], dict[str, Any]]:
+    """A real row of an annotation model for its admin pages (an adjudication is recorded through
+    the service the first time one is needed: the world has none)."""
+
+    def kw(w: World) -> dict[str, Any]:
+        from annotation import models as am
+        from annotation.services import adjudication_record
+
+        cls = {
+            "campaign": am.Campaign,
+            "item": am.Item,
+            "membership": am.Membership,
+            "assignment": am.Assignment,
+            "response": am.Response,
+            "adjudication": am.Adjudication,
+            "finallabel": am.FinalLabel,
+        }[model]
+        row = cls.objects.order_by("pk").first()
+        if row is None and model == "adjudication":
+            row = adjudication_record(
+                w.plain_item, label={"plausible": [1]}, reason="matrix probe", user=w.users["researcher"]
+            )
+        assert row is not None, model
+        return {"object_id": row.pk}
+
+    return kw
+
+
+def _annotation_admin(model: str) -> dict[str, Entry]:
+    """Django admin pages of an annotation model: admins view; only a campaign's title and
+    instructions change (a posted-empty change form comes back with its errors); no add or delete."""
+    base = f"admin/annotation/{model}/"
+    obj = _annotation_obj(model)
+    return {
+        base: E(get=DJANGO_ADMIN),
+        base + "add/": E(get=ADMIN_403, post=ADMIN_403),
+        base + "<path:object_id>/history/": E(get=DJANGO_ADMIN, kwargs=obj),
+        base + "<path:object_id>/delete/": E(get=ADMIN_403, post=ADMIN_403, kwargs=obj),
+        base + "<path:object_id>/change/": E(
+            get=DJANGO_ADMIN, post=DJANGO_ADMIN if model == "campaign" else ADMIN_403, kwargs=obj
+        ),
+        base + "<path:object_id>/": E(
+            get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")),
+            kwargs=obj,
+            url=lambda w: f"/{base}{obj(w)['object_id']}/",
+        ),
+    }
+
+
 MATRIX: dict[str, Entry] = {
     # cocoweb/urls.py
     "": E(get=R(LOGIN, To("/annotation/"), 200, 200)),
@@ -145,6 +199,7 @@ MATRIX: dict[str, Entry] = {
     ),
     "accounts/password_change/": E(get=SIGNED_IN, post=SIGNED_IN),  # posted empty: the form with errors
     "accounts/password_change/done/": E(get=SIGNED_IN),
+    "accounts/api-token/": E(get=SIGNED_IN, post=SIGNED_IN),  # a post makes a new token
     "api/schema/": E(get=API_ANNOTATOR),
     "api/docs/": E(get=API_ANNOTATOR),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
@@ -166,12 +221,24 @@ MATRIX: dict[str, Entry] = {
     **_admin_model("tokenproxy"),
     **_admin_readonly_model("runs", "run", lambda w: w.run.pk),
     **_admin_readonly_model("knowledge", "buildjob", lambda w: w.build_job.pk),
-    "admin/(?P<app_label>auth|authtoken|knowledge|runs)/$": E(get=DJANGO_ADMIN, kwargs=lambda w: {"app_label": "auth"}),
+    "admin/(?P<app_label>auth|authtoken|knowledge|runs|annotation)/$": E(
+        get=DJANGO_ADMIN, kwargs=lambda w: {"app_label": "auth"}
+    ),
+    **{k: v for m in ANNOTATION_ADMIN_MODELS for k, v in _annotation_admin(m).items()},
     "admin/(?P<url>.*)$": E(get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 404), url=lambda w: "/admin/no-such-page/"),
     # knowledge
     "knowledge/import/": E(get=RESEARCHER, post=FORM_AGAIN),
     "knowledge/graphs/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
     "knowledge/question-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.qset.name}),
+    "knowledge/question-sets/<slug:name>/export.<str:fmt>": E(
+        get=RESEARCHER, kwargs=lambda w: {"name": w.qset.name, "fmt": "csv"}
+    ),
+    "knowledge/question-sets/<slug:name>/rename/": E(  # posted empty: refused, back to the set's page
+        get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, QSET, QSET), kwargs=lambda w: {"name": w.qset.name}
+    ),
+    "knowledge/question-sets/<slug:name>/delete/": E(  # the world's runs use the set: refused, back to it
+        get=RESEARCHER, post=R(LOGIN, 403, QSET, QSET), kwargs=lambda w: {"name": w.qset.name}
+    ),
     "knowledge/statement-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.sset.name}),
     "knowledge/build/questions/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400, errors
     "knowledge/build/coco/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),
@@ -186,20 +253,22 @@ MATRIX: dict[str, Entry] = {
     "annotation/c/<slug:slug>/items/<int:item_id>/submit/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
     "annotation/c/<slug:slug>/items/<int:item_id>/skip/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
     "annotation/c/<slug:slug>/undo/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
-    # annotation: researchers manage campaigns, admins export
+    # annotation: researchers manage campaigns and export their own; admins export any
     "annotation/new/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),
     "annotation/c/<slug:slug>/status/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
     "annotation/c/<slug:slug>/adjudication/": E(get=RESEARCHER),
     "annotation/c/<slug:slug>/adjudication/<int:item_id>/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/import/": E(get=RESEARCHER, post=FORM_AGAIN),
-    "annotation/c/<slug:slug>/export.<str:fmt>": E(get=ADMIN_ONLY),
+    "annotation/c/<slug:slug>/export.<str:fmt>": E(get=RESEARCHER),  # the world's researcher created it
     # runs (model predictions: researchers only)
     "runs/": E(get=RESEARCHER),
     "runs/new/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400 with the errors
     "runs/models/": E(get=RESEARCHER),
     "runs/compare/": E(get=RESEARCHER, query="?runs={run_id}&runs={run2_id}"),
     "runs/<int:run_id>/": E(get=RESEARCHER),
+    "runs/<int:run_id>/samples/": E(get=RESEARCHER),
+    "runs/<int:run_id>/samples/live/": E(get=RESEARCHER),
     "runs/<int:run_id>/progress/": E(get=R(LOGIN, 403, RUN, RUN)),  # the box alone is for htmx only
     "runs/<int:run_id>/cancel/": E(get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, RUN, RUN)),
     "runs/<int:run_id>/rerun/": E(get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, To("/runs/"), To("/runs/"))),
@@ -217,7 +286,7 @@ MATRIX: dict[str, Entry] = {
     "explorer/runs/<int:run_id>/": E(get=RESEARCHER),
     "explorer/runs/<int:run_id>/items/": E(get=RESEARCHER),
     "explorer/compare/": E(get=RESEARCHER, query="?run={run_id}&run={run2_id}"),
-    # REST API (token or session): annotators answer; researchers read agreement; admins export
+    # REST API (token or session): annotators answer; researchers read agreement and export their own campaigns
     "api/annotation/campaigns/": E(get=API_ANNOTATOR, api=True),
     "api/annotation/campaigns/<slug:slug>/": E(get=API_ANNOTATOR, api=True),
     "api/annotation/campaigns/<slug:slug>/next/": E(get=API_POST_ONLY, post=API_ANNOTATOR, api=True),
@@ -228,7 +297,17 @@ MATRIX: dict[str, Entry] = {
         get=API_POST_ONLY, post=API_ANNOTATOR, api=True
     ),
     "api/annotation/campaigns/<slug:slug>/agreement/": E(get=API_RESEARCHER, api=True),
-    "api/annotation/campaigns/<slug:slug>/export/": E(get=API_ADMIN, api=True),
+    "api/annotation/campaigns/<slug:slug>/export/": E(get=API_RESEARCHER, api=True),  # creator or admin
+    # REST API of question sets and runs: researchers read, launch and cancel
+    "api/knowledge/question-sets/": E(get=API_RESEARCHER, api=True),
+    "api/knowledge/question-sets/<slug:name>/": E(get=API_RESEARCHER, api=True, kwargs=lambda w: {"name": w.qset.name}),
+    "api/knowledge/question-sets/<slug:name>/questions/": E(
+        get=API_RESEARCHER, api=True, kwargs=lambda w: {"name": w.qset.name}
+    ),
+    "api/runs/": E(get=API_RESEARCHER, post=R(401, 403, 400, 400), api=True),  # {} names no set
+    "api/runs/<int:run_id>/": E(get=API_RESEARCHER, api=True),
+    "api/runs/<int:run_id>/cancel/": E(get=R(401, 403, 405, 405), post=R(401, 403, 409, 409), api=True),  # run done
+    "api/runs/<int:run_id>/predictions/": E(get=API_RESEARCHER, api=True),
 }
 
 

@@ -54,6 +54,9 @@ def _real_targets(world: World) -> list[dict[str, Any]]:
     for campaign in (world.plain, world.gold, world.rica, world.survey, world.draft):
         for item in Item.objects.filter(campaign=campaign).order_by("pk")[:3]:
             out.append({"slug": campaign.name, "item_id": item.pk})
+    # the runs and question-set API: a finished run with predictions, a queued one, a real set
+    for run in (world.run, world.run2):
+        out.append({"run_id": run.pk, "name": world.qset.name})
     return out
 
 
@@ -104,6 +107,7 @@ def test_rest_api_fuzz(world: World) -> None:
             for op in operations:
                 names = {p.name for p in op.path_parameters}
                 real = [{k: v for k, v in t.items() if k in names} for t in targets] if names else [{}]
+                real = [r for r in real if r] or [{}]
                 # 1. schemathesis' coverage cases (boundary and wrong-typed values of every parameter and
                 #    body field, missing required parts), each aimed at a real campaign / item in turn.
                 coverage = schema.iter_coverage_cases(

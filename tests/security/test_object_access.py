@@ -167,9 +167,20 @@ def test_model_predictions_are_closed_to_annotators(world: World) -> None:
     for url in urls:
         r = ann.get(url)
         assert r.status_code == 403 and run.model not in r.content.decode(), url
-    # The API has no run or prediction endpoint at all (the schema lists every operation).
+    for url in (reverse("runs:samples", args=[run.pk]), reverse("runs:samples_live", args=[run.pk])):
+        r = ann.get(url)
+        assert r.status_code == 403 and run.model not in r.content.decode(), url
+    # Every run, prediction and question-set operation of the API refuses an annotator's token
+    # (the schema lists every operation).
     paths = tok.get("/api/schema/?format=json").json()["paths"]
-    assert paths and all(p.startswith("/api/annotation/campaigns/") for p in paths), list(paths)
+    closed = [p for p in paths if p.startswith(("/api/runs/", "/api/knowledge/"))]
+    assert len(closed) == 7 and all(p.startswith(("/api/annotation/campaigns/", *closed)) for p in paths)
+    ids = {"run_id": run.pk, "name": world.qset.name}
+    for path in closed:
+        url = path.format(**ids)
+        for method in paths[path]:
+            r = tok.generic(method.upper(), url, "{}", content_type="application/json")
+            assert r.status_code == 403 and run.model not in r.content.decode(), (method, url)
 
 
 # --- gold -------------------------------------------------------------------------------------

@@ -1,0 +1,21 @@
+"""Self-service REST API token: any signed-in person sees whether they hold one and can make a
+new one (which replaces the old). The key is shown once, right after it is made."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from rest_framework.authtoken.models import Token
+
+
+@login_required
+def api_token(request: HttpRequest) -> HttpResponse:
+    new_key = ""
+    if request.method == "POST":
+        with transaction.atomic():
+            Token.objects.filter(user=request.user).delete()
+            new_key = Token.objects.create(user=request.user).key
+    token = Token.objects.filter(user=request.user).first()
+    return render(request, "registration/api_token.html", {"token": token, "new_key": new_key})

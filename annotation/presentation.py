@@ -1,0 +1,49 @@
+"""How labels and votes read on the researcher pages: plain words and option numbers (as the
+annotators see them, 1-based), never a Python dict. And what the NWW figures need."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# NWW scores each rater against the majority of the *other* raters and each statement by how
+# far its raters agree: with fewer than two raters there is nothing to agree or disagree with.
+NWW_MIN_RATERS = 2
+
+
+def _yes_no(v: Any) -> str:
+    return "undecided" if v is None else ("yes" if int(v) else "no")
+
+
+def label_text(kind: str, label: Mapping[str, Any] | None) -> str:
+    if not isinstance(label, Mapping):
+        return "–"
+    if kind == "survey":
+        return f"most agree: {_yes_no(label.get('agree'))}"
+    if kind == "rica":
+        v = label.get("valid")
+        if v is None:
+            return "undecided (tie)"
+        return "original follows commonsense" if int(v) else "flipped follows commonsense"
+    parts = []
+    picked = label.get("plausible") or []
+    parts.append("plausible: " + ", ".join(str(int(i) + 1) for i in picked) if picked else "no answers are correct")
+    if label.get("bad_context"):
+        parts.append("context makes no sense")
+    return " · ".join(parts)
+
+
+def votes_text(kind: str, votes: Mapping[str, Any] | None) -> str:
+    if not isinstance(votes, Mapping):
+        return "–"
+    n = int(votes.get("n") or 0)
+    if kind == "survey":
+        out = f"agree {votes.get('agree_yes', 0)}/{n} · most agree {votes.get('predict_yes', 0)}/{n}"
+        return out + (f" · common {votes['common_yes']}/{n}" if "common_yes" in votes else "")
+    if kind == "rica":
+        return f"original follows commonsense {votes.get('valid_yes', 0)}/{n}"
+    ticks = votes.get("option_ticks") or []
+    out = "ticked: " + ", ".join(f"{i + 1}: {t}/{n}" for i, t in enumerate(ticks))
+    if votes.get("bad_context"):
+        out += f" · bad context {votes['bad_context']}/{n}"
+    return out

@@ -1,0 +1,12 @@
+"""REST routes, included at ``/api/knowledge/`` by ``cocoweb/urls.py``."""
+
+from django.urls import path
+
+from . import api
+
+app_name = "knowledge-api"
+urlpatterns = [
+    path("question-sets/", api.QuestionSetList.as_view(), name="question_sets"),
+    path("question-sets/<slug:name>/", api.QuestionSetDetail.as_view(), name="question_set"),
+    path("question-sets/<slug:name>/questions/", api.QuestionList.as_view(), name="questions"),
+]

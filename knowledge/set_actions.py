@@ -1,0 +1,90 @@
+"""What a researcher does to a question set from its page: export it (JSONL, CSV, an lm-eval task
+as a zip), rename it, delete it. A set that model runs or annotation campaigns use is never
+deleted (its runs would go with it; campaigns protect it): the refusal names who uses it.
+
+``knowledge`` sits below ``runs`` and ``annotation``, so the users of a set are found through the
+model relations pointing at it (``QuestionSet._meta``), not by importing those apps."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
+from django.db import models, transaction
+
+from commonsense.questions.export import task_name
+
+from .builders import EXPORT_FORMATS, question_set_export
+from .models import Question, QuestionSet
+
+CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv; charset=utf-8", "lm-eval": "application/zip"}
+
+
+def question_set_export_bytes(qset: QuestionSet, fmt: str) -> tuple[bytes, str, str]:
+    """``(body, content type, file name)`` of the set in ``fmt``, written by the same code as the
+    ``export_questions`` command; the lm-eval task (YAML + JSONL) comes as one zip."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValidationError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        if fmt == "lm-eval":
+            question_set_export(qset.name, fmt, Path(tmp) / "task")
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+                for f in sorted((Path(tmp) / "task").iterdir()):
+                    zf.write(f, f.name)
+            return buf.getvalue(), CONTENT_TYPES[fmt], f"{task_name(qset.name)}-lm-eval.zip"
+        out = question_set_export(qset.name, fmt, Path(tmp) / f"{qset.name}.{fmt}")
+        return out.read_bytes(), CONTENT_TYPES[fmt], out.name
+
+
+def question_set_usage(qset: QuestionSet) -> list[tuple[str, int]]:
+    """``[(what, count)]`` of the rows outside the set that point at it and would block or be
+    lost with its deletion (model runs, annotation campaigns …); its own questions and build
+    jobs (which only remember the set) do not count."""
+    used: list[tuple[str, int]] = []
+    for rel in QuestionSet._meta.get_fields(include_hidden=True):
+        if not (rel.one_to_many and rel.auto_created) or rel.related_model is Question:
+            continue
+        if rel.on_delete not in (models.CASCADE, models.PROTECT):  # type: ignore[union-attr]
+            continue
+        n = rel.related_model._default_manager.filter(**{rel.field.name: qset}).count()  # type: ignore[union-attr]
+        if n:
+            used.append((str(rel.related_model._meta.verbose_name_plural), n))  # type: ignore[union-attr]
+    return used
+
+
+def question_set_rename(qset: QuestionSet, new_name: str) -> QuestionSet:
+    """Rename the set. Runs and campaigns link to it by id and follow the new name."""
+    new_name = new_name.strip()
+    try:
+        validate_slug(new_name)
+    except ValidationError:
+        raise ValidationError(
+            f"{new_name!r} is not a valid name: use letters, digits, hyphens and underscores"
+        ) from None
+    if len(new_name) > QuestionSet._meta.get_field("name").max_length:  # type: ignore[operator]
+        raise ValidationError("a set name has at most 100 characters")
+    if new_name == qset.name:
+        return qset
+    with transaction.atomic():
+        if QuestionSet.objects.select_for_update().filter(name=new_name).exists():
+            raise ValidationError(f"there is already a question set named {new_name!r}")
+        qset.name = new_name
+        qset.save(update_fields=["name"])
+    return qset
+
+
+def question_set_delete(qset: QuestionSet) -> int:
+    """Delete the set and its questions; refused, with who uses it, while anything does."""
+    with transaction.atomic():
+        used = question_set_usage(qset)
+        if used:
+            what = ", ".join(f"{n} {name}" for name, n in used)
+            raise ValidationError(f"question set {qset.name!r} is used by {what}; delete those first (or keep the set)")
+        n = qset.question_count
+        qset.delete()
+    return n
