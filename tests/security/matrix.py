@@ -32,8 +32,21 @@ Expected = int | str | To
 ByRole = dict[str, Expected]
 
 
-def R(anonymous: Expected, annotator: Expected, researcher: Expected, admin: Expected) -> ByRole:  # noqa: N802
-    return {"anonymous": anonymous, "annotator": annotator, "researcher": researcher, "admin": admin}
+def R(  # noqa: N802
+    anonymous: Expected, annotator: Expected, researcher: Expected, admin: Expected, participant: Expected | None = None
+) -> ByRole:
+    """``participant`` (a crowd study link's signed-in user, no role) defaults to what the
+    annotator gets where everyone below a researcher gets the same or the annotator is refused
+    anyway, else 403: the annotator's pages are not theirs."""
+    if participant is None:
+        participant = annotator if annotator in (anonymous, 403, ADMIN_LOGIN) else 403
+    return {
+        "anonymous": anonymous,
+        "annotator": annotator,
+        "researcher": researcher,
+        "admin": admin,
+        "participant": participant,
+    }
 
 
 @dataclass(frozen=True)
@@ -60,12 +73,14 @@ def default_kwargs(w: World) -> dict[str, Any]:
         "question_id": w.question.pk,
         "fmt": "jsonl",
         "job_id": w.build_job.pk,
+        "uid": w.participant_item.uid,
     }
 
 
 ALL_200 = R(200, 200, 200, 200)
 ALL_405 = R(405, 405, 405, 405)
 SIGNED_IN = R(LOGIN, 200, 200, 200)  # any role (annotator and up)
+SIGNED_IN_ALL = R(LOGIN, 200, 200, 200, 200)  # anyone signed in, crowd participants too
 RESEARCHER = R(LOGIN, 403, 200, 200)
 ADMIN_ONLY = R(LOGIN, 403, 403, 200)
 DJANGO_ADMIN = R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 200)  # only staff (the admin role) get in
@@ -79,6 +94,18 @@ WORK = To("/annotation/c/{slug}/")
 DASHBOARD = To("/annotation/c/{slug}/dashboard/")
 RUN = To("/runs/{run_id}/")
 JOB = To("/knowledge/build/jobs/{job_id}/")
+
+
+CROWD = R(403, 403, 403, 403, 200)
+CROWD_AT_ITEMS = R(403, 403, 403, 403, To("/join/{slug}/items/"))  # other stages send them to their items
+
+
+def _api_item(w: World) -> dict[str, Any]:
+    return {"item_id": w.plain_item.uid}  # the API's item ids are opaque
+
+
+def _crowd(w: World) -> dict[str, Any]:
+    return {"slug": w.survey.name}
 
 
 def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, Any]]:
@@ -117,16 +144,17 @@ def _admin_model(model: str) -> dict[str, Entry]:
 
 MATRIX: dict[str, Entry] = {
     # cocoweb/urls.py
-    "": E(get=R(LOGIN, To("/annotation/"), 200, 200)),
+    "": E(get=R(LOGIN, To("/annotation/"), 200, 200, To("/annotation/"))),
     "accounts/login/": E(get=ALL_200, post=ALL_200),  # posted empty: the form with errors
     "accounts/logout/": E(
         get=ALL_405,
         post=R(To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/")),
     ),
-    "accounts/password_change/": E(get=SIGNED_IN, post=SIGNED_IN),  # posted empty: the form with errors
-    "accounts/password_change/done/": E(get=SIGNED_IN),
-    "api/schema/": E(get=API_ANNOTATOR),
-    "api/docs/": E(get=API_ANNOTATOR),
+    # A participant has no usable password: the form cannot change it (the old one never matches).
+    "accounts/password_change/": E(get=SIGNED_IN_ALL, post=SIGNED_IN_ALL),  # posted empty: the form with errors
+    "accounts/password_change/done/": E(get=SIGNED_IN_ALL),
+    "api/schema/": E(get=R(401, 200, 200, 200, 200)),  # the API's description, no data
+    "api/docs/": E(get=R(401, 200, 200, 200, 200)),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
     "admin/login/": E(get=ALL_200, post=ALL_200),
     "admin/": E(get=DJANGO_ADMIN),
@@ -163,6 +191,16 @@ MATRIX: dict[str, Entry] = {
     "annotation/c/<slug:slug>/items/<int:item_id>/submit/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
     "annotation/c/<slug:slug>/items/<int:item_id>/skip/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
     "annotation/c/<slug:slug>/undo/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
+    # crowd study links: only the participant the link signed in, for their own campaign (at the items)
+    "join/<slug:slug>/": E(get=R(400, 400, 400, 400, 400), kwargs=_crowd),  # a link without a participant id
+    "join/<slug:slug>/consent/": E(get=CROWD_AT_ITEMS, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/instructions/": E(get=CROWD_AT_ITEMS, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/about-you/": E(get=CROWD_AT_ITEMS, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/items/": E(get=CROWD, kwargs=_crowd),
+    "join/<slug:slug>/items/<str:uid>/submit/": E(get=ALL_405, post=CROWD, kwargs=_crowd),  # empty: the item again
+    "join/<slug:slug>/items/<str:uid>/skip/": E(get=ALL_405, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/qualification/retry/": E(get=ALL_405, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/done/": E(get=CROWD_AT_ITEMS, kwargs=_crowd),
     # annotation: researchers manage campaigns, admins export
     "annotation/new/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),
@@ -197,11 +235,11 @@ MATRIX: dict[str, Entry] = {
     "api/annotation/campaigns/": E(get=API_ANNOTATOR, api=True),
     "api/annotation/campaigns/<slug:slug>/": E(get=API_ANNOTATOR, api=True),
     "api/annotation/campaigns/<slug:slug>/next/": E(get=API_POST_ONLY, post=API_ANNOTATOR, api=True),
-    "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/response/": E(
-        get=API_POST_ONLY, post=R(401, 400, 400, 400), api=True
+    "api/annotation/campaigns/<slug:slug>/items/<str:item_id>/response/": E(
+        get=API_POST_ONLY, post=R(401, 400, 400, 400), api=True, kwargs=_api_item
     ),  # {} is not an answer
-    "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/skip/": E(
-        get=API_POST_ONLY, post=API_ANNOTATOR, api=True
+    "api/annotation/campaigns/<slug:slug>/items/<str:item_id>/skip/": E(
+        get=API_POST_ONLY, post=API_ANNOTATOR, api=True, kwargs=_api_item
     ),
     "api/annotation/campaigns/<slug:slug>/agreement/": E(get=API_RESEARCHER, api=True),
     "api/annotation/campaigns/<slug:slug>/export/": E(get=API_ADMIN, api=True),

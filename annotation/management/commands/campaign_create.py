@@ -38,6 +38,7 @@ class Command(BaseCommand):
         parser.add_argument("--pass-mark", type=float, default=None)
         parser.add_argument("--attention", default="", help="source positions used as attention checks")
         parser.add_argument("--attention-every", type=int, default=None)
+        parser.add_argument("--attention-max-failures", type=int, default=None)
         parser.add_argument("--ask-common-sense", action="store_true")
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--draft", action="store_true", help="leave the campaign closed to annotators (draft)")
@@ -70,6 +71,7 @@ class Command(BaseCommand):
             "attention_positions": o["attention"],
             "qualification_pass_mark": o["pass_mark"],
             "attention_every": o["attention_every"],
+            "attention_max_failures": o["attention_max_failures"],
             "seed": o["seed"],
             "open_now": not o["draft"],
         }
