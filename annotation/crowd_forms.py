@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 
-from .participants_models import DEMOGRAPHIC_FIELDS
+from .participants_models import DEMOGRAPHIC_FIELDS, CrowdStudy
 
 NO_ANSWER = ("", "Prefer not to say")
 _CHOICES = {
@@ -44,3 +44,48 @@ class DemographicsForm(forms.Form):
         for name in fields:
             if name in DEMOGRAPHIC_FIELDS:
                 self.fields[name] = _field(name)
+
+
+class CrowdStudyForm(forms.ModelForm):
+    """The study-link settings a researcher sets on the participants page."""
+
+    demographics = forms.MultipleChoiceField(
+        choices=[(f, _LABELS[f]) for f in DEMOGRAPHIC_FIELDS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="asked on an optional form; only these are stored",
+    )
+    examples_text = forms.CharField(
+        required=False,
+        label="Worked examples",
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="one per line: statement | answer | why",
+    )
+
+    class Meta:
+        model = CrowdStudy
+        fields = ["consent_text", "qualification_attempts", "completion_url", "return_url"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["demographics"].initial = list(self.instance.demographics or [])
+        self.fields["examples_text"].initial = "\n".join(
+            " | ".join(str(e.get(k, "")) for k in ("text", "answer", "why")) for e in self.instance.examples or []
+        )
+
+    def study_settings(self) -> dict[str, Any]:
+        d = self.cleaned_data
+        examples = []
+        for line in (d.get("examples_text") or "").splitlines():
+            parts = [p.strip() for p in line.split("|")]
+            if parts and parts[0]:
+                parts += [""] * (3 - len(parts))
+                examples.append({"text": parts[0], "answer": parts[1], "why": " | ".join(parts[2:]).strip(" |")})
+        return {
+            "consent_text": d["consent_text"],
+            "qualification_attempts": d["qualification_attempts"],
+            "completion_url": d["completion_url"],
+            "return_url": d["return_url"],
+            "demographics": list(d["demographics"]),
+            "examples": examples,
+        }

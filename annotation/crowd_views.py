@@ -137,7 +137,7 @@ def demographics(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     p, campaign, study = ctx
     if (r := _at(p, Participant.Stage.DEMOGRAPHICS)) is not None:
         return r
-    form = DemographicsForm(study.demographics, request.POST or None)
+    form = DemographicsForm(study.demographics, request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         svc.demographics_record(p, study, form.cleaned_data)
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)

@@ -161,6 +161,16 @@ def test_demographics_store_only_what_is_asked(statement_set) -> None:
     assert Participant.objects.get().demographics == {"age_band": "25–34"}
 
 
+def test_demographics_may_all_be_left_unanswered(statement_set) -> None:
+    c = crowd_campaign("blank", "--demographics", "gender")
+    b = Client()
+    join(b, c, prolific("d3"))
+    b.post("/join/blank/consent/", {"consent": "yes"})
+    b.post("/join/blank/instructions/", {})
+    assert b.post("/join/blank/about-you/", {})["Location"] == "/join/blank/items/"
+    assert Participant.objects.get().demographics == {}
+
+
 def test_no_demographics_asked_skips_the_form(statement_set) -> None:
     c = crowd_campaign("nodemo")
     b = Client()

@@ -92,6 +92,7 @@ API_POST_ONLY = R(401, 405, 405, 405)  # DRF authenticates before it looks at th
 
 WORK = To("/annotation/c/{slug}/")
 DASHBOARD = To("/annotation/c/{slug}/dashboard/")
+PARTICIPANTS = To("/annotation/c/{slug}/participants/")
 RUN = To("/runs/{run_id}/")
 JOB = To("/knowledge/build/jobs/{job_id}/")
 
@@ -106,6 +107,11 @@ def _api_item(w: World) -> dict[str, Any]:
 
 def _crowd(w: World) -> dict[str, Any]:
     return {"slug": w.survey.name}
+
+
+def _person_action(w: World) -> dict[str, Any]:
+    # a harmless action on the second annotator's survey membership (unblocking someone not blocked)
+    return {"slug": w.survey.name, "user_id": w.users["annotator2"].pk, "action": "unblock"}
 
 
 def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, Any]]:
@@ -209,6 +215,14 @@ MATRIX: dict[str, Entry] = {
     "annotation/c/<slug:slug>/adjudication/<int:item_id>/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/import/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/export.<str:fmt>": E(get=ADMIN_ONLY),
+    # crowd studies: researchers follow participants and download them for payment
+    "annotation/c/<slug:slug>/participants/": E(get=RESEARCHER, kwargs=_crowd),
+    "annotation/c/<slug:slug>/participants/live/": E(get=R(LOGIN, 403, PARTICIPANTS, PARTICIPANTS), kwargs=_crowd),
+    "annotation/c/<slug:slug>/participants.csv": E(get=RESEARCHER, kwargs=_crowd),
+    "annotation/c/<slug:slug>/study/": E(get=ALL_405, post=R(LOGIN, 403, PARTICIPANTS, PARTICIPANTS), kwargs=_crowd),
+    "annotation/c/<slug:slug>/people/<int:user_id>/<slug:action>/": E(
+        get=ALL_405, post=R(LOGIN, 403, PARTICIPANTS, PARTICIPANTS), kwargs=_person_action
+    ),
     # runs (model predictions: researchers only)
     "runs/": E(get=RESEARCHER),
     "runs/new/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400 with the errors
