@@ -187,7 +187,7 @@ def statement_agree_rates(statement_set: Any) -> dict[int, float]:
 
 
 def human_commonsensicality(statement_set: Any) -> list[float]:
-    """Every rater's commonsensicality M_j (leave-one-out majority, NWW Eq. 11) on the latest
+    """Every rater's commonsensicality M_j (NWW Eqs. 9–11, own vote in the majority) on the latest
     survey campaign over this statement set, computed by the annotation app."""
     if not annotation_available() or statement_set is None:
         return []
