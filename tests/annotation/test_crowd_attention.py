@@ -9,6 +9,7 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils.html import escape
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -24,7 +25,7 @@ def _skeleton(html: str, item: Item) -> str:
     text, the fresh idempotency key and CSRF token, the progress count."""
     start = html.index('<div class="item-box"')
     box = html[start : html.index("</form>", start)]
-    box = box.replace(item.uid, "UID").replace(item.payload["text"], "TEXT")
+    box = box.replace(item.uid, "UID").replace(escape(item.payload["text"]), "TEXT")
     box = re.sub(r'name="(idempotency_key|csrfmiddlewaretoken)" value="[^"]+"', r'name="\1" value="X"', box)
     return re.sub(r"<progress[^>]*></progress>\s*<span[^>]*>[^<]*</span>", "PROGRESS", box)
 
