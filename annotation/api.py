@@ -86,7 +86,9 @@ def _item_json(item: Item) -> dict[str, Any]:
     # An attention check must look like any other item: naming it would tell the annotator which
     # answers are graded. Qualification items are announced (the page says so too).
     role = Item.Role.QUALIFICATION if item.role == Item.Role.QUALIFICATION else Item.Role.REGULAR
-    return {"id": item.pk, "role": role, "key": item.key, "payload": payload}
+    # The id is the opaque uid: row ids are ordered (gold items are created first) and the source
+    # id (``key``) finds the answer in the public data.
+    return {"id": item.uid, "role": role, "payload": payload}
 
 
 @extend_schema(responses={k: v for k, v in responses(CampaignSerializer(many=True)).items() if k != 404})
@@ -142,10 +144,10 @@ def _answer_out(campaign: Campaign, item: Item, stored: dict[str, Any]) -> dict[
 )
 @api_view(["POST"])
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
-def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
+def submit(request: Request, slug: str, item_id: str) -> ApiResponse:
     """Answer an item given to the caller. 201 when stored, 200 when this answer was already stored."""
     campaign = _campaign(request.user, slug)
-    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    item = get_object_or_404(Item, uid=item_id, campaign=campaign)
     ser = AnswerSerializer(data=request.data)
     ser.is_valid(raise_exception=True)
     try:
@@ -176,9 +178,9 @@ def submit(request: Request, slug: str, item_id: int) -> ApiResponse:
 @extend_schema(request=None, responses=responses(SkippedSerializer, 400))
 @api_view(["POST"])
 @permission_classes([IsAuthenticated, _role(ANNOTATOR)])
-def skip(request: Request, slug: str, item_id: int) -> ApiResponse:
+def skip(request: Request, slug: str, item_id: str) -> ApiResponse:
     campaign = _campaign(request.user, slug)
-    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    item = get_object_or_404(Item, uid=item_id, campaign=campaign)
     try:
         return ApiResponse({"skipped": queue.assignment_skip(campaign, _caller(request), item)})
     except ValidationError as exc:

@@ -13,6 +13,8 @@ Invariants the services keep (and the database enforces where it can):
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -50,6 +52,12 @@ class Campaign(models.Model):
     qualification_pass_mark = models.FloatField(default=0.85)
     agreement_threshold = models.FloatField(default=0.6, help_text="items below go to adjudication")
     reservation_ttl_seconds = models.PositiveIntegerField(default=600)
+    assign_order = models.CharField(
+        max_length=8,
+        choices=[("fill", "Most-answered first"), ("even", "Least-answered first, random within (crowd studies)")],
+        default="fill",
+        help_text="which free item a person gets next",
+    )
     seed = models.BigIntegerField(default=0, help_text="RICA pair order, COM2 post-processing")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -70,6 +78,13 @@ class Campaign(models.Model):
         return self.status == self.Status.OPEN
 
 
+def item_uid() -> str:
+    """An opaque, unguessable item reference for pages and the API (neither the row id, whose
+    order tells gold items from regular ones, nor the source id, which finds the answer in the
+    public data)."""
+    return secrets.token_urlsafe(12)
+
+
 class Item(models.Model):
     class Role(models.TextChoices):
         REGULAR = "regular", "Regular"
@@ -86,6 +101,7 @@ class Item(models.Model):
     gold = models.JSONField(null=True, blank=True, help_text="expected answer (attention / qualification)")
     slots_taken = models.PositiveIntegerField(default=0, help_text="accepted answers + live reservations")
     answer_count = models.PositiveIntegerField(default=0)
+    uid = models.CharField(max_length=24, unique=True, default=item_uid, editable=False)
 
     class Meta:
         ordering = ["campaign", "role", "position"]
@@ -206,3 +222,7 @@ class FinalLabel(models.Model):
     below_threshold = models.BooleanField(default=False, help_text="agreement under the campaign threshold")
     adjudication = models.ForeignKey(Adjudication, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     computed_at = models.DateTimeField(auto_now=True)
+
+
+# Crowd studies (issue 12): a campaign opened to a crowd platform, and its participants.
+from .participants_models import CrowdStudy, Participant  # noqa: E402,F401

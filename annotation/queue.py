@@ -16,7 +16,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Value
+from django.db.models.functions import MD5, Concat
 from django.utils import timezone
 
 from accounts.people import User
@@ -121,7 +122,10 @@ def _reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignmen
             continue
         with transaction.atomic():
             qs = _unseen(campaign, user, Item.Role.REGULAR).filter(slots_taken__lt=campaign.redundancy)
-            item = qs.order_by("-slots_taken", "position").first()  # the item_queue index order
+            if campaign.assign_order == "even":  # least-answered first, in this person's own random order
+                item = qs.order_by("slots_taken", MD5(Concat(Value(f"{campaign.seed}:{user.pk}:"), "uid"))).first()
+            else:
+                item = qs.order_by("-slots_taken", "position").first()  # the item_queue index order
             if item is None:
                 if swept or not reservations_reclaim(campaign, now):
                     return None
@@ -366,11 +370,18 @@ def _membership_after(campaign: Campaign, item: Item, user: User, answer: dict[s
 
 
 def assignment_skip(campaign: Campaign, user: User, item: Item, now: datetime | None = None) -> bool:
-    """Skip a regular item: its slot returns to the pool; the person will not see it again."""
-    if item.role != Item.Role.REGULAR:
-        raise ValidationError("qualification and attention items cannot be skipped")
+    """Skip an item: its slot returns to the pool; the person will not see it again. An attention
+    item is skipped like any other (Skip must not tell it apart); the server counts that skip as a
+    missed check. Qualification items are announced as such and cannot be skipped."""
+    if item.role == Item.Role.QUALIFICATION:
+        raise ValidationError("qualification items cannot be skipped")
     a = Assignment.objects.filter(campaign=campaign, user=user, item=item, state=RESERVED).first()
-    return bool(a and _release([a.pk], SKIPPED, now or timezone.now()))
+    skipped = bool(a and _release([a.pk], SKIPPED, now or timezone.now()))
+    if skipped and item.role == Item.Role.ATTENTION:
+        ms = Membership.objects.filter(campaign=campaign, user=user)
+        ms.update(attention_failed=F("attention_failed") + 1)
+        ms.filter(attention_failed__gt=campaign.attention_max_failures).update(state=Membership.State.BLOCKED)
+    return skipped
 
 
 def _give_back(campaign: Campaign, user: User) -> None:

@@ -36,7 +36,7 @@ WITH cand AS (
     SELECT i.id FROM annotation_item i
     WHERE i.campaign_id = %(campaign)s AND i.role = 'regular' AND i.slots_taken < %(redundancy)s
       AND NOT EXISTS (SELECT 1 FROM annotation_assignment a WHERE a.item_id = i.id AND a.user_id = %(user)s)
-    ORDER BY i.slots_taken DESC, i.position
+    ORDER BY {{order}}
     LIMIT 1
     FOR UPDATE OF i SKIP LOCKED
 ), took AS (
@@ -50,6 +50,9 @@ WITH cand AS (
 )
 SELECT res.id, {", ".join(f"took.{c}" for c in _ITEM_COLUMNS)} FROM res JOIN took ON took.id = res.item_id
 """
+
+_RESERVE_FILL = _RESERVE.replace("{order}", "i.slots_taken DESC, i.position")  # the item_queue_desc index order
+_RESERVE_EVEN = _RESERVE.replace("{order}", "i.slots_taken, md5(%(salt)s || i.uid)")
 
 _ANSWER = f"""
 WITH a AS (
@@ -89,9 +92,19 @@ def reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignment
     """One slot of the first free unseen regular item, reserved for ``user``; None when no item
     is free (all full, seen, or locked by concurrent reservations at this instant)."""
     expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
+    sql, salt = _RESERVE_FILL, ""
+    if campaign.assign_order == "even":  # least-answered first, in this person's own random order
+        sql, salt = _RESERVE_EVEN, f"{campaign.seed}:{user.pk}:"
     row = _one(
-        _RESERVE,
-        {"campaign": campaign.pk, "user": user.pk, "redundancy": campaign.redundancy, "now": now, "expires": expires},
+        sql,
+        {
+            "campaign": campaign.pk,
+            "user": user.pk,
+            "redundancy": campaign.redundancy,
+            "now": now,
+            "expires": expires,
+            "salt": salt,
+        },
     )
     if row is None:
         return None

@@ -87,7 +87,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             rs.consensus.tolist(), rs.awareness.tolist(), [names.get(r, str(r)) for r in res.rater_ids]
         )
         figures["annotator_m"] = charts.commonsensicality_histogram(
-            rs.commonsensicality.tolist(), "Annotators' commonsensicality M (NWW Fig. 2B)"
+            rs.commonsensicality.tolist(), "Annotators' commonsensicality M (NWW Fig. 2A)"
         )
         figures["statement_m"] = charts.commonsensicality_histogram(
             res.statements.commonsensicality.tolist(), "Statements' commonsensicality m"

@@ -182,16 +182,20 @@ class NwwSummary:
     item_ids: list[int]
 
 
-def campaign_nww(campaign: Campaign, m: Matrices | None = None, *, n_boot: int = 1000) -> NwwSummary | None:
-    """NWW statement and annotator scores (annotators against the majority of the *other*
-    raters, leave-one-out) with bootstrap intervals; None if not a survey or nothing answered."""
+def campaign_nww(
+    campaign: Campaign, m: Matrices | None = None, *, n_boot: int = 1000, leave_one_out: bool = False
+) -> NwwSummary | None:
+    """NWW statement and annotator scores with bootstrap intervals; None if not a survey or
+    nothing answered. Annotators as NWW Eqs. 9–11 define them: against the majority of all raters,
+    their own vote included; ``leave_one_out=True`` scores each against the majority of the
+    *other* raters instead."""
     if campaign.kind != Campaign.Kind.SURVEY:
         return None
     m = m or campaign_matrices(campaign)
     if not m.items or m.predict is None:
         return None
     st = nww.statement_scores(m.primary, m.predict)
-    rs = nww.rater_scores(m.primary, m.predict, leave_one_out=True)
+    rs = nww.rater_scores(m.primary, m.predict, leave_one_out=leave_one_out)
     summary = {k: v.as_dict() for k, v in st.summary(n_boot=n_boot, seed=campaign.seed).items()}
     summary["annotator_M"] = mean_ci(rs.commonsensicality, n_boot=n_boot, seed=campaign.seed).as_dict()
     return NwwSummary(st, rs, summary, m.raters, m.items)
@@ -214,3 +218,32 @@ def recent_responses(campaign: Campaign, limit: int = 50) -> QuerySet[Response]:
 
 def item_responses(item: Item) -> QuerySet[Response]:
     return Response.objects.filter(item=item).select_related("user").order_by("created_at", "id")
+
+
+@dataclass
+class SurveyMatrix:
+    """A survey campaign's answers by statement: rater × statement (a) and (b), NaN = not rated."""
+
+    campaign: Campaign
+    statement_ids: list[int]
+    rater_ids: list[int]
+    agree: np.ndarray
+    predict: np.ndarray
+
+    def rates(self) -> dict[int, tuple[float, float, int]]:
+        """Per statement: the human rates d^a and d^b (NWW Eqs. 3 and 5) and the number of raters."""
+        n = np.sum(~np.isnan(self.agree), axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            da, db = np.nansum(self.agree, axis=0) / n, np.nansum(self.predict, axis=0) / n
+        return {s: (float(da[i]), float(db[i]), int(n[i])) for i, s in enumerate(self.statement_ids) if n[i]}
+
+
+def survey_matrix(campaign: Campaign) -> SurveyMatrix | None:
+    """The campaign's regular answers with statement ids for columns; None if not a survey or empty."""
+    if campaign.kind != Campaign.Kind.SURVEY:
+        return None
+    m = campaign_matrices(campaign)
+    if not m.items or m.predict is None:
+        return None
+    by_item = dict(Item.objects.filter(pk__in=m.items).values_list("pk", "statement_id"))
+    return SurveyMatrix(campaign, [by_item[i] for i in m.items], m.raters, m.primary, m.predict)

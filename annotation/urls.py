@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import research_views, views
+from . import crowd_research_views, research_views, views
 
 app_name = "annotation"
 urlpatterns = [
@@ -17,4 +17,14 @@ urlpatterns = [
     path("c/<slug:slug>/adjudication/<int:item_id>/", research_views.adjudicate, name="adjudicate"),
     path("c/<slug:slug>/import/", research_views.import_ratings, name="import"),
     path("c/<slug:slug>/export.<str:fmt>", research_views.export, name="export"),
+    # crowd studies: live overview, participants, study-link settings, participant CSV
+    path("c/<slug:slug>/participants/", crowd_research_views.participants_page, name="participants"),
+    path("c/<slug:slug>/participants/live/", crowd_research_views.participants_live, name="participants_live"),
+    path("c/<slug:slug>/participants.csv", crowd_research_views.participants_download, name="participants_csv"),
+    path("c/<slug:slug>/study/", crowd_research_views.study_settings, name="study_settings"),
+    path(
+        "c/<slug:slug>/people/<int:user_id>/<slug:action>/",
+        crowd_research_views.person_action,
+        name="person_action",
+    ),
 ]

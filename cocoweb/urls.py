@@ -21,6 +21,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("knowledge/", include("knowledge.urls")),
     path("annotation/", include("annotation.urls")),
+    path("join/", include("annotation.crowd_urls")),  # crowd study links (Prolific, MTurk, panels)
     path("runs/", include("runs.urls")),
     path("explorer/", include("explorer.urls")),
     path("api/annotation/", include("annotation.api_urls")),

@@ -274,6 +274,8 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
         )
     if want("features"):
         panels.append(feature_panel([run]))
+    if want("human-percentile"):
+        panels.append(human_percentile_panel(run))
     if want("human-distribution"):
         human = sources.human_commonsensicality(run.statement_set)
         pending = "" if human else sources.human_scores_pending(run.statement_set)
@@ -292,6 +294,52 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
             )
         )
     return panels
+
+
+def human_percentile_panel(run: Run) -> Panel:
+    """Fig. 2E for every yes/no run on this statement set against the latest survey campaign's
+    humans, with the per-statement human rates d^a, d^b behind the fidelity columns (Fig. 3/4A)."""
+    from .human_compare import latest_survey, model_standings, standings_figure
+
+    sm = latest_survey(run.statement_set)
+    columns = ["run", "rated above % of humans", "ties %", "humans compared", "r(P(yes), d^a)", "r(m silicon, m human)"]
+    if sm is None:
+        return Panel(
+            "human-percentile",
+            "The model among the campaign's humans (NWW Fig. 2E)",
+            charts.empty_figure(sources.HUMAN_SCORES_PENDING),
+            columns,
+            [],
+            click="",
+            note=sources.HUMAN_SCORES_PENDING,
+        )
+    runs = list(Run.objects.filter(statement_set_id=run.statement_set_id).order_by("pk")[:20])
+    if run not in runs:
+        runs.append(run)
+    standings = model_standings(runs, sm)
+    labels = [run_label(r) for r in runs]
+    rows = [
+        (
+            lab,
+            None if s.above is None else round(s.above * 100, 1),
+            None if s.ties is None else round(s.ties * 100, 1),
+            s.n_humans,
+            s.r_agree,
+            s.r_m,
+        )
+        for lab, s in zip(labels, standings, strict=True)
+    ]
+    mine = standings[runs.index(run)]
+    return Panel(
+        "human-percentile",
+        "The model among the campaign's humans (NWW Fig. 2E)",
+        standings_figure(labels, standings),
+        columns,
+        rows,
+        click="",
+        note=f"{mine.sentence(run_label(run))} Each human's M (NWW Eqs. 9–11) against the model's M on that "
+        f"human's statements; humans from campaign {sm.campaign.name} ({len(sm.rater_ids)} raters).",
+    )
 
 
 def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None) -> Panel:

@@ -217,7 +217,7 @@ def human_scores_pending(statement_set: Any) -> str:
 
 
 def human_commonsensicality(statement_set: Any) -> list[float]:
-    """Every rater's commonsensicality M_j (leave-one-out majority, NWW Eq. 11) on the latest
+    """Every rater's commonsensicality M_j (NWW Eqs. 9–11, own vote in the majority) on the latest
     survey campaign over this statement set, computed by the annotation app."""
     if not annotation_available() or statement_set is None:
         return []

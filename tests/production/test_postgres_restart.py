@@ -77,7 +77,7 @@ class Call:
 @dataclass
 class Ack:
     user_id: int
-    item_id: int
+    item_id: int | str  # the web page's row id, the API's opaque uid
     key: str
     answer: dict[str, int]
     response_id: int | None  # the API says which row holds the answer
@@ -189,7 +189,7 @@ class Annotator(threading.Thread):
                     self.traffic.problems.append(f"{self.name}: a repeated submit got {r.status_code}, not 200")
             box = None if self.api else r.text  # the page answers a submit with the next item
 
-    def _submit(self, item: int, key: str, answer: dict[str, int]) -> requests.Response | None:
+    def _submit(self, item: int | str, key: str, answer: dict[str, int]) -> requests.Response | None:
         if self.api:
             url = f"{self.base}/api/annotation/campaigns/{SLUG}/items/{item}/response/"
             return self._until_ok(
@@ -330,7 +330,8 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
 
     # Every acknowledged answer is stored, with what was sent; nothing else, nothing twice.
     stored = {(r.user_id, r.item_id): r for r in Response.objects.filter(campaign__name=SLUG)}
-    acked = {(a.user_id, a.item_id): a for a in traffic.acks}
+    uid_pk = dict(Item.objects.filter(campaign__name=SLUG).values_list("uid", "pk"))  # the API's ids are opaque
+    acked = {(a.user_id, uid_pk.get(a.item_id, a.item_id)): a for a in traffic.acks}
     assert len(acked) == len(traffic.acks), "an item was given to the same person twice"
     assert len(acked) >= 3 * ACKS_PER_PHASE
     missing = sorted(set(acked) - set(stored))

@@ -16,7 +16,10 @@ from rest_framework.authtoken.models import Token
 
 from accounts.services import role_groups_sync, user_create_with_role
 from annotation import queue
+from annotation.crowd_views import CLAIM
 from annotation.models import Campaign, Item
+from annotation.participants import crowd_study_enable, identity_from_query, participant_join
+from annotation.participants_models import Participant
 from annotation.services import campaign_create, campaign_status_set
 from commonsense.io.questions import MASK
 from knowledge.models import BuildJob, Graph, Node, Question, QuestionSet, Statement, StatementSet, Triple
@@ -33,7 +36,7 @@ from tests.explorer.factories import (
 )
 
 PASSWORD = "pw-long-enough-123"
-ROLES = ("anonymous", "annotator", "researcher", "admin")
+ROLES = ("anonymous", "annotator", "researcher", "admin", "participant")  # participant: a crowd study link's
 
 
 @dataclass
@@ -60,10 +63,17 @@ class World:
     survey: Campaign  # open NWW survey; annotator2 has answered two statements
     draft: Campaign
     closed: Campaign
+    participant: Participant  # a crowd participant of ``survey`` (open to a study link), at the items
+    participant_item: Item  # the item reserved for them
 
     def client(self, role: str, **kwargs: Any) -> Client:
         c = Client(**kwargs)
-        if role != "anonymous":
+        if role == "participant":
+            c.force_login(self.participant.user)
+            session = c.session
+            session[CLAIM] = self.participant.claim  # the browser the study link signed in
+            session.save()
+        elif role != "anonymous":
             c.force_login(self.users[role])
         return c
 
@@ -173,7 +183,16 @@ def world_build() -> World:
         {"plausible": [3], "none_correct": False, "bad_context": False},
         idempotency_key="annotator2-secret-key",
     )
+    crowd_study_enable(survey)
+    joined = participant_join(survey, identity_from_query({"PROLIFIC_PID": "sec-prolific-pid"}), "")
+    participant = joined.participant
+    Participant.objects.filter(pk=participant.pk).update(stage=Participant.Stage.ITEMS)
+    participant.stage = Participant.Stage.ITEMS
+    step = queue.next_step(survey, participant.user)
+    assert step.assignment is not None
     return World(
+        participant=participant,
+        participant_item=step.assignment.item,
         users=users,
         tokens=tokens,
         spare_user=spare_user,

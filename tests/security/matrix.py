@@ -32,8 +32,21 @@ Expected = int | str | To
 ByRole = dict[str, Expected]
 
 
-def R(anonymous: Expected, annotator: Expected, researcher: Expected, admin: Expected) -> ByRole:  # noqa: N802
-    return {"anonymous": anonymous, "annotator": annotator, "researcher": researcher, "admin": admin}
+def R(  # noqa: N802
+    anonymous: Expected, annotator: Expected, researcher: Expected, admin: Expected, participant: Expected | None = None
+) -> ByRole:
+    """``participant`` (a crowd study link's signed-in user, no role) defaults to what the
+    annotator gets where everyone below a researcher gets the same or the annotator is refused
+    anyway, else 403: the annotator's pages are not theirs."""
+    if participant is None:
+        participant = annotator if annotator in (anonymous, 403, ADMIN_LOGIN) else 403
+    return {
+        "anonymous": anonymous,
+        "annotator": annotator,
+        "researcher": researcher,
+        "admin": admin,
+        "participant": participant,
+    }
 
 
 @dataclass(frozen=True)
@@ -60,12 +73,14 @@ def default_kwargs(w: World) -> dict[str, Any]:
         "question_id": w.question.pk,
         "fmt": "jsonl",
         "job_id": w.build_job.pk,
+        "uid": w.participant_item.uid,
     }
 
 
 ALL_200 = R(200, 200, 200, 200)
 ALL_405 = R(405, 405, 405, 405)
 SIGNED_IN = R(LOGIN, 200, 200, 200)  # any role (annotator and up)
+SIGNED_IN_ALL = R(LOGIN, 200, 200, 200, 200)  # anyone signed in, crowd participants too
 RESEARCHER = R(LOGIN, 403, 200, 200)
 ADMIN_ONLY = R(LOGIN, 403, 403, 200)
 DJANGO_ADMIN = R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 200)  # only staff (the admin role) get in
@@ -77,9 +92,27 @@ API_POST_ONLY = R(401, 405, 405, 405)  # DRF authenticates before it looks at th
 
 WORK = To("/annotation/c/{slug}/")
 DASHBOARD = To("/annotation/c/{slug}/dashboard/")
+PARTICIPANTS = To("/annotation/c/{slug}/participants/")
 RUN = To("/runs/{run_id}/")
 JOB = To("/knowledge/build/jobs/{job_id}/")
 QSET = To("/knowledge/question-sets/{name}/")
+
+
+CROWD = R(403, 403, 403, 403, 200)
+CROWD_AT_ITEMS = R(403, 403, 403, 403, To("/join/{slug}/items/"))  # other stages send them to their items
+
+
+def _api_item(w: World) -> dict[str, Any]:
+    return {"item_id": w.plain_item.uid}  # the API's item ids are opaque
+
+
+def _crowd(w: World) -> dict[str, Any]:
+    return {"slug": w.survey.name}
+
+
+def _person_action(w: World) -> dict[str, Any]:
+    # a harmless action on the second annotator's survey membership (unblocking someone not blocked)
+    return {"slug": w.survey.name, "user_id": w.users["annotator2"].pk, "action": "unblock"}
 
 
 def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, Any]]:
@@ -191,17 +224,18 @@ def _annotation_admin(model: str) -> dict[str, Entry]:
 
 MATRIX: dict[str, Entry] = {
     # cocoweb/urls.py
-    "": E(get=R(LOGIN, To("/annotation/"), 200, 200)),
+    "": E(get=R(LOGIN, To("/annotation/"), 200, 200, To("/annotation/"))),
     "accounts/login/": E(get=ALL_200, post=ALL_200),  # posted empty: the form with errors
     "accounts/logout/": E(
         get=ALL_405,
         post=R(To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/"), To("/accounts/login/")),
     ),
-    "accounts/password_change/": E(get=SIGNED_IN, post=SIGNED_IN),  # posted empty: the form with errors
-    "accounts/password_change/done/": E(get=SIGNED_IN),
+    # A participant has no usable password: the form cannot change it (the old one never matches).
+    "accounts/password_change/": E(get=SIGNED_IN_ALL, post=SIGNED_IN_ALL),  # posted empty: the form with errors
+    "accounts/password_change/done/": E(get=SIGNED_IN_ALL),
     "accounts/api-token/": E(get=SIGNED_IN, post=SIGNED_IN),  # a post makes a new token
-    "api/schema/": E(get=API_ANNOTATOR),
-    "api/docs/": E(get=API_ANNOTATOR),
+    "api/schema/": E(get=R(401, 200, 200, 200, 200)),  # the API's description, no data
+    "api/docs/": E(get=R(401, 200, 200, 200, 200)),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
     "admin/login/": E(get=R(200, 403, 403, 200), post=ALL_200),  # signed in, not staff: "no access" (issue 14)
     "favicon.ico": E(get=R(302, 302, 302, 302)),  # to the static icon
@@ -253,6 +287,16 @@ MATRIX: dict[str, Entry] = {
     "annotation/c/<slug:slug>/items/<int:item_id>/submit/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
     "annotation/c/<slug:slug>/items/<int:item_id>/skip/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
     "annotation/c/<slug:slug>/undo/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
+    # crowd study links: only the participant the link signed in, for their own campaign (at the items)
+    "join/<slug:slug>/": E(get=R(400, 400, 400, 400, 400), kwargs=_crowd),  # a link without a participant id
+    "join/<slug:slug>/consent/": E(get=CROWD_AT_ITEMS, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/instructions/": E(get=CROWD_AT_ITEMS, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/about-you/": E(get=CROWD_AT_ITEMS, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/items/": E(get=CROWD, kwargs=_crowd),
+    "join/<slug:slug>/items/<str:uid>/submit/": E(get=ALL_405, post=CROWD, kwargs=_crowd),  # empty: the item again
+    "join/<slug:slug>/items/<str:uid>/skip/": E(get=ALL_405, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/qualification/retry/": E(get=ALL_405, post=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/<slug:slug>/done/": E(get=CROWD_AT_ITEMS, kwargs=_crowd),
     # annotation: researchers manage campaigns and export their own; admins export any
     "annotation/new/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),
@@ -261,6 +305,14 @@ MATRIX: dict[str, Entry] = {
     "annotation/c/<slug:slug>/adjudication/<int:item_id>/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/import/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/export.<str:fmt>": E(get=RESEARCHER),  # the world's researcher created it
+    # crowd studies: researchers follow participants and download them for payment
+    "annotation/c/<slug:slug>/participants/": E(get=RESEARCHER, kwargs=_crowd),
+    "annotation/c/<slug:slug>/participants/live/": E(get=R(LOGIN, 403, PARTICIPANTS, PARTICIPANTS), kwargs=_crowd),
+    "annotation/c/<slug:slug>/participants.csv": E(get=RESEARCHER, kwargs=_crowd),
+    "annotation/c/<slug:slug>/study/": E(get=ALL_405, post=R(LOGIN, 403, PARTICIPANTS, PARTICIPANTS), kwargs=_crowd),
+    "annotation/c/<slug:slug>/people/<int:user_id>/<slug:action>/": E(
+        get=ALL_405, post=R(LOGIN, 403, PARTICIPANTS, PARTICIPANTS), kwargs=_person_action
+    ),
     # runs (model predictions: researchers only)
     "runs/": E(get=RESEARCHER),
     "runs/new/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400 with the errors
@@ -290,11 +342,11 @@ MATRIX: dict[str, Entry] = {
     "api/annotation/campaigns/": E(get=API_ANNOTATOR, api=True),
     "api/annotation/campaigns/<slug:slug>/": E(get=API_ANNOTATOR, api=True),
     "api/annotation/campaigns/<slug:slug>/next/": E(get=API_POST_ONLY, post=API_ANNOTATOR, api=True),
-    "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/response/": E(
-        get=API_POST_ONLY, post=R(401, 400, 400, 400), api=True
+    "api/annotation/campaigns/<slug:slug>/items/<str:item_id>/response/": E(
+        get=API_POST_ONLY, post=R(401, 400, 400, 400), api=True, kwargs=_api_item
     ),  # {} is not an answer
-    "api/annotation/campaigns/<slug:slug>/items/<int:item_id>/skip/": E(
-        get=API_POST_ONLY, post=API_ANNOTATOR, api=True
+    "api/annotation/campaigns/<slug:slug>/items/<str:item_id>/skip/": E(
+        get=API_POST_ONLY, post=API_ANNOTATOR, api=True, kwargs=_api_item
     ),
     "api/annotation/campaigns/<slug:slug>/agreement/": E(get=API_RESEARCHER, api=True),
     "api/annotation/campaigns/<slug:slug>/export/": E(get=API_RESEARCHER, api=True),  # creator or admin

@@ -37,7 +37,7 @@ def _html_urls(slug: str, item_id: int) -> list[tuple[str, str]]:
     ]
 
 
-def _api_urls(slug: str, item_id: int) -> list[tuple[str, str]]:
+def _api_urls(slug: str, item_id: str) -> list[tuple[str, str]]:
     base = f"/api/annotation/campaigns/{slug}/"
     return [
         ("GET", base),
@@ -64,7 +64,7 @@ def test_campaigns_not_open_are_invisible_to_annotators(world: World, which: str
     for method, url in _html_urls(campaign.name, item.pk):
         assert _html(ann, method, url, {"plausible": ["0"]}).status_code == 404, (method, url)
     tok = api(world, "annotator")
-    for method, url in _api_urls(campaign.name, item.pk):
+    for method, url in _api_urls(campaign.name, item.uid):
         r = tok.get(url) if method == "GET" else tok.post(url, {"answer": {"plausible": [0]}}, format="json")
         assert r.status_code == 404, (method, url, r.status_code)
     listed = [c["name"] for c in tok.get("/api/annotation/campaigns/").json()]
@@ -86,7 +86,7 @@ def test_item_ids_of_another_campaign_are_not_found(world: World) -> None:
         ):
             assert ann.post(url, {"plausible": ["0"]}).status_code == 404
         for suffix in ("response/", "skip/"):
-            url = f"/api/annotation/campaigns/{world.plain.name}/items/{item.pk}/{suffix}"
+            url = f"/api/annotation/campaigns/{world.plain.name}/items/{item.uid}/{suffix}"
             assert tok.post(url, {"answer": {"plausible": [0]}}, format="json").status_code == 404
     assert (
         tok.post(
@@ -105,7 +105,7 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
     before = (stored.pk, stored.answer, stored.item_id)
     item = world.plain_item
     tok = api(world, "annotator")
-    url = f"/api/annotation/campaigns/{world.plain.name}/items/{item.pk}/response/"
+    url = f"/api/annotation/campaigns/{world.plain.name}/items/{item.uid}/response/"
     # The item is not mine (and full): answering it is refused and shows nothing of the stored answer.
     r = tok.post(url, {"answer": {"plausible": [1]}}, format="json")
     assert r.status_code == 400 and "not given to you" in r.json()["detail"]
@@ -115,7 +115,7 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
     assert step.assignment is not None
     mine = step.assignment.item
     r = tok.post(
-        f"/api/annotation/campaigns/{world.plain.name}/items/{mine.pk}/response/",
+        f"/api/annotation/campaigns/{world.plain.name}/items/{mine.uid}/response/",
         {"answer": {"plausible": [1]}},
         format="json",
         HTTP_IDEMPOTENCY_KEY="annotator2-secret-key",
@@ -291,9 +291,9 @@ def test_rica_api_answer_never_reveals_the_original(world: World) -> None:
     tok = api(world, "annotator")
     base = f"/api/annotation/campaigns/{world.rica.name}/"
     nxt = tok.post(base + "next/").json()
-    item = Item.objects.get(pk=nxt["item"]["id"])
+    item = Item.objects.get(uid=nxt["item"]["id"])
     assert set(nxt["item"]["payload"]) == {"statements"}
-    url = base + f"items/{item.pk}/response/"
+    url = base + f"items/{item.uid}/response/"
     # {valid} would let the caller test a guess about which statement is the original: refused.
     r = tok.post(url, {"answer": {"valid": 1}}, format="json")
     assert r.status_code == 400 and "choice" in r.json()["detail"]
@@ -316,4 +316,4 @@ def test_attention_items_are_not_named_in_the_api(world: World) -> None:
         it = step.assignment.item
         queue.response_submit(it, me, {"plausible": it.gold["plausible"] if it.gold else [0]})
     nxt = api(world, "annotator").post(f"/api/annotation/campaigns/{g.name}/next/").json()
-    assert nxt["item"]["id"] == item.pk and nxt["item"]["role"] == "regular"
+    assert nxt["item"]["id"] == item.uid and nxt["item"]["role"] == "regular"

@@ -1,4 +1,4 @@
-"""Every URL of cocoweb × anonymous / annotator / researcher / admin gets the status that
+"""Every URL of cocoweb × anonymous / annotator / researcher / admin / crowd participant gets the status that
 ``tests/security/matrix.py`` says, and every URL pattern has an entry there."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_permission_matrix(world: World) -> None:
                         f"{method} {url} as {role}: got {resp.status_code} {resp.get('Location', '')}"
                         f" expected {by_role[role]}"
                     )
-                if role in ("anonymous", "annotator"):
+                if role in ("anonymous", "annotator", "participant"):
                     body = _body(resp)
                     rows += [f"{method} {url} as {role}: the page shows {m!r}" for m in _secrets(world) if m in body]
     assert probes > 250

@@ -1,0 +1,171 @@
+"""Reads for following a crowd study live: how many participants started, finished, returned or
+were screened out; median time per item; attention and qualification pass rates; items still short
+of their redundancy; one row per participant (and per named account) with what a payment or bonus
+upload needs."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, Q, Sum
+
+from .models import Campaign, Item, Membership, Response
+from .participants_models import Participant
+
+
+@dataclass(frozen=True, slots=True)
+class CrowdOverview:
+    started: int
+    in_progress: int
+    finished: int
+    returned: int
+    screened_out: int
+    median_item_seconds: float | None
+    attention_pass_rate: float | None  # share of answered checks passed (a skipped check is missed)
+    attention_checks: int
+    qualification_pass_rate: float | None  # share of graded people who passed (last attempt)
+    qualification_graded: int
+    items_short: int  # regular items still short of their redundancy
+    answers_missing: int  # answers still to collect to reach the redundancy everywhere
+
+
+def crowd_overview(campaign: Campaign) -> CrowdOverview:
+    by_stage = dict(
+        Participant.objects.filter(campaign=campaign).values_list("stage").annotate(n=Count("id")).order_by()
+    )
+    started = sum(by_stage.values())
+    times = list(
+        Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR, time_ms__isnull=False).values_list(
+            "time_ms", flat=True
+        )
+    )
+    att = Membership.objects.filter(campaign=campaign).aggregate(
+        passed=Sum("attention_passed"), failed=Sum("attention_failed")
+    )
+    checks = (att["passed"] or 0) + (att["failed"] or 0)
+    graded = Membership.objects.filter(campaign=campaign).filter(
+        Q(qualification_score__isnull=False) | Q(state=Membership.State.FAILED)
+    )
+    g = graded.aggregate(n=Count("id"), failed=Count("id", filter=Q(state=Membership.State.FAILED)))
+    short = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, answer_count__lt=campaign.redundancy)
+    s = short.aggregate(n=Count("id"), have=Sum("answer_count"))
+    return CrowdOverview(
+        started=started,
+        in_progress=sum(
+            by_stage.get(k, 0)
+            for k in (
+                Participant.Stage.CONSENT,
+                Participant.Stage.INSTRUCTIONS,
+                Participant.Stage.DEMOGRAPHICS,
+                Participant.Stage.ITEMS,
+            )
+        ),
+        finished=by_stage.get(Participant.Stage.FINISHED, 0),
+        returned=by_stage.get(Participant.Stage.RETURNED, 0),
+        screened_out=by_stage.get(Participant.Stage.SCREENED_OUT, 0),
+        median_item_seconds=statistics.median(times) / 1000 if times else None,
+        attention_pass_rate=(att["passed"] or 0) / checks if checks else None,
+        attention_checks=checks,
+        qualification_pass_rate=(g["n"] - g["failed"]) / g["n"] if g["n"] else None,
+        qualification_graded=g["n"],
+        items_short=s["n"],
+        answers_missing=s["n"] * campaign.redundancy - (s["have"] or 0),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PersonRow:
+    user_id: int
+    participant_id: int | None  # the Participant row (None: a named account)
+    who: str  # the platform's participant id, or the account's username
+    platform: str
+    study_ref: str
+    session_ref: str
+    stage: str
+    membership_state: str
+    started: datetime | None
+    finished: datetime | None
+    items_answered: int
+    time_on_items_s: float
+    attention_passed: int
+    attention_failed: int
+    qualification_score: float | None
+    qualification_attempts: int
+    completion_code: str
+    demographics: dict[str, Any]
+
+
+def _answer_stats(campaign: Campaign) -> dict[int, tuple[int, float]]:
+    rows = (
+        Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR)
+        .values("user_id")
+        .annotate(n=Count("id"), ms=Sum("time_ms"))
+        .order_by()
+    )
+    return {r["user_id"]: (r["n"], (r["ms"] or 0) / 1000) for r in rows}
+
+
+def person_rows(campaign: Campaign, *, named: bool = False) -> list[PersonRow]:
+    """One row per crowd participant (``named=False``) or per named account with a membership."""
+    stats = _answer_stats(campaign)
+    members = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
+    rows: list[PersonRow] = []
+    if not named:
+        for p in Participant.objects.filter(campaign=campaign).order_by("started_at", "id"):
+            m = members.get(p.user_id)
+            n, secs = stats.get(p.user_id, (0, 0.0))
+            graded = 1 if m is not None and m.qualification_score is not None else 0
+            rows.append(
+                PersonRow(
+                    p.user_id,
+                    p.pk,
+                    p.external_id,
+                    p.platform,
+                    p.study_ref,
+                    p.session_ref,
+                    p.stage,
+                    m.state if m else "",
+                    p.started_at,
+                    p.finished_at,
+                    n,
+                    secs,
+                    m.attention_passed if m else 0,
+                    m.attention_failed if m else 0,
+                    m.qualification_score if m else None,
+                    len(p.qualification_scores) + graded,
+                    p.completion_code or "",
+                    p.demographics,
+                )
+            )
+        return rows
+    crowd = set(Participant.objects.filter(campaign=campaign).values_list("user_id", flat=True))
+    for m in Membership.objects.filter(campaign=campaign).select_related("user").order_by("joined_at", "id"):
+        if m.user_id in crowd:
+            continue
+        n, secs = stats.get(m.user_id, (0, 0.0))
+        rows.append(
+            PersonRow(
+                m.user_id,
+                None,
+                m.user.get_username(),
+                "account",
+                "",
+                "",
+                "",
+                m.state,
+                m.joined_at,
+                None,
+                n,
+                secs,
+                m.attention_passed,
+                m.attention_failed,
+                m.qualification_score,
+                1 if m.qualification_score is not None else 0,
+                "",
+                {},
+            )
+        )
+    return rows

@@ -1,0 +1,110 @@
+"""Create an annotation campaign from the command line, exactly as the "New campaign" form does
+(the same form validates the values and the same service creates it), optionally opened to a
+crowd platform through a study link:
+
+    python manage.py campaign_create --set nww-statements --type survey --name nww-crowd \\
+        --redundancy 23 --budget 50 --study-link --completion-url "https://app.prolific.com/submissions/complete?cc={code}"
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+from django.urls import reverse
+
+from annotation.forms import CampaignForm
+from annotation.models import Campaign
+from annotation.participants import crowd_study_enable
+from annotation.participants_models import DEMOGRAPHIC_FIELDS
+from annotation.services import campaign_create, campaign_status_set
+from knowledge.models import QuestionSet, StatementSet
+
+
+class Command(BaseCommand):
+    help = "Create an annotation campaign (survey, mcqa or rica) as the campaign form does; --study-link opens it to a crowd."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--set", required=True, help="statement set (survey) or question set (mcqa, rica)")
+        parser.add_argument("--type", required=True, choices=Campaign.Kind.values)
+        parser.add_argument("--name", required=True, help="the campaign's slug (used in links)")
+        parser.add_argument("--title", default="", help="default: the name")
+        parser.add_argument("--redundancy", type=int, help="answers per item (default 20 for surveys, 3 otherwise)")
+        parser.add_argument("--budget", type=int, help="items per person (NWW: 50)")
+        parser.add_argument("--instructions", default="")
+        parser.add_argument("--qualification", default="", help="source positions, e.g. 0-5")
+        parser.add_argument("--pass-mark", type=float, default=None)
+        parser.add_argument("--attention", default="", help="source positions used as attention checks")
+        parser.add_argument("--attention-every", type=int, default=None)
+        parser.add_argument("--attention-max-failures", type=int, default=None)
+        parser.add_argument("--ask-common-sense", action="store_true")
+        parser.add_argument("--seed", type=int, default=None)
+        parser.add_argument("--draft", action="store_true", help="leave the campaign closed to annotators (draft)")
+        parser.add_argument("--study-link", action="store_true", help="open the campaign to a crowd platform")
+        parser.add_argument("--completion-url", default="", help="{code} is replaced by the participant's code")
+        parser.add_argument("--return-url", default="", help="where a participant who declines consent goes")
+        parser.add_argument("--attempts", type=int, default=2, help="qualification attempts allowed (Prolific: 2)")
+        parser.add_argument("--demographics", default="", help=f"comma-separated, of {', '.join(DEMOGRAPHIC_FIELDS)}")
+        parser.add_argument("--consent-file", default="", help="a text file with the consent text")
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        if o["type"] == Campaign.Kind.SURVEY:
+            if not StatementSet.objects.filter(name=o["set"]).exists():
+                raise CommandError(f"--set: no statement set named {o['set']!r} (a survey rates statements)")
+            source = f"ss:{o['set']}"
+        else:
+            if not QuestionSet.objects.filter(name=o["set"]).exists():
+                raise CommandError(f"--set: no question set named {o['set']!r}")
+            source = f"qs:{o['set']}"
+        data = {
+            "name": o["name"],
+            "title": o["title"] or o["name"],
+            "kind": o["type"],
+            "source": source,
+            "instructions": o["instructions"],
+            "redundancy": "" if o["redundancy"] is None else o["redundancy"],
+            "max_items_per_annotator": "" if o["budget"] is None else o["budget"],
+            "ask_common_sense": o["ask_common_sense"],
+            "qualification_positions": o["qualification"],
+            "attention_positions": o["attention"],
+            "qualification_pass_mark": o["pass_mark"],
+            "attention_every": o["attention_every"],
+            "attention_max_failures": o["attention_max_failures"],
+            "seed": o["seed"],
+            "open_now": not o["draft"],
+        }
+        form = CampaignForm()
+        for name, field in form.fields.items():  # what the form shows pre-filled
+            if data.get(name) is None and field.initial is not None:
+                data[name] = field.initial
+        form = CampaignForm(data)
+        if not form.is_valid():
+            raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        settings: dict[str, Any] = {}
+        if o["study_link"]:
+            settings = {
+                "completion_url": o["completion_url"],
+                "return_url": o["return_url"],
+                "qualification_attempts": o["attempts"],
+                "demographics": [d.strip() for d in o["demographics"].split(",") if d.strip()],
+            }
+            if o["consent_file"]:
+                with open(o["consent_file"], encoding="utf-8") as f:
+                    settings["consent_text"] = f.read()
+        try:
+            with transaction.atomic():  # no half-made campaign
+                campaign = campaign_create(**form.service_kwargs())
+                if form.cleaned_data["open_now"]:
+                    campaign_status_set(campaign, Campaign.Status.OPEN)
+                if o["study_link"]:
+                    crowd_study_enable(campaign, **settings)
+        except ValidationError as exc:
+            raise CommandError(" ".join(exc.messages)) from None
+        self.stdout.write(f"campaign {campaign.name}: {campaign.items.count()} items, {campaign.status}")
+        if o["study_link"]:
+            link = reverse("crowd:join", kwargs={"slug": campaign.name})
+            self.stdout.write(
+                f"study link: {link}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}&SESSION_ID={{{{%SESSION_ID%}}}}"
+            )

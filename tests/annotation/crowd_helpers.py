@@ -1,0 +1,71 @@
+"""Helpers for the crowd-study tests: a crowd campaign made by the ``campaign_create`` command
+(the production path), and a participant's browser driven through the study link."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.core.management import call_command
+from django.test import Client
+
+from annotation.models import Campaign, Item
+
+UID = re.compile(r'data-item="([^"]+)"')
+
+
+def crowd_campaign(
+    name: str = "crowd", *extra: str, set_name: str = "statements-demo", kind: str = "survey"
+) -> Campaign:
+    call_command(
+        "campaign_create",
+        "--set",
+        set_name,
+        "--type",
+        kind,
+        "--name",
+        name,
+        "--study-link",
+        "--completion-url",
+        "https://app.prolific.com/submissions/complete?cc={code}",
+        "--return-url",
+        "https://app.prolific.com/submissions/return",
+        *extra,
+    )
+    return Campaign.objects.get(name=name)
+
+
+def prolific(pid: str, study: str = "S1", session: str = "X1") -> str:
+    return f"?PROLIFIC_PID={pid}&STUDY_ID={study}&SESSION_ID={session}"
+
+
+def join(c: Client, campaign: Campaign, query: str) -> Any:
+    return c.get(f"/join/{campaign.name}/{query}")
+
+
+def to_items(c: Client, campaign: Campaign, pid: str, demographics: dict[str, str] | None = None) -> Client:
+    """A new participant through the link, consent, instructions (and demographics if asked)."""
+    r = join(c, campaign, prolific(pid))
+    assert r.status_code == 302, r.content
+    base = f"/join/{campaign.name}/"
+    assert c.post(base + "consent/", {"consent": "yes"}).status_code == 302
+    r = c.post(base + "instructions/", {})
+    if r["Location"].endswith("/about-you/"):
+        c.post(base + "about-you/", demographics or {})
+    return c
+
+
+def current(c: Client, campaign: Campaign) -> tuple[Any, Item | None]:
+    """The items page and the item it shows (None when it shows none)."""
+    r = c.get(f"/join/{campaign.name}/items/", follow=True)
+    m = UID.search(r.content.decode())
+    return r, (Item.objects.get(uid=m.group(1)) if m else None)
+
+
+def answer(c: Client, campaign: Campaign, item: Item, agree: int, predict: int = 1, **post: Any) -> Any:
+    data = {"agree": "yes" if agree else "no", "predict": "yes" if predict else "no", **post}
+    return c.post(f"/join/{campaign.name}/items/{item.uid}/submit/", data)
+
+
+def gold_answer(item: Item) -> int:
+    return int((item.gold or {}).get("agree", 1))
