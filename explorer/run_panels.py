@@ -14,7 +14,7 @@ from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 from runs.models import Run
 
-from . import charts, nww_charts, sources
+from . import charts, nww_charts, nww_population_panels, sources
 from . import error_selectors as es
 from . import nww_selectors as ns
 from . import run_aggregates as ra
@@ -242,6 +242,9 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
                 note="" if human else sources.HUMAN_SCORES_PENDING,
             )
         )
+    if want(*nww_population_panels.KEYS):
+        others = list(Run.objects.filter(statement_set_id=run.statement_set_id).exclude(pk=run.pk).order_by("pk")[:19])
+        panels += nww_population_panels.population_panels(run, want, others)
     return panels
 
 
@@ -336,6 +339,7 @@ def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
             panels.append(nww_scatter_panel(sruns, sset))
         if want("features"):
             panels.append(feature_panel(sruns))
+        panels += nww_population_panels.compare_population_panels(sruns, want)
     return panels
 
 
