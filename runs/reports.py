@@ -299,6 +299,10 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
     seed = int(run.seed or 0)
     if run.is_statement_run:
         rows = _statement_rows(records, seed)
+    elif run.scoring == "generate-answer":
+        from .generation_report import generation_rows
+
+        rows = generation_rows(run, seed)
     else:
         sizes = (
             Question.objects.filter(question_set_id=run.question_set_id)
