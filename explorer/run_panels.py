@@ -18,6 +18,7 @@ from . import charts, nww_charts, nww_population_panels, sources
 from . import error_selectors as es
 from . import nww_selectors as ns
 from . import run_aggregates as ra
+from .generation_panels import generation_panel
 from .panels import Panel
 
 
@@ -100,6 +101,8 @@ def _wanted(only: str) -> Callable[..., bool]:
 
 def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     runs, want, panels = [run], _wanted(only), []
+    if run.scoring == "generate-answer":  # no option is chosen: the accuracy panels would say 0
+        return generation_panel(runs, want, run_label)
     if want("by-relation"):
         panels.append(
             accuracy_panel(
@@ -304,6 +307,8 @@ def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
     qruns = [r for r in runs if not r.is_statement_run]
     sruns = [r for r in runs if r.is_statement_run]
     want, panels = _wanted(only), []
+    panels += generation_panel(qruns, want, run_label)
+    qruns = [r for r in qruns if r.scoring != "generate-answer"]  # no option chosen: no accuracy
     if qruns:
         if want("by-relation"):
             panels.append(

@@ -105,3 +105,38 @@ def test_run_eval_generate_answer_with_a_tiny_gpt2(
 def test_generate_answer_needs_a_generator(com2: QuestionSet) -> None:
     with pytest.raises(ValidationError, match="generate-answer"):
         run_create(question_set=com2, backend="random", scoring="generate-answer", enqueue=False)
+
+
+def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, bert_dir: Path, tmp_path: Path) -> None:
+    from django.test import Client
+    from django.urls import reverse
+
+    from accounts.services import role_groups_sync, user_create_with_role
+    from explorer import charts
+    from explorer.run_panels import compare_panels, question_run_panels
+
+    qs = list(com2.questions.order_by("position"))
+    path = tmp_path / "gens.jsonl"
+    path.write_text("".join(json.dumps({"id": q.pk, "generation": q.answers[0]}) + "\n" for q in qs))
+    runs = []
+    for _ in range(2):
+        run = run_create(
+            question_set=com2,
+            backend="replay",
+            scoring="generate-answer",
+            params={"source": str(path), "bertscore_model": str(bert_dir)},
+            enqueue=False,
+        )
+        assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
+        runs.append(run)
+    (panel,) = question_run_panels(runs[0])
+    assert panel.key == "generation" and not charts.is_empty(panel.figure)
+    overall = next(r for r in panel.rows if r[1] == "overall")
+    assert overall[2] == pytest.approx(1.0) and overall[5] == pytest.approx(1.0, abs=1e-5)  # exact matches
+    assert [p.key for p in compare_panels(runs)] == ["generation"]
+    role_groups_sync()
+    user_create_with_role("res", "researcher", "pw-long-enough-123")
+    c = Client()
+    c.login(username="res", password="pw-long-enough-123")
+    body = c.get(reverse("explorer:run_errors", args=[runs[0].pk]) + "?csv=generation").content.decode()
+    assert "overall" in body and len(body.strip().splitlines()) == 1 + len(panel.rows)
