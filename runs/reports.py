@@ -256,7 +256,7 @@ def _question_rows(records: list[Record], seed: int, group_sizes: dict[str, int]
     if any(r["chosen_norm"] is not None for r in scored):
         rows += _accuracy_rows("accuracy_norm", [r["chosen_norm"] == r["answer"] for r in scored], scored, seed)
     rows.append(_row("no_answer_rate", "overall", M.mean_ci([r["chosen"] is None for r in records], seed=seed)))
-    if scored and all(r["structure"] == "rica-axiom" and r["group"] for r in scored):
+    if scored and all(r["structure"] in ("rica-axiom", "rica-probe") and r["group"] for r in scored):
         rows += _rica_rows(scored, seed)
     rows += _coco_rows(scored, seed, group_sizes)
     if records and "path_correct" in records[0]:
