@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Count, FloatField, Q
-from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import Cast
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce
 
 from knowledge.models import Statement, StatementSet
 from runs.models import Prediction, Run, RunMetric
@@ -79,10 +79,16 @@ def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None,
 
 
 def silicon_points(run: Run, limit: int = 5000) -> list[tuple[int, float, int]]:
-    """(statement id, model P(yes) to "do you agree", human majority 0/1) per statement."""
+    """(statement id, model P(yes) to "do you agree", human majority 0/1) per statement. The scorers
+    store question (a)'s record as ``extra["q1"]`` with ``p_yes`` (or only the binary ``chosen``,
+    e.g. the random baseline): see commonsense.scoring.yesno and runs.reports._p_yes."""
+    p_yes = Coalesce(
+        Cast(KT("extra__q1__p_yes"), output_field=FloatField()),
+        Cast(KT("extra__q1__chosen"), output_field=FloatField()),
+    )
     rows = (
         Prediction.objects.filter(run=run, statement__isnull=False, statement__human_majority__isnull=False)
-        .annotate(p=Cast(KeyTextTransform("p_yes_q1", "extra"), output_field=FloatField()))
+        .annotate(p=p_yes)
         .exclude(p__isnull=True)
         .values_list("statement_id", "p", "statement__human_majority")
         .order_by("position")[:limit]

@@ -15,10 +15,11 @@ from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import StatementSet
 from runs.models import Run
 
-from . import charts, nww_charts, sources
+from . import charts, nww_charts, nww_population_panels, sources
 from . import error_selectors as es
 from . import nww_selectors as ns
 from . import run_aggregates as ra
+from .generation_panels import generation_panel
 from .panels import Panel
 
 
@@ -132,6 +133,8 @@ def _wanted(only: str) -> Callable[..., bool]:
 
 def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Panel]:
     runs, want, panels = [run], _wanted(only), []
+    if run.scoring == "generate-answer":  # no option is chosen: the accuracy panels would say 0
+        return generation_panel(runs, want, run_label)
     if want("by-relation"):
         panels.append(
             accuracy_panel(
@@ -293,6 +296,9 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
                 note="" if human else pending,
             )
         )
+    if want(*nww_population_panels.KEYS):
+        others = list(Run.objects.filter(statement_set_id=run.statement_set_id).exclude(pk=run.pk).order_by("pk")[:19])
+        panels += nww_population_panels.population_panels(run, want, others)
     return panels
 
 
@@ -400,6 +406,8 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
     qruns = [r for r in runs if not r.is_statement_run]
     sruns = [r for r in runs if r.is_statement_run]
     want, panels = _wanted(only), []
+    panels += generation_panel(qruns, want, run_label)
+    qruns = [r for r in qruns if r.scoring != "generate-answer"]  # no option chosen: no accuracy
     if qruns:
         if want("by-relation"):
             panels.append(
@@ -438,6 +446,7 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
             panels.append(nww_scatter_panel(sruns, sset))
         if want("features"):
             panels.append(feature_panel(sruns))
+        panels += nww_population_panels.compare_population_panels(sruns, want)
     return panels
 
 

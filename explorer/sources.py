@@ -231,3 +231,13 @@ def human_commonsensicality(statement_set: Any) -> list[float]:
     if nww is None:
         return []
     return [float(m) for m in nww.raters.commonsensicality if not math.isnan(float(m))]
+
+
+def survey_ratings(statement_set: Any) -> Any:
+    """The statement set's rater × statement matrices from its latest survey campaign
+    (runs.nww_population.HumanRatings), or None."""
+    if not annotation_available() or statement_set is None:
+        return None
+    from annotation.survey_ratings import survey_ratings as read
+
+    return read(statement_set)

@@ -256,7 +256,7 @@ def _question_rows(records: list[Record], seed: int, group_sizes: dict[str, int]
     if any(r["chosen_norm"] is not None for r in scored):
         rows += _accuracy_rows("accuracy_norm", [r["chosen_norm"] == r["answer"] for r in scored], scored, seed)
     rows.append(_row("no_answer_rate", "overall", M.mean_ci([r["chosen"] is None for r in records], seed=seed)))
-    if scored and all(r["structure"] == "rica-axiom" and r["group"] for r in scored):
+    if scored and all(r["structure"] in ("rica-axiom", "rica-probe") and r["group"] for r in scored):
         rows += _rica_rows(scored, seed)
     rows += _coco_rows(scored, seed, group_sizes)
     if records and "path_correct" in records[0]:
@@ -299,6 +299,10 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
     seed = int(run.seed or 0)
     if run.is_statement_run:
         rows = _statement_rows(records, seed)
+    elif run.scoring == "generate-answer":
+        from .generation_report import generation_rows
+
+        rows = generation_rows(run, seed)
     else:
         sizes = (
             Question.objects.filter(question_set_id=run.question_set_id)

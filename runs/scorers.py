@@ -31,7 +31,7 @@ from . import catalog
 from .models import Run
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms")
+SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer")
 YES_NO = ("no", "yes")
 
 

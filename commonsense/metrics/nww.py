@@ -158,8 +158,11 @@ class RespondentScores:
 
 
 def _hits(answer: FloatArray, majority: FloatArray) -> tuple[FloatArray, FloatArray]:
-    ok = ~np.isnan(answer) & ~np.isnan(majority)
-    return np.where(ok, answer == majority, False).astype(float), ok.astype(float)
+    """Eqs. 16–17: a hit where the answer equals the majority; every statement with a human
+    majority counts in the denominator n_s, so a statement the model did not answer is a miss."""
+    rated = ~np.isnan(majority)
+    hit = rated & ~np.isnan(answer) & (answer == majority)
+    return hit.astype(float), rated.astype(float)
 
 
 def respondent_scores(
@@ -172,9 +175,10 @@ def respondent_scores(
     seed: int = 0,
     level: float = LEVEL,
 ) -> RespondentScores:
-    """One respondent (a model) against the human majority per statement (Eqs. 16–18). Statements
-    where an answer or the majority is missing are left out of that score; the interval resamples
-    statements (paired across the three scores)."""
+    """One respondent (a model) against the human majority per statement (Eqs. 16–18). The
+    denominator is n_s, every statement with a human majority (statements without one are not
+    part of the corpus); a statement the model left unanswered counts as a miss, as Eq. 16's
+    indicator is 0 there. The interval resamples statements (paired across the three scores)."""
     qa, qb = binarise(answer_agree, threshold), binarise(answer_predict, threshold)
     maj = as_float_vector(majority, "majority")
     if not qa.size == qb.size == maj.size:

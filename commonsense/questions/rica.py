@@ -8,14 +8,29 @@ import random
 import re
 import string
 from collections.abc import Iterable
+from functools import lru_cache
 
 from commonsense.io.questions import QuestionRecord, mask_conclusion
 
 from .record import BuiltQuestion, derive_seed
 
 
-def novel_entity(rng: random.Random) -> str:
-    return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 12)))
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Lower-case English words of the ``english-words`` package (Webster's 2nd + GCIDE lists,
+    ~263k words): a novel entity must not be one of them."""
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2", "gcide"], lower=True, alpha=True))
+
+
+def novel_entity(rng: random.Random, forbidden: frozenset[str] | None = None) -> str:
+    """A random string of 3–12 lower-case letters that is not an English word (redrawn until not)."""
+    words = english_words() if forbidden is None else forbidden
+    while True:
+        s = "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 12)))
+        if s not in words:
+            return s
 
 
 def novel_pair(rng: random.Random) -> tuple[str, str]:

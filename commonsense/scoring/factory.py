@@ -13,7 +13,7 @@ from typing import Any
 from .types import Backend, Item, ItemResult, Scorer
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms")
+SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer")
 NEEDS = {
     "loglik": "loglik",
     "rica": "loglik",
@@ -22,6 +22,7 @@ NEEDS = {
     "knowcot": "generate",
     "yesno": "word_probs",
     "recoms": "generate",
+    "generate-answer": "generate",
 }
 
 
@@ -67,6 +68,10 @@ def scorer_for(lm: Backend, scoring: str, **options: Any) -> Scorer:
         return YesNoScorer(lm, **options)
     if scoring == "recoms":
         return recoms_scorer(lm, **options)
+    if scoring == "generate-answer":
+        from .generate_answer import GenerateAnswerScorer
+
+        return GenerateAnswerScorer(lm, **options)
     from .generative import CotScorer, GenerateScorer, KnowCotScorer
 
     cls = {"generate": GenerateScorer, "cot": CotScorer, "knowcot": KnowCotScorer}[scoring]
@@ -128,6 +133,10 @@ def build_scorer(
             raise ValueError("replay needs a source file")
         if scoring == "recoms":
             return recoms_scorer(None, paths_file=source, seed=seed, **(scoring_options or {}))
+        if scoring == "generate-answer":
+            from .generate_answer import GenerationReplay
+
+            return GenerationReplay(source)
         return make_replay(source, model)
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; one of {', '.join(BACKENDS)}")

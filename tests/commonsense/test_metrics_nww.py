@@ -100,14 +100,18 @@ def test_rating_matrices_are_validated() -> None:
 
 def test_respondent_scores_against_the_majority_with_missing_answers() -> None:
     majority = [1, 1, 0, 0, 1]
-    model_a = [0.9, 0.2, 0.1, np.nan, 0.7]  # binarised 1,0,0,-,1 -> 3 of 4 hits
-    model_b = [1, 1, 1, 0, np.nan]  # 1,1,1,0 -> hits s0,s1,s3: 3 of 4
+    # Eqs. 16-17 divide by n_s = 5 (every statement with a human majority): no answer = a miss.
+    model_a = [0.9, 0.2, 0.1, np.nan, 0.7]  # binarised 1,0,0,-,1 -> hits s0,s2,s4: 3 of 5
+    model_b = [1, 1, 1, 0, np.nan]  # 1,1,1,0,- -> hits s0,s1,s3: 3 of 5
     r = respondent_scores(model_a, model_b, majority, n_boot=200, seed=3)
-    assert r.consensus.value == pytest.approx(0.75) and r.consensus.n == 4
-    assert r.awareness.value == pytest.approx(0.75) and r.awareness.n == 4
-    assert r.commonsensicality.value == pytest.approx(0.75)
+    assert r.consensus.value == pytest.approx(0.6) and r.consensus.n == 5
+    assert r.awareness.value == pytest.approx(0.6) and r.awareness.n == 5
+    assert r.commonsensicality.value == pytest.approx(0.6)
     assert r.consensus.low is not None and r.consensus.high is not None
-    assert r.consensus.low <= 0.75 <= r.consensus.high
+    assert r.consensus.low <= 0.6 <= r.consensus.high
+    # a statement without a human majority is outside n_s
+    r2 = respondent_scores([*model_a, 1.0], [*model_b, 1.0], [*majority, np.nan], n_boot=0)
+    assert r2.consensus.value == pytest.approx(0.6) and r2.consensus.n == 5
     again = respondent_scores(model_a, model_b, majority, n_boot=200, seed=3)
     assert again == r  # seeded
 

@@ -41,6 +41,22 @@ def _param(text: str) -> tuple[str, Any]:
         return key, value
 
 
+def _nww_population(run: Run) -> dict[str, Any]:
+    """NWW population analyses of a statement run; the human side from the set's latest survey
+    campaign when the annotation app is installed (it sits above runs, hence the late import)."""
+    from django.apps import apps
+
+    from runs.nww_population import population_report
+
+    humans = None
+    if apps.is_installed("annotation"):
+        from annotation.survey_ratings import survey_ratings
+
+        humans = survey_ratings(run.statement_set)
+    others = Run.objects.filter(statement_set_id=run.statement_set_id, state=Run.State.DONE).exclude(pk=run.pk)
+    return population_report(run, humans, list(others.order_by("pk")[:40]))
+
+
 class Command(BaseCommand):
     help = "Evaluate a model on a question or statement set (queued for a worker, or --inline)."
 
@@ -120,7 +136,10 @@ class Command(BaseCommand):
         run.refresh_from_db()
         if run.state != Run.State.DONE:
             raise CommandError(f"run {run.pk} ended {run.state}: {run.error.splitlines()[0] if run.error else ''}")
-        self.stdout.write(json.dumps(run_metrics_overall(run), indent=1, sort_keys=True))
+        out: dict[str, Any] = dict(run_metrics_overall(run))
+        if run.is_statement_run:
+            out["nww_population"] = _nww_population(run)
+        self.stdout.write(json.dumps(out, indent=1, sort_keys=True))
 
     def _follow(self, run: Run, timeout: float) -> None:
         t0, last, hinted = time.monotonic(), "", False

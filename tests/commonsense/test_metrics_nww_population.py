@@ -1,0 +1,127 @@
+"""NWW population analyses: hand-computed small cases (divergence, variant II, feature
+differences, split-half, fidelity with Bonferroni)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from commonsense.metrics.nww_population import (
+    ab_divergence,
+    divergence_counts,
+    feature_difference,
+    fidelity_table,
+    split_half,
+    variant_two,
+)
+
+nan = float("nan")
+
+
+def test_ab_divergence_by_hand() -> None:
+    # α = 1,0,1,-,1 and β = 1,1,0,0,1: 4 statements answered on both, s1 and s2 diverge
+    d = ab_divergence([0.9, 0.2, 0.6, nan, 0.5], [0.8, 0.7, 0.4, 0.3, 0.5])
+    assert d.rate == pytest.approx(0.5) and d.n == 4 and d.diverging.tolist() == [1, 2]
+    counts = divergence_counts({"m1": ([1, 0, 1], [1, 1, 0]), "m2": ([1, 1, 1], [0, 1, 1])}, 3)
+    assert counts.tolist() == [1, 1, 1]
+    with pytest.raises(ValueError, match="differ in length"):
+        ab_divergence([1, 0], [1])
+
+
+def test_variant_two_adds_the_model_vote_to_the_majority() -> None:
+    # s0: 1 of 2 humans agree (human majority 1, a tie); the model says no -> (1+0)/3 < .5 -> 0
+    # s1: 2 of 4, model no -> 2/5 -> 0; s2: 3 of 4, model yes -> 4/5 -> 1; s3: no human rating
+    v = variant_two([0, 0, 1, 1], [1, 0, 0, 1], [1, 2, 3, 0], [2, 4, 4, 0])
+    assert v.n == 3 and v.flipped == 2
+    assert v.consensus == pytest.approx(1.0)  # α = 0, 0, 1 against 0, 0, 1
+    assert v.awareness == pytest.approx(1 / 3)  # β = 1, 0, 0 against 0, 0, 1
+    assert v.commonsensicality == pytest.approx(np.sqrt(1 / 3))
+    # an unanswered statement is a miss and keeps the human-only majority
+    w = variant_two([nan, 1], [nan, 1], [1, 3], [2, 4])
+    assert w.consensus == pytest.approx(0.5) and w.flipped == 0
+    with pytest.raises(ValueError, match="between 0 and n_raters"):
+        variant_two([1], [1], [3], [2])
+
+
+def test_feature_difference_with_50_and_95_intervals() -> None:
+    m = [0.8, 0.6, 0.3, 0.1, nan, 0.9]
+    poles = [1, 1, 0, 0, 1, nan]  # s4 has no m, s5 no pole
+    f = feature_difference(m, poles, n_boot=1000, seed=1)
+    assert f.value == pytest.approx(0.7 - 0.2) and (f.n1, f.n0) == (2, 2)
+    lo95, hi95 = f.ci95
+    lo50, hi50 = f.ci50
+    assert lo95 is not None and hi95 is not None and lo50 is not None and hi50 is not None
+    assert 0.3 - 1e-9 <= lo95 <= lo50 <= f.value <= hi50 <= hi95 <= 0.7 + 1e-9
+    assert feature_difference(m, poles, n_boot=1000, seed=1) == f  # seeded
+    flat = feature_difference([0.5, 0.5, 0.2], [1, 1, 0], n_boot=50)
+    assert flat.value == pytest.approx(0.3) and flat.ci95 == pytest.approx((0.3, 0.3))
+    assert feature_difference([0.5, 0.4], [1, 1]).value is None
+    with pytest.raises(ValueError, match="0, 1 or NaN"):
+        feature_difference([0.5], [2])
+
+
+def test_split_half_of_two_raters_is_their_correlation() -> None:
+    agree = np.array([[1, 0, 1, 1, 0, 1], [1, 0, 0, 1, 1, 1]], dtype=float)
+    predict = np.array([[1, 0, 0, 1, 1, 1], [1, 1, 0, 1, 1, 0]], dtype=float)
+    s = split_half(agree, predict, n_rep=20, seed=0)
+    # each half is one rater: d_i is their answer, m_i = sqrt(1 · 1[B = own answer])
+    assert s.agree_r == pytest.approx(stats.pearsonr(agree[0], agree[1]).statistic)
+    m0 = (agree[0] == predict[0]).astype(float)
+    m1 = (agree[1] == predict[1]).astype(float)
+    assert s.commonsensicality_r == pytest.approx(stats.pearsonr(m0, m1).statistic)
+    assert s.n_rep == 20 and s.n_raters == 2
+
+
+def test_split_half_of_identical_raters_is_one_and_missing_cells_are_skipped() -> None:
+    row_a, row_b = [1, 0, 1, 1, 0], [1, 0, 0, 1, 1]
+    agree = np.array([row_a] * 6, dtype=float)
+    predict = np.array([row_b] * 6, dtype=float)
+    agree[0, 0] = predict[0, 0] = nan
+    s = split_half(agree, predict, n_rep=50, seed=3)
+    assert s.agree_r == pytest.approx(1.0) and s.commonsensicality_r == pytest.approx(1.0)
+    assert s.commonsensicality_ci95 == pytest.approx((1.0, 1.0))
+
+
+def test_fidelity_table_bonferroni_over_models_with_an_r() -> None:
+    human_a = [0.9, 0.8, 0.2, 0.5, 0.1, 0.7]
+    human_b = [0.8, 0.9, 0.3, 0.5, 0.2, 0.6]
+    good = [0.95, 0.7, 0.1, 0.6, 0.2, 0.8]
+    noisy = [0.4, 0.9, 0.5, 0.2, 0.3, 0.6]
+    flat = [0.5] * 6  # no variance: r undefined, not counted by the correction
+    rows = fidelity_table([("good", good, good), ("noisy", noisy, None), ("flat", flat, flat)], human_a, human_b)
+    by = {r.name: r for r in rows}
+    res = stats.pearsonr(good, human_a)
+    assert by["good"].agree_r == pytest.approx(res.statistic)
+    assert by["good"].agree_p_bonferroni == pytest.approx(min(1.0, 2 * res.pvalue))
+    assert by["noisy"].m_r is None and by["flat"].agree_r is None and by["flat"].agree_p_bonferroni is None
+    hm = np.sqrt(
+        2 * np.abs(np.array(human_a) - 0.5) * np.where(np.array(human_a) >= 0.5, human_b, 1 - np.array(human_b))
+    )
+    gm = np.sqrt(2 * np.abs(np.array(good) - 0.5) * np.where(np.array(good) >= 0.5, good, 1 - np.array(good)))
+    mres = stats.pearsonr(gm, hm)
+    assert by["good"].m_r == pytest.approx(mres.statistic)
+    assert by["good"].m_p_bonferroni == pytest.approx(min(1.0, mres.pvalue))  # one model with m_r
+    with pytest.raises(ValueError, match="answers for 6 statements"):
+        fidelity_table([("short", [0.1], None)], human_a)
+
+
+def test_divergence_across_the_35_models_is_the_papers_ten_percent() -> None:
+    """NWW SI C: (a) and (b) diverge in about 10 % of (model, statement) cases (9.95 % over the
+    full corpus, spec §2.6); the 3,026-statement slice gives 10.09 %."""
+    from commonsense.io.statements import read_statements_csv
+    from tests.conftest import shared_file
+
+    recs = list(read_statements_csv(shared_file("commonsense_statements/statements_human_and_model_binary.csv")))
+    models = sorted({m for r in recs for m in r.model_answers})
+    answers = {
+        m: (
+            [r.model_answers.get(m, {}).get("q1", nan) for r in recs],
+            [r.model_answers.get(m, {}).get("q2", nan) for r in recs],
+        )
+        for m in models
+    }
+    counts = divergence_counts(answers, len(recs))
+    assert len(models) == 35
+    assert counts.sum() / (35 * len(recs)) == pytest.approx(0.0995, abs=0.003)
+    assert max(counts) <= 19  # Table B.2's top statement diverges for 19 of 35 models

@@ -1,0 +1,156 @@
+"""NWW statement-run analyses in the explorer and in run_eval's JSON, on data made through the
+production paths: a tiny GPT-2 (built from a config) scores the demo statements with the real
+yes/no scorer, and survey ratings come in through the annotation app's ratings import."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+from scipy import stats
+
+from annotation.imports import ratings_import
+from annotation.services import campaign_create
+from commonsense.metrics import nww
+from commonsense.metrics import nww_population as P
+from explorer import charts
+from explorer.run_panels import compare_panels, statement_run_panels
+from knowledge.models import Statement, StatementSet
+from knowledge.services import statements_import
+from runs.execution import run_execute
+from runs.models import Prediction, Run
+from runs.services import run_create
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.django_db
+tiny_lm = pytest.importorskip("tests.commonsense.tiny_lm")
+N = 40
+POPULATION = ("fidelity", "feature-diff", "variant-ii", "ab-divergence")
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tiny_lm.build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+def _yesno_run(sset: StatementSet, model: Path, seed: int = 0) -> Run:
+    run = run_create(
+        statement_set=sset,
+        backend="hf",
+        model=str(model),
+        scoring="yesno",
+        seed=seed,
+        limit=N,
+        params={"scoring_options": {"chat": False}},
+        enqueue=False,
+    )
+    assert run_execute(run.pk, heartbeat=False) == "done"
+    run.refresh_from_db()
+    return run
+
+
+@pytest.fixture
+def scored(tiny_dir: Path) -> Run:
+    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
+    return _yesno_run(StatementSet.objects.get(name="statements-demo"), tiny_dir)
+
+
+def _survey(sset: StatementSet, n_raters: int = 7) -> tuple[list[Statement], np.ndarray, np.ndarray]:
+    """A survey campaign with imported ratings of the first N statements (rater × statement)."""
+    camp = campaign_create(name="surv", title="survey", kind="survey", statement_set=sset, redundancy=n_raters)
+    stmts = list(Statement.objects.filter(statement_set=sset).order_by("position")[:N])
+    rng = np.random.default_rng(5)
+    agree = (rng.random((n_raters, N)) < np.linspace(0.1, 0.9, N)).astype(float)
+    predict = (rng.random((n_raters, N)) < 0.7).astype(float)
+    agree[0, :5] = predict[0, :5] = np.nan  # rater 0 did not see five statements
+    header = ["rater"] + [f"{s.external_id or s.position}:{q}" for s in stmts for q in ("a", "b")]
+    lines = [",".join(header)]
+    for r in range(n_raters):
+        cells = []
+        for j in range(N):
+            cells += ["", ""] if np.isnan(agree[r, j]) else [str(int(agree[r, j])), str(int(predict[r, j]))]
+        lines.append(",".join([f"rater{r}", *cells]))
+    ratings_import(camp, "\n".join(lines) + "\n", create_raters=True)
+    return stmts, agree, predict
+
+
+def test_silicon_chart_reads_what_the_yesno_scorer_stores(scored: Run, researcher) -> None:  # type: ignore[no-untyped-def]
+    """The scorer stores extra["q1"]["p_yes"]; the chart must find it (it read a key no scorer wrote)."""
+    stored = {p.statement_id: p.extra["q1"]["p_yes"] for p in Prediction.objects.filter(run=scored)}
+    assert len(stored) == N
+    (panel,) = statement_run_panels(scored, only="silicon")
+    assert not charts.is_empty(panel.figure)
+    assert {s: p for s, p, _ in panel.rows} == pytest.approx(stored)
+    body = researcher.get(reverse("explorer:run_errors", args=[scored.pk]) + "?csv=silicon").content.decode()
+    assert len(body.strip().splitlines()) == N + 1
+
+
+def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir: Path, researcher) -> None:  # type: ignore[no-untyped-def]
+    panels = {p.key: p for p in statement_run_panels(scored) if p.key in POPULATION}
+    assert set(panels) == set(POPULATION)
+    assert not charts.is_empty(panels["feature-diff"].figure)  # the silicon population alone
+    assert not charts.is_empty(panels["ab-divergence"].figure)
+    assert charts.is_empty(panels["fidelity"].figure) and "survey" in panels["fidelity"].note
+
+    stmts, agree, predict = _survey(scored.statement_set)
+    other = _yesno_run(scored.statement_set, tiny_dir, seed=1)  # a second run: Bonferroni over two
+    panels = {p.key: p for p in statement_run_panels(scored) if p.key in POPULATION}
+    for key in POPULATION:
+        assert not charts.is_empty(panels[key].figure), key
+        page = researcher.get(reverse("explorer:run_errors", args=[scored.pk]) + f"?csv={key}")
+        assert page.status_code == 200 and len(page.content.decode().strip().splitlines()) > 1, key
+
+    ids = [s.pk for s in stmts]
+    p = {x.statement_id: x.extra for x in Prediction.objects.filter(run=scored)}
+    pa = np.array([p[i]["q1"]["p_yes"] for i in ids])
+    pb = np.array([p[i]["q2"]["p_yes"] for i in ids])
+    with np.errstate(invalid="ignore"):
+        rate = np.nansum(agree, axis=0) / np.sum(~np.isnan(agree), axis=0)
+    fid = panels["fidelity"].rows
+    assert fid[0][1] == pytest.approx(stats.pearsonr(pa, rate).statistic)
+    assert fid[0][2] == pytest.approx(min(1.0, 2 * stats.pearsonr(pa, rate).pvalue))
+    assert fid[-1][0] == "humans: split-half"
+    v2 = P.variant_two(pa, pb, np.nansum(agree, axis=0), np.sum(~np.isnan(agree), axis=0))
+    assert panels["variant-ii"].rows[1][1:4] == pytest.approx((v2.consensus, v2.awareness, v2.commonsensicality))
+    hs = nww.statement_scores(agree, predict)
+    human_rows = [r for r in panels["feature-diff"].rows if r[0] == "humans"]
+    poles = np.array([float(s.features.get(human_rows[0][1], np.nan)) for s in stmts])
+    want = P.feature_difference(hs.commonsensicality, poles, seed=0)
+    assert human_rows[0][2] == pytest.approx(want.value) and human_rows[0][3:5] == pytest.approx(want.ci50)
+
+    compare = {p.key: p for p in compare_panels([scored, other]) if p.key in POPULATION}
+    assert {"fidelity", "feature-diff", "ab-divergence"} <= set(compare)
+    assert all(not charts.is_empty(p.figure) for p in compare.values())
+    assert len([r for r in compare["fidelity"].rows if not str(r[0]).startswith("humans")]) == 2
+
+
+def test_run_eval_json_carries_the_population_analyses(scored: Run, capsys: pytest.CaptureFixture[str]) -> None:
+    _survey(scored.statement_set)
+    capsys.readouterr()
+    call_command(
+        "run_eval",
+        "--set",
+        "statements-demo",
+        "--backend",
+        "replay",
+        "--model",
+        "Mixtral-8x22B",
+        "--scoring",
+        "yesno",
+        "--limit",
+        str(N),
+        "--inline",
+    )
+    out = json.loads(capsys.readouterr().out)
+    pop = out["nww_population"]
+    assert pop["humans"]["raters"] == 7 and pop["humans"]["statements"] == N
+    assert 0 <= pop["ab_divergence"]["rate"] <= 1 and pop["ab_divergence"]["n"] == N
+    assert {f["run"] for f in pop["fidelity"]} == {scored.pk, Run.objects.latest("pk").pk}
+    assert pop["split_half"]["repetitions"] == 1000 and pop["split_half"]["commonsensicality_r"] is not None
+    assert set(pop["variant_two"]) >= {"consensus", "awareness", "commonsensicality", "default"}
+    assert set(pop["feature_differences"]["behavior"]) == {"model", "human"}
+    assert out["consensus"] is not None
