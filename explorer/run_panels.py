@@ -90,10 +90,6 @@ def accuracy_panel(
     )
 
 
-def _pct(x: float | None) -> float | None:
-    return None if x is None else round(x, 4)
-
-
 def _wanted(only: str) -> Callable[..., bool]:
     """``only``: the one panel a CSV download asks for ("" = all): the others are not computed."""
     return lambda *keys: not only or only in keys

@@ -15,10 +15,6 @@ def run_list() -> QuerySet[Run]:
     return Run.objects.select_related("question_set", "statement_set", "created_by")
 
 
-def run_get(run_id: int) -> Run:
-    return run_list().get(pk=run_id)
-
-
 def runs_stale() -> QuerySet[Run]:
     """Active runs whose worker stopped beating (died): to be resumed by another worker."""
     return lease_stale(Run)
