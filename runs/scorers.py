@@ -23,13 +23,12 @@ from typing import Any
 
 from django.conf import settings
 
+from commonsense.scoring.factory import BACKENDS, SCORINGS
 from commonsense.scoring.types import Item, ItemResult, Scorer
 from knowledge.models import Question, Statement
 
 from .models import Run
 
-BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms")
 YES_NO = ("no", "yes")
 
 
