@@ -15,10 +15,10 @@ from django.db.models.functions import Length
 
 from knowledge.graph_stats import stats_current
 from knowledge.models import Graph, Node, Triple
+from knowledge.node_search import FTS_TABLE
 
 from .graph_charts import GraphEdge, GraphNode
 
-FTS_TABLE = "explorer_node_fts"
 RANK_POOL = 2000
 _WORD = re.compile(r"\w+", re.UNICODE)
 
