@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from explorer import graph_selectors as gs
+from explorer.selectors import graph as gs
 from knowledge.models import Node, Triple
 
 from .factories import GraphFactory, NodeFactory, RelationFactory, SourceFactory, TripleFactory

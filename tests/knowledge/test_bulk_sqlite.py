@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from explorer.graph_selectors import node_search
+from explorer.selectors.graph import node_search
 from knowledge.models import Graph, Node, Triple
 from knowledge.services import graph_import
 

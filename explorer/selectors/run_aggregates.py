@@ -17,7 +17,7 @@ from django.core.cache import cache
 
 from runs.models import Run
 
-from . import error_selectors as es
+from . import errors as es
 
 T = TypeVar("T")
 TTL = 24 * 3600

@@ -17,7 +17,7 @@ from knowledge.graph_stats import stats_current
 from knowledge.models import Graph, Node, Triple
 from knowledge.node_search import FTS_TABLE
 
-from .graph_charts import GraphEdge, GraphNode
+from ..charts.graph import GraphEdge, GraphNode
 
 RANK_POOL = 2000
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -15,10 +15,12 @@ from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import StatementSet
 from runs.models import Run
 
-from . import charts, nww_charts, sources
-from . import error_selectors as es
-from . import nww_selectors as ns
-from . import run_aggregates as ra
+from .. import charts
+from ..charts import nww as nww_charts
+from ..selectors import errors as es
+from ..selectors import nww as ns
+from ..selectors import run_aggregates as ra
+from ..selectors import sources
 from .panels import Panel
 
 
