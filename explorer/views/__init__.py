@@ -1,5 +1,5 @@
 """Explorer pages over the knowledge graphs: index, graph overview, node search, node page.
-Question, run-error and cross-run pages live in ``views_questions`` and ``views_errors``."""
+Question, run-error and cross-run pages live in ``views.questions`` and ``views.errors``."""
 
 from __future__ import annotations
 
