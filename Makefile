@@ -12,7 +12,7 @@ DEV_STAMP := $(VENV)/.requirements-dev-installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test test-fast setup setup-dev migrate demo worker lint prod-check clean
+.PHONY: run test test-fast setup setup-dev migrate demo lint prod-check clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "Python 3.11 is required ($(PYTHON) not found); set PYTHON=..." >&2; exit 1; }

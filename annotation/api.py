@@ -33,6 +33,7 @@ from .api_schema import (
 )
 from .export_access import REFUSAL, campaign_export_allowed
 from .models import Campaign, Item
+from .rica import rica_answer, rica_choice
 
 HIDDEN = ("original", "answer", "flipped")  # RICA: which statement is the original stays server-side
 
@@ -126,15 +127,14 @@ def _api_answer(campaign: Campaign, item: Item, answer: dict[str, Any]) -> dict[
     choice = answer.get("choice")
     if set(answer) != {"choice"} or type(choice) is not int or choice not in (0, 1):
         raise ValidationError("rica answers are {choice: 0 | 1}: the statement that follows commonsense")
-    return {"valid": int(choice == item.payload.get("original", 0))}
+    return rica_answer(item, choice)
 
 
 def _answer_out(campaign: Campaign, item: Item, stored: dict[str, Any]) -> dict[str, Any]:
     """The stored answer as the annotator gave it (RICA: their choice, never ``valid``)."""
     if campaign.kind != Campaign.Kind.RICA:
         return stored
-    original = item.payload.get("original", 0)
-    return {"choice": original if stored.get("valid") == 1 else 1 - original}
+    return {"choice": rica_choice(item, stored)}
 
 
 @extend_schema(

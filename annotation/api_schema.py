@@ -10,6 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from . import exports
+from .models import Item
 
 
 class DetailSerializer(serializers.Serializer):
@@ -19,7 +20,8 @@ class DetailSerializer(serializers.Serializer):
 class ItemOutSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     role = serializers.ChoiceField(
-        choices=["regular", "qualification"], help_text="attention checks are reported as regular items"
+        choices=[Item.Role.REGULAR.value, Item.Role.QUALIFICATION.value],
+        help_text="attention checks are reported as regular items",
     )
     key = serializers.CharField()
     payload = serializers.DictField(help_text="survey {text}; mcqa {context, stem, options}; rica {statements}")

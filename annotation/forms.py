@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from knowledge.models import QuestionSet, StatementSet
 
 from .models import Campaign, Item
+from .rica import rica_answer
 
 
 def _positions(text: str) -> list[int]:
@@ -133,7 +134,7 @@ def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any
         choice = str(data.get("choice", ""))
         if choice not in ("0", "1"):
             raise ValidationError("choose the statement that follows commonsense (1 or 2)")
-        return {"valid": int(int(choice) == item.payload.get("original", 0))}
+        return rica_answer(item, int(choice))
     picked = data.getlist("plausible") if hasattr(data, "getlist") else data.get("plausible", [])
     try:
         plausible = [int(p) for p in picked]

@@ -34,7 +34,7 @@ _MEMBERSHIP_COLUMNS = [str(f.column) for f in Membership._meta.concrete_fields]
 _RESERVE = f"""
 WITH cand AS (
     SELECT i.id FROM annotation_item i
-    WHERE i.campaign_id = %(campaign)s AND i.role = 'regular' AND i.slots_taken < %(redundancy)s
+    WHERE i.campaign_id = %(campaign)s AND i.role = '{Item.Role.REGULAR.value}' AND i.slots_taken < %(redundancy)s
       AND NOT EXISTS (SELECT 1 FROM annotation_assignment a WHERE a.item_id = i.id AND a.user_id = %(user)s)
     ORDER BY {{order}}
     LIMIT 1

@@ -52,10 +52,10 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def _summary_answer(kind: str, answer: dict[str, Any]) -> str:
-    if kind == "survey":
+    if kind == Campaign.Kind.SURVEY:
         s = f"agree {'yes' if answer.get('agree') else 'no'} · most agree {'yes' if answer.get('predict') else 'no'}"
         return s + (f" · common {'yes' if answer.get('common') else 'no'}" if "common" in answer else "")
-    if kind == "rica":
+    if kind == Campaign.Kind.RICA:
         return "original follows commonsense" if answer.get("valid") else "flipped follows commonsense"
     if answer.get("bad_context"):
         return "context makes no sense"

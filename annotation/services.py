@@ -94,8 +94,8 @@ def campaign_create(
         name=name,
         title=title,
         kind=kind,
-        statement_set=statement_set if kind == "survey" else None,
-        question_set=question_set if kind != "survey" else None,
+        statement_set=statement_set if kind == Campaign.Kind.SURVEY else None,
+        question_set=question_set if kind != Campaign.Kind.SURVEY else None,
         created_by=user,
         **options,
     )

@@ -19,6 +19,7 @@ from cocoweb.http import Request
 from . import queue, selectors
 from .forms import answer_draft, answer_from_post
 from .models import Assignment, Campaign, Item, Membership
+from .rica import rica_choice
 
 
 @role_required(ANNOTATOR)
@@ -91,8 +92,7 @@ def _item_context(
                 for i, t in enumerate(item.payload.get("options", []))
             ]
         if campaign.kind == Campaign.Kind.RICA and previous:
-            orig = item.payload.get("original", 0)
-            ctx["previous_choice"] = orig if previous.get("valid") == 1 else 1 - orig
+            ctx["previous_choice"] = rica_choice(item, previous)
         questions = [
             ("agree", "Do you agree with this statement?"),
             ("predict", "Do you think most people would agree with this statement?"),

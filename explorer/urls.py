@@ -1,6 +1,8 @@
 from django.urls import path
 
-from . import views, views_errors, views_questions
+from . import views
+from .views import errors as views_errors
+from .views import questions as views_questions
 
 app_name = "explorer"
 urlpatterns = [

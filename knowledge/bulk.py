@@ -5,11 +5,10 @@ On SQLite two per-row costs are moved after the insert, inside the caller's tran
 has one writer and its DDL is transactional, so nobody else writes meanwhile and a rollback
 restores everything):
 
-* AFTER INSERT triggers of the simple form ``INSERT INTO t(cols) VALUES (new.a, new.b, …)``
-  (explorer's full-text index) are dropped, and replayed as one ``INSERT INTO t(cols) SELECT a,
-  b, … FROM table WHERE rowid > <max before>`` before being recreated from their stored SQL.
-  Tables use AUTOINCREMENT, so the new rows are exactly those above the old maximum (checked).
-  Any other trigger stays and fires per row.
+* the AFTER INSERT triggers named in ``knowledge.node_search.SQLITE_DEFERRED_TRIGGERS`` (the
+  nodes' full-text index) are dropped, and replayed as one ``INSERT … SELECT … WHERE rowid > <max
+  before>`` before being recreated from their stored SQL. Tables use AUTOINCREMENT, so the new
+  rows are exactly those above the old maximum (checked). Any other trigger stays and fires per row.
 * with ``rebuild_indexes=True`` the table's droppable secondary indexes are dropped and rebuilt
   from their stored SQL after the insert (one sorted build instead of a random B-tree insert per
   row and index): worth it when the insert is large relative to the table.
@@ -17,23 +16,17 @@ restores everything):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection
 
+from .node_search import SQLITE_DEFERRED_TRIGGERS
+
 # Page cache for an import connection (negative: KiB). Index maintenance of a million-row insert
 # thrashes SQLite's default 2 MB cache.
 SQLITE_IMPORT_CACHE_KIB = 262_144
-
-_SIMPLE_INSERT_TRIGGER = re.compile(
-    r"^\s*CREATE\s+TRIGGER\s+(?P<name>\S+)\s+AFTER\s+INSERT\s+ON\s+(?P<table>\S+)\s+BEGIN\s+"
-    r"INSERT\s+INTO\s+(?P<target>[\w\"]+)\s*\((?P<cols>[^()]*)\)\s*VALUES\s*\((?P<values>[^()]*)\)\s*;\s*END\s*$",
-    re.IGNORECASE | re.DOTALL,
-)
-_NEW_COLUMN = re.compile(r"^new\.(\w+)$", re.IGNORECASE)
 
 
 @contextmanager
@@ -130,28 +123,16 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _unquote(name: str) -> str:
-    return name.strip().strip('"')
-
-
 def _deferrable_triggers(raw: Any, table: str) -> list[tuple[str, str, str]]:
-    """(name, stored SQL, replay SQL with one ``?`` = max rowid before) of ``table``'s AFTER INSERT
-    triggers that copy ``new.*`` columns into another table with one INSERT."""
+    """(name, stored SQL, replay SQL with one ``?`` = max rowid before) of the deferred triggers
+    (``SQLITE_DEFERRED_TRIGGERS``) that exist on ``table``."""
     out = []
-    for name, sql in raw.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", (table,)
-    ).fetchall():
-        m = _SIMPLE_INSERT_TRIGGER.match(sql or "")
-        if not m or _unquote(m["table"]) != table:
-            continue
-        values = [_NEW_COLUMN.match(v.strip()) for v in m["values"].split(",")]
-        if not all(values):
-            continue
-        select = ", ".join(_q(v[1]) for v in values if v)
-        replay = (
-            f"INSERT INTO {m['target']} ({m['cols']}) SELECT {select} FROM {_q(table)} WHERE rowid > ? ORDER BY rowid"
-        )
-        out.append((name, sql, replay))
+    for name, _create, replay in SQLITE_DEFERRED_TRIGGERS.get(table, []):
+        row = raw.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND name = ?", (table, name)
+        ).fetchone()
+        if row is not None:
+            out.append((name, row[0], replay))
     return out
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from django.db.models import Count, Q, QuerySet
 
 from cocoweb.leases import stale_cutoff, stale_q
@@ -22,17 +24,24 @@ def statement_set_list() -> QuerySet[StatementSet]:
     return StatementSet.objects.all()
 
 
-def graph_relation_counts(graph: Graph) -> list[dict[str, object]]:
+class RelationCount(TypedDict):
+    relation__name: str
+    n: int
+
+
+class StructureCount(TypedDict):
+    structure: str
+    n: int
+
+
+def graph_relation_counts(graph: Graph) -> list[RelationCount]:
     if stats_current(graph):  # materialised by the importer
         return [{"relation__name": name, "n": n} for name, n in graph.stats["relations"]]
-    return [
-        dict(r)
-        for r in Triple.objects.filter(graph=graph).values("relation__name").annotate(n=Count("id")).order_by("-n")
-    ]
+    return list(Triple.objects.filter(graph=graph).values("relation__name").annotate(n=Count("id")).order_by("-n"))
 
 
-def question_structure_counts(qset: QuestionSet) -> list[dict[str, object]]:
-    return [dict(r) for r in qset.questions.values("structure").annotate(n=Count("id")).order_by("-n")]
+def question_structure_counts(qset: QuestionSet) -> list[StructureCount]:
+    return list(qset.questions.values("structure").annotate(n=Count("id")).order_by("-n"))
 
 
 def build_job_recent(limit: int = 5) -> list[BuildJob]:

@@ -3,7 +3,6 @@ question sets. Every import runs in one transaction: a failure leaves the databa
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +17,7 @@ from commonsense.io import DataFormatError
 from commonsense.io.questions import read_questions
 from commonsense.io.statements import read_statements_csv
 from commonsense.io.triples import iter_atomic_tsv, read_triples
+from commonsense.kg.index import file_fingerprint
 from commonsense.kg.relations import RELATIONS
 
 from .bulk import import_session, insert_rows, table_rows
@@ -33,14 +33,6 @@ class ImportRefused(ValueError):
 
 def _noop(stage: str, done: int, total: int | None) -> None:
     return None
-
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @dataclass
@@ -112,7 +104,7 @@ def graph_import(
     text; each triple keeps its source file and line. The whole file is parsed and validated
     before anything is written, and all writes share one transaction."""
     path = Path(path)
-    sha = file_sha256(path)
+    sha = file_fingerprint(path)
     rel_ids = relations_ensure()
     # Parse + validate everything first (raises DataFormatError naming file/line/field).
     intern: dict[str, str] = {}
@@ -218,7 +210,7 @@ def statements_import(
     progress: Progress = _noop,
 ) -> SetImportResult:
     path = Path(path)
-    sha = file_sha256(path)
+    sha = file_fingerprint(path)
     records = _collect(read_statements_csv(path), "statements", progress)
     with transaction.atomic():
         if _check_name_free(StatementSet, name, sha):
@@ -271,7 +263,7 @@ def questions_import(
     path = Path(path)
     if fmt not in QUESTION_SET_KIND:
         raise ImportRefused(f"unknown question format {fmt!r}; choose one of {', '.join(QUESTION_SET_KIND)}")
-    sha = file_sha256(path)
+    sha = file_fingerprint(path)
     records = _collect(read_questions(path, fmt), "questions", progress)
     with transaction.atomic():
         if _check_name_free(QuestionSet, name, sha):
@@ -313,5 +305,4 @@ __all__ = [
     "graph_import",
     "statements_import",
     "questions_import",
-    "file_sha256",
 ]

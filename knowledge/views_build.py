@@ -26,49 +26,32 @@ def _queued(request: HttpRequest, job: BuildJob) -> HttpResponse:
     return redirect("knowledge:build_job", job_id=job.pk)
 
 
-@role_required(RESEARCHER)
-def build_questions(request: Request) -> HttpResponse:
-    """COM2 form. ``?graph=NAME`` preselects a graph and lists its relations; htmx asks for the
-    relations box alone (target ``relations-field``) when the graph changes."""
-    form = QuestionBuildForm(request.POST or None, initial={"graph": request.GET.get("graph", "")})
-    if request.method == "GET" and request.htmx and request.htmx.target == "relations-field":
-        return render(request, "knowledge/_relations_field.html", {"field": form["relations"]})
+_FORMS: dict[str, type[QuestionBuildForm | CocoBuildForm]] = {
+    BuildJob.Kind.COM2: QuestionBuildForm,
+    BuildJob.Kind.COCO: CocoBuildForm,
+}
+_TEMPLATES: dict[str, str] = {
+    BuildJob.Kind.COM2: "knowledge/build_questions.html",
+    BuildJob.Kind.COCO: "knowledge/build_coco.html",
+}
+
+
+def _build_form_page(request: Request, kind: str) -> HttpResponse:
+    """Show a build form; a valid post queues a job and goes to its page. A CoCo form may carry an
+    abstract file upload, validated and stored before the job is queued."""
+    form = _FORMS[kind](request.POST or None, request.FILES or None, initial={"graph": request.GET.get("graph", "")})
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
+            if isinstance(form, CocoBuildForm):
+                abstract = d["abstract"] or None
+                if d["abstract_upload"]:
+                    abstract, _ = abstract_file_save(d["abstract_upload"])
+                params = form.params(abstract)
+            else:
+                params = form.params()
             job = build_job_create(
-                kind=BuildJob.Kind.COM2,
-                graph=d["graph"],
-                name=d["name"],
-                seed=d["seed"],
-                params=form.params(),
-                user=request.user,
-            )
-        except ImportRefused as exc:
-            form.add_error("name", str(exc))
-        else:
-            return _queued(request, job)
-    status = 400 if request.method == "POST" else 200
-    return render(request, "knowledge/build_questions.html", {"form": form}, status=status)
-
-
-@accepts_uploads
-@role_required(RESEARCHER)
-def build_coco(request: Request) -> HttpResponse:
-    form = CocoBuildForm(request.POST or None, request.FILES or None, initial={"graph": request.GET.get("graph", "")})
-    if request.method == "POST" and form.is_valid():
-        d = form.cleaned_data
-        abstract = d["abstract"] or None
-        try:
-            if d["abstract_upload"]:
-                abstract, _ = abstract_file_save(d["abstract_upload"])
-            job = build_job_create(
-                kind=BuildJob.Kind.COCO,
-                graph=d["graph"],
-                name=d["name"],
-                seed=d["seed"],
-                params=form.params(abstract),
-                user=request.user,
+                kind=kind, graph=d["graph"], name=d["name"], seed=d["seed"], params=params, user=request.user
             )
         except DataFormatError as exc:
             form.add_error("abstract_upload", f"not an abstract triples file, nothing was queued: {exc}")
@@ -77,7 +60,23 @@ def build_coco(request: Request) -> HttpResponse:
         else:
             return _queued(request, job)
     status = 400 if request.method == "POST" else 200
-    return render(request, "knowledge/build_coco.html", {"form": form}, status=status)
+    return render(request, _TEMPLATES[kind], {"form": form}, status=status)
+
+
+@role_required(RESEARCHER)
+def build_questions(request: Request) -> HttpResponse:
+    """COM2 form. ``?graph=NAME`` preselects a graph and lists its relations; htmx asks for the
+    relations box alone (target ``relations-field``) when the graph changes."""
+    if request.method == "GET" and request.htmx and request.htmx.target == "relations-field":
+        form = QuestionBuildForm(initial={"graph": request.GET.get("graph", "")})
+        return render(request, "knowledge/_relations_field.html", {"field": form["relations"]})
+    return _build_form_page(request, BuildJob.Kind.COM2)
+
+
+@accepts_uploads
+@role_required(RESEARCHER)
+def build_coco(request: Request) -> HttpResponse:
+    return _build_form_page(request, BuildJob.Kind.COCO)
 
 
 @role_required(RESEARCHER)

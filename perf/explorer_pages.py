@@ -210,7 +210,7 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     from django.db import connection
     from django.urls import reverse
 
-    from explorer.graph_selectors import graph_top_nodes, node_search
+    from explorer.selectors.graph import graph_top_nodes, node_search
     from knowledge.graph_stats import stats_current
     from knowledge.models import Node
 

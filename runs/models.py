@@ -165,7 +165,7 @@ class Prediction(models.Model):
                 name="prediction_unique_statement",
             ),
         ]
-        indexes = [  # covering indexes of the error views' GROUP BYs (explorer.error_selectors), each in group order
+        indexes = [  # covering indexes of the error views' GROUP BYs (explorer.selectors.errors), each in group order
             models.Index(fields=["run", "item_relation", "correct"], name="prediction_by_relation"),
             models.Index(fields=["run", "item_kind", "correct"], name="prediction_by_kind"),
             models.Index(fields=["run", "item_perturbation", "correct"], name="prediction_by_perturbation"),

@@ -24,14 +24,13 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from commonsense.scoring.factory import BACKENDS, SCORINGS
 from commonsense.scoring.types import Item, ItemResult, Scorer
 from knowledge.models import Question, Statement
 
 from . import catalog
 from .models import Run
 
-BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer")
 YES_NO = ("no", "yes")
 
 

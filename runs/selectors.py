@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import QuerySet
 
@@ -15,10 +15,6 @@ def run_list() -> QuerySet[Run]:
     return Run.objects.select_related("question_set", "statement_set", "created_by")
 
 
-def run_get(run_id: int) -> Run:
-    return run_list().get(pk=run_id)
-
-
 def runs_stale() -> QuerySet[Run]:
     """Active runs whose worker stopped beating (died): to be resumed by another worker."""
     return lease_stale(Run)
@@ -29,7 +25,24 @@ def run_predictions(run: Run) -> QuerySet[Prediction]:
     return Prediction.objects.filter(run=run).select_related(rel).order_by("position")
 
 
-def run_metric_table(run: Run) -> list[dict[str, Any]]:
+class MetricRow(TypedDict):
+    scope: str
+    cells: list[RunMetric | None]  # one per name, None where the scope lacks that metric
+    names: list[str]
+
+
+class CompareRow(TypedDict):
+    name: str
+    values: list[float | None]  # one per run
+
+
+class RunsComparison(TypedDict):
+    runs: list[Run]
+    table: list[CompareRow]
+    overlap: dict[str, Any]  # {common, same_choice, agreement} when the first two runs share a set
+
+
+def run_metric_table(run: Run) -> list[MetricRow]:
     """Rows for the run page: scope, then one cell per metric name (value and CI)."""
     metrics = list(RunMetric.objects.filter(run=run))
     names = sorted({m.name for m in metrics}, key=lambda n: (n.endswith("_macro"), n))
@@ -40,13 +53,13 @@ def run_metric_table(run: Run) -> list[dict[str, Any]]:
     return [{"scope": s, "cells": [scopes[s].get(n) for n in names], "names": names} for s in order]
 
 
-def runs_compare(runs: list[Run]) -> dict[str, Any]:
+def runs_compare(runs: list[Run]) -> RunsComparison:
     """Overall metrics side by side, and item-level agreement between the first two runs."""
     from .reports import run_metrics_overall
 
     per_run = [run_metrics_overall(r) for r in runs]
     names = sorted({k for m in per_run for k in m})
-    table = [{"name": n, "values": [m.get(n) for m in per_run]} for n in names]
+    table: list[CompareRow] = [{"name": n, "values": [m.get(n) for m in per_run]} for n in names]
     overlap: dict[str, Any] = {}
     if (
         len(runs) >= 2

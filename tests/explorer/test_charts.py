@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explorer import charts
-from explorer.graph_charts import GraphEdge, GraphNode, radial_layout
+from explorer.charts.graph import GraphEdge, GraphNode, radial_layout
 
 
 def test_relation_distribution_sorted_bars():
@@ -133,7 +133,7 @@ def test_silicon_scatter_is_a_valid_figure_with_links_and_r():
     """Built without plotly's per-element validation (4,000 points): validating it afterwards must pass."""
     import plotly.graph_objects as go
 
-    from explorer import nww_charts
+    from explorer.charts import nww as nww_charts
 
     pts = [(0.2, 1, "/s/1"), (0.6, 0, "/s/2"), (0.9, 1, "/s/3")]
     fig = nww_charts.silicon_vs_human(pts, human_axis="human <b>rate</b>")
@@ -149,7 +149,7 @@ def test_silicon_scatter_is_a_valid_figure_with_links_and_r():
 
 
 def test_consensus_awareness_and_human_distribution():
-    from explorer import nww_charts
+    from explorer.charts import nww as nww_charts
 
     fig = nww_charts.consensus_awareness(
         [("m1", 0.7, 0.8, "/r/1", "runs"), ("m2", 0.6, 0.9, "", "stored"), ("m3", None, 0.5, "", "runs")]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from explorer import error_selectors as es
+from explorer.selectors import errors as es
 from runs.models import Prediction
 
 from .factories import QuestionFactory, QuestionSetFactory, make_run, predict

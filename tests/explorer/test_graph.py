@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from explorer import graph_selectors as gs
+from explorer.selectors import graph as gs
 from knowledge.models import Node, Triple
 
 from .factories import GraphFactory, NodeFactory, RelationFactory, SourceFactory, TripleFactory
@@ -175,7 +175,7 @@ def test_annotator_cannot_open_the_explorer(star, annotator):
 @pytest.mark.postgres
 def test_postgres_search_uses_the_trigram_index(star):
     with connection.cursor() as cur:
-        cur.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'explorer_node_text_trgm'")
+        cur.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'knowledge_node_text_trgm'")
         (indexdef,) = cur.fetchone()
     assert "gin_trgm_ops" in indexdef
     assert [r["text"] for r in gs.node_search(star["graph"], "skydiv")] == ["PersonX goes skydiving"]
@@ -271,4 +271,4 @@ def test_postgres_search_ilike_shortest_first_and_literal_underscore():
         cur.execute("SET LOCAL enable_seqscan = off")
         cur.execute("EXPLAIN SELECT id FROM knowledge_node WHERE text ILIKE '%goes%'")
         plan = " ".join(r[0] for r in cur.fetchall())
-    assert "explorer_node_text_trgm" in plan, plan
+    assert "knowledge_node_text_trgm" in plan, plan

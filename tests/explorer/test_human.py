@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from annotation.models import Campaign, FinalLabel, Item, Response
-from explorer import question_selectors as qsel
-from explorer import sources
+from explorer.selectors import questions as qsel
+from explorer.selectors import sources
 
 from .factories import QuestionFactory, QuestionSetFactory, StatementFactory, StatementSetFactory, make_run, predict
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from explorer import run_aggregates as ra
+from explorer.selectors import run_aggregates as ra
 from runs.models import Run
 
 from .factories import QuestionFactory, QuestionSetFactory, make_run, predict

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from explorer.graph_selectors import node_search
+from explorer.selectors.graph import node_search
 from knowledge.models import Graph, Node, Triple
 from knowledge.services import graph_import
 
@@ -29,8 +29,8 @@ def _schema() -> list[tuple[str, str, str]]:
 
 def _fts_rows() -> list[tuple[int, str]]:
     with connection.cursor() as cur:  # integrity-check: the FTS index agrees with its content table
-        cur.execute("INSERT INTO explorer_node_fts(explorer_node_fts, rank) VALUES ('integrity-check', 1)")
-        cur.execute("SELECT rowid, text FROM explorer_node_fts WHERE explorer_node_fts MATCH 'zebra' ORDER BY rowid")
+        cur.execute("INSERT INTO knowledge_node_fts(knowledge_node_fts, rank) VALUES ('integrity-check', 1)")
+        cur.execute("SELECT rowid, text FROM knowledge_node_fts WHERE knowledge_node_fts MATCH 'zebra' ORDER BY rowid")
         return [tuple(r) for r in cur.fetchall()]
 
 
@@ -41,7 +41,7 @@ def _write(path: Path, lines: list[str]) -> Path:
 
 def test_bulk_import_keeps_search_index_and_schema_in_sync(tmp_path: Path) -> None:
     schema = _schema()
-    assert any(name == "explorer_node_fts_ai" for _, name, _ in schema)
+    assert any(name == "knowledge_node_fts_ai" for _, name, _ in schema)
     first = _write(tmp_path / "a.tsv", [f"PersonX feeds zebra {i}\txWant\tto rest {i % 7}" for i in range(300)])
     graph_import(first, name="g", fmt="atomic-tsv")  # empty table: indexes rebuilt, trigger replayed
     assert _schema() == schema

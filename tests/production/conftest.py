@@ -1,5 +1,5 @@
 """Fixtures for the fault tests: the demo statement set, child processes stopped after each test,
-and the environment of those processes (the test database, the pass-2 Redis, short run leases)."""
+and the environment of those processes (the demo statement set is tests/conftest.py's) (the test database, the pass-2 Redis, short run leases)."""
 
 from __future__ import annotations
 
@@ -8,21 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from knowledge.models import StatementSet
-from knowledge.services import statements_import
-from tests.conftest import FIXTURES
 from tests.runs.workers import child_env
 
 from .processes import Proc, require_services
 
 # Short leases so that a dead worker's run is taken over within seconds (production: 60 s).
 STALE_S, HEARTBEAT_S = "3", "0.5"
-
-
-@pytest.fixture
-def statement_set(db: None) -> StatementSet:
-    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
-    return StatementSet.objects.get(name="statements-demo")
 
 
 @pytest.fixture

@@ -110,10 +110,10 @@ def test_generate_answer_needs_a_generator(com2: QuestionSet) -> None:
 def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, bert_dir: Path, tmp_path: Path) -> None:
     from django.test import Client
     from django.urls import reverse
+    from explorer.run_panels import compare_panels, question_run_panels
 
     from accounts.services import role_groups_sync, user_create_with_role
     from explorer import charts
-    from explorer.run_panels import compare_panels, question_run_panels
 
     qs = list(com2.questions.order_by("position"))
     path = tmp_path / "gens.jsonl"

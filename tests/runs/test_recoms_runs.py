@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 from django.utils import timezone
 
-from explorer import error_selectors as es
+from explorer.selectors import errors as es
 from runs.execution import run_claim, run_execute
 from runs.exports import predictions_jsonl
 from runs.models import Prediction, Run, RunMetric

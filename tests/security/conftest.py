@@ -24,16 +24,15 @@ from annotation.services import campaign_create, campaign_status_set
 from commonsense.io.questions import MASK
 from knowledge.models import BuildJob, Graph, Node, Question, QuestionSet, Statement, StatementSet, Triple
 from runs.models import Prediction, Run
-from tests.explorer.factories import (
+from tests.knowledge.factories import (
     GraphFactory,
     QuestionFactory,
     QuestionSetFactory,
     StatementFactory,
     StatementSetFactory,
     TripleFactory,
-    make_run,
-    predict,
 )
+from tests.runs.factories import make_run, predict
 
 PASSWORD = "pw-long-enough-123"
 ROLES = ("anonymous", "annotator", "researcher", "admin", "participant")  # participant: a crowd study link's

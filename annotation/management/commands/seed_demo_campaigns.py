@@ -41,7 +41,7 @@ class Command(BaseCommand):
                 {
                     "name": "survey-demo",
                     "title": "Is it common sense? (demo survey)",
-                    "kind": "survey",
+                    "kind": Campaign.Kind.SURVEY,
                     "statement_set": sset,
                     "redundancy": 20,
                     "ask_common_sense": True,
@@ -57,7 +57,7 @@ class Command(BaseCommand):
                 {
                     "name": "com2-validation-demo",
                     "title": "Validate COM2 2i questions (demo)",
-                    "kind": "mcqa",
+                    "kind": Campaign.Kind.MCQA,
                     "question_set": qset,
                     "redundancy": 3,
                     "qualification_positions": list(range(6)),
@@ -71,7 +71,7 @@ class Command(BaseCommand):
                 {
                     "name": "rica-demo",
                     "title": "RICA statement pairs (demo)",
-                    "kind": "rica",
+                    "kind": Campaign.Kind.RICA,
                     "question_set": rica,
                     "redundancy": 3,
                 }

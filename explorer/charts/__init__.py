@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 
-from .graph_charts import neighbourhood_figure, query_structure_figure  # noqa: F401  (re-exported)
+from .graph import neighbourhood_figure, query_structure_figure  # noqa: F401  (re-exported)
 
 PALETTE = ["#2f5fd0", "#d9822b", "#1f7a3a", "#b42318", "#7a4cc2", "#0f8a8a", "#8a6d0f", "#5b6474"]
 

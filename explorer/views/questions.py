@@ -10,8 +10,9 @@ from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from knowledge.models import Question
 
-from . import charts, sources
-from . import question_selectors as qs
+from .. import charts
+from ..selectors import questions as qs
+from ..selectors import sources
 from .panels import Panel, render_with_panels
 
 

@@ -15,11 +15,13 @@ from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import StatementSet
 from runs.models import Run
 
-from . import charts, nww_charts, nww_population_panels, sources
-from . import error_selectors as es
-from . import nww_selectors as ns
-from . import run_aggregates as ra
-from .generation_panels import generation_panel
+from .. import charts, nww_population_panels
+from ..charts import nww as nww_charts
+from ..generation_panels import generation_panel
+from ..selectors import errors as es
+from ..selectors import nww as ns
+from ..selectors import run_aggregates as ra
+from ..selectors import sources
 from .panels import Panel
 
 
@@ -120,10 +122,6 @@ def accuracy_panel(
         links=links,
         note=note,
     )
-
-
-def _pct(x: float | None) -> float | None:
-    return None if x is None else round(x, 4)
 
 
 def _wanted(only: str) -> Callable[..., bool]:

@@ -1,4 +1,4 @@
-"""The aggregates of :mod:`explorer.error_selectors` that depend on a run's predictions only,
+"""The aggregates of :mod:`explorer.selectors.errors` that depend on a run's predictions only,
 cached per finished run.
 
 A finished run's predictions never change, so its aggregates are kept in the cache under a key
@@ -17,7 +17,7 @@ from django.core.cache import cache
 
 from runs.models import Run
 
-from . import error_selectors as es
+from . import errors as es
 
 T = TypeVar("T")
 TTL = 24 * 3600

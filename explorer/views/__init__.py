@@ -1,5 +1,5 @@
 """Explorer pages over the knowledge graphs: index, graph overview, node search, node page.
-Question, run-error and cross-run pages live in ``views_questions`` and ``views_errors``."""
+Question, run-error and cross-run pages live in ``views.questions`` and ``views.errors``."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from knowledge.models import Graph, Node, QuestionSet
 
-from . import charts
-from . import graph_selectors as gs
-from .graph_charts import GraphNode
+from .. import charts
+from ..charts.graph import GraphNode
+from ..selectors import graph as gs
+from ..selectors.sources import runs_available
 from .panels import Panel, render_with_panels
-from .sources import runs_available
 
 
 @role_required(RESEARCHER)

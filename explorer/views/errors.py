@@ -14,8 +14,8 @@ from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import Triple
 from runs.models import Prediction, Run
 
-from . import error_selectors as es
-from . import sources
+from ..selectors import errors as es
+from ..selectors import sources
 from .panels import render_with_panels
 from .run_panels import compare_panels, question_run_panels, statement_run_panels
 

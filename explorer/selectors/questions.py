@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet
-from django.db.models.fields.json import KeyTextTransform
 
 from knowledge.models import Question, QuestionSet, Relation
 
@@ -117,7 +116,3 @@ def question_predictions(q: Question) -> list[Any]:
 
 def question_relation(q: Question) -> str:
     return str((q.metadata or {}).get("relation", ""))
-
-
-def metadata_text(key: str) -> KeyTextTransform:
-    return KeyTextTransform(key, "question__metadata")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .charts import LEGEND_TOP, PALETTE, axis_spec, empty_figure, label, make_figure, pearson
+from . import LEGEND_TOP, PALETTE, axis_spec, empty_figure, label, make_figure, pearson
 
 LEVELS = (0.25, 0.5, 0.75)
 

@@ -51,7 +51,8 @@ def _has_model(app: str, model: str) -> bool:
 
 def _labels(**item_filter: Any) -> QuerySet[Any]:
     FinalLabel = apps.get_model("annotation", "FinalLabel")
-    return FinalLabel.objects.filter(item__role="regular", **{f"item__{k}": v for k, v in item_filter.items()})
+    regular = apps.get_model("annotation", "Item").Role.REGULAR
+    return FinalLabel.objects.filter(item__role=regular, **{f"item__{k}": v for k, v in item_filter.items()})
 
 
 def validation_choices() -> list[str]:
@@ -65,7 +66,7 @@ def questions_with_validation(qs: QuerySet[Any], status: str) -> QuerySet[Any]:
     if not annotation_available():
         return qs if status == "unvalidated" else qs.none()
     Item = apps.get_model("annotation", "Item")
-    in_campaign = Exists(Item.objects.filter(question=OuterRef("pk"), role="regular"))
+    in_campaign = Exists(Item.objects.filter(question=OuterRef("pk"), role=Item.Role.REGULAR))
     label = _labels(question=OuterRef("pk"))
     rejected = Q(label__none_correct=True) | Q(label__bad_context=True)
     if status == "unvalidated":
@@ -75,7 +76,7 @@ def questions_with_validation(qs: QuerySet[Any], status: str) -> QuerySet[Any]:
     if status == "rejected":
         return qs.filter(Exists(label.filter(rejected)))
     if status == "adjudicated":
-        return qs.filter(Exists(label.filter(provenance="adjudicated")))
+        return qs.filter(Exists(label.filter(provenance=_provenance().ADJUDICATED)))
     if status == "contested":
         return qs.filter(Exists(label.filter(below_threshold=True, adjudication__isnull=True)))
     if status == "validated":
@@ -114,12 +115,18 @@ def statement_votes(statement_ids: list[int]) -> dict[int, dict[str, Any]]:
     return out
 
 
+def _provenance() -> Any:
+    """annotation's FinalLabel.Provenance (unanimous, majority, adjudicated)."""
+    return apps.get_model("annotation", "FinalLabel").Provenance
+
+
 def _level_of(provenance: str | None, below: bool | None) -> str | None:
     if provenance is None:
         return None
-    if provenance == "adjudicated":
+    p = _provenance()
+    if provenance == p.ADJUDICATED:
         return "adjudicated"
-    if provenance == "unanimous":
+    if provenance == p.UNANIMOUS:
         return "unanimous"
     return "contested" if below else "majority"
 
@@ -128,11 +135,12 @@ def agreement_level_q(level: str) -> Q:
     """Q over Prediction: the question's final label is at ``level`` (for the drawer)."""
     if not annotation_available() or level not in AGREEMENT_LEVELS:
         return Q(pk__in=[])
+    p = _provenance()
     cond = {
-        "unanimous": Q(provenance="unanimous"),
-        "adjudicated": Q(provenance="adjudicated"),
-        "majority": Q(provenance="majority", below_threshold=False),
-        "contested": Q(provenance="majority", below_threshold=True),
+        "unanimous": Q(provenance=p.UNANIMOUS),
+        "adjudicated": Q(provenance=p.ADJUDICATED),
+        "majority": Q(provenance=p.MAJORITY, below_threshold=False),
+        "contested": Q(provenance=p.MAJORITY, below_threshold=True),
     }[level]
     return Q(Exists(_labels(question=OuterRef("question_id")).filter(cond)))
 
@@ -151,9 +159,9 @@ def agreement_levels_for_run(run: Any) -> list[dict[str, Any]]:
     SELECT l.provenance, l.below_threshold, COUNT(*), SUM(CASE WHEN p.correct THEN 1 ELSE 0 END)
     FROM {fl} l JOIN {item} i ON i.id = l.item_id
     JOIN {pred} p ON p.run_id = %s AND p.question_id = i.question_id
-    WHERE i.role = 'regular' AND i.question_id IS NOT NULL AND NOT EXISTS (
+    WHERE i.role = '{Item.Role.REGULAR.value}' AND i.question_id IS NOT NULL AND NOT EXISTS (
         SELECT 1 FROM {fl} l2 JOIN {item} i2 ON i2.id = l2.item_id
-        WHERE i2.question_id = i.question_id AND i2.role = 'regular'
+        WHERE i2.question_id = i.question_id AND i2.role = '{Item.Role.REGULAR.value}'
           AND (l2.computed_at > l.computed_at OR (l2.computed_at = l.computed_at AND l2.id > l.id)))
     GROUP BY l.provenance, l.below_threshold"""
     with connection.cursor() as cur:
@@ -177,7 +185,9 @@ def statement_agree_rates(statement_set: Any) -> dict[int, float]:
         KeyTextTransform("n", "votes"), FloatField()
     )
     rows = (
-        _labels(statement__statement_set=statement_set, campaign__kind="survey")
+        _labels(
+            statement__statement_set=statement_set, campaign__kind=apps.get_model("annotation", "Campaign").Kind.SURVEY
+        )
         .filter(n_answers__gt=0)
         .order_by("computed_at")
         .annotate(rate=rate)
@@ -222,7 +232,9 @@ def human_commonsensicality(statement_set: Any) -> list[float]:
     if not annotation_available() or statement_set is None:
         return []
     Campaign = apps.get_model("annotation", "Campaign")
-    campaign = Campaign.objects.filter(kind="survey", statement_set=statement_set).order_by("-created_at").first()
+    campaign = (
+        Campaign.objects.filter(kind=Campaign.Kind.SURVEY, statement_set=statement_set).order_by("-created_at").first()
+    )
     if campaign is None:
         return []
     from annotation.selectors import campaign_nww

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.core.cache import cache
 from django.db import connection
@@ -15,10 +15,10 @@ from django.db.models.functions import Length
 
 from knowledge.graph_stats import stats_current
 from knowledge.models import Graph, Node, Triple
+from knowledge.node_search import FTS_TABLE
 
-from .graph_charts import GraphEdge, GraphNode
+from ..charts.graph import GraphEdge, GraphNode
 
-FTS_TABLE = "explorer_node_fts"
 RANK_POOL = 2000
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -34,7 +34,12 @@ def fts_match_expression(graph_id: int, terms: list[str]) -> str:
     return f'graph_id : "{int(graph_id)}" AND text : ({" AND ".join(parts)})'
 
 
-def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]]:
+class NodeHit(TypedDict):
+    id: int
+    text: str
+
+
+def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[NodeHit]:
     """Nodes of ``graph`` whose text contains every word of ``q`` (the last as a prefix; on
     PostgreSQL anywhere in a word), best matches first: the shortest texts among the first
     ``RANK_POOL`` matches, found by FTS5 on SQLite and the pg_trgm index on PostgreSQL (a plain
@@ -70,9 +75,7 @@ def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[dict[str, Any]
     for t in terms:
         cond &= Q(text__icontains=t)
     pool = Node.objects.filter(cond, graph=graph).values("id")[:RANK_POOL]
-    return [
-        dict(r) for r in Node.objects.filter(pk__in=pool).order_by(Length("text"), "id").values("id", "text")[:limit]
-    ]
+    return list(Node.objects.filter(pk__in=pool).order_by(Length("text"), "id").values("id", "text")[:limit])
 
 
 def like_escape(term: str) -> str:

@@ -1,0 +1,1 @@
+"""Reads of the explorer: one module per dashboard family, and sources.py for other apps' data."""

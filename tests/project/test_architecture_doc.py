@@ -1,0 +1,50 @@
+"""docs/ARCHITECTURE.md matches the tree: every path it names in backticks exists, and every
+Django app (a top-level folder with an ``apps.py``) and every package of the core is named. The
+checker is a function of the document's text, so a test of the test plants a stale path and an
+unnamed app."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "ARCHITECTURE.md"
+# `templates/<app>/`, `tests/<app>/factories.py`: a placeholder stands for every app.
+PATH = re.compile(r"`([A-Za-z_.][\w./<>-]*/[\w./<>-]*)`")
+
+
+def apps(root: Path) -> list[str]:
+    return sorted(p.parent.name for p in root.glob("*/apps.py"))
+
+
+def problems(text: str, root: Path) -> list[str]:
+    out = []
+    named = set()
+    for raw in PATH.findall(text):
+        named.add(raw.rstrip("/"))
+        if "<app>" in raw:
+            candidates = [raw.replace("<app>", a) for a in apps(root)]
+            if not any((root / c).exists() for c in candidates):
+                out.append(f"{raw}: exists for no app")
+        elif not (root / raw).exists():
+            out.append(f"{raw}: no such path")
+    for app in apps(root):
+        if app not in named:
+            out.append(f"{app}/: a Django app the document does not name")
+    for init in sorted((root / "commonsense").glob("*/__init__.py")):
+        if f"commonsense/{init.parent.name}" not in named:
+            out.append(f"commonsense/{init.parent.name}/: a core package the document does not name")
+    return out
+
+
+def test_architecture_doc_matches_the_tree() -> None:
+    assert problems(DOC.read_text(encoding="utf-8"), ROOT) == []
+
+
+def test_checker_sees_a_stale_path_and_an_unnamed_app() -> None:
+    text = DOC.read_text(encoding="utf-8").replace("`explorer/`", "`explorers/`", 1)
+    found = problems(text, ROOT)
+    assert "explorers/: no such path" in found
+    text = text.replace("`accounts/`", "accounts")
+    assert "accounts/: a Django app the document does not name" in problems(text, ROOT)
