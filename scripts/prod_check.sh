@@ -37,9 +37,9 @@ export DJANGO_SECURE_SSL_REDIRECT=false DJANGO_SECURE_COOKIES=false
 
 "$BIN/gunicorn" cocoweb.wsgi --preload -b "127.0.0.1:$WEB_PORT" -w 3 --access-logfile "$dir/access.log" --error-logfile "$dir/gunicorn.log" &
 pids+=($!)
-"$BIN/celery" -A cocoweb worker -Q eval -n "eval@%h" --concurrency=1 -l WARNING --logfile "$dir/worker-eval.log" &
+"$BIN/celery" -A cocoweb worker -Q eval -n "eval@%h" --pool=solo --concurrency=1 -l WARNING --logfile "$dir/worker-eval.log" &
 pids+=($!)
-"$BIN/celery" -A cocoweb worker -Q default,housekeeping -n "house@%h" --concurrency=1 -l WARNING --logfile "$dir/worker-house.log" &
+"$BIN/celery" -A cocoweb worker -Q default,housekeeping -n "house@%h" --pool=solo --concurrency=1 -l WARNING --logfile "$dir/worker-house.log" &
 pids+=($!)
 
 if "$PY" scripts/smoke.py "http://127.0.0.1:$WEB_PORT"; then

@@ -2,15 +2,18 @@
 # Start the web server and two Celery workers on the embedded broker (SQLite file, no server):
 # one for model evaluations (queue eval), one for everything else (default, housekeeping), as
 # in production, so a long model run never holds up a question build. Ctrl-C stops all three.
+# Single-slot workers run the solo pool (the task runs in the worker process): a prefork child
+# killed while idle could leave its replacement blocked on the pool's lock, and the worker took
+# nothing more until a restart (tests/production/test_idle_child_kill.py).
 set -euo pipefail
 PY=${PY:-.venv/bin/python}
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
 CELERY="$(dirname "$PY")/celery"
 
-"$CELERY" -A cocoweb worker --loglevel=INFO --concurrency=1 -Q eval -n eval@%h &
+"$CELERY" -A cocoweb worker --loglevel=INFO --pool=solo --concurrency=1 -Q eval -n eval@%h &
 EVAL=$!
-"$CELERY" -A cocoweb worker --loglevel=INFO --concurrency=1 -Q default,housekeeping -n default@%h &
+"$CELERY" -A cocoweb worker --loglevel=INFO --pool=solo --concurrency=1 -Q default,housekeeping -n default@%h &
 DEFAULT=$!
 "$PY" manage.py runserver "$HOST:$PORT" &
 WEB=$!

@@ -73,7 +73,7 @@ class Proc:
 
 
 class Worker(Proc):
-    """``celery worker`` with the flags of ``scripts/prod_check.sh`` (prefork, concurrency 1 by default)."""
+    """``celery worker`` with the flags of ``scripts/prod_check.sh`` (solo pool, one slot)."""
 
     def __init__(self, env: dict[str, str], log: Path, name: str, queues: str, concurrency: int = 1) -> None:
         super().__init__(
@@ -86,6 +86,7 @@ class Worker(Proc):
                 queues,
                 "-n",
                 f"{name}@%h",
+                "--pool=solo" if concurrency == 1 else "--pool=prefork",
                 f"--concurrency={concurrency}",
                 "-l",
                 "INFO",

@@ -45,7 +45,7 @@ def child_env(broker_url: str, **extra: str) -> dict[str, str]:
 
 
 class Worker:
-    """``celery worker`` on queues eval + housekeeping (prefork, concurrency 1, as scripts/run.sh),
+    """``celery worker`` on queues eval + housekeeping (solo pool, one slot, as scripts/run.sh),
     in its own process group so that :meth:`kill` can SIGKILL the main process and its children."""
 
     def __init__(self, env: dict[str, str], log: Path, name: str) -> None:
@@ -58,6 +58,7 @@ class Worker:
                 "worker",
                 "-Q",
                 "eval,housekeeping",
+                "--pool=solo",
                 "--concurrency=1",
                 "--loglevel=INFO",
                 "-n",

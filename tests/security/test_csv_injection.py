@@ -117,3 +117,11 @@ def test_campaign_csv_export_is_neutralised(researcher_client, tmp_path: Path) -
     r = researcher_client.get(f"/annotation/c/{campaign.name}/export.csv")
     assert r.status_code == 200, r.content[:300]
     _assert_neutral(r.content, "'" + OTHERS[0])
+
+
+def test_question_set_csv_export_is_neutralised(tmp_path: Path) -> None:
+    from knowledge.builders import question_set_export
+
+    questions_import(_csqa(tmp_path), name="evil-set3", fmt="csqa")
+    out = question_set_export("evil-set3", "csv", tmp_path / "out.csv")
+    _assert_neutral(out.read_bytes(), "'" + PAYLOAD, "'-where?")

@@ -98,3 +98,32 @@ def test_no_email_password_reset() -> None:
     # No mail server is configured: the reset pages are not routed (admins reset passwords).
     keys = {r.key for r in all_routes()}
     assert not {k for k in keys if "reset" in k}
+
+
+# Researcher ownership (issue 17 item 12), decided: shared by design within the lab. Every
+# researcher (and admin) may cancel or re-run any run and open, close or adjudicate any campaign,
+# whoever created it; the creator is recorded (created_by / decided_by) for the record, not for
+# access. Annotators get none of these. The README's security section says so.
+def test_researchers_share_runs_and_campaigns_by_design(world: World) -> None:
+    from accounts.services import user_create_with_role
+    from annotation.models import Campaign
+    from runs.models import Run
+    from runs.services import run_create
+
+    other = user_create_with_role("sec-researcher-b", "researcher", "pw-long-enough-123")
+    mine = run_create(
+        question_set=world.qset, backend="random", scoring="loglik", user=world.users["researcher"], enqueue=False
+    )
+    c = world.client("annotator")
+    c.force_login(other)  # a researcher who created neither the run nor the campaign
+    r = c.post(f"/runs/{mine.pk}/rerun/")
+    assert r.status_code == 302 and Run.objects.filter(rerun_of=mine, created_by=other).exists()
+    assert c.post(f"/runs/{mine.pk}/cancel/").status_code == 302
+    assert Run.objects.get(pk=mine.pk).cancel_requested
+    assert world.plain.created_by == world.users["researcher"]
+    assert c.post(f"/annotation/c/{world.plain.name}/status/", {"status": "closed"}).status_code == 302
+    assert Campaign.objects.get(pk=world.plain.pk).status == "closed"
+    # Annotators: refused.
+    ann = world.client("annotator")
+    assert ann.post(f"/runs/{mine.pk}/rerun/").status_code == 403
+    assert ann.post(f"/annotation/c/{world.plain.name}/status/", {"status": "open"}).status_code == 403
