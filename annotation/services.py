@@ -178,10 +178,17 @@ def adjudication_record(item: Item, *, label: dict[str, Any], reason: str, user:
 
 def final_labels_refresh(campaign: Campaign, *, item_ids: list[int] | None = None) -> int:
     """Store every answered regular item's final label: the latest adjudication if any, else the
-    majority (``unanimous`` when all of at least two answers agree). Idempotent."""
+    majority (``unanimous`` when all of at least two answers agree). Idempotent. Called by the
+    writes that change votes (submit, undo, ratings import, adjudication) for the items they touch,
+    never by a page view: a GET does not rewrite labels. An item left with no answer loses its label."""
     rows = campaign_item_labels(campaign, item_ids=item_ids)
     latest: dict[int, Adjudication] = {}
-    for adj in Adjudication.objects.filter(item__campaign=campaign).order_by("decided_at", "id"):
+    adjudications = Adjudication.objects.filter(item__campaign=campaign)
+    if item_ids is not None:
+        adjudications = adjudications.filter(item_id__in=item_ids)
+        answered = {row.item_id for row in rows}
+        FinalLabel.objects.filter(item_id__in=[i for i in item_ids if i not in answered]).delete()
+    for adj in adjudications.order_by("decided_at", "id"):
         latest[adj.item_id] = adj
     labels = []
     for row in rows:
