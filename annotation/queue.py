@@ -23,7 +23,7 @@ from commonsense.validation import answer_normalise, gold_passed, qualification_
 
 from . import queue_pg
 from .models import Assignment, Campaign, Item, Membership, Response
-from .services import final_labels_refresh
+from .services import final_label_refresh_item
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
     Assignment.State.RESERVED,
@@ -309,7 +309,7 @@ def response_submit(
                 raise
             return done
         if stored is not None:
-            final_labels_refresh(campaign, item_ids=[item.pk])
+            final_label_refresh_item(campaign, item)
             return Submitted(stored[0], True, was_live=True, membership=stored[1])
     try:
         with transaction.atomic():
@@ -335,8 +335,7 @@ def response_submit(
             )
             Item.objects.filter(pk=item.pk).update(answer_count=F("answer_count") + 1)
             _membership_after(campaign, item, user, clean)
-            if item.role == Item.Role.REGULAR:
-                final_labels_refresh(campaign, item_ids=[item.pk])  # the votes changed: so does the label
+            final_label_refresh_item(campaign, item)  # the votes changed: so does the label
     except IntegrityError:  # a concurrent twin won the race, or the key was used before
         done = _by_key(key, item, user) or _existing(item, user)
         if done is None:
@@ -427,7 +426,7 @@ def response_undo(campaign: Campaign, user: Any, now: datetime | None = None) ->
         )
         Item.objects.filter(pk=last.item_id).update(answer_count=F("answer_count") - 1)
         Membership.objects.filter(campaign=campaign, user=user).update(regular_answered=F("regular_answered") - 1)
-        final_labels_refresh(campaign, item_ids=[last.item_id])
+        final_label_refresh_item(campaign, last.item)
     a.refresh_from_db()
     a.previous_answer = last.answer  # type: ignore[attr-defined]
     return a
