@@ -21,7 +21,6 @@ from commonsense.validation import com2_postprocess
 
 from .models import Campaign, FinalLabel, Item, Response
 from .selectors import campaign_matrices
-from .services import final_labels_refresh
 
 FORMATS = {"jsonl": "application/x-ndjson", "csv": "text/csv", "parquet": "application/vnd.apache.parquet"}
 NESTED = ("payload", "label", "votes", "answers", "com2", "nww")
@@ -51,7 +50,8 @@ def _nww_by_item(campaign: Campaign) -> dict[int, dict[str, Any]]:
 
 
 def campaign_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
-    final_labels_refresh(campaign)
+    # Reads the stored final labels (kept current by the writes that change votes): an export,
+    # often a GET, rewrites nothing.
     finals = {
         f.item_id: f
         for f in FinalLabel.objects.filter(item__campaign=campaign).select_related("adjudication__decided_by")

@@ -15,16 +15,19 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from .models import Assignment, Campaign, Item, Membership, Response
+from .services import final_labels_refresh
 
 YES, NO = {"yes", "y", "1", "true"}, {"no", "n", "0", "false"}
 SURVEY_Q = {"a": "agree", "agree": "agree", "b": "predict", "predict": "predict", "c": "common", "common": "common"}
@@ -119,7 +122,11 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
         if len(row) != len(header):
             errors.append(f"row {n}: {len(row)} cells, the header has {len(header)} (ragged row)")
             continue
-        rater = row[0].strip()
+        raw = row[0].strip()
+        rater = User.normalize_username(raw)  # NFKC, as Django folds names at log-in
+        problem = _rater_name_problem(rater, User)
+        if raw and problem:
+            errors.append(f"row {n}, column 1: rater {raw[:60]!r}{'…' if len(raw) > 60 else ''} {problem}")
         if not rater or rater in seen:
             errors.append(f"row {n}: rater {rater!r} is empty or repeated")
         seen.add(rater)
@@ -149,6 +156,14 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
     parsed = [(rater, by_item) for rater, by_item in parsed if by_item]
     users = {u.username: u for u in User.objects.filter(username__in=[r for r, _ in parsed])}
     unknown = [r for r, _ in parsed if r and r not in users]
+    if unknown and create_raters:  # a new account must not pass for an existing one ("Res2" next to "res2")
+        same_but_case = Q()
+        for r in unknown[: MAX_ERRORS * 10]:
+            same_but_case |= Q(username__iexact=r)
+        errors.extend(
+            f"rater {u!r}: an account of that name exists with different letter case; use its exact name"
+            for u in User.objects.filter(same_but_case).values_list("username", flat=True)[:5]
+        )
     if unknown and not create_raters:
         errors.append(
             f"unknown raters (no account with that name): {', '.join(unknown[:10])}{' …' if len(unknown) > 10 else ''}"
@@ -179,6 +194,22 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
     return _store(campaign, parsed, users, unknown, by_pk, counts)
 
 
+def _rater_name_problem(name: str, user_model: Any) -> str:
+    """Why ``name`` cannot be an account name, or "" (Django's user-name rule: letters, digits and
+    ``@.+-_``, at most the field's length; so no invisible or zero-width characters)."""
+    field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+    if field.max_length and len(name) > field.max_length:
+        return f"is {len(name)} characters long; account names have at most {field.max_length}"
+    if any(unicodedata.category(ch) in ("Cf", "Cc", "Co", "Cn", "Zl", "Zp") for ch in name):
+        return "contains invisible (zero-width or control) characters"
+    for validate in field.validators:
+        try:
+            validate(name)
+        except DjangoValidationError:
+            return "is not a valid account name (letters, digits and @ . + - _ only)"
+    return ""
+
+
 def items_by_pk(items: dict[str, Item]) -> dict[int, Item]:
     return {i.pk: i for i in items.values()}
 
@@ -202,9 +233,12 @@ def _store(
     total = 0
     for rater, by_item in parsed:
         user = users[rater]
-        Membership.objects.update_or_create(
+        # A person already in the campaign keeps their state (an import never unblocks anyone).
+        m, created = Membership.objects.get_or_create(
             campaign=campaign, user=user, defaults={"state": Membership.State.ACTIVE, "imported": True}
         )
+        if not created and not m.imported:
+            Membership.objects.filter(pk=m.pk).update(imported=True)
         assignments = Assignment.objects.bulk_create(
             [
                 Assignment(
@@ -239,4 +273,5 @@ def _store(
         total += len(by_item)
     for item_id, k in counts.items():
         Item.objects.filter(pk=item_id).update(slots_taken=F("slots_taken") + k, answer_count=F("answer_count") + k)
+    final_labels_refresh(campaign, item_ids=list(counts))
     return ImportResult(len(parsed), total, len(unknown))

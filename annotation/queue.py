@@ -25,6 +25,7 @@ from commonsense.validation import answer_normalise, gold_passed, qualification_
 
 from . import queue_pg
 from .models import Assignment, Campaign, Item, Membership, Response
+from .services import final_label_refresh_item
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
     Assignment.State.RESERVED,
@@ -300,6 +301,8 @@ def response_submit(
         done = _by_key(key, item, user) or _existing(item, user)
         if done:
             return done
+    if a.state != RESERVED or connection.vendor != "postgresql":  # (a live reservation is never a stopped person's)
+        _membership_allows(campaign, item, user)
     server_ms = max(0, int((now - a.reserved_at).total_seconds() * 1000))
     ms = time_ms if time_ms is not None and 0 <= time_ms <= server_ms + 5000 else server_ms
     if a.state == RESERVED and item.role == Item.Role.REGULAR and connection.vendor == "postgresql":
@@ -311,6 +314,7 @@ def response_submit(
                 raise
             return done
         if stored is not None:
+            final_label_refresh_item(campaign, item)
             return Submitted(stored[0], True, was_live=True, membership=stored[1])
     try:
         with transaction.atomic():
@@ -336,12 +340,23 @@ def response_submit(
             )
             Item.objects.filter(pk=item.pk).update(answer_count=F("answer_count") + 1)
             _membership_after(campaign, item, user, clean)
+            final_label_refresh_item(campaign, item)  # the votes changed: so does the label
     except IntegrityError:  # a concurrent twin won the race, or the key was used before
         done = _by_key(key, item, user) or _existing(item, user)
         if done is None:
             raise
         return done
     return Submitted(resp, True)
+
+
+def _membership_allows(campaign: Campaign, item: Item, user: User) -> None:
+    """A blocked person, or one who failed the qualification, answers nothing more - not even to an
+    old reservation; a person still qualifying answers only qualification items."""
+    state = Membership.objects.filter(campaign=campaign, user=user).values_list("state", flat=True).first()
+    if state in STOP_MESSAGES:
+        raise ValidationError("this campaign has ended for you; the answer was not stored")
+    if state == Membership.State.QUALIFYING and item.role != Item.Role.QUALIFICATION:
+        raise ValidationError("finish the qualification first")
 
 
 def _by_key(key: str, item: Item, user: User) -> Submitted | None:
@@ -423,6 +438,7 @@ def response_undo(campaign: Campaign, user: User, now: datetime | None = None) -
         )
         Item.objects.filter(pk=last.item_id).update(answer_count=F("answer_count") - 1)
         Membership.objects.filter(campaign=campaign, user=user).update(regular_answered=F("regular_answered") - 1)
+        final_label_refresh_item(campaign, last.item)
     a.refresh_from_db()
     a.previous_answer = last.answer  # type: ignore[attr-defined]
     return a

@@ -159,8 +159,7 @@ def campaign_status(request: HttpRequest, slug: str) -> HttpResponse:
 @role_required(RESEARCHER)
 def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug)
-    services.final_labels_refresh(campaign)
-    queue = selectors.adjudication_queue(campaign)[:200]
+    queue = selectors.adjudication_queue(campaign)[:200]  # labels are current: the writes keep them so
     decided = (
         FinalLabel.objects.filter(item__campaign=campaign, provenance=FinalLabel.Provenance.ADJUDICATED)
         .select_related("item", "adjudication__decided_by")

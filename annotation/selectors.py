@@ -70,9 +70,10 @@ def needs_adjudication(lab: ItemLabel, threshold: float) -> bool:
 
 
 def campaign_item_labels(campaign: Campaign, *, item_ids: list[int] | None = None) -> list[ItemLabelRow]:
-    n_options = dict(
-        Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("id", "payload__options")
-    )
+    items = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR)
+    if item_ids is not None:
+        items = items.filter(pk__in=item_ids)
+    n_options = dict(items.values_list("id", "payload__options"))
     by_item: dict[int, list[dict[str, Any]]] = {}
     for _user, item, answer in regular_answers(campaign, item_ids):
         by_item.setdefault(item, []).append(answer)

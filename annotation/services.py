@@ -10,14 +10,15 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import JSONField, OuterRef, Subquery
 
 from accounts.people import User
 from commonsense.io.questions import MASK
-from commonsense.validation import answer_normalise
+from commonsense.validation import ItemLabel, answer_normalise, item_label
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
 
-from .models import Adjudication, Campaign, FinalLabel, Item
-from .selectors import campaign_item_labels
+from .models import Adjudication, Campaign, FinalLabel, Item, Response
+from .selectors import campaign_item_labels, needs_adjudication
 
 RICA_SETS = (QuestionSet.Kind.RICA_PROBES, QuestionSet.Kind.RICA_AXIOMS)
 
@@ -179,32 +180,75 @@ def adjudication_record(item: Item, *, label: dict[str, Any], reason: str, user:
 
 def final_labels_refresh(campaign: Campaign, *, item_ids: list[int] | None = None) -> int:
     """Store every answered regular item's final label: the latest adjudication if any, else the
-    majority (``unanimous`` when all of at least two answers agree). Idempotent."""
+    majority (``unanimous`` when all of at least two answers agree). Idempotent. Called by the
+    writes that change votes (submit, undo, ratings import, adjudication) for the items they touch,
+    never by a page view: a GET does not rewrite labels. An item left with no answer loses its label."""
     rows = campaign_item_labels(campaign, item_ids=item_ids)
     latest: dict[int, Adjudication] = {}
-    for decided in Adjudication.objects.filter(item__campaign=campaign).order_by("decided_at", "id"):
-        latest[decided.item_id] = decided
+    adjudications = Adjudication.objects.filter(item__campaign=campaign)
+    if item_ids is not None:
+        adjudications = adjudications.filter(item_id__in=item_ids)
+        answered = {row.item_id for row in rows}
+        FinalLabel.objects.filter(item_id__in=[i for i in item_ids if i not in answered]).delete()
+    for adj in adjudications.order_by("decided_at", "id"):
+        latest[adj.item_id] = adj
     labels = []
     for row in rows:
         adj = latest.get(row.item_id)
-        if adj is not None:
-            provenance, label = FinalLabel.Provenance.ADJUDICATED, adj.label
-        elif row.label.unanimous and row.label.n >= 2:
-            provenance, label = FinalLabel.Provenance.UNANIMOUS, row.label.label
-        else:
-            provenance, label = FinalLabel.Provenance.MAJORITY, row.label.label
         labels.append(
-            FinalLabel(
-                item_id=row.item_id,
-                label=label,
-                provenance=provenance,
-                agreement=row.label.agreement,
-                votes=row.label.votes,
-                n_answers=row.label.n,
-                below_threshold=row.below_threshold,
-                adjudication=adj,
+            _final_label(
+                row.item_id, row.label, row.below_threshold, adj.pk if adj else None, adj.label if adj else None
             )
         )
+    _final_labels_store(labels)
+    return len(labels)
+
+
+def _final_label(
+    item_id: int, lab: ItemLabel, below: bool, adjudication_id: int | None, decided: dict[str, Any] | None
+) -> FinalLabel:
+    if adjudication_id is not None:
+        provenance, label = FinalLabel.Provenance.ADJUDICATED, decided or {}
+    elif lab.unanimous and lab.n >= 2:
+        provenance, label = FinalLabel.Provenance.UNANIMOUS, lab.label
+    else:
+        provenance, label = FinalLabel.Provenance.MAJORITY, lab.label
+    return FinalLabel(
+        item_id=item_id,
+        label=label,
+        provenance=provenance,
+        agreement=lab.agreement,
+        votes=lab.votes,
+        n_answers=lab.n,
+        below_threshold=below,
+        adjudication_id=adjudication_id,
+    )
+
+
+def final_label_refresh_item(campaign: Campaign, item: Item) -> None:
+    """:func:`final_labels_refresh` of one regular item in two statements - its answers with the
+    latest decision, then the upsert - for the submit and undo paths."""
+    if item.role != Item.Role.REGULAR:
+        return
+    latest = Adjudication.objects.filter(item=OuterRef("item")).order_by("-decided_at", "-id")
+    rows = list(
+        Response.objects.filter(item=item)
+        .order_by("id")
+        .annotate(
+            adj_id=Subquery(latest.values("id")[:1]),
+            adj_label=Subquery(latest.values("label")[:1], output_field=JSONField()),
+        )
+        .values_list("answer", "adj_id", "adj_label")
+    )
+    if not rows:
+        FinalLabel.objects.filter(item=item).delete()
+        return
+    lab = item_label(campaign.kind, [r[0] for r in rows], n_options=item.n_options)
+    below = needs_adjudication(lab, campaign.agreement_threshold)
+    _final_labels_store([_final_label(item.pk, lab, below, rows[0][1], rows[0][2])])
+
+
+def _final_labels_store(labels: list[FinalLabel]) -> None:
     FinalLabel.objects.bulk_create(
         labels,
         batch_size=1000,
@@ -221,4 +265,3 @@ def final_labels_refresh(campaign: Campaign, *, item_ids: list[int] | None = Non
             "computed_at",
         ],
     )
-    return len(labels)

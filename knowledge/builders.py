@@ -221,11 +221,16 @@ def coco_build(
     if abstract:
         steps.next()
         questions += comprehension(raw, list(read_abstract_triples(abstract)), seed, relations=params.relations)
+    shortfall: dict[str, list[int]] = {}  # kind -> [built, requested], for the kinds the graph could not fill
     for kind in APPLICATION_KINDS:
         steps.next(per_kind)
-        questions += application(
+        got = application(
             norm, per_kind, seed, kinds=(kind,), relations=params.relations, max_degree=max_degree, progress=progress
         )
+        built = sum(q.kind == kind for q in got)
+        if built < per_kind:
+            shortfall[kind] = [built, per_kind]
+        questions += got
     steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
@@ -242,6 +247,7 @@ def coco_build(
                 "diverse": diverse,
                 "min_plausibility": min_plausibility,
                 "abstract": Path(abstract).name if abstract else None,
+                "shortfall": shortfall,
             },
         )
         _store(qset, questions)

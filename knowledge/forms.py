@@ -18,6 +18,14 @@ class DataImportForm(forms.Form):
     kind = forms.ChoiceField(choices=KIND_CHOICES, label="What the file holds")
     name = forms.SlugField(max_length=100, help_text="graph or set name (letters, digits, - and _)")
     file = forms.FileField()
+    allow_duplicate = forms.BooleanField(
+        required=False,
+        widget=forms.HiddenInput,  # offered (a check box) once the file turns out to be stored already
+        label="Yes, import a second copy under this name",
+    )
+
+    def offer_duplicate(self) -> None:
+        self.fields["allow_duplicate"].widget = forms.CheckboxInput()
 
     def clean_file(self) -> object:
         f = self.cleaned_data["file"]

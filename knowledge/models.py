@@ -136,6 +136,15 @@ class QuestionSet(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def shortfall_note(self) -> str:
+        """A CoCo build that could not fill every application kind says which and by how much."""
+        short = (self.params or {}).get("shortfall") or {}
+        if not short:
+            return ""
+        parts = "; ".join(f"{kind}: {built:,} of {asked:,}" for kind, (built, asked) in short.items())
+        return f"Fewer application questions than requested could be built from this graph ({parts})."
+
 
 class Question(models.Model):
     question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="questions")

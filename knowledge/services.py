@@ -35,6 +35,36 @@ def _noop(stage: str, done: int, total: int | None) -> None:
     return None
 
 
+class DuplicateContent(ImportRefused):
+    """The file's content is already stored under another name: importing it again would store a
+    second copy. Callers say so and ask; ``allow_duplicate=True`` imports it anyway."""
+
+    def __init__(self, message: str, existing: str) -> None:
+        super().__init__(message)
+        self.existing = existing
+
+
+def _graph_with_content(sha: str, name: str) -> None:
+    other = ImportSource.objects.filter(sha256=sha).exclude(graph__name=name).select_related("graph").first()
+    if other is not None:
+        g = other.graph
+        raise DuplicateContent(
+            f"this file's content is already imported as graph {g.name!r} ({g.triple_count:,} triples, from "
+            f"{other.filename}); importing it as {name!r} would store a second copy of the same triples",
+            g.name,
+        )
+
+
+def _set_with_content(model: type, sha: str, name: str, noun: str) -> None:
+    other = model.objects.filter(source_sha256=sha).exclude(name=name).first()  # type: ignore[attr-defined]
+    if other is not None:
+        raise DuplicateContent(
+            f"this file's content is already imported as {noun} {other.name!r} (from {other.source or 'a file'}); "
+            f"importing it as {name!r} would store a second copy",
+            other.name,
+        )
+
+
 @dataclass
 class GraphImportResult:
     graph: Graph
@@ -99,12 +129,15 @@ def graph_import(
     user: User | None = None,
     progress: Progress = _noop,
     display_name: str | None = None,
+    allow_duplicate: bool = False,
 ) -> GraphImportResult:
     """Import a triple file into graph ``name`` (created if needed). Nodes are deduplicated by
     text; each triple keeps its source file and line. The whole file is parsed and validated
     before anything is written, and all writes share one transaction."""
     path = Path(path)
     sha = file_fingerprint(path)
+    if not allow_duplicate and not ImportSource.objects.filter(graph__name=name, sha256=sha).exists():
+        _graph_with_content(sha, name)  # before parsing: a refusal costs a hash, not a parse
     rel_ids = relations_ensure()
     # Parse + validate everything first (raises DataFormatError naming file/line/field).
     intern: dict[str, str] = {}
@@ -208,9 +241,12 @@ def statements_import(
     user: User | None = None,
     display_name: str | None = None,
     progress: Progress = _noop,
+    allow_duplicate: bool = False,
 ) -> SetImportResult:
     path = Path(path)
     sha = file_fingerprint(path)
+    if not allow_duplicate and not StatementSet.objects.filter(name=name).exists():
+        _set_with_content(StatementSet, sha, name, "statement set")
     records = _collect(read_statements_csv(path), "statements", progress)
     with transaction.atomic():
         if _check_name_free(StatementSet, name, sha):
@@ -259,11 +295,14 @@ def questions_import(
     user: User | None = None,
     display_name: str | None = None,
     progress: Progress = _noop,
+    allow_duplicate: bool = False,
 ) -> SetImportResult:
     path = Path(path)
     if fmt not in QUESTION_SET_KIND:
         raise ImportRefused(f"unknown question format {fmt!r}; choose one of {', '.join(QUESTION_SET_KIND)}")
     sha = file_fingerprint(path)
+    if not allow_duplicate and not QuestionSet.objects.filter(name=name).exists():
+        _set_with_content(QuestionSet, sha, name, "question set")
     records = _collect(read_questions(path, fmt), "questions", progress)
     with transaction.atomic():
         if _check_name_free(QuestionSet, name, sha):
@@ -301,6 +340,7 @@ def questions_import(
 
 __all__ = [
     "DataFormatError",
+    "DuplicateContent",
     "ImportRefused",
     "graph_import",
     "statements_import",

@@ -83,6 +83,7 @@ def data_import(request: Request) -> HttpResponse:
         kind, _, fmt = form.cleaned_data["kind"].partition(":")
         upload = form.cleaned_data["file"]
         name = form.cleaned_data["name"]
+        again = {"allow_duplicate": form.cleaned_data["allow_duplicate"]}
         suffix = Path(upload.name).suffix
         with tempfile.NamedTemporaryFile(suffix=suffix) as tmp:
             for chunk in upload.chunks():
@@ -91,20 +92,26 @@ def data_import(request: Request) -> HttpResponse:
             try:
                 if kind == "graph":
                     summary = services.graph_import(
-                        tmp.name, name=name, fmt=fmt, user=request.user, display_name=upload.name
+                        tmp.name, name=name, fmt=fmt, user=request.user, display_name=upload.name, **again
                     ).summary()
                 elif kind == "statements":
                     summary = services.statements_import(
-                        tmp.name, name=name, user=request.user, display_name=upload.name
+                        tmp.name, name=name, user=request.user, display_name=upload.name, **again
                     ).summary("statements")
                 else:
                     summary = services.questions_import(
-                        tmp.name, name=name, fmt=fmt, user=request.user, display_name=upload.name
+                        tmp.name, name=name, fmt=fmt, user=request.user, display_name=upload.name, **again
                     ).summary("questions")
             except DataFormatError as exc:
                 # The error names the temp file; report the uploaded file's name instead.
                 exc_msg = str(exc).replace(Path(tmp.name).name, upload.name)
                 form.add_error("file", f"Import failed, nothing was stored: {exc_msg}")
+            except services.DuplicateContent as exc:
+                form.offer_duplicate()
+                form.add_error(
+                    "allow_duplicate",
+                    f"Nothing was stored: {exc}. Choose the file again and tick the box to import it anyway.",
+                )
             except services.ImportRefused as exc:
                 form.add_error("name", f"Import refused, nothing was stored: {exc}")
             else:

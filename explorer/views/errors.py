@@ -20,6 +20,7 @@ from .panels import render_with_panels
 from .run_panels import compare_panels, question_run_panels, statement_run_panels
 
 DRAWER_LIMIT = 50
+PAGE_LIMIT = 500  # "open as page" shows more of the same items
 
 
 @role_required(RESEARCHER)
@@ -59,7 +60,8 @@ def min_n_param(request: HttpRequest) -> int:
 def run_items(request: Request, run_id: int) -> HttpResponse:
     """The predictions behind a bar / cell / point: wrong ones first, at most 50, each with its
     provenance (set, position, source triples with file and line), human votes and the other
-    runs' answers to the same item. A partial for the drawer, a page otherwise."""
+    runs' answers to the same item. A partial for the drawer (50), a page otherwise (500: no close
+    button, no link to itself, a way back)."""
     run = get_object_or_404(Run.objects.select_related("question_set", "statement_set"), pk=run_id)
     params = request.GET
     qs = Prediction.objects.filter(run=run).filter(es.prediction_filter(params))
@@ -72,11 +74,13 @@ def run_items(request: Request, run_id: int) -> HttpResponse:
         qs = qs.filter(es.coco_cell_filter(run, knows, solves))
         title = COCO_LABELS[coco_category(knows, solves)]
     total = qs.count()
+    as_page = not request.htmx
+    limit = PAGE_LIMIT if as_page else DRAWER_LIMIT
     rel = "statement" if run.is_statement_run else "question"
     preds = list(
         qs.select_related(rel, f"{rel}__{rel}_set" if rel == "question" else "statement__statement_set").order_by(
             "correct", "position"
-        )[:DRAWER_LIMIT]
+        )[:limit]
     )
     if not run.is_statement_run:
         from django.db.models import prefetch_related_objects
@@ -109,12 +113,14 @@ def run_items(request: Request, run_id: int) -> HttpResponse:
         "rows": rows,
         "total": total,
         "title": title,
-        "limit": DRAWER_LIMIT,
+        "limit": limit,
+        "page_limit": PAGE_LIMIT,
+        "as_page": as_page,
         "is_statement": run.is_statement_run,
         "votes_available": sources.annotation_available(),
         "query": params.urlencode(),
     }
-    template = "explorer/_drawer.html" if request.htmx else "explorer/run_items.html"
+    template = "explorer/run_items.html" if as_page else "explorer/_drawer.html"
     return render(request, template, ctx)
 
 

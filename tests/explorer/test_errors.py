@@ -153,8 +153,12 @@ def test_run_error_page_and_drawer(com2, researcher, django_assert_max_num_queri
     # wrong answers first, and the other run's verdict on the same items
     assert body.index("wrong") < body.index("correct")
     assert f"#{com2['run2'].pk}" in body
-    page = researcher.get(url)
-    assert "<html" in page.content.decode()
+    assert "data-drawer-close" in body and "open as page" in body
+    page = researcher.get(url).content.decode()
+    assert "<html" in page
+    # Issue 14 bug 11: the page is a page - no dead close button, no link to itself, a way back
+    assert "data-drawer-close" not in page and "open as page" not in page
+    assert f'href="{reverse("explorer:run_errors", args=[run.pk])}">back to' in page and "<h1>" in page
 
 
 def test_compare_page(com2, coco, researcher, django_assert_max_num_queries):

@@ -9,10 +9,19 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from commonsense.io import DataFormatError
-from knowledge.services import ImportRefused
+from knowledge.services import DuplicateContent, ImportRefused
 
 
 class ImportCommand(BaseCommand):
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> Any:
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.add_argument(
+            "--allow-duplicate",
+            action="store_true",
+            help="import even when the same file content is already stored under another name",
+        )
+        return parser
+
     def execute(self, *args: Any, **options: Any) -> Any:
         self._bars: dict[str, tqdm] = {}
         self._quiet = options.get("verbosity", 1) == 0
@@ -20,6 +29,10 @@ class ImportCommand(BaseCommand):
             return super().execute(*args, **options)
         except DataFormatError as exc:
             raise CommandError(f"import failed, nothing was stored: {exc}") from None
+        except DuplicateContent as exc:
+            raise CommandError(
+                f"import refused, nothing was stored: {exc}; pass --allow-duplicate to import it anyway"
+            ) from None
         except ImportRefused as exc:
             raise CommandError(f"import refused, nothing was stored: {exc}") from None
         finally:

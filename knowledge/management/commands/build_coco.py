@@ -35,3 +35,5 @@ class Command(ImportCommand):
             progress=lambda d, t: self.progress("application", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} questions (seed {o['seed']})")
+        if qset.shortfall_note:
+            self.stdout.write(self.style.WARNING(qset.shortfall_note))

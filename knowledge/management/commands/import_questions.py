@@ -17,5 +17,7 @@ class Command(ImportCommand):
         parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
 
     def handle(self, *args: Any, path: str, name: str, fmt: str, **options: Any) -> None:
-        result = questions_import(path, name=name, fmt=fmt, progress=self.progress)
+        result = questions_import(
+            path, name=name, fmt=fmt, progress=self.progress, allow_duplicate=options["allow_duplicate"]
+        )
         self.stdout.write(result.summary("questions"))

@@ -15,5 +15,5 @@ class Command(ImportCommand):
         parser.add_argument("--name", required=True)
 
     def handle(self, *args: Any, path: str, name: str, **options: Any) -> None:
-        result = statements_import(path, name=name, progress=self.progress)
+        result = statements_import(path, name=name, progress=self.progress, allow_duplicate=options["allow_duplicate"])
         self.stdout.write(result.summary("statements"))
