@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 
-from . import exports, selectors, services
+from . import exports, samples, selectors, services
 from .forms import RunForm
 from .models import Run
 from .reports import run_metrics_json
@@ -65,6 +65,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "run": run,
             "metric_rows": selectors.run_metric_table(run),
             "preds": [exports.prediction_record(run, p) for p in preds],
+            "live": samples.partial_metrics(run),
         },
     )
 
