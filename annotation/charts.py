@@ -36,19 +36,22 @@ def _layout(fig: go.Figure, title: str, xtitle: str, ytitle: str, height: int = 
 
 def agreement_histogram(per_item: Sequence[float | None], threshold: float) -> dict[str, Any]:
     """Distribution of per-item agreement with the adjudication threshold marked."""
+    values = _finite(per_item)
     fig = go.Figure(
-        go.Histogram(
-            x=_finite(per_item), xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=BLUE, name="items"
-        )
+        go.Histogram(x=values, xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=BLUE, name="items")
     )
     fig.add_vline(x=threshold, line_dash="dash", line_color=ORANGE, annotation_text="adjudicate below")
-    return _layout(fig, "Per-item agreement", "pairwise agreement", "items")
+    left_out = len(per_item) - len(values)  # agreement needs two answers
+    title = f"Per-item agreement (n = {len(values)} items" + (
+        f"; {left_out} with a single answer left out)" if left_out else ")"
+    )
+    return _layout(fig, title, "pairwise agreement", "items")
 
 
 def answers_per_item(counts: Sequence[int], redundancy: int) -> dict[str, Any]:
     fig = go.Figure(go.Histogram(x=list(counts), marker_color=GREEN, name="items"))
     fig.add_vline(x=redundancy, line_dash="dash", line_color=ORANGE, annotation_text="redundancy")
-    return _layout(fig, "Answers per item", "accepted answers", "items")
+    return _layout(fig, f"Answers per item (n = {len(counts)} items)", "accepted answers", "items")
 
 
 def annotator_scatter(
@@ -81,10 +84,9 @@ def annotator_scatter(
 
 def commonsensicality_histogram(values: Sequence[float | None], title: str) -> dict[str, Any]:
     """Distribution of commonsensicality (NWW Fig. 2B / A.2)."""
-    fig = go.Figure(
-        go.Histogram(x=_finite(values), xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=GREEN)
-    )
-    return _layout(fig, title, "commonsensicality", "count")
+    finite = _finite(values)
+    fig = go.Figure(go.Histogram(x=finite, xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=GREEN))
+    return _layout(fig, f"{title} (n = {len(finite)})", "commonsensicality", "count")
 
 
 def option_ticks(ticks_by_position: Sequence[int], labels: Sequence[str]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """What a researcher does to a question set from its page: export it (JSONL, CSV, an lm-eval task
-as a zip), rename it, delete it. A set that model runs or annotation campaigns use is never
-deleted (its runs would go with it; campaigns protect it): the refusal names who uses it.
+as a zip), rename it, delete it. A set that model runs or annotation campaigns use is neither
+renamed (their results are filed under its name) nor deleted (its runs would go with it;
+campaigns protect it): the refusal names who uses it.
 
 ``knowledge`` sits below ``runs`` and ``annotation``, so the users of a set are found through the
 model relations pointing at it (``QuestionSet._meta``), not by importing those apps."""
@@ -58,7 +59,8 @@ def question_set_usage(qset: QuestionSet) -> list[tuple[str, int]]:
 
 
 def question_set_rename(qset: QuestionSet, new_name: str) -> QuestionSet:
-    """Rename the set. Runs and campaigns link to it by id and follow the new name."""
+    """Rename a set no run or campaign uses yet (their results, exports and commands name the
+    set: a new name would disown them); refused, with who uses it, otherwise."""
     new_name = new_name.strip()
     try:
         validate_slug(new_name)
@@ -71,6 +73,13 @@ def question_set_rename(qset: QuestionSet, new_name: str) -> QuestionSet:
     if new_name == qset.name:
         return qset
     with transaction.atomic():
+        used = question_set_usage(qset)
+        if used:
+            what = ", ".join(f"{n} {name}" for name, n in used)
+            raise ValidationError(
+                f"question set {qset.name!r} is used by {what}: renaming it would change the name their "
+                "results and exports are filed under"
+            )
         if QuestionSet.objects.select_for_update().filter(name=new_name).exists():
             raise ValidationError(f"there is already a question set named {new_name!r}")
         qset.name = new_name

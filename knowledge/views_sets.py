@@ -37,7 +37,7 @@ def question_set_rename(request: HttpRequest, name: str) -> HttpResponse:
         messages.error(request, f"Not renamed: {' '.join(exc.messages)}")
         return redirect("knowledge:question_set", name=old)
     if qset.name != old:
-        messages.success(request, f"Question set {old} is now called {qset.name}; its runs and campaigns follow it.")
+        messages.success(request, f"Question set {old} is now called {qset.name}.")
     return redirect("knowledge:question_set", name=qset.name)
 
 

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 
-from . import catalog, exports, selectors, services
+from . import catalog, exports, samples, selectors, services
 from .forms import RunForm
 from .models import Run
 from .reports import run_metrics_json
@@ -75,6 +75,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "run": run,
             "metric_rows": selectors.run_metric_table(run),
             "preds": [exports.prediction_record(run, p) for p in preds],
+            "live": samples.partial_metrics(run),
         },
     )
 

@@ -79,3 +79,13 @@ def test_a_filled_export_keeps_the_same_header(mcqa_campaign, people) -> None:  
     body = login("boss").get(reverse("annotation:export", args=[mcqa_campaign.name, "csv"])).content.decode()
     rows = list(csv.reader(io.StringIO(body)))
     assert rows[0] == columns_for("mcqa") and len(rows) == 2
+
+
+def test_dashboard_histograms_state_their_n() -> None:
+    from annotation import charts
+
+    fig = charts.agreement_histogram([0.5, 1.0, None, float("nan")], 0.6)
+    assert fig["layout"]["title"]["text"] == "Per-item agreement (n = 2 items; 2 with a single answer left out)"
+    assert charts.answers_per_item([1, 2, 3], 3)["layout"]["title"]["text"] == "Answers per item (n = 3 items)"
+    m = charts.commonsensicality_histogram([0.2, None], "Statements m")
+    assert m["layout"]["title"]["text"].endswith("(n = 1)")

@@ -155,3 +155,14 @@ def test_only_researchers_see_samples(client: Client, com2_run: Run) -> None:
     client.login(username="ann", password="pw-long-enough-123")
     assert client.get(url).status_code == 403
     assert client.get(reverse("runs:samples_live", args=[com2_run.pk])).status_code == 403
+
+
+def test_the_run_page_shows_live_partial_metrics_too(researcher: Client, csqa_set) -> None:  # type: ignore[no-untyped-def]
+    run = run_create(question_set=csqa_set, backend="random", scoring="loglik", seed=1, enqueue=False)
+    live = reverse("runs:samples_live", args=[run.pk])
+    page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert f'hx-get="{live}" hx-trigger="every 2s"' in page and "no scored item yet" in page
+    run_execute(run.pk, heartbeat=False)
+    page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    ok = Prediction.objects.filter(run=run, correct=True).count()
+    assert f'hx-get="{live}"' not in page and f"accuracy <strong>{ok / 300:.3f}</strong>" in page
