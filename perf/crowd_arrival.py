@@ -150,7 +150,7 @@ def run_arrival(args: argparse.Namespace, base: str, loadavg: Any) -> int:
             )
 
     for _ in range(4 * args.workers):  # wake every gunicorn worker (first requests import templates)
-        requests.get(link, timeout=120)
+        requests.get(f"{base}/accounts/login/", timeout=120)
     start = time.perf_counter() + 2.0
     deadline = start + args.arrive_within + args.duration
     rng = random.Random(0)
@@ -168,8 +168,10 @@ def run_arrival(args: argparse.Namespace, base: str, loadavg: Any) -> int:
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
+    give_up = deadline + 180  # participants still waiting on a request then are counted as unfinished
     for t in threads:
-        t.join(timeout=max(1.0, deadline - time.perf_counter() + 180))
+        t.join(timeout=max(0.01, give_up - time.perf_counter()))
+    unfinished = sum(t.is_alive() for t in threads)
     elapsed = time.perf_counter() - start
     n_req = sum(len(v) for v in lat.values())
     think = f"{lo:g}-{hi:g} s" if hi else "none"
@@ -189,6 +191,8 @@ def run_arrival(args: argparse.Namespace, base: str, loadavg: Any) -> int:
     print(f"  worst step p95: {worst:.1f} ms (target < 100 ms)")
     if bad:
         print(f"  failed requests: {len(bad)} (first: {bad[:5]})")
+    if unfinished:
+        print(f"  {unfinished} participants still waiting on a request 180 s after the end")
     return check_crowd(args.redundancy, args.budget, seen_codes, len(bad))
 
 
