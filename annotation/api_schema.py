@@ -18,12 +18,11 @@ class DetailSerializer(serializers.Serializer):
 
 
 class ItemOutSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.CharField(help_text="opaque item id (neither the row id nor the source dataset's id)")
     role = serializers.ChoiceField(
         choices=[Item.Role.REGULAR.value, Item.Role.QUALIFICATION.value],
         help_text="attention checks are reported as regular items",
     )
-    key = serializers.CharField()
     payload = serializers.DictField(help_text="survey {text}; mcqa {context, stem, options}; rica {statements}")
 
 

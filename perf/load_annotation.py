@@ -17,6 +17,13 @@ that range (people take ~5-30 s per MCQA item; ``--think 1-3`` is a hurried crow
 a closed loop that measures saturation: latency then is simply annotators / throughput).
 ``--profile`` first replays a few annotators in-process with Django's test client and prints the
 SQL statements per request type. Exit status 1 if a database check fails.
+
+``--scenario arrival`` runs the crowd-study arrival instead (:mod:`perf.crowd_arrival`): 1,000
+participants arriving through a Prolific-style study link within 60 s, each through consent,
+instructions and demographics, then up to 50 items with the think time, bounded by ``--duration``:
+
+    .venv/bin/python perf/load_annotation.py --scenario arrival --participants 1000 --arrive-within 60 \
+        --budget 50 --think 5-30 --duration 120 --items 2200 --redundancy 23
 """
 
 from __future__ import annotations
@@ -311,6 +318,10 @@ def main() -> int:
         action="store_true",
         help="PostgreSQL with fsync, synchronous_commit and full_page_writes on (default: off, as in tests)",
     )
+    ap.add_argument("--scenario", choices=["queue", "arrival"], default="queue", help="arrival: crowd study links")
+    ap.add_argument("--participants", type=int, default=1000, help="arrival: participants arriving")
+    ap.add_argument("--arrive-within", type=float, default=60.0, help="arrival: seconds over which they arrive")
+    ap.add_argument("--budget", type=int, default=50, help="arrival: items per participant (NWW: 50)")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="cocoweb-load-"))
@@ -342,7 +353,13 @@ def main() -> int:
     args.port = args.port or int(free_port())
     try:
         t0 = time.perf_counter()
-        setup_data(args.items, args.redundancy, args.annotators)
+        if args.scenario == "arrival":
+            from perf.crowd_arrival import setup_crowd
+
+            setup_crowd(args.items, args.redundancy, args.budget)
+            args.annotators = 0
+        else:
+            setup_data(args.items, args.redundancy, args.annotators)
         from django.conf import settings
 
         print(
@@ -390,6 +407,10 @@ def main() -> int:
             except OSError:
                 time.sleep(0.1)
         base = f"http://127.0.0.1:{args.port}"
+        if args.scenario == "arrival":
+            from perf.crowd_arrival import run_arrival
+
+            return run_arrival(args, base, loadavg)
         sessions = [session_for(base, f"perf-ann-{i:03d}") for i in range(args.annotators)]
         roots = {"gunicorn": gunicorn.pid}
         pid_file = Path(os.environ.get("COCOWEB_PG_DATA") or tmp / "svc" / "pg") / "postmaster.pid"

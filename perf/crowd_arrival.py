@@ -1,0 +1,233 @@
+"""The crowd arrival scenario of ``perf/load_annotation.py --scenario arrival``: N participants
+(default 1,000) arrive through a Prolific-style study link spread uniformly over ``--arrive-within``
+seconds (default 60); each goes through the link, consent, instructions and the demographics form,
+then answers up to ``--budget`` items (default 50, NWW) with ``--think`` seconds per item, until
+the run's bounded duration ends; one who reaches the budget fetches the completion page. Prints
+p50/p95/p99 per step and checks the database: no participant twice, no item over redundancy,
+every completion code unique (and the one the participant saw)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import threading
+import time
+from typing import Any
+
+import requests
+
+SLUG = "perf-crowd"
+UID = re.compile(r'data-item="([^"]+)"')
+KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
+CODE = re.compile(r'id="completion-code">(\w+)<')
+STEPS = (
+    "join",
+    "consent_page",
+    "consent",
+    "instructions",
+    "demographics_page",
+    "demographics",
+    "first_item",
+    "submit",
+    "done",
+)
+
+
+def setup_crowd(n_items: int, redundancy: int, budget: int) -> None:
+    """A survey campaign over ``n_items`` synthetic statements, opened to a crowd with the
+    production services (as ``campaign_create --study-link`` does)."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from annotation.models import Campaign
+    from annotation.participants import crowd_study_enable
+    from annotation.services import campaign_create, campaign_status_set
+    from knowledge.models import Statement, StatementSet
+
+    call_command("migrate", verbosity=0)
+    Campaign.objects.filter(name=SLUG).delete()
+    StatementSet.objects.filter(name=SLUG).delete()
+    sset = StatementSet.objects.create(name=SLUG, source="perf", statement_count=n_items)
+    Statement.objects.bulk_create(
+        [
+            Statement(statement_set=sset, position=i, external_id=f"s{i}", text=f"Statement number {i} is true.")
+            for i in range(n_items)
+        ],
+        batch_size=5000,
+    )
+    c = campaign_create(
+        name=SLUG,
+        title="Crowd arrival",
+        kind="survey",
+        statement_set=sset,
+        redundancy=redundancy,
+        max_items_per_annotator=budget,
+    )
+    campaign_status_set(c, "open")
+    crowd_study_enable(c, demographics=["age_band", "country"], completion_url="https://example.org/done?cc={code}")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(q / 100 * (len(v) - 1))))]
+
+
+def run_arrival(args: argparse.Namespace, base: str, loadavg: Any) -> int:
+    lat: dict[str, list[float]] = {s: [] for s in STEPS}
+    bad: list[str] = []
+    seen_codes: dict[str, str] = {}
+    lock = threading.Lock()
+    lo, hi = args.think
+    start = time.perf_counter() + 2.0
+    deadline = start + args.arrive_within + args.duration
+    link = f"{base}/join/{SLUG}/"
+
+    def timed(step: str, s: requests.Session, method: str, url: str, **kw: Any) -> requests.Response | None:
+        t = time.perf_counter()
+        try:
+            r = s.request(method, url, timeout=120, allow_redirects=False, **kw)
+        except requests.RequestException as exc:
+            with lock:
+                bad.append(f"{step}: {exc.__class__.__name__}")
+            return None
+        dt = (time.perf_counter() - t) * 1000
+        with lock:
+            lat[step].append(dt)
+        if r.status_code not in (200, 204, 302):
+            with lock:
+                bad.append(f"{step}: {r.status_code}")
+            return None
+        return r
+
+    def participant(i: int, at: float) -> None:
+        rng = random.Random(i)
+        pid = f"{rng.getrandbits(96):024x}"  # Prolific ids are 24 hex digits
+        s = requests.Session()
+        time.sleep(max(0.0, at - time.perf_counter()))
+        if timed("join", s, "GET", f"{link}?PROLIFIC_PID={pid}&STUDY_ID=perf&SESSION_ID=s{i}") is None:
+            return
+        if timed("consent_page", s, "GET", link + "consent/") is None:
+            return
+        s.headers.update({"X-CSRFToken": s.cookies.get("csrftoken", ""), "Referer": base})
+        if timed("consent", s, "POST", link + "consent/", data={"consent": "yes"}) is None:
+            return
+        if timed("instructions", s, "POST", link + "instructions/") is None:
+            return
+        if timed("demographics_page", s, "GET", link + "about-you/") is None:
+            return
+        data = {"age_band": rng.choice(["18–24", "25–34", "35–44"]), "country": "Nowhere"}
+        if timed("demographics", s, "POST", link + "about-you/", data=data) is None:
+            return
+        r = timed("first_item", s, "GET", link + "items/")
+        s.headers["HX-Request"] = "true"
+        while r is not None and time.perf_counter() < deadline:
+            if r.status_code == 204 and r.headers.get("HX-Redirect", "").endswith("/done/"):
+                done = timed("done", s, "GET", link + "done/")
+                m = CODE.search(done.text) if done is not None else None
+                if m is not None:
+                    with lock:
+                        seen_codes[pid] = m.group(1)
+                return
+            m, k = UID.search(r.text), KEY.search(r.text)
+            if m is None or k is None:
+                return  # waiting for slots, or the study ended for them
+            time.sleep(rng.uniform(lo, hi) if hi else 0.0)
+            if time.perf_counter() >= deadline:
+                return
+            answer = {"agree": rng.choice(["yes", "no"]), "predict": rng.choice(["yes", "no"])}
+            r = timed(
+                "submit",
+                s,
+                "POST",
+                f"{link}items/{m.group(1)}/submit/",
+                data={**answer, "idempotency_key": k.group(1), "elapsed_ms": "9000"},
+            )
+
+    for _ in range(4 * args.workers):  # wake every gunicorn worker (first requests import templates)
+        requests.get(f"{base}/accounts/login/", timeout=120)
+    start = time.perf_counter() + 2.0
+    deadline = start + args.arrive_within + args.duration
+    rng = random.Random(0)
+    arrivals = sorted(start + rng.uniform(0, args.arrive_within) for _ in range(args.participants))
+    threads = [threading.Thread(target=participant, args=(i, at), daemon=True) for i, at in enumerate(arrivals)]
+    before = loadavg()
+    for t in threads:
+        t.start()
+    peak = [0.0]
+
+    def watch() -> None:
+        while any(t.is_alive() for t in threads):
+            peak[0] = max(peak[0], os.getloadavg()[0])
+            time.sleep(5)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    give_up = deadline + 180  # participants still waiting on a request then are counted as unfinished
+    for t in threads:
+        t.join(timeout=max(0.01, give_up - time.perf_counter()))
+    unfinished = sum(t.is_alive() for t in threads)
+    elapsed = time.perf_counter() - start
+    n_req = sum(len(v) for v in lat.values())
+    think = f"{lo:g}-{hi:g} s" if hi else "none"
+    print(
+        f"arrival: {args.participants} participants within {args.arrive_within:g} s, budget {args.budget}, think "
+        f"{think}, bounded at {args.arrive_within + args.duration:g} s; gunicorn {args.workers} workers x "
+        f"{args.threads} threads; {n_req} requests in {elapsed:.1f} s ({n_req / elapsed:.1f} req/s)"
+    )
+    print(f"  {loadavg()} at the end ({before} before; 1-min peak seen {peak[0]:.2f})")
+    worst = 0.0
+    for step in STEPS:
+        v = lat[step]
+        worst = max(worst, pct(v, 95) if v else 0.0)
+        print(
+            f"  {step:18s} n={len(v):6d}  p50={pct(v, 50):7.1f} ms  p95={pct(v, 95):7.1f} ms  p99={pct(v, 99):7.1f} ms"
+        )
+    print(f"  worst step p95: {worst:.1f} ms (target < 100 ms)")
+    if bad:
+        print(f"  failed requests: {len(bad)} (first: {bad[:5]})")
+    if unfinished:
+        print(f"  {unfinished} participants still waiting on a request 180 s after the end")
+    return check_crowd(args.redundancy, args.budget, seen_codes, len(bad))
+
+
+def check_crowd(redundancy: int, budget: int, seen_codes: dict[str, str], n_bad: int) -> int:
+    from django.db import connection
+    from django.db.models import Count
+
+    from annotation.models import Item, Response
+    from annotation.participants_models import Participant
+
+    connection.close()
+    parts = Participant.objects.filter(campaign__name=SLUG)
+    twice = parts.values("platform", "external_id").annotate(n=Count("id")).filter(n__gt=1).count()
+    per_item = dict(
+        Response.objects.filter(campaign__name=SLUG, item__role="regular")
+        .values_list("item_id")
+        .annotate(n=Count("id"))
+    )
+    over = sum(1 for n in per_item.values() if n > redundancy)
+    per_user = Response.objects.filter(campaign__name=SLUG).values("user_id").annotate(n=Count("id"))
+    over_budget = sum(1 for r in per_user if r["n"] > budget)
+    codes = list(parts.exclude(completion_code=None).values_list("external_id", "completion_code"))
+    dup_codes = len(codes) - len({c for _, c in codes})
+    mismatched = sum(1 for pid, c in codes if pid in seen_codes and seen_codes[pid] != c)
+    counters = sum(
+        1
+        for i in Item.objects.filter(campaign__name=SLUG, role="regular").only("pk", "answer_count")
+        if i.answer_count != per_item.get(i.pk, 0)
+    )
+    problems = twice + over + over_budget + dup_codes + mismatched + counters + n_bad
+    by_stage = dict(parts.values_list("stage").annotate(n=Count("id")).order_by())
+    print(
+        f"db: {parts.count()} participants {by_stage}; {sum(per_item.values())} answers on {len(per_item)} items "
+        f"(max {max(per_item.values(), default=0)} per item); {twice} ids twice, {over} items over redundancy, "
+        f"{over_budget} participants over budget, {len(codes)} completion codes ({dup_codes} duplicates, "
+        f"{mismatched} not the one shown), {counters} inconsistent counters -> {'OK' if not problems else 'FAILED'}"
+    )
+    return 0 if not problems else 1
