@@ -29,7 +29,7 @@ from knowledge.models import Question, Statement
 from .models import Run
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer")
+SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer", "rica-mlm")
 YES_NO = ("no", "yes")
 
 
