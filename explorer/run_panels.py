@@ -20,6 +20,7 @@ from . import nww_selectors as ns
 from . import run_aggregates as ra
 from .generation_panels import generation_panel
 from .panels import Panel
+from .rica_panels import rica_panels
 
 
 def items_href(run: Run, **params: object) -> str:
@@ -136,6 +137,7 @@ def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
         panels.append(
             accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation")
         )
+    panels += rica_panels(runs, want, run_label)
     windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
     if windows:
         panels.append(windows_panel(runs, {run.pk: windows}))
@@ -335,6 +337,7 @@ def compare_panels(runs: Sequence[Run], *, only: str = "") -> list[Panel]:
             panels.append(
                 accuracy_panel("rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation")
             )
+        panels += rica_panels(qruns, want, run_label)
         buckets = ra.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:
             panels.append(windows_panel(qruns, buckets))

@@ -20,6 +20,7 @@ from commonsense.questions.record import question_relation
 from knowledge.models import Question, Statement
 
 from .models import Prediction, Run, RunMetric
+from .rica_rows import rica_bias_rows
 
 Record = dict[str, Any]
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
@@ -70,6 +71,7 @@ def run_records(run: Run) -> list[Record]:
                     "group": q.group,
                     "role": q.role,
                     "perturbation": str(meta.get("perturbation", "")),
+                    "options": q.options,
                     "error": p.error,
                     "aspect": str(
                         meta.get("aspect")
@@ -247,7 +249,7 @@ def _rica_rows(records: list[Record], seed: int) -> list[Row]:
     rows = [_row("all_perturbations_correct", "overall", rep.all_perturbations_correct, axioms=len(rep.axioms))]
     rows += [_row("accuracy", f"linguistic={k}", e) for k, e in rep.by_linguistic.items()]
     rows += [_row("accuracy", f"asymmetry={k}", e) for k, e in rep.by_asymmetry.items()]
-    return rows
+    return rows + rica_bias_rows(records, seed)
 
 
 def _question_rows(records: list[Record], seed: int, group_sizes: dict[str, int]) -> list[Row]:
