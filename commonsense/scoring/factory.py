@@ -13,7 +13,7 @@ from typing import Any
 from .types import Backend, Item, ItemResult, Scorer
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer", "rica-mlm")
+SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer", "rica-mlm", "letter")
 NEEDS = {
     "loglik": "loglik",
     "rica": "loglik",
@@ -24,6 +24,7 @@ NEEDS = {
     "recoms": "generate",
     "generate-answer": "generate",
     "rica-mlm": "mlm",
+    "letter": "word_probs",
 }
 
 
@@ -69,6 +70,12 @@ def scorer_for(lm: Backend, scoring: str, **options: Any) -> Scorer:
         return YesNoScorer(lm, **options)
     if scoring == "recoms":
         return recoms_scorer(lm, **options)
+    if scoring == "letter" or (scoring in ("generate", "cot") and options.get("shots")):
+        from .fewshot import FewShotGenerateScorer, LetterLogitScorer
+
+        if scoring == "letter":
+            return LetterLogitScorer(lm, **options)
+        return FewShotGenerateScorer(lm, **{**options, "cot": scoring == "cot"})
     if scoring == "generate-answer":
         from .generate_answer import GenerateAnswerScorer
 
