@@ -18,6 +18,7 @@ from . import charts, nww_charts, nww_population_panels, sources
 from . import error_selectors as es
 from . import nww_selectors as ns
 from . import run_aggregates as ra
+from .coco_error_panels import error_category_panel
 from .generation_panels import generation_panel
 from .panels import Panel
 from .rica_panels import rica_panels
@@ -138,6 +139,7 @@ def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
             accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation")
         )
     panels += rica_panels(runs, want, run_label)
+    panels += error_category_panel(runs, want, run_label)
     windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
     if windows:
         panels.append(windows_panel(runs, {run.pk: windows}))

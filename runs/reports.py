@@ -19,6 +19,7 @@ from commonsense.metrics import Estimate
 from commonsense.questions.record import question_relation
 from knowledge.models import Question, Statement
 
+from .coco_rows import coco_table_rows, error_rows
 from .models import Prediction, Run, RunMetric
 from .rica_rows import rica_bias_rows
 
@@ -312,7 +313,7 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
             .values_list("group")
             .annotate(n=Count("id"))
         )
-        rows = _question_rows(records, seed, dict(sizes))
+        rows = coco_table_rows(_question_rows(records, seed, dict(sizes))) + error_rows(run)
     objs = [
         RunMetric(run=run, name=n, scope=s, value=v, ci_low=lo, ci_high=hi, n=k, data=d)
         for n, s, v, lo, hi, k, d in rows
