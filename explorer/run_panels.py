@@ -15,12 +15,12 @@ from commonsense.metrics.consistency import category as coco_category
 from runs.models import Run
 
 from . import charts, nww_charts, nww_population_panels, sources
-from . import error_selectors as es
 from . import nww_selectors as ns
 from . import run_aggregates as ra
 from .coco_error_panels import error_category_panel
 from .generation_panels import generation_panel
 from .panels import Panel
+from .recoms_panels import core_windows, kba_accuracy_panel, redundancy_panel
 from .rica_panels import rica_panels
 
 
@@ -140,9 +140,15 @@ def question_run_panels(run: Run, *, only: str = "") -> list[Panel]:
         )
     panels += rica_panels(runs, want, run_label)
     panels += error_category_panel(runs, want, run_label)
-    windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
-    if windows:
+    windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty", "kba-accuracy") else None
+    if windows and want("difficulty"):
         panels.append(windows_panel(runs, {run.pk: windows}))
+    fig4 = kba_accuracy_panel(runs, core_windows(runs), run_label) if windows and want("kba-accuracy") else None
+    if fig4 is not None:
+        panels.append(fig4)
+    krr = redundancy_panel(runs, run_label) if windows and want("redundancy") else None
+    if krr is not None:
+        panels.append(krr)
     if want("by-agreement"):
         levels = sources.agreement_levels_for_run(run)
         panels.append(
@@ -185,9 +191,12 @@ def _fmt(x: object) -> str:
 
 
 def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]]]) -> Panel:
+    """The windows by the run metrics' definition (explorer.recoms_panels.core_windows); ``buckets``
+    only says which runs have difficulties."""
     series, rows, links = [], [], []
+    core = core_windows([r for r in runs if buckets.get(r.pk)])
     for run in runs:
-        wins = es.sliding_windows(buckets.get(run.pk, []))  # type: ignore[arg-type]
+        wins = core.get(run.pk, [])
         hrefs = [items_href(run, d_min=w["d_min"], d_max=w["d_max"]) for w in wins]
         series.append((run_label(run), [w["mean_d"] for w in wins], [w["accuracy"] for w in wins], hrefs))
         rows += [
@@ -196,7 +205,7 @@ def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]
         links += hrefs
     return Panel(
         "difficulty",
-        "ReComSBench: accuracy over difficulty windows (length N/3, step N/9)",
+        "ReComSBench: accuracy over difficulty windows (length N//3, step N//9, last window ending at N)",
         charts.line_series(series, x_title="mean knowledge number d(Q) in the window"),
         ["run", "window", "d min", "d max", "mean d", "n", "accuracy"],
         rows,

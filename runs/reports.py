@@ -21,6 +21,7 @@ from knowledge.models import Question, Statement
 
 from .coco_rows import coco_table_rows, error_rows
 from .models import Prediction, Run, RunMetric
+from .recoms_rows import krr_rows
 from .rica_rows import rica_bias_rows
 
 Record = dict[str, Any]
@@ -98,6 +99,7 @@ def _recoms_fields(p: Prediction) -> Record:
         "kba_correct": kba.get("correct"),
         "path_correct": tuple(pt.get("correct") for pt in paths),
         "path_kcr": tuple(pt.get("kcr") for pt in paths),
+        "path_krr": tuple(pt.get("krr") for pt in paths),
     }
 
 
@@ -150,6 +152,7 @@ def _recoms_rows(records: list[Record], seed: int) -> list[Row]:
                 {"u": t.u, "n_correct": t.n_correct, "n_incorrect": t.n_incorrect, "alternative": "two-sided"},
             )
         )
+    rows += krr_rows(records, seed)
     rows.append(_row("difficulty", "overall", rep.difficulty))
     rows.append(
         (
