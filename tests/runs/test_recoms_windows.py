@@ -52,3 +52,24 @@ def test_redundancy_ratio_per_path(recoms_run: Run) -> None:
         assert m.value == (pytest.approx(sum(vals) / len(vals)) if vals else None) and m.n == len(vals)
     (panel,) = [p for p in question_run_panels(recoms_run) if p.key == "redundancy"]
     assert not charts.is_empty(panel.figure) and len(panel.rows) == 2
+
+
+def test_recoms_sweep_command(recoms_run: Run, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from django.core.management import CommandError, call_command
+
+    call_command("recoms_sweep", "--run", str(recoms_run.pk), "--thresholds", "0.6,0.75,0.9")
+    out = json.loads(capsys.readouterr().out)
+    assert [p["threshold"] for p in out["sweep"]] == [0.6, 0.75, 0.9]
+    stored = [
+        path["kcr"]
+        for p in Prediction.objects.filter(run=recoms_run)
+        for path in p.extra.get("paths") or []
+        if path.get("kcr") is not None and path.get("correct")
+    ]
+    at_075 = out["sweep"][1]
+    assert at_075["n_correct"] == len(stored) and at_075["kcr_correct"] == pytest.approx(sum(stored) / len(stored))
+    with pytest.raises(CommandError, match="needs a recoms run"):
+        other = Run.objects.create(question_set=recoms_run.question_set, backend="random", scoring="loglik")
+        call_command("recoms_sweep", "--run", str(other.pk))
