@@ -20,6 +20,7 @@ from commonsense.questions.record import question_relation
 from knowledge.models import Question, Statement
 
 from .coco_rows import coco_table_rows, error_rows
+from .difficulty import difficulty_adopt, window_rows
 from .models import Prediction, Run, RunMetric
 from .recoms_rows import krr_rows
 from .rica_rows import rica_bias_rows
@@ -301,6 +302,7 @@ def _statement_rows(records: list[Record], seed: int) -> list[Row]:
 
 def run_metrics_compute(run: Run) -> list[RunMetric]:
     """Compute and store every metric of ``run`` (replacing earlier rows)."""
+    difficulty_adopt(run)  # a shared d(Q) (parameter difficulty_run), before anything reads it
     records = run_records(run)
     seed = int(run.seed or 0)
     if run.is_statement_run:
@@ -316,7 +318,7 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
             .values_list("group")
             .annotate(n=Count("id"))
         )
-        rows = coco_table_rows(_question_rows(records, seed, dict(sizes))) + error_rows(run)
+        rows = coco_table_rows(_question_rows(records, seed, dict(sizes))) + error_rows(run) + window_rows(run)
     objs = [
         RunMetric(run=run, name=n, scope=s, value=v, ci_low=lo, ci_high=hi, n=k, data=d)
         for n, s, v, lo, hi, k, d in rows

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from knowledge.models import QuestionSet, StatementSet
 
+from .difficulty import difficulty_run_check
 from .models import Run
 from .scorers import BACKENDS, SCORINGS
 
@@ -80,6 +81,8 @@ def run_create(
         raise ValidationError(f"backend {backend!r} needs a model (folder or .gguf file)")
     if backend == "openai" and not (url and model):
         raise ValidationError("backend 'openai' needs --url and --model")
+    if (params or {}).get("difficulty_run") is not None:
+        difficulty_run_check(params["difficulty_run"], question_set)  # type: ignore[index]
     if limit is not None and limit < 1:
         raise ValidationError("limit must be at least 1")
     user = user if getattr(user, "is_authenticated", False) else None

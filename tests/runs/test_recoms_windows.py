@@ -73,3 +73,34 @@ def test_recoms_sweep_command(recoms_run: Run, capsys: pytest.CaptureFixture[str
     with pytest.raises(CommandError, match="needs a recoms run"):
         other = Run.objects.create(question_set=recoms_run.question_set, backend="random", scoring="loglik")
         call_command("recoms_sweep", "--run", str(other.pk))
+
+
+def test_a_run_adopts_another_runs_difficulty(recoms_run: Run, csqa_set) -> None:  # type: ignore[no-untyped-def]
+    from django.core.exceptions import ValidationError
+
+    run = run_create(
+        question_set=csqa_set,
+        backend="random",
+        scoring="loglik",
+        limit=4,
+        seed=2,
+        params={"difficulty_run": recoms_run.pk},
+        enqueue=False,
+    )
+    assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
+    ref = dict(Prediction.objects.filter(run=recoms_run).values_list("question_id", "item_difficulty"))
+    mine = dict(Prediction.objects.filter(run=run).values_list("question_id", "item_difficulty"))
+    assert mine == ref and any(v is not None for v in mine.values())
+    bounds = lambda r: [  # noqa: E731
+        (m.data["start"], m.data["stop"])
+        for m in RunMetric.objects.filter(run=r, name="accuracy", scope__startswith="window=").order_by("scope")
+    ]
+    assert bounds(run) == bounds(recoms_run) and bounds(run)
+    with pytest.raises(ValidationError, match="needs a finished recoms run"):
+        run_create(
+            question_set=csqa_set, backend="random", scoring="loglik", params={"difficulty_run": run.pk}, enqueue=False
+        )
+    with pytest.raises(ValidationError, match="no such run"):
+        run_create(
+            question_set=csqa_set, backend="random", scoring="loglik", params={"difficulty_run": 999}, enqueue=False
+        )
