@@ -138,6 +138,7 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
     user_create_with_role("res", "researcher", "pw-long-enough-123")
     c = Client()
     c.login(username="res", password="pw-long-enough-123")
+    assert 'id="fig-generation"' in c.get(reverse("explorer:run_errors", args=[runs[0].pk])).content.decode()
     body = c.get(reverse("explorer:run_errors", args=[runs[0].pk]) + "?csv=generation").content.decode()
     assert "overall" in body and len(body.strip().splitlines()) == 1 + len(panel.rows)
 
