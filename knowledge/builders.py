@@ -23,13 +23,14 @@ from commonsense.questions import export as writers
 from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
 from commonsense.questions.com2 import BuildParams, build_com2
 from commonsense.questions.diverse import EmbeddingCache
+from commonsense.questions.finetune import diversity_filter, write_finetune
 from commonsense.questions.record import BuiltQuestion
 
 from .models import Graph, Question, QuestionSet
 from .services import ImportRefused
 
 Progress = Callable[[int, int], None]
-EXPORT_FORMATS = ("jsonl", "csv", "lm-eval")
+EXPORT_FORMATS = ("jsonl", "csv", "lm-eval", "finetune-prompt", "finetune-chat")
 
 
 @dataclass(frozen=True)
@@ -276,8 +277,10 @@ def _built(row: Question) -> BuiltQuestion:
     )
 
 
-def question_set_export(name: str, fmt: str, out: str | Path) -> Path:
-    """Write a stored set as JSONL, CSV, or an lm-eval task (``out`` is then a directory)."""
+def question_set_export(name: str, fmt: str, out: str | Path, *, diverse_top: int | None = None) -> Path:
+    """Write a stored set as JSONL, CSV, an lm-eval task (``out`` is then a directory), or
+    fine-tuning pairs (``finetune-prompt``: prompt/completion JSONL, ``finetune-chat``: chat
+    messages); ``diverse_top`` keeps only COM2's top-N queries per answer by unigram gain."""
     if fmt not in EXPORT_FORMATS:
         raise ImportRefused(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     try:
@@ -286,6 +289,11 @@ def question_set_export(name: str, fmt: str, out: str | Path) -> Path:
         raise ImportRefused(f"no question set named {name!r}") from None
     questions = [_built(r) for r in qset.questions.order_by("position").iterator(chunk_size=2000)]
     out = Path(out)
+    if diverse_top is not None:
+        questions = diversity_filter(questions, diverse_top)
+    if fmt.startswith("finetune-"):
+        write_finetune(questions, out, "chat" if fmt == "finetune-chat" else "prompt-completion")
+        return out
     if fmt == "jsonl":
         writers.write_jsonl(questions, out, qset.name)
         return out

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_build, views_sets
+from . import rica_views, views, views_build, views_sets
 
 app_name = "knowledge"
 urlpatterns = [
@@ -13,6 +13,7 @@ urlpatterns = [
     path("statement-sets/<slug:name>/", views.statement_set_detail, name="statement_set"),
     path("build/questions/", views_build.build_questions, name="build_questions"),
     path("build/coco/", views_build.build_coco, name="build_coco"),
+    path("build/rica/", rica_views.build_rica, name="build_rica"),
     path("build/jobs/", views_build.build_job_list, name="build_job_list"),
     path("build/jobs/<int:job_id>/", views_build.build_job_detail, name="build_job"),
     path("build/jobs/<int:job_id>/progress/", views_build.build_job_progress, name="build_job_progress"),

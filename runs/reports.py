@@ -19,7 +19,11 @@ from commonsense.metrics import Estimate
 from commonsense.questions.record import question_relation
 from knowledge.models import Question, Statement
 
+from .coco_rows import coco_table_rows, error_rows
+from .difficulty import difficulty_adopt, window_rows
 from .models import Prediction, Run, RunMetric
+from .recoms_rows import krr_rows
+from .rica_rows import rica_bias_rows
 
 Record = dict[str, Any]
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
@@ -70,6 +74,7 @@ def run_records(run: Run) -> list[Record]:
                     "group": q.group,
                     "role": q.role,
                     "perturbation": str(meta.get("perturbation", "")),
+                    "options": q.options,
                     "error": p.error,
                     "aspect": str(
                         meta.get("aspect")
@@ -95,6 +100,7 @@ def _recoms_fields(p: Prediction) -> Record:
         "kba_correct": kba.get("correct"),
         "path_correct": tuple(pt.get("correct") for pt in paths),
         "path_kcr": tuple(pt.get("kcr") for pt in paths),
+        "path_krr": tuple(pt.get("krr") for pt in paths),
     }
 
 
@@ -147,6 +153,7 @@ def _recoms_rows(records: list[Record], seed: int) -> list[Row]:
                 {"u": t.u, "n_correct": t.n_correct, "n_incorrect": t.n_incorrect, "alternative": "two-sided"},
             )
         )
+    rows += krr_rows(records, seed)
     rows.append(_row("difficulty", "overall", rep.difficulty))
     rows.append(
         (
@@ -247,7 +254,7 @@ def _rica_rows(records: list[Record], seed: int) -> list[Row]:
     rows = [_row("all_perturbations_correct", "overall", rep.all_perturbations_correct, axioms=len(rep.axioms))]
     rows += [_row("accuracy", f"linguistic={k}", e) for k, e in rep.by_linguistic.items()]
     rows += [_row("accuracy", f"asymmetry={k}", e) for k, e in rep.by_asymmetry.items()]
-    return rows
+    return rows + rica_bias_rows(records, seed)
 
 
 def _question_rows(records: list[Record], seed: int, group_sizes: dict[str, int]) -> list[Row]:
@@ -295,6 +302,7 @@ def _statement_rows(records: list[Record], seed: int) -> list[Row]:
 
 def run_metrics_compute(run: Run) -> list[RunMetric]:
     """Compute and store every metric of ``run`` (replacing earlier rows)."""
+    difficulty_adopt(run)  # a shared d(Q) (parameter difficulty_run), before anything reads it
     records = run_records(run)
     seed = int(run.seed or 0)
     if run.is_statement_run:
@@ -310,7 +318,7 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
             .values_list("group")
             .annotate(n=Count("id"))
         )
-        rows = _question_rows(records, seed, dict(sizes))
+        rows = coco_table_rows(_question_rows(records, seed, dict(sizes))) + error_rows(run) + window_rows(run)
     objs = [
         RunMetric(run=run, name=n, scope=s, value=v, ci_low=lo, ci_high=hi, n=k, data=d)
         for n, s, v, lo, hi, k, d in rows

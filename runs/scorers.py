@@ -18,6 +18,7 @@ import importlib
 import json
 import random
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +138,24 @@ def replay_answers(run: Run) -> dict[str, dict[str, int]]:
     return answers
 
 
+def with_exemplars(run: Run, options: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Few-shot runs (``scoring_options`` ``shots`` > 0): the exemplar pool from ``exemplar_set``
+    (default: the run's own set; an item is never its own exemplar), each with its golden chain as
+    the CoT reasoning, and the run's seed to draw them."""
+    if not options or not options.get("shots"):
+        return options
+    name = options.get("exemplar_set") or run.set_name
+    pool = []
+    for q in Question.objects.filter(question_set__name=name, answer_index__isnull=False).order_by("position"):
+        item = question_item(q)
+        chain = (q.metadata or {}).get("chain") or []
+        reasoning = " ".join(" ".join(str(x) for x in step) + "." for step in chain if isinstance(step, list))
+        pool.append(replace(item, fields={**item.fields, "reasoning": reasoning}))
+    if not pool:
+        raise ScorerUnavailable(f"few-shot: no question set {name!r} with answered questions to draw exemplars from")
+    return {**options, "exemplars": pool, "seed": run.seed, "exemplar_set": name}
+
+
 def scorer_for_run(run: Run) -> Scorer:
     """The scorer for ``run``. Raises :class:`ScorerUnavailable` with a readable reason."""
     if run.backend not in BACKENDS:
@@ -165,7 +184,8 @@ def scorer_for_run(run: Run) -> Scorer:
             run.scoring,
             seed=run.seed,
             cache_dir=str(Path(settings.COCOWEB_CACHE_DIR) / "models"),
-            scoring_options=run.params.get("scoring_options"),
+            backend_options=run.params.get("backend_options"),
+            scoring_options=with_exemplars(run, run.params.get("scoring_options")),
             **resolved,
         )
     if run.backend == "random":

@@ -13,6 +13,7 @@ from commonsense.scoring.naming import model_display_name
 from knowledge.models import QuestionSet, StatementSet
 
 from . import catalog
+from .difficulty import difficulty_run_check
 from .models import Run
 from .scorers import BACKENDS, SCORINGS
 
@@ -74,6 +75,8 @@ def run_create(
         raise ValidationError("'recoms' needs a generative model (hf, openai) or a paths file (replay)")
     if scoring == "generate-answer" and backend not in ("hf", "openai", "replay"):
         raise ValidationError("'generate-answer' needs a generative model (hf, openai) or a generations file (replay)")
+    if scoring == "rica-mlm" and backend != "hf":
+        raise ValidationError("'rica-mlm' scores with a masked LM from a local folder: --backend hf --model FOLDER")
     if scoring == "recoms" and backend == "replay" and not ((params or {}).get("source") or model):
         raise ValidationError("'recoms' with replay needs a paths file (--paths FILE, or the file as --model)")
     if backend == "replay" and statement_set is not None and model not in (statement_set.models_answered or []):
@@ -94,6 +97,8 @@ def run_create(
         statement_replay=statement_set is not None,
         scoring=scoring,
     )
+    if (params or {}).get("difficulty_run") is not None:
+        difficulty_run_check(params["difficulty_run"], question_set)  # type: ignore[index]
     if limit is not None and limit < 1:
         raise ValidationError("limit must be at least 1")
     user = user if getattr(user, "is_authenticated", False) else None

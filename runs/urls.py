@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_samples
+from . import views, views_review, views_samples
 
 app_name = "runs"
 urlpatterns = [
@@ -16,4 +16,10 @@ urlpatterns = [
     path("<int:run_id>/rerun/", views.run_rerun, name="rerun"),
     path("<int:run_id>/predictions.<str:fmt>", views.export_predictions, name="predictions"),
     path("<int:run_id>/metrics.json", views.export_metrics, name="metrics"),
+    path("<int:run_id>/errors/", views_review.error_review, name="error_review"),
+    path(
+        "<int:run_id>/predictions/<int:prediction_id>/error-category/",
+        views_review.prediction_error_category,
+        name="prediction_error_category",
+    ),
 ]

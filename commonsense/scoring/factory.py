@@ -13,7 +13,7 @@ from typing import Any
 from .types import Backend, Item, ItemResult, Scorer
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer")
+SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer", "rica-mlm", "letter")
 NEEDS = {
     "loglik": "loglik",
     "rica": "loglik",
@@ -23,6 +23,8 @@ NEEDS = {
     "yesno": "word_probs",
     "recoms": "generate",
     "generate-answer": "generate",
+    "rica-mlm": "mlm",
+    "letter": "word_probs",
 }
 
 
@@ -68,6 +70,12 @@ def scorer_for(lm: Backend, scoring: str, **options: Any) -> Scorer:
         return YesNoScorer(lm, **options)
     if scoring == "recoms":
         return recoms_scorer(lm, **options)
+    if scoring == "letter" or (scoring in ("generate", "cot") and options.get("shots")):
+        from .fewshot import FewShotGenerateScorer, LetterLogitScorer
+
+        if scoring == "letter":
+            return LetterLogitScorer(lm, **options)
+        return FewShotGenerateScorer(lm, **{**options, "cot": scoring == "cot"})
     if scoring == "generate-answer":
         from .generate_answer import GenerateAnswerScorer
 
@@ -140,6 +148,12 @@ def build_scorer(
         return make_replay(source, model)
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; one of {', '.join(BACKENDS)}")
+    if scoring == "rica-mlm":
+        if backend != "hf" or not model:
+            raise ValueError("rica-mlm needs --backend hf and a masked LM folder as --model")
+        from .mlm import MaskedLMScorer
+
+        return MaskedLMScorer(model, **(scoring_options or {}))
     opts = dict(backend_options or {})
     if backend == "openai":
         opts.setdefault("seed", seed)

@@ -15,14 +15,17 @@ from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import StatementSet
 from runs.models import Run
 
-from .. import charts, nww_population_panels
+from .. import charts
 from ..charts import nww as nww_charts
-from ..generation_panels import generation_panel
-from ..selectors import errors as es
 from ..selectors import nww as ns
 from ..selectors import run_aggregates as ra
 from ..selectors import sources
+from . import nww_population_panels
+from .coco_error_panels import error_category_panel
+from .generation_panels import generation_panel
 from .panels import Panel
+from .recoms_panels import core_windows, kba_accuracy_panel, redundancy_panel
+from .rica_panels import rica_panels
 
 
 def items_href(run: Run, **params: object) -> str:
@@ -174,9 +177,17 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
         panels.append(
             accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation", min_n)
         )
-    windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty") else None
-    if windows:
+    panels += rica_panels(runs, want, run_label)
+    panels += error_category_panel(runs, want, run_label)
+    windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty", "kba-accuracy") else None
+    if windows and want("difficulty"):
         panels.append(windows_panel(runs, {run.pk: windows}))
+    fig4 = kba_accuracy_panel(runs, core_windows(runs), run_label) if windows and want("kba-accuracy") else None
+    if fig4 is not None:
+        panels.append(fig4)
+    krr = redundancy_panel(runs, run_label) if windows and want("redundancy") else None
+    if krr is not None:
+        panels.append(krr)
     if want("by-agreement"):
         levels = sources.agreement_levels_for_run(run)
         panels.append(
@@ -225,9 +236,12 @@ def _fmt(x: object) -> str:
 
 
 def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]]]) -> Panel:
+    """The windows by the run metrics' definition (explorer.recoms_panels.core_windows); ``buckets``
+    only says which runs have difficulties."""
     series, rows, links = [], [], []
+    core = core_windows([r for r in runs if buckets.get(r.pk)])
     for run in runs:
-        wins = es.sliding_windows(buckets.get(run.pk, []))
+        wins = core.get(run.pk, [])
         hrefs = [items_href(run, d_min=w["d_min"], d_max=w["d_max"]) for w in wins]
         series.append((run_label(run), [w["mean_d"] for w in wins], [w["accuracy"] for w in wins], hrefs))
         rows += [
@@ -236,7 +250,7 @@ def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]
         links += hrefs
     return Panel(
         "difficulty",
-        "ReComSBench: accuracy over difficulty windows (length N/3, step N/9)",
+        "ReComSBench: accuracy over difficulty windows (length N//3, step N//9, last window ending at N)",
         charts.line_series(series, x_title="mean knowledge number d(Q) in the window"),
         ["run", "window", "d min", "d max", "mean d", "n", "accuracy"],
         rows,
@@ -303,7 +317,7 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
 def human_percentile_panel(run: Run) -> Panel:
     """Fig. 2E for every yes/no run on this statement set against the latest survey campaign's
     humans, with the per-statement human rates d^a, d^b behind the fidelity columns (Fig. 3/4A)."""
-    from .human_compare import latest_survey, model_standings, standings_figure
+    from ..selectors.human_compare import latest_survey, model_standings, standings_figure
 
     sm = latest_survey(run.statement_set)
     columns = ["run", "rated above % of humans", "ties %", "humans compared", "r(P(yes), d^a)", "r(m silicon, m human)"]
@@ -435,6 +449,7 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
                     "rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation", min_n
                 )
             )
+        panels += rica_panels(qruns, want, run_label)
         buckets = ra.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:
             panels.append(windows_panel(qruns, buckets))

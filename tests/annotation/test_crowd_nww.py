@@ -28,7 +28,7 @@ from django.urls import reverse
 from annotation import selectors
 from annotation.imports import ratings_import
 from annotation.services import campaign_create
-from explorer.human_compare import latest_survey, model_standings
+from explorer.selectors.human_compare import latest_survey, model_standings
 from knowledge.models import Statement
 from runs.models import Prediction, Run
 from tests.annotation.conftest import login

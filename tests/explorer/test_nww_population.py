@@ -18,7 +18,7 @@ from annotation.services import campaign_create
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from explorer import charts
-from explorer.run_panels import compare_panels, statement_run_panels
+from explorer.views.run_panels import compare_panels, statement_run_panels
 from knowledge.models import Statement, StatementSet
 from knowledge.services import statements_import
 from runs.execution import run_execute
@@ -122,6 +122,10 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     want = P.feature_difference(hs.commonsensicality, poles, seed=0)
     assert human_rows[0][2] == pytest.approx(want.value) and human_rows[0][3:5] == pytest.approx(want.ci50)
 
+    page = researcher.get(reverse("explorer:run_errors", args=[scored.pk])).content.decode()
+    assert all(f'id="fig-{k}"' in page for k in POPULATION)
+    cmp_page = researcher.get(reverse("explorer:compare") + f"?run={scored.pk}&run={other.pk}").content.decode()
+    assert all(f'id="fig-{k}"' in cmp_page for k in ("fidelity", "feature-diff", "ab-divergence"))
     compare = {p.key: p for p in compare_panels([scored, other]) if p.key in POPULATION}
     assert {"fidelity", "feature-diff", "ab-divergence"} <= set(compare)
     assert all(not charts.is_empty(p.figure) for p in compare.values())

@@ -70,3 +70,26 @@ def test_build_rica_refusals(axioms: QuestionSet) -> None:
     QuestionSet.objects.create(name="mcqa", kind=QuestionSet.Kind.MCQA)
     with pytest.raises(CommandError, match="rewrites RICA"):
         call_command("build_rica", "--set", "mcqa", "--name", "x", "--seed", "1")
+
+
+def test_build_rica_form(axioms: QuestionSet) -> None:
+    from django.test import Client
+    from django.urls import reverse
+
+    from accounts.services import role_groups_sync, user_create_with_role
+
+    role_groups_sync()
+    user_create_with_role("res", "researcher", "pw-long-enough-123")
+    c = Client()
+    c.login(username="res", password="pw-long-enough-123")
+    url = reverse("knowledge:build_rica")
+    page = c.get(url).content.decode()
+    assert 'value="rica-ax"' in page
+    r = c.post(url, {"source": "rica-ax", "name": "rica-web", "seed": "5", "variants": "1"})
+    assert r.status_code == 302 and r["Location"] == reverse("knowledge:question_set", args=["rica-web"])
+    new = QuestionSet.objects.get(name="rica-web")
+    assert new.seed == 5 and new.questions.count() == axioms.questions.count()
+    again = c.post(url, {"source": "rica-ax", "name": "rica-web", "seed": "5", "variants": "1"})
+    assert again.status_code == 400 and "already exists" in again.content.decode()
+    detail = c.get(reverse("knowledge:question_set", args=["rica-ax"])).content.decode()
+    assert reverse("knowledge:build_rica") + "?set=rica-ax" in detail

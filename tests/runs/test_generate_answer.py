@@ -110,10 +110,10 @@ def test_generate_answer_needs_a_generator(com2: QuestionSet) -> None:
 def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, bert_dir: Path, tmp_path: Path) -> None:
     from django.test import Client
     from django.urls import reverse
-    from explorer.run_panels import compare_panels, question_run_panels
 
     from accounts.services import role_groups_sync, user_create_with_role
     from explorer import charts
+    from explorer.views.run_panels import compare_panels, question_run_panels
 
     qs = list(com2.questions.order_by("position"))
     path = tmp_path / "gens.jsonl"
@@ -138,5 +138,22 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
     user_create_with_role("res", "researcher", "pw-long-enough-123")
     c = Client()
     c.login(username="res", password="pw-long-enough-123")
+    assert 'id="fig-generation"' in c.get(reverse("explorer:run_errors", args=[runs[0].pk])).content.decode()
     body = c.get(reverse("explorer:run_errors", args=[runs[0].pk]) + "?csv=generation").content.decode()
     assert "overall" in body and len(body.strip().splitlines()) == 1 + len(panel.rows)
+
+
+def test_export_fine_tuning_pairs_with_the_diversity_filter(com2: QuestionSet, tmp_path: Path) -> None:
+    from commonsense.questions.finetune import diversity_filter
+    from knowledge.builders import _built
+
+    out = tmp_path / "ft.jsonl"
+    call_command("export_questions", "com2-gen", "--format", "finetune-chat", "--out", str(out), "--diverse-top", "1")
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    kept = diversity_filter([_built(q) for q in com2.questions.order_by("position")], 1)
+    assert [r["id"] for r in rows] == [q.id for q in kept]
+    assert len({r["messages"][1]["content"] for r in rows}) == len(rows)  # one query per answer
+    call_command("export_questions", "com2-gen", "--format", "finetune-prompt", "--out", str(out))
+    first = json.loads(out.read_text().splitlines()[0])
+    q0 = com2.questions.order_by("position").first()
+    assert first["completion"] == q0.options[q0.answer_index] and q0.stem in first["prompt"]

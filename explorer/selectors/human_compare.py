@@ -25,7 +25,7 @@ from django.apps import apps
 from commonsense.metrics.nww_compare import respondent_percentile, silicon_fidelity
 from runs.models import Prediction, Run
 
-from .charts import empty_figure, make_figure
+from ..charts import empty_figure, make_figure
 
 
 def latest_survey(statement_set: Any) -> Any:

@@ -9,7 +9,7 @@ from django.db.models import Q
 
 from runs.models import Run, RunMetric
 
-from . import charts
+from .. import charts
 from .panels import Panel
 
 METRICS = ("rouge_l", "bleu_2", "cider", "bertscore_f1")

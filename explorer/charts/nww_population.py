@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .charts import PALETTE, axis_spec, empty_figure, label, make_figure
+from . import PALETTE, axis_spec, empty_figure, label, make_figure
 
 
 def fidelity_bars(

@@ -10,7 +10,9 @@ from typing import Any
 from runs.models import Run
 from runs.nww_population import population_report
 
-from . import charts, nww_population_charts, sources
+from .. import charts
+from ..charts import nww_population as nww_population_charts
+from ..selectors import sources
 from .panels import Panel
 
 KEYS = ("fidelity", "feature-diff", "variant-ii", "ab-divergence")

@@ -1,0 +1,106 @@
+"""RICA masked-word prediction (§3.1) with a BERT/RoBERTa-style masked LM from a local folder:
+the probe's ``[MASK]`` is replaced by the model's own mask token, once per sub-word of the
+candidate (the tokenizer adds its special tokens), and the candidate's score is the sum of its sub-words' log-probabilities at those
+positions (one forward pass per candidate; the paper's comparatives are single words, mostly one
+token). The candidate with the higher score wins; ``norm_scores`` are per-token means."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .loglik import MASK, argmax_first
+from .types import Item, ItemResult
+
+
+class MaskedLMScorer:
+    method = "rica-mlm"
+
+    def __init__(self, model_dir: str | Path, *, batch_size: int = 16) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        p = Path(model_dir)
+        if not (p / "config.json").exists():
+            raise ValueError(f"{p}: not a model folder (no config.json); masked-LM scoring needs a local BERT/RoBERTa")
+        self.path = p
+        self.tok: Any = AutoTokenizer.from_pretrained(str(p), local_files_only=True)
+        if self.tok.mask_token_id is None:
+            raise ValueError(f"{p}: the tokenizer has no mask token: not a masked language model")
+        self.model: Any = AutoModelForMaskedLM.from_pretrained(str(p), local_files_only=True).eval()
+        self.torch = torch
+        self.batch_size = batch_size
+
+    def encode(self, text: str, option: str) -> tuple[list[int], list[int], list[int]]:
+        """(input ids with special tokens, mask positions, the candidate's token ids)."""
+        pre, found, post = text.partition(MASK)
+        if not found:
+            raise ValueError(f"a masked-LM probe needs {MASK} in its text: {text!r}")
+        enc = self.tok
+        cand = enc((" " if pre.strip() else "") + option, add_special_tokens=False).input_ids
+        if not cand:
+            raise ValueError(f"the option {option!r} has no tokens")
+        masks = " ".join([enc.mask_token] * len(cand))
+        ids = enc(pre + masks + post).input_ids  # the tokenizer adds its own special tokens
+        positions = [i for i, t in enumerate(ids) if t == enc.mask_token_id]
+        if len(positions) != len(cand):
+            raise ValueError(f"{text!r}: {len(positions)} mask tokens for {len(cand)} candidate tokens")
+        return ids, positions, cand
+
+    def _score(self, rows: list[tuple[list[int], list[int], list[int]]]) -> list[tuple[float, int]]:
+        torch = self.torch
+        out: list[tuple[float, int]] = []
+        pad = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
+        for start in range(0, len(rows), self.batch_size):
+            chunk = rows[start : start + self.batch_size]
+            width = max(len(r[0]) for r in chunk)
+            ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+            att = torch.zeros((len(chunk), width), dtype=torch.long)
+            for i, (x, _, _) in enumerate(chunk):
+                ids[i, : len(x)] = torch.tensor(x)
+                att[i, : len(x)] = 1
+            with torch.no_grad():
+                logp = torch.log_softmax(self.model(input_ids=ids, attention_mask=att).logits.float(), dim=-1)
+            for i, (_, pos, cand) in enumerate(chunk):
+                out.append((float(sum(logp[i, p, t] for p, t in zip(pos, cand, strict=True))), len(cand)))
+        return out
+
+    def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
+        t0 = time.perf_counter()
+        rows: list[tuple[list[int], list[int], list[int]]] = []
+        spans: list[tuple[int, int]] = []
+        for it in items:
+            spans.append((len(rows), len(it.options)))
+            rows += [self.encode(it.question, o) for o in it.options]
+        scored = self._score(rows)
+        each = (time.perf_counter() - t0) / max(1, len(items))
+        out = []
+        for it, (a, n) in zip(items, spans, strict=True):
+            lls = [s for s, _ in scored[a : a + n]]
+            norm = [s / k for s, k in scored[a : a + n]]
+            out.append(
+                ItemResult(
+                    item_id=it.id,
+                    chosen=argmax_first(lls),
+                    scores=lls,
+                    norm_scores=norm,
+                    chosen_norm=argmax_first(norm),
+                    latency_s=each,
+                    completion_tokens=sum(k for _, k in scored[a : a + n]),
+                )
+            )
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "scoring": "masked-word prediction (sum of sub-word log-probabilities at the masks)",
+            "backend": "hf",
+            "model": str(self.path),
+            "architecture": type(self.model).__name__,
+        }

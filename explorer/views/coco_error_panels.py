@@ -1,0 +1,46 @@
+"""CoCo error categories of a generative run (§6.4, Fig. 4): the share of each category among its
+wrong or unanswered predictions (rule, or a reviewer's choice), with the review page linked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from django.urls import reverse
+
+from commonsense.metrics.coco_tables import CATEGORIES
+from runs.models import Run, RunMetric
+
+from .. import charts
+from .panels import Panel
+
+
+def error_category_panel(runs: Sequence[Run], want: Callable[..., bool], label: Callable[[Run], str]) -> list[Panel]:
+    gen = [r for r in runs if r.scoring in ("generate", "cot", "knowcot")]
+    if not gen or not want("error-categories"):
+        return []
+    rows = list(RunMetric.objects.filter(run__in=gen, name="error_share").values_list("run_id", "scope", "value", "n"))
+    if not rows:
+        return []
+    series, table = [], []
+    for run in gen:
+        mine = {s.removeprefix("category="): (v, n) for rid, s, v, n in rows if rid == run.pk}
+        series.append(
+            charts.Series(
+                label(run),
+                [mine.get(c, (None, 0))[0] for c in CATEGORIES],
+                [mine.get(c, (None, 0))[1] for c in CATEGORIES],
+            )
+        )
+        table += [(label(run), c, mine.get(c, (None, 0))[1], mine.get(c, (None, 0))[0]) for c in CATEGORIES]
+    review = reverse("runs:error_review", args=[gen[0].pk])
+    return [
+        Panel(
+            "error-categories",
+            "CoCo error categories of wrong or unanswered predictions (§6.4, Fig. 4)",
+            charts.grouped_bars(list(CATEGORIES), series, axis="category", value="share of errors"),
+            ["run", "category", "predictions", "share of errors"],
+            table,
+            click="",
+            note=f"No Answer, Hallucination and Reasoning Error by rule; Metric Limit only by a reviewer: {review}",
+        )
+    ]
