@@ -25,6 +25,19 @@ FIXTURES = ROOT / "fixtures"
 SHARED_DATA = Path(os.environ.get("COCOWEB_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+@pytest.fixture(autouse=True)
+def _operator_folders(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The operator's models and run-files folders (runs/catalog.py) include this session's
+    temporary folder, where the tests build tiny models and write paths files. (Not for the
+    Django-free core tests, which run without pytest-django.)"""
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    settings = request.getfixturevalue("settings")
+    base = tmp_path_factory.getbasetemp()
+    settings.COCOWEB_MODELS_DIRS = [*settings.COCOWEB_MODELS_DIRS, base]
+    settings.COCOWEB_RUN_FILES_DIRS = [*settings.COCOWEB_RUN_FILES_DIRS, base]
+
+
 def shared_file(rel: str) -> Path:
     p = SHARED_DATA / rel
     if not p.exists():
