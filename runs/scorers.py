@@ -184,9 +184,8 @@ def scorer_for_run(run: Run) -> Scorer:
             run.scoring,
             seed=run.seed,
             cache_dir=str(Path(settings.COCOWEB_CACHE_DIR) / "models"),
-            backend_options=run.params.get("backend_options"),
             scoring_options=with_exemplars(run, run.params.get("scoring_options")),
-            **resolved,
+            **resolved,  # model, url, source and backend_options, resolved by the operator's catalog
         )
     if run.backend == "random":
         return SeededRandom(run.scoring, run.seed)

@@ -13,12 +13,21 @@ from runs.execution import run_execute
 from runs.models import Run
 from runs.services import run_create
 
-LONG_MODEL = "/nonexistent/" + "a-very-long-model-folder-name-" * 12
+
+def broken_model(base) -> str:  # type: ignore[no-untyped-def]
+    """A model folder inside the operator's models folder (the tests' temporary folder) with a long
+    unbroken name and a config transformers cannot load: the run is accepted and fails on loading,
+    with a real traceback."""
+    folder = base / ("a-very-long-model-folder-name-" * 8)
+    folder.mkdir(exist_ok=True)
+    (folder / "config.json").write_text('{"model_type": "no-such-architecture"}')
+    return str(folder)
 
 
 @pytest.fixture
-def failed_run(csqa_set):  # type: ignore[no-untyped-def]
-    run = run_create(question_set=csqa_set, backend="hf", model=LONG_MODEL, scoring="loglik", enqueue=False)
+def failed_run(csqa_set, tmp_path_factory):  # type: ignore[no-untyped-def]
+    model = broken_model(tmp_path_factory.getbasetemp())
+    run = run_create(question_set=csqa_set, backend="hf", model=model, scoring="loglik", enqueue=False)
     assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
     run.refresh_from_db()
     assert run.error.count("\n") > 5  # a real traceback
@@ -36,7 +45,7 @@ def test_failed_run_shows_a_short_error_and_folds_the_traceback(researcher: Clie
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_failed_run_page_keeps_its_width_in_the_browser(live_server, csqa_set) -> None:  # type: ignore[no-untyped-def]
+def test_failed_run_page_keeps_its_width_in_the_browser(live_server, csqa_set, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
     from accounts.services import role_groups_sync, user_create_with_role
@@ -45,7 +54,8 @@ def test_failed_run_page_keeps_its_width_in_the_browser(live_server, csqa_set) -
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     role_groups_sync()
     user_create_with_role("res", "researcher", "pw-long-enough-123")
-    run = run_create(question_set=csqa_set, backend="hf", model=LONG_MODEL, scoring="loglik", enqueue=False)
+    model = broken_model(tmp_path_factory.getbasetemp())
+    run = run_create(question_set=csqa_set, backend="hf", model=model, scoring="loglik", enqueue=False)
     assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
