@@ -65,7 +65,7 @@ def login_succeeded(request: HttpRequest, username: str) -> None:
 
 # Password change: wrong *old* passwords count per account (the session is already signed in, so
 # the form is an oracle for the current password of whoever left a browser open).
-MAX_PASSWORD_CHANGE_FAILURES = getattr(settings, "PASSWORD_CHANGE_THROTTLE_PER_USER", 5)
+MAX_PASSWORD_CHANGE_FAILURES = settings.PASSWORD_CHANGE_THROTTLE_PER_USER
 
 
 def _pw_key(user_pk: object) -> str:

@@ -205,11 +205,6 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://cocoweb")}
 # Number of trusted reverse proxies in front of the web server (0: clients connect directly). The
 # log-in throttle then takes the client's address from X-Forwarded-For, as that many proxies saw it.
 COCOWEB_PROXY_HOPS = env.int("COCOWEB_PROXY_HOPS", default=0)
-# Log-in throttle (accounts/throttle.py): failed attempts allowed per user name and per client
-# address within the window (seconds), then HTTP 429 until it passes.
-LOGIN_THROTTLE_WINDOW = env.int("LOGIN_THROTTLE_WINDOW", default=15 * 60)
-LOGIN_THROTTLE_PER_USER = env.int("LOGIN_THROTTLE_PER_USER", default=5)
-LOGIN_THROTTLE_PER_ADDRESS = env.int("LOGIN_THROTTLE_PER_ADDRESS", default=30)
 # Sessions are read through the cache (one Redis GET instead of a database query per request) only
 # when every process shares that cache: with a per-process local-memory cache another process
 # would keep serving a session that was ended (log-out) elsewhere.

@@ -14,7 +14,6 @@ endpoints may have changed since). A key goes only to its own endpoint's URL.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 
+from cocoweb.secrets import secret_is_set
 from commonsense.scoring.registry import (
     LocalModel,
     Refused,
@@ -45,7 +45,7 @@ class Endpoint:
 
     @property
     def key_configured(self) -> bool:
-        return bool(self.api_key_env and os.environ.get(self.api_key_env))
+        return secret_is_set(self.api_key_env)
 
 
 def models_dirs() -> list[Path]:

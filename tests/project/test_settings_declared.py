@@ -13,8 +13,9 @@ from django.conf import global_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("accounts", "annotation", "cocoweb", "explorer", "knowledge", "runs")
-# Where the environment may be read: the settings modules, and the entry points that name them.
-ALLOWED_ENV = {"cocoweb/settings.py", "cocoweb/test_settings.py"}
+# Where the environment may be read: the settings modules, and the one module that looks up
+# secrets under the variable names the configuration gives (an endpoint's API key).
+ALLOWED_ENV = {"cocoweb/settings.py", "cocoweb/test_settings.py", "cocoweb/secrets.py"}
 ENTRY_POINTS = {"cocoweb/celery.py", "cocoweb/wsgi.py", "cocoweb/asgi.py", "manage.py"}
 
 
