@@ -221,8 +221,8 @@ def human_scores_pending(statement_set: Any) -> str:
     if raters == 0:
         return f"The survey campaign {name} has no answers yet."
     return (
-        f"The raters' commonsensicality M needs at least {NWW_MIN_RATERS} raters (each is scored against the "
-        f"majority of the others); survey campaign {name} has {raters} rater{'s' if raters != 1 else ''} so far."
+        f"The raters' commonsensicality M needs at least {NWW_MIN_RATERS} raters (a single rater is the whole "
+        f"majority and would score 1); survey campaign {name} has {raters} rater{'s' if raters != 1 else ''} so far."
     )
 
 
@@ -239,8 +239,10 @@ def human_commonsensicality(statement_set: Any) -> list[float]:
         return []
     from annotation.selectors import campaign_nww
 
+    from annotation.presentation import NWW_MIN_RATERS
+
     nww = campaign_nww(campaign, n_boot=50)
-    if nww is None:
+    if nww is None or len(nww.raters.commonsensicality) < NWW_MIN_RATERS:  # one rater is their own majority
         return []
     return [float(m) for m in nww.raters.commonsensicality if not math.isnan(float(m))]
 

@@ -29,6 +29,7 @@ from annotation import selectors
 from annotation.imports import ratings_import
 from annotation.services import campaign_create
 from explorer.selectors.human_compare import latest_survey, model_standings
+from explorer.views.run_panels import run_label
 from knowledge.models import Statement
 from runs.models import Prediction, Run
 from tests.annotation.conftest import login
@@ -121,5 +122,5 @@ def test_fig_2e_percentile_on_a_hand_made_matrix(statement_set, people) -> None:
     other = _run(statement_set, keys, [0.1, 0.9, 0.9], [0.1, 0.1, 0.9], "model-y")  # below everyone
     people("researcher", "res")
     page = login("res").get(reverse("explorer:run_errors", args=[run.pk])).content.decode()
-    assert f"#{run.pk} replay:model-x yesno rated above 67 % of humans (3 compared)" in page
-    assert f"#{other.pk} replay:model-y yesno" in page
+    assert f"{run_label(run)} rated above 67 % of humans (3 compared)" in page  # runs are labelled by name
+    assert run_label(run) == f"#{run.pk} model-x yesno" and f"#{other.pk} model-y yesno" in page
