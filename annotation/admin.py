@@ -36,7 +36,7 @@ class CampaignAdmin(ReadOnlyAdmin):
     list_filter = ["kind", "status"]
     search_fields = ["name", "title"]
     list_select_related = ["created_by"]
-    fields = [
+    fields: list[str] = [  # flat: get_readonly_fields filters it by name
         "name",
         "title",
         "instructions",
