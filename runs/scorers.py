@@ -184,7 +184,6 @@ def scorer_for_run(run: Run) -> Scorer:
             run.scoring,
             seed=run.seed,
             cache_dir=str(Path(settings.COCOWEB_CACHE_DIR) / "models"),
-            backend_options=run.params.get("backend_options"),
             scoring_options=with_exemplars(run, run.params.get("scoring_options")),
             **resolved,
         )
