@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from rest_framework.authtoken.models import Token
 
+from cocoweb.http import Request
+
 
 @login_required
-def api_token(request: HttpRequest) -> HttpResponse:
+def api_token(request: Request) -> HttpResponse:
     new_key = ""
     if request.method == "POST":
         with transaction.atomic():

@@ -9,7 +9,7 @@ the items) and closed from their dashboard."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 
@@ -58,7 +58,7 @@ class CampaignAdmin(ReadOnlyAdmin):
     ]
 
     def get_readonly_fields(self, request: Any, obj: Any = None) -> list[str]:
-        return [f for f in self.fields if f not in ("title", "instructions")]
+        return [f for f in cast(list[str], self.fields) if f not in ("title", "instructions")]  # flat fields
 
     def has_change_permission(self, request: Any, obj: Any = None) -> bool:
         return admin.ModelAdmin.has_change_permission(self, request, obj)  # title and instructions only

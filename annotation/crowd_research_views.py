@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.http import Request
 
 from . import charts, participants, selectors
 from .crowd_exports import participants_csv
@@ -55,7 +56,7 @@ def participants_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @role_required(RESEARCHER)
-def participants_live(request: HttpRequest, slug: str) -> HttpResponse:
+def participants_live(request: Request, slug: str) -> HttpResponse:
     """The overview numbers alone (htmx polls them); a plain request gets the whole page."""
     if not request.htmx:
         return redirect("annotation:participants", slug=slug)
@@ -76,7 +77,7 @@ def study_settings(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             messages.success(request, "Study link settings saved.")
     else:
-        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        messages.error(request, "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in form.errors.items()))
     return redirect("annotation:participants", slug=slug)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Count, Q, Sum
 
@@ -37,10 +37,13 @@ def crowd_overview(campaign: Campaign) -> CrowdOverview:
         Participant.objects.filter(campaign=campaign).values_list("stage").annotate(n=Count("id")).order_by()
     )
     started = sum(by_stage.values())
-    times = list(
-        Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR, time_ms__isnull=False).values_list(
-            "time_ms", flat=True
-        )
+    times = cast(  # time_ms__isnull=False: every time is an int
+        list[int],
+        list(
+            Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR, time_ms__isnull=False).values_list(
+                "time_ms", flat=True
+            )
+        ),
     )
     att = Membership.objects.filter(campaign=campaign).aggregate(
         passed=Sum("attention_passed"), failed=Sum("attention_failed")

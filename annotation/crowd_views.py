@@ -21,6 +21,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from cocoweb.http import Request
+
 from . import participants as svc
 from . import queue
 from .forms import answer_from_post
@@ -28,7 +30,7 @@ from .models import Assignment, Campaign, Item, Membership
 from .participants_models import CrowdStudy, Participant
 
 CLAIM = "crowd_claim"
-STAGE_VIEW = {
+STAGE_VIEW: dict[str, str] = {
     Participant.Stage.CONSENT: "crowd:consent",
     Participant.Stage.INSTRUCTIONS: "crowd:instructions",
     Participant.Stage.DEMOGRAPHICS: "crowd:demographics",
@@ -144,7 +146,7 @@ def demographics(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     return render(request, "annotation/crowd/demographics.html", {"campaign": campaign, "form": form})
 
 
-def _go(request: HttpRequest, url: str) -> HttpResponse:
+def _go(request: Request, url: str) -> HttpResponse:
     if request.htmx:
         resp = HttpResponse(status=204)
         resp["HX-Redirect"] = url
@@ -153,7 +155,7 @@ def _go(request: HttpRequest, url: str) -> HttpResponse:
 
 
 def _box(
-    request: HttpRequest, ctx: Ctx, *, step: queue.Step | None = None, error: str = "", status: int = 200
+    request: Request, ctx: Ctx, *, step: queue.Step | None = None, error: str = "", status: int = 200
 ) -> HttpResponse:
     """The participant's next thing: an item, the qualification result, or the end of the study."""
     p, campaign, study = ctx
@@ -204,7 +206,7 @@ def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
 
 
 @participant_required
-def work(request: HttpRequest, ctx: Ctx) -> HttpResponse:
+def work(request: Request, ctx: Ctx) -> HttpResponse:
     if (r := _at(ctx[0], Participant.Stage.ITEMS)) is not None:
         return r
     return _box(request, ctx)
@@ -218,7 +220,7 @@ def _assignment(ctx: Ctx, user: Any, uid: str) -> Assignment:
 
 @require_POST
 @participant_required
-def submit(request: HttpRequest, ctx: Ctx, uid: str) -> HttpResponse:
+def submit(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
     if (r := _at(ctx[0], Participant.Stage.ITEMS)) is not None:
         return _go(request, r["Location"])
     a = _assignment(ctx, request.user, uid)
@@ -243,7 +245,7 @@ def submit(request: HttpRequest, ctx: Ctx, uid: str) -> HttpResponse:
 
 @require_POST
 @participant_required
-def skip(request: HttpRequest, ctx: Ctx, uid: str) -> HttpResponse:
+def skip(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
     if (r := _at(ctx[0], Participant.Stage.ITEMS)) is not None:
         return _go(request, r["Location"])
     a = _assignment(ctx, request.user, uid)
@@ -266,7 +268,7 @@ def _elapsed(request: HttpRequest) -> int | None:
 
 @require_POST
 @participant_required
-def qualification_retry(request: HttpRequest, ctx: Ctx) -> HttpResponse:
+def qualification_retry(request: Request, ctx: Ctx) -> HttpResponse:
     p, campaign, study = ctx
     if (r := _at(p, Participant.Stage.ITEMS)) is not None:
         return r

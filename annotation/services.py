@@ -194,10 +194,10 @@ def final_labels_refresh(campaign: Campaign, *, item_ids: list[int] | None = Non
         latest[adj.item_id] = adj
     labels = []
     for row in rows:
-        adj = latest.get(row.item_id)
+        last = latest.get(row.item_id)
         labels.append(
             _final_label(
-                row.item_id, row.label, row.below_threshold, adj.pk if adj else None, adj.label if adj else None
+                row.item_id, row.label, row.below_threshold, last.pk if last else None, last.label if last else None
             )
         )
     _final_labels_store(labels)

@@ -38,7 +38,7 @@ def _campaign(slug: str, user: Visitor) -> Campaign:
 CLOSED_MESSAGE = "This campaign is closed: it takes no more answers. Thank you for your part in it."
 
 
-def _closed(request: HttpRequest, slug: str) -> HttpResponse:
+def _closed(request: Request, slug: str) -> HttpResponse:
     """An annotator opening a campaign that was closed learns so (410), instead of a 404 that
     reads like a broken link; drafts and unknown names stay 404."""
     campaign = get_object_or_404(Campaign.objects.only("name", "title"), name=slug, status=Campaign.Status.CLOSED)

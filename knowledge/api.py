@@ -12,13 +12,15 @@ from rest_framework.permissions import IsAuthenticated
 from accounts.roles import RESEARCHER
 
 from .api_schema import responses, role_permission
-from .models import Question, QuestionSet
+from .models import Graph, Question, QuestionSet
 
 NO_SET = "no question set of that name"
 
 
 class QuestionSetSerializer(serializers.ModelSerializer):
-    graph = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    graph: serializers.SlugRelatedField[Graph] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = QuestionSet
@@ -44,21 +46,18 @@ class QuestionSerializer(serializers.ModelSerializer):
         ]
 
 
-PERMISSIONS = [IsAuthenticated, role_permission(RESEARCHER)]
-
-
 @extend_schema(responses=responses(QuestionSetSerializer(many=True), not_found="no such page"))
 class QuestionSetList(generics.ListAPIView):
     """Every question set, by name."""
 
-    permission_classes = PERMISSIONS
+    permission_classes = [IsAuthenticated, role_permission(RESEARCHER)]
     serializer_class = QuestionSetSerializer
     queryset = QuestionSet.objects.select_related("graph").order_by("name")
 
 
 @extend_schema(responses=responses(QuestionSetSerializer, not_found=NO_SET))
 class QuestionSetDetail(generics.RetrieveAPIView):
-    permission_classes = PERMISSIONS
+    permission_classes = [IsAuthenticated, role_permission(RESEARCHER)]
     serializer_class = QuestionSetSerializer
     queryset = QuestionSet.objects.select_related("graph")
     lookup_field = "name"
@@ -68,7 +67,7 @@ class QuestionSetDetail(generics.RetrieveAPIView):
 class QuestionList(generics.ListAPIView):
     """The questions of a set in their order, a page at a time."""
 
-    permission_classes = PERMISSIONS
+    permission_classes = [IsAuthenticated, role_permission(RESEARCHER)]
     serializer_class = QuestionSerializer
 
     def get_queryset(self) -> QuerySet[Question]:

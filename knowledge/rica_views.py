@@ -26,7 +26,7 @@ class RicaBuildForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         names = QuestionSet.objects.filter(kind__in=RICA_KINDS).order_by("name").values_list("name", flat=True)
-        self.fields["source"].choices = [(n, n) for n in names]
+        self.fields["source"].choices = [(n, n) for n in names]  # type: ignore[attr-defined]
 
 
 @role_required(RESEARCHER)

@@ -50,7 +50,7 @@ def question_set_usage(qset: QuestionSet) -> list[tuple[str, int]]:
     for rel in QuestionSet._meta.get_fields(include_hidden=True):
         if not (rel.one_to_many and rel.auto_created) or rel.related_model is Question:
             continue
-        if rel.on_delete not in (models.CASCADE, models.PROTECT):  # type: ignore[union-attr]
+        if rel.on_delete not in (models.CASCADE, models.PROTECT):  # type: ignore[union-attr,operator]
             continue
         n = rel.related_model._default_manager.filter(**{rel.field.name: qset}).count()  # type: ignore[union-attr]
         if n:

@@ -5,6 +5,8 @@ page at a time with the per-sample viewer's filters."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.core.exceptions import ValidationError
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
@@ -14,14 +16,15 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.people import User
 from accounts.roles import RESEARCHER
 from knowledge.api_schema import detail, responses, role_permission
+from knowledge.models import QuestionSet, StatementSet
 
 from . import samples, services
 from .models import Prediction, Run, RunMetric
 from .scorers import BACKENDS, SCORINGS
 
-PERMISSIONS = [IsAuthenticated, role_permission(RESEARCHER)]
 NO_RUN = "no run with that id"
 
 
@@ -32,8 +35,12 @@ class MetricSerializer(serializers.ModelSerializer):
 
 
 class RunSerializer(serializers.ModelSerializer):
-    question_set = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
-    statement_set = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    question_set: serializers.SlugRelatedField[QuestionSet] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True
+    )
+    statement_set: serializers.SlugRelatedField[StatementSet] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True
+    )
     metrics = MetricSerializer(
         many=True, read_only=True, source="overall_metrics", help_text="overall metrics (empty until the run is done)"
     )
@@ -128,7 +135,7 @@ STATE = OpenApiParameter("state", str, enum=[s.value for s in Run.State], descri
 class RunList(generics.ListAPIView):
     """Runs, newest first. POST launches one: validated, stored, sent to the ``eval`` queue."""
 
-    permission_classes = PERMISSIONS
+    permission_classes = [IsAuthenticated, role_permission(RESEARCHER)]
     serializer_class = RunSerializer
 
     def get_queryset(self) -> QuerySet[Run]:
@@ -151,7 +158,7 @@ class RunList(generics.ListAPIView):
                 seed=d["seed"],
                 limit=d["limit"],
                 params=params,
-                user=request.user,
+                user=cast(User, request.user),  # IsAuthenticated: a signed-in user
             )
         except ValidationError as exc:
             return Response({"detail": " ".join(exc.messages)}, status=status.HTTP_400_BAD_REQUEST)
@@ -160,7 +167,7 @@ class RunList(generics.ListAPIView):
 
 @extend_schema(responses=responses(RunSerializer, not_found=NO_RUN))
 class RunDetail(generics.RetrieveAPIView):
-    permission_classes = PERMISSIONS
+    permission_classes = [IsAuthenticated, role_permission(RESEARCHER)]
     serializer_class = RunSerializer
     lookup_url_kwarg = "run_id"
 
@@ -175,7 +182,7 @@ class RunDetail(generics.RetrieveAPIView):
 class RunCancel(generics.GenericAPIView):
     """Ask the worker to stop the run after its current chunk (409 if it has already ended)."""
 
-    permission_classes = PERMISSIONS
+    permission_classes = [IsAuthenticated, role_permission(RESEARCHER)]
     serializer_class = RunSerializer
 
     def post(self, request: Request, run_id: int) -> Response:
@@ -202,7 +209,7 @@ FILTERS = [
 class PredictionList(generics.ListAPIView):
     """A run's predictions in item order, a page at a time, with the sample viewer's filters."""
 
-    permission_classes = PERMISSIONS
+    permission_classes = [IsAuthenticated, role_permission(RESEARCHER)]
     serializer_class = PredictionSerializer
 
     def get_queryset(self) -> QuerySet[Prediction]:

@@ -5,7 +5,7 @@ and comparable across models. Its own d(Q), if it computed one, is kept as ``dif
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import ValidationError
 
@@ -35,7 +35,8 @@ def difficulty_adopt(run: Run) -> int:
     ref_id = (run.params or {}).get("difficulty_run")
     if not ref_id:
         return 0
-    ref = dict(
+    # question id -> d(Q); keyed by a nullable id so ``p.question_id`` can look it up as is
+    ref: dict[int | None, int | None] = dict(
         Prediction.objects.filter(run_id=int(ref_id), question__isnull=False).values_list(
             "question_id", "item_difficulty"
         )
@@ -63,7 +64,8 @@ def window_rows(run: Run) -> list[Row]:
         .order_by("position")
         .values_list("item_difficulty", "correct")
     )
-    wins = M.sliding_windows([d for d, _ in rows], [bool(c) for _, c in rows])
+    # item_difficulty__isnull=False above: every d is an int
+    wins = M.sliding_windows([cast(int, d) for d, _ in rows], [bool(c) for _, c in rows])
     return [
         (
             "accuracy",

@@ -98,7 +98,7 @@ def run_create(
         scoring=scoring,
     )
     if (params or {}).get("difficulty_run") is not None:
-        difficulty_run_check(params["difficulty_run"], question_set)  # type: ignore[index]
+        difficulty_run_check(params["difficulty_run"], question_set)
     if limit is not None and limit < 1:
         raise ValidationError("limit must be at least 1")
     user = user if getattr(user, "is_authenticated", False) else None

@@ -8,6 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.http import Request
 
 from . import samples, selectors
 from .models import Run
@@ -18,7 +19,7 @@ def _run(run_id: int) -> Run:
 
 
 @role_required(RESEARCHER)
-def run_samples(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_samples(request: Request, run_id: int) -> HttpResponse:
     run = _run(run_id)
     filters = samples.SampleFilters.from_params(request.GET)
     page = Paginator(samples.sample_page_queryset(run, filters), samples.PAGE_SIZE).get_page(request.GET.get("page"))

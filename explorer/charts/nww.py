@@ -26,7 +26,7 @@ def consensus_awareness(
     pts = [(n, c, a, h, g) for n, c, a, h, g in points if c is not None and a is not None]
     if not pts:
         return empty_figure("No statement runs (or stored model answers) with consensus and awareness.")
-    lo = max(min(min(p[1] for p in pts), min(p[2] for p in pts), 0.5) - 0.05, 0)  # type: ignore[type-var]
+    lo = max(min(min(p[1] for p in pts), min(p[2] for p in pts), 0.5) - 0.05, 0)
     traces, notes = [], []
     for m in levels:
         xs, ys = level_curve(m)

@@ -91,7 +91,7 @@ def feature_differences(
         sub = [p for p in pts if p[0] == pop]
         color = PALETTE[i % len(PALETTE)]
 
-        def err(k: int, sub: list = sub) -> dict:  # type: ignore[type-arg]
+        def err(k: int, sub: list = sub) -> dict:
             return {
                 "type": "data",
                 "symmetric": False,

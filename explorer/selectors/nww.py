@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Count, FloatField, Q
 from django.db.models.fields.json import KT
@@ -49,7 +49,8 @@ def nww_feature_intervals(runs: Sequence[Run]) -> dict[tuple[int, str], tuple[fl
         ci_low__isnull=False,
         ci_high__isnull=False,
     ).values_list("run_id", "scope", "ci_low", "ci_high")
-    return {(rid, scope.removeprefix("feature:")): (lo, hi) for rid, scope, lo, hi in rows}
+    # ci_low/ci_high__isnull=False above: both bounds are floats
+    return {(rid, scope.removeprefix("feature:")): (cast(float, lo), cast(float, hi)) for rid, scope, lo, hi in rows}
 
 
 def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None, float | None]]:

@@ -6,7 +6,7 @@ plus a last window ending at N), and Fig. 4: KBA against accuracy per window."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.db.models.fields.json import KT
 
@@ -29,7 +29,9 @@ def core_windows(runs: Sequence[Run]) -> dict[int, list[dict[str, Any]]]:
     )
     per: dict[int, list[tuple[int, bool, bool | None]]] = {}
     for rid, d, ok, kba in rows:
-        per.setdefault(rid, []).append((int(d), bool(ok), None if kba is None else kba in (True, "true", "True", 1)))
+        per.setdefault(rid, []).append(
+            (int(cast(int, d)), bool(ok), None if kba is None else kba in (True, "true", "True", 1))
+        )
     out: dict[int, list[dict[str, Any]]] = {}
     for rid, items in per.items():
         wins = []
@@ -60,7 +62,9 @@ def kba_accuracy_panel(runs: Sequence[Run], wins: dict[int, list[dict[str, Any]]
     pts = [(r, ws) for r, ws in pts if ws]
     if not pts:
         return None
-    series = [(label(r), [w["accuracy"] for w in ws], [w["kba"] for w in ws], []) for r, ws in pts]
+    series: list[tuple[str, list[float], list[float | None], list[str]]] = [
+        (label(r), [w["accuracy"] for w in ws], [w["kba"] for w in ws], []) for r, ws in pts
+    ]
     rows = [(label(r), w["window"] + 1, w["mean_d"], w["accuracy"], w["kba"], w["n"]) for r, ws in pts for w in ws]
     return Panel(
         "kba-accuracy",

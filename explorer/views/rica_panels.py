@@ -51,7 +51,7 @@ def rica_panels(runs: Sequence[Run], want: Callable[..., bool], label: Callable[
     if want("rica-summary"):
         groups = ["accuracy", "joint (all perturbations)", "positivity bias", "gold positive share"]
         series = [charts.Series(label(r), [m[r.pk].get(k) for k in NAMES]) for r in rica]
-        rows = [(label(r), r.set_name, _entities(r), *(m[r.pk].get(k) for k in NAMES)) for r in rica]
+        rows: list[Any] = [(label(r), r.set_name, _entities(r), *(m[r.pk].get(k) for k in NAMES)) for r in rica]
         panels.append(
             Panel(
                 "rica-summary",
@@ -72,7 +72,7 @@ def rica_panels(runs: Sequence[Run], want: Callable[..., bool], label: Callable[
         if src and src in by_set:
             pairs.append((by_set[src], r))
     if pairs and want("rica-names-novel"):
-        rows: list[Any] = []
+        rows = []
         for names, novel in pairs:
             a, b, n = shared_axiom_accuracy(_answers(names), _answers(novel))
             rows.append((f"{label(names)} vs {label(novel)}", n, a, b))

@@ -6,7 +6,7 @@ from django.db import migrations, models
 from commonsense.scoring.naming import model_display_name
 
 
-def name_existing_runs(apps, schema_editor):  # type: ignore[no-untyped-def]
+def name_existing_runs(apps, schema_editor):
     Run = apps.get_model("runs", "Run")
     for run in Run.objects.filter(name="").only("pk", "backend", "model").iterator():
         Run.objects.filter(pk=run.pk).update(name=model_display_name(run.backend, run.model))

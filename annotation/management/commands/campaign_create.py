@@ -81,7 +81,7 @@ class Command(BaseCommand):
                 data[name] = field.initial
         form = CampaignForm(data)
         if not form.is_valid():
-            raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+            raise CommandError("; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in form.errors.items()))
         settings: dict[str, Any] = {}
         if o["study_link"]:
             settings = {

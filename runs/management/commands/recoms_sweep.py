@@ -23,7 +23,7 @@ def run_paths(run: Run) -> list[PathRecord]:
         prior = [tuple(t) for t in x.get("k_prior") or []]
         for p in x.get("paths") or []:
             if p.get("correct") is not None:
-                out.append(PathRecord([tuple(t) for t in p.get("triples") or []], prior, bool(p["correct"])))  # type: ignore[misc]
+                out.append(PathRecord([tuple(t) for t in p.get("triples") or []], prior, bool(p["correct"])))
     return out
 
 
