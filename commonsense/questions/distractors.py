@@ -5,9 +5,13 @@ answer, deduplicated by text; the correct option's position is drawn from the sa
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 
 from commonsense.kg.index import GraphIndex
+
+# (candidate node, nodes chosen so far) -> why the candidate may not be a distractor, or None
+Reject = Callable[[int, list[int]], str | None]
 
 
 def _key(text: str) -> str:
@@ -24,10 +28,15 @@ def pick(
     n_random: int = 2,
     n_adversarial: int = 2,
     max_tries: int = 200,
+    reject: Reject | None = None,
+    rejections: Counter[str] | None = None,
+    prepare: Callable[[list[int]], None] | None = None,
 ) -> list[tuple[int, str]] | None:
     """``n_random + n_adversarial`` distractor nodes with their provenance ("random" or
     "adversarial"); missing adversarial ones are topped up at random. None if the graph is too
-    small to supply them."""
+    small to supply them. ``reject`` vetoes a candidate with a reason (near-duplicates, a
+    plausibility model); every veto is counted in ``rejections`` by reason. ``prepare`` is told the
+    candidates about to be tried (a batch at a time), so a check can embed them in one call."""
     anchors = list(anchors)
     banned = set(answers) | set(anchors)
     taken = {_key(t) for t in answer_texts} | {_key(index.names[a]) for a in answers}
@@ -39,6 +48,14 @@ def pick(
         k = _key(index.names[node])
         if k in taken:
             return False
+        if reject is not None:
+            why = reject(node, [n for n, _ in out])
+            if why is not None:
+                if rejections is not None:
+                    rejections[why] += 1
+                taken.add(k)
+                banned.add(node)
+                return False
         taken.add(k)
         banned.add(node)
         out.append((node, how))
@@ -49,6 +66,8 @@ def pick(
         neigh.update(index.out_edges(a)[1].tolist())
     pool = sorted(neigh - banned)
     rng.shuffle(pool)
+    if prepare is not None and reject is not None:
+        prepare(pool[: 4 * n_adversarial])
     for node in pool:
         if len(out) >= n_adversarial:
             break
@@ -56,9 +75,15 @@ def pick(
     tails = index.tail_nodes
     want = n_random + n_adversarial
     tries = 0
+    batch: list[int] = []
     while len(out) < want and tries < max_tries and tails.shape[0]:
+        if not batch:  # draw candidates 8 at a time so that a check can prepare them together
+            batch = [int(tails[rng.randrange(tails.shape[0])]) for _ in range(min(8, max_tries - tries))]
+            if prepare is not None and reject is not None:
+                prepare(batch)
+            batch.reverse()
         tries += 1
-        take(int(tails[rng.randrange(tails.shape[0])]), "random")
+        take(batch.pop(), "random")
     return out if len(out) == want else None
 
 
