@@ -14,6 +14,7 @@ from commonsense.io import DataFormatError
 from . import selectors, services
 from .forms import DataImportForm
 from .models import Graph, QuestionSet, StatementSet
+from .quality import quality_lines
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -60,6 +61,7 @@ def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
             "qset": qset,
             "page": page,
             "structures": selectors.question_structure_counts(qset),
+            "quality": quality_lines(qset.quality or {}),
         },
     )
 
