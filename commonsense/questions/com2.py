@@ -7,11 +7,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from commonsense.kg.index import GraphIndex
 from commonsense.kg.relations import COM2_RELATIONS
 
-from ..queries.rules import DEFAULT_RULES, CompositionRules
-from ..queries.sampling import Query, QuerySampler
+from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES, CompositionRules
+from ..queries.sampling import QInter, QProj, Query, QuerySampler
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
 from . import distractors, names, verbalize
 from .display import Display
@@ -75,6 +78,9 @@ class BuildParams:
     composition_rules: bool = True
     fluent: bool = True
     near_duplicate: float | None = DEFAULT_THRESHOLD  # None: no near-duplicate check
+    # adversarial distractors only through anchor edges whose tails answer another kind of thing
+    # than the gold (a same-kind tail of one branch is often a defensible answer to the whole query)
+    adversarial_other_kind: bool = True
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -94,7 +100,19 @@ class BuildParams:
             "composition_rules": DEFAULT_RULES.name if self.composition_rules else None,
             "fluent": self.fluent,
             "near_duplicate": self.near_duplicate,
+            "adversarial_other_kind": self.adversarial_other_kind,
         }
+
+
+def other_kind(index: GraphIndex, query: Query) -> Callable[[int], bool]:
+    """Relation ids whose tails answer a different kind of thing (rules.ANSWER_CLASS) than the
+    query's last hops: "Sara is upset" (xReact) is no adversarial distractor for "what Sara feels",
+    "Sara wants to apologise" (xWant) is."""
+    root = query.root
+    tops = [root] if isinstance(root, QProj) else list(root.branches) if isinstance(root, QInter) else []
+    kinds = {ANSWER_CLASS.get(index.rel_names[b.rel]) for b in tops if isinstance(b, QProj)}
+    bad = {i for i, r in enumerate(index.rel_names) if ANSWER_CLASS.get(r) in kinds or ANSWER_CLASS.get(r) is None}
+    return lambda r: r not in bad
 
 
 def option_checks(
@@ -153,6 +171,8 @@ def make_question(
     display: Callable[[int], str] | None = None,
     checks: Sequence[OptionCheck] = (),
     report: BuildReport | None = None,
+    adversarial_other_kind: bool = False,
+    random_pool: npt.NDArray[np.int64] | None = None,
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors). ``display`` renders node text (default: the
@@ -184,6 +204,8 @@ def make_question(
         reject=reject,
         rejections=None if report is None else report.distractors_rejected,
         prepare=prepare if prefetchers else None,
+        adversarial_relations=other_kind(index, query) if adversarial_other_kind else None,
+        random_pool=random_pool,
     )
     if picked is None:
         if report is not None:
@@ -237,6 +259,7 @@ def sample_questions(
     display: Display | None = None,
     checks: Sequence[OptionCheck] = (),
     report: BuildReport | None = None,
+    adversarial_other_kind: bool = False,
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed.
@@ -248,6 +271,7 @@ def sample_questions(
         usable = display.usable() if display is not None else None
         sampler = QuerySampler(index, max_degree=max_degree, relations=relations, rules=rules, node_ok=usable)
     limit = max_attempts if max_attempts is not None else max(2000, 40 * count)
+    pool = distractors.event_tails(index) if display is not None else None  # quality builds only
     out: list[BuiltQuestion] = []
     seen: set[tuple[object, ...]] = set()
     for j in range(limit):
@@ -274,6 +298,8 @@ def sample_questions(
             display=display,
             checks=checks,
             report=report,
+            adversarial_other_kind=adversarial_other_kind,
+            random_pool=pool,
         )
         if q is None:
             continue
@@ -336,6 +362,7 @@ def build_com2(
         display=Display(index, fluent_text=params.fluent),
         checks=checks,
         report=report,
+        adversarial_other_kind=params.adversarial_other_kind,
     )
     if near_duplicates is not None:
         near_duplicates.flush()

@@ -129,6 +129,16 @@ def test_atomic_default_relations_and_options(kind: str) -> None:
         assert set(q.relations) <= set(COM2_RELATIONS), q.relations
         assert not any(is_none(o) or o.strip().lower() == "none" for o in q.options)
         assert all("___" not in t for t in _texts(q)), q.id
+    # random distractors are events, not physical objects ("wood") or blank fillers
+    from commonsense.questions.distractors import event_tails
+
+    events = set(event_tails(idx).tolist())
+    objects = {idx.names[n] for n in idx.tail_nodes.tolist() if n not in events}
+    assert objects and not any(o in objects for q in qs for o in q.options)
+    from commonsense.questions.com2 import sample_questions
+
+    bare = sample_questions(idx, kind, 40, seed=1, relations=list(COM2_RELATIONS), person_names=False)
+    assert any(o in objects for q in bare for o in q.options)  # the fault the default removes
     coco = application(idx, 10, seed=1, kinds=("2i", "2p"))
     assert coco and all(set(q.relations) <= set(COCO_RELATIONS) for q in coco)
     assert not any(is_none(o) for q in coco for o in q.options)
@@ -219,3 +229,33 @@ def test_blank_heads_are_filled_or_left_out() -> None:
             kinds["filled" if "the baby" in q.question else "other"] += 1
             assert "divides" not in q.question  # no filler in the graph: never an anchor
     assert kinds["filled"] > 0
+
+
+def test_adversarial_distractors_answer_another_kind_of_thing() -> None:
+    from commonsense.queries.sampling import QAnchor, QInter, QProj, Query
+    from commonsense.questions import distractors
+    from commonsense.questions.com2 import other_kind
+
+    rows = [
+        ("PersonX wins the race", "xReact", "proud"),
+        ("PersonX wins the race", "xReact", "tired"),  # same kind as the gold: often also right
+        ("PersonX wins the race", "xWant", "to celebrate"),
+        ("PersonX gets a prize", "xReact", "proud"),
+        ("PersonX gets a prize", "xWant", "to thank everyone"),
+    ]
+    idx = GraphIndex.build(rows, IndexOptions(normalize=True))
+    n = idx.node
+    r = idx.rel_ids["xReact"]
+    a, b, gold = n("PersonX wins the race"), n("PersonX gets a prize"), n("PersonX is proud")
+    q = Query("2i", QInter((QProj(r, QAnchor(a), gold), QProj(r, QAnchor(b), gold)), gold))
+    ok = other_kind(idx, q)
+    assert not ok(r) and ok(idx.rel_ids["xWant"])
+    seen_on, seen_off = set(), set()
+    for seed in range(10):
+        for flag, seen in ((ok, seen_on), (None, seen_off)):
+            got = distractors.pick(
+                idx, random.Random(seed), answers={gold}, anchors=[a, b], n_random=0, adversarial_relations=flag
+            )
+            seen.update(idx.names[x] for x, _ in got or [])
+    assert "PersonX is tired" in seen_off and "PersonX is tired" not in seen_on
+    assert seen_on <= {"PersonX celebrate", "PersonX thank everyone"}
