@@ -67,6 +67,8 @@ def _is_person(tok: str) -> bool:
 def _subject_end(toks: list[str]) -> int:
     """Index of the first verb token (the end of the subject), or -1 if the event has none."""
     first = toks[0].lower()
+    if toks[0].islower() and first not in DETERMINERS | PRONOUNS_3SG | PRONOUNS_PLURAL and _verb_lemma(first):
+        return -1  # a subject-less fragment ("go visit relatives"): nothing to conjugate
     if first in PRONOUNS_3SG | PRONOUNS_PLURAL or _PERSON.match(toks[0]) or _PEOPLE.match(toks[0]):
         if len(toks) > 1 and toks[1] != "'s":
             return 1

@@ -206,6 +206,7 @@ def test_near_duplicate_rejections_are_counted() -> None:
         # already inflected ATOMIC text is left alone
         ("PersonX keeps the baby up all night", "PersonX keeps the baby up all night"),
         ("PersonX gets a job", "PersonX gets a job"),
+        ("go visit relatives", "go visit relatives"),  # a subject-less fragment has no verb to conjugate
     ],
 )
 def test_lemmatised_events_read_in_present_tense(raw: str, shown: str) -> None:
