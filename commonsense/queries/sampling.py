@@ -272,17 +272,23 @@ class QuerySampler:
             used.add(src)
             child = self._down(st, shape.child, src, rng, used, outer=rel)
             return None if child is None else QProj(rel, child, node)
-        branches: list[QNode] = []
+        # With rules, 2in's negated branch is sampled first: its relation (HinderedBy) is fixed, so
+        # the positive branch can then be drawn among compatible relations instead of failing after.
+        order = list(range(len(shape.branches)))
+        if top and st.negated_branch is not None and self.rules is not None:
+            order.remove(st.negated_branch)
+            order.insert(0, st.negated_branch)
+        got: dict[int, QNode] = {}
         first = -1
-        for i, b in enumerate(shape.branches):
+        for i in order:
             bmask = self.negated if (top and st.negated_branch == i) else None
-            q = self._down(st, b, node, rng, used, bmask, outer=outer, sibling=first)
+            q = self._down(st, shape.branches[i], node, rng, used, bmask, outer=outer, sibling=first)
             if q is None:
                 return None
             if first < 0 and isinstance(q, QProj):
                 first = q.rel
-            branches.append(q)
-        return QInter(tuple(branches), node)
+            got[i] = q
+        return QInter(tuple(got[i] for i in range(len(shape.branches))), node)
 
     # ------------------------------------------------------------------ answers
     def answers(self, query: Query) -> set[int]:
