@@ -7,11 +7,22 @@ stored questions by :func:`question_set_quality` (the same figures as counting t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from commonsense.questions.quality import chain_plausibility, text_checks
 
 from .models import QuestionSet
+
+# Higher apps (annotation) add the human validation figures without knowledge importing them:
+# each reporter returns {"campaign": ..., "items": n, "accepted": k, "share_accepted": ..., ...} or None.
+HumanReporter = Callable[[QuestionSet], dict[str, Any] | None]
+HUMAN_REPORTERS: list[HumanReporter] = []
+
+
+def human_reporter_register(fn: HumanReporter) -> None:
+    if fn not in HUMAN_REPORTERS:
+        HUMAN_REPORTERS.append(fn)
 
 
 def _chain_plausibilities(qset: QuestionSet) -> list[list[float | None]]:
@@ -36,6 +47,10 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
         "text": text_checks(items, person_names=person_names),
         "chains": chain_plausibility(_chain_plausibilities(qset)),
     }
+    for reporter in HUMAN_REPORTERS:
+        human = reporter(qset)
+        if human is not None:
+            report["human"] = human
     if store:
         qset.quality = report
         qset.save(update_fields=["quality"])
@@ -66,5 +81,13 @@ def quality_lines(report: dict[str, Any]) -> list[str]:
             f"chains: {c['chains_all_plausible']} all plausible, {c['chains_with_implausible']} with an implausible "
             f"triple, {c['chains_unlabelled']} unlabelled"
             + (f" (share plausible {share:.1%} of labelled)" if share is not None else "")
+        )
+    h = report.get("human")
+    if h:
+        agree = h.get("agreement")
+        out.append(
+            f"validated in campaign {h['campaign']}: {h['accepted']} of {h['items']} items accepted "
+            f"({h['share_accepted']:.1%}), gold confirmed in {h['gold_confirmed']}"
+            + (f", per-option agreement {agree:.2f}" if agree is not None else "")
         )
     return out
