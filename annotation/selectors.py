@@ -16,6 +16,7 @@ from commonsense import agreement
 from commonsense.metrics import nww
 from commonsense.metrics.bootstrap import mean_ci
 from commonsense.validation import ItemLabel, item_label
+from knowledge.models import QuestionSet
 
 from .models import Assignment, Campaign, FinalLabel, Item, Membership, Response
 
@@ -248,3 +249,36 @@ def survey_matrix(campaign: Campaign) -> SurveyMatrix | None:
         return None
     by_item = dict(Item.objects.filter(pk__in=m.items).values_list("pk", "statement_id"))
     return SurveyMatrix(campaign, [by_item[i] for i in m.items], m.raters, m.primary, m.predict)
+
+
+def question_set_human_quality(qset: QuestionSet) -> dict[str, Any] | None:
+    """Issue 11 item 8: what the latest MCQA validation campaign of ``qset`` says about it. An item
+    is accepted when the majority found the context sensible and at least one option plausible
+    (COM2 keeps such items); its gold is confirmed when the gold option is among the plausible."""
+    campaign = (
+        Campaign.objects.filter(question_set=qset, kind=Campaign.Kind.MCQA, items__final_label__isnull=False)
+        .distinct()
+        .order_by("-created_at")
+        .first()
+    )
+    if campaign is None:
+        return None
+    rows = FinalLabel.objects.filter(item__campaign=campaign, item__role=Item.Role.REGULAR).values_list(
+        "label", "item__question__answer_index"
+    )
+    items = accepted = confirmed = 0
+    for label, gold in rows.iterator(chunk_size=2000):
+        items += 1
+        plausible = list(label.get("plausible") or [])
+        ok = bool(plausible) and not label.get("bad_context")
+        accepted += ok
+        confirmed += ok and gold in plausible
+    agreement = campaign_agreement(campaign).pairwise
+    return {
+        "campaign": campaign.name,
+        "items": items,
+        "accepted": accepted,
+        "share_accepted": round(accepted / items, 4) if items else 0.0,
+        "gold_confirmed": confirmed,
+        "agreement": None if agreement is None else round(float(agreement), 4),
+    }

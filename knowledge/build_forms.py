@@ -46,6 +46,11 @@ class _BuildForm(forms.Form):
         help_text="COM2's top-T neighbours per (node, relation)",
     )
     min_plausibility = forms.FloatField(required=False, help_text="keep only triples with at least this plausibility")
+    include_implausible = forms.BooleanField(
+        required=False,
+        label="Include implausible triples",
+        help_text="also use triples the graph labels implausible (CSKB label 0) as edges; off: only plausible ones",
+    )
     diverse = forms.BooleanField(
         required=False,
         label="Diverse (vote-k)",
@@ -72,9 +77,18 @@ class QuestionBuildForm(_BuildForm):
     relations = forms.MultipleChoiceField(
         required=False,
         widget=forms.SelectMultiple(attrs={"size": 10}),
-        help_text="restrict every hop to these relations (none selected: all but HinderedBy)",
+        help_text="restrict every hop to these relations (none selected: COM2's twelve, HinderedBy only in 2in)",
     )
     keep_placeholders = forms.BooleanField(required=False, help_text="keep PersonX/Y/Z instead of person names")
+    near_duplicate = forms.FloatField(
+        required=False,
+        min_value=0.01,
+        max_value=1.0,
+        initial=0.9,
+        label="Near-duplicate threshold",
+        help_text="reject a distractor whose all-MiniLM-L6-v2 cosine with an answer or another option is at "
+        "least this (empty: no check)",
+    )
 
     field_order = [
         "graph",
@@ -86,6 +100,8 @@ class QuestionBuildForm(_BuildForm):
         "max_degree",
         "diverse",
         "min_plausibility",
+        "include_implausible",
+        "near_duplicate",
         "keep_placeholders",
     ]
 
@@ -116,6 +132,8 @@ class QuestionBuildForm(_BuildForm):
             "max_degree": d["max_degree"],
             "diverse": d["diverse"],
             "min_plausibility": d["min_plausibility"],
+            "include_implausible": d["include_implausible"],
+            "near_duplicate": d["near_duplicate"],
             "person_names": not d["keep_placeholders"],
         }
 
@@ -151,6 +169,7 @@ class CocoBuildForm(_BuildForm):
         "max_degree",
         "diverse",
         "min_plausibility",
+        "include_implausible",
     ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -184,4 +203,5 @@ class CocoBuildForm(_BuildForm):
             "max_degree": d["max_degree"],
             "diverse": d["diverse"],
             "min_plausibility": d["min_plausibility"],
+            "include_implausible": d["include_implausible"],
         }

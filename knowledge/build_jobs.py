@@ -136,4 +136,8 @@ def build_job_command(job: BuildJob) -> str:
         args.append("--diverse")
     if p.get("person_names") is False:
         args.append("--keep-placeholders")
+    if p.get("include_implausible"):
+        args.append("--include-implausible")
+    if job.kind == BuildJob.Kind.COM2 and "near_duplicate" in p:
+        args += ["--near-duplicate", str(p["near_duplicate"] or 0)]
     return " ".join(["python", "manage.py", cmd, *(shlex.quote(a) for a in args)])

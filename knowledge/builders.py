@@ -17,16 +17,19 @@ from django.db.models import Max
 
 from accounts.people import User
 from commonsense.io.abstract import read_abstract_triples
+from commonsense.kg.edges import EdgeFilter, edge_filter
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
 from commonsense.questions import export as writers
 from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
-from commonsense.questions.com2 import BuildParams, build_com2
+from commonsense.questions.com2 import BuildParams, BuildReport, OptionCheck, build_com2
 from commonsense.questions.diverse import EmbeddingCache
 from commonsense.questions.finetune import diversity_filter, write_finetune
+from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
 
 from .models import Graph, Question, QuestionSet
+from .quality import question_set_quality
 from .services import ImportRefused
 
 Progress = Callable[[int, int], None]
@@ -81,11 +84,14 @@ def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int]]:
     yield from rows.iterator(chunk_size=20_000)
 
 
-def graph_index(graph: Graph, options: IndexOptions) -> GraphIndex:
-    """The graph's index, built once per (graph content, options) and reused from disk."""
+def graph_index(graph: Graph, options: IndexOptions, edges: EdgeFilter | None = None) -> GraphIndex:
+    """The graph's index, built once per (graph content, options, edge filter) and reused from
+    disk. ``edges`` decides which triples are edges (default: :func:`edge_filter` (False), only
+    triples not labelled implausible, no ``none`` tails)."""
+    edges = edges or edge_filter(include_implausible=False)
     agg = graph.triples.aggregate(last=Max("id"))
-    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}"
-    return GraphIndex.cached(_cache_dir(graph), fingerprint, lambda: _records(graph), options)
+    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}"
+    return GraphIndex.cached(_cache_dir(graph), fingerprint, lambda: edges(_records(graph)), options)
 
 
 def _graph(name: str) -> Graph:
@@ -144,20 +150,33 @@ def question_set_build(
     max_degree: int = 10,
     diverse: bool = False,
     min_plausibility: float | None = None,
+    include_implausible: bool = False,
+    near_duplicate: float | None = DEFAULT_THRESHOLD,
     person_names: bool = True,
     user: User | None = None,
     progress: Progress | None = None,
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,
+    edges: EdgeFilter | None = None,
+    option_checks: Sequence[OptionCheck] = (),
 ) -> QuestionSet:
     """``build_questions``: COM2 logical-query MCQA of one kind from a stored graph. ``step`` is
-    told when each step begins; ``on_stored`` runs inside the transaction that stores the set."""
+    told when each step begins; ``on_stored`` runs inside the transaction that stores the set.
+
+    Defaults (issue 11): hops over COM2's twelve relations unless ``relations`` says otherwise;
+    triples labelled implausible are not edges unless ``include_implausible``; no distractor within
+    MiniLM cosine ``near_duplicate`` of an answer or another option. ``edges`` replaces the edge
+    filter and ``option_checks`` add distractor vetoes (e.g. a plausibility model). The build
+    report and text checks are stored in ``QuestionSet.quality``."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     g = _graph(graph)
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
-    index = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
+    edges = edges or edge_filter(include_implausible)
+    index = graph_index(
+        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges
+    )
     params = BuildParams(
         kind=kind,
         count=count,
@@ -166,10 +185,25 @@ def question_set_build(
         max_degree=max_degree,
         person_names=person_names,
         diverse=diverse,
+        near_duplicate=near_duplicate,
     )
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
+    near = (
+        NearDuplicates(minilm_encoder(), near_duplicate, EmbeddingCache(_cache_dir(g), minilm_encoder(), "neardup"))
+        if near_duplicate is not None
+        else None
+    )
     steps.next(None if diverse else count)
-    questions = build_com2(index, params, diverse_cache=cache, progress=progress)
+    report = BuildReport()
+    questions = build_com2(
+        index,
+        params,
+        diverse_cache=cache,
+        progress=progress,
+        near_duplicates=near,
+        extra_checks=option_checks,
+        report=report,
+    )
     steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
@@ -179,9 +213,17 @@ def question_set_build(
             graph=g,
             seed=seed,
             created_by=user,
-            params={**params.as_dict(), "min_plausibility": min_plausibility, "normalize": True},
+            params={
+                **params.as_dict(),
+                "min_plausibility": min_plausibility,
+                "include_implausible": include_implausible,
+                "edges": edges.name,
+                "normalize": True,
+            },
+            quality={"build": report.as_dict()},
         )
         _store(qset, questions)
+        question_set_quality(qset)
         if on_stored is not None:
             on_stored(qset)
     return qset
@@ -197,6 +239,7 @@ def coco_build(
     per_kind: int = 3000,
     max_degree: int = 10,
     min_plausibility: float | None = None,
+    include_implausible: bool = False,
     diverse: bool = False,
     user: User | None = None,
     progress: Progress | None = None,
@@ -213,9 +256,10 @@ def coco_build(
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
     steps = _Steps(step, coco_steps(bool(abstract)))
     steps.next()
-    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility))
+    edges = edge_filter(include_implausible)
+    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges)
     steps.next()
-    norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
+    norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges)
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     steps.next()
     questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
@@ -247,6 +291,9 @@ def coco_build(
                 "max_degree": max_degree,
                 "diverse": diverse,
                 "min_plausibility": min_plausibility,
+                "include_implausible": include_implausible,
+                "edges": edges.name,
+                "relations": list(params.relations),
                 "abstract": Path(abstract).name if abstract else None,
                 "shortfall": shortfall,
             },

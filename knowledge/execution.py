@@ -35,8 +35,18 @@ from .services import ImportRefused
 
 log = logging.getLogger(__name__)
 
-COM2_PARAMS = ("kind", "count", "relations", "max_degree", "diverse", "min_plausibility", "person_names")
-COCO_PARAMS = ("per_relation", "per_kind", "max_degree", "min_plausibility", "diverse")
+COM2_PARAMS = (
+    "kind",
+    "count",
+    "relations",
+    "max_degree",
+    "diverse",
+    "min_plausibility",
+    "person_names",
+    "include_implausible",
+    "near_duplicate",
+)
+COCO_PARAMS = ("per_relation", "per_kind", "max_degree", "min_plausibility", "diverse", "include_implausible")
 
 
 def progress_seconds() -> float:

@@ -123,6 +123,9 @@ class QuestionSet(models.Model):
     source = models.CharField(max_length=255, blank=True, help_text="file name or graph it was built from")
     graph = models.ForeignKey(Graph, null=True, blank=True, on_delete=models.SET_NULL, related_name="question_sets")
     params = models.JSONField(default=dict, blank=True, help_text="build parameters")
+    quality = models.JSONField(
+        default=dict, blank=True, help_text="quality report: build rejections and text checks (set_quality)"
+    )
     seed = models.BigIntegerField(null=True, blank=True)
     source_sha256 = models.CharField(max_length=64, blank=True, help_text="content hash of the imported file")
     description = models.TextField(blank=True)

@@ -16,6 +16,7 @@ from commonsense.io import DataFormatError
 from . import selectors, services
 from .forms import DataImportForm
 from .models import Graph, QuestionSet, StatementSet
+from .quality import quality_lines
 from .set_actions import question_set_usage
 
 
@@ -64,6 +65,7 @@ def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
             "page": page,
             "structures": selectors.question_structure_counts(qset),
             "usage": question_set_usage(qset),
+            "quality": quality_lines(qset.quality or {}),
         },
     )
 

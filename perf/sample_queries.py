@@ -4,7 +4,12 @@ Prints the index build time (normalised tails, cold and from the disk cache), th
 kind the time to sample 10,000 queries with their full answer sets, and the time to build 10,000
 complete MCQA questions (distractors, verbalisation, names); finally the peak memory (ru_maxrss).
 
-    .venv/bin/python perf/sample_queries.py [--triples 1330000] [--queries 10000] [--seed 0]
+With the issue-11 checks on (the builders' defaults): plausible-only edge filter (none tails out),
+COM2's relations, composition rules, fluent display text, ___ heads filled or left out. The MiniLM
+near-duplicate check is timed separately: --minilm N questions of 2i built with and without it,
+reported as seconds per 1,000 questions.
+
+    .venv/bin/python perf/sample_queries.py [--triples 1330000] [--queries 10000] [--seed 0] [--minilm 1000]
 """
 
 from __future__ import annotations
@@ -21,9 +26,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from commonsense.kg.edges import plausible_only  # noqa: E402
 from commonsense.kg.index import GraphIndex, IndexOptions, file_fingerprint  # noqa: E402
+from commonsense.kg.normalize import minilm_encoder  # noqa: E402
 from commonsense.queries import KINDS, QuerySampler  # noqa: E402
-from commonsense.questions.com2 import sample_questions  # noqa: E402
+from commonsense.queries.rules import DEFAULT_RULES  # noqa: E402
+from commonsense.questions.com2 import DEFAULT_COM2_HOPS, sample_questions  # noqa: E402
+from commonsense.questions.display import Display  # noqa: E402
+from commonsense.questions.neardup import NearDuplicates  # noqa: E402
 from commonsense.questions.record import derive_seed  # noqa: E402
 from perf.synth_graph import synthesize  # noqa: E402
 
@@ -40,6 +50,7 @@ def main() -> None:
     ap.add_argument("--triples", type=int, default=1_330_000)
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--minilm", type=int, default=1000, help="2i questions to time the near-duplicate check on")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="cocoweb-queries-"))
     path = work / "synthetic_atomic.tsv"
@@ -48,16 +59,22 @@ def main() -> None:
     print(f"synthesized {args.triples:,} triples in {time.perf_counter() - t0:.1f} s")
     opts = IndexOptions(normalize=True)
     t0 = time.perf_counter()
-    index = GraphIndex.cached(work / "cache", file_fingerprint(path), lambda: _records(path), opts)
+    edges = plausible_only()
+    fp = file_fingerprint(path) + edges.name
+    index = GraphIndex.cached(work / "cache", fp, lambda: edges(_records(path)), opts)
     build = time.perf_counter() - t0
     t0 = time.perf_counter()
-    index = GraphIndex.cached(work / "cache", file_fingerprint(path), lambda: _records(path), opts)
+    index = GraphIndex.cached(work / "cache", fp, lambda: edges(_records(path)), opts)
     reload = time.perf_counter() - t0
     print(
         f"index: {index.n_nodes:,} nodes, {index.n_edges:,} edges; build+save {build:.1f} s "
         f"(incl. reading and normalising the TSV), reload from cache {reload:.2f} s"
     )
-    sampler = QuerySampler(index)
+    t0 = time.perf_counter()
+    display = Display(index)
+    sampler = QuerySampler(index, relations=DEFAULT_COM2_HOPS, rules=DEFAULT_RULES, node_ok=display.usable())
+    sampler.rule_tables  # noqa: B018 (built once per sampler)
+    print(f"quality tables (blank fills, usable nodes, rule tables): {time.perf_counter() - t0:.1f} s")
     print(f"{'kind':<5}{'queries':>9}{'attempts':>10}{'sample s':>10}{'q/s':>9}{'MCQA':>7}{'MCQA s':>8}{'MCQA/s':>9}")
     for kind in KINDS:
         t0 = time.perf_counter()
@@ -70,10 +87,30 @@ def main() -> None:
                 got += 1
         ts = time.perf_counter() - t0
         t0 = time.perf_counter()
-        built = sample_questions(index, kind, args.queries, args.seed, sampler=sampler)
+        built = sample_questions(index, kind, args.queries, args.seed, sampler=sampler, display=display)
         tb = time.perf_counter() - t0
         print(
             f"{kind:<5}{got:>9,}{attempts:>10,}{ts:>10.2f}{got / ts:>9,.0f}{len(built):>7,}{tb:>8.2f}{len(built) / tb:>9,.0f}"
+        )
+    if args.minilm:
+        from commonsense.questions.com2 import near_duplicate_check
+
+        n = args.minilm
+        t0 = time.perf_counter()
+        plain = sample_questions(index, "2i", n, args.seed + 1, sampler=sampler, display=display)
+        t_plain = time.perf_counter() - t0
+        nd = NearDuplicates(minilm_encoder())
+        nd.vectors(["warm-up"])  # model load is not per-question cost
+        t0 = time.perf_counter()
+        checked = sample_questions(
+            index, "2i", n, args.seed + 1, sampler=sampler, display=display, checks=[near_duplicate_check(nd)]
+        )
+        t_checked = time.perf_counter() - t0
+        per_k = (t_checked - t_plain) / max(len(checked), 1) * 1000
+        print(
+            f"MiniLM near-duplicate check, 2i: {len(plain):,} questions {t_plain:.1f} s without, "
+            f"{len(checked):,} {t_checked:.1f} s with ({nd.encoded:,} texts embedded, cold cache): "
+            f"{per_k:.1f} s per 1,000 questions"
         )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 / 1024
     print(f"peak memory (ru_maxrss): {rss:.2f} GB")

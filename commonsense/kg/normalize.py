@@ -32,13 +32,13 @@ _PERSON = re.compile(r"\bPerson\s?([XYZ])\b", re.IGNORECASE)
 # A tail "has a subject" when it opens with a person placeholder or a subject pronoun / noun
 # phrase used that way in ATOMIC ("PersonY feels bad", "they get hurt", "others smile").
 _SUBJECT_START = re.compile(
-    r"^(?:Person\s?[XYZ]\b|(?:he|she|they|i|we|you|it|others|everyone|someone|people)\s+\S)",
+    r"^(?:Person\s?[XYZ]\b|People\s?[XYZ]\b|(?:he|she|they|i|we|you|it|others|everyone|someone|people)\s+\S)",
     re.IGNORECASE,
 )
 _LEADING_TO = re.compile(r"^to\s+", re.IGNORECASE)
 _LEADING_BE = re.compile(r"^(?:is|are|am|be|was|were|feels?)\b", re.IGNORECASE)
 
-NONE_TAILS = frozenset({"none", "", "na", "n/a"})
+NONE_TAILS = frozenset({"none", "", "na", "n/a", "-", "nothing"})
 
 
 def clean(text: str) -> str:
@@ -54,7 +54,7 @@ def has_subject(tail: str) -> bool:
 
 def is_none(tail: str) -> bool:
     """ATOMIC marks a missing inference with the tail "none"."""
-    return tail.strip().lower() in NONE_TAILS
+    return tail.strip().strip(".!?\"' ").lower() in NONE_TAILS
 
 
 def normalize_tail(relation: str, tail: str) -> str:

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from commonsense.kg.index import GraphIndex
 
+from .rules import CompositionRules
 from .structures import NEGATION_RELATION, STRUCTURES, Anchor, Inter, Proj, Shape, Structure
 
 
@@ -98,12 +99,24 @@ BoolArray = npt.NDArray[np.bool_]
 
 class QuerySampler:
     """Samples queries of any kind from one index. ``relations`` restricts every hop (default:
-    all relations of the graph except HinderedBy, which is kept for 2in's negated branch)."""
+    all relations of the graph except HinderedBy, which is kept for 2in's negated branch).
+    ``rules`` (:mod:`commonsense.queries.rules`) restricts which hops may be chained and
+    intersected and requires each hop's head to name the person its prompt asks about;
+    ``node_ok`` (a boolean per node) leaves nodes out of every query (e.g. ATOMIC heads with an
+    unfilled ``___`` blank)."""
 
     def __init__(
-        self, index: GraphIndex, *, max_degree: int | None = None, relations: Iterable[str] | None = None
+        self,
+        index: GraphIndex,
+        *,
+        max_degree: int | None = None,
+        relations: Iterable[str] | None = None,
+        rules: CompositionRules | None = None,
+        node_ok: npt.NDArray[np.bool_] | None = None,
     ) -> None:
         self.index = index
+        self.rules = rules
+        self.node_ok = node_ok
         self.max_degree = max_degree if max_degree is not None else index.options.max_degree
         if self.max_degree < 1:
             raise ValueError("max_degree must be at least 1")
@@ -123,6 +136,30 @@ class QuerySampler:
             self.negated[neg] = True
         self._cands: dict[str, npt.NDArray[np.int64]] = {}
         self._depth: npt.NDArray[np.int64] | None = None
+        self._rule_tables: tuple[BoolArray, BoolArray, tuple[BoolArray, BoolArray, npt.NDArray[np.int64]]] | None = None
+
+    @property
+    def rule_tables(self) -> tuple[BoolArray, BoolArray, tuple[BoolArray, BoolArray, npt.NDArray[np.int64]]]:
+        """(composes[inner, outer], intersectable[a, b], head tables) as arrays."""
+        if self._rule_tables is None:
+            assert self.rules is not None
+            rn = self.index.rel_names
+            comp = np.array([[self.rules.composes(a, b) for b in rn] for a in rn], dtype=bool).reshape(len(rn), len(rn))
+            inter = np.array([[self.rules.intersectable((a, b)) for b in rn] for a in rn], dtype=bool).reshape(
+                len(rn), len(rn)
+            )
+            names = self.index.names
+            # head[0] / head[1]: per node, does the text name PersonX / PersonY; head[2][rel]:
+            # which of them the relation needs (0 none, 1 PersonX, 2 PersonY)
+            has_x = np.fromiter(("PersonX" in t for t in names), dtype=bool, count=len(names))
+            has_y = np.fromiter(("PersonY" in t for t in names), dtype=bool, count=len(names))
+            need = np.array(
+                [0 if self.rules.head_ok("", r) else 1 if self.rules.head_ok("PersonX", r) else 2 for r in rn],
+                dtype=np.int64,
+            )
+            head = (has_x, has_y, need)
+            self._rule_tables = (comp, inter, head)
+        return self._rule_tables
 
     @property
     def depth(self) -> npt.NDArray[np.int64]:
@@ -166,6 +203,8 @@ class QuerySampler:
             else:
                 ok = counts >= 1
             ok &= self.depth >= _need(st.shape)
+            if self.node_ok is not None:
+                ok &= self.node_ok
             self._cands[kind] = np.flatnonzero(ok).astype(np.int64)
         return self._cands[kind]
 
@@ -182,15 +221,33 @@ class QuerySampler:
         root = self._down(st, st.shape, answer, rng, used, top=True)
         return None if root is None else Query(kind, root)
 
-    def _preds(self, node: int, mask: BoolArray, used: set[int], need: int) -> list[tuple[int, int]]:
+    def _preds(
+        self, node: int, mask: BoolArray, used: set[int], need: int, outer: int = -1, sibling: int = -1
+    ) -> list[tuple[int, int]]:
+        """Top-T (relation, head) pairs into ``node``. With rules: the relation composes with
+        ``outer`` (the hop this node is the head of), is intersectable with ``sibling`` (the first
+        branch's relation), and the head names the relation's subject."""
         rels, srcs = self.index.in_edges(node)
         sel = mask[rels]
-        rl = rels[sel][: self.max_degree].tolist()
-        sl = srcs[sel][: self.max_degree].tolist()
+        rl = rels[sel][: self.max_degree]
+        sl = srcs[sel][: self.max_degree]
+        if self.rules is not None and rl.shape[0]:
+            comp, inter, (has_x, has_y, subject) = self.rule_tables
+            nr = subject[rl]
+            keep = np.where(nr == 1, has_x[sl], np.where(nr == 2, has_y[sl], True))
+            if outer >= 0:
+                keep &= comp[rl, outer]
+            if sibling >= 0:
+                keep &= inter[rl, sibling]
+            rl, sl = rl[keep], sl[keep]
+        if self.node_ok is not None and rl.shape[0]:
+            keep = self.node_ok[sl]
+            rl, sl = rl[keep], sl[keep]
+        pairs = zip(rl.tolist(), sl.tolist(), strict=True)
         if need == 0:
-            return [(r, s) for r, s in zip(rl, sl, strict=True) if s not in used]
+            return [(r, s) for r, s in pairs if s not in used]
         depth = self.depth
-        return [(r, s) for r, s in zip(rl, sl, strict=True) if s not in used and depth[s] >= need]
+        return [(r, s) for r, s in pairs if s not in used and depth[s] >= need]
 
     def _down(
         self,
@@ -201,25 +258,37 @@ class QuerySampler:
         used: set[int],
         mask: BoolArray | None = None,
         top: bool = False,
+        outer: int = -1,
+        sibling: int = -1,
     ) -> QNode | None:
         if isinstance(shape, Anchor):
             return QAnchor(node)
         if isinstance(shape, Proj):
-            preds = self._preds(node, self.allowed if mask is None else mask, used, _need(shape.child))
+            m = self.allowed if mask is None else mask
+            preds = self._preds(node, m, used, _need(shape.child), outer, sibling)
             if not preds:
                 return None
             rel, src = preds[rng.randrange(len(preds))]
             used.add(src)
-            child = self._down(st, shape.child, src, rng, used)
+            child = self._down(st, shape.child, src, rng, used, outer=rel)
             return None if child is None else QProj(rel, child, node)
-        branches: list[QNode] = []
-        for i, b in enumerate(shape.branches):
+        # With rules, 2in's negated branch is sampled first: its relation (HinderedBy) is fixed, so
+        # the positive branch can then be drawn among compatible relations instead of failing after.
+        order = list(range(len(shape.branches)))
+        if top and st.negated_branch is not None and self.rules is not None:
+            order.remove(st.negated_branch)
+            order.insert(0, st.negated_branch)
+        got: dict[int, QNode] = {}
+        first = -1
+        for i in order:
             bmask = self.negated if (top and st.negated_branch == i) else None
-            q = self._down(st, b, node, rng, used, bmask)
+            q = self._down(st, shape.branches[i], node, rng, used, bmask, outer=outer, sibling=first)
             if q is None:
                 return None
-            branches.append(q)
-        return QInter(tuple(branches), node)
+            if first < 0 and isinstance(q, QProj):
+                first = q.rel
+            got[i] = q
+        return QInter(tuple(got[i] for i in range(len(shape.branches))), node)
 
     # ------------------------------------------------------------------ answers
     def answers(self, query: Query) -> set[int]:

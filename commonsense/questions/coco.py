@@ -15,6 +15,7 @@ from commonsense.kg import relations as registry
 from commonsense.kg.index import GraphIndex, IndexOptions, Record
 from commonsense.kg.relations import COCO_RELATIONS
 
+from ..queries.rules import DEFAULT_RULES, CompositionRules
 from . import distractors, verbalize
 from .com2 import Progress, sample_questions
 from .diverse import EmbeddingCache, select_diverse
@@ -192,9 +193,11 @@ def application(
     relations: Sequence[str] = COCO_RELATIONS,
     max_degree: int = 10,
     progress: Progress | None = None,
+    rules: CompositionRules | None = DEFAULT_RULES,
 ) -> list[BuiltQuestion]:
     """Reasoning questions (2i, 2p, ip, pi) on the normalised graph, each followed by the atomic
-    memorization questions of the triples of its golden chain (CoCo A2.3, "2+1" / "3+1" sets)."""
+    memorization questions of the triples of its golden chain (CoCo A2.3, "2+1" / "3+1" sets).
+    ``rules``: the composition rules of :mod:`commonsense.queries.rules` (None: the bare sampler)."""
     out: list[BuiltQuestion] = []
     for kind in kinds:
         qs = sample_questions(
@@ -206,6 +209,7 @@ def application(
             max_degree=max_degree,
             person_names=False,
             progress=progress,
+            rules=rules,
         )
         for i, rq in enumerate(qs, 1):
             gid = f"app-{kind}-{i:05d}"

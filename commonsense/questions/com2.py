@@ -3,18 +3,67 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from commonsense.kg.index import GraphIndex
+import numpy as np
+import numpy.typing as npt
 
-from ..queries.sampling import Query, QuerySampler
-from ..queries.structures import STRUCTURES
+from commonsense.kg.index import GraphIndex
+from commonsense.kg.relations import COM2_RELATIONS
+
+from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES, CompositionRules
+from ..queries.sampling import QInter, QProj, Query, QuerySampler
+from ..queries.structures import NEGATION_RELATION, STRUCTURES
 from . import distractors, names, verbalize
+from .display import Display
 from .diverse import EmbeddingCache, select_diverse
+from .neardup import DEFAULT_THRESHOLD, NearDuplicates
 from .record import BuiltQuestion, derive_seed
 
 Progress = Callable[[int, int], None]
+
+# COM2 Table 8's twelve relations; HinderedBy only on 2in's negated branch.
+DEFAULT_COM2_HOPS: tuple[str, ...] = tuple(r for r in COM2_RELATIONS if r != NEGATION_RELATION)
+
+
+@dataclass(frozen=True)
+class OptionCandidate:
+    """What a distractor check sees: the candidate, the query and the item so far."""
+
+    node: int
+    text: str  # as displayed, placeholders (PersonX) not yet replaced by names
+    answers: Sequence[str]
+    options: Sequence[str]  # chosen so far, the gold first
+    query: Query
+    index: GraphIndex
+
+
+# A distractor check: a reason to reject the candidate, or None. Plausibility models plug in here.
+OptionCheck = Callable[[OptionCandidate], str | None]
+
+
+@dataclass
+class BuildReport:
+    """What a build did, stored with the set: requested and built counts, why attempts and
+    distractor candidates were dropped."""
+
+    requested: int = 0
+    built: int = 0
+    attempts: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+    distractors_rejected: Counter[str] = field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "requested": self.requested,
+            "built": self.built,
+            "shortfall": max(self.requested - self.built, 0),
+            "attempts": self.attempts,
+            "dropped": dict(sorted(self.dropped.items())),
+            "distractors_rejected": dict(sorted(self.distractors_rejected.items())),
+        }
 
 
 @dataclass
@@ -22,11 +71,21 @@ class BuildParams:
     kind: str
     count: int
     seed: int
-    relations: list[str] | None = None
+    relations: list[str] | None = None  # None: COM2's twelve (DEFAULT_COM2_HOPS + HinderedBy for 2in)
     max_degree: int = 10
     person_names: bool = True
     diverse: bool = False
+    composition_rules: bool = True
+    fluent: bool = True
+    near_duplicate: float | None = DEFAULT_THRESHOLD  # None: no near-duplicate check
+    # adversarial distractors only through anchor edges whose tails answer another kind of thing
+    # than the gold (a same-kind tail of one branch is often a defensible answer to the whole query)
+    adversarial_other_kind: bool = True
     extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def hop_relations(self) -> list[str]:
+        return list(self.relations) if self.relations else list(DEFAULT_COM2_HOPS)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -34,10 +93,67 @@ class BuildParams:
             "count": self.count,
             "seed": self.seed,
             "relations": self.relations,
+            "hop_relations": self.hop_relations,
             "max_degree": self.max_degree,
             "person_names": self.person_names,
             "diverse": self.diverse,
+            "composition_rules": DEFAULT_RULES.name if self.composition_rules else None,
+            "fluent": self.fluent,
+            "near_duplicate": self.near_duplicate,
+            "adversarial_other_kind": self.adversarial_other_kind,
         }
+
+
+def other_kind(index: GraphIndex, query: Query) -> Callable[[int], bool]:
+    """Relation ids whose tails answer a different kind of thing (rules.ANSWER_CLASS) than the
+    query's last hops: "Sara is upset" (xReact) is no adversarial distractor for "what Sara feels",
+    "Sara wants to apologise" (xWant) is."""
+    root = query.root
+    tops = [root] if isinstance(root, QProj) else list(root.branches) if isinstance(root, QInter) else []
+    kinds = {ANSWER_CLASS.get(index.rel_names[b.rel]) for b in tops if isinstance(b, QProj)}
+    bad = {i for i, r in enumerate(index.rel_names) if ANSWER_CLASS.get(r) in kinds or ANSWER_CLASS.get(r) is None}
+    return lambda r: r not in bad
+
+
+def option_checks(
+    index: GraphIndex,
+    query: Query,
+    display: Callable[[int], str],
+    answers: Sequence[str],
+    checks: Sequence[OptionCheck],
+    chosen_first: str,
+) -> distractors.Reject:
+    """The checks as a :data:`distractors.Reject` over nodes."""
+
+    def reject(node: int, chosen: list[int]) -> str | None:
+        cand = OptionCandidate(
+            node, display(node), answers, [chosen_first, *(display(n) for n in chosen)], query, index
+        )
+        for check in checks:
+            why = check(cand)
+            if why is not None:
+                return why
+        return None
+
+    return reject
+
+
+class NearDuplicateCheck:
+    """The MiniLM near-duplicate veto as an :data:`OptionCheck`; ``prefetch`` embeds a question's
+    answers and likely candidates in one batch (one encoder call per question, not per text)."""
+
+    def __init__(self, nd: NearDuplicates) -> None:
+        self.nd = nd
+
+    def __call__(self, c: OptionCandidate) -> str | None:
+        return self.nd.reason(c.text, c.answers, c.options)
+
+    def prefetch(self, texts: Sequence[str]) -> None:
+        self.nd.vectors(list(texts))
+
+
+def near_duplicate_check(nd: NearDuplicates) -> OptionCheck:
+    return NearDuplicateCheck(nd)
 
 
 def make_question(
@@ -52,17 +168,49 @@ def make_question(
     answers: set[int] | None = None,
     group: str = "",
     role: str = "reasoning",
+    display: Callable[[int], str] | None = None,
+    checks: Sequence[OptionCheck] = (),
+    report: BuildReport | None = None,
+    adversarial_other_kind: bool = False,
+    random_pool: npt.NDArray[np.int64] | None = None,
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
-    itself an answer, or not enough distractors)."""
+    itself an answer, or not enough distractors). ``display`` renders node text (default: the
+    graph's text); ``checks`` may veto distractor candidates, counted in ``report``."""
     answers = sampler.answers(query) if answers is None else answers
     anchors = query.anchors()
     if query.answer not in answers or answers.intersection(anchors):
+        if report is not None:
+            report.dropped["an anchor is an answer"] += 1
         return None
-    picked = distractors.pick(index, rng, answers=answers, anchors=anchors)
+    raw = index.names.__getitem__
+    text = display or raw
+    reject = None
+    prefetchers = [p for p in (getattr(c, "prefetch", None) for c in checks) if p is not None]
+    shown = [text(a) for a in sorted(answers)] if checks else []
+
+    def prepare(nodes: list[int]) -> None:
+        texts = [*shown, *(text(n) for n in nodes)]
+        for p in prefetchers:
+            p(texts)
+
+    if checks:
+        reject = option_checks(index, query, text, shown, checks, text(query.answer))
+    picked = distractors.pick(
+        index,
+        rng,
+        answers=answers,
+        anchors=anchors,
+        reject=reject,
+        rejections=None if report is None else report.distractors_rejected,
+        prepare=prepare if prefetchers else None,
+        adversarial_relations=other_kind(index, query) if adversarial_other_kind else None,
+        random_pool=random_pool,
+    )
     if picked is None:
+        if report is not None:
+            report.dropped["too few distractors"] += 1
         return None
-    text = index.names.__getitem__
     rel = index.rel_names.__getitem__
     st = STRUCTURES[query.kind]
     ctx = verbalize.context(query, text, rel, st.negated_branch)
@@ -81,7 +229,7 @@ def make_question(
         answers=sorted(ap(text(a), mapping) for a in answers),
         anchors=[ap(text(a), mapping) for a in anchors],
         relations=[rel(r) for _, r, _ in chain],
-        chain=[[text(h), rel(r), text(t)] for h, r, t in chain],
+        chain=[[raw(h), rel(r), raw(t)] for h, r, t in chain],
         group=group,
         role=role,
         seed=seed,
@@ -107,13 +255,23 @@ def sample_questions(
     max_attempts: int | None = None,
     progress: Progress | None = None,
     sampler: QuerySampler | None = None,
+    rules: CompositionRules | None = None,
+    display: Display | None = None,
+    checks: Sequence[OptionCheck] = (),
+    report: BuildReport | None = None,
+    adversarial_other_kind: bool = False,
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
-    (seed, kind, j), so the output depends only on the graph, the parameters and the seed."""
+    (seed, kind, j), so the output depends only on the graph, the parameters and the seed.
+    ``rules``, ``display`` and ``checks`` are the quality options (:func:`build_com2` sets them
+    from :class:`BuildParams`); without them the papers' bare procedure runs."""
     if kind not in STRUCTURES:
         raise ValueError(f"unknown query kind {kind!r}; choose one of {', '.join(STRUCTURES)}")
-    sampler = sampler or QuerySampler(index, max_degree=max_degree, relations=relations)
+    if sampler is None:
+        usable = display.usable() if display is not None else None
+        sampler = QuerySampler(index, max_degree=max_degree, relations=relations, rules=rules, node_ok=usable)
     limit = max_attempts if max_attempts is not None else max(2000, 40 * count)
+    pool = distractors.event_tails(index) if display is not None else None  # quality builds only
     out: list[BuiltQuestion] = []
     seen: set[tuple[object, ...]] = set()
     for j in range(limit):
@@ -122,7 +280,11 @@ def sample_questions(
         qseed = derive_seed(seed, kind, j)
         rng = random.Random(qseed)
         query = sampler.sample(kind, rng)
+        if report is not None:
+            report.attempts += 1
         if query is None or query.signature() in seen:
+            if report is not None:
+                report.dropped["no query from the sampled answer" if query is None else "repeated query"] += 1
             continue
         q = make_question(
             index,
@@ -133,6 +295,11 @@ def sample_questions(
             seed=qseed,
             person_names=person_names,
             group=f"{id_prefix}{kind}-{len(out) + 1:06d}",
+            display=display,
+            checks=checks,
+            report=report,
+            adversarial_other_kind=adversarial_other_kind,
+            random_pool=pool,
         )
         if q is None:
             continue
@@ -156,27 +323,54 @@ def build_com2(
     diverse_cache: EmbeddingCache | None = None,
     pool_factor: int = 3,
     progress: Progress | None = None,
+    near_duplicates: NearDuplicates | None = None,
+    extra_checks: Sequence[OptionCheck] = (),
+    report: BuildReport | None = None,
 ) -> list[BuiltQuestion]:
     """``build_questions``: ``params.count`` questions of ``params.kind``. With ``params.diverse``
     a pool of ``pool_factor × count`` is sampled and CoCo's vote-k (k=150, ρ=10) keeps ``count``
-    of them, embedding the placeholder (name-free) context + question."""
+    of them, embedding the placeholder (name-free) context + question.
+
+    Quality defaults (issue 11): hops over COM2's relations only, the composition rules, fluent
+    display text, and no distractor within cosine ``params.near_duplicate`` of an answer or another
+    option (``near_duplicates`` supplies the encoder; ``extra_checks`` add vetoes such as a
+    plausibility model). ``report`` receives the counts."""
     if params.diverse and diverse_cache is None:
         raise ValueError("--diverse needs an embedding cache directory")
+    if params.near_duplicate is not None and near_duplicates is None:
+        from commonsense.kg.normalize import minilm_encoder
+
+        near_duplicates = NearDuplicates(minilm_encoder(), params.near_duplicate)
+    checks: list[OptionCheck] = []
+    if params.near_duplicate is not None and near_duplicates is not None:
+        checks.append(near_duplicate_check(near_duplicates))
+    checks.extend(extra_checks)
+    report = report if report is not None else BuildReport()
+    report.requested = params.count
     n = params.count * (pool_factor if params.diverse else 1)
+    relations = params.hop_relations  # 2in's negated branch always uses HinderedBy (the sampler's own mask)
     qs = sample_questions(
         index,
         params.kind,
         n,
         params.seed,
-        relations=params.relations,
+        relations=relations,
         max_degree=params.max_degree,
         person_names=params.person_names,
         progress=None if params.diverse else progress,
+        rules=DEFAULT_RULES if params.composition_rules else None,
+        display=Display(index, fluent_text=params.fluent),
+        checks=checks,
+        report=report,
+        adversarial_other_kind=params.adversarial_other_kind,
     )
+    if near_duplicates is not None:
+        near_duplicates.flush()
     if params.diverse and diverse_cache is not None and len(qs) > params.count:
         texts = [f"{q.metadata['template']['context']} {q.metadata['template']['question']}" for q in qs]
         keep = select_diverse(texts, params.count, diverse_cache)
         qs = renumber([qs[i] for i in keep], "")
         if progress is not None:
             progress(len(qs), params.count)
+    report.built = len(qs)
     return qs

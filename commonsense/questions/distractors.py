@@ -5,9 +5,16 @@ answer, deduplicated by text; the correct option's position is drawn from the sa
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import numpy.typing as npt
 
 from commonsense.kg.index import GraphIndex
+
+# (candidate node, nodes chosen so far) -> why the candidate may not be a distractor, or None
+Reject = Callable[[int, list[int]], str | None]
 
 
 def _key(text: str) -> str:
@@ -24,10 +31,20 @@ def pick(
     n_random: int = 2,
     n_adversarial: int = 2,
     max_tries: int = 200,
+    reject: Reject | None = None,
+    rejections: Counter[str] | None = None,
+    prepare: Callable[[list[int]], None] | None = None,
+    adversarial_relations: Callable[[int], bool] | None = None,
+    random_pool: npt.NDArray[np.int64] | None = None,
 ) -> list[tuple[int, str]] | None:
     """``n_random + n_adversarial`` distractor nodes with their provenance ("random" or
     "adversarial"); missing adversarial ones are topped up at random. None if the graph is too
-    small to supply them."""
+    small to supply them. ``reject`` vetoes a candidate with a reason (near-duplicates, a
+    plausibility model); every veto is counted in ``rejections`` by reason. ``prepare`` is told the
+    candidates about to be tried (a batch at a time), so a check can embed them in one call.
+    ``adversarial_relations`` (a relation id -> bool) limits which of the anchors' edges supply
+    adversarial candidates (default: all); ``random_pool`` the nodes random ones are drawn from
+    (default: every tail of the graph)."""
     anchors = list(anchors)
     banned = set(answers) | set(anchors)
     taken = {_key(t) for t in answer_texts} | {_key(index.names[a]) for a in answers}
@@ -39,6 +56,14 @@ def pick(
         k = _key(index.names[node])
         if k in taken:
             return False
+        if reject is not None:
+            why = reject(node, [n for n, _ in out])
+            if why is not None:
+                if rejections is not None:
+                    rejections[why] += 1
+                taken.add(k)
+                banned.add(node)
+                return False
         taken.add(k)
         banned.add(node)
         out.append((node, how))
@@ -46,20 +71,44 @@ def pick(
 
     neigh: set[int] = set()
     for a in anchors:
-        neigh.update(index.out_edges(a)[1].tolist())
+        rels, dsts = index.out_edges(a)
+        if adversarial_relations is None:
+            neigh.update(dsts.tolist())
+        else:
+            neigh.update(d for r, d in zip(rels.tolist(), dsts.tolist(), strict=True) if adversarial_relations(r))
     pool = sorted(neigh - banned)
     rng.shuffle(pool)
+    if prepare is not None and reject is not None:
+        prepare(pool[: 4 * n_adversarial])
     for node in pool:
         if len(out) >= n_adversarial:
             break
         take(node, "adversarial")
-    tails = index.tail_nodes
+    tails = index.tail_nodes if random_pool is None else random_pool
     want = n_random + n_adversarial
     tries = 0
+    batch: list[int] = []
     while len(out) < want and tries < max_tries and tails.shape[0]:
+        if not batch:  # draw candidates 8 at a time so that a check can prepare them together
+            batch = [int(tails[rng.randrange(tails.shape[0])]) for _ in range(min(8, max_tries - tries))]
+            if prepare is not None and reject is not None:
+                prepare(batch)
+            batch.reverse()
         tries += 1
-        take(int(tails[rng.randrange(tails.shape[0])]), "random")
+        take(batch.pop(), "random")
     return out if len(out) == want else None
+
+
+def event_tails(index: GraphIndex) -> npt.NDArray[np.int64]:
+    """Tails of event relations only: not physical objects ("wood", "scepter") nor ATOMIC blank
+    fillers, which read as degenerate options in an event question."""
+    from commonsense.kg import relations
+
+    bad = np.array([r == "isFilledBy" or not relations.get(r).tail_is_event for r in index.rel_names], dtype=bool)
+    if not bad.any():
+        return index.tail_nodes
+    keep = ~bad[index.f_rel] if index.f_rel.shape[0] else np.zeros(0, dtype=bool)
+    return np.unique(index.f_dst[keep]).astype(np.int64)
 
 
 def place(rng: random.Random, answer: str, distractors: list[str]) -> tuple[list[str], int]:

@@ -111,6 +111,29 @@ class EmbeddingCache:
         assert self._vecs is not None
         return self._vecs[[self._keys[kk] for kk in keys]]
 
+    def lookup(self, texts: Sequence[str]) -> dict[str, FloatArray]:
+        """The stored embeddings of those ``texts`` that are cached (nothing is encoded)."""
+        if self._vecs is None:
+            return {}
+        out: dict[str, FloatArray] = {}
+        for t in texts:
+            i = self._keys.get(self._key(t))
+            if i is not None:
+                out[t] = self._vecs[i]
+        return out
+
+    def add(self, texts: Sequence[str], vecs: FloatArray) -> None:
+        """Store embeddings computed elsewhere (one write for the whole batch)."""
+        new = [(self._key(t), i) for i, t in enumerate(texts) if self._key(t) not in self._keys]
+        if not new:
+            return
+        rows = np.asarray(vecs, dtype=np.float32)[[i for _, i in new]]
+        base = 0 if self._vecs is None else self._vecs.shape[0]
+        for j, (kk, _) in enumerate(new):
+            self._keys[kk] = base + j
+        self._vecs = rows if self._vecs is None else np.vstack([self._vecs, rows])
+        self._save()
+
     def _save(self) -> None:
         assert self._vecs is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)

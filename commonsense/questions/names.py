@@ -23,7 +23,12 @@ def draw(rng: random.Random, k: int = 3) -> dict[str, str]:
     return dict(zip(PLACEHOLDERS, picked, strict=False))
 
 
+_PEOPLE = re.compile(r"\bPeople ?[XYZ]\b")
+
+
 def apply(text: str, mapping: dict[str, str]) -> str:
+    """PersonX/Y/Z -> the drawn names; CSKB's plural PeopleX/Y -> "people"."""
     if not mapping:
         return text
+    text = _PEOPLE.sub("people", text)
     return _PERSON.sub(lambda m: mapping.get("Person" + m.group(1).upper(), m.group(0)), text)

@@ -76,6 +76,8 @@ def test_com2_job_from_the_form_equals_the_cli_build(
             "name": "job-2i",
             "max_degree": 7,
             "relations": ["xNeed", "xIntent", "xWant", "xEffect"],
+            "near_duplicate": "0.9",  # the form's initial value, as a browser posts it
+            "include_implausible": "on",  # issue 11: the flag travels through the job to the set
         },
     )
     job = BuildJob.objects.get()
@@ -97,12 +99,15 @@ def test_com2_job_from_the_form_equals_the_cli_build(
         name="cli-2i",
         relations="xNeed,xIntent,xWant,xEffect",
         max_degree=7,
+        include_implausible=True,
         verbosity=0,
     )
     assert _export("job-2i", build_dirs / "job.jsonl") == _export("cli-2i", build_dirs / "cli.jsonl")
     assert _rows("job-2i") == _rows("cli-2i")
     web, cli = QuestionSet.objects.get(name="job-2i"), QuestionSet.objects.get(name="cli-2i")
     assert (web.params, web.seed, web.kind, web.graph_id) == (cli.params, cli.seed, cli.kind, cli.graph_id)
+    assert web.params["include_implausible"] is True and web.params["near_duplicate"] == 0.9
+    assert web.quality["build"]["built"] == 12
     assert web.created_by is not None and web.created_by.username == "b-researcher"
 
     # a re-delivered message finds the job done and stores nothing more

@@ -55,6 +55,8 @@ def test_com2_form_lists_the_graphs_relations_and_queues_after_commit(
         "max_degree": 10,
         "diverse": False,
         "min_plausibility": None,
+        "include_implausible": False,
+        "near_duplicate": None,  # the field left empty: no near-duplicate check (the form's initial is 0.9)
         "person_names": True,
     }
     assert job.created_by is not None and job.created_by.username == "b-researcher"

@@ -20,6 +20,11 @@ class Command(ImportCommand):
         parser.add_argument("--max-degree", type=int, default=10)
         parser.add_argument("--min-plausibility", type=float, default=None)
         parser.add_argument("--diverse", action="store_true")
+        parser.add_argument(
+            "--include-implausible",
+            action="store_true",
+            help="also use triples labelled implausible (CSKB label 0) as edges (default: plausible only)",
+        )
 
     def handle(self, *args: Any, **o: Any) -> None:
         qset = coco_build(
@@ -31,6 +36,7 @@ class Command(ImportCommand):
             per_kind=o["per_kind"],
             max_degree=o["max_degree"],
             min_plausibility=o["min_plausibility"],
+            include_implausible=o["include_implausible"],
             diverse=o["diverse"],
             progress=lambda d, t: self.progress("application", d, t),
         )

@@ -17,13 +17,26 @@ class Command(ImportCommand):
         parser.add_argument("--count", type=int, required=True)
         parser.add_argument("--seed", type=int, required=True)
         parser.add_argument("--name", required=True)
-        parser.add_argument("--relations", help="comma-separated relation names to restrict every hop to")
+        parser.add_argument(
+            "--relations", help="comma-separated relation names to restrict every hop to (default: COM2's twelve)"
+        )
         parser.add_argument("--max-degree", type=int, default=10, help="COM2's top-T neighbours (default 10)")
         parser.add_argument("--diverse", action="store_true", help="CoCo vote-k selection (k=150, rho=10)")
         parser.add_argument(
             "--min-plausibility", type=float, default=None, help="keep triples with plausibility >= this"
         )
         parser.add_argument("--keep-placeholders", action="store_true", help="keep PersonX/Y/Z instead of names")
+        parser.add_argument(
+            "--include-implausible",
+            action="store_true",
+            help="also use triples labelled implausible (CSKB label 0) as edges (default: plausible only)",
+        )
+        parser.add_argument(
+            "--near-duplicate",
+            type=float,
+            default=0.9,
+            help="reject distractors with MiniLM cosine >= this to an answer or option (default 0.9; 0: off)",
+        )
 
     def handle(self, *args: Any, **o: Any) -> None:
         rels = [r.strip() for r in o["relations"].split(",") if r.strip()] if o["relations"] else None
@@ -37,6 +50,8 @@ class Command(ImportCommand):
             max_degree=o["max_degree"],
             diverse=o["diverse"],
             min_plausibility=o["min_plausibility"],
+            include_implausible=o["include_implausible"],
+            near_duplicate=o["near_duplicate"] or None,
             person_names=not o["keep_placeholders"],
             progress=lambda d, t: self.progress("questions", d, t),
         )

@@ -1,0 +1,187 @@
+"""Display text for lemmatised ASER events (CSKB-Population): "Michael be unemployed" ->
+"Michael is unemployed", "Walter love read" -> "Walter loves reading".
+
+CSKB-Population stores ASER's lemmatised events; questions built from them read as broken English.
+This module conjugates the event's first verb to the present tense with ``lemminflect`` (its
+inflection tables ship in the wheel; no model, no download). Only a verb that is still in its lemma
+form is touched, so ATOMIC-style text that is already inflected ("PersonX keeps a secret") stays as
+it is. The graph's text is never changed: the question's provenance (chain, triples) keeps it.
+
+``PeopleX`` / ``PeopleY`` (CSKB's plural placeholders) read as "people" once names are drawn.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_PEOPLE = re.compile(r"\bPeople ?[XYZ]\b")
+_PERSON = re.compile(r"^Person ?[XYZ]$")
+PRONOUNS_3SG = frozenset({"he", "she", "it", "that", "this", "someone", "everyone", "somebody", "everybody"})
+PRONOUNS_PLURAL = frozenset({"i", "you", "we", "they", "people", "others"})
+DETERMINERS = frozenset(
+    {"the", "a", "an", "my", "your", "his", "her", "its", "our", "their", "thier", "this", "that", "these", "those"}
+)
+MODALS = frozenset({"would", "will", "can", "could", "should", "must", "may", "might", "shall", "cannot"})
+ADVERBS = frozenset({"not", "n't", "never", "really", "so", "very", "too", "always", "still", "just", "also", "all"})
+# Verbs whose verb complement reads as a gerund ("love read" -> "loves reading").
+GERUND_TAKERS = frozenset(
+    {"love", "like", "hate", "start", "stop", "finish", "enjoy", "keep", "begin", "avoid", "quit", "practice", "mind"}
+)
+# After "be", a verb followed by one of these (or by nothing) reads as a passive participle
+# ("is stolen by", "is stuck in", "is tired"), unless it is an intransitive verb of MOTION_AND_ACTIVITY.
+PARTICLES = frozenset({"by", "out", "up", "off", "down", "away", "over", "back", "in", "with"})
+MOTION_AND_ACTIVITY = frozenset(
+    {"go", "come", "run", "walk", "try", "work", "wait", "talk", "play", "sleep", "rest", "sit", "lie", "think"}
+    | {"care", "feel", "cry", "laugh", "smile", "swim", "dance", "sing", "drive", "ride", "travel", "live", "die"}
+)
+
+
+@lru_cache(maxsize=65536)
+def _verb_lemma(word: str) -> bool:
+    """``word`` is a verb in its base form (and not only an adjective that happens to be a verb)."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
+    return word in lemmas
+
+
+@lru_cache(maxsize=65536)
+def _adjective(word: str) -> bool:
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(word, upos="ADJ"))
+
+
+def _inflect(word: str, tag: str) -> str:
+    from lemminflect import getInflection
+
+    forms = getInflection(word, tag=tag)
+    return forms[0] if forms else word
+
+
+def _is_person(tok: str) -> bool:
+    return bool(_PERSON.match(tok)) or (tok[:1].isupper() and tok.lower() not in DETERMINERS | PRONOUNS_PLURAL)
+
+
+def _subject_end(toks: list[str]) -> int:
+    """Index of the first verb token (the end of the subject), or -1 if the event has none."""
+    first = toks[0].lower()
+    if toks[0].islower() and first not in DETERMINERS | PRONOUNS_3SG | PRONOUNS_PLURAL and _verb_lemma(first):
+        return -1  # a subject-less fragment ("go visit relatives"): nothing to conjugate
+    if first in PRONOUNS_3SG | PRONOUNS_PLURAL or _PERSON.match(toks[0]) or _PEOPLE.match(toks[0]):
+        if len(toks) > 1 and toks[1] != "'s":
+            return 1
+    i = 1
+    while i < len(toks):
+        w = toks[i].lower()
+        prev = toks[i - 1].lower()
+        if w == "'s" or prev in DETERMINERS or prev == "'s" and not _verb_lemma(w):
+            i += 1
+            continue
+        if w in MODALS or w in ("be", "have", "do") or _verb_lemma(w):
+            return i
+        i += 1
+    return -1
+
+
+def _plural(subject: list[str]) -> bool:
+    head = subject[-1]
+    low = head.lower()
+    if low in PRONOUNS_PLURAL or _PEOPLE.match(head):
+        return True
+    if low in PRONOUNS_3SG or _is_person(head):
+        return False
+    from lemminflect import getAllLemmas
+
+    lemma = getAllLemmas(low, upos="NOUN").get("NOUN", (low,))[0]
+    return (lemma != low or low.endswith("es")) and low.endswith("s") and not low.endswith(("ss", "us", "is"))
+
+
+def _participle(toks: list[str], j: int) -> None:
+    """After "be": a base-form verb becomes a participle ("be steal by" -> "stolen by",
+    "be not answer the phone" -> "answering the phone")."""
+    while j < len(toks) and toks[j].lower() in ADVERBS:
+        j += 1
+    if j >= len(toks):
+        return
+    w = toks[j].lower()
+    if not _verb_lemma(w) or _adjective(w) or w == "be":
+        return
+    nxt = toks[j + 1].lower() if j + 1 < len(toks) else ""
+    passive = w not in MOTION_AND_ACTIVITY and (not nxt or nxt in PARTICLES)
+    toks[j] = _inflect(w, "VBN" if passive else "VBG")
+
+
+def present_tense(text: str) -> str:
+    """The event with its first lemma-form verb conjugated in the present tense; text whose
+    verb is already inflected (or that has no verb) is returned unchanged."""
+    toks = text.split()
+    if len(toks) < 2:
+        return text
+    v = _subject_end(toks)
+    if v < 1:
+        return text
+    subject = toks[:v]
+    plural = _plural(subject)
+    first_person = len(subject) == 1 and subject[0] == "I"
+    w = toks[v].lower()
+    if w in MODALS:
+        if v + 1 < len(toks) and toks[v + 1].lower() == "have":
+            _perfect(toks, v + 2)
+        return " ".join(toks)
+    if w == "be":
+        toks[v] = "am" if first_person else "are" if plural else "is"
+        _participle(toks, v + 1)
+    elif w == "have":
+        if not plural and not first_person:
+            toks[v] = "has"
+        _perfect(toks, v + 1)
+    elif w == "do":
+        if not plural and not first_person:
+            toks[v] = "does"
+    elif _verb_lemma(w):
+        if not plural and not first_person:
+            toks[v] = _inflect(w, "VBZ")
+        if w in GERUND_TAKERS and v + 1 < len(toks) and _verb_lemma(toks[v + 1].lower()):
+            toks[v + 1] = _inflect(toks[v + 1].lower(), "VBG")
+    return " ".join(toks)
+
+
+def _perfect(toks: list[str], j: int) -> None:
+    """After "have": "have keep silence" -> "kept silence", "have be go" -> "been going"."""
+    while j < len(toks) and toks[j].lower() in ADVERBS:
+        j += 1
+    if j >= len(toks):
+        return
+    w = toks[j].lower()
+    if w == "be":
+        toks[j] = "been"
+        _participle(toks, j + 1)
+    elif _verb_lemma(w) and w not in ("to",):
+        nxt = toks[j + 1].lower() if j + 1 < len(toks) else ""
+        if nxt != "to" or w in ("go", "come"):
+            toks[j] = _inflect(w, "VBN")
+
+
+def people(text: str) -> str:
+    """``PeopleX`` / ``PeopleY`` -> "people" (a plural that reads right with ASER's plain verb)."""
+    return _PEOPLE.sub("people", text)
+
+
+_CLITIC = re.compile(r"\s+('s|n't|'re|'ll|'ve|'m|'d)\b")
+
+
+def display(text: str) -> str:
+    """Event text as shown in a question: fluent present tense, clitics joined ("Ezra 's car"
+    -> "Ezra's car")."""
+    return _CLITIC.sub(r"\1", present_tense(text))
+
+
+def has_lemma_form(text: str) -> bool:
+    """True when a raw ASER lemma is left right after a person's name or placeholder
+    ("Michael be", "PersonX have", "people be"): the quality report's "unconverted lemma" count."""
+    return bool(_LEMMA_AFTER_NAME.search(text))
+
+
+_LEMMA_AFTER_NAME = re.compile(r"\b(?:[A-Z][a-z]+|Person[XYZ]|People[XYZ]|people)\s+(?:be|have)\b")

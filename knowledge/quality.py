@@ -1,0 +1,93 @@
+"""The quality report of a question set (issue 11, item 8), stored in ``QuestionSet.quality``.
+
+``build``: what the builder counted (requested, built, shortfall, dropped attempts, distractors
+rejected by reason), written when the set is built. ``text`` and ``chains``: counted over the
+stored questions by :func:`question_set_quality` (the same figures as counting the exported JSONL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from commonsense.questions.quality import chain_plausibility, text_checks
+
+from .models import QuestionSet
+
+# Higher apps (annotation) add the human validation figures without knowledge importing them:
+# each reporter returns {"campaign": ..., "items": n, "accepted": k, "share_accepted": ..., ...} or None.
+HumanReporter = Callable[[QuestionSet], dict[str, Any] | None]
+HUMAN_REPORTERS: list[HumanReporter] = []
+
+
+def human_reporter_register(fn: HumanReporter) -> None:
+    if fn not in HUMAN_REPORTERS:
+        HUMAN_REPORTERS.append(fn)
+
+
+def _chain_plausibilities(qset: QuestionSet) -> list[list[float | None]]:
+    through = qset.questions.model.triples.through
+    rows = through.objects.filter(question__question_set=qset).values_list("question_id", "triple__plausibility")
+    by_q: dict[int, list[float | None]] = {}
+    for qid, p in rows.iterator(chunk_size=5000):
+        by_q.setdefault(qid, []).append(p)
+    ids = qset.questions.values_list("id", flat=True)
+    return [by_q.get(i, []) for i in ids.iterator(chunk_size=5000)]
+
+
+def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, Any]:
+    """Recompute the report's text and chain figures from the stored questions; keep the build's."""
+    items = (
+        {"context": c, "question": s, "options": o}
+        for c, s, o in qset.questions.values_list("context", "stem", "options").iterator(chunk_size=2000)
+    )
+    person_names = qset.params.get("person_names", True) is not False
+    report = {
+        "build": (qset.quality or {}).get("build"),
+        "text": text_checks(items, person_names=person_names),
+        "chains": chain_plausibility(_chain_plausibilities(qset)),
+    }
+    for reporter in HUMAN_REPORTERS:
+        human = reporter(qset)
+        if human is not None:
+            report["human"] = human
+    if store:
+        qset.quality = report
+        qset.save(update_fields=["quality"])
+    return report
+
+
+def quality_lines(report: dict[str, Any]) -> list[str]:
+    """The report as short lines of text (command output and the set page)."""
+    out: list[str] = []
+    b = report.get("build")
+    if b:
+        out.append(f"built {b['built']} of {b['requested']} requested (shortfall {b['shortfall']})")
+        rej = b.get("distractors_rejected") or {}
+        out.append("distractors rejected: " + (", ".join(f"{k} {v}" for k, v in rej.items()) if rej else "none"))
+        dropped = b.get("dropped") or {}
+        if dropped:
+            out.append("attempts dropped: " + ", ".join(f"{k} {v}" for k, v in dropped.items()))
+    t = report.get("text")
+    if t:
+        out.append(
+            f"items {t['items']}: placeholder leaks {t['placeholder_leaks']}, unconverted lemma forms "
+            f"{t['lemma_forms']}, 'none' options {t['none_options']}, duplicate options {t['duplicate_options']}"
+        )
+    c = report.get("chains")
+    if c:
+        share = c["share_all_plausible"]
+        out.append(
+            f"chains: {c['chains_all_plausible']} all plausible, {c['chains_with_implausible']} with an implausible "
+            f"triple, {c['chains_unlabelled']} unlabelled"
+            + (f" (share plausible {share:.1%} of labelled)" if share is not None else "")
+        )
+    h = report.get("human")
+    if h:
+        agree = h.get("agreement")
+        out.append(
+            f"validated in campaign {h['campaign']}: {h['accepted']} of {h['items']} items accepted "
+            f"({h['share_accepted']:.1%}), gold confirmed in {h['gold_confirmed']}"
+            + (f", per-option agreement {agree:.2f}" if agree is not None else "")
+        )
+    return out

@@ -1,0 +1,106 @@
+"""Issue 11 item 8: the quality report stored with a built set, ``set_quality``, the set page, and
+the faithful defaults of the CLI build (label-1 edges unless asked, COM2's relations)."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
+
+from commonsense.kg.normalize import is_none
+from commonsense.kg.relations import COM2_RELATIONS
+from commonsense.questions.fluent import has_lemma_form
+from commonsense.questions.quality import PLACEHOLDER
+from knowledge.build_forms import QuestionBuildForm
+from knowledge.models import QuestionSet
+from knowledge.services import graph_import
+from tests.conftest import shared_file
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ckbp(build_dirs: Path) -> str:
+    graph_import(shared_file("ckbp_eval/evaluation_set.csv"), name="ckbp", fmt="cskb-csv")
+    return "ckbp"
+
+
+def _count(rows: list[dict]) -> dict[str, int]:
+    out = {"items": 0, "placeholder_leaks": 0, "lemma_forms": 0, "none_options": 0, "duplicate_options": 0}
+    for r in rows:
+        texts = [r["context"], r["question"], *r["options"]]
+        out["items"] += 1
+        out["placeholder_leaks"] += any(PLACEHOLDER.search(t) for t in texts)
+        out["lemma_forms"] += any(has_lemma_form(t) for t in texts)
+        out["none_options"] += any(is_none(o) for o in r["options"])
+        out["duplicate_options"] += len({o.casefold() for o in r["options"]}) < len(r["options"])
+    return out
+
+
+def test_report_equals_a_count_of_the_export(ckbp: str, build_dirs: Path) -> None:
+    for name, extra in (("strict", {}), ("loose", {"include_implausible": True})):
+        call_command("build_questions", graph=ckbp, kind="2i", count=15, seed=4, name=name, verbosity=0, **extra)
+    strict = QuestionSet.objects.get(name="strict")
+    assert strict.params["include_implausible"] is False and strict.params["edges"].startswith("plausible")
+    assert QuestionSet.objects.get(name="loose").params["include_implausible"] is True
+    assert set(strict.params["hop_relations"]) <= set(COM2_RELATIONS)
+
+    out = StringIO()
+    call_command("set_quality", "strict", json=True, stdout=out)
+    report = json.loads(out.getvalue())
+    path = build_dirs / "strict.jsonl"
+    call_command("export_questions", "strict", fmt="jsonl", out=str(path), verbosity=0)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert report["text"] == _count(rows)
+    assert report["build"]["requested"] == 15 and report["build"]["built"] == len(rows)
+    assert report["build"]["shortfall"] == 15 - len(rows)
+    # every chain of the default build is plausible; the loose build lets label-0 triples in
+    assert report["chains"]["chains_with_implausible"] == 0
+    assert report["chains"]["chains_all_plausible"] == len(rows)
+    loose = StringIO()
+    call_command("set_quality", "loose", json=True, stdout=loose)
+    assert json.loads(loose.getvalue())["chains"]["chains_with_implausible"] > 0
+    # stored with the set, and the text form names the figures
+    strict.refresh_from_db()
+    assert strict.quality["text"] == report["text"]
+    text = StringIO()
+    call_command("set_quality", "strict", stdout=text)
+    assert "distractors rejected" in text.getvalue() and "placeholder leaks 0" in text.getvalue()
+
+
+def test_set_quality_unknown_set_is_a_clear_error(db: None) -> None:
+    with pytest.raises(CommandError, match="no question set named 'nope'"):
+        call_command("set_quality", "nope")
+
+
+def test_set_page_shows_the_report(ckbp: str, researcher) -> None:
+    call_command("build_questions", graph=ckbp, kind="2p", count=5, seed=1, name="page", verbosity=0)
+    html = researcher.get(reverse("knowledge:question_set", args=["page"])).content.decode()
+    assert "Quality report" in html and "built 5 of 5 requested" in html
+
+
+def test_build_form_has_the_flag_and_threshold(ckbp: str) -> None:
+    form = QuestionBuildForm(
+        data={
+            "graph": ckbp,
+            "kind": "2i",
+            "count": 3,
+            "seed": 0,
+            "name": "f",
+            "max_degree": 10,
+            "include_implausible": "on",
+            "near_duplicate": "0.85",
+        }
+    )
+    assert form.is_valid(), form.errors
+    p = form.params()
+    assert p["include_implausible"] is True and p["near_duplicate"] == 0.85
+    default = QuestionBuildForm(
+        data={"graph": ckbp, "kind": "2i", "count": 3, "seed": 0, "name": "g", "max_degree": 10}
+    )
+    assert default.is_valid() and default.params()["include_implausible"] is False
