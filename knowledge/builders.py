@@ -24,6 +24,7 @@ from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, applicatio
 from commonsense.questions.com2 import BuildParams, build_com2
 from commonsense.questions.diverse import EmbeddingCache
 from commonsense.questions.record import BuiltQuestion
+from commonsense.scoring.plausibility import PlausibilityCheck
 
 from .models import Graph, Question, QuestionSet
 from .services import ImportRefused
@@ -80,10 +81,21 @@ def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int]]:
     yield from rows.iterator(chunk_size=20_000)
 
 
-def graph_index(graph: Graph, options: IndexOptions) -> GraphIndex:
-    """The graph's index, built once per (graph content, options) and reused from disk."""
+def _records_kept(graph: Graph, check: PlausibilityCheck) -> list[tuple[str, str, str, float | None, int]]:
+    rows = list(_records(graph))
+    keep = check.keep_edges([(h, r, t) for h, r, t, _p, _id in rows])
+    return [row for row, k in zip(rows, keep, strict=True) if k]
+
+
+def graph_index(graph: Graph, options: IndexOptions, plausibility: PlausibilityCheck | None = None) -> GraphIndex:
+    """The graph's index, built once per (graph content, options[, plausibility model and
+    threshold]) and reused from disk. With ``plausibility`` only the edges the model finds
+    plausible are in it (issue 11 item 3a)."""
     agg = graph.triples.aggregate(last=Max("id"))
     fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}"
+    if plausibility is not None and plausibility.filter_edges:
+        fp = f"{fingerprint}:plausibility:{plausibility.key}:{plausibility.threshold!r}"
+        return GraphIndex.cached(_cache_dir(graph), fp, lambda: _records_kept(graph, plausibility), options)
     return GraphIndex.cached(_cache_dir(graph), fingerprint, lambda: _records(graph), options)
 
 
@@ -148,15 +160,20 @@ def question_set_build(
     progress: Progress | None = None,
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,
+    plausibility: PlausibilityCheck | None = None,
 ) -> QuestionSet:
     """``build_questions``: COM2 logical-query MCQA of one kind from a stored graph. ``step`` is
-    told when each step begins; ``on_stored`` runs inside the transaction that stores the set."""
+    told when each step begins; ``on_stored`` runs inside the transaction that stores the set.
+    ``plausibility`` (:func:`knowledge.plausibility.plausibility_check`) filters edges and
+    distractors with a model."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     g = _graph(graph)
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
-    index = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
+    index = graph_index(
+        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), plausibility
+    )
     params = BuildParams(
         kind=kind,
         count=count,
@@ -168,7 +185,7 @@ def question_set_build(
     )
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     steps.next(None if diverse else count)
-    questions = build_com2(index, params, diverse_cache=cache, progress=progress)
+    questions = build_com2(index, params, diverse_cache=cache, progress=progress, check=plausibility)
     steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
@@ -178,7 +195,12 @@ def question_set_build(
             graph=g,
             seed=seed,
             created_by=user,
-            params={**params.as_dict(), "min_plausibility": min_plausibility, "normalize": True},
+            params={
+                **params.as_dict(),
+                "min_plausibility": min_plausibility,
+                "normalize": True,
+                **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
+            },
         )
         _store(qset, questions)
         if on_stored is not None:
@@ -201,6 +223,7 @@ def coco_build(
     progress: Progress | None = None,
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,
+    plausibility: PlausibilityCheck | None = None,
 ) -> QuestionSet:
     """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations) and
     application sets, linked by group id and role. The application kinds are built one by one
@@ -212,9 +235,11 @@ def coco_build(
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
     steps = _Steps(step, coco_steps(bool(abstract)))
     steps.next()
-    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility))
+    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), plausibility)
     steps.next()
-    norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree))
+    norm = graph_index(
+        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), plausibility
+    )
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     steps.next()
     questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
@@ -242,6 +267,7 @@ def coco_build(
                 "diverse": diverse,
                 "min_plausibility": min_plausibility,
                 "abstract": Path(abstract).name if abstract else None,
+                **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
             },
         )
         _store(qset, questions)

@@ -7,11 +7,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from commonsense.kg.index import GraphIndex
+from commonsense.scoring.plausibility import PlausibilityCheck
 
 from ..queries.sampling import Query, QuerySampler
 from ..queries.structures import STRUCTURES
 from . import distractors, names, verbalize
 from .diverse import EmbeddingCache, select_diverse
+from .plausible import pick_checked
 from .record import BuiltQuestion, derive_seed
 
 Progress = Callable[[int, int], None]
@@ -52,6 +54,7 @@ def make_question(
     answers: set[int] | None = None,
     group: str = "",
     role: str = "reasoning",
+    check: PlausibilityCheck | None = None,
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors)."""
@@ -60,6 +63,9 @@ def make_question(
     if query.answer not in answers or answers.intersection(anchors):
         return None
     picked = distractors.pick(index, rng, answers=answers, anchors=anchors)
+    refused: list[str] = []
+    if picked is not None and check is not None:
+        picked, refused = pick_checked(index, rng, query, picked, check, answers=answers, anchors=anchors)
     if picked is None:
         return None
     text = index.names.__getitem__
@@ -89,6 +95,7 @@ def make_question(
             "names": mapping,
             "distractors": [how for _, how in picked],
             "template": {"context": ctx, "question": qtext},
+            **({"plausible_distractors_refused": refused} if refused else {}),
         },
         triple_refs=[x for x in (index.edge_ref(h, r, t) for h, r, t in chain) if x >= 0],
     )
@@ -107,6 +114,7 @@ def sample_questions(
     max_attempts: int | None = None,
     progress: Progress | None = None,
     sampler: QuerySampler | None = None,
+    check: PlausibilityCheck | None = None,
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed."""
@@ -133,6 +141,7 @@ def sample_questions(
             seed=qseed,
             person_names=person_names,
             group=f"{id_prefix}{kind}-{len(out) + 1:06d}",
+            check=check,
         )
         if q is None:
             continue
@@ -156,6 +165,7 @@ def build_com2(
     diverse_cache: EmbeddingCache | None = None,
     pool_factor: int = 3,
     progress: Progress | None = None,
+    check: PlausibilityCheck | None = None,
 ) -> list[BuiltQuestion]:
     """``build_questions``: ``params.count`` questions of ``params.kind``. With ``params.diverse``
     a pool of ``pool_factor × count`` is sampled and CoCo's vote-k (k=150, ρ=10) keeps ``count``
@@ -172,6 +182,7 @@ def build_com2(
         max_degree=params.max_degree,
         person_names=params.person_names,
         progress=None if params.diverse else progress,
+        check=check,
     )
     if params.diverse and diverse_cache is not None and len(qs) > params.count:
         texts = [f"{q.metadata['template']['context']} {q.metadata['template']['question']}" for q in qs]

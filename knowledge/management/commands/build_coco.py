@@ -5,6 +5,7 @@ from typing import Any
 from knowledge.builders import coco_build
 
 from ._base import ImportCommand
+from ._plausibility import add_plausibility_arguments, check_from_options
 
 
 class Command(ImportCommand):
@@ -20,6 +21,7 @@ class Command(ImportCommand):
         parser.add_argument("--max-degree", type=int, default=10)
         parser.add_argument("--min-plausibility", type=float, default=None)
         parser.add_argument("--diverse", action="store_true")
+        add_plausibility_arguments(parser)
 
     def handle(self, *args: Any, **o: Any) -> None:
         qset = coco_build(
@@ -32,6 +34,7 @@ class Command(ImportCommand):
             max_degree=o["max_degree"],
             min_plausibility=o["min_plausibility"],
             diverse=o["diverse"],
+            plausibility=check_from_options(o["graph"], o),
             progress=lambda d, t: self.progress("application", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} questions (seed {o['seed']})")

@@ -6,6 +6,7 @@ from commonsense.queries import KINDS
 from knowledge.builders import question_set_build
 
 from ._base import ImportCommand
+from ._plausibility import add_plausibility_arguments, check_from_options
 
 
 class Command(ImportCommand):
@@ -24,6 +25,7 @@ class Command(ImportCommand):
             "--min-plausibility", type=float, default=None, help="keep triples with plausibility >= this"
         )
         parser.add_argument("--keep-placeholders", action="store_true", help="keep PersonX/Y/Z instead of names")
+        add_plausibility_arguments(parser)
 
     def handle(self, *args: Any, **o: Any) -> None:
         rels = [r.strip() for r in o["relations"].split(",") if r.strip()] if o["relations"] else None
@@ -38,6 +40,7 @@ class Command(ImportCommand):
             diverse=o["diverse"],
             min_plausibility=o["min_plausibility"],
             person_names=not o["keep_placeholders"],
+            plausibility=check_from_options(o["graph"], o),
             progress=lambda d, t: self.progress("questions", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} {o['kind']} questions (seed {o['seed']})")

@@ -1,0 +1,41 @@
+"""``--plausibility-*`` options shared by build_questions and build_coco (issue 11 item 3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from commonsense.scoring.plausibility import DEFAULT_THRESHOLD, PlausibilityCheck
+from knowledge.models import Graph
+from knowledge.services import ImportRefused
+
+
+def add_plausibility_arguments(parser: Any) -> None:
+    g = parser.add_argument_group("plausibility model (Vera-style P(yes) of the ATOMIC statement)")
+    g.add_argument("--plausibility-backend", choices=("hf", "openai"), help="enables the model check")
+    g.add_argument("--plausibility-model", help="hf: a transformers folder or .gguf file; openai: the model name")
+    g.add_argument("--plausibility-url", help="openai: the server's base URL (vLLM, llama.cpp server …)")
+    g.add_argument("--plausibility-threshold", type=float, default=DEFAULT_THRESHOLD)
+    g.add_argument("--no-plausibility-edges", action="store_true", help="do not filter edges, check distractors only")
+    g.add_argument("--no-plausibility-distractors", action="store_true", help="filter edges only")
+
+
+def check_from_options(graph: str, o: dict[str, Any]) -> PlausibilityCheck | None:
+    if not o.get("plausibility_backend"):
+        return None
+    from knowledge.plausibility import plausibility_check, plausibility_scorer
+
+    try:
+        g = Graph.objects.get(name=graph)
+    except Graph.DoesNotExist:
+        raise ImportRefused(f"no graph named {graph!r}") from None
+    try:
+        scorer = plausibility_scorer(o["plausibility_backend"], o["plausibility_model"], url=o["plausibility_url"])
+        return plausibility_check(
+            g,
+            scorer,
+            threshold=o["plausibility_threshold"],
+            filter_edges=not o["no_plausibility_edges"],
+            check_distractors=not o["no_plausibility_distractors"],
+        )
+    except ValueError as exc:
+        raise ImportRefused(f"plausibility model: {exc}") from None
