@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import research_views, views
+from . import research_views, verified_views, views
 
 app_name = "annotation"
 urlpatterns = [
@@ -17,4 +17,5 @@ urlpatterns = [
     path("c/<slug:slug>/adjudication/<int:item_id>/", research_views.adjudicate, name="adjudicate"),
     path("c/<slug:slug>/import/", research_views.import_ratings, name="import"),
     path("c/<slug:slug>/export.<str:fmt>", research_views.export, name="export"),
+    path("c/<slug:slug>/verified-set/", verified_views.verified_set_make, name="verified_set"),
 ]
