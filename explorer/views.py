@@ -14,7 +14,7 @@ from . import charts
 from . import graph_selectors as gs
 from .graph_charts import GraphNode
 from .panels import Panel, render_with_panels
-from .sources import runs_available
+from .sources import runs_available, verified_accuracy
 
 
 @role_required(RESEARCHER)
@@ -24,6 +24,7 @@ def index(request: HttpRequest) -> HttpResponse:
         from runs.selectors import run_list
 
         ctx["runs"] = run_list().order_by("-id")[:50]
+    ctx["verified"] = verified_accuracy()
     return render(request, "explorer/index.html", ctx)
 
 

@@ -69,7 +69,7 @@ def answered(tmp_path: Path, people) -> Campaign:  # type: ignore[no-untyped-def
     return c
 
 
-def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Campaign) -> None:
+def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Campaign, people) -> None:  # type: ignore[no-untyped-def]
     c = answered
     assert Item.objects.filter(campaign=c, role="regular", answer_count=3).count() == 8
     campaign_status_set(c, "open")
@@ -114,6 +114,17 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
     preds = list(Prediction.objects.filter(run=run).select_related("question"))
     acc = RunMetric.objects.get(run=run, name="accuracy", scope="overall").value
     assert len(preds) == 6 and acc == pytest.approx(sum(p.chosen == p.question.answer_index for p in preds) / 6)
+
+    # The explorer shows the model's accuracy on the built set beside the verified one.
+    built = run_create(question_set=v.source_set, backend="random", scoring="loglik", seed=5, enqueue=False)
+    assert run_execute(built.pk) == Run.State.DONE
+    built_acc = RunMetric.objects.get(run=built, name="accuracy", scope="overall").value
+    people("researcher", "res")
+    page = login("res").get(reverse("explorer:index")).content.decode()
+    row = page[page.index('id="verified-accuracy"') :]
+    row = row[row.index("<td>val-verified</td>") : row.index("</tr>", row.index("<td>val-verified</td>"))]
+    assert "<td>ckbp-2i</td>" in row and "random:" in row
+    assert f">{built_acc:.3f}</a>" in row and f">{acc:.3f}</a>" in row
 
     with pytest.raises(CommandError, match="already exists"):
         call_command("verified_set", "val", name="val-verified", verbosity=0)
