@@ -23,6 +23,7 @@ from commonsense.questions import export as writers
 from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
 from commonsense.questions.com2 import BuildParams, build_com2
 from commonsense.questions.diverse import EmbeddingCache
+from commonsense.questions.fluent import FluentContexts
 from commonsense.questions.record import BuiltQuestion
 from commonsense.scoring.plausibility import PlausibilityCheck
 
@@ -161,11 +162,13 @@ def question_set_build(
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,
     plausibility: PlausibilityCheck | None = None,
+    fluent: FluentContexts | None = None,
 ) -> QuestionSet:
     """``build_questions``: COM2 logical-query MCQA of one kind from a stored graph. ``step`` is
     told when each step begins; ``on_stored`` runs inside the transaction that stores the set.
     ``plausibility`` (:func:`knowledge.plausibility.plausibility_check`) filters edges and
-    distractors with a model."""
+    distractors with a model; ``fluent`` rewrites contexts with COM2's Table 6 prompt and drops
+    the items the model marks NA."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     g = _graph(graph)
@@ -186,6 +189,8 @@ def question_set_build(
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     steps.next(None if diverse else count)
     questions = build_com2(index, params, diverse_cache=cache, progress=progress, check=plausibility)
+    if fluent is not None:
+        questions = fluent.rewrite(questions)
     steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
@@ -200,6 +205,7 @@ def question_set_build(
                 "min_plausibility": min_plausibility,
                 "normalize": True,
                 **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
+                **({"fluent_contexts": fluent.as_params()} if fluent is not None else {}),
             },
         )
         _store(qset, questions)

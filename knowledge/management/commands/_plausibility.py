@@ -1,4 +1,5 @@
-"""``--plausibility-*`` options shared by build_questions and build_coco (issue 11 item 3)."""
+"""``--plausibility-*`` options shared by build_questions and build_coco (issue 11 item 3), and
+build_questions' ``--fluent-*`` options (item 5)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,28 @@ def check_from_options(graph: str, o: dict[str, Any]) -> PlausibilityCheck | Non
         )
     except ValueError as exc:
         raise ImportRefused(f"plausibility model: {exc}") from None
+
+
+def add_fluent_arguments(parser: Any) -> None:
+    g = parser.add_argument_group("fluent contexts (COM2 Table 6: a model rewrites 2i/ip/pi/2in contexts, NA drops)")
+    g.add_argument("--fluent-backend", choices=("hf", "openai"), help="enables the rewrite")
+    g.add_argument("--fluent-model", help="hf: a transformers folder or .gguf file; openai: the model name")
+    g.add_argument("--fluent-url", help="openai: the server's base URL")
+
+
+def fluent_from_options(o: dict[str, Any]) -> Any:
+    if not o.get("fluent_backend"):
+        return None
+    from django.conf import settings
+
+    from commonsense.questions.fluent import FluentContexts
+    from commonsense.scoring.factory import build_backend
+
+    cache = getattr(settings, "COCOWEB_CACHE_DIR", "var/cache")
+    try:
+        lm = build_backend(
+            o["fluent_backend"], model=o["fluent_model"], url=o["fluent_url"], cache_dir=f"{cache}/models"
+        )
+        return FluentContexts(lm)
+    except ValueError as exc:
+        raise ImportRefused(f"fluent contexts: {exc}") from None

@@ -6,7 +6,7 @@ from commonsense.queries import KINDS
 from knowledge.builders import question_set_build
 
 from ._base import ImportCommand
-from ._plausibility import add_plausibility_arguments, check_from_options
+from ._plausibility import add_fluent_arguments, add_plausibility_arguments, check_from_options, fluent_from_options
 
 
 class Command(ImportCommand):
@@ -26,6 +26,7 @@ class Command(ImportCommand):
         )
         parser.add_argument("--keep-placeholders", action="store_true", help="keep PersonX/Y/Z instead of names")
         add_plausibility_arguments(parser)
+        add_fluent_arguments(parser)
 
     def handle(self, *args: Any, **o: Any) -> None:
         rels = [r.strip() for r in o["relations"].split(",") if r.strip()] if o["relations"] else None
@@ -41,6 +42,7 @@ class Command(ImportCommand):
             min_plausibility=o["min_plausibility"],
             person_names=not o["keep_placeholders"],
             plausibility=check_from_options(o["graph"], o),
+            fluent=fluent_from_options(o),
             progress=lambda d, t: self.progress("questions", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} {o['kind']} questions (seed {o['seed']})")
