@@ -45,12 +45,17 @@ TWO_ANCHOR_KINDS = ("2i", "ip", "pi")
 NEGATED_KINDS = ("2in",)
 # cocoweb's exemplars (the paper's six are not published): (event 1, event 2, narrative or NA).
 EXEMPLARS: tuple[tuple[str, str, str], ...] = (
+    ("Liam plays the piano", "the sky be purple", "NA"),
     (
         "Emma gets a new job",
         "Emma buys a car",
         "<E1>Emma got a new job</E1> across town, so <E2>she bought a car</E2> to get there.",
     ),
-    ("Liam plays the piano", "the sky be purple", "NA"),
+    (
+        "Mia studies all night",
+        "Mia passes the exam",
+        "<E1>Mia studied all night</E1>, and the next morning <E2>she passed the exam</E2>.",
+    ),
 )
 EXEMPLARS_NEG: tuple[tuple[str, str, str], ...] = (
     (

@@ -15,7 +15,7 @@ def test_prompt_is_table_6_with_exemplars_then_the_events() -> None:
         "Given two events, come up with concise and necessary context to make the a coherent"
     )
     assert msgs[-1] == {"role": "user", "content": "Event 1: Ava gets a raise\nEvent 2: Ava is happy"}
-    assert [m["role"] for m in msgs[1:-1]] == ["user", "assistant"] * 2
+    assert [m["role"] for m in msgs[1:-1]] == ["user", "assistant"] * 3
     neg = prompt("2in", "Ava gets a raise", "Ava is happy")
     assert (
         neg[0]["content"] == INSTRUCTIONS_NEG and "Don't explain the reasons why E2 didn't happen!!" in INSTRUCTIONS_NEG

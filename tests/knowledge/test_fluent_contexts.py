@@ -40,7 +40,7 @@ def test_rewritten_contexts_na_dropped_rule_context_kept(smol: Any, tmp_path: Pa
         qset = question_set_build(graph="ckbp", kind="2i", count=6, seed=3, name="fluent", fluent=fluent)
     c = fluent.counts
     assert c["ok"] + c["na"] + c["unmarked"] == 6 and c["no_prompt"] == 0
-    assert qset.question_count == 6 - c["na"]
+    assert qset.question_count == 6 - c["na"] and qset.question_count > 0  # SmolLM2, greedy: not all NA
     p = qset.params["fluent_contexts"]
     assert p["model"] == smol.describe()["model"]
     assert p["counts"] == c and p["prompt_version"] == "com2-table6-v1"
