@@ -22,6 +22,7 @@ from commonsense.kg.normalize import minilm_encoder
 from commonsense.questions import export as writers
 from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
 from commonsense.questions.com2 import BuildParams, build_com2
+from commonsense.questions.conceptualize import MIN_VALID, Conceptualizer
 from commonsense.questions.diverse import EmbeddingCache
 from commonsense.questions.fluent import FluentContexts
 from commonsense.questions.record import BuiltQuestion
@@ -230,16 +231,20 @@ def coco_build(
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,
     plausibility: PlausibilityCheck | None = None,
+    conceptualizer: Conceptualizer | None = None,
 ) -> QuestionSet:
-    """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations) and
-    application sets, linked by group id and role. The application kinds are built one by one
+    """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations, or ones
+    ``conceptualizer`` generates and ``plausibility`` filters, heads with fewer than 3 valid left
+    out) and application sets, linked by group id and role. The application kinds are built one by one
     (the same questions as one :func:`application` call: each kind samples independently) so
     that ``step`` can report each of them."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     g = _graph(graph)
+    if conceptualizer is not None and (abstract or plausibility is None):
+        raise ImportRefused("generated conceptualisations need a plausibility model and no --abstract file")
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
-    steps = _Steps(step, coco_steps(bool(abstract)))
+    steps = _Steps(step, coco_steps(bool(abstract or conceptualizer)))
     steps.next()
     raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), plausibility)
     steps.next()
@@ -252,6 +257,24 @@ def coco_build(
     if abstract:
         steps.next()
         questions += comprehension(raw, list(read_abstract_triples(abstract)), seed, relations=params.relations)
+    generated: dict[str, Any] = {}
+    if conceptualizer is not None and plausibility is not None:
+        steps.next()
+        records = conceptualizer.generate(conceptualizer.sample_heads(raw, seed, params.relations), seed)
+        check = plausibility
+
+        def valid(triples: list[tuple[str, str, str]]) -> list[bool]:
+            return [p >= check.threshold for p in check.score(triples)]
+
+        com = comprehension(raw, records, seed, relations=params.relations, valid=valid, min_valid=MIN_VALID)
+        questions += com
+        generated = {
+            **conceptualizer.as_params(),
+            "candidates": len(records),
+            "heads_with_candidates": len({r.head for r in records}),
+            "heads_kept": len({q.group for q in com}),
+            "min_valid": MIN_VALID,
+        }
     for kind in APPLICATION_KINDS:
         steps.next(per_kind)
         questions += application(
@@ -273,6 +296,7 @@ def coco_build(
                 "diverse": diverse,
                 "min_plausibility": min_plausibility,
                 "abstract": Path(abstract).name if abstract else None,
+                **({"conceptualizations": generated} if generated else {}),
                 **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
             },
         )
