@@ -141,3 +141,32 @@ def test_build_questions_cli_takes_the_model(setup, tmp_path: Path) -> None:  # 
             plausibility_threshold=1.5,
             verbosity=0,
         )
+
+
+def test_build_coco_cli_generates_conceptualisations(setup, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    graph, scorer = setup
+    model = str(scorer.backend.path)
+    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
+        with pytest.raises(CommandError, match="need a plausibility model"):
+            call_command(
+                "build_coco", graph="ckbp", seed=1, name="x", conceptualize_backend="hf", conceptualize_model=model
+            )
+        call_command(
+            "build_coco",
+            graph="ckbp",
+            seed=1,
+            name="gen",
+            per_relation=2,
+            per_kind=2,
+            conceptualize_backend="hf",
+            conceptualize_model=model,
+            conceptualize_heads=3,
+            plausibility_backend="hf",
+            plausibility_model=model,
+            no_plausibility_edges=True,
+            no_plausibility_distractors=True,
+            verbosity=0,
+        )
+    gen = QuestionSet.objects.get(name="gen").params["conceptualizations"]
+    assert gen["heads"] == 3 and gen["n_candidates"] == 5 and gen["min_valid"] == 3
+    assert gen["heads_with_candidates"] <= 3 and gen["heads_kept"] <= gen["heads_with_candidates"]

@@ -65,3 +65,36 @@ def fluent_from_options(o: dict[str, Any]) -> Any:
         return FluentContexts(lm)
     except ValueError as exc:
         raise ImportRefused(f"fluent contexts: {exc}") from None
+
+
+def add_conceptualize_arguments(parser: Any) -> None:
+    g = parser.add_argument_group(
+        "generated conceptualisations (CoCo A.2: 5 candidates per head, plausibility-filtered, 3 valid kept)"
+    )
+    g.add_argument("--conceptualize-backend", choices=("hf", "openai"), help="instead of --abstract")
+    g.add_argument("--conceptualize-model", help="hf: a transformers folder or .gguf file; openai: the model name")
+    g.add_argument("--conceptualize-url", help="openai: the server's base URL")
+    g.add_argument("--conceptualize-heads", type=int, default=50, help="head events to conceptualise (default 50)")
+
+
+def conceptualizer_from_options(o: dict[str, Any]) -> Any:
+    if not o.get("conceptualize_backend"):
+        return None
+    from django.conf import settings
+
+    from commonsense.questions.conceptualize import Conceptualizer
+    from commonsense.scoring.factory import build_backend
+
+    if o["conceptualize_heads"] < 1:
+        raise ImportRefused("--conceptualize-heads must be at least 1")
+    cache = getattr(settings, "COCOWEB_CACHE_DIR", "var/cache")
+    try:
+        lm = build_backend(
+            o["conceptualize_backend"],
+            model=o["conceptualize_model"],
+            url=o["conceptualize_url"],
+            cache_dir=f"{cache}/models",
+        )
+        return Conceptualizer(lm, heads=o["conceptualize_heads"])
+    except ValueError as exc:
+        raise ImportRefused(f"conceptualisations: {exc}") from None

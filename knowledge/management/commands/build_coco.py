@@ -5,7 +5,12 @@ from typing import Any
 from knowledge.builders import coco_build
 
 from ._base import ImportCommand
-from ._plausibility import add_plausibility_arguments, check_from_options
+from ._plausibility import (
+    add_conceptualize_arguments,
+    add_plausibility_arguments,
+    check_from_options,
+    conceptualizer_from_options,
+)
 
 
 class Command(ImportCommand):
@@ -22,6 +27,7 @@ class Command(ImportCommand):
         parser.add_argument("--min-plausibility", type=float, default=None)
         parser.add_argument("--diverse", action="store_true")
         add_plausibility_arguments(parser)
+        add_conceptualize_arguments(parser)
 
     def handle(self, *args: Any, **o: Any) -> None:
         qset = coco_build(
@@ -35,6 +41,7 @@ class Command(ImportCommand):
             min_plausibility=o["min_plausibility"],
             diverse=o["diverse"],
             plausibility=check_from_options(o["graph"], o),
+            conceptualizer=conceptualizer_from_options(o),
             progress=lambda d, t: self.progress("application", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} questions (seed {o['seed']})")
