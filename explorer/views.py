@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from accounts.roles import RESEARCHER, role_required
 from knowledge.models import Graph, Node, QuestionSet
+from knowledge.plausibility import attach_model_scores
 
 from . import charts
 from . import graph_selectors as gs
@@ -85,6 +86,7 @@ def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
     node = get_object_or_404(Node, pk=node_id, graph=graph)
     hops = 2 if request.GET.get("hops") == "2" else 1
     groups = gs.node_edge_groups(node)
+    attach_model_scores([t for gl in groups.values() for g in gl for t in g.edges])
     nodes, edges = gs.node_neighbourhood(node, groups, hops=hops)
     nodes = [GraphNode(n.id, n.text, n.hop, _node_href(graph, n.id) if n.hop else "", n.parent) for n in nodes]
     degree_out = sum(g.total for g in groups["out"])

@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
 from knowledge.models import Question
+from knowledge.plausibility import attach_model_scores
 
 from . import charts, sources
 from . import question_selectors as qs
@@ -50,11 +51,13 @@ def question_detail(request: HttpRequest, question_id: int) -> HttpResponse:
         for i, chain in enumerate(chains or [[]])
     ]
     predictions = qs.question_predictions(q)
+    triples = qs.question_triples(q)
+    attach_model_scores(triples)
     ctx = {
         "q": q,
         "chains": chains,
         "anchors": anchors,
-        "triples": qs.question_triples(q),
+        "triples": triples,
         "group": qs.question_group(q),
         "predictions": predictions,
         "votes": sources.question_votes([q.pk]).get(q.pk),

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
+from django.urls import reverse
 
 from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.plausibility import PlausibilityScorer
@@ -52,7 +53,7 @@ def _p(graph: Graph, scorer: PlausibilityScorer, h: str, r: str, t: str) -> floa
     return TriplePlausibility.objects.get(graph=graph, model=scorer.model_key, key=triple_key(h, r, t)).p_yes
 
 
-def test_scores_are_cached_and_the_threshold_decides(setup) -> None:  # type: ignore[no-untyped-def]
+def test_scores_are_cached_and_the_threshold_decides(setup, researcher) -> None:  # type: ignore[no-untyped-def]
     graph, scorer = setup
     Counting.prompts = 0
     edges_only = plausibility_check(graph, scorer, threshold=0.0, check_distractors=False)
@@ -92,6 +93,15 @@ def test_scores_are_cached_and_the_threshold_decides(setup) -> None:  # type: ig
             if raw == gold:
                 continue
             assert min(_p(graph, scorer, h, r, raw) for h, r in hop) < t
+
+    # (c) The explorer's question and node pages show the model's score beside the stored label.
+    q = Question.objects.filter(question_set=qs).first()
+    tr = q.triples.select_related("head", "relation", "tail").first()
+    p = f"{_p(graph, scorer, tr.head.text, tr.relation.name, tr.tail.text):.3f}"
+    page = researcher.get(reverse("explorer:question", args=[q.pk])).content.decode()
+    assert f'<span title="{scorer.model_key}">{p}</span>' in page
+    page = researcher.get(reverse("explorer:node", args=["ckbp", tr.head_id])).content.decode()
+    assert f'<span title="{scorer.model_key}">{p}</span>' in page
 
     # A second build with a fresh check gives the same set without asking the model.
     Counting.prompts = 0
