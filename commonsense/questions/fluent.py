@@ -86,20 +86,44 @@ def prompt(kind: str, e1: str, e2: str) -> list[Message]:
 @dataclass(frozen=True)
 class Reading:
     """What one model answer says: ``status`` ``ok`` (both events marked; ``context`` is the
-    narrative without the marks), ``na`` (the model says not answerable) or ``unmarked`` (no
-    usable narrative: the rule-based context is kept)."""
+    narrative without the marks), ``na`` (the model says not answerable), ``unmarked`` (no
+    usable narrative) or ``unfaithful`` (marked, but not about the given events): with the last
+    two the rule-based context is kept."""
 
     status: str
     context: str = ""
 
 
-def read_answer(text: str) -> Reading:
+_WORD = re.compile(r"[A-Za-z']+")
+_EXEMPLAR_NAMES = frozenset(
+    w for a, b, _ in EXEMPLARS + EXEMPLARS_NEG for w in _WORD.findall(f"{a} {b}") if w[:1].isupper()
+)
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text) if len(w) > 3}
+
+
+def read_answer(text: str, e1: str = "", e2: str = "") -> Reading:
+    """Read one answer. Given the events, a narrative is ``unfaithful`` (the rule-based context is
+    kept) when a marked span shares no word of four letters or more with its event, or when it
+    names a person from the exemplars who is not in the events (a small model copying them)."""
     body = (text or "").strip().split("\n\n", 1)[0].strip()
     if not body or _NA.match(body):
         return Reading("na" if body else "unmarked")
-    if not all(tag in body for tag in ("<E1>", "</E1>", "<E2>", "</E2>")):
+    spans = {k: re.search(rf"<{k}>(.*?)</{k}>", body, re.S) for k in ("E1", "E2")}
+    if not all(spans.values()):
         return Reading("unmarked")
-    return Reading("ok", " ".join(_SPAN.sub("", body).split()))
+    context = " ".join(_SPAN.sub("", body).split())
+    if e1 or e2:
+        for k, event in (("E1", e1), ("E2", e2)):
+            m = spans[k]
+            if m is not None and not _words(m.group(1)) & _words(event):
+                return Reading("unfaithful", context)
+        events = set(_WORD.findall(f"{e1} {e2}"))
+        if any(w in _EXEMPLAR_NAMES and w not in events for w in _WORD.findall(context)):
+            return Reading("unfaithful", context)
+    return Reading("ok", context)
 
 
 @dataclass
@@ -132,14 +156,14 @@ class FluentContexts:
                 [prompt(q.kind, q.anchors[0], q.anchors[1]) for q in chunk], max_new_tokens=self.max_new_tokens
             )
             answers.update((q.id, g.text) for q, g in zip(chunk, gens, strict=True))
-        self.counts = {"ok": 0, "na": 0, "unmarked": 0, "no_prompt": 0}
+        self.counts = {"ok": 0, "na": 0, "unmarked": 0, "unfaithful": 0, "no_prompt": 0}
         kept: list[BuiltQuestion] = []
         for q in questions:
             if q.id not in answers:
                 self.counts["no_prompt"] += 1
                 kept.append(q)
                 continue
-            r = read_answer(answers[q.id])
+            r = read_answer(answers[q.id], q.anchors[0], q.anchors[1])
             self.counts[r.status] += 1
             if r.status == "na":
                 continue

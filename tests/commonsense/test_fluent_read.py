@@ -41,3 +41,12 @@ def test_prompt_is_table_6_with_exemplars_then_the_events() -> None:
 def test_read_answer(answer: str, status: str, context: str) -> None:
     r = read_answer(answer)
     assert (r.status, r.context) == (status, context)
+
+
+def test_unfaithful_narratives_keep_the_rule_context() -> None:
+    e1, e2 = "Zoey eats food", "Zoey is happy"
+    assert read_answer("<E1>Zoey ate some food</E1> and <E2>she was happy</E2>.", e1, e2).status == "ok"
+    # a name copied from the exemplars, not in the events
+    assert read_answer("<E1>Mia was eating food</E1> and <E2>Zoey was happy</E2>.", e1, e2).status == "unfaithful"
+    # a marked span that has nothing to do with its event
+    assert read_answer("<E1>Zoey ate food</E1> and <E2>the bus left</E2>.", e1, e2).status == "unfaithful"
