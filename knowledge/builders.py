@@ -262,9 +262,16 @@ def coco_build(
         steps.next()
         records = conceptualizer.generate(conceptualizer.sample_heads(raw, seed, params.relations), seed)
         check = plausibility
+        original = {r.abstract_head: r.head for r in records}
+        scored: list[dict[str, Any]] = []
 
         def valid(triples: list[tuple[str, str, str]]) -> list[bool]:
-            return [p >= check.threshold for p in check.score(triples)]
+            ps = check.score(triples)
+            scored.extend(
+                {"head": original.get(h, ""), "abstract_head": h, "relation": r, "tail": t, "p_yes": p}
+                for (h, r, t), p in zip(triples, ps, strict=True)
+            )
+            return [p >= check.threshold for p in ps]
 
         com = comprehension(raw, records, seed, relations=params.relations, valid=valid, min_valid=MIN_VALID)
         questions += com
@@ -274,6 +281,7 @@ def coco_build(
             "heads_with_candidates": len({r.head for r in records}),
             "heads_kept": len({q.group for q in com}),
             "min_valid": MIN_VALID,
+            "scored": scored,
         }
     for kind in APPLICATION_KINDS:
         steps.next(per_kind)

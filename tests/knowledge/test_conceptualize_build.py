@@ -78,6 +78,14 @@ def test_generated_conceptualisations_filtered_by_plausibility(setup) -> None:  
     cut = coco_build(name="median", conceptualizer=Conceptualizer(smol, heads=6), plausibility=check, **kw)
     assert cut.params["conceptualizations"]["candidates"] == gen["candidates"]
     groups = _groups("median")
+    scored = cut.params["conceptualizations"]["scored"]  # every (h^c, r, t) judged, with its P(yes)
+    assert scored and all(0.0 <= x["p_yes"] <= 1.0 for x in scored)
+    valid: dict[str, int] = defaultdict(int)
+    for x in scored:
+        valid[x["head"]] += x["p_yes"] >= t
+    expected = {h for h, n in valid.items() if n >= 3}
+    kept = {next(q for q in qs if q.role != "memorization").metadata["original_head"] for qs in groups.values()}
+    assert kept == expected and len(expected) < len(valid)  # the threshold decides which heads stay
     for qs in groups.values():
         assert len(qs) == 4
         for q in qs:
