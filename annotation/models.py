@@ -224,5 +224,26 @@ class FinalLabel(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
 
+class VerifiedSet(models.Model):
+    """A question set made from a finished MCQA validation campaign (issue 11 item 7): the
+    accepted items of ``source_set``, rewritten with COM2's post-processing. ``counts`` says how
+    many items were kept and why the others were left out."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.PROTECT, related_name="verified_sets")
+    source_set = models.ForeignKey(QuestionSet, on_delete=models.PROTECT, related_name="+")
+    question_set = models.OneToOneField(QuestionSet, on_delete=models.CASCADE, related_name="verified_from")
+    counts = models.JSONField(default=dict)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.question_set} (verified by {self.campaign})"
+
+
 # Crowd studies (issue 12): a campaign opened to a crowd platform, and its participants.
 from .participants_models import CrowdStudy, Participant  # noqa: E402,F401

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import crowd_research_views, research_views, views
+from . import crowd_research_views, research_views, verified_views, views
 
 app_name = "annotation"
 urlpatterns = [
@@ -27,4 +27,5 @@ urlpatterns = [
         crowd_research_views.person_action,
         name="person_action",
     ),
+    path("c/<slug:slug>/verified-set/", verified_views.verified_set_make, name="verified_set"),
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -23,10 +24,13 @@ from commonsense.kg.normalize import minilm_encoder
 from commonsense.questions import export as writers
 from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
 from commonsense.questions.com2 import BuildParams, BuildReport, OptionCheck, build_com2
+from commonsense.questions.conceptualize import MIN_VALID, Conceptualizer
 from commonsense.questions.diverse import EmbeddingCache
 from commonsense.questions.finetune import diversity_filter, write_finetune
+from commonsense.questions.fluent_contexts import FluentContexts
 from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
+from commonsense.scoring.plausibility import PlausibilityCheck
 
 from .models import Graph, Question, QuestionSet
 from .quality import question_set_quality
@@ -84,7 +88,7 @@ def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int]]:
     yield from rows.iterator(chunk_size=20_000)
 
 
-def graph_index(graph: Graph, options: IndexOptions, edges: EdgeFilter | None = None) -> GraphIndex:
+def graph_index(graph: Graph, options: IndexOptions, edges: EdgeFilter | ModelEdges | None = None) -> GraphIndex:
     """The graph's index, built once per (graph content, options, edge filter) and reused from
     disk. ``edges`` decides which triples are edges (default: :func:`edge_filter` (False), only
     triples not labelled implausible, no ``none`` tails)."""
@@ -92,6 +96,27 @@ def graph_index(graph: Graph, options: IndexOptions, edges: EdgeFilter | None = 
     agg = graph.triples.aggregate(last=Max("id"))
     fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}"
     return GraphIndex.cached(_cache_dir(graph), fingerprint, lambda: edges(_records(graph)), options)
+
+
+class ModelEdges:
+    """An edge filter followed by a plausibility model (issue 11 item 3a): of the triples the base
+    filter keeps, only those the model finds plausible. Its ``name`` (base filter, model,
+    threshold) keys the index cache."""
+
+    def __init__(self, base: EdgeFilter, check: PlausibilityCheck) -> None:
+        self.base, self.check = base, check
+        self.name = f"{base.name}+model:{check.key}:{check.threshold!r}"
+
+    def __call__(self, records: Any) -> list[Any]:
+        rows = list(self.base(records))
+        keep = self.check.keep_edges([(r[0], r[1], r[2]) for r in rows])
+        return [row for row, k in zip(rows, keep, strict=True) if k]
+
+
+def edges_for(include_implausible: bool, plausibility: PlausibilityCheck | None) -> EdgeFilter | ModelEdges:
+    """The build's edge filter: labels (unless ``include_implausible``), then the model if one filters edges."""
+    base = edge_filter(include_implausible)
+    return ModelEdges(base, plausibility) if plausibility is not None and plausibility.filter_edges else base
 
 
 def _graph(name: str) -> Graph:
@@ -159,6 +184,8 @@ def question_set_build(
     on_stored: StoredHook | None = None,
     edges: EdgeFilter | None = None,
     option_checks: Sequence[OptionCheck] = (),
+    plausibility: PlausibilityCheck | None = None,
+    fluent: FluentContexts | None = None,
 ) -> QuestionSet:
     """``build_questions``: COM2 logical-query MCQA of one kind from a stored graph. ``step`` is
     told when each step begins; ``on_stored`` runs inside the transaction that stores the set.
@@ -166,14 +193,16 @@ def question_set_build(
     Defaults (issue 11): hops over COM2's twelve relations unless ``relations`` says otherwise;
     triples labelled implausible are not edges unless ``include_implausible``; no distractor within
     MiniLM cosine ``near_duplicate`` of an answer or another option. ``edges`` replaces the edge
-    filter and ``option_checks`` add distractor vetoes (e.g. a plausibility model). The build
-    report and text checks are stored in ``QuestionSet.quality``."""
+    filter and ``option_checks`` add distractor vetoes. ``plausibility``
+    (:func:`knowledge.plausibility.plausibility_check`) filters edges and distractors with a model;
+    ``fluent`` rewrites contexts with COM2's Table 6 prompt and drops the items the model marks NA.
+    The build report and text checks are stored in ``QuestionSet.quality``."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     g = _graph(graph)
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
-    edges = edges or edge_filter(include_implausible)
+    edges = edges or edges_for(include_implausible, plausibility)
     index = graph_index(
         g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges
     )
@@ -203,7 +232,10 @@ def question_set_build(
         near_duplicates=near,
         extra_checks=option_checks,
         report=report,
+        check=plausibility,
     )
+    if fluent is not None:
+        questions = fluent.rewrite(questions)
     steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(
@@ -219,6 +251,8 @@ def question_set_build(
                 "include_implausible": include_implausible,
                 "edges": edges.name,
                 "normalize": True,
+                **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
+                **({"fluent_contexts": fluent.as_params()} if fluent is not None else {}),
             },
             quality={"build": report.as_dict()},
         )
@@ -245,18 +279,23 @@ def coco_build(
     progress: Progress | None = None,
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,
+    plausibility: PlausibilityCheck | None = None,
+    conceptualizer: Conceptualizer | None = None,
 ) -> QuestionSet:
-    """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations) and
-    application sets, linked by group id and role. The application kinds are built one by one
+    """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations, or ones
+    ``conceptualizer`` generates and ``plausibility`` filters, heads with fewer than 3 valid left
+    out) and application sets, linked by group id and role. The application kinds are built one by one
     (the same questions as one :func:`application` call: each kind samples independently) so
     that ``step`` can report each of them."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     g = _graph(graph)
+    if conceptualizer is not None and (abstract or plausibility is None):
+        raise ImportRefused("generated conceptualisations need a plausibility model and no --abstract file")
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
-    steps = _Steps(step, coco_steps(bool(abstract)))
+    steps = _Steps(step, coco_steps(bool(abstract or conceptualizer)))
     steps.next()
-    edges = edge_filter(include_implausible)
+    edges = edges_for(include_implausible, plausibility)
     raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges)
     steps.next()
     norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges)
@@ -267,6 +306,32 @@ def coco_build(
         steps.next()
         questions += comprehension(raw, list(read_abstract_triples(abstract)), seed, relations=params.relations)
     shortfall: dict[str, list[int]] = {}  # kind -> [built, requested], for the kinds the graph could not fill
+    generated: dict[str, Any] = {}
+    if conceptualizer is not None and plausibility is not None:
+        steps.next()
+        records = conceptualizer.generate(conceptualizer.sample_heads(raw, seed, params.relations), seed)
+        check = plausibility
+        original = {r.abstract_head: r.head for r in records}
+        scored: list[dict[str, Any]] = []
+
+        def valid(triples: list[tuple[str, str, str]]) -> list[bool]:
+            ps = check.score(triples)
+            scored.extend(
+                {"head": original.get(h, ""), "abstract_head": h, "relation": r, "tail": t, "p_yes": p}
+                for (h, r, t), p in zip(triples, ps, strict=True)
+            )
+            return [p >= check.threshold for p in ps]
+
+        com = comprehension(raw, records, seed, relations=params.relations, valid=valid, min_valid=MIN_VALID)
+        questions += com
+        generated = {
+            **conceptualizer.as_params(),
+            "candidates": len(records),
+            "heads_with_candidates": len({r.head for r in records}),
+            "heads_kept": len({q.group for q in com}),
+            "min_valid": MIN_VALID,
+            "scored": scored,
+        }
     for kind in APPLICATION_KINDS:
         steps.next(per_kind)
         got = application(
@@ -296,6 +361,8 @@ def coco_build(
                 "relations": list(params.relations),
                 "abstract": Path(abstract).name if abstract else None,
                 "shortfall": shortfall,
+                **({"conceptualizations": generated} if generated else {}),
+                **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
             },
         )
         _store(qset, questions)

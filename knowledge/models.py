@@ -288,3 +288,28 @@ class BuildJob(LeasedJob):
         if not self.progress_total:
             return None
         return min(100, round(100 * self.progress_done / self.progress_total))
+
+
+class TriplePlausibility(models.Model):
+    """A plausibility model's P(yes) for one (head, relation, tail) of a graph (issue 11 item 3),
+    computed once per (graph, model) and reused by every build. ``key`` is a hash of the three
+    texts, so distractor statements that are not graph triples are cached too (``triple`` is
+    then null)."""
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="+", db_index=False)
+    model = models.CharField(max_length=255, help_text="backend, model and prompt version")
+    key = models.CharField(max_length=64, help_text="sha256 of head, relation and tail")
+    triple = models.ForeignKey(
+        Triple, null=True, blank=True, on_delete=models.CASCADE, related_name="model_plausibility"
+    )
+    head = models.TextField()
+    relation = models.CharField(max_length=64)
+    tail = models.TextField()
+    p_yes = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["graph", "model", "key"], name="plausibility_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.head} | {self.relation} | {self.tail}: {self.p_yes:.3f}"

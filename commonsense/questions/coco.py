@@ -4,7 +4,7 @@ MEM / COM / REA / FAI / APP can be computed per set (group id + role on every qu
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,9 +129,13 @@ def comprehension(
     relations: Sequence[str] = COCO_RELATIONS,
     max_concepts: int = 3,
     limit: int | None = None,
+    valid: Callable[[list[tuple[str, str, str]]], list[bool]] | None = None,
+    min_valid: int = 1,
 ) -> list[BuiltQuestion]:
     """Per head with conceptualisations: its memorization question plus up to ``max_concepts``
-    questions on the conceptualised heads h^c with the same relation and answer (CoCo A2.2)."""
+    questions on the conceptualised heads h^c with the same relation and answer (CoCo A2.2).
+    ``valid`` (a plausibility filter on the conceptualised triples (h^c, r, t)) keeps only the
+    conceptualisations it accepts, and a head needs ``min_valid`` of them (CoCo: 3)."""
     by_head: dict[str, list[AbstractRecord]] = {}
     for a in abstract:
         by_head.setdefault(a.head, []).append(a)
@@ -150,6 +154,11 @@ def comprehension(
             continue
         rng = random.Random(derive_seed(seed, "comprehension", head_text))
         r, t = cands[rng.randrange(len(cands))]
+        if valid is not None:
+            ok = valid([(c.abstract_head, index.rel_names[r], index.names[t]) for c in concepts])
+            concepts = [c for c, keep in zip(concepts, ok, strict=True) if keep]
+        if len(concepts) < min_valid:
+            continue
         chosen = concepts if len(concepts) <= max_concepts else rng.sample(concepts, max_concepts)
         gid = f"com-{n + 1:05d}"
         items: list[BuiltQuestion] = []

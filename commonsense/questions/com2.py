@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from commonsense.kg.index import GraphIndex
 from commonsense.kg.relations import COM2_RELATIONS
+from commonsense.scoring.plausibility import PlausibilityCheck
 
 from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES, CompositionRules
 from ..queries.sampling import QInter, QProj, Query, QuerySampler
@@ -20,6 +21,7 @@ from . import distractors, names, verbalize
 from .display import Display
 from .diverse import EmbeddingCache, select_diverse
 from .neardup import DEFAULT_THRESHOLD, NearDuplicates
+from .plausible import pick_checked
 from .record import BuiltQuestion, derive_seed
 
 Progress = Callable[[int, int], None]
@@ -173,6 +175,7 @@ def make_question(
     report: BuildReport | None = None,
     adversarial_other_kind: bool = False,
     random_pool: npt.NDArray[np.int64] | None = None,
+    check: PlausibilityCheck | None = None,
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors). ``display`` renders node text (default: the
@@ -207,6 +210,9 @@ def make_question(
         adversarial_relations=other_kind(index, query) if adversarial_other_kind else None,
         random_pool=random_pool,
     )
+    refused: list[str] = []
+    if picked is not None and check is not None:
+        picked, refused = pick_checked(index, rng, query, picked, check, answers=answers, anchors=anchors)
     if picked is None:
         if report is not None:
             report.dropped["too few distractors"] += 1
@@ -237,6 +243,7 @@ def make_question(
             "names": mapping,
             "distractors": [how for _, how in picked],
             "template": {"context": ctx, "question": qtext},
+            **({"plausible_distractors_refused": refused} if refused else {}),
         },
         triple_refs=[x for x in (index.edge_ref(h, r, t) for h, r, t in chain) if x >= 0],
     )
@@ -260,6 +267,7 @@ def sample_questions(
     checks: Sequence[OptionCheck] = (),
     report: BuildReport | None = None,
     adversarial_other_kind: bool = False,
+    check: PlausibilityCheck | None = None,
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed.
@@ -300,6 +308,7 @@ def sample_questions(
             report=report,
             adversarial_other_kind=adversarial_other_kind,
             random_pool=pool,
+            check=check,
         )
         if q is None:
             continue
@@ -326,6 +335,7 @@ def build_com2(
     near_duplicates: NearDuplicates | None = None,
     extra_checks: Sequence[OptionCheck] = (),
     report: BuildReport | None = None,
+    check: PlausibilityCheck | None = None,
 ) -> list[BuiltQuestion]:
     """``build_questions``: ``params.count`` questions of ``params.kind``. With ``params.diverse``
     a pool of ``pool_factor × count`` is sampled and CoCo's vote-k (k=150, ρ=10) keeps ``count``
@@ -363,6 +373,7 @@ def build_com2(
         checks=checks,
         report=report,
         adversarial_other_kind=params.adversarial_other_kind,
+        check=check,
     )
     if near_duplicates is not None:
         near_duplicates.flush()

@@ -237,9 +237,8 @@ def human_commonsensicality(statement_set: Any) -> list[float]:
     )
     if campaign is None:
         return []
-    from annotation.selectors import campaign_nww
-
     from annotation.presentation import NWW_MIN_RATERS
+    from annotation.selectors import campaign_nww
 
     nww = campaign_nww(campaign, n_boot=50)
     if nww is None or len(nww.raters.commonsensicality) < NWW_MIN_RATERS:  # one rater is their own majority
@@ -255,3 +254,37 @@ def survey_ratings(statement_set: Any) -> Any:
     from annotation.survey_ratings import survey_ratings as read
 
     return read(statement_set)
+
+
+def verified_accuracy() -> list[dict[str, Any]]:
+    """Per verified set (issue 11) and per model (backend, model, scoring): accuracy of the latest
+    finished run on the unverified source set beside the one on the verified set."""
+    if not (annotation_available() and runs_available() and _has_model("annotation", "VerifiedSet")):
+        return []
+    VerifiedSet = apps.get_model("annotation", "VerifiedSet")
+    Run, RunMetric = apps.get_model("runs", "Run"), apps.get_model("runs", "RunMetric")
+    out: list[dict[str, Any]] = []
+    for v in VerifiedSet.objects.select_related("question_set", "source_set", "campaign").order_by("-created_at")[:20]:
+        sets = {"source": v.source_set_id, "verified": v.question_set_id}
+        runs = Run.objects.filter(question_set_id__in=sets.values(), state="done").order_by("id")
+        latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for r in runs:
+            side = "source" if r.question_set_id == v.source_set_id else "verified"
+            latest.setdefault((r.backend, r.model, r.scoring), {})[side] = r
+        acc = dict(
+            RunMetric.objects.filter(
+                run__in=[r for d in latest.values() for r in d.values()], name="accuracy", scope="overall"
+            ).values_list("run_id", "value")
+        )
+        for (backend, model, scoring), d in sorted(latest.items()):
+            out.append(
+                {
+                    "verified": v.question_set.name,
+                    "source": v.source_set.name,
+                    "campaign": v.campaign.name,
+                    "model": f"{backend}:{model or '–'} · {scoring}",
+                    **{f"{side}_run": d[side].pk if side in d else None for side in sets},
+                    **{f"{side}_accuracy": acc.get(d[side].pk) if side in d else None for side in sets},
+                }
+            )
+    return out

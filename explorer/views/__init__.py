@@ -10,11 +10,12 @@ from django.urls import reverse
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from knowledge.models import Graph, Node, QuestionSet
+from knowledge.plausibility import attach_model_scores
 
 from .. import charts
 from ..charts.graph import GraphNode
 from ..selectors import graph as gs
-from ..selectors.sources import runs_available
+from ..selectors.sources import runs_available, verified_accuracy
 from .panels import Panel, render_with_panels
 
 
@@ -25,6 +26,7 @@ def index(request: HttpRequest) -> HttpResponse:
         from runs.selectors import run_list
 
         ctx["runs"] = run_list().order_by("-id")[:50]
+    ctx["verified"] = verified_accuracy()
     return render(request, "explorer/index.html", ctx)
 
 
@@ -85,6 +87,7 @@ def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
     node = get_object_or_404(Node, pk=node_id, graph=graph)
     hops = 2 if request.GET.get("hops") == "2" else 1
     groups = gs.node_edge_groups(node)
+    attach_model_scores([t for gl in groups.values() for g in gl for t in g.edges])
     nodes, edges = gs.node_neighbourhood(node, groups, hops=hops)
     nodes = [GraphNode(n.id, n.text, n.hop, _node_href(graph, n.id) if n.hop else "", n.parent) for n in nodes]
     degree_out = sum(g.total for g in groups["out"])

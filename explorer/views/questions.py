@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, render
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from knowledge.models import Question
+from knowledge.plausibility import attach_model_scores
 
 from .. import charts
 from ..selectors import questions as qs
@@ -52,11 +53,13 @@ def question_detail(request: HttpRequest, question_id: int) -> HttpResponse:
         for i, chain in enumerate(chains or [[]])
     ]
     predictions = qs.question_predictions(q)
+    triples = qs.question_triples(q)
+    attach_model_scores(triples)
     ctx = {
         "q": q,
         "chains": chains,
         "anchors": anchors,
-        "triples": qs.question_triples(q),
+        "triples": triples,
         "group": qs.question_group(q),
         "predictions": predictions,
         "votes": sources.question_votes([q.pk]).get(q.pk),

@@ -5,6 +5,12 @@ from typing import Any
 from knowledge.builders import coco_build
 
 from ._base import ImportCommand
+from ._plausibility import (
+    add_conceptualize_arguments,
+    add_plausibility_arguments,
+    check_from_options,
+    conceptualizer_from_options,
+)
 
 
 class Command(ImportCommand):
@@ -25,6 +31,8 @@ class Command(ImportCommand):
             action="store_true",
             help="also use triples labelled implausible (CSKB label 0) as edges (default: plausible only)",
         )
+        add_plausibility_arguments(parser)
+        add_conceptualize_arguments(parser)
 
     def handle(self, *args: Any, **o: Any) -> None:
         qset = coco_build(
@@ -38,6 +46,8 @@ class Command(ImportCommand):
             min_plausibility=o["min_plausibility"],
             include_implausible=o["include_implausible"],
             diverse=o["diverse"],
+            plausibility=check_from_options(o["graph"], o),
+            conceptualizer=conceptualizer_from_options(o),
             progress=lambda d, t: self.progress("application", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} questions (seed {o['seed']})")

@@ -6,6 +6,7 @@ from commonsense.queries import KINDS
 from knowledge.builders import question_set_build
 
 from ._base import ImportCommand
+from ._plausibility import add_fluent_arguments, add_plausibility_arguments, check_from_options, fluent_from_options
 
 
 class Command(ImportCommand):
@@ -37,6 +38,8 @@ class Command(ImportCommand):
             default=0.9,
             help="reject distractors with MiniLM cosine >= this to an answer or option (default 0.9; 0: off)",
         )
+        add_plausibility_arguments(parser)
+        add_fluent_arguments(parser)
 
     def handle(self, *args: Any, **o: Any) -> None:
         rels = [r.strip() for r in o["relations"].split(",") if r.strip()] if o["relations"] else None
@@ -53,6 +56,8 @@ class Command(ImportCommand):
             include_implausible=o["include_implausible"],
             near_duplicate=o["near_duplicate"] or None,
             person_names=not o["keep_placeholders"],
+            plausibility=check_from_options(o["graph"], o),
+            fluent=fluent_from_options(o),
             progress=lambda d, t: self.progress("questions", d, t),
         )
         self.stdout.write(f"{qset.name}: {qset.question_count} {o['kind']} questions (seed {o['seed']})")

@@ -1,0 +1,37 @@
+"""``python manage.py verified_set CAMPAIGN --name SET``: the accepted items of a finished MCQA
+validation campaign as a new question set, rewritten with COM2's post-processing (issue 11)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.models import Campaign
+from annotation.verified import verified_set_create
+
+
+class Command(BaseCommand):
+    help = "Make a verified question set from a finished MCQA validation campaign."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("campaign", help="the campaign's name")
+        parser.add_argument("--name", required=True, help="name of the new question set")
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        try:
+            campaign = Campaign.objects.get(name=o["campaign"])
+        except Campaign.DoesNotExist:
+            raise CommandError(f"no campaign named {o['campaign']!r}") from None
+        try:
+            v = verified_set_create(campaign, name=o["name"])
+        except ValidationError as exc:
+            raise CommandError("; ".join(exc.messages)) from None
+        c = v.counts
+        left = {k: n for k, n in c.items() if k not in ("items", "kept", "none_correct", "needs_manual_negatives")}
+        self.stdout.write(
+            f"{v.question_set.name}: {c['kept']} of {c['items']} items kept"
+            f" ({c['none_correct']} answered 'None of the answers are correct.')"
+            + (f"; left out: {', '.join(f'{k} {n}' for k, n in left.items())}" if left else "")
+        )

@@ -1,0 +1,50 @@
+"""Distractors checked by a plausibility model (issue 11 item 3b): a distractor that the model
+finds a plausible answer to the query's last hop is refused and another one drawn, so that an
+item keeps exactly one defensible answer. Without a check nothing here runs and the builders'
+output is unchanged."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from commonsense.kg.index import GraphIndex
+from commonsense.queries.sampling import Query
+from commonsense.scoring.plausibility import PlausibilityCheck
+
+from . import distractors
+
+MAX_ROUNDS = 4
+
+
+def last_hop(index: GraphIndex, query: Query) -> list[tuple[str, str]]:
+    """``(head text, relation)`` of every golden edge into the answer (one per intersection branch)."""
+    return [(index.names[h], index.rel_names[r]) for h, r, t in query.chain() if t == query.answer]
+
+
+def pick_checked(
+    index: GraphIndex,
+    rng: random.Random,
+    query: Query,
+    picked: list[tuple[int, str]],
+    check: PlausibilityCheck,
+    *,
+    answers: set[int],
+    anchors: Iterable[int],
+) -> tuple[list[tuple[int, str]] | None, list[str]]:
+    """``picked`` with every model-plausible distractor replaced (redrawn from ``rng`` with the
+    refused nodes banned like answers), and the refused texts. None when ``MAX_ROUNDS`` draws
+    still leave a plausible distractor or the graph runs out of candidates: the item is dropped."""
+    hop = last_hop(index, query)
+    anchors = list(anchors)
+    refused: list[int] = []
+    current: list[tuple[int, str]] | None = picked
+    for _ in range(MAX_ROUNDS):
+        if current is None:
+            break
+        bad = check.plausible_distractors(hop, [index.names[n] for n, _ in current])
+        if not bad:
+            return current, [index.names[n] for n in refused]
+        refused.extend(current[i][0] for i in sorted(bad))
+        current = distractors.pick(index, rng, answers=answers | set(refused), anchors=anchors)
+    return None, [index.names[n] for n in refused]

@@ -1,0 +1,215 @@
+"""Close the loop (issue 11 item 7): a COM2 set built from the CSKB demo graph → an MCQA
+validation campaign answered by test annotators through the queue → ``verified_set`` → a run on
+the verified set → metrics; the dashboard button makes the same set; the lm-eval export of the
+verified set runs in the real ``lm_eval`` CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test import override_settings
+from django.urls import reverse
+
+from annotation import queue
+from annotation.models import Campaign, Item, VerifiedSet
+from annotation.services import campaign_create, campaign_status_set
+from commonsense.validation import NONE_CORRECT
+from knowledge.builders import question_set_build
+from knowledge.models import Question, QuestionSet
+from knowledge.services import graph_import
+from runs.execution import run_execute
+from runs.models import Prediction, Run, RunMetric
+from runs.services import run_create
+from tests.annotation.conftest import login
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.django_db
+
+# What the three annotators tick, by item position: a list of answers, one per annotator.
+GOLD = "gold"  # tick the builder's answer
+GOLD_PLUS = "gold+"  # tick the builder's answer and the next option (a minority vote for that one)
+PLAN: dict[int, list[Any]] = {
+    0: [GOLD, GOLD, GOLD],  # unanimous: kept, the gold is the answer
+    1: [{"none_correct": True}] * 3,  # kept, answer "None of the answers are correct."
+    2: [{"bad_context": True}] * 3,  # the context made no sense: left out
+    3: [{"plausible": [0]}, {"plausible": [1]}, {"plausible": [2]}],  # no agreement: awaits adjudication
+}
+
+
+def _answer(plan: Any, q: Question) -> dict[str, Any]:
+    if plan == GOLD:
+        return {"plausible": [q.answer_index]}
+    if plan == GOLD_PLUS:
+        return {"plausible": sorted({q.answer_index, (q.answer_index + 1) % len(q.options)})}
+    return plan
+
+
+@pytest.fixture
+def answered(tmp_path: Path, people) -> Campaign:  # type: ignore[no-untyped-def]
+    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
+        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
+        qset = question_set_build(graph="ckbp", kind="2i", count=8, seed=2, name="ckbp-2i")
+    c = campaign_create(
+        name="val", title="COM2 validation", kind="mcqa", question_set=qset, redundancy=3, agreement_threshold=0.7
+    )
+    campaign_status_set(c, "open")
+    for n, user in enumerate(people("annotator", "a1", "a2", "a3")):
+        while (step := queue.next_step(c, user)).assignment is not None:
+            item = step.assignment.item
+            plan = PLAN.get(item.position, [GOLD, GOLD, GOLD_PLUS])  # majority, agreement 0.87
+            queue.response_submit(item, user, _answer(plan[n], item.question), idempotency_key=f"{user.pk}-{item.pk}")
+    return c
+
+
+def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Campaign, people) -> None:  # type: ignore[no-untyped-def]
+    c = answered
+    assert Item.objects.filter(campaign=c, role="regular", answer_count=3).count() == 8
+    campaign_status_set(c, "open")
+    call_command("verified_set", "val", name="val-verified", verbosity=0)  # every item has its 3 answers: finished
+    v = VerifiedSet.objects.get(question_set__name="val-verified")
+    assert v.campaign == c and v.source_set.name == "ckbp-2i"
+    assert v.counts == {
+        "items": 8,
+        "kept": 6,
+        "none_correct": 1,
+        "needs_manual_negatives": 0,
+        "bad_context": 1,
+        "awaiting_adjudication": 1,
+    }
+    src = {q.pk: q for q in Question.objects.filter(question_set__name="ckbp-2i")}
+    verified = list(Question.objects.filter(question_set=v.question_set).order_by("position"))
+    assert len(verified) == 6 == v.question_set.question_count
+    by_pos = {}
+    for q in verified:
+        meta = q.metadata["verified"]
+        s = src[meta["source_question_id"]]
+        by_pos[s.position] = q
+        assert q.stem == s.stem and q.context == s.context and q.metadata["chain"] == s.metadata["chain"]
+        assert len(q.options) == 5 and q.options[4] == NONE_CORRECT  # COM2: A-D, then E
+        assert (
+            meta["votes"]["n"] == 3
+            and meta["agreement"] is not None
+            and meta["provenance"] in ("unanimous", "majority")
+        )
+        assert set(q.triples.values_list("id", flat=True)) == set(s.triples.values_list("id", flat=True))
+        if s.position == 1:
+            assert q.answer_index == 4 and q.answers == [NONE_CORRECT]
+        else:  # the majority ticked the gold only: it stays the answer, three of the four distractors are negatives
+            assert q.options[q.answer_index] == s.options[s.answer_index]
+            assert set(q.options[:4]) - {q.options[q.answer_index]} <= set(s.options)
+    assert sorted(by_pos) == [0, 1, 4, 5, 6, 7]
+    assert by_pos[0].metadata["verified"]["provenance"] == "unanimous"
+
+    # A run evaluates it like any set and reports accuracy over the six items.
+    run = run_create(question_set=v.question_set, backend="random", scoring="loglik", seed=5, enqueue=False)
+    assert run_execute(run.pk) == Run.State.DONE
+    preds = list(Prediction.objects.filter(run=run).select_related("question"))
+    acc = RunMetric.objects.get(run=run, name="accuracy", scope="overall").value
+    assert len(preds) == 6 and acc == pytest.approx(sum(p.chosen == p.question.answer_index for p in preds) / 6)
+
+    # The explorer shows the model's accuracy on the built set beside the verified one.
+    built = run_create(question_set=v.source_set, backend="random", scoring="loglik", seed=5, enqueue=False)
+    assert run_execute(built.pk) == Run.State.DONE
+    built_acc = RunMetric.objects.get(run=built, name="accuracy", scope="overall").value
+    people("researcher", "res")
+    page = login("res").get(reverse("explorer:index")).content.decode()
+    row = page[page.index('id="verified-accuracy"') :]
+    row = row[row.index("<td>val-verified</td>") : row.index("</tr>", row.index("<td>val-verified</td>"))]
+    assert "<td>ckbp-2i</td>" in row and "random:" in row
+    assert f">{built_acc:.3f}</a>" in row and f">{acc:.3f}</a>" in row
+
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("verified_set", "val", name="val-verified", verbosity=0)
+
+
+def test_campaign_with_missing_answers_is_refused_until_closed(people, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
+        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
+        qset = question_set_build(graph="ckbp", kind="2i", count=3, seed=2, name="small")
+    c = campaign_status_set(
+        campaign_create(name="half", title="t", kind="mcqa", question_set=qset, redundancy=2), "open"
+    )
+    (u,) = people("annotator", "only")
+    item = queue.next_step(c, u).assignment.item
+    queue.response_submit(item, u, {"plausible": [item.question.answer_index]}, idempotency_key="k")
+    with pytest.raises(CommandError, match="not finished: 0 of 3 items"):
+        call_command("verified_set", "half", name="half-v", verbosity=0)
+    assert not QuestionSet.objects.filter(name="half-v").exists()
+    campaign_status_set(c, "closed")
+    call_command("verified_set", "half", name="half-v", verbosity=0)  # closed: the answers it has
+    assert QuestionSet.objects.get(name="half-v").question_count == 1
+
+
+def test_dashboard_button_makes_the_set(answered: Campaign, people) -> None:  # type: ignore[no-untyped-def]
+    people("researcher", "res")
+    client = login("res")
+    page = client.get(reverse("annotation:dashboard", args=["val"])).content.decode()
+    assert "Make verified set" in page
+    r = client.post(reverse("annotation:verified_set", args=["val"]), {"name": "from-button"})
+    assert r.status_code == 302 and r["Location"] == reverse("knowledge:question_set", args=["from-button"])
+    assert VerifiedSet.objects.get(question_set__name="from-button").counts["kept"] == 6
+    page = client.get(reverse("annotation:dashboard", args=["val"])).content.decode()
+    assert "from-button</a>: 6 of 8 items" in page
+    people("annotator", "ann")
+    assert login("ann").post(reverse("annotation:verified_set", args=["val"]), {"name": "nope"}).status_code == 403
+
+
+@pytest.mark.slow
+def test_lm_eval_cli_runs_the_verified_set(answered: Campaign, tmp_path: Path) -> None:
+    if connection.vendor != "sqlite":
+        pytest.skip("run once, in pass 1 (SQLite): nothing here depends on the database server")
+    from tests.commonsense.tiny_lm import build_tiny_gpt2
+
+    call_command("verified_set", "val", name="val-verified", verbosity=0)
+    call_command("export_questions", "val-verified", fmt="lm-eval", out=str(tmp_path / "task"), verbosity=0)
+    model = build_tiny_gpt2(tmp_path / "tiny")
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE"))},
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HOME": str(tmp_path),
+    }
+    task = "cocoweb_val_verified"
+    res = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("lm_eval")),
+            "--model",
+            "hf",
+            "--model_args",
+            f"pretrained={model},dtype=float32",
+            "--device",
+            "cpu",
+            "--include_path",
+            str(tmp_path / "task"),
+            "--tasks",
+            task,
+            "--batch_size",
+            "4",
+            "--output_path",
+            str(tmp_path / "out"),
+            "--log_samples",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stderr[-4000:]
+    samples = [
+        json.loads(x) for f in (tmp_path / "out").rglob(f"samples_{task}_*.jsonl") for x in f.read_text().splitlines()
+    ]
+    questions = list(Question.objects.filter(question_set__name="val-verified").order_by("position"))
+    assert len(samples) == len(questions) == 6
+    for s in samples:
+        q = questions[s["doc_id"]]
+        assert int(s["target"]) == q.answer_index and s["doc"]["options"][4] == NONE_CORRECT
