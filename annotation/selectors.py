@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal
 
 import numpy as np
@@ -12,6 +13,7 @@ from django.db.models import Count, Q, QuerySet
 
 from accounts.people import Visitor
 from accounts.roles import RESEARCHER, has_role
+from cocoweb import rowselect
 from commonsense import agreement
 from commonsense.metrics import nww
 from commonsense.metrics.bootstrap import mean_ci
@@ -22,8 +24,39 @@ from .models import Assignment, Campaign, FinalLabel, Item, Membership, Response
 
 
 def campaign_list_for(user: Visitor) -> QuerySet[Campaign]:
+    """The campaigns this person may open (the rule :func:`campaign_visible_to` applies to one)."""
     qs = Campaign.objects.select_related("statement_set", "question_set")
     return qs if has_role(user, RESEARCHER) else qs.filter(status=Campaign.Status.OPEN)
+
+
+def campaign_visible_to(campaign: Campaign, user: Visitor) -> bool:
+    """Whether :func:`campaign_list_for` would list this campaign for this person."""
+    return has_role(user, RESEARCHER) or campaign.status == Campaign.Status.OPEN
+
+
+@cache
+def _submit_sql() -> str:
+    return (
+        f"SELECT {rowselect.columns(Assignment, 'a')}, {rowselect.columns(Item, 'i')}, "
+        f"{rowselect.columns(Campaign, 'c')} FROM annotation_assignment a "
+        "JOIN annotation_campaign c ON c.id = a.campaign_id JOIN annotation_item i ON i.id = a.item_id "
+        "WHERE c.name = %s AND a.user_id = %s AND a.item_id = %s"
+    )
+
+
+def submit_target(slug: str, user: Visitor, item_id: int) -> Assignment | None:
+    """This person's assignment of the item in the campaign named ``slug``, with its item and
+    campaign loaded, when the campaign is visible to them (else None). The submit's hot path:
+    one precompiled statement (:mod:`cocoweb.rowselect`) instead of an ORM join compiled per request."""
+    got = rowselect.fetch_one(_submit_sql(), (slug, user.pk, item_id), (Assignment, Item, Campaign))
+    if got is None:
+        return None
+    a, item, campaign = got
+    assert isinstance(a, Assignment) and isinstance(item, Item) and isinstance(campaign, Campaign)
+    if not campaign_visible_to(campaign, user):
+        return None
+    a.item, a.campaign, item.campaign = item, campaign, campaign
+    return a
 
 
 def campaign_progress(campaign: Campaign) -> dict[str, int]:

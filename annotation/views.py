@@ -18,7 +18,7 @@ from cocoweb.http import Request
 
 from . import queue, selectors
 from .forms import answer_draft, answer_from_post
-from .models import Assignment, Campaign, Item, Membership
+from .models import Campaign, Item, Membership
 from .rica import rica_choice
 
 
@@ -153,16 +153,11 @@ def _elapsed(request: HttpRequest) -> int | None:
 def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
     # The campaign (as visible to this person), their assignment and its item in one query; without
     # an assignment the campaign and the item alone (404 when either is not theirs to see).
-    visible = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug)
-    a = (
-        Assignment.objects.select_related("item", "campaign")
-        .filter(campaign__in=visible, user=request.user, item_id=item_id)
-        .first()
-    )
+    a = selectors.submit_target(slug, request.user, item_id)
     if a is not None:
         campaign, item = a.campaign, a.item
     else:
-        found = visible.first()
+        found = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug).first()
         if found is None:
             return _closed(request, slug)
         campaign = found

@@ -202,6 +202,8 @@ COCOWEB_RUN_CHUNK_SIZE = env.int("COCOWEB_RUN_CHUNK_SIZE", default=32)
 # Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
 # production sets CACHE_URL (a deploy check warns otherwise).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://cocoweb")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "cocoweb.cache.RedisCache"  # one client per pool (cocoweb/cache.py)
 # Number of trusted reverse proxies in front of the web server (0: clients connect directly). The
 # log-in throttle then takes the client's address from X-Forwarded-For, as that many proxies saw it.
 COCOWEB_PROXY_HOPS = env.int("COCOWEB_PROXY_HOPS", default=0)

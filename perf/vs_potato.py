@@ -105,7 +105,7 @@ async def timed(stats: Stats, clock: Clock, step: str, coro):  # type: ignore[no
     except Exception as exc:  # a dropped connection is a failure; the annotator carries on
         stats.errors.append(f"{step}: {type(exc).__name__}")
         return None, ""
-    if t >= clock.warm_until:
+    if t >= clock.warm_until or step == "arrive":
         stats.lat.setdefault(step, []).append((time.perf_counter() - t) * 1000)
     if r.status >= 400:
         stats.errors.append(f"{step} {r.status}")
@@ -390,7 +390,7 @@ def summary(s: Stats, args: argparse.Namespace) -> dict[str, float]:
     steady = s.rate(args.warmup, end)
     whole = len(s.done) / max(1e-9, s.elapsed)
     n_steady = sum(1 for t in s.done if args.warmup <= t < end)
-    cpu = {k: v / max(1, n_steady) * 1000 for k, v in s.cpu_steady.items()}
+    cpu = {k: v / n_steady * 1000 if n_steady else float("nan") for k, v in s.cpu_steady.items()}
     print(
         f"  {s.name:8s} N={s.n:<4d} steady {steady:7.1f} ann/s, whole run {whole:7.1f} ann/s; "
         f"server CPU per annotation {sum(cpu.values()):5.1f} ms ("
@@ -412,7 +412,7 @@ def main() -> int:
     ap.add_argument("--n", default="10,50,200", help="numbers of annotators, comma-separated")
     ap.add_argument("--duration", type=float, default=30.0, help="timed seconds per run, after the warm-up")
     ap.add_argument("--warmup", type=float, default=5.0, help="seconds of arrival burst left out of 'steady'")
-    ap.add_argument("--items", type=int, default=6000, help="items in the pool (each up to --redundancy answers)")
+    ap.add_argument("--items", type=int, default=3000, help="items in the pool (each up to --redundancy answers)")
     ap.add_argument("--redundancy", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1, help="alternations of the two apps per N")
     ap.add_argument("--cocoweb-workers", type=int, default=2)
@@ -474,6 +474,10 @@ def main() -> int:
     for n, c, p in results:
         if p is None:
             print(f"  N={n:<4d} cocoweb {c['steady']:.1f} ann/s, {c['cpu']:.1f} ms CPU per annotation (no Potato)")
+        elif p["steady"] == 0:
+            print(
+                f"  N={n:<4d} Potato stored no annotation in the steady window (cocoweb {c['steady']:.1f} ann/s): no ratio"
+            )
         else:
             print(
                 f"  N={n:<4d} {c['steady'] / max(1e-9, p['steady']):5.1f}x Potato steady "
@@ -482,8 +486,8 @@ def main() -> int:
             )
     by_n: dict[int, list[float]] = {}
     for n, c, p in results:
-        if p:
-            by_n.setdefault(n, []).append(c["steady"] / max(1e-9, p["steady"]))
+        if p and p["steady"] > 0:
+            by_n.setdefault(n, []).append(c["steady"] / p["steady"])
     if by_n:
         print("  median ratio per N: " + ", ".join(f"N={n}: {statistics.median(v):.1f}x" for n, v in by_n.items()))
     return 0

@@ -84,3 +84,55 @@ def test_statements_per_htmx_submit(mcqa_campaign, people) -> None:  # type: ign
     sql = [q["sql"] for q in cq.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
     limit = 7 if connection.vendor == "postgresql" else 22
     assert len(sql) <= limit, [q[:80] for q in sql]
+
+
+# --- the submit's precompiled lookup (annotation.selectors.submit_target) -------------------------
+
+
+@pytest.mark.django_db
+def test_submit_target_returns_what_the_orm_returns() -> None:
+    """Every field of the assignment, its item and its campaign as the ORM loads them (dates, JSON,
+    booleans converted the same way on SQLite and PostgreSQL), and nothing for a closed campaign
+    unless the person is a researcher."""
+    from accounts.roles import ANNOTATOR, RESEARCHER
+    from accounts.services import role_groups_sync, user_create_with_role
+    from annotation import queue, selectors
+    from annotation.models import Assignment, Campaign, Item
+    from annotation.services import campaign_create, campaign_status_set
+    from knowledge.models import Question, QuestionSet
+
+    role_groups_sync()
+    qs = QuestionSet.objects.create(name="st-set", kind=QuestionSet.Kind.MCQA, question_count=2)
+    Question.objects.bulk_create(
+        [
+            Question(
+                question_set=qs,
+                position=i,
+                external_id=f"q{i}",
+                context="C.",
+                stem=f"Q{i}?",
+                options=["a", "b", "c", "d", "e"],
+                answer_index=i,
+            )
+            for i in range(2)
+        ]
+    )
+    c = campaign_create(name="st-camp", title="T", kind="mcqa", question_set=qs, redundancy=2)
+    campaign_status_set(c, "open")
+    ann = user_create_with_role("st-ann", ANNOTATOR, "pw-long-enough-123")
+    res = user_create_with_role("st-res", RESEARCHER, "pw-long-enough-123")
+    step = queue.next_step(c, ann)
+    assert step.assignment is not None
+    a = selectors.submit_target("st-camp", ann, step.assignment.item_id)
+    assert a is not None
+    orm = Assignment.objects.select_related("item", "campaign").get(pk=a.pk)
+    for got, want in ((a, orm), (a.item, orm.item), (a.campaign, orm.campaign)):
+        for f in type(want)._meta.concrete_fields:
+            assert getattr(got, f.attname) == getattr(want, f.attname), f.name
+    assert isinstance(a.item, Item) and a.item.payload == orm.item.payload and a.item.campaign is a.campaign
+    assert selectors.submit_target("st-camp", ann, step.assignment.item_id + 10_000) is None  # not theirs
+    assert selectors.submit_target("no-such", ann, step.assignment.item_id) is None
+    campaign_status_set(Campaign.objects.get(pk=c.pk), "closed")
+    assert selectors.submit_target("st-camp", ann, step.assignment.item_id) is None  # closed: not visible
+    Assignment.objects.filter(pk=a.pk).update(user=res)
+    assert selectors.submit_target("st-camp", res, step.assignment.item_id) is not None  # researchers see closed ones
