@@ -28,7 +28,7 @@ def _plan(
         found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
         if found:
             convs.append((i, found, col))
-    return [f.column for f in fields], [f.attname for f in fields], convs
+    return [str(f.column) for f in fields], [str(f.attname) for f in fields], convs
 
 
 def columns(model: type[models.Model], alias: str) -> str:

@@ -182,7 +182,7 @@ def question_set_build(
     progress: Progress | None = None,
     step: StepHook | None = None,
     on_stored: StoredHook | None = None,
-    edges: EdgeFilter | None = None,
+    edges: EdgeFilter | ModelEdges | None = None,
     option_checks: Sequence[OptionCheck] = (),
     plausibility: PlausibilityCheck | None = None,
     fluent: FluentContexts | None = None,

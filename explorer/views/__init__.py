@@ -3,6 +3,8 @@ Question, run-error and cross-run pages live in ``views.questions`` and ``views.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -21,7 +23,7 @@ from .panels import Panel, render_with_panels
 
 @role_required(RESEARCHER)
 def index(request: HttpRequest) -> HttpResponse:
-    ctx = {"graphs": Graph.objects.all(), "question_sets": QuestionSet.objects.all(), "runs": []}
+    ctx: dict[str, Any] = {"graphs": Graph.objects.all(), "question_sets": QuestionSet.objects.all(), "runs": []}
     if runs_available():
         from runs.selectors import run_list
 
