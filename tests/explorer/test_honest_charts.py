@@ -12,7 +12,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from explorer import charts, nww_charts
+from explorer import charts
+from explorer.charts import nww as nww_charts
 from tests.explorer.factories import QuestionFactory, QuestionSetFactory, make_run, predict
 
 

@@ -15,7 +15,7 @@ from django.test import Client
 
 from annotation.models import Response
 from annotation.services import campaign_create, campaign_status_set
-from tests.annotation.conftest import PASSWORD, csqa_set, people  # noqa: F401  (fixtures)
+from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ITEM = re.compile(r'data-item="(\d+)"')
@@ -39,7 +39,7 @@ def test_sqlite_writes_start_immediate() -> None:
     assert connection.settings_dict["OPTIONS"].get("transaction_mode") == "IMMEDIATE"
 
 
-def test_concurrent_submits_and_undos_never_503_after_storing(live_server, csqa_set, people) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_concurrent_submits_and_undos_never_503_after_storing(live_server, csqa_set, people) -> None:  # type: ignore[no-untyped-def]
     if connection.vendor != "sqlite":
         pytest.skip("the SQLite set-up's race (PostgreSQL has row locks: tests/annotation/test_concurrency.py)")
     campaign_status_set(
