@@ -242,6 +242,7 @@ def make_question(
         metadata={
             "names": mapping,
             "distractors": [how for _, how in picked],
+            "distractors_raw": [raw(n) for n, _ in picked],  # the graph's own text (options are shown fluent)
             "template": {"context": ctx, "question": qtext},
             **({"plausible_distractors_refused": refused} if refused else {}),
         },

@@ -73,7 +73,7 @@ def test_rename(researcher: Client, qset: QuestionSet) -> None:
     r = researcher.post(url, {"new_name": "csqa-renamed"}, follow=True)
     assert r.redirect_chain[-1][0] == reverse("knowledge:question_set", args=["csqa-renamed"])
     assert "Question set csqa-demo is now called csqa-renamed." in r.content.decode()
-    questions_import(FIXTURES / "csqa_demo.jsonl", name="other", fmt="csqa")
+    questions_import(FIXTURES / "csqa_demo.jsonl", name="other", fmt="csqa", allow_duplicate=True)
     url = reverse("knowledge:question_set_rename", args=["csqa-renamed"])
     page = researcher.post(url, {"new_name": "other"}, follow=True).content.decode()
     assert "there is already a question set named &#x27;other&#x27;" in page
