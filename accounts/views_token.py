@@ -3,7 +3,6 @@ new one (which replaces the old). The key is shown once, right after it is made.
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -11,8 +10,10 @@ from rest_framework.authtoken.models import Token
 
 from cocoweb.http import Request
 
+from .roles import ANNOTATOR, role_required
 
-@login_required
+
+@role_required(ANNOTATOR)  # people with a role; a crowd participant (signed in for one campaign) has none
 def api_token(request: Request) -> HttpResponse:
     new_key = ""
     if request.method == "POST":

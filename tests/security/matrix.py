@@ -276,6 +276,7 @@ MATRIX: dict[str, Entry] = {
     "knowledge/statement-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.sset.name}),
     "knowledge/build/questions/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400, errors
     "knowledge/build/coco/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),
+    "knowledge/build/rica/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),
     "knowledge/build/jobs/": E(get=RESEARCHER),
     "knowledge/build/jobs/<int:job_id>/": E(get=RESEARCHER),
     "knowledge/build/jobs/<int:job_id>/progress/": E(get=R(LOGIN, 403, JOB, JOB)),  # the box alone is for htmx only
@@ -301,6 +302,7 @@ MATRIX: dict[str, Entry] = {
     "annotation/new/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),
     "annotation/c/<slug:slug>/status/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
+    "annotation/c/<slug:slug>/verified-set/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),  # no name
     "annotation/c/<slug:slug>/adjudication/": E(get=RESEARCHER),
     "annotation/c/<slug:slug>/adjudication/<int:item_id>/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/import/": E(get=RESEARCHER, post=FORM_AGAIN),
@@ -320,6 +322,12 @@ MATRIX: dict[str, Entry] = {
     "runs/compare/": E(get=RESEARCHER, query="?runs={run_id}&runs={run2_id}"),
     "runs/<int:run_id>/": E(get=RESEARCHER),
     "runs/<int:run_id>/samples/": E(get=RESEARCHER),
+    "runs/<int:run_id>/errors/": E(get=RESEARCHER),  # CoCo error categories: the reviewer's page
+    "runs/<int:run_id>/predictions/<int:prediction_id>/error-category/": E(
+        get=R(LOGIN, 403, 405, 405),
+        post=R(LOGIN, 403, To("/explorer/runs/{run_id}/"), To("/explorer/runs/{run_id}/")),  # empty: override cleared
+        kwargs=lambda w: {"run_id": w.prediction.run_id, "prediction_id": w.prediction.pk},
+    ),
     "runs/<int:run_id>/samples/live/": E(get=RESEARCHER),
     "runs/<int:run_id>/progress/": E(get=R(LOGIN, 403, RUN, RUN)),  # the box alone is for htmx only
     "runs/<int:run_id>/cancel/": E(get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, RUN, RUN)),
