@@ -148,15 +148,15 @@ def graph_import(
             Node._meta.db_table,
             ("id", "graph_id", "text", "out_degree", "in_degree"),
             ((i, gid, t, out_deg[t], in_deg[t]) for i, t in zip(new_ids, new_nodes, strict=True)),
-            rebuild_indexes=connection.vendor == "sqlite" and len(new_nodes) >= table_rows(Node._meta.db_table),
+            rebuild_indexes=len(new_nodes) >= table_rows(Node._meta.db_table),
         )
         if stats_before is not None and node_ids:
             _node_degrees_add((out_deg[t], in_deg[t], node_ids[t]) for t in intern if t in node_ids)
         progress("nodes", len(new_nodes), len(new_nodes))
         node_ids.update(zip(new_nodes, new_ids, strict=True))
         cols = ("graph_id", "head_id", "relation_id", "tail_id", "plausibility", "source_id", "source_line", "extra")
-        # (SQLite) rebuilding the secondary indexes after the insert pays when it at least doubles the table
-        big = connection.vendor == "sqlite" and len(rows) >= table_rows(Triple._meta.db_table)
+        # rebuilding the secondary indexes after the insert pays when it at least doubles the table
+        big = len(rows) >= table_rows(Triple._meta.db_table)
         done = insert_rows(
             Triple._meta.db_table,
             cols,
@@ -174,7 +174,7 @@ def graph_import(
         progress("statistics", 1, 1)
     if connection.vendor == "postgresql":
         with connection.cursor() as cur:
-            cur.execute(f"ANALYZE {Triple._meta.db_table}")
+            cur.execute(f"ANALYZE {Node._meta.db_table}, {Triple._meta.db_table}")
     return GraphImportResult(graph, done, len(new_nodes), False)
 
 
