@@ -58,6 +58,28 @@ def table_rows(table: str) -> int:
         return int(cur.fetchone()[0])
 
 
+def reserve_ids(table: str, n: int) -> Sequence[int]:
+    """``n`` fresh primary keys of ``table`` for rows the caller then inserts with explicit ids in
+    the same transaction, so it knows every new row's id without reading the rows back.
+    PostgreSQL: drawn from the column's sequence (safe against concurrent inserts). SQLite: above
+    both the largest id and the AUTOINCREMENT counter (so a deleted row's id is never reused); the
+    caller must already hold the write lock (have written in this transaction), so nobody else can
+    insert meanwhile."""
+    if n <= 0:
+        return range(0)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, n])
+            return [int(r[0]) for r in cur.fetchall()]
+    if not connection.in_atomic_block:
+        raise RuntimeError("reserve_ids must run inside a transaction (transaction.atomic())")
+    raw = connection.connection
+    top = raw.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {_q(table)}").fetchone()[0]
+    seq = raw.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
+    start = max(int(top), int(seq[0]) if seq else 0) + 1
+    return range(start, start + n)
+
+
 def insert_rows(
     table: str,
     columns: Sequence[str],
@@ -73,7 +95,7 @@ def insert_rows(
     them per row (``PRAGMA ignore_check_constraints``, restored after). NOT NULL, UNIQUE and the
     deferred foreign keys are still enforced."""
     if connection.vendor == "postgresql":
-        return _copy_rows(table, columns, rows)
+        return _copy_rows(table, columns, rows, rebuild_indexes=rebuild_indexes)
     if not connection.in_atomic_block:
         raise RuntimeError("insert_rows must run inside a transaction (transaction.atomic())")
     placeholders = ", ".join(["?"] * len(columns))
@@ -146,13 +168,57 @@ def _droppable_indexes(raw: Any, table: str) -> list[tuple[str, str]]:
     ]
 
 
-def _copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+def _copy_rows(table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *, rebuild_indexes: bool) -> int:
+    """COPY; with ``rebuild_indexes`` the table's secondary indexes (not those behind a primary
+    key or UNIQUE constraint) and its foreign keys are dropped first and re-created after (which
+    validates every row), inside the caller's transaction
+    (DDL is transactional; the table is locked ACCESS EXCLUSIVE until the commit, so this is for
+    an import large relative to the table)."""
     n = 0
     cols = ", ".join(connection.ops.quote_name(c) for c in columns)
     with connection.cursor() as cur:
         raw = cur.cursor  # psycopg 3 cursor
+        indexes: list[tuple[str, str]] = []
+        fkeys: list[tuple[str, str]] = []
+        if rebuild_indexes:
+            _fire_deferred_checks(raw)
+            raw.execute(
+                "SELECT ic.relname, pg_get_indexdef(i.indexrelid) FROM pg_index i "
+                "JOIN pg_class ic ON ic.oid = i.indexrelid "
+                "WHERE i.indrelid = %s::regclass AND NOT EXISTS "
+                "(SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)",
+                [table],
+            )
+            indexes = [(name, sql) for name, sql in raw.fetchall()]
+            # foreign keys too: re-adding one validates the whole table in one join, where the
+            # deferred per-row checks cost one look-up per row and key at the commit
+            raw.execute(
+                "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = %s::regclass "
+                "AND contype = 'f'",
+                [table],
+            )
+            fkeys = [(name, sql) for name, sql in raw.fetchall()]
+            for name, _sql in fkeys:
+                raw.execute(f"ALTER TABLE {_q(table)} DROP CONSTRAINT {_q(name)}")
+            for name, _sql in indexes:
+                raw.execute(f"DROP INDEX {_q(name)}")
         with raw.copy(f"COPY {connection.ops.quote_name(table)} ({cols}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
                 n += 1
+        if rebuild_indexes:
+            _fire_deferred_checks(raw)
+            raw.execute("SET LOCAL maintenance_work_mem = '256MB'")
+            for _name, index_sql in indexes:
+                raw.execute(index_sql)
+        for name, fkey_sql in fkeys:
+            raw.execute(f"ALTER TABLE {_q(table)} ADD CONSTRAINT {_q(name)} {fkey_sql}")
     return n
+
+
+def _fire_deferred_checks(raw: Any) -> None:
+    """PostgreSQL: run the deferred foreign-key checks pending in this transaction now, then defer
+    again: CREATE INDEX and ALTER TABLE refuse a table (or a referenced table) with pending
+    trigger events."""
+    raw.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    raw.execute("SET CONSTRAINTS ALL DEFERRED")

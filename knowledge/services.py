@@ -20,7 +20,7 @@ from commonsense.io.triples import iter_atomic_tsv, read_triples
 from commonsense.kg.index import file_fingerprint
 from commonsense.kg.relations import RELATIONS
 
-from .bulk import import_session, insert_rows, table_rows
+from .bulk import import_session, insert_rows, reserve_ids, table_rows
 from .graph_stats import graph_stats_after_import, stats_current
 from .models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
 
@@ -149,35 +149,47 @@ def graph_import(
         if not len(rows) % 100_000:
             progress("parse", len(rows), None)
     progress("parse", len(rows), len(rows))
-    with import_session(), transaction.atomic():
+    # SQLite: foreign keys are not checked per row during the import (five parent look-ups per
+    # triple, ~30 % of the insert), only when the import is its own transaction (the pragma cannot
+    # change inside one; nested in a caller's transaction they stay checked). Every id written is
+    # valid by construction: graph and source are created or read here, node ids are read or
+    # inserted here, relation ids are re-checked below, all after this transaction has taken
+    # SQLite's single write lock, so nobody can delete a parent before the commit.
+    with import_session(), connection.constraint_checks_disabled(), transaction.atomic():
         graph, created = Graph.objects.get_or_create(name=name, defaults={"created_by": user})
         graph = Graph.objects.select_for_update().get(pk=graph.pk)
         if ImportSource.objects.filter(graph=graph, sha256=sha).exists():
             return GraphImportResult(graph, 0, 0, True)
+        used_rels = {r[1] for r in rows}
+        if Relation.objects.filter(pk__in=used_rels).count() != len(used_rels):
+            raise RuntimeError("a relation was deleted while the file was read; nothing was stored, import again")
         source = ImportSource.objects.create(
             graph=graph, filename=display_name or path.name, sha256=sha, format=fmt, rows=len(rows)
         )
         # degree statistics are updated incrementally when they were current before this import
         stats_before = {"relations": []} if created else graph.stats if stats_current(graph) else None
         node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
-        new_nodes = [t for t in intern if t not in node_ids]
+        # sorted: the new nodes' ids then follow their text order, so the (graph, text) index is
+        # appended to in order instead of written at random; ids assigned here (no read-back)
+        new_nodes = sorted(t for t in intern if t not in node_ids)
+        new_ids = reserve_ids(Node._meta.db_table, len(new_nodes))
         # this import's degrees, counted here: new nodes are written with them, existing ones
         # incremented (only when the stored statistics are kept incrementally; else recounted)
         out_deg, in_deg = Counter(r[0] for r in rows), Counter(r[2] for r in rows)
+        gid, sid = graph.pk, source.pk
         insert_rows(
             Node._meta.db_table,
-            ("graph_id", "text", "out_degree", "in_degree"),
-            ((graph.pk, t, out_deg[t], in_deg[t]) for t in new_nodes),
+            ("id", "graph_id", "text", "out_degree", "in_degree"),
+            ((i, gid, t, out_deg[t], in_deg[t]) for i, t in zip(new_ids, new_nodes, strict=True)),
+            rebuild_indexes=len(new_nodes) >= table_rows(Node._meta.db_table),
         )
-        if stats_before is not None and len(new_nodes) < len(intern):
+        if stats_before is not None and node_ids:
             _node_degrees_add((out_deg[t], in_deg[t], node_ids[t]) for t in intern if t in node_ids)
         progress("nodes", len(new_nodes), len(new_nodes))
-        if new_nodes:
-            node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
+        node_ids.update(zip(new_nodes, new_ids, strict=True))
         cols = ("graph_id", "head_id", "relation_id", "tail_id", "plausibility", "source_id", "source_line", "extra")
-        gid, sid = graph.pk, source.pk
-        # (SQLite) rebuilding the secondary indexes after the insert pays when it at least doubles the table
-        big = connection.vendor == "sqlite" and len(rows) >= table_rows(Triple._meta.db_table)
+        # rebuilding the secondary indexes after the insert pays when it at least doubles the table
+        big = len(rows) >= table_rows(Triple._meta.db_table)
         done = insert_rows(
             Triple._meta.db_table,
             cols,
@@ -186,7 +198,7 @@ def graph_import(
             valid_by_construction=True,  # extra: json.dumps output; lines >= 1
         )
         progress("triples", done, len(rows))
-        graph.node_count = Node.objects.filter(graph=graph).count()
+        graph.node_count = len(node_ids)  # the graph's nodes before this import and its new ones
         graph.triple_count = Triple.objects.filter(graph=graph).count()
         graph.save(update_fields=["node_count", "triple_count"])
         rel_names = {i: n for n, i in rel_ids.items()}
@@ -195,7 +207,7 @@ def graph_import(
         progress("statistics", 1, 1)
     if connection.vendor == "postgresql":
         with connection.cursor() as cur:
-            cur.execute(f"ANALYZE {Triple._meta.db_table}")
+            cur.execute(f"ANALYZE {Node._meta.db_table}, {Triple._meta.db_table}")
     return GraphImportResult(graph, done, len(new_nodes), False)
 
 

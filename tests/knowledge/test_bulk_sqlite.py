@@ -94,3 +94,49 @@ def test_failed_bulk_import_restores_trigger_and_indexes(tmp_path: Path, monkeyp
     with pytest.raises(Exception, match="no_such_column"):
         graph_import(path, name="g", fmt="atomic-tsv")
     assert _schema() == schema and not Graph.objects.exists() and _fts_rows() == []
+
+
+def _fk_state() -> tuple[int, list[tuple]]:
+    with connection.cursor() as cur:
+        on = cur.execute("PRAGMA foreign_keys").fetchone()[0]
+        return on, [tuple(r) for r in cur.execute("PRAGMA foreign_key_check").fetchall()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_import_as_its_own_transaction_skips_fk_checks_and_restores_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside any transaction the import writes with SQLite's foreign-key checks off (its ids are
+    valid by construction): afterwards they are on again, every stored reference resolves, and a
+    deleted node id is never reused. The guard on relation ids (read before the transaction) is
+    proven by planting a stale one: refused, nothing stored, checks back on."""
+    import knowledge.services as services
+
+    assert _fk_state() == (1, [])
+    seen: list[int] = []
+    real_insert = services.insert_rows
+
+    def spy(*args: object, **kwargs: object) -> int:
+        seen.append(connection.connection.execute("PRAGMA foreign_keys").fetchone()[0])
+        return real_insert(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(services, "insert_rows", spy)
+    a = _write(tmp_path / "a.tsv", [f"PersonX feeds zebra {i}\txWant\tto rest {i % 7}" for i in range(50)])
+    graph_import(a, name="g", fmt="atomic-tsv")
+    assert seen == [0, 0] and _fk_state() == (1, [])
+    top = Node.objects.order_by("-pk").values_list("pk", flat=True).first()
+    Triple.objects.all().delete()
+    Node.objects.filter(pk=top).delete()
+    b = _write(tmp_path / "b.tsv", ["PersonX feeds zebra 0\txWant\tsomething new"])
+    graph_import(b, name="g", fmt="atomic-tsv")
+    assert Node.objects.get(text="something new").pk == top + 1  # AUTOINCREMENT: above the deleted id
+    assert _fk_state() == (1, [])
+
+    real_ensure = services.relations_ensure
+    monkeypatch.setattr(services, "relations_ensure", lambda: {n: 10_000 + i for n, i in real_ensure().items()})
+    before = (Graph.objects.count(), Node.objects.count(), Triple.objects.count())
+    c = _write(tmp_path / "c.tsv", ["PersonZ\txWant\tanother thing"])
+    with pytest.raises(RuntimeError, match="relation was deleted"):
+        graph_import(c, name="g", fmt="atomic-tsv")
+    assert (Graph.objects.count(), Node.objects.count(), Triple.objects.count()) == before
+    assert _fk_state() == (1, [])

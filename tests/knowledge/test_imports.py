@@ -206,3 +206,54 @@ def test_seed_demo_is_idempotent() -> None:
     _cmd("seed_demo", "--no-accounts")
     assert _counts() == before
     assert Graph.objects.get(name="ckbp-demo").triple_count == 6000
+
+
+def _pg_schema() -> list[tuple[str, ...]]:
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT 'index', indexname, indexdef FROM pg_indexes WHERE tablename IN ('knowledge_node', 'knowledge_triple') "
+            "UNION ALL SELECT 'constraint', conname, pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conrelid IN ('knowledge_node'::regclass, 'knowledge_triple'::regclass) ORDER BY 1, 2"
+        )
+        return [tuple(r) for r in cur.fetchall()]
+
+
+def test_postgres_large_import_rebuilds_indexes_and_foreign_keys(tmp_path: Path) -> None:
+    """PostgreSQL: a large import drops the secondary indexes and foreign keys of the node and triple
+    tables and re-creates them (validating every row); afterwards the schema is exactly as before,
+    the foreign keys are enforced, and a failed import leaves it as it was too."""
+    from django.db import IntegrityError, connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL index and foreign-key rebuild")
+    schema = _pg_schema()
+    assert any(kind == "constraint" and "FOREIGN KEY (head_id)" in sql for kind, _, sql in schema)
+    _cmd("import_graph", str(FIXTURES / "atomic2020_demo.tsv"), "--name", "g", "--format", "atomic-tsv")
+    assert _pg_schema() == schema and Triple.objects.exists()
+    t = Triple.objects.first()
+    assert t is not None
+    with pytest.raises(IntegrityError), transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("SET CONSTRAINTS ALL IMMEDIATE")  # deferred: checked now, not at the test's end
+        Triple.objects.filter(pk=t.pk).update(head_id=10**9)
+    with connection.cursor() as cur:
+        cur.execute("SET CONSTRAINTS ALL DEFERRED")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("a\txWant\tb\n")
+    import knowledge.services as services
+
+    real = services.graph_stats_after_import
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("crash after the rebuild")
+
+    services.graph_stats_after_import = fail  # type: ignore[assignment]
+    try:
+        before = _counts()
+        with pytest.raises(RuntimeError):
+            _cmd("import_graph", str(bad), "--name", "other", "--format", "atomic-tsv")
+    finally:
+        services.graph_stats_after_import = real
+    assert _counts() == before and _pg_schema() == schema
