@@ -80,7 +80,8 @@ def test_run_eval_wait_is_served_by_a_worker(statement_set, broker, workers, tmp
     metrics = json.loads(out.stdout)
     run = Run.objects.get()
     assert run.state == Run.State.DONE and run.worker.endswith(f":{w.proc.pid}")  # solo pool: the worker itself
-    assert metrics == pytest.approx(run_metrics_overall(run))
+    population = metrics.pop("nww_population")  # the NWW population analyses of a statement run (issue 13)
+    assert metrics == pytest.approx(run_metrics_overall(run)) and isinstance(population, dict)
     assert {"consensus", "awareness", "commonsensicality"} <= metrics.keys()
     assert "queued on 'eval'" in out.stderr
 
