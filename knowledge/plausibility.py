@@ -26,7 +26,7 @@ def plausibility_scorer(backend: str, model: str, *, url: str | None = None, **o
     """A scorer on ``hf`` (folder or .gguf) or ``openai`` (a server that returns logprobs)."""
     from django.conf import settings
 
-    cache = getattr(settings, "COCOWEB_CACHE_DIR", "var/cache")
+    cache = settings.COCOWEB_CACHE_DIR
     return PlausibilityScorer(build_backend(backend, model=model, url=url, cache_dir=f"{cache}/models", **options))
 
 

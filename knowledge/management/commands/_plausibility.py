@@ -57,7 +57,7 @@ def fluent_from_options(o: dict[str, Any]) -> Any:
     from commonsense.questions.fluent_contexts import FluentContexts
     from commonsense.scoring.factory import build_backend
 
-    cache = getattr(settings, "COCOWEB_CACHE_DIR", "var/cache")
+    cache = settings.COCOWEB_CACHE_DIR
     try:
         lm = build_backend(
             o["fluent_backend"], model=o["fluent_model"], url=o["fluent_url"], cache_dir=f"{cache}/models"
@@ -87,7 +87,7 @@ def conceptualizer_from_options(o: dict[str, Any]) -> Any:
 
     if o["conceptualize_heads"] < 1:
         raise ImportRefused("--conceptualize-heads must be at least 1")
-    cache = getattr(settings, "COCOWEB_CACHE_DIR", "var/cache")
+    cache = settings.COCOWEB_CACHE_DIR
     try:
         lm = build_backend(
             o["conceptualize_backend"],
