@@ -65,6 +65,19 @@ def _chunks(seq: list[Any], size: int) -> Iterator[list[Any]]:
         yield seq[i : i + size]
 
 
+def _no_nul(value: Any) -> Any:
+    """``value`` with every NUL character replaced (U+FFFD): model output may contain it, and
+    PostgreSQL's text and jsonb columns refuse it (a run failed with "unsupported Unicode escape
+    sequence" on a tiny model's random generation)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {_no_nul(k): _no_nul(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_no_nul(v) for v in value]
+    return value
+
+
 def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Prediction:
     p = Prediction(
         run=run,
@@ -73,12 +86,12 @@ def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Predictio
         chosen_norm=res.chosen_norm,
         scores=list(res.scores),
         norm_scores=None if res.norm_scores is None else list(res.norm_scores),
-        extra=dict(res.extra),
-        raw_output=res.raw_output or "",
+        extra=_no_nul(dict(res.extra)),
+        raw_output=_no_nul(res.raw_output or ""),
         latency_s=float(res.latency_s or 0.0),
         prompt_tokens=res.prompt_tokens or 0,
         completion_tokens=res.completion_tokens or 0,
-        error=res.error or "",
+        error=_no_nul(res.error or ""),
     )
     if run.is_statement_run:
         p.statement = row

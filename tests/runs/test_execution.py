@@ -174,3 +174,25 @@ def test_run_eval_reports_bad_input(statement_set) -> None:  # type: ignore[no-u
         call_command("run_eval", "--set", "nope", "--backend", "random", "--scoring", "loglik")
     with pytest.raises(CommandError, match="scored with 'yesno'"):
         call_command("run_eval", "--set", "statements-demo", "--backend", "random", "--scoring", "loglik")
+
+
+def test_model_output_with_nul_characters_is_stored(csqa_set) -> None:  # type: ignore[no-untyped-def]
+    """A model may generate NUL; PostgreSQL's text and jsonb columns refuse it, which failed a whole
+    run. The prediction is stored with U+FFFD in its place (raw output, extra, error)."""
+    from commonsense.scoring.types import ItemResult
+    from runs.execution import _prediction
+
+    run = run_create(question_set=csqa_set, backend="random", scoring="loglik", enqueue=False)
+    q = csqa_set.questions.order_by("position").first()
+    res = ItemResult(
+        item_id=str(q.pk),
+        chosen=0,
+        scores=[0.0],
+        raw_output="a\x00b",
+        extra={"paths": [{"text": "x\x00y", "answer": "\x00"}], "k\x00": 1},
+        error="e\x00",
+    )
+    Prediction.objects.bulk_create([_prediction(run, 0, q, res)])
+    p = Prediction.objects.get(run=run)
+    assert p.raw_output == "a\ufffdb" and p.error == "e\ufffd"
+    assert p.extra == {"paths": [{"text": "x\ufffdy", "answer": "\ufffd"}], "k\ufffd": 1}
