@@ -5,10 +5,6 @@ verified set runs in the real ``lm_eval`` CLI."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -167,47 +163,12 @@ def test_lm_eval_cli_runs_the_verified_set(answered: Campaign, tmp_path: Path) -
     if connection.vendor != "sqlite":
         pytest.skip("run once, in pass 1 (SQLite): nothing here depends on the database server")
     from tests.commonsense.tiny_lm import build_tiny_gpt2
+    from tests.lm_eval_cli import lm_eval_samples
 
     call_command("verified_set", "val", name="val-verified", verbosity=0)
     call_command("export_questions", "val-verified", fmt="lm-eval", out=str(tmp_path / "task"), verbosity=0)
     model = build_tiny_gpt2(tmp_path / "tiny")
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE"))},
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "HOME": str(tmp_path),
-    }
-    task = "cocoweb_val_verified"
-    res = subprocess.run(
-        [
-            str(Path(sys.executable).with_name("lm_eval")),
-            "--model",
-            "hf",
-            "--model_args",
-            f"pretrained={model},dtype=float32",
-            "--device",
-            "cpu",
-            "--include_path",
-            str(tmp_path / "task"),
-            "--tasks",
-            task,
-            "--batch_size",
-            "4",
-            "--output_path",
-            str(tmp_path / "out"),
-            "--log_samples",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert res.returncode == 0, res.stderr[-4000:]
-    samples = [
-        json.loads(x) for f in (tmp_path / "out").rglob(f"samples_{task}_*.jsonl") for x in f.read_text().splitlines()
-    ]
+    samples = lm_eval_samples(tmp_path / "task", "cocoweb_val_verified", model, tmp_path)
     questions = list(Question.objects.filter(question_set__name="val-verified").order_by("position"))
     assert len(samples) == len(questions) == 6
     for s in samples:

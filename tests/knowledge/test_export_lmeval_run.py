@@ -5,10 +5,6 @@ log-likelihoods and choices equal cocoweb's ``loglik`` scorer given the same pro
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +19,7 @@ from knowledge.models import Question
 from knowledge.services import graph_import
 from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES
+from tests.lm_eval_cli import lm_eval_samples
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -35,45 +32,7 @@ def test_lm_eval_cli_runs_the_exported_task(tmp_path: Path) -> None:
         call_command("build_questions", graph="ckbp", kind="2i", count=6, seed=1, name="ckbp-2i", verbosity=0)
     call_command("export_questions", "ckbp-2i", fmt="lm-eval", out=str(tmp_path / "task"), verbosity=0)
     model = build_tiny_gpt2(tmp_path / "tiny")
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE"))},
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "HOME": str(tmp_path),
-    }
-    cli = Path(sys.executable).with_name("lm_eval")
-    res = subprocess.run(
-        [
-            str(cli),
-            "--model",
-            "hf",
-            "--model_args",
-            f"pretrained={model},dtype=float32",
-            "--device",
-            "cpu",
-            "--include_path",
-            str(tmp_path / "task"),
-            "--tasks",
-            "cocoweb_ckbp_2i",
-            "--batch_size",
-            "4",
-            "--output_path",
-            str(tmp_path / "out"),
-            "--log_samples",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert res.returncode == 0, res.stderr[-4000:]
-    samples = [
-        json.loads(x)
-        for f in (tmp_path / "out").rglob("samples_cocoweb_ckbp_2i_*.jsonl")
-        for x in f.read_text().splitlines()
-    ]
+    samples = lm_eval_samples(tmp_path / "task", "cocoweb_ckbp_2i", model, tmp_path)
     assert len(samples) == 6
     questions = list(Question.objects.filter(question_set__name="ckbp-2i").order_by("position"))
     assert all(q.context for q in questions)  # COM2 2i questions carry a context: the task's first line
