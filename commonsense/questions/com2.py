@@ -83,6 +83,8 @@ class BuildParams:
     # adversarial distractors only through anchor edges whose tails answer another kind of thing
     # than the gold (a same-kind tail of one branch is often a defensible answer to the whole query)
     adversarial_other_kind: bool = True
+    # no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
+    state_distractors: bool = False
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -103,6 +105,7 @@ class BuildParams:
             "fluent": self.fluent,
             "near_duplicate": self.near_duplicate,
             "adversarial_other_kind": self.adversarial_other_kind,
+            "state_distractors": self.state_distractors,
         }
 
 
@@ -152,6 +155,42 @@ class NearDuplicateCheck:
 
     def prefetch(self, texts: Sequence[str]) -> None:
         self.nd.vectors(list(texts))
+
+
+STATE_CLASSES = frozenset({"feeling of PersonX", "attribute of PersonX", "feeling of PersonY"})
+# relations whose answers a state (a feeling, an attribute) can defensibly be: what happens after
+STATE_ANSWERABLE = frozenset({"xEffect", "oEffect", "isAfter", "Causes", "HasSubEvent"})
+
+
+class StateDistractorCheck:
+    """No state (a tail of xReact, oReact or xAttr: "Samantha is happy") as a distractor where a
+    state answers the question: to "what Samantha is seen as given …" with gold "Samantha is needy",
+    "Samantha is happy" and "Samantha is satisfied" were defensible too; to "the effect on Emma
+    after …" so was "Emma feels impatient". Read blind, such options were the main cause of "several
+    defensible answers" on ATOMIC builds. Questions about wants, needs and intents keep them (a
+    feeling is no answer to what someone needed to do)."""
+
+    def __init__(self, index: GraphIndex) -> None:
+        state_rels = np.array([ANSWER_CLASS.get(r) in STATE_CLASSES for r in index.rel_names], dtype=bool)
+        self.state = np.zeros(len(index.names), dtype=bool)
+        if index.f_rel.shape[0]:
+            self.state[index.f_dst[state_rels[index.f_rel]]] = True
+        self._last: tuple[Query, bool] | None = None
+
+    def applies(self, index: GraphIndex, query: Query) -> bool:
+        if self._last is not None and self._last[0] is query:
+            return self._last[1]
+        root = query.root
+        tops = [root] if isinstance(root, QProj) else list(root.branches) if isinstance(root, QInter) else []
+        rels = {index.rel_names[b.rel] for b in tops if isinstance(b, QProj)}
+        got = any(ANSWER_CLASS.get(r) in STATE_CLASSES or r in STATE_ANSWERABLE for r in rels)
+        self._last = (query, got)
+        return got
+
+    def __call__(self, c: OptionCandidate) -> str | None:
+        if self.state[c.node] and self.applies(c.index, c.query):
+            return "a state where a state answers"
+        return None
 
 
 def near_duplicate_check(nd: NearDuplicates) -> OptionCheck:
@@ -355,6 +394,8 @@ def build_com2(
     checks: list[OptionCheck] = []
     if params.near_duplicate is not None and near_duplicates is not None:
         checks.append(near_duplicate_check(near_duplicates))
+    if not params.state_distractors:
+        checks.append(StateDistractorCheck(index))
     checks.extend(extra_checks)
     report = report if report is not None else BuildReport()
     report.requested = params.count

@@ -60,6 +60,55 @@ def _inflect(word: str, tag: str) -> str:
     return forms[0] if forms else word
 
 
+@lru_cache(maxsize=65536)
+def _adverb(word: str) -> bool:
+    """A pre-verbal adverb ("reluctantly", "finally", "just"): skipped when looking for the verb."""
+    from lemminflect import getAllLemmas
+
+    w = word.lower()
+    if w in ADVERBS or w in PRE_VERB_ADVERBS:
+        return True
+    pos = getAllLemmas(w)
+    return set(pos) == {"ADV"} and w.endswith("ly")
+
+
+PRE_VERB_ADVERBS = frozenset({"finally", "already", "usually", "often", "sometimes", "eventually", "even", "only"})
+PRE_VERB_ADVERBS |= frozenset({"super", "pretty", "extremely", "quite", "rather", "truly", "totally", "almost"})
+# verbs taking two objects ("gives PersonY money"): the person after them is no possessor
+DITRANSITIVE = frozenset(
+    {"give", "buy", "tell", "show", "send", "offer", "bring", "pass", "teach", "lend", "hand", "make", "get", "pay"}
+    | {"owe", "ask", "call", "find", "leave", "cook", "read", "write", "sell", "throw", "cost", "promise", "serve"}
+    | {"feed", "allow", "deny", "wish", "save", "spare", "bake", "fetch", "grant", "name", "consider", "keep"}
+)
+
+
+def possessives(text: str) -> str:
+    """ASER drops the possessive: "PersonX catch PersonY eye" -> "PersonX catch PersonY's eye",
+    "PersonX pass PersonX exam" -> "PersonX pass PersonX's exam". A placeholder that follows a verb
+    or preposition and is followed by a noun is a possessor, unless the verb takes two objects
+    ("PersonX give PersonY money") and the person is someone else than the subject."""
+    from lemminflect import getAllLemmas
+
+    toks = text.split()
+    if len(toks) < 3 or not _PERSON.match(toks[0]):
+        return text
+    for i in range(1, len(toks) - 1):
+        if not _PERSON.match(toks[i]):
+            continue
+        nxt = toks[i + 1].lower()
+        pos = getAllLemmas(nxt)
+        if "NOUN" not in pos or "VERB" in pos and "NOUN" not in pos or nxt in DETERMINERS or nxt in ADVERBS:
+            continue
+        if nxt in PRONOUNS_3SG | PRONOUNS_PLURAL or nxt in MODALS or nxt in ("one", "'s", "some", "any", "all"):
+            continue
+        prev = toks[i - 1].lower()
+        prev_verb = getAllLemmas(prev, upos="VERB").get("VERB", (prev,))[0]
+        if toks[i] != toks[0] and prev_verb in DITRANSITIVE:
+            continue
+        toks[i] = toks[i] + "'s"
+    return " ".join(toks)
+
+
 def _is_person(tok: str) -> bool:
     return bool(_PERSON.match(tok)) or (tok[:1].isupper() and tok.lower() not in DETERMINERS | PRONOUNS_PLURAL)
 
@@ -71,7 +120,10 @@ def _subject_end(toks: list[str]) -> int:
         return -1  # a subject-less fragment ("go visit relatives"): nothing to conjugate
     if first in PRONOUNS_3SG | PRONOUNS_PLURAL or _PERSON.match(toks[0]) or _PEOPLE.match(toks[0]):
         if len(toks) > 1 and toks[1] != "'s":
-            return 1
+            j = 1
+            while j < len(toks) - 1 and _adverb(toks[j]) and toks[j].lower() not in ("not", "n't"):
+                j += 1  # "PersonX reluctantly agree" -> the verb is "agree"
+            return j
     i = 1
     while i < len(toks):
         w = toks[i].lower()
@@ -101,7 +153,7 @@ def _plural(subject: list[str]) -> bool:
 def _participle(toks: list[str], j: int) -> None:
     """After "be": a base-form verb becomes a participle ("be steal by" -> "stolen by",
     "be not answer the phone" -> "answering the phone")."""
-    while j < len(toks) and toks[j].lower() in ADVERBS:
+    while j < len(toks) and (toks[j].lower() in ADVERBS or toks[j].lower() in PRE_VERB_ADVERBS):
         j += 1
     if j >= len(toks):
         return
@@ -123,6 +175,8 @@ def present_tense(text: str) -> str:
     if v < 1:
         return text
     subject = toks[:v]
+    while len(subject) > 1 and _adverb(subject[-1]):
+        subject = subject[:-1]
     plural = _plural(subject)
     first_person = len(subject) == 1 and subject[0] == "I"
     w = toks[v].lower()
@@ -175,7 +229,7 @@ _CLITIC = re.compile(r"\s+('s|n't|'re|'ll|'ve|'m|'d)\b")
 def display(text: str) -> str:
     """Event text as shown in a question: fluent present tense, clitics joined ("Ezra 's car"
     -> "Ezra's car")."""
-    return _CLITIC.sub(r"\1", present_tense(text))
+    return _CLITIC.sub(r"\1", present_tense(possessives(text)))
 
 
 def has_lemma_form(text: str) -> bool:
