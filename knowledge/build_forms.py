@@ -51,6 +51,12 @@ class _BuildForm(forms.Form):
         label="Include implausible triples",
         help_text="also use triples the graph labels implausible (CSKB label 0) as edges; off: only plausible ones",
     )
+    include_malformed = forms.BooleanField(
+        required=False,
+        label="Include malformed triples",
+        help_text="also use triples whose text does not read as English or whose tail does not answer the "
+        "relation's question (e.g. a 'feeling' that is no feeling); off: only well-formed ones",
+    )
     diverse = forms.BooleanField(
         required=False,
         label="Diverse (vote-k)",
@@ -101,6 +107,7 @@ class QuestionBuildForm(_BuildForm):
         "diverse",
         "min_plausibility",
         "include_implausible",
+        "include_malformed",
         "near_duplicate",
         "keep_placeholders",
     ]
@@ -133,6 +140,7 @@ class QuestionBuildForm(_BuildForm):
             "diverse": d["diverse"],
             "min_plausibility": d["min_plausibility"],
             "include_implausible": d["include_implausible"],
+            "include_malformed": d["include_malformed"],
             "near_duplicate": d["near_duplicate"],
             "person_names": not d["keep_placeholders"],
         }
@@ -170,6 +178,7 @@ class CocoBuildForm(_BuildForm):
         "diverse",
         "min_plausibility",
         "include_implausible",
+        "include_malformed",
     ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -204,4 +213,5 @@ class CocoBuildForm(_BuildForm):
             "diverse": d["diverse"],
             "min_plausibility": d["min_plausibility"],
             "include_implausible": d["include_implausible"],
+            "include_malformed": d["include_malformed"],
         }

@@ -138,6 +138,8 @@ def build_job_command(job: BuildJob) -> str:
         args.append("--keep-placeholders")
     if p.get("include_implausible"):
         args.append("--include-implausible")
+    if p.get("include_malformed"):
+        args.append("--include-malformed")
     if job.kind == BuildJob.Kind.COM2 and "near_duplicate" in p:
         args += ["--near-duplicate", str(p["near_duplicate"] or 0)]
     return " ".join(["python", "manage.py", cmd, *(shlex.quote(a) for a in args)])

@@ -18,7 +18,7 @@ from django.db.models import Max
 
 from accounts.people import User
 from commonsense.io.abstract import read_abstract_triples
-from commonsense.kg.edges import EdgeFilter, edge_filter
+from commonsense.kg.edges import EdgeFilter
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
 from commonsense.questions import export as writers
@@ -30,6 +30,7 @@ from commonsense.questions.finetune import diversity_filter, write_finetune
 from commonsense.questions.fluent_contexts import FluentContexts
 from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
+from commonsense.questions.wellformed import build_edges
 from commonsense.scoring.plausibility import PlausibilityCheck
 
 from .models import Graph, Question, QuestionSet
@@ -90,9 +91,9 @@ def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int]]:
 
 def graph_index(graph: Graph, options: IndexOptions, edges: EdgeFilter | ModelEdges | None = None) -> GraphIndex:
     """The graph's index, built once per (graph content, options, edge filter) and reused from
-    disk. ``edges`` decides which triples are edges (default: :func:`edge_filter` (False), only
+    disk. ``edges`` decides which triples are edges (default: :func:`build_edges`: only well-formed
     triples not labelled implausible, no ``none`` tails)."""
-    edges = edges or edge_filter(include_implausible=False)
+    edges = edges or build_edges()
     agg = graph.triples.aggregate(last=Max("id"))
     fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}"
     return GraphIndex.cached(_cache_dir(graph), fingerprint, lambda: edges(_records(graph)), options)
@@ -113,9 +114,12 @@ class ModelEdges:
         return [row for row, k in zip(rows, keep, strict=True) if k]
 
 
-def edges_for(include_implausible: bool, plausibility: PlausibilityCheck | None) -> EdgeFilter | ModelEdges:
-    """The build's edge filter: labels (unless ``include_implausible``), then the model if one filters edges."""
-    base = edge_filter(include_implausible)
+def edges_for(
+    include_implausible: bool, plausibility: PlausibilityCheck | None, include_malformed: bool = False
+) -> EdgeFilter | ModelEdges:
+    """The build's edge filter: labels (unless ``include_implausible``), well-formed text (unless
+    ``include_malformed``, :mod:`commonsense.questions.wellformed`), then the model if one filters edges."""
+    base = build_edges(include_implausible, include_malformed)
     return ModelEdges(base, plausibility) if plausibility is not None and plausibility.filter_edges else base
 
 
@@ -176,6 +180,7 @@ def question_set_build(
     diverse: bool = False,
     min_plausibility: float | None = None,
     include_implausible: bool = False,
+    include_malformed: bool = False,
     near_duplicate: float | None = DEFAULT_THRESHOLD,
     person_names: bool = True,
     user: User | None = None,
@@ -202,7 +207,7 @@ def question_set_build(
     g = _graph(graph)
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
-    edges = edges or edges_for(include_implausible, plausibility)
+    edges = edges or edges_for(include_implausible, plausibility, include_malformed)
     index = graph_index(
         g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges
     )
@@ -249,6 +254,7 @@ def question_set_build(
                 **params.as_dict(),
                 "min_plausibility": min_plausibility,
                 "include_implausible": include_implausible,
+                "include_malformed": include_malformed,
                 "edges": edges.name,
                 "normalize": True,
                 **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
@@ -274,6 +280,7 @@ def coco_build(
     max_degree: int = 10,
     min_plausibility: float | None = None,
     include_implausible: bool = False,
+    include_malformed: bool = False,
     diverse: bool = False,
     user: User | None = None,
     progress: Progress | None = None,
@@ -295,7 +302,7 @@ def coco_build(
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
     steps = _Steps(step, coco_steps(bool(abstract or conceptualizer)))
     steps.next()
-    edges = edges_for(include_implausible, plausibility)
+    edges = edges_for(include_implausible, plausibility, include_malformed)
     raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges)
     steps.next()
     norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges)
@@ -357,6 +364,7 @@ def coco_build(
                 "diverse": diverse,
                 "min_plausibility": min_plausibility,
                 "include_implausible": include_implausible,
+                "include_malformed": include_malformed,
                 "edges": edges.name,
                 "relations": list(params.relations),
                 "abstract": Path(abstract).name if abstract else None,

@@ -44,9 +44,18 @@ COM2_PARAMS = (
     "min_plausibility",
     "person_names",
     "include_implausible",
+    "include_malformed",
     "near_duplicate",
 )
-COCO_PARAMS = ("per_relation", "per_kind", "max_degree", "min_plausibility", "diverse", "include_implausible")
+COCO_PARAMS = (
+    "per_relation",
+    "per_kind",
+    "max_degree",
+    "min_plausibility",
+    "diverse",
+    "include_implausible",
+    "include_malformed",
+)
 
 
 def progress_seconds() -> float:

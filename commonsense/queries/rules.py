@@ -95,7 +95,13 @@ def head_names_subject(head: str, relation: str) -> bool:
 # effect on Denise after A and also the intention of Denise before B") had no defensible answer.
 MIXED_INTERSECTIONS = frozenset(
     frozenset(p)
-    for p in (("xEffect", "isAfter"), ("xEffect", "Causes"), ("xNeed", "isBefore"), ("xWant", "xNeed"), ("xWant", "xIntent"))
+    for p in (
+        ("xEffect", "isAfter"),
+        ("xEffect", "Causes"),
+        ("xNeed", "isBefore"),
+        ("xWant", "xNeed"),
+        ("xWant", "xIntent"),
+    )
 )
 
 

@@ -69,7 +69,11 @@ class Query:
         return out
 
     def signature(self) -> tuple[object, ...]:
-        """What the question text depends on (anchors and relations in their places)."""
+        """What the question asks (anchors and relations in their places). The branches of an
+        intersection without negation are a set: "A and B" is the question "B and A" (read blind,
+        4 of 40 default 3i items repeated another item with its branches shuffled)."""
+        if STRUCTURES[self.kind].negated_branch is None and isinstance(self.root, QInter):
+            return (self.kind, frozenset(_sig(b) for b in self.root.branches))
         return (self.kind, _sig(self.root))
 
 

@@ -82,6 +82,9 @@ DITRANSITIVE = frozenset(
 )
 
 
+NOT_POSSESSED = frozenset("home outside inside up down daily there here back away over one some any all".split())
+
+
 def possessives(text: str) -> str:
     """ASER drops the possessive: "PersonX catch PersonY eye" -> "PersonX catch PersonY's eye",
     "PersonX pass PersonX exam" -> "PersonX pass PersonX's exam". A placeholder that follows a verb
@@ -96,9 +99,11 @@ def possessives(text: str) -> str:
         if not _PERSON.match(toks[i]):
             continue
         nxt = toks[i + 1].lower()
-        pos = getAllLemmas(nxt)
-        if "NOUN" not in pos or "VERB" in pos and "NOUN" not in pos or nxt in DETERMINERS or nxt in ADVERBS:
-            continue
+        pos = set(getAllLemmas(nxt))
+        if not pos or not pos <= {"NOUN", "VERB"} or "NOUN" not in pos or nxt in NOT_POSSESSED:
+            continue  # "picks PersonY up", "takes PersonY outside", "sends PersonY home"
+        if "VERB" in pos and i + 2 < len(toks) and toks[i + 2].lower() in PARTICLES | {"to", "up", "around"}:
+            continue  # "helps PersonY move in", "lets PersonY go to"
         if nxt in PRONOUNS_3SG | PRONOUNS_PLURAL or nxt in MODALS or nxt in ("one", "'s", "some", "any", "all"):
             continue
         prev = toks[i - 1].lower()
@@ -229,13 +234,17 @@ _CLITIC = re.compile(r"\s+('s|n't|'re|'ll|'ve|'m|'d)\b")
 def display(text: str) -> str:
     """Event text as shown in a question: fluent present tense, clitics joined ("Ezra 's car"
     -> "Ezra's car")."""
-    return _CLITIC.sub(r"\1", present_tense(possessives(text)))
+    shown = present_tense(text)
+    if shown != text:  # lemmatised ASER text, which drops possessives; ATOMIC's own text keeps them
+        shown = present_tense(possessives(text))
+    return _CLITIC.sub(r"\1", shown)
 
 
 def has_lemma_form(text: str) -> bool:
     """True when a raw ASER lemma is left right after a person's name or placeholder
-    ("Michael be", "PersonX have", "people be"): the quality report's "unconverted lemma" count."""
+    ("Michael be", "PersonX have", "people be"; "people have" is plural, not a lemma): the quality
+    report's "unconverted lemma" count."""
     return bool(_LEMMA_AFTER_NAME.search(text))
 
 
-_LEMMA_AFTER_NAME = re.compile(r"\b(?:[A-Z][a-z]+|Person[XYZ]|People[XYZ]|people)\s+(?:be|have)\b")
+_LEMMA_AFTER_NAME = re.compile(r"\b(?:[A-Z][a-z]+|Person[XYZ])\s+(?:be|have)\b|\b(?:People[XYZ]|people)\s+be\b")

@@ -113,6 +113,12 @@ def _is_state(word: str) -> bool:
     return "VERB" in pos and (w.endswith(("ed", "en")) or w in {"upset", "hurt", "lost", "stuck", "left", "torn"})
 
 
+SUBJECTS = frozenset(
+    """i you he she it we they someone somebody everyone everybody nobody people others there this
+    that these those the a an my your his her our their its one some many all both nothing
+    something everything each another""".split()
+)
+TO_VERBS = frozenset("need needs needed want wants wanted has have had tries try tried going".split())
 AUXILIARIES = frozenset(
     "is are am was were has have had does do did will would can could should must may might shall cannot".split()
 )
@@ -133,6 +139,97 @@ def _bare_verb(word: str) -> bool:
     from lemminflect import getAllLemmas
 
     return w in getAllLemmas(w, upos="VERB").get("VERB", ()) and not w.endswith(("ed", "ing", "en"))
+
+
+PREPOSITIONS = frozenset(
+    """of to in on at by for with from about into onto upon over under above below between among
+    through during before after against without within along across around behind beyond near
+    toward towards off out like via per""".split()
+)
+QUANTIFIERS_PLURAL = frozenset("many several these those few both two three four five various some".split())
+# a preposition and a noun that read right together without an article
+BARE_AFTER = frozenset(
+    [("at", "night"), ("by", "car"), ("by", "bus"), ("by", "train"), ("by", "plane"), ("on", "foot")]
+    + [("in", "public"), ("to", "sleep"), ("on", "purpose"), ("by", "mistake"), ("in", "person"), ("at", "first")]
+)
+DETERMINING = frozenset(
+    """a an the this that these those any no every each either neither all both half several
+    many much more most few less least other another such what which whose my your our their his
+    her its one two three four five six seven eight nine ten hundred thousand lot lots""".split()
+)
+# singular nouns that read right without an article ("goes to school", "has fun", "loses weight")
+BARE_NOUNS = frozenset(
+    """school home work bed church college class town jail prison court lunch dinner breakfast
+    time money water food help fun music weight love advice information news homework rest sleep
+    care attention fire trouble luck hope coffee tea milk bread rice pizza candy chocolate ice snow
+    rain air space traffic life death health sex art math science history english football soccer
+    basketball baseball tennis golf chess poker exercise practice shopping cash gas oil paint paper
+    wood hair medicine stuff furniture equipment luggage clothing mail email media television tv
+    business freedom peace war power energy confidence courage respect permission credit control
+    part place action advantage notice sight track touch sense mind pain fear anger joy fun
+    breath dinner laundry dishes camping fishing hunting swimming dancing cooking cleaning
+    everything something nothing anything someone everyone anyone nobody church birth school
+    college work office duty vacation holiday christmas halloween summer winter spring fall
+    dark bed town door hand advice alcohol beer wine juice soup meat cheese sugar salt pasta cake
+    dessert ice_cream gum tobacco weed drugs jail hospital surgery therapy class lunch music time
+    fault charge place part care hold track sight advantage attention interest note trouble""".split()
+)
+# verbs that need an object: a sentence does not end on them ("Steven takes", "Andrea wants")
+NEEDS_OBJECT_LIST = """take need give want get put make buy bring use tell find keep realize suppose send wear hold
+    carry grab catch reach hit throw pick receive offer show owe lend allow let set""".split()
+NEEDS_OBJECT = frozenset(NEEDS_OBJECT_LIST)
+
+
+def _verb_form(word: str) -> str | None:
+    """The verb lemma of an inflected or base verb form, or None."""
+    from lemminflect import getAllLemmas
+
+    got = getAllLemmas(word.lower(), upos="VERB").get("VERB", ())
+    return got[0] if got else None
+
+
+def _bare_count_noun(toks: list[str], i: int) -> bool:
+    """``toks[i]`` is a singular count noun that needs an article here ("cuts the vegetable on
+    counter", "watches cartoon", "makes some cookie", "many new friend")."""
+    w = toks[i].lower()
+    if w in BARE_NOUNS or w in FUNCTION_WORDS or PERSON.match(toks[i]) or toks[i][:1].isupper():
+        return False
+    pos = _pos(w)
+    if "NOUN" not in pos or "ADJ" in pos or "ADV" in pos:
+        return False
+    from lemminflect import getAllLemmas
+
+    if w not in getAllLemmas(w, upos="NOUN").get("NOUN", ()):
+        return False  # a plural ("cookies") or another form
+    j = i - 1
+    while j > 0 and (
+        "ADJ" in _pos(toks[j].lower()) and toks[j].lower() not in FUNCTION_WORDS or toks[j].lower() == "very"
+    ):
+        j -= 1
+    prev = toks[j].lower()
+    if prev in QUANTIFIERS_PLURAL:
+        return True
+    if (prev, w) in BARE_AFTER:
+        return False
+    if prev in DETERMINING or prev.endswith("'s") or prev == "'s" or PERSON.match(toks[j]):
+        return False
+    if "VERB" in pos and prev in (
+        "to",
+        "not",
+        "n't",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "must",
+        "may",
+        "might",
+    ):
+        return False  # a verb after all
+    if "VERB" in pos and prev not in PREPOSITIONS:
+        return False  # after a verb, a word that is a verb too may be one ("helps cook dinner")
+    return prev in PREPOSITIONS or (_verb_form(prev) is not None and prev not in FUNCTION_WORDS)
 
 
 def _third_person(word: str) -> bool:
@@ -190,6 +287,14 @@ def unreadable(text: str) -> str | None:
             return "'lot' without 'a'"
         if toks[i].lower() in LINKS and _bare_verb(toks[i + 1]):
             return f"verb lemma after {toks[i]!r}: {toks[i + 1]!r}"
+    first = toks[0]
+    if not (PERSON.match(first) or first.lower() in SUBJECTS or first[:1].isupper()):
+        return f"no subject: starts with {first!r}"  # "feel relaxed", "reserve lodging"
+    if "themselves" in (t.lower() for t in toks) and PERSON.match(first) and first.startswith("Person"):
+        return "'themselves' for one person"
+    for i in range(1, len(toks) - 1):
+        if toks[i].lower() == "to" and toks[i - 1].lower() in TO_VERBS and _pos(toks[i + 1]) == frozenset({"NOUN"}):
+            return f"a noun where a verb must follow 'to': {toks[i + 1]!r}"  # "needs to money"
     if PERSON.match(toks[0]):
         j = 1
         while j < len(toks) - 1 and (toks[j].lower() in ADVERBIALS or toks[j].lower().endswith("ly")):
@@ -197,9 +302,28 @@ def unreadable(text: str) -> str | None:
         w = toks[j].lower()
         if w not in AUXILIARIES and "VERB" not in _pos(w):
             return f"no verb after the subject: {toks[j]!r}"
+        if w in ("been", "being") or w.endswith("ing") and w not in AUXILIARIES:
+            return f"no finite verb after the subject: {toks[j]!r}"
+        if toks[j][:1].isupper():
+            return f"capitalised verb: {toks[j]!r}"
+        if w in ("does", "do", "did") and j + 2 < len(toks) and toks[j + 1].lower() in ("not", "n't"):
+            if _third_person(toks[j + 2]):
+                return f"inflected verb after {toks[j]!r} {toks[j + 1]!r}"
+    for i in range(1, len(toks)):
+        if _bare_count_noun(toks, i):
+            return f"no article before {toks[i]!r}"
+    last = toks[-1].lower()
+    before = toks[-2].lower() if len(toks) > 1 else ""
+    if _verb_form(last) in NEEDS_OBJECT and (PERSON.match(toks[-2]) or before in ADVERBIALS | AUXILIARIES | {"to"}):
+        if last == _verb_form(last) or _third_person(last):
+            return f"ends on {toks[-1]!r}, which needs an object"
+    if len(toks) > 2 and _pos(last) == frozenset({"ADJ"}) and toks[-2].lower() in ("a", "an", "the"):
+        return f"ends on an adjective: {toks[-1]!r}"
     if toks[-1].lower() in DANGLING:
         return f"ends on {toks[-1]!r}"
-    if not any("VERB" in _pos(t) or t.lower() in FUNCTION_WORDS - DANGLING | {"is", "are", "has", "does"} for t in toks[1:]):
+    if not any(
+        "VERB" in _pos(t) or t.lower() in FUNCTION_WORDS - DANGLING | {"is", "are", "has", "does"} for t in toks[1:]
+    ):
         return "no verb"
     return None
 

@@ -31,6 +31,12 @@ class Command(ImportCommand):
             action="store_true",
             help="also use triples labelled implausible (CSKB label 0) as edges (default: plausible only)",
         )
+        parser.add_argument(
+            "--include-malformed",
+            action="store_true",
+            help="also use triples whose text does not read as English or whose tail does not answer the "
+            "relation's question (default: well-formed only)",
+        )
         add_plausibility_arguments(parser)
         add_conceptualize_arguments(parser)
 
@@ -45,6 +51,7 @@ class Command(ImportCommand):
             max_degree=o["max_degree"],
             min_plausibility=o["min_plausibility"],
             include_implausible=o["include_implausible"],
+            include_malformed=o["include_malformed"],
             diverse=o["diverse"],
             plausibility=check_from_options(o["graph"], o),
             conceptualizer=conceptualizer_from_options(o),

@@ -33,6 +33,12 @@ class Command(ImportCommand):
             help="also use triples labelled implausible (CSKB label 0) as edges (default: plausible only)",
         )
         parser.add_argument(
+            "--include-malformed",
+            action="store_true",
+            help="also use triples whose text does not read as English or whose tail does not answer the "
+            "relation's question (default: well-formed only)",
+        )
+        parser.add_argument(
             "--near-duplicate",
             type=float,
             default=0.9,
@@ -54,6 +60,7 @@ class Command(ImportCommand):
             diverse=o["diverse"],
             min_plausibility=o["min_plausibility"],
             include_implausible=o["include_implausible"],
+            include_malformed=o["include_malformed"],
             near_duplicate=o["near_duplicate"] or None,
             person_names=not o["keep_placeholders"],
             plausibility=check_from_options(o["graph"], o),
