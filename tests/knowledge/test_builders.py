@@ -75,16 +75,16 @@ def test_build_coco_links_sets(graph) -> None:
 
 
 def test_export_lm_eval_loads_in_task_manager(graph, tmp_path: Path) -> None:
-    call_command("build_questions", graph=graph, kind="2p", count=4, seed=0, name="demo-2p", verbosity=0)
-    call_command("export_questions", "demo-2p", fmt="lm-eval", out=str(tmp_path / "lm"), verbosity=0)
-    cfg_path = tmp_path / "lm" / "cocoweb_demo_2p.yaml"
+    call_command("build_questions", graph=graph, kind="2i", count=4, seed=0, name="demo-2i", verbosity=0)
+    call_command("export_questions", "demo-2i", fmt="lm-eval", out=str(tmp_path / "lm"), verbosity=0)
+    cfg_path = tmp_path / "lm" / "cocoweb_demo_2i.yaml"
     cfg = yaml.safe_load(cfg_path.read_text())
-    assert cfg["task"] == "cocoweb_demo_2p"
+    assert cfg["task"] == "cocoweb_demo_2i"
     script = (
         "from lm_eval.tasks import TaskManager\n"
         f"tm = TaskManager(include_path={str(tmp_path / 'lm')!r})\n"
-        "d = tm.load_task_or_group(['cocoweb_demo_2p'])\n"
-        "t = d['cocoweb_demo_2p']\n"
+        "d = tm.load_task_or_group(['cocoweb_demo_2i'])\n"
+        "t = d['cocoweb_demo_2i']\n"
         "docs = list(t.test_docs())\n"
         "print(len(docs), t.doc_to_choice(docs[0]) == docs[0]['options'], t.doc_to_target(docs[0]) == docs[0]['label'])\n"
     )
@@ -96,6 +96,6 @@ def test_export_lm_eval_loads_in_task_manager(graph, tmp_path: Path) -> None:
         env={"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert res.returncode == 0, res.stderr[-3000:]
-    # the demo graph is sparse for 2p under COM2's relations and the composition rules (issue 11)
-    n = QuestionSet.objects.get(name="demo-2p").question_count
+    # (2i: the ATOMIC demo graph has no 2p chain of the papers' examples, issue 11)
+    n = QuestionSet.objects.get(name="demo-2i").question_count
     assert n >= 1 and res.stdout.strip().splitlines()[-1] == f"{n} True True"
