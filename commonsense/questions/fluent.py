@@ -17,6 +17,7 @@ from functools import lru_cache
 
 _PEOPLE = re.compile(r"\bPeople ?[XYZ]\b")
 _PERSON = re.compile(r"^Person ?[XYZ]$")
+_POSSESSOR = re.compile(r"^Person ?[XYZ]'s$")
 PRONOUNS_3SG = frozenset({"he", "she", "it", "that", "this", "someone", "everyone", "somebody", "everybody"})
 PRONOUNS_PLURAL = frozenset({"i", "you", "we", "they", "people", "others"})
 DETERMINERS = frozenset(
@@ -82,6 +83,12 @@ DITRANSITIVE = frozenset(
 )
 
 
+# nouns that are verbs too but, right after a person, are what the person has ("PersonX mother die")
+POSSESSED_NOUNS = frozenset(
+    """husband wife mother father mom dad son daughter brother sister friend boss parent child kid
+    baby family team dog cat car house home school phone hair face eye hand leg arm foot heart life
+    boyfriend girlfriend partner doctor teacher neighbor plan voice head stomach back""".split()
+)
 NOT_POSSESSED = frozenset("home outside inside up down daily there here back away over one some any all".split())
 
 
@@ -95,6 +102,10 @@ def possessives(text: str) -> str:
     toks = text.split()
     if len(toks) < 3 or not _PERSON.match(toks[0]):
         return text
+    second = set(getAllLemmas(toks[1].lower()))
+    if toks[1].islower() and "NOUN" in second and (second == {"NOUN"} or toks[1].lower() in POSSESSED_NOUNS):
+        if set(getAllLemmas(toks[2].lower())) & {"VERB"} or toks[2].lower() in MODALS | {"be", "have", "do"}:
+            toks[0] += "'s"  # "PersonX husband ask" -> "PersonX's husband ask"
     for i in range(1, len(toks) - 1):
         if not _PERSON.match(toks[i]):
             continue
@@ -120,6 +131,14 @@ def _is_person(tok: str) -> bool:
 
 def _subject_end(toks: list[str]) -> int:
     """Index of the first verb token (the end of the subject), or -1 if the event has none."""
+    if _POSSESSOR.match(toks[0]) and len(toks) > 2:
+        i = 2  # "PersonX's husband ask": the possessed noun is no verb
+        while i < len(toks):
+            w = toks[i].lower()
+            if w in MODALS or w in ("be", "have", "do") or _verb_lemma(w):
+                return i
+            i += 1
+        return -1
     first = toks[0].lower()
     if toks[0].islower() and first not in DETERMINERS | PRONOUNS_3SG | PRONOUNS_PLURAL and _verb_lemma(first):
         return -1  # a subject-less fragment ("go visit relatives"): nothing to conjugate
@@ -234,10 +253,12 @@ _CLITIC = re.compile(r"\s+('s|n't|'re|'ll|'ve|'m|'d)\b")
 def display(text: str) -> str:
     """Event text as shown in a question: fluent present tense, clitics joined ("Ezra 's car"
     -> "Ezra's car")."""
-    shown = present_tense(text)
-    if shown != text:  # lemmatised ASER text, which drops possessives; ATOMIC's own text keeps them
-        shown = present_tense(possessives(text))
-    return _CLITIC.sub(r"\1", shown)
+    poss = possessives(text)
+    if poss != text:
+        fixed = present_tense(poss)
+        if fixed != poss:  # lemmatised ASER text, which drops possessives; ATOMIC's own text keeps them
+            return _CLITIC.sub(r"\1", fixed)
+    return _CLITIC.sub(r"\1", present_tense(text))
 
 
 def has_lemma_form(text: str) -> bool:

@@ -102,10 +102,32 @@ def _pos(word: str) -> frozenset[str]:
     return frozenset(getAllLemmas(word.lower()))
 
 
+# adjectives that are also verbs in their base form and have no comparative in lemminflect's tables
+ADJECTIVE_VERBS = frozenset(
+    """open upset content present hurt average broke cut set shut spread wet secure separate perfect
+    complete correct direct close dry empty clear free calm quiet clean slow warm cool sure blind
+    lame idle tame""".split()
+)
+
+
+@lru_cache(maxsize=65536)
+def _verb_not_adjective(word: str) -> bool:
+    """A verb's base form that lemminflect's lexicon also lists as an adjective without being one:
+    "PersonX is wonder", "PersonX is scare", "PersonX is elect" (true adjectives that are verbs too,
+    "calm", "open", have comparatives or are in :data:`ADJECTIVE_VERBS`)."""
+    from lemminflect import getAllInflections, getAllLemmas
+
+    w = word.lower()
+    if w in ADJECTIVE_VERBS or w not in getAllLemmas(w, upos="VERB").get("VERB", ()):
+        return False
+    adj = getAllInflections(w, upos="ADJ")
+    return "JJR" not in adj and not w.endswith(("ed", "en"))
+
+
 def _is_state(word: str) -> bool:
     """An adjective ("happy") or a participle used as one ("relieved", "embarrassed", "stuck")."""
-    if word.lower() in FUNCTION_WORDS:
-        return False  # "PersonX is much", "PersonX is there"
+    if word.lower() in FUNCTION_WORDS or _verb_not_adjective(word):
+        return False  # "PersonX is much", "PersonX is there", "PersonX is wonder"
     pos = _pos(word)
     if "ADJ" in pos:
         return True
@@ -134,8 +156,10 @@ def _bare_verb(word: str) -> bool:
     if w in FUNCTION_WORDS or not _WORD.match(word):
         return False
     pos = _pos(w)
-    if "VERB" not in pos or "ADJ" in pos:
+    if "VERB" not in pos:
         return False
+    if "ADJ" in pos:
+        return _verb_not_adjective(w)
     from lemminflect import getAllLemmas
 
     return w in getAllLemmas(w, upos="VERB").get("VERB", ()) and not w.endswith(("ed", "ing", "en"))
@@ -176,7 +200,8 @@ BARE_NOUNS = frozenset(
 )
 # verbs that need an object: a sentence does not end on them ("Steven takes", "Andrea wants")
 NEEDS_OBJECT_LIST = """take need give want get put make buy bring use tell find keep realize suppose send wear hold
-    carry grab catch reach hit throw pick receive offer show owe lend allow let set""".split()
+    carry grab catch reach hit throw pick receive offer show owe lend allow let set control grasp
+    attain view destroy enjoy like love hate prefer expect avoid accept cause""".split()
 NEEDS_OBJECT = frozenset(NEEDS_OBJECT_LIST)
 
 
@@ -255,6 +280,8 @@ def unreadable(text: str) -> str | None:
     for i, t in enumerate(toks):
         if i and PERSON.match(t) and t == toks[i - 1]:
             return f"word twice: {t!r}"
+        if t == "'s" and i and toks[i - 1].islower() and "NOUN" not in _pos(toks[i - 1]):
+            return f"'s after {toks[i - 1]!r}"  # "Anthony get's some exercise"
         if PERSON.match(t) or t in ("'s", "n't"):
             continue
         if len(t) == 1 and t.lower() not in ("a", "i"):
