@@ -4,8 +4,9 @@ Prints the index build time (normalised tails, cold and from the disk cache), th
 kind the time to sample 10,000 queries with their full answer sets, and the time to build 10,000
 complete MCQA questions (distractors, verbalisation, names); finally the peak memory (ru_maxrss).
 
-With the issue-11 checks on (the builders' defaults): plausible-only edge filter (none tails out),
-COM2's relations, composition rules, fluent display text, ___ heads filled or left out. The MiniLM
+With the issue-11 checks on (the builders' defaults): plausible-only and well-formed edges (none tails out),
+COM2's relations, composition rules, fluent display text, ___ heads filled or left out, no state
+distractor where a state answers. The MiniLM
 near-duplicate check is timed separately: --minilm N questions of 2i built with and without it,
 reported as seconds per 1,000 questions.
 
@@ -26,15 +27,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from commonsense.kg.edges import plausible_only  # noqa: E402
 from commonsense.kg.index import GraphIndex, IndexOptions, file_fingerprint  # noqa: E402
 from commonsense.kg.normalize import minilm_encoder  # noqa: E402
 from commonsense.queries import KINDS, QuerySampler  # noqa: E402
 from commonsense.queries.rules import DEFAULT_RULES  # noqa: E402
-from commonsense.questions.com2 import DEFAULT_COM2_HOPS, sample_questions  # noqa: E402
+from commonsense.questions.com2 import DEFAULT_COM2_HOPS, StateDistractorCheck, sample_questions  # noqa: E402
 from commonsense.questions.display import Display  # noqa: E402
 from commonsense.questions.neardup import NearDuplicates  # noqa: E402
 from commonsense.questions.record import derive_seed  # noqa: E402
+from commonsense.questions.wellformed import build_edges  # noqa: E402
 from perf.synth_graph import synthesize  # noqa: E402
 
 
@@ -59,7 +60,7 @@ def main() -> None:
     print(f"synthesized {args.triples:,} triples in {time.perf_counter() - t0:.1f} s")
     opts = IndexOptions(normalize=True)
     t0 = time.perf_counter()
-    edges = plausible_only()
+    edges = build_edges()  # the builders' default: label filter and the well-formed check
     fp = file_fingerprint(path) + edges.name
     index = GraphIndex.cached(work / "cache", fp, lambda: edges(_records(path)), opts)
     build = time.perf_counter() - t0
@@ -74,7 +75,8 @@ def main() -> None:
     display = Display(index)
     sampler = QuerySampler(index, relations=DEFAULT_COM2_HOPS, rules=DEFAULT_RULES, node_ok=display.usable())
     sampler.rule_tables  # noqa: B018 (built once per sampler)
-    print(f"quality tables (blank fills, usable nodes, rule tables): {time.perf_counter() - t0:.1f} s")
+    state = StateDistractorCheck(index)
+    print(f"quality tables (blank fills, usable nodes, rule tables, state nodes): {time.perf_counter() - t0:.1f} s")
     print(f"{'kind':<5}{'queries':>9}{'attempts':>10}{'sample s':>10}{'q/s':>9}{'MCQA':>7}{'MCQA s':>8}{'MCQA/s':>9}")
     for kind in KINDS:
         t0 = time.perf_counter()
@@ -87,7 +89,7 @@ def main() -> None:
                 got += 1
         ts = time.perf_counter() - t0
         t0 = time.perf_counter()
-        built = sample_questions(index, kind, args.queries, args.seed, sampler=sampler, display=display)
+        built = sample_questions(index, kind, args.queries, args.seed, sampler=sampler, display=display, checks=[state])
         tb = time.perf_counter() - t0
         print(
             f"{kind:<5}{got:>9,}{attempts:>10,}{ts:>10.2f}{got / ts:>9,.0f}{len(built):>7,}{tb:>8.2f}{len(built) / tb:>9,.0f}"
