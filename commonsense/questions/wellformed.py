@@ -59,7 +59,8 @@ DANGLING = frozenset(
     though if unless until while whereas since than whether to of in on at by for with from about
     into onto upon over under between among through during before after against without within
     along across toward towards via per is am are was were be been being has had have do does did
-    will would shall should can could may might must cannot that which who whom whose very like""".split()
+    will would shall should can could may might must cannot that which who whom whose very like
+    some any every each another other""".split()
 )
 
 PERSON = re.compile(r"^(?:Person[XYZ]|People[XYZ]|people)(?:'s)?$")
@@ -257,6 +258,14 @@ def _bare_count_noun(toks: list[str], i: int) -> bool:
     return prev in PREPOSITIONS or (_verb_form(prev) is not None and prev not in FUNCTION_WORDS)
 
 
+def _plural_noun(word: str) -> bool:
+    """A noun in the plural that is no singular noun, verb or adjective too ("orders" is a verb form)."""
+    from lemminflect import getAllLemmas
+
+    nouns = getAllLemmas(word, upos="NOUN").get("NOUN", ())
+    return bool(nouns) and word not in nouns and word.endswith("s") and "ADJ" not in _pos(word)
+
+
 def _third_person(word: str) -> bool:
     """A verb in the third person singular ("travels") where a base form must stand."""
     from lemminflect import getAllLemmas
@@ -307,6 +316,14 @@ def unreadable(text: str) -> str | None:
             return "verb lemma 'be'"
         if toks[i - 1].lower() == "a" and low[:1] in "aeiou" and not low.startswith(("u", "one", "eu")):
             return f"'a' before {toks[i]!r}"
+        if toks[i - 1].lower() in ("a", "an"):
+            k = i
+            while k < len(toks) - 1 and not _plural_noun(toks[k].lower()):
+                if not ("ADJ" in _pos(toks[k]) or toks[k].lower().endswith("ing")):
+                    break
+                k += 1
+            if _plural_noun(toks[k].lower()) and not (k + 1 < len(toks) and toks[k + 1] == "of"):
+                return f"'{toks[i - 1]}' before a plural: {toks[k]!r}"  # "a restraining orders"
     for i in range(1, len(toks) - 1):
         if toks[i].lower() == "to" and _third_person(toks[i + 1]):
             return f"inflected verb after 'to': {toks[i + 1]!r}"
