@@ -319,7 +319,7 @@ def sample_questions(
         usable = display.usable() if display is not None else None
         sampler = QuerySampler(index, max_degree=max_degree, relations=relations, rules=rules, node_ok=usable)
     limit = max_attempts if max_attempts is not None else max(2000, 40 * count)
-    pool = distractors.event_tails(index) if display is not None else None  # quality builds only
+    pool = distractors.shared_event_tails(index) if display is not None else None  # quality builds only
     out: list[BuiltQuestion] = []
     seen: set[tuple[object, ...]] = set()
     for j in range(limit):

@@ -111,6 +111,21 @@ def event_tails(index: GraphIndex) -> npt.NDArray[np.int64]:
     return np.unique(index.f_dst[keep]).astype(np.int64)
 
 
+def shared_event_tails(index: GraphIndex, min_in: int = 2, min_pool: int = 200) -> npt.NDArray[np.int64]:
+    """:func:`event_tails` that are the tail of at least ``min_in`` edges, when the graph has
+    ``min_pool`` of them (else all event tails). A tail that several heads share is a phrase
+    people wrote more than once ("PersonX goes to the store"); read blind, random options drawn
+    from one-off ASER fragments ("Riley does it way", "Joyce has nailed") made items unsound
+    that were otherwise fine. The gold of an intersection is a shared tail by construction, so the
+    random options no longer stand out by being odd."""
+    pool = event_tails(index)
+    if not index.f_dst.shape[0]:
+        return pool
+    indeg = np.bincount(index.f_dst, minlength=len(index.names))
+    shared = pool[indeg[pool] >= min_in]
+    return shared if shared.shape[0] >= min_pool else pool
+
+
 def place(rng: random.Random, answer: str, distractors: list[str]) -> tuple[list[str], int]:
     """Options with the answer at a position drawn from ``rng``."""
     opts = list(distractors)

@@ -202,7 +202,8 @@ BARE_NOUNS = frozenset(
 # verbs that need an object: a sentence does not end on them ("Steven takes", "Andrea wants")
 NEEDS_OBJECT_LIST = """take need give want get put make buy bring use tell find keep realize suppose send wear hold
     carry grab catch reach hit throw pick receive offer show owe lend allow let set control grasp
-    attain view destroy enjoy like love hate prefer expect avoid accept cause""".split()
+    attain view destroy enjoy like love hate prefer expect avoid accept cause taste appreciate refer
+    sustain nail mention""".split()
 NEEDS_OBJECT = frozenset(NEEDS_OBJECT_LIST)
 
 

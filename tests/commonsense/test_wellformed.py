@@ -166,3 +166,16 @@ def test_no_state_distractor_where_a_state_answers() -> None:
     loose, _ = state_options(BuildParams(**{**p.__dict__, "state_distractors": True}))
     assert loose > 0  # the fault the default removes: "Samantha is happy" beside gold "Samantha is needy"
     assert plausible_only().name in build_edges().name
+
+
+def test_random_options_come_from_shared_tails_when_the_graph_has_enough() -> None:
+    from commonsense.questions.distractors import event_tails, shared_event_tails
+
+    rows = [(f"PersonX does task {i}", "xEffect", f"PersonX earns coin {i // 2}") for i in range(40)]  # 20 shared
+    rows += [(f"PersonX plays game {i}", "xEffect", f"PersonX loses round {i}") for i in range(10)]  # one-offs
+    idx = GraphIndex.build(rows, IndexOptions(normalize=True))
+    names = lambda nodes: {idx.names[int(n)] for n in nodes}  # noqa: E731
+    shared = names(shared_event_tails(idx, min_pool=20))
+    assert shared == {f"PersonX earns coin {k}" for k in range(20)}
+    # too few shared tails: every event tail stays in the pool
+    assert names(shared_event_tails(idx, min_pool=21)) == names(event_tails(idx))
