@@ -241,6 +241,13 @@ def question_set_build(
     )
     if fluent is not None:
         questions = fluent.rewrite(questions)
+    if not questions:
+        why = ", ".join(f"{k}: {v}" for k, v in report.dropped.most_common(3)) or "no query found"
+        raise ImportRefused(
+            f"no {kind} question could be built from graph {g.name!r} ({report.attempts} attempts; {why}); "
+            "the graph may hold no such query under the composition rules and the well-formed filter "
+            "(--relations, --include-malformed and --include-implausible widen it)"
+        )
     steps.next()
     with transaction.atomic():
         qset = QuestionSet.objects.create(

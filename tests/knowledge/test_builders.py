@@ -99,3 +99,12 @@ def test_export_lm_eval_loads_in_task_manager(graph, tmp_path: Path) -> None:
     # (2i: the ATOMIC demo graph has no 2p chain of the papers' examples, issue 11)
     n = QuestionSet.objects.get(name="demo-2i").question_count
     assert n >= 1 and res.stdout.strip().splitlines()[-1] == f"{n} True True"
+
+
+def test_a_build_that_finds_no_question_is_refused_with_the_reason(graph) -> None:
+    from django.core.management.base import CommandError
+
+    # the ATOMIC demo graph holds no 2p chain of the papers' examples among its well-formed triples
+    with pytest.raises(CommandError, match=r"no 2p question could be built from graph 'demo' \(\d+ attempts; "):
+        call_command("build_questions", graph=graph, kind="2p", count=5, seed=0, name="none-2p", verbosity=0)
+    assert not QuestionSet.objects.filter(name="none-2p").exists()  # no empty set left behind
