@@ -111,8 +111,8 @@ def possessives(text: str) -> str:
             continue
         nxt = toks[i + 1].lower()
         pos = set(getAllLemmas(nxt))
-        if not pos or not pos <= {"NOUN", "VERB"} or "NOUN" not in pos or nxt in NOT_POSSESSED:
-            continue  # "picks PersonY up", "takes PersonY outside", "sends PersonY home"
+        if pos != {"NOUN"} and nxt not in POSSESSED_NOUNS or nxt in NOT_POSSESSED:
+            continue  # "picks PersonY up", "takes PersonY outside", "helps PersonY move"
         if "VERB" in pos and i + 2 < len(toks) and toks[i + 2].lower() in PARTICLES | {"to", "up", "around"}:
             continue  # "helps PersonY move in", "lets PersonY go to"
         if nxt in PRONOUNS_3SG | PRONOUNS_PLURAL or nxt in MODALS or nxt in ("one", "'s", "some", "any", "all"):

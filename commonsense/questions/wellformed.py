@@ -267,6 +267,25 @@ def _plural_noun(word: str) -> bool:
     return bool(nouns) and word not in nouns and word.endswith("s") and "ADJ" not in _pos(word)
 
 
+def _missing_possessive(toks: list[str], i: int) -> bool:
+    """A person followed by a singular noun with no article, which must be theirs: "maintains PersonY
+    equilibrium", "grants PersonY request", "sees PersonY daughter" (but "gives PersonY money",
+    "sends PersonY home", "tells PersonY stories")."""
+    from .fluent import NOT_POSSESSED, POSSESSED_NOUNS
+
+    nxt = toks[i + 1].lower()
+    if nxt in NOT_POSSESSED or nxt in BARE_NOUNS or toks[i + 1][:1].isupper():
+        return False
+    if _pos(nxt) != frozenset({"NOUN"}) and nxt not in POSSESSED_NOUNS:
+        return False
+    from lemminflect import getAllLemmas
+
+    if nxt not in getAllLemmas(nxt, upos="NOUN").get("NOUN", ()):
+        return False  # a plural: "tells PersonY stories"
+    # after a verb that takes two objects too: a singular noun needs "'s" or an article either way
+    return _verb_form(toks[i - 1].lower()) is not None or toks[i - 1].lower() in PREPOSITIONS
+
+
 def _third_person(word: str) -> bool:
     """A verb in the third person singular ("travels") where a base form must stand."""
     from lemminflect import getAllLemmas
@@ -354,6 +373,9 @@ def unreadable(text: str) -> str | None:
         if w in ("does", "do", "did") and j + 2 < len(toks) and toks[j + 1].lower() in ("not", "n't"):
             if _third_person(toks[j + 2]):
                 return f"inflected verb after {toks[j]!r} {toks[j + 1]!r}"
+    for i in range(1, len(toks) - 1):
+        if PERSON.match(toks[i]) and not toks[i].endswith("'s") and _missing_possessive(toks, i):
+            return f"no possessive: {toks[i]} {toks[i + 1]}"  # "Emily maintains Michael equilibrium"
     for i in range(1, len(toks)):
         if _bare_count_noun(toks, i):
             return f"no article before {toks[i]!r}"
