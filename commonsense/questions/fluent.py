@@ -13,7 +13,26 @@ it is. The graph's text is never changed: the question's provenance (chain, trip
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
+
+
+@cache
+def lemmas(word: str, upos: str | None = None) -> dict[str, tuple[str, ...]]:
+    """lemminflect's ``getAllLemmas``, cached per (word, part of speech): the library deep-copies
+    its tables on every call (most of the well-formed check's time on a 1.33 M-triple graph).
+    Callers must not change the returned dict."""
+    from lemminflect import getAllLemmas
+
+    return getAllLemmas(word, upos=upos) if upos else getAllLemmas(word)
+
+
+@cache
+def inflections(word: str, upos: str) -> dict[str, tuple[str, ...]]:
+    """lemminflect's ``getAllInflections``, cached (see :func:`lemmas`)."""
+    from lemminflect import getAllInflections
+
+    return getAllInflections(word, upos=upos)
+
 
 _PEOPLE = re.compile(r"\bPeople ?[XYZ]\b")
 _PERSON = re.compile(r"^Person ?[XYZ]$")
@@ -41,19 +60,15 @@ MOTION_AND_ACTIVITY = frozenset(
 @lru_cache(maxsize=65536)
 def _verb_lemma(word: str) -> bool:
     """``word`` is a verb in its base form (and not only an adjective that happens to be a verb)."""
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(word, upos="VERB").get("VERB", ())
-    return word in lemmas
+    return word in lemmas(word, "VERB").get("VERB", ())
 
 
 @lru_cache(maxsize=65536)
 def _adjective(word: str) -> bool:
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(word, upos="ADJ"))
+    return bool(lemmas(word, "ADJ"))
 
 
+@cache
 def _inflect(word: str, tag: str) -> str:
     from lemminflect import getInflection
 
@@ -64,12 +79,11 @@ def _inflect(word: str, tag: str) -> str:
 @lru_cache(maxsize=65536)
 def _adverb(word: str) -> bool:
     """A pre-verbal adverb ("reluctantly", "finally", "just"): skipped when looking for the verb."""
-    from lemminflect import getAllLemmas
 
     w = word.lower()
     if w in ADVERBS or w in PRE_VERB_ADVERBS:
         return True
-    pos = getAllLemmas(w)
+    pos = lemmas(w)
     return set(pos) == {"ADV"} and w.endswith("ly")
 
 
@@ -97,20 +111,19 @@ def possessives(text: str) -> str:
     "PersonX pass PersonX exam" -> "PersonX pass PersonX's exam". A placeholder that follows a verb
     or preposition and is followed by a noun is a possessor, unless the verb takes two objects
     ("PersonX give PersonY money") and the person is someone else than the subject."""
-    from lemminflect import getAllLemmas
 
     toks = text.split()
     if len(toks) < 3 or not _PERSON.match(toks[0]):
         return text
-    second = set(getAllLemmas(toks[1].lower()))
+    second = set(lemmas(toks[1].lower()))
     if toks[1].islower() and "NOUN" in second and (second == {"NOUN"} or toks[1].lower() in POSSESSED_NOUNS):
-        if set(getAllLemmas(toks[2].lower())) & {"VERB"} or toks[2].lower() in MODALS | {"be", "have", "do"}:
+        if set(lemmas(toks[2].lower())) & {"VERB"} or toks[2].lower() in MODALS | {"be", "have", "do"}:
             toks[0] += "'s"  # "PersonX husband ask" -> "PersonX's husband ask"
     for i in range(1, len(toks) - 1):
         if not _PERSON.match(toks[i]):
             continue
         nxt = toks[i + 1].lower()
-        pos = set(getAllLemmas(nxt))
+        pos = set(lemmas(nxt))
         if pos != {"NOUN"} and nxt not in POSSESSED_NOUNS or nxt in NOT_POSSESSED:
             continue  # "picks PersonY up", "takes PersonY outside", "helps PersonY move"
         if "VERB" in pos and i + 2 < len(toks) and toks[i + 2].lower() in PARTICLES | {"to", "up", "around"}:
@@ -118,7 +131,7 @@ def possessives(text: str) -> str:
         if nxt in PRONOUNS_3SG | PRONOUNS_PLURAL or nxt in MODALS or nxt in ("one", "'s", "some", "any", "all"):
             continue
         prev = toks[i - 1].lower()
-        prev_verb = getAllLemmas(prev, upos="VERB").get("VERB", (prev,))[0]
+        prev_verb = lemmas(prev, "VERB").get("VERB", (prev,))[0]
         if toks[i] != toks[0] and prev_verb in DITRANSITIVE:
             continue
         toks[i] = toks[i] + "'s"
@@ -168,9 +181,8 @@ def _plural(subject: list[str]) -> bool:
         return True
     if low in PRONOUNS_3SG or _is_person(head):
         return False
-    from lemminflect import getAllLemmas
 
-    lemma = getAllLemmas(low, upos="NOUN").get("NOUN", (low,))[0]
+    lemma = lemmas(low, "NOUN").get("NOUN", (low,))[0]
     return (lemma != low or low.endswith("es")) and low.endswith("s") and not low.endswith(("ss", "us", "is"))
 
 

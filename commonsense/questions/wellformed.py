@@ -35,6 +35,7 @@ from commonsense.kg.edges import EdgeFilter, edge_filter
 from commonsense.kg.normalize import clean, normalize_tail
 
 from . import fluent
+from .fluent import inflections, lemmas
 
 FUNCTION_WORDS = frozenset(
     """a an the this that these those some any no every each either neither all both half several
@@ -84,7 +85,6 @@ TAIL_SUBJECT |= {"oEffect": "PersonY"}
 
 @lru_cache(maxsize=262144)
 def _lexical(word: str) -> bool:
-    from lemminflect import getAllLemmas
 
     w = word.lower()
     if w in FUNCTION_WORDS:
@@ -93,14 +93,13 @@ def _lexical(word: str) -> bool:
         return False
     if "-" in w:
         return all(_lexical(p) for p in w.split("-"))
-    return bool(getAllLemmas(w))
+    return bool(lemmas(w))
 
 
 @lru_cache(maxsize=262144)
 def _pos(word: str) -> frozenset[str]:
-    from lemminflect import getAllLemmas
 
-    return frozenset(getAllLemmas(word.lower()))
+    return frozenset(lemmas(word.lower()))
 
 
 # adjectives that are also verbs in their base form and have no comparative in lemminflect's tables
@@ -116,12 +115,11 @@ def _verb_not_adjective(word: str) -> bool:
     """A verb's base form that lemminflect's lexicon also lists as an adjective without being one:
     "PersonX is wonder", "PersonX is scare", "PersonX is elect" (true adjectives that are verbs too,
     "calm", "open", have comparatives or are in :data:`ADJECTIVE_VERBS`)."""
-    from lemminflect import getAllInflections, getAllLemmas
 
     w = word.lower()
-    if w in ADJECTIVE_VERBS or w not in getAllLemmas(w, upos="VERB").get("VERB", ()):
+    if w in ADJECTIVE_VERBS or w not in lemmas(w, "VERB").get("VERB", ()):
         return False
-    adj = getAllInflections(w, upos="ADJ")
+    adj = inflections(w, "ADJ")
     return "JJR" not in adj and not w.endswith(("ed", "en"))
 
 
@@ -161,9 +159,8 @@ def _bare_verb(word: str) -> bool:
         return False
     if "ADJ" in pos:
         return _verb_not_adjective(w)
-    from lemminflect import getAllLemmas
 
-    return w in getAllLemmas(w, upos="VERB").get("VERB", ()) and not w.endswith(("ed", "ing", "en"))
+    return w in lemmas(w, "VERB").get("VERB", ()) and not w.endswith(("ed", "ing", "en"))
 
 
 PREPOSITIONS = frozenset(
@@ -209,9 +206,8 @@ NEEDS_OBJECT = frozenset(NEEDS_OBJECT_LIST)
 
 def _verb_form(word: str) -> str | None:
     """The verb lemma of an inflected or base verb form, or None."""
-    from lemminflect import getAllLemmas
 
-    got = getAllLemmas(word.lower(), upos="VERB").get("VERB", ())
+    got = lemmas(word.lower(), "VERB").get("VERB", ())
     return got[0] if got else None
 
 
@@ -224,9 +220,8 @@ def _bare_count_noun(toks: list[str], i: int) -> bool:
     pos = _pos(w)
     if "NOUN" not in pos or "ADJ" in pos or "ADV" in pos:
         return False
-    from lemminflect import getAllLemmas
 
-    if w not in getAllLemmas(w, upos="NOUN").get("NOUN", ()):
+    if w not in lemmas(w, "NOUN").get("NOUN", ()):
         return False  # a plural ("cookies") or another form
     j = i - 1
     while j > 0 and (
@@ -261,9 +256,8 @@ def _bare_count_noun(toks: list[str], i: int) -> bool:
 
 def _plural_noun(word: str) -> bool:
     """A noun in the plural that is no singular noun, verb or adjective too ("orders" is a verb form)."""
-    from lemminflect import getAllLemmas
 
-    nouns = getAllLemmas(word, upos="NOUN").get("NOUN", ())
+    nouns = lemmas(word, "NOUN").get("NOUN", ())
     return bool(nouns) and word not in nouns and word.endswith("s") and "ADJ" not in _pos(word)
 
 
@@ -278,9 +272,8 @@ def _missing_possessive(toks: list[str], i: int) -> bool:
         return False
     if _pos(nxt) != frozenset({"NOUN"}) and nxt not in POSSESSED_NOUNS:
         return False
-    from lemminflect import getAllLemmas
 
-    if nxt not in getAllLemmas(nxt, upos="NOUN").get("NOUN", ()):
+    if nxt not in lemmas(nxt, "NOUN").get("NOUN", ()):
         return False  # a plural: "tells PersonY stories"
     # after a verb that takes two objects too: a singular noun needs "'s" or an article either way
     return _verb_form(toks[i - 1].lower()) is not None or toks[i - 1].lower() in PREPOSITIONS
@@ -288,10 +281,9 @@ def _missing_possessive(toks: list[str], i: int) -> bool:
 
 def _third_person(word: str) -> bool:
     """A verb in the third person singular ("travels") where a base form must stand."""
-    from lemminflect import getAllLemmas
 
     w = word.lower()
-    verb = getAllLemmas(w, upos="VERB").get("VERB", ())
+    verb = lemmas(w, "VERB").get("VERB", ())
     return bool(verb) and w not in verb and w.endswith("s") and not w.endswith("ss")
 
 
@@ -299,6 +291,7 @@ def _tokens(text: str) -> list[str]:
     return re.sub(r"(\w)('s|n't)\b", r"\1 \2", text).split()
 
 
+@lru_cache(maxsize=1 << 20)
 def unreadable(text: str) -> str | None:
     """Why ``text`` (display form) does not read as English, or None."""
     toks = _tokens(text)
@@ -402,6 +395,7 @@ def _rest_after(subject: str, toks: list[str]) -> list[str] | None:
     return None
 
 
+@lru_cache(maxsize=1 << 20)
 def misfit(relation: str, tail: str) -> str | None:
     """Why ``tail`` (display form) does not answer ``relation``'s question, or None. Relations
     without a rule (physical, CSKB "general …") always fit."""
@@ -456,14 +450,37 @@ def triple_reason(head: str, relation: str, tail: str) -> str | None:
     return f"tail: {why}" if why else None
 
 
-@lru_cache(maxsize=262144)
+@lru_cache(maxsize=1 << 20)
 def _display(text: str) -> str:
     return fluent.display(fluent.people(text))
 
 
 def display_reason(head: str, relation: str, tail: str) -> str | None:
-    """:func:`triple_reason` for the graph's own text (a record before the index is built)."""
-    return triple_reason(_display(clean(head)), relation, _display(normalize_tail(relation, tail)))
+    """:func:`triple_reason` for the graph's own text (a record before the index is built). The
+    head's and the tail's verdicts are cached apart: a graph repeats both far more than triples."""
+    why = _head_reason(head)
+    if why:
+        return why
+    shown_head, (shown_tail, why) = _display(clean(head)), _tail_reason(relation, tail)
+    if why:
+        return why
+    return "tail repeats the head" if shown_head == shown_tail else None
+
+
+@lru_cache(maxsize=1 << 20)
+def _head_reason(head: str) -> str | None:
+    why = unreadable(_display(clean(head)))
+    return f"head: {why}" if why else None
+
+
+@lru_cache(maxsize=1 << 20)
+def _tail_reason(relation: str, tail: str) -> tuple[str, str | None]:
+    shown = _display(normalize_tail(relation, tail))
+    why = unreadable(shown)
+    if why:
+        return shown, f"tail: {why}"
+    why = misfit(relation, shown)
+    return shown, f"tail: {why}" if why else None
 
 
 def well_formed(base: EdgeFilter) -> EdgeFilter:
