@@ -53,6 +53,7 @@ def _texts(q) -> list[str]:
     return [q.context, q.question, *q.options, *q.answers]
 
 
+@pytest.mark.slow  # the CKBP graph with and without its implausible triples (~40 s in all)
 @pytest.mark.parametrize("kind", ["2i", "2p", "3i", "2in"])
 def test_ckbp_default_chains_use_only_label1_triples(kind: str) -> None:
     labels: dict[tuple[str, str, str], set[float | None]] = {}
