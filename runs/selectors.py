@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from cocoweb.leases import lease_stale
 
@@ -20,9 +22,46 @@ def runs_stale() -> QuerySet[Run]:
     return lease_stale(Run)
 
 
+def runs_on_statement_set(statement_set_id: int | None, *, exclude: Run | None = None, limit: int = 20) -> list[Run]:
+    """The first ``limit`` runs (by id) on a statement set, ``exclude`` left out."""
+    qs = Run.objects.filter(statement_set_id=statement_set_id)
+    if exclude is not None:
+        qs = qs.exclude(pk=exclude.pk)
+    return list(qs.order_by("pk")[:limit])
+
+
 def run_predictions(run: Run) -> QuerySet[Prediction]:
     rel = "statement" if run.is_statement_run else "question"
     return Prediction.objects.filter(run=run).select_related(rel).order_by("position")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricValue:
+    """One stored run metric: its run, name, scope ("overall", "structure=2p", "category=..."), value, n."""
+
+    run: int
+    name: str
+    scope: str
+    value: float | None
+    n: int
+
+
+def metric_values(
+    runs: Sequence[Run], names: Iterable[str], *, scope: str | None = None, scope_prefix: str | None = None
+) -> list[MetricValue]:
+    """The runs' stored metrics of these names, in scope ``scope`` or any scope starting with
+    ``scope_prefix`` (either; neither given: every scope). One query."""
+    where = Q()
+    if scope is not None:
+        where |= Q(scope=scope)
+    if scope_prefix is not None:
+        where |= Q(scope__startswith=scope_prefix)
+    rows = (
+        RunMetric.objects.filter(run__in=runs, name__in=list(names))
+        .filter(where)
+        .values_list("run_id", "name", "scope", "value", "n")
+    )
+    return [MetricValue(run=r, name=nm, scope=sc, value=v, n=n) for r, nm, sc, v, n in rows]
 
 
 class MetricRow(TypedDict):

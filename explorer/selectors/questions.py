@@ -78,6 +78,11 @@ def question_filter_choices(f: QuestionFilters) -> dict[str, Any]:
     }
 
 
+def question_detail() -> QuerySet[Question]:
+    """Questions with their set and its graph (the question page names both)."""
+    return Question.objects.select_related("question_set", "question_set__graph")
+
+
 def question_chain(q: Question) -> list[list[tuple[str, str, str]]]:
     """The golden chain(s) as (head, relation, tail) texts: as the builder recorded them in the
     metadata (ordered), else the linked triples (one query)."""
