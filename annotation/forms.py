@@ -120,6 +120,14 @@ def _yn(data: Any, name: str) -> int | None:
     return 1 if v in YES else 0 if v in NO else None
 
 
+def elapsed_ms(data: Any) -> int | None:
+    """The time on the item the page measured (``elapsed_ms``), or None when it sent none."""
+    try:
+        return int(float(data.get("elapsed_ms", "")))
+    except ValueError:
+        return None
+
+
 def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:
     """The answer dict of :mod:`commonsense.validation` from a submitted item form."""
     if campaign.kind == Campaign.Kind.SURVEY:

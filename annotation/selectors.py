@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 from django.db.models import Count, Q, QuerySet
 
-from accounts.people import Visitor
+from accounts.people import User, Visitor
 from accounts.roles import RESEARCHER, has_role
 from cocoweb import rowselect
 from commonsense import agreement
@@ -32,6 +32,72 @@ def campaign_list_for(user: Visitor) -> QuerySet[Campaign]:
 def campaign_visible_to(campaign: Campaign, user: Visitor) -> bool:
     """Whether :func:`campaign_list_for` would list this campaign for this person."""
     return has_role(user, RESEARCHER) or campaign.status == Campaign.Status.OPEN
+
+
+def campaign_for_work(slug: str, user: Visitor) -> Campaign | None:
+    """The campaign named ``slug`` if this person may open it, without its sets (the work pages
+    never show them: no joins)."""
+    return campaign_list_for(user).select_related(None).filter(name=slug).first()
+
+
+def campaigns_closed() -> QuerySet[Campaign]:
+    """Closed campaigns, with only what their closing notice shows."""
+    return Campaign.objects.only("name", "title").filter(status=Campaign.Status.CLOSED)
+
+
+def campaign_items(campaign: Campaign) -> QuerySet[Item]:
+    return Item.objects.filter(campaign=campaign)
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignRow:
+    """A campaign on an annotator's list, with their membership in it (None: not joined yet)."""
+
+    campaign: Campaign
+    membership: Membership | None
+
+
+def campaign_rows_for(user: User) -> list[CampaignRow]:
+    """The campaigns this person may open, each with their membership. Two queries."""
+    mine = {m.campaign_id: m for m in Membership.objects.filter(user=user)}
+    return [CampaignRow(c, mine.get(c.pk)) for c in campaign_list_for(user)]
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """What the work page's progress line says: ``done`` of ``total`` (None: not shown)."""
+
+    label: str
+    done: int | None
+    total: int | None
+
+
+_REGULAR_COUNTS: dict[tuple[int, float], int] = {}  # items never change after creation: once per process
+
+
+def regular_item_count(campaign: Campaign) -> int:
+    """The campaign's regular items, counted once per process (items never change after creation)."""
+    key = (campaign.pk, campaign.created_at.timestamp())
+    regular = _REGULAR_COUNTS.get(key)
+    if regular is None:
+        regular = _REGULAR_COUNTS[key] = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
+    return regular
+
+
+def qualification_item_count(campaign: Campaign) -> int:
+    return Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
+
+
+def work_progress(campaign: Campaign, m: Membership) -> Progress:
+    """An annotator's progress: qualification items answered of all, then regular answers of the
+    campaign's items (at most the per-annotator budget)."""
+    if m.state == Membership.State.QUALIFYING:
+        done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
+        return Progress("Qualification", done, qualification_item_count(campaign))
+    total = regular_item_count(campaign)
+    if campaign.max_items_per_annotator:
+        total = min(total, campaign.max_items_per_annotator)
+    return Progress("Answered", m.regular_answered, total)
 
 
 @cache
