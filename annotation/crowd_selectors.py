@@ -13,8 +13,17 @@ from typing import Any, cast
 from django.db.models import Count, Q, QuerySet, Sum
 
 from .models import Assignment, Campaign, Item, Membership, Response
-from .participants_models import Participant
+from .participants_models import CrowdStudy, Participant
 from .selectors import Progress, regular_item_count
+
+
+def crowd_study(campaign: Campaign) -> CrowdStudy | None:
+    """The campaign's crowd study settings (None: never saved)."""
+    return CrowdStudy.objects.filter(campaign=campaign).first()
+
+
+def campaign_memberships(campaign: Campaign) -> QuerySet[Membership]:
+    return Membership.objects.filter(campaign=campaign)
 
 
 def participant_of(user: Any) -> Participant | None:

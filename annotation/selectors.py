@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any, Literal
 
 import numpy as np
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, QuerySet
 
 from accounts.people import User, Visitor
@@ -47,6 +48,43 @@ def campaigns_closed() -> QuerySet[Campaign]:
 
 def campaign_items(campaign: Campaign) -> QuerySet[Item]:
     return Item.objects.filter(campaign=campaign)
+
+
+def campaign_with_sets() -> QuerySet[Campaign]:
+    """Campaigns with their statement or question set (the researcher pages name them)."""
+    return Campaign.objects.select_related("statement_set", "question_set")
+
+
+def regular_items(campaign: Campaign) -> QuerySet[Item]:
+    return Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR)
+
+
+def regular_answer_counts(campaign: Campaign) -> list[int]:
+    """How many answers each regular item has (the dashboard's histogram)."""
+    return list(regular_items(campaign).values_list("answer_count", flat=True))
+
+
+def answered_items(campaign: Campaign, limit: int) -> QuerySet[Item]:
+    """The first ``limit`` regular items (by position) with at least one answer."""
+    return regular_items(campaign).filter(answer_count__gt=0).order_by("position")[:limit]
+
+
+def usernames(user_ids: list[int]) -> dict[int, str]:
+    """user id -> username (the dashboard names its raters)."""
+    return dict(get_user_model().objects.filter(pk__in=user_ids).values_list("pk", "username"))
+
+
+def adjudicated_labels(campaign: Campaign, limit: int) -> QuerySet[FinalLabel]:
+    """The latest ``limit`` labels a researcher decided, with the decision and its author."""
+    return (
+        FinalLabel.objects.filter(item__campaign=campaign, provenance=FinalLabel.Provenance.ADJUDICATED)
+        .select_related("item", "adjudication__decided_by")
+        .order_by("-adjudication__decided_at")[:limit]
+    )
+
+
+def final_label_of(item: Item) -> FinalLabel | None:
+    return FinalLabel.objects.filter(item=item).first()
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,30 @@ def runs_on_statement_set(statement_set_id: int | None, *, exclude: Run | None =
     return list(qs.order_by("pk")[:limit])
 
 
+def runs_recent(limit: int = 50) -> QuerySet[Run]:
+    return run_list().order_by("-id")[:limit]
+
+
+def runs_by_ids(ids: list[int]) -> list[Run]:
+    """These runs (with their sets and author) in the order of ``ids``; unknown ids left out."""
+    runs = list(run_list().filter(pk__in=ids))
+    runs.sort(key=lambda r: ids.index(r.pk))
+    return runs
+
+
+def prediction_with_run() -> QuerySet[Prediction]:
+    return Prediction.objects.select_related("run")
+
+
+def predictions_to_review(run: Run, limit: int = 200) -> QuerySet[Prediction]:
+    """A generative run's predictions that have a rule's error category (wrong or unanswered), in item order."""
+    return (
+        Prediction.objects.filter(run=run, extra__error_category__isnull=False)
+        .select_related("question")
+        .order_by("position")[:limit]
+    )
+
+
 def run_predictions(run: Run) -> QuerySet[Prediction]:
     rel = "statement" if run.is_statement_run else "question"
     return Prediction.objects.filter(run=run).select_related(rel).order_by("position")

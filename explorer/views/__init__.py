@@ -26,9 +26,9 @@ from .panels import Panel, render_with_panels
 def index(request: HttpRequest) -> HttpResponse:
     ctx: dict[str, Any] = {"graphs": graph_list(), "question_sets": question_set_list(), "runs": []}
     if runs_available():
-        from runs.selectors import run_list
+        from runs.selectors import runs_recent
 
-        ctx["runs"] = run_list().order_by("-id")[:50]
+        ctx["runs"] = runs_recent(50)
     ctx["verified"] = verified_accuracy()
     return render(request, "explorer/index.html", ctx)
 
