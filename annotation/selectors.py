@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypedDict
 
 import numpy as np
 from django.contrib.auth import get_user_model
@@ -163,7 +163,23 @@ def submit_target(slug: str, user: Visitor, item_id: int) -> Assignment | None:
     return a
 
 
-def campaign_progress(campaign: Campaign) -> dict[str, int]:
+class CampaignProgress(TypedDict):
+    """A campaign's regular items and answers, and its annotators (``members_<state>``: per
+    membership state, present when someone is in it)."""
+
+    items: int
+    complete: int
+    answers: int
+    target: int
+    reserved: int
+    annotators: int
+    members_qualifying: NotRequired[int]
+    members_active: NotRequired[int]
+    members_failed: NotRequired[int]
+    members_blocked: NotRequired[int]
+
+
+def campaign_progress(campaign: Campaign) -> CampaignProgress:
     agg = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).aggregate(
         items=Count("id"),
         complete=Count("id", filter=Q(answer_count__gte=campaign.redundancy)),
@@ -172,15 +188,16 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
     members = Membership.objects.filter(campaign=campaign).values("state").annotate(n=Count("id"))
     by_state = {m["state"]: m["n"] for m in members}
     live = Assignment.objects.filter(campaign=campaign, state=Assignment.State.RESERVED).count()
-    return {
-        "items": agg["items"],
-        "complete": agg["complete"],
-        "answers": answers,
-        "target": agg["items"] * campaign.redundancy,
-        "reserved": live,
-        "annotators": sum(by_state.values()),
-        **{f"members_{k}": v for k, v in by_state.items()},
-    }
+    out = CampaignProgress(
+        items=agg["items"],
+        complete=agg["complete"],
+        answers=answers,
+        target=agg["items"] * campaign.redundancy,
+        reserved=live,
+        annotators=sum(by_state.values()),
+    )
+    out.update({f"members_{k}": v for k, v in by_state.items()})  # type: ignore[typeddict-item]
+    return out
 
 
 def regular_answers(campaign: Campaign, item_ids: list[int] | None = None) -> list[tuple[int, int, dict[str, Any]]]:
@@ -388,7 +405,18 @@ def survey_matrix(campaign: Campaign) -> SurveyMatrix | None:
     return SurveyMatrix(campaign, [by_item[i] for i in m.items], m.raters, m.primary, m.predict)
 
 
-def question_set_human_quality(qset: QuestionSet) -> dict[str, Any] | None:
+class HumanQuality(TypedDict):
+    """What the latest MCQA validation campaign of a question set says about its items."""
+
+    campaign: str
+    items: int
+    accepted: int
+    share_accepted: float
+    gold_confirmed: int
+    agreement: float | None
+
+
+def question_set_human_quality(qset: QuestionSet) -> HumanQuality | None:
     """Issue 11 item 8: what the latest MCQA validation campaign of ``qset`` says about it. An item
     is accepted when the majority found the context sensible and at least one option plausible
     (COM2 keeps such items); its gold is confirmed when the gold option is among the plausible."""
@@ -411,11 +439,11 @@ def question_set_human_quality(qset: QuestionSet) -> dict[str, Any] | None:
         accepted += ok
         confirmed += ok and gold in plausible
     agreement = campaign_agreement(campaign).pairwise
-    return {
-        "campaign": campaign.name,
-        "items": items,
-        "accepted": accepted,
-        "share_accepted": round(accepted / items, 4) if items else 0.0,
-        "gold_confirmed": confirmed,
-        "agreement": None if agreement is None else round(float(agreement), 4),
-    }
+    return HumanQuality(
+        campaign=campaign.name,
+        items=items,
+        accepted=accepted,
+        share_accepted=round(accepted / items, 4) if items else 0.0,
+        gold_confirmed=confirmed,
+        agreement=None if agreement is None else round(float(agreement), 4),
+    )

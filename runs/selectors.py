@@ -99,10 +99,18 @@ class CompareRow(TypedDict):
     values: list[float | None]  # one per run
 
 
+class Overlap(TypedDict):
+    """Item-level agreement of two runs on the same set."""
+
+    common: int
+    same_choice: int
+    agreement: float | None
+
+
 class RunsComparison(TypedDict):
     runs: list[Run]
     table: list[CompareRow]
-    overlap: dict[str, Any]  # {common, same_choice, agreement} when the first two runs share a set
+    overlap: Overlap | dict[str, Any]  # empty unless the first two runs share a set
 
 
 def run_metric_table(run: Run) -> list[MetricRow]:
@@ -123,7 +131,7 @@ def runs_compare(runs: list[Run]) -> RunsComparison:
     per_run = [run_metrics_overall(r) for r in runs]
     names = sorted({k for m in per_run for k in m})
     table: list[CompareRow] = [{"name": n, "values": [m.get(n) for m in per_run]} for n in names]
-    overlap: dict[str, Any] = {}
+    overlap: Overlap | dict[str, Any] = {}
     if (
         len(runs) >= 2
         and runs[0].question_set_id == runs[1].question_set_id
@@ -133,5 +141,5 @@ def runs_compare(runs: list[Run]) -> RunsComparison:
         b = dict(Prediction.objects.filter(run=runs[1]).values_list("position", "chosen"))
         common = a.keys() & b.keys()
         same = sum(a[k] == b[k] for k in common)
-        overlap = {"common": len(common), "same_choice": same, "agreement": same / len(common) if common else None}
+        overlap = Overlap(common=len(common), same_choice=same, agreement=same / len(common) if common else None)
     return {"runs": runs, "table": table, "overlap": overlap}
