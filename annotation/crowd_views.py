@@ -26,7 +26,7 @@ from cocoweb.http import Request
 from . import participants as svc
 from . import queue
 from .crowd_selectors import crowd_progress, participant_assignments, participant_of
-from .forms import answer_from_post, elapsed_ms
+from .forms import web_submission
 from .models import Assignment, Campaign, Membership
 from .participants_models import CrowdStudy, Participant
 from .presentation import option_rows, survey_questions
@@ -221,15 +221,8 @@ def submit(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
     item = a.item
     item.campaign = ctx[1]
     try:
-        answer = answer_from_post(ctx[1], item, request.POST)
-        queue.response_submit(
-            item,
-            request.user,
-            answer,
-            idempotency_key=request.POST.get("idempotency_key"),
-            time_ms=elapsed_ms(request.POST),
-            assignment=a,
-        )
+        answer, sent = web_submission(ctx[1], item, request.POST)
+        queue.response_submit(item, request.user, answer, assignment=a, **sent)
     except ValidationError as exc:
         return _box(request, ctx, error=" ".join(exc.messages), status=422 if request.htmx else 200)
     if not request.htmx:

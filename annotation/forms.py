@@ -3,7 +3,7 @@ annotator's answer out of a submitted item form."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from django import forms
 from django.conf import settings
@@ -126,6 +126,20 @@ def elapsed_ms(data: Any) -> int | None:
         return int(float(data.get("elapsed_ms", "")))
     except ValueError:
         return None
+
+
+class SentWith(TypedDict):
+    idempotency_key: str | None
+    time_ms: int | None
+
+
+def web_submission(campaign: Campaign, item: Item, data: Any) -> tuple[dict[str, Any], SentWith]:
+    """A work page's answer post, read for :func:`annotation.queue.response_submit`: the answer
+    (ValidationError when it is incomplete) and the keywords the page sends with it (its
+    idempotency key, the time on the item)."""
+    return answer_from_post(campaign, item, data), SentWith(
+        idempotency_key=data.get("idempotency_key"), time_ms=elapsed_ms(data)
+    )
 
 
 def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
 from cocoweb.http import Request
 
 from . import queue, selectors
-from .forms import answer_draft, answer_from_post, elapsed_ms
+from .forms import answer_draft, web_submission
 from .models import Campaign
 from .presentation import option_rows, survey_questions
 from .rica import rica_choice
@@ -143,15 +143,8 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
     item.campaign = campaign  # already loaded: no second query
     done = None
     try:
-        answer = answer_from_post(campaign, item, request.POST)
-        done = queue.response_submit(
-            item,
-            request.user,
-            answer,
-            idempotency_key=request.POST.get("idempotency_key"),
-            time_ms=elapsed_ms(request.POST),
-            assignment=a,
-        )
+        answer, sent = web_submission(campaign, item, request.POST)
+        done = queue.response_submit(item, request.user, answer, assignment=a, **sent)
     except ValidationError as exc:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)
@@ -167,6 +160,13 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
     return _item_response(request, campaign, queue.next_step(campaign, request.user, after=done))
 
 
+def _back_to_work(request: Request, slug: str, error: str) -> HttpResponse:
+    """A plain (no-htmx) post's answer: the work page again, with the refusal as a message."""
+    if error:
+        messages.warning(request, error)
+    return redirect("annotation:work", slug=slug)
+
+
 @require_POST
 @role_required(ANNOTATOR)
 def skip(request: Request, slug: str, item_id: int) -> HttpResponse:
@@ -178,9 +178,7 @@ def skip(request: Request, slug: str, item_id: int) -> HttpResponse:
     except ValidationError as exc:
         error = " ".join(exc.messages)
     if not request.htmx:
-        if error:
-            messages.warning(request, error)
-        return redirect("annotation:work", slug=slug)
+        return _back_to_work(request, slug, error)
     return _item_response(request, campaign, queue.next_step(campaign, request.user), error=error)
 
 
@@ -199,8 +197,6 @@ def undo(request: Request, slug: str) -> HttpResponse:
     except ValidationError as exc:
         error = " ".join(exc.messages)
     if not request.htmx:
-        if error:
-            messages.warning(request, error)
-        return redirect("annotation:work", slug=slug)
+        return _back_to_work(request, slug, error)
     request.session.pop("annotation_undo", None)
     return _item_response(request, campaign, queue.next_step(campaign, request.user), error=error, previous=previous)

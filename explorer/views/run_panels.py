@@ -128,6 +128,27 @@ def accuracy_panel(
     )
 
 
+# dimension -> (panel key, title, shown without any group): the accuracy breakdowns of es.DIMENSIONS
+DIMENSION_PANELS = {
+    "relation": ("by-relation", "Accuracy by relation", True),
+    "kind": ("by-kind", "Accuracy by query kind", True),
+    "perturbation": ("rica", "RICA: accuracy by perturbation", False),  # only on a RICA set
+}
+
+
+def dimension_panels(runs: Sequence[Run], want: Callable[..., bool], min_n: int, *dimensions: str) -> list[Panel]:
+    """The accuracy-by-group panels of ``dimensions`` that are wanted (each one query, cached)."""
+    out = []
+    for dim in dimensions:
+        key, title, keep_empty = DIMENSION_PANELS[dim]
+        if not want(key):
+            continue
+        rows = es.accuracy_by(runs, dim)
+        if rows or keep_empty:
+            out.append(accuracy_panel(key, title, runs, rows, dim, dim, min_n))
+    return out
+
+
 def _wanted(only: str) -> Callable[..., bool]:
     """``only``: the one panel a CSV download asks for ("" = all): the others are not computed."""
     return lambda *keys: not only or only in keys
@@ -137,24 +158,7 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
     runs, want, panels = [run], _wanted(only), []
     if run.scoring == "generate-answer":  # no option is chosen: the accuracy panels would say 0
         return generation_panel(runs, want, run_label)
-    if want("by-relation"):
-        panels.append(
-            accuracy_panel(
-                "by-relation",
-                "Accuracy by relation",
-                runs,
-                es.accuracy_by(runs, "relation"),
-                "relation",
-                "relation",
-                min_n,
-            )
-        )
-    if want("by-kind"):
-        panels.append(
-            accuracy_panel(
-                "by-kind", "Accuracy by query kind", runs, es.accuracy_by(runs, "kind"), "kind", "kind", min_n
-            )
-        )
+    panels += dimension_panels(runs, want, min_n, "relation", "kind")
     if want("position-bias"):
         cells = es.position_counts(run)
         n_opt = es.max_options(run) if cells else 0
@@ -173,11 +177,7 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
     coco = es.coco_summary(runs).get(run.pk) if want("coco") else None
     if coco and coco["n_app"]:
         panels.append(coco_quadrant_panel(run, coco))
-    pert = es.accuracy_by(runs, "perturbation") if want("rica") else []
-    if pert:
-        panels.append(
-            accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation", min_n)
-        )
+    panels += dimension_panels(runs, want, min_n, "perturbation")
     panels += rica_panels(runs, want, run_label)
     panels += error_category_panel(runs, want, run_label)
     windows = es.difficulty_buckets(runs).get(run.pk) if want("difficulty", "kba-accuracy") else None
@@ -424,34 +424,11 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
     panels += generation_panel(qruns, want, run_label)
     qruns = [r for r in qruns if r.scoring != "generate-answer"]  # no option chosen: no accuracy
     if qruns:
-        if want("by-relation"):
-            panels.append(
-                accuracy_panel(
-                    "by-relation",
-                    "Accuracy by relation",
-                    qruns,
-                    es.accuracy_by(qruns, "relation"),
-                    "relation",
-                    "relation",
-                    min_n,
-                )
-            )
-        if want("by-kind"):
-            panels.append(
-                accuracy_panel(
-                    "by-kind", "Accuracy by query kind", qruns, es.accuracy_by(qruns, "kind"), "kind", "kind", min_n
-                )
-            )
+        panels += dimension_panels(qruns, want, min_n, "relation", "kind")
         coco = es.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
         if any(v["n_app"] for v in coco.values()):
             panels += coco_scatter_panels(qruns, coco)
-        pert = es.accuracy_by(qruns, "perturbation") if want("rica") else []
-        if pert:
-            panels.append(
-                accuracy_panel(
-                    "rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation", min_n
-                )
-            )
+        panels += dimension_panels(qruns, want, min_n, "perturbation")
         panels += rica_panels(qruns, want, run_label)
         buckets = es.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:
