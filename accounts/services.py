@@ -14,6 +14,8 @@ from django.db import transaction
 from .roles import ADMIN, ANNOTATOR, RESEARCHER
 
 if TYPE_CHECKING:
+    from rest_framework.authtoken.models import Token
+
     from .people import User
 
 # Apps whose model permissions a researcher holds (all actions); admins also manage people.
@@ -88,3 +90,19 @@ def api_tokens_revoke_on_password_change(sender: type, instance: object, created
     from rest_framework.authtoken.models import Token
 
     Token.objects.filter(user_id=instance.pk).delete()  # type: ignore[attr-defined]
+
+
+def api_token_renew(user: User) -> str:
+    """A new REST API token for ``user`` in place of any old one; its key (shown to them once)."""
+    from rest_framework.authtoken.models import Token
+
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return str(Token.objects.create(user=user).key)
+
+
+def api_token_of(user: User) -> Token | None:
+    """The person's current REST API token, or None."""
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.filter(user=user).first()

@@ -18,8 +18,8 @@ from cocoweb.http import Request
 from . import charts, participants, selectors
 from .crowd_exports import participants_csv
 from .crowd_forms import CrowdStudyForm
-from .crowd_selectors import crowd_overview, person_rows
-from .models import Campaign, Membership
+from .crowd_selectors import campaign_memberships, crowd_overview, crowd_study, person_rows
+from .models import Campaign
 from .participants_models import CrowdStudy
 
 
@@ -34,7 +34,7 @@ def _overview_ctx(campaign: Campaign) -> dict[str, object]:
 @role_required(RESEARCHER)
 def participants_page(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug)
-    study = CrowdStudy.objects.filter(campaign=campaign).first()
+    study = crowd_study(campaign)
     form = CrowdStudyForm(instance=study or CrowdStudy(campaign=campaign))
     figures = {}
     res = selectors.campaign_nww(campaign, n_boot=200)
@@ -67,7 +67,7 @@ def participants_live(request: Request, slug: str) -> HttpResponse:
 @role_required(RESEARCHER)
 def study_settings(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug)
-    study = CrowdStudy.objects.filter(campaign=campaign).first() or CrowdStudy(campaign=campaign)
+    study = participants.study_of(campaign)
     form = CrowdStudyForm(request.POST, instance=study)
     if form.is_valid():
         try:
@@ -88,7 +88,7 @@ ACTIONS = ("block", "unblock", "reset-qualification")
 @role_required(RESEARCHER)
 def person_action(request: HttpRequest, slug: str, user_id: int, action: str) -> HttpResponse:
     campaign = _campaign(slug)
-    m = get_object_or_404(Membership, campaign=campaign, user_id=user_id)
+    m = get_object_or_404(campaign_memberships(campaign), user_id=user_id)
     if action == "block":
         participants.membership_block(campaign, m.user, True)
     elif action == "unblock":

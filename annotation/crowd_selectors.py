@@ -10,10 +10,39 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 
-from .models import Campaign, Item, Membership, Response
-from .participants_models import Participant
+from .models import Assignment, Campaign, Item, Membership, Response
+from .participants_models import CrowdStudy, Participant
+from .selectors import Progress, regular_item_count
+
+
+def crowd_study(campaign: Campaign) -> CrowdStudy | None:
+    """The campaign's crowd study settings (None: never saved)."""
+    return CrowdStudy.objects.filter(campaign=campaign).first()
+
+
+def campaign_memberships(campaign: Campaign) -> QuerySet[Membership]:
+    return Membership.objects.filter(campaign=campaign)
+
+
+def participant_of(user: Any) -> Participant | None:
+    """The crowd participant this account is, with their campaign (None: not a participant)."""
+    return Participant.objects.select_related("campaign").filter(user=user).first()
+
+
+def participant_assignments(campaign: Campaign, user: Any) -> QuerySet[Assignment]:
+    """A participant's assignments in their campaign, with item and campaign (items are looked up by uid)."""
+    return Assignment.objects.select_related("item", "campaign").filter(campaign=campaign, user=user)
+
+
+def crowd_progress(campaign: Campaign, m: Membership) -> Progress:
+    """A participant's progress: none shown while qualifying; then regular answers of their budget
+    (or of all the campaign's items)."""
+    if m.state == Membership.State.QUALIFYING:
+        return Progress("Qualification", None, None)
+    total = campaign.max_items_per_annotator or regular_item_count(campaign)
+    return Progress("Answered", m.regular_answered, total or None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,9 +25,12 @@ from cocoweb.http import Request
 
 from . import participants as svc
 from . import queue
-from .forms import answer_from_post
-from .models import Assignment, Campaign, Item, Membership
+from .crowd_selectors import crowd_progress, participant_assignments, participant_of
+from .forms import web_submission
+from .models import Assignment, Campaign, Membership
 from .participants_models import CrowdStudy, Participant
+from .presentation import option_rows, survey_questions
+from .selectors import qualification_item_count
 
 CLAIM = "crowd_claim"
 STAGE_VIEW: dict[str, str] = {
@@ -39,6 +42,8 @@ STAGE_VIEW: dict[str, str] = {
     Participant.Stage.RETURNED: "crowd:done",
     Participant.Stage.SCREENED_OUT: "crowd:done",
 }
+# The URL names the item box (annotation/_item.html, crowd/_item.html) posts to and polls.
+ITEM_VIEWS = {"submit": "crowd:submit", "skip": "crowd:skip", "poll": "crowd:work", "work": "crowd:work"}
 BUSY = (
     "This study is already open for your participant id in another browser window or on another device. "
     "Carry on there, or close it: this link works again {minutes} minutes after that window's last answer."
@@ -89,7 +94,7 @@ def participant_required(view: Callable[..., HttpResponse]) -> Callable[..., Htt
             return _message(
                 request, "Open your study link", "Please open this study through the link your platform gave you.", 403
             )
-        p = Participant.objects.select_related("campaign").filter(user=request.user).first()
+        p = participant_of(request.user)
         if p is None or p.campaign.name != slug:
             raise PermissionDenied("this page belongs to another study")
         if request.session.get(CLAIM) != p.claim:
@@ -124,7 +129,7 @@ def instructions(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     if request.method == "POST":
         svc.instructions_done(p, study)
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
-    n_qual = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
+    n_qual = qualification_item_count(campaign)
     return render(
         request,
         "annotation/crowd/instructions.html",
@@ -183,26 +188,17 @@ def _box(
         "membership": m,
         "error": error,
         "idempotency_key": uuid.uuid4().hex,
-        "progress": _progress(campaign, m),
+        "progress": crowd_progress(campaign, m),
+        "item_views": ITEM_VIEWS,
     }
     if step.assignment is not None:
         item = step.assignment.item
         c["item"] = item
-        c["options"] = [{"index": i, "key": i + 1, "text": t} for i, t in enumerate(item.payload.get("options", []))]
-        questions = [("agree", "Do you agree with this statement?")]
-        questions.append(("predict", "Do you think most people would agree with this statement?"))
-        if campaign.ask_common_sense:
-            questions.append(("common", "Is this statement common sense?"))
-        c["survey_questions"] = [{"name": n, "text": t} for n, t in questions]
+        c["item_ref"] = item.uid
+        c["options"] = option_rows(item.payload.get("options", []))
+        c["survey_questions"] = survey_questions(campaign.ask_common_sense)
     template = "annotation/crowd/_item.html" if request.htmx else "annotation/crowd/work.html"
     return render(request, template, c, status=status)
-
-
-def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
-    if m.state == Membership.State.QUALIFYING:
-        return {"label": "Qualification", "done": None, "total": None}
-    total = campaign.max_items_per_annotator or Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
-    return {"label": "Answered", "done": m.regular_answered, "total": total}
 
 
 @participant_required
@@ -213,9 +209,7 @@ def work(request: Request, ctx: Ctx) -> HttpResponse:
 
 
 def _assignment(ctx: Ctx, user: Any, uid: str) -> Assignment:
-    return get_object_or_404(
-        Assignment.objects.select_related("item", "campaign"), campaign=ctx[1], user=user, item__uid=uid
-    )
+    return get_object_or_404(participant_assignments(ctx[1], user), item__uid=uid)
 
 
 @require_POST
@@ -227,15 +221,8 @@ def submit(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
     item = a.item
     item.campaign = ctx[1]
     try:
-        answer = answer_from_post(ctx[1], item, request.POST)
-        queue.response_submit(
-            item,
-            request.user,
-            answer,
-            idempotency_key=request.POST.get("idempotency_key"),
-            time_ms=_elapsed(request),
-            assignment=a,
-        )
+        answer, sent = web_submission(ctx[1], item, request.POST)
+        queue.response_submit(item, request.user, answer, assignment=a, **sent)
     except ValidationError as exc:
         return _box(request, ctx, error=" ".join(exc.messages), status=422 if request.htmx else 200)
     if not request.htmx:
@@ -257,13 +244,6 @@ def skip(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
     if not request.htmx and not error:
         return redirect("crowd:work", slug=ctx[1].name)
     return _box(request, ctx, error=error)
-
-
-def _elapsed(request: HttpRequest) -> int | None:
-    try:
-        return int(float(request.POST.get("elapsed_ms", "")))
-    except ValueError:
-        return None
 
 
 @require_POST

@@ -3,7 +3,7 @@ annotator's answer out of a submitted item form."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from django import forms
 from django.conf import settings
@@ -118,6 +118,28 @@ NO = {"no", "n", "0", "false"}
 def _yn(data: Any, name: str) -> int | None:
     v = str(data.get(name, "")).strip().lower()
     return 1 if v in YES else 0 if v in NO else None
+
+
+def elapsed_ms(data: Any) -> int | None:
+    """The time on the item the page measured (``elapsed_ms``), or None when it sent none."""
+    try:
+        return int(float(data.get("elapsed_ms", "")))
+    except ValueError:
+        return None
+
+
+class SentWith(TypedDict):
+    idempotency_key: str | None
+    time_ms: int | None
+
+
+def web_submission(campaign: Campaign, item: Item, data: Any) -> tuple[dict[str, Any], SentWith]:
+    """A work page's answer post, read for :func:`annotation.queue.response_submit`: the answer
+    (ValidationError when it is incomplete) and the keywords the page sends with it (its
+    idempotency key, the time on the item)."""
+    return answer_from_post(campaign, item, data), SentWith(
+        idempotency_key=data.get("idempotency_key"), time_ms=elapsed_ms(data)
+    )
 
 
 def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:

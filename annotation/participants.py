@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from .crowd_selectors import crowd_study
 from .models import Assignment, Campaign, Item, Membership, Response
 from .participants_models import DEMOGRAPHIC_FIELDS, CrowdStudy, Participant
 
@@ -158,7 +159,7 @@ def _stage_set(p: Participant, stage: str, **fields: Any) -> Participant:
 
 
 def study_of(campaign: Campaign) -> CrowdStudy:
-    return CrowdStudy.objects.filter(campaign=campaign).first() or CrowdStudy(campaign=campaign)
+    return crowd_study(campaign) or CrowdStudy(campaign=campaign)
 
 
 def consent_record(p: Participant, agreed: bool, now: datetime | None = None) -> Participant:

@@ -47,3 +47,24 @@ def votes_text(kind: str, votes: Mapping[str, Any] | None) -> str:
     if votes.get("bad_context"):
         out += f" · bad context {votes['bad_context']}/{n}"
     return out
+
+
+# -- the item box (annotation/_item.html), the same for annotators and the crowd ----------------
+
+SURVEY_QUESTIONS = (
+    ("agree", "Do you agree with this statement?"),
+    ("predict", "Do you think most people would agree with this statement?"),
+)
+COMMON_SENSE_QUESTION = ("common", "Is this statement common sense?")
+
+
+def survey_questions(ask_common_sense: bool, previous: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The survey's yes/no questions, (a) (b) and (c) when the campaign asks it, each with the
+    answer being shown again (None: none)."""
+    questions = [*SURVEY_QUESTIONS, *([COMMON_SENSE_QUESTION] if ask_common_sense else [])]
+    return [{"name": n, "text": t, "value": (previous or {}).get(n)} for n, t in questions]
+
+
+def option_rows(options: list[str], picked: set[int] | frozenset[int] = frozenset()) -> list[dict[str, Any]]:
+    """An MCQA item's options: index, key (1-based, as the annotator types it), text, ticked."""
+    return [{"index": i, "key": i + 1, "text": t, "checked": i in picked} for i, t in enumerate(options)]

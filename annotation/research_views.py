@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,12 +21,12 @@ from . import charts, exports, selectors, services
 from .export_access import REFUSAL, campaign_export_allowed
 from .forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
 from .imports import RatingsImportRefused, ratings_import
-from .models import Campaign, FinalLabel, Item
-from .presentation import NWW_MIN_RATERS
+from .models import Campaign
+from .presentation import NWW_MIN_RATERS, option_rows
 
 
 def _campaign(slug: str) -> Campaign:
-    return get_object_or_404(Campaign.objects.select_related("statement_set", "question_set"), name=slug)
+    return get_object_or_404(selectors.campaign_with_sets(), name=slug)
 
 
 @role_required(RESEARCHER)
@@ -72,7 +71,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     figures: dict[str, Any] = {
         "agreement": charts.agreement_histogram(list(agr.per_item.values()), campaign.agreement_threshold)
     }
-    counts = list(Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).values_list("answer_count", flat=True))
+    counts = selectors.regular_answer_counts(campaign)
     figures["answers"] = charts.answers_per_item(counts, campaign.redundancy)
     nww_ctx = nww_short = None
     res = selectors.campaign_nww(campaign, m, n_boot=500)
@@ -81,7 +80,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         nww_short = {"raters": len(res.rater_ids), "need": NWW_MIN_RATERS, "answers": answered, "items": len(m.items)}
         res = None
     if res is not None:
-        names = dict(get_user_model().objects.filter(pk__in=res.rater_ids).values_list("pk", "username"))
+        names = selectors.usernames(list(res.rater_ids))
         rs = res.raters
         figures["annotators"] = charts.annotator_scatter(
             rs.consensus.tolist(), rs.awareness.tolist(), [names.get(r, str(r)) for r in res.rater_ids]
@@ -96,9 +95,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             k: {"value": _fmt(v["value"]), "low": _fmt(v["low"]), "high": _fmt(v["high"]), "n": v["n"]}
             for k, v in res.summary.items()
         }
-    items = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, answer_count__gt=0).order_by("position")[
-        :200
-    ]
+    items = selectors.answered_items(campaign, 200)
     item_rows = [
         {
             "item": i,
@@ -160,18 +157,14 @@ def campaign_status(request: HttpRequest, slug: str) -> HttpResponse:
 def adjudication_queue(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign(slug)
     queue = selectors.adjudication_queue(campaign)[:200]  # labels are current: the writes keep them so
-    decided = (
-        FinalLabel.objects.filter(item__campaign=campaign, provenance=FinalLabel.Provenance.ADJUDICATED)
-        .select_related("item", "adjudication__decided_by")
-        .order_by("-adjudication__decided_at")[:50]
-    )
+    decided = selectors.adjudicated_labels(campaign, 50)
     return render(request, "annotation/adjudication.html", {"campaign": campaign, "queue": queue, "decided": decided})
 
 
 @role_required(RESEARCHER)
 def adjudicate(request: Request, slug: str, item_id: int) -> HttpResponse:
     campaign = _campaign(slug)
-    item = get_object_or_404(Item, pk=item_id, campaign=campaign, role=Item.Role.REGULAR)
+    item = get_object_or_404(selectors.regular_items(campaign), pk=item_id)
     form = AdjudicationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -184,8 +177,8 @@ def adjudicate(request: Request, slug: str, item_id: int) -> HttpResponse:
             messages.success(request, f"Decision recorded for item {item.key}.")
             return redirect("annotation:adjudication", slug=slug)
     responses = [{"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in selectors.item_responses(item)]
-    final = FinalLabel.objects.filter(item=item).first()
-    options = [{"index": i, "key": i + 1, "text": t} for i, t in enumerate(item.payload.get("options", []))]
+    final = selectors.final_label_of(item)
+    options = option_rows(item.payload.get("options", []))
     return render(
         request,
         "annotation/adjudicate.html",

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypedDict
 
 import numpy as np
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, QuerySet
 
-from accounts.people import Visitor
+from accounts.people import User, Visitor
 from accounts.roles import RESEARCHER, has_role
 from cocoweb import rowselect
 from commonsense import agreement
@@ -32,6 +33,109 @@ def campaign_list_for(user: Visitor) -> QuerySet[Campaign]:
 def campaign_visible_to(campaign: Campaign, user: Visitor) -> bool:
     """Whether :func:`campaign_list_for` would list this campaign for this person."""
     return has_role(user, RESEARCHER) or campaign.status == Campaign.Status.OPEN
+
+
+def campaign_for_work(slug: str, user: Visitor) -> Campaign | None:
+    """The campaign named ``slug`` if this person may open it, without its sets (the work pages
+    never show them: no joins)."""
+    return campaign_list_for(user).select_related(None).filter(name=slug).first()
+
+
+def campaigns_closed() -> QuerySet[Campaign]:
+    """Closed campaigns, with only what their closing notice shows."""
+    return Campaign.objects.only("name", "title").filter(status=Campaign.Status.CLOSED)
+
+
+def campaign_items(campaign: Campaign) -> QuerySet[Item]:
+    return Item.objects.filter(campaign=campaign)
+
+
+def campaign_with_sets() -> QuerySet[Campaign]:
+    """Campaigns with their statement or question set (the researcher pages name them)."""
+    return Campaign.objects.select_related("statement_set", "question_set")
+
+
+def regular_items(campaign: Campaign) -> QuerySet[Item]:
+    return Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR)
+
+
+def regular_answer_counts(campaign: Campaign) -> list[int]:
+    """How many answers each regular item has (the dashboard's histogram)."""
+    return list(regular_items(campaign).values_list("answer_count", flat=True))
+
+
+def answered_items(campaign: Campaign, limit: int) -> QuerySet[Item]:
+    """The first ``limit`` regular items (by position) with at least one answer."""
+    return regular_items(campaign).filter(answer_count__gt=0).order_by("position")[:limit]
+
+
+def usernames(user_ids: list[int]) -> dict[int, str]:
+    """user id -> username (the dashboard names its raters)."""
+    return dict(get_user_model().objects.filter(pk__in=user_ids).values_list("pk", "username"))
+
+
+def adjudicated_labels(campaign: Campaign, limit: int) -> QuerySet[FinalLabel]:
+    """The latest ``limit`` labels a researcher decided, with the decision and its author."""
+    return (
+        FinalLabel.objects.filter(item__campaign=campaign, provenance=FinalLabel.Provenance.ADJUDICATED)
+        .select_related("item", "adjudication__decided_by")
+        .order_by("-adjudication__decided_at")[:limit]
+    )
+
+
+def final_label_of(item: Item) -> FinalLabel | None:
+    return FinalLabel.objects.filter(item=item).first()
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignRow:
+    """A campaign on an annotator's list, with their membership in it (None: not joined yet)."""
+
+    campaign: Campaign
+    membership: Membership | None
+
+
+def campaign_rows_for(user: User) -> list[CampaignRow]:
+    """The campaigns this person may open, each with their membership. Two queries."""
+    mine = {m.campaign_id: m for m in Membership.objects.filter(user=user)}
+    return [CampaignRow(c, mine.get(c.pk)) for c in campaign_list_for(user)]
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """What the work page's progress line says: ``done`` of ``total`` (None: not shown)."""
+
+    label: str
+    done: int | None
+    total: int | None
+
+
+_REGULAR_COUNTS: dict[tuple[int, float], int] = {}  # items never change after creation: once per process
+
+
+def regular_item_count(campaign: Campaign) -> int:
+    """The campaign's regular items, counted once per process (items never change after creation)."""
+    key = (campaign.pk, campaign.created_at.timestamp())
+    regular = _REGULAR_COUNTS.get(key)
+    if regular is None:
+        regular = _REGULAR_COUNTS[key] = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
+    return regular
+
+
+def qualification_item_count(campaign: Campaign) -> int:
+    return Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
+
+
+def work_progress(campaign: Campaign, m: Membership) -> Progress:
+    """An annotator's progress: qualification items answered of all, then regular answers of the
+    campaign's items (at most the per-annotator budget)."""
+    if m.state == Membership.State.QUALIFYING:
+        done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
+        return Progress("Qualification", done, qualification_item_count(campaign))
+    total = regular_item_count(campaign)
+    if campaign.max_items_per_annotator:
+        total = min(total, campaign.max_items_per_annotator)
+    return Progress("Answered", m.regular_answered, total)
 
 
 @cache
@@ -59,7 +163,23 @@ def submit_target(slug: str, user: Visitor, item_id: int) -> Assignment | None:
     return a
 
 
-def campaign_progress(campaign: Campaign) -> dict[str, int]:
+class CampaignProgress(TypedDict):
+    """A campaign's regular items and answers, and its annotators (``members_<state>``: per
+    membership state, present when someone is in it)."""
+
+    items: int
+    complete: int
+    answers: int
+    target: int
+    reserved: int
+    annotators: int
+    members_qualifying: NotRequired[int]
+    members_active: NotRequired[int]
+    members_failed: NotRequired[int]
+    members_blocked: NotRequired[int]
+
+
+def campaign_progress(campaign: Campaign) -> CampaignProgress:
     agg = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).aggregate(
         items=Count("id"),
         complete=Count("id", filter=Q(answer_count__gte=campaign.redundancy)),
@@ -68,15 +188,16 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
     members = Membership.objects.filter(campaign=campaign).values("state").annotate(n=Count("id"))
     by_state = {m["state"]: m["n"] for m in members}
     live = Assignment.objects.filter(campaign=campaign, state=Assignment.State.RESERVED).count()
-    return {
-        "items": agg["items"],
-        "complete": agg["complete"],
-        "answers": answers,
-        "target": agg["items"] * campaign.redundancy,
-        "reserved": live,
-        "annotators": sum(by_state.values()),
-        **{f"members_{k}": v for k, v in by_state.items()},
-    }
+    out = CampaignProgress(
+        items=agg["items"],
+        complete=agg["complete"],
+        answers=answers,
+        target=agg["items"] * campaign.redundancy,
+        reserved=live,
+        annotators=sum(by_state.values()),
+    )
+    out.update({f"members_{k}": v for k, v in by_state.items()})  # type: ignore[typeddict-item]
+    return out
 
 
 def regular_answers(campaign: Campaign, item_ids: list[int] | None = None) -> list[tuple[int, int, dict[str, Any]]]:
@@ -284,7 +405,18 @@ def survey_matrix(campaign: Campaign) -> SurveyMatrix | None:
     return SurveyMatrix(campaign, [by_item[i] for i in m.items], m.raters, m.primary, m.predict)
 
 
-def question_set_human_quality(qset: QuestionSet) -> dict[str, Any] | None:
+class HumanQuality(TypedDict):
+    """What the latest MCQA validation campaign of a question set says about its items."""
+
+    campaign: str
+    items: int
+    accepted: int
+    share_accepted: float
+    gold_confirmed: int
+    agreement: float | None
+
+
+def question_set_human_quality(qset: QuestionSet) -> HumanQuality | None:
     """Issue 11 item 8: what the latest MCQA validation campaign of ``qset`` says about it. An item
     is accepted when the majority found the context sensible and at least one option plausible
     (COM2 keeps such items); its gold is confirmed when the gold option is among the plausible."""
@@ -307,11 +439,11 @@ def question_set_human_quality(qset: QuestionSet) -> dict[str, Any] | None:
         accepted += ok
         confirmed += ok and gold in plausible
     agreement = campaign_agreement(campaign).pairwise
-    return {
-        "campaign": campaign.name,
-        "items": items,
-        "accepted": accepted,
-        "share_accepted": round(accepted / items, 4) if items else 0.0,
-        "gold_confirmed": confirmed,
-        "agreement": None if agreement is None else round(float(agreement), 4),
-    }
+    return HumanQuality(
+        campaign=campaign.name,
+        items=items,
+        accepted=accepted,
+        share_accepted=round(accepted / items, 4) if items else 0.0,
+        gold_confirmed=confirmed,
+        agreement=None if agreement is None else round(float(agreement), 4),
+    )

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -17,23 +17,33 @@ from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
 from cocoweb.http import Request
 
 from . import queue, selectors
-from .forms import answer_draft, answer_from_post
-from .models import Campaign, Item, Membership
+from .forms import answer_draft, web_submission
+from .models import Campaign
+from .presentation import option_rows, survey_questions
 from .rica import rica_choice
 
 
 @role_required(ANNOTATOR)
 def index(request: Request) -> HttpResponse:
-    campaigns = selectors.campaign_list_for(request.user)
-    mine = {m.campaign_id: m for m in Membership.objects.filter(user=request.user)}
-    rows = [{"campaign": c, "membership": mine.get(c.pk)} for c in campaigns]
+    rows = selectors.campaign_rows_for(request.user)
     return render(request, "annotation/index.html", {"rows": rows, "can_manage": has_role(request.user, RESEARCHER)})
 
 
 def _campaign(slug: str, user: Visitor) -> Campaign:
     # The work pages never show the campaign's source set: no joins.
-    return get_object_or_404(selectors.campaign_list_for(user).select_related(None), name=slug)
+    campaign = selectors.campaign_for_work(slug, user)
+    if campaign is None:
+        raise Http404("no such campaign")
+    return campaign
 
+
+# The URL names the item box (annotation/_item.html) posts to and polls.
+ITEM_VIEWS = {
+    "submit": "annotation:submit",
+    "skip": "annotation:skip",
+    "poll": "annotation:item",
+    "work": "annotation:work",
+}
 
 CLOSED_MESSAGE = "This campaign is closed: it takes no more answers. Thank you for your part in it."
 
@@ -41,27 +51,9 @@ CLOSED_MESSAGE = "This campaign is closed: it takes no more answers. Thank you f
 def _closed(request: Request, slug: str) -> HttpResponse:
     """An annotator opening a campaign that was closed learns so (410), instead of a 404 that
     reads like a broken link; drafts and unknown names stay 404."""
-    campaign = get_object_or_404(Campaign.objects.only("name", "title"), name=slug, status=Campaign.Status.CLOSED)
+    campaign = get_object_or_404(selectors.campaigns_closed(), name=slug)
     template = "annotation/_closed.html" if request.htmx else "annotation/closed.html"
     return render(request, template, {"campaign": campaign, "message": CLOSED_MESSAGE}, status=410)
-
-
-_REGULAR_COUNTS: dict[tuple[int, float], int] = {}  # items never change after creation: once per process
-
-
-def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
-    if m.state == Membership.State.QUALIFYING:
-        total = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
-        done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
-        return {"label": "Qualification", "done": done, "total": total}
-    key = (campaign.pk, campaign.created_at.timestamp())
-    regular = _REGULAR_COUNTS.get(key)
-    if regular is None:
-        regular = _REGULAR_COUNTS[key] = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
-    total = regular
-    if campaign.max_items_per_annotator:
-        total = min(total, campaign.max_items_per_annotator)
-    return {"label": "Answered", "done": m.regular_answered, "total": total}
 
 
 def _item_context(
@@ -77,29 +69,22 @@ def _item_context(
         "campaign": campaign,
         "step": step,
         "membership": m,
-        "progress": _progress(campaign, m),
+        "progress": selectors.work_progress(campaign, m),
         "error": error,
         "previous": previous or {},
         "idempotency_key": uuid.uuid4().hex,
+        "item_views": ITEM_VIEWS,
     }
     if step.assignment is not None:
         item = step.assignment.item
         ctx["item"] = item
+        ctx["item_ref"] = item.pk
         if campaign.kind == Campaign.Kind.MCQA:
             picked = set((previous or {}).get("plausible", []))
-            ctx["options"] = [
-                {"index": i, "key": i + 1, "text": t, "checked": i in picked}
-                for i, t in enumerate(item.payload.get("options", []))
-            ]
+            ctx["options"] = option_rows(item.payload.get("options", []), picked)
         if campaign.kind == Campaign.Kind.RICA and previous:
             ctx["previous_choice"] = rica_choice(item, previous)
-        questions = [
-            ("agree", "Do you agree with this statement?"),
-            ("predict", "Do you think most people would agree with this statement?"),
-        ]
-        if campaign.ask_common_sense:
-            questions.append(("common", "Is this statement common sense?"))
-        ctx["survey_questions"] = [{"name": n, "text": t, "value": (previous or {}).get(n)} for n, t in questions]
+        ctx["survey_questions"] = survey_questions(campaign.ask_common_sense, previous)
     return ctx
 
 
@@ -119,7 +104,7 @@ def _item_response(
 
 @role_required(ANNOTATOR)
 def work(request: Request, slug: str) -> HttpResponse:
-    campaign = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug).first()
+    campaign = selectors.campaign_for_work(slug, request.user)
     if campaign is None:
         return _closed(request, slug)
     step = queue.next_step(campaign, request.user)
@@ -135,17 +120,10 @@ def item_box(request: Request, slug: str) -> HttpResponse:
     """The item box alone (htmx); a plain request gets the whole page."""
     if not request.htmx:
         return redirect("annotation:work", slug=slug)
-    campaign = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug).first()
+    campaign = selectors.campaign_for_work(slug, request.user)
     if campaign is None:  # closed while the box was waiting: say so in the box (htmx swaps 4xx only if told)
         return _closed(request, slug)
     return _item_response(request, campaign, queue.next_step(campaign, request.user))
-
-
-def _elapsed(request: HttpRequest) -> int | None:
-    try:
-        return int(float(request.POST.get("elapsed_ms", "")))
-    except ValueError:
-        return None
 
 
 @require_POST
@@ -157,23 +135,16 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
     if a is not None:
         campaign, item = a.campaign, a.item
     else:
-        found = selectors.campaign_list_for(request.user).select_related(None).filter(name=slug).first()
+        found = selectors.campaign_for_work(slug, request.user)
         if found is None:
             return _closed(request, slug)
         campaign = found
-        item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+        item = get_object_or_404(selectors.campaign_items(campaign), pk=item_id)
     item.campaign = campaign  # already loaded: no second query
     done = None
     try:
-        answer = answer_from_post(campaign, item, request.POST)
-        done = queue.response_submit(
-            item,
-            request.user,
-            answer,
-            idempotency_key=request.POST.get("idempotency_key"),
-            time_ms=_elapsed(request),
-            assignment=a,
-        )
+        answer, sent = web_submission(campaign, item, request.POST)
+        done = queue.response_submit(item, request.user, answer, assignment=a, **sent)
     except ValidationError as exc:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)
@@ -189,20 +160,25 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
     return _item_response(request, campaign, queue.next_step(campaign, request.user, after=done))
 
 
+def _back_to_work(request: Request, slug: str, error: str) -> HttpResponse:
+    """A plain (no-htmx) post's answer: the work page again, with the refusal as a message."""
+    if error:
+        messages.warning(request, error)
+    return redirect("annotation:work", slug=slug)
+
+
 @require_POST
 @role_required(ANNOTATOR)
 def skip(request: Request, slug: str, item_id: int) -> HttpResponse:
     campaign = _campaign(slug, request.user)
-    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    item = get_object_or_404(selectors.campaign_items(campaign), pk=item_id)
     error = ""
     try:
         queue.assignment_skip(campaign, request.user, item)
     except ValidationError as exc:
         error = " ".join(exc.messages)
     if not request.htmx:
-        if error:
-            messages.warning(request, error)
-        return redirect("annotation:work", slug=slug)
+        return _back_to_work(request, slug, error)
     return _item_response(request, campaign, queue.next_step(campaign, request.user), error=error)
 
 
@@ -221,8 +197,6 @@ def undo(request: Request, slug: str) -> HttpResponse:
     except ValidationError as exc:
         error = " ".join(exc.messages)
     if not request.htmx:
-        if error:
-            messages.warning(request, error)
-        return redirect("annotation:work", slug=slug)
+        return _back_to_work(request, slug, error)
     request.session.pop("annotation_undo", None)
     return _item_response(request, campaign, queue.next_step(campaign, request.user), error=error, previous=previous)

@@ -7,7 +7,7 @@ stored questions by :func:`question_set_quality` (the same figures as counting t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from commonsense.questions.quality import chain_plausibility, text_checks
@@ -16,7 +16,7 @@ from .models import QuestionSet
 
 # Higher apps (annotation) add the human validation figures without knowledge importing them:
 # each reporter returns {"campaign": ..., "items": n, "accepted": k, "share_accepted": ..., ...} or None.
-HumanReporter = Callable[[QuestionSet], dict[str, Any] | None]
+HumanReporter = Callable[[QuestionSet], Mapping[str, Any] | None]
 HUMAN_REPORTERS: list[HumanReporter] = []
 
 
@@ -50,7 +50,7 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     for reporter in HUMAN_REPORTERS:
         human = reporter(qset)
         if human is not None:
-            report["human"] = human
+            report["human"] = dict(human)
     if store:
         qset.quality = report
         qset.save(update_fields=["quality"])

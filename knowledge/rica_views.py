@@ -12,8 +12,8 @@ from django.shortcuts import redirect, render
 
 from accounts.roles import RESEARCHER, role_required
 
-from .models import QuestionSet
-from .rica_build import RICA_KINDS, rica_novel_build
+from .rica_build import rica_novel_build
+from .selectors import rica_set_names
 from .services import ImportRefused
 
 
@@ -25,7 +25,7 @@ class RicaBuildForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        names = QuestionSet.objects.filter(kind__in=RICA_KINDS).order_by("name").values_list("name", flat=True)
+        names = rica_set_names()
         self.fields["source"].choices = [(n, n) for n in names]  # type: ignore[attr-defined]
 
 

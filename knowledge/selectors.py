@@ -44,6 +44,18 @@ def question_structure_counts(qset: QuestionSet) -> list[StructureCount]:
     return list(qset.questions.values("structure").annotate(n=Count("id")).order_by("-n"))
 
 
+def rica_set_names() -> list[str]:
+    """The names of the imported RICA axiom and probe sets, in name order (the novel-entity build's sources)."""
+    from .rica_build import RICA_KINDS
+
+    return list(QuestionSet.objects.filter(kind__in=RICA_KINDS).order_by("name").values_list("name", flat=True))
+
+
+def build_jobs_listed() -> QuerySet[BuildJob]:
+    """Build jobs with what their list and page show (graph, question set, who started it)."""
+    return BuildJob.objects.select_related("graph", "question_set", "created_by")
+
+
 def build_job_recent(limit: int = 5) -> list[BuildJob]:
     return list(BuildJob.objects.select_related("graph", "question_set")[:limit])
 

@@ -246,6 +246,31 @@ def _collect(records: Iterable[Any], stage: str, progress: Progress) -> list[Any
     return out
 
 
+def _set_import(
+    model: type,
+    noun: str,
+    *,
+    name: str,
+    sha: str,
+    read: Callable[[], Iterable[Any]],
+    store: Callable[[list[Any]], None],
+    progress: Progress,
+    allow_duplicate: bool,
+) -> SetImportResult:
+    """The import of a statement or question set: refuse a file already imported under another
+    name (unless ``allow_duplicate``), read every record (``read``, progress under the noun's
+    plural), then in one transaction either find the set already there from the same file (an
+    idempotent re-import) or ``store`` it."""
+    if not allow_duplicate and not model.objects.filter(name=name).exists():  # type: ignore[attr-defined]
+        _set_with_content(model, sha, name, noun)
+    records = _collect(read(), noun.split()[0] + "s", progress)
+    with transaction.atomic():
+        if _check_name_free(model, name, sha):
+            return SetImportResult(name, 0, True)
+        store(records)
+    return SetImportResult(name, len(records), False)
+
+
 def statements_import(
     path: str | Path,
     *,
@@ -257,12 +282,8 @@ def statements_import(
 ) -> SetImportResult:
     path = Path(path)
     sha = file_fingerprint(path)
-    if not allow_duplicate and not StatementSet.objects.filter(name=name).exists():
-        _set_with_content(StatementSet, sha, name, "statement set")
-    records = _collect(read_statements_csv(path), "statements", progress)
-    with transaction.atomic():
-        if _check_name_free(StatementSet, name, sha):
-            return SetImportResult(name, 0, True)
+
+    def store(records: list[Any]) -> None:
         models_answered = sorted({m for r in records for m in r.model_answers})
         sset = StatementSet.objects.create(
             name=name,
@@ -289,7 +310,17 @@ def statements_import(
             ],
             batch_size=2000,
         )
-    return SetImportResult(name, len(records), False)
+
+    return _set_import(
+        StatementSet,
+        "statement set",
+        name=name,
+        sha=sha,
+        read=lambda: read_statements_csv(path),
+        store=store,
+        progress=progress,
+        allow_duplicate=allow_duplicate,
+    )
 
 
 QUESTION_SET_KIND = {
@@ -313,12 +344,8 @@ def questions_import(
     if fmt not in QUESTION_SET_KIND:
         raise ImportRefused(f"unknown question format {fmt!r}; choose one of {', '.join(QUESTION_SET_KIND)}")
     sha = file_fingerprint(path)
-    if not allow_duplicate and not QuestionSet.objects.filter(name=name).exists():
-        _set_with_content(QuestionSet, sha, name, "question set")
-    records = _collect(read_questions(path, fmt), "questions", progress)
-    with transaction.atomic():
-        if _check_name_free(QuestionSet, name, sha):
-            return SetImportResult(name, 0, True)
+
+    def store(records: list[Any]) -> None:
         qset = QuestionSet.objects.create(
             name=name,
             kind=QUESTION_SET_KIND[fmt],
@@ -347,7 +374,17 @@ def questions_import(
             ],
             batch_size=2000,
         )
-    return SetImportResult(name, len(records), False)
+
+    return _set_import(
+        QuestionSet,
+        "question set",
+        name=name,
+        sha=sha,
+        read=lambda: read_questions(path, fmt),
+        store=store,
+        progress=progress,
+        allow_duplicate=allow_duplicate,
+    )
 
 
 __all__ = [

@@ -14,6 +14,7 @@ from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
 from commonsense.io import DataFormatError
 
+from . import selectors
 from .abstract_files import abstract_file_save
 from .build_forms import CocoBuildForm, QuestionBuildForm
 from .build_jobs import build_job_command, build_job_create, build_job_is_stalled, build_job_retry
@@ -81,13 +82,13 @@ def build_coco(request: Request) -> HttpResponse:
 
 @role_required(RESEARCHER)
 def build_job_list(request: HttpRequest) -> HttpResponse:
-    jobs = BuildJob.objects.select_related("graph", "question_set", "created_by")
+    jobs = selectors.build_jobs_listed()
     page = Paginator(jobs, 50).get_page(request.GET.get("page"))
     return render(request, "knowledge/build_jobs.html", {"page": page})
 
 
 def _job(job_id: int) -> BuildJob:
-    return get_object_or_404(BuildJob.objects.select_related("graph", "question_set", "created_by"), pk=job_id)
+    return get_object_or_404(selectors.build_jobs_listed(), pk=job_id)
 
 
 def _progress_context(job: BuildJob) -> dict[str, object]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from cocoweb.leases import lease_stale
 
@@ -20,9 +22,70 @@ def runs_stale() -> QuerySet[Run]:
     return lease_stale(Run)
 
 
+def runs_on_statement_set(statement_set_id: int | None, *, exclude: Run | None = None, limit: int = 20) -> list[Run]:
+    """The first ``limit`` runs (by id) on a statement set, ``exclude`` left out."""
+    qs = Run.objects.filter(statement_set_id=statement_set_id)
+    if exclude is not None:
+        qs = qs.exclude(pk=exclude.pk)
+    return list(qs.order_by("pk")[:limit])
+
+
+def runs_recent(limit: int = 50) -> QuerySet[Run]:
+    return run_list().order_by("-id")[:limit]
+
+
+def runs_by_ids(ids: list[int]) -> list[Run]:
+    """These runs (with their sets and author) in the order of ``ids``; unknown ids left out."""
+    runs = list(run_list().filter(pk__in=ids))
+    runs.sort(key=lambda r: ids.index(r.pk))
+    return runs
+
+
+def prediction_with_run() -> QuerySet[Prediction]:
+    return Prediction.objects.select_related("run")
+
+
+def predictions_to_review(run: Run, limit: int = 200) -> QuerySet[Prediction]:
+    """A generative run's predictions that have a rule's error category (wrong or unanswered), in item order."""
+    return (
+        Prediction.objects.filter(run=run, extra__error_category__isnull=False)
+        .select_related("question")
+        .order_by("position")[:limit]
+    )
+
+
 def run_predictions(run: Run) -> QuerySet[Prediction]:
     rel = "statement" if run.is_statement_run else "question"
     return Prediction.objects.filter(run=run).select_related(rel).order_by("position")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricValue:
+    """One stored run metric: its run, name, scope ("overall", "structure=2p", "category=..."), value, n."""
+
+    run: int
+    name: str
+    scope: str
+    value: float | None
+    n: int
+
+
+def metric_values(
+    runs: Sequence[Run], names: Iterable[str], *, scope: str | None = None, scope_prefix: str | None = None
+) -> list[MetricValue]:
+    """The runs' stored metrics of these names, in scope ``scope`` or any scope starting with
+    ``scope_prefix`` (either; neither given: every scope). One query."""
+    where = Q()
+    if scope is not None:
+        where |= Q(scope=scope)
+    if scope_prefix is not None:
+        where |= Q(scope__startswith=scope_prefix)
+    rows = (
+        RunMetric.objects.filter(run__in=runs, name__in=list(names))
+        .filter(where)
+        .values_list("run_id", "name", "scope", "value", "n")
+    )
+    return [MetricValue(run=r, name=nm, scope=sc, value=v, n=n) for r, nm, sc, v, n in rows]
 
 
 class MetricRow(TypedDict):
@@ -36,10 +99,18 @@ class CompareRow(TypedDict):
     values: list[float | None]  # one per run
 
 
+class Overlap(TypedDict):
+    """Item-level agreement of two runs on the same set."""
+
+    common: int
+    same_choice: int
+    agreement: float | None
+
+
 class RunsComparison(TypedDict):
     runs: list[Run]
     table: list[CompareRow]
-    overlap: dict[str, Any]  # {common, same_choice, agreement} when the first two runs share a set
+    overlap: Overlap | dict[str, Any]  # empty unless the first two runs share a set
 
 
 def run_metric_table(run: Run) -> list[MetricRow]:
@@ -60,7 +131,7 @@ def runs_compare(runs: list[Run]) -> RunsComparison:
     per_run = [run_metrics_overall(r) for r in runs]
     names = sorted({k for m in per_run for k in m})
     table: list[CompareRow] = [{"name": n, "values": [m.get(n) for m in per_run]} for n in names]
-    overlap: dict[str, Any] = {}
+    overlap: Overlap | dict[str, Any] = {}
     if (
         len(runs) >= 2
         and runs[0].question_set_id == runs[1].question_set_id
@@ -70,5 +141,5 @@ def runs_compare(runs: list[Run]) -> RunsComparison:
         b = dict(Prediction.objects.filter(run=runs[1]).values_list("position", "chosen"))
         common = a.keys() & b.keys()
         same = sum(a[k] == b[k] for k in common)
-        overlap = {"common": len(common), "same_choice": same, "agreement": same / len(common) if common else None}
+        overlap = Overlap(common=len(common), same_choice=same, agreement=same / len(common) if common else None)
     return {"runs": runs, "table": table, "overlap": overlap}

@@ -135,8 +135,7 @@ def run_rerun(request: Request, run_id: int) -> HttpResponse:
 @role_required(RESEARCHER)
 def run_compare(request: HttpRequest) -> HttpResponse:
     ids = [int(i) for i in request.GET.getlist("runs") if i.isdigit()][:6]
-    runs = list(selectors.run_list().filter(pk__in=ids))
-    runs.sort(key=lambda r: ids.index(r.pk))
+    runs = selectors.runs_by_ids(ids)
     if len(runs) < 2:
         messages.info(request, "Tick at least two runs to compare.")
         return redirect("runs:index")

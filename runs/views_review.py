@@ -11,14 +11,15 @@ from django.views.decorators.http import require_POST
 from accounts.roles import RESEARCHER, role_required
 from commonsense.metrics.coco_tables import CATEGORIES
 
+from . import selectors
 from .coco_rows import error_category_review
-from .models import Prediction, Run
+from .models import Run
 
 
 @role_required(RESEARCHER)
 @require_POST
 def prediction_error_category(request: HttpRequest, run_id: int, prediction_id: int) -> HttpResponse:
-    pred = get_object_or_404(Prediction.objects.select_related("run"), pk=prediction_id, run_id=run_id)
+    pred = get_object_or_404(selectors.prediction_with_run(), pk=prediction_id, run_id=run_id)
     try:
         error_category_review(pred, request.POST.get("category", "").strip())
     except ValueError as exc:
@@ -35,9 +36,5 @@ def error_review(request: HttpRequest, run_id: int) -> HttpResponse:
     """The wrong or unanswered predictions of a generative run with the rule's error category and
     a form to set the reviewer's (first 200, in item order)."""
     run = get_object_or_404(Run, pk=run_id)
-    preds = (
-        Prediction.objects.filter(run=run, extra__error_category__isnull=False)
-        .select_related("question")
-        .order_by("position")[:200]
-    )
+    preds = selectors.predictions_to_review(run, 200)
     return render(request, "runs/error_review.html", {"run": run, "preds": preds, "categories": CATEGORIES})

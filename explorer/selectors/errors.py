@@ -1,5 +1,6 @@
 """Aggregates over runs' predictions for the model-error pages. Each function is one or two SQL
-queries whatever the number of predictions; Python only reshapes the aggregated rows.
+queries whatever the number of predictions; Python only reshapes the aggregated rows. Those that
+read a run's predictions only are cached while the runs are finished (:mod:`.run_aggregates`).
 
 The same filter vocabulary (:func:`prediction_filter`) builds the charts' drawer links and the
 drawer's item list, so a bar and the items behind it cannot disagree.
@@ -8,19 +9,59 @@ drawer's item list, so a bar and the items behind it cannot disagree.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypedDict, cast
 
 from django.db import connection
-from django.db.models import Count, Max, Q
+from django.db.models import Count, F, Max, Prefetch, Q, QuerySet, prefetch_related_objects
 from django.db.models.expressions import RawSQL
+from django.db.models.fields.json import KT
 
+from commonsense.metrics.recoms import window_bounds
+from knowledge.models import Triple
 from runs.models import Prediction, Run
 
 from . import sources
+from .rows import FinalLabelRow, GroupAccuracy
+from .run_aggregates import per_finished_runs
 
 # Each dimension is a column copied from the question when the prediction was stored
 # (runs.item_facets), read from the covering index ``prediction_item_facets``.
 DIMENSIONS = {"relation": "item_relation", "kind": "item_kind", "perturbation": "item_perturbation"}
+
+
+class CocoSummary(TypedDict):
+    """One run's CoCo application sets: the 2×2 (knows all atoms, solves composed) and pooled scores."""
+
+    counts: dict[tuple[bool, bool], int]
+    MEM: float | None
+    COM: float | None
+    REA: float | None
+    FAI: float | None
+    APP: float | None
+    n_app: int
+    n_mem: int
+    n_com: int
+
+
+class DifficultyBucket(TypedDict):
+    bucket: int
+    n: int
+    ok: int
+    d_sum: float
+    d_min: int
+    d_max: int
+
+
+class DifficultyWindow(TypedDict):
+    window: int
+    first_bucket: int
+    last_bucket: int
+    n: int
+    accuracy: float | None
+    mean_d: float | None
+    d_min: int
+    d_max: int
 
 
 def prediction_filter(params: Mapping[str, str]) -> Q:
@@ -55,7 +96,8 @@ def prediction_filter(params: Mapping[str, str]) -> Q:
     return q
 
 
-def accuracy_by(runs: Sequence[Run], dimension: str) -> list[dict[str, Any]]:
+@per_finished_runs("accuracy")
+def accuracy_by(runs: Sequence[Run], dimension: str) -> list[GroupAccuracy]:
     """[{run, group, n, ok}] per run and value of ``dimension`` (relation, kind, perturbation)."""
     column = DIMENSIONS[dimension]
     # a statement's prediction has blank facets: no question filter needed (it would cost a row read)
@@ -66,9 +108,10 @@ def accuracy_by(runs: Sequence[Run], dimension: str) -> list[dict[str, Any]]:
         .annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True)))
         .order_by(column, "run_id")
     )
-    return [{"run": r["run_id"], "group": r[column], "n": r["n"], "ok": r["ok"]} for r in rows]
+    return [GroupAccuracy(run=r["run_id"], group=r[column], n=r["n"], ok=r["ok"]) for r in rows]
 
 
+@per_finished_runs("positions")
 def position_counts(run: Run) -> list[tuple[int, int, int]]:
     """(answer index, chosen index or -1 for no answer, predictions)."""
     rows = (
@@ -80,6 +123,7 @@ def position_counts(run: Run) -> list[tuple[int, int, int]]:
     return [(r["item_answer"], -1 if r["chosen"] is None else r["chosen"], r["n"]) for r in rows]  # type: ignore[misc]
 
 
+@per_finished_runs("options")
 def max_options(run: Run) -> int:
     return int(Prediction.objects.filter(run=run).aggregate(m=Max("item_options"))["m"] or 0)
 
@@ -143,7 +187,8 @@ WHERE p.run_id IN ({{runs}}) AND p.item_role = 'reasoning' AND p.item_group <> '
                  AND o.question_id <> p.question_id)"""
 
 
-def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
+@per_finished_runs("coco")
+def coco_summary(runs: Sequence[Run]) -> dict[int, CocoSummary]:
     """Per run: the 2×2 counts of application sets (knows all atoms × solves the composed
     question) and pooled MEM, COM, REA, FAI, APP (CoCo Eqs. 4–8). One query."""
     ids = [int(r.pk) for r in runs]
@@ -157,21 +202,21 @@ def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
     def div(a: float, b: float) -> float | None:
         return a / b if b else None
 
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, CocoSummary] = {}
     for run_id, tt, tf, ft, ff, n_mem, mem_ok, n_com, com_sum in rows:
         tt, tf, ft, ff = int(tt or 0), int(tf or 0), int(ft or 0), int(ff or 0)
         n_app = tt + tf + ft + ff
-        out[int(run_id)] = {
-            "counts": {(True, True): tt, (True, False): tf, (False, True): ft, (False, False): ff},
-            "MEM": div(float(mem_ok or 0), float(n_mem or 0)),
-            "COM": div(float(com_sum or 0), float(n_com or 0)),
-            "REA": div(tt + ft, n_app),
-            "FAI": div(tt, tt + ft),
-            "APP": div(tt, tt + tf),
-            "n_app": n_app,
-            "n_mem": int(n_mem or 0),
-            "n_com": int(n_com or 0),
-        }
+        out[int(run_id)] = CocoSummary(
+            counts={(True, True): tt, (True, False): tf, (False, True): ft, (False, False): ff},
+            MEM=div(float(mem_ok or 0), float(n_mem or 0)),
+            COM=div(float(com_sum or 0), float(n_com or 0)),
+            REA=div(tt + ft, n_app),
+            FAI=div(tt, tt + ft),
+            APP=div(tt, tt + tf),
+            n_app=n_app,
+            n_mem=int(n_mem or 0),
+            n_com=int(n_com or 0),
+        )
     return out
 
 
@@ -185,10 +230,19 @@ def coco_cell_filter(run: Run, knows: bool, solves: bool) -> Q:
     return Q(pk__in=ids)
 
 
+def rica_answers(run: Run) -> list[tuple[str, bool | None]]:
+    """(axiom group, right or None for no answer) of each of the run's questions (RICA Fig. 5b)."""
+    rows = Prediction.objects.filter(run=run, question__isnull=False).values_list(
+        "question__group", "chosen", F("question__answer_index")
+    )
+    return [(g, None if c is None else c == a) for g, c, a in rows]
+
+
 # -- ReComSBench --------------------------------------------------------------------------------
 
 
-def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, list[dict[str, Any]]]:
+@per_finished_runs("difficulty")
+def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, list[DifficultyBucket]]:
     """Items sorted by difficulty d(Q) (ties by position) cut into ``n_buckets`` equal ranks (rank
     r of N goes to bucket r * n_buckets // N), per run: [{bucket, n, ok, d_sum, d_min, d_max}].
     ReComSBench's windows (length N/3, step N/9) are three consecutive buckets.
@@ -226,7 +280,7 @@ def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, lis
             )
             cur.execute(" UNION ALL ".join([part] * len(ordered)), [x for i, c in enumerate(ordered) for x in (i, *c)])
             ok_first = {ordered[int(i)]: int(ok or 0) for i, ok in cur.fetchall()}
-    out: dict[int, list[dict[str, Any]]] = {}
+    out: dict[int, list[DifficultyBucket]] = {}
     for rid, ps in pieces.items():
         size_ok = {d: (n, ok) for d, n, ok in groups[rid]}
 
@@ -234,14 +288,70 @@ def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, lis
             n, ok = size_ok[d]
             return 0 if k == 0 else ok if k == n else ok_first[(rid, d, k)]
 
-        buckets: dict[int, dict[str, Any]] = {}
+        buckets: dict[int, DifficultyBucket] = {}
         for b, d, k0, k1 in ps:
-            bk = buckets.setdefault(b, {"bucket": b, "n": 0, "ok": 0, "d_sum": 0.0, "d_min": d, "d_max": d})
+            bk = buckets.setdefault(b, DifficultyBucket(bucket=b, n=0, ok=0, d_sum=0.0, d_min=d, d_max=d))
             bk["n"] += k1 - k0
             bk["ok"] += ok_until(d, k1) - ok_until(d, k0)
             bk["d_sum"] += float(d * (k1 - k0))
             bk["d_max"] = d
         out[rid] = [buckets[b] for b in sorted(buckets)]
+    return out
+
+
+class CoreWindow(TypedDict):
+    """A difficulty window of a run as its metrics table defines it, with its KBA."""
+
+    window: int
+    start: int
+    stop: int
+    d_min: int
+    d_max: int
+    mean_d: float
+    n: int
+    accuracy: float
+    kba: float | None
+
+
+def core_windows(runs: Sequence[Run]) -> dict[int, list[CoreWindow]]:
+    """Per run, ReComSBench's windows by the same definition as the run's metrics table
+    (commonsense.metrics.recoms.window_bounds: the questions with a difficulty and a known answer,
+    failed items left out, sorted by d(Q) with ties in item order, window N // 3, step window // 3,
+    plus a last window ending at N). One query."""
+    rows = (
+        Prediction.objects.filter(
+            run__in=runs, item_difficulty__isnull=False, question__answer_index__isnull=False, error=""
+        )
+        .annotate(kba=KT("extra__kba__correct"))
+        .order_by("run_id", "item_difficulty", "position")
+        .values_list("run_id", "item_difficulty", "correct", "kba")
+    )
+    per: dict[int, list[tuple[int, bool, bool | None]]] = {}
+    for rid, d, ok, kba in rows:
+        per.setdefault(rid, []).append(
+            (int(cast(int, d)), bool(ok), None if kba is None else kba in (True, "true", "True", 1))
+        )
+    out: dict[int, list[CoreWindow]] = {}
+    for rid, items in per.items():
+        wins = []
+        for i, (a, b) in enumerate(window_bounds(len(items))):
+            part = items[a:b]
+            ds = [d for d, _, _ in part]
+            kb = [k for _, _, k in part if k is not None]
+            wins.append(
+                CoreWindow(
+                    window=i,
+                    start=a,
+                    stop=b,
+                    d_min=min(ds),
+                    d_max=max(ds),
+                    mean_d=sum(ds) / len(ds),
+                    n=len(part),
+                    accuracy=sum(ok for _, ok, _ in part) / len(part),
+                    kba=sum(kb) / len(kb) if kb else None,
+                )
+            )
+        out[rid] = wins
     return out
 
 
@@ -264,22 +374,91 @@ def _bucket_pieces(groups: Sequence[tuple[int, int, int]], n_buckets: int) -> li
     return out
 
 
-def sliding_windows(buckets: Sequence[Mapping[str, Any]], width: int = 3) -> list[dict[str, Any]]:
+def sliding_windows(buckets: Sequence[DifficultyBucket], width: int = 3) -> list[DifficultyWindow]:
     """Windows of ``width`` consecutive buckets (step one bucket): mean difficulty and accuracy."""
     out = []
     for i in range(0, max(len(buckets) - width + 1, 0)):
         part = buckets[i : i + width]
         n = sum(b["n"] for b in part)
         out.append(
-            {
-                "window": i,
-                "first_bucket": part[0]["bucket"],
-                "last_bucket": part[-1]["bucket"],
-                "n": n,
-                "accuracy": sum(b["ok"] for b in part) / n if n else None,
-                "mean_d": sum(b["d_sum"] for b in part) / n if n else None,
-                "d_min": part[0]["d_min"],
-                "d_max": part[-1]["d_max"],
-            }
+            DifficultyWindow(
+                window=i,
+                first_bucket=part[0]["bucket"],
+                last_bucket=part[-1]["bucket"],
+                n=n,
+                accuracy=sum(b["ok"] for b in part) / n if n else None,
+                mean_d=sum(b["d_sum"] for b in part) / n if n else None,
+                d_min=part[0]["d_min"],
+                d_max=part[-1]["d_max"],
+            )
         )
     return out
+
+
+# -- the drawer: the predictions behind a bar, cell or point ------------------------------------
+
+
+def runs_with_sets() -> QuerySet[Run]:
+    """Runs with their question or statement set (the error pages' headings name them)."""
+    return Run.objects.select_related("question_set", "statement_set")
+
+
+def runs_by_ids(ids: Sequence[int]) -> list[Run]:
+    return list(runs_with_sets().filter(pk__in=ids).order_by("pk"))
+
+
+@dataclass(frozen=True, slots=True)
+class DrawerRow:
+    """One prediction in the drawer: its item (question or statement) with provenance, the other
+    runs' predictions on the same item, and the item's final human label."""
+
+    p: Prediction
+    item: Any
+    others: list[Prediction]
+    votes: FinalLabelRow | None
+
+
+@dataclass(frozen=True, slots=True)
+class DrawerItems:
+    total: int
+    rows: list[DrawerRow]
+
+
+def drawer_items(run: Run, params: Mapping[str, str], coco_cell: tuple[bool, bool] | None, limit: int) -> DrawerItems:
+    """The predictions of ``run`` that ``params`` (:func:`prediction_filter`) and the CoCo cell
+    (knows, solves) select, wrong ones first, at most ``limit``; ``total`` counts them all."""
+    qs = Prediction.objects.filter(run=run).filter(prediction_filter(params))
+    if coco_cell is not None:
+        qs = qs.filter(coco_cell_filter(run, *coco_cell))
+    total = qs.count()
+    rel = "statement" if run.is_statement_run else "question"
+    preds = list(
+        qs.select_related(rel, f"{rel}__{rel}_set" if rel == "question" else "statement__statement_set").order_by(
+            "correct", "position"
+        )[:limit]
+    )
+    if not run.is_statement_run:
+        prefetch_related_objects(
+            preds,
+            Prefetch("question__triples", queryset=Triple.objects.select_related("head", "relation", "tail", "source")),
+        )
+    item_ids = [getattr(p, f"{rel}_id") for p in preds]
+    others: dict[int, list[Prediction]] = {}
+    for o in (
+        Prediction.objects.filter(**{f"{rel}_id__in": item_ids})
+        .exclude(run=run)
+        .select_related("run")
+        .order_by("run_id")
+    ):
+        others.setdefault(getattr(o, f"{rel}_id"), []).append(o)
+    votes = sources.question_votes(item_ids) if rel == "question" else sources.statement_votes(item_ids)
+    rows = [
+        DrawerRow(
+            p=p,
+            item=getattr(p, rel),
+            others=others.get(getattr(p, f"{rel}_id"), []),
+            votes=votes.get(getattr(p, f"{rel}_id")),
+        )
+        for p in preds
+    ]
+    return DrawerItems(total=total, rows=rows)

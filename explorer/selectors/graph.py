@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from django.core.cache import cache
 from django.db import connection
@@ -98,7 +98,22 @@ class RelationGroup:
         return self.total - len(self.edges)
 
 
-def node_relation_counts(node: Node) -> list[dict[str, Any]]:
+class RelationCount(TypedDict):
+    """A node's edges of one relation in one direction ("out": the node is the head, "in": the tail)."""
+
+    direction: str
+    relation: str
+    relation_id: int
+    n: int
+
+
+class GraphOverview(TypedDict):
+    relations: list[tuple[str, int]]  # (relation, triples)
+    degrees: list[tuple[int, int]]  # (degree, nodes)
+    top: list[tuple[int, str, int]]  # (node id, text, degree)
+
+
+def node_relation_counts(node: Node) -> list[RelationCount]:
     """[{direction, relation, relation_id, n}] for both directions, in one query: two GROUP BYs
     counted inside the (head|tail, relation, …) indexes, relation names joined afterwards (joining
     first would look up the relation of each of a hub's edges)."""
@@ -112,14 +127,14 @@ def node_relation_counts(node: Node) -> list[dict[str, Any]]:
     with connection.cursor() as cur:
         cur.execute(sql, [node.pk, node.pk])
         return [
-            {"direction": d, "relation": name, "relation_id": rid, "n": int(n)} for d, name, rid, n in cur.fetchall()
+            RelationCount(direction=d, relation=name, relation_id=rid, n=int(n)) for d, name, rid, n in cur.fetchall()
         ]
 
 
 _END = {"out": "head_id", "in": "tail_id"}
 
 
-def _capped_edges(node: Node, counts: list[dict[str, Any]], per_relation: int) -> list[Triple]:
+def _capped_edges(node: Node, counts: list[RelationCount], per_relation: int) -> list[Triple]:
     """Up to ``per_relation`` edges per (direction, relation) of ``node``, most plausible first,
     with both end nodes, the relation and the provenance joined. One query: a UNION ALL of one
     LIMITed index range per group, read in order from the (head|tail, relation, plausibility DESC
@@ -236,24 +251,24 @@ def graph_top_nodes(graph: Graph, *, limit: int = 20) -> list[tuple[int, str, in
         return [(int(i), t, int(d)) for i, t, d in cur.fetchall()]
 
 
-def graph_overview(graph: Graph) -> dict[str, Any]:
+def graph_overview(graph: Graph) -> GraphOverview:
     """Relation distribution, degree histogram and most connected nodes: the figures the importer
     materialised (``Graph.stats``, no query) while they are current; otherwise whole-graph scans,
     cached under the graph's current size (any import changes the key)."""
     if stats_current(graph):
         s = graph.stats
-        return {
-            "relations": [(r, int(n)) for r, n in s["relations"]],
-            "degrees": [(int(d), int(n)) for d, n in s["degrees"]],
-            "top": [(int(i), t, int(d)) for i, t, d in s["top"]],
-        }
+        return GraphOverview(
+            relations=[(r, int(n)) for r, n in s["relations"]],
+            degrees=[(int(d), int(n)) for d, n in s["degrees"]],
+            top=[(int(i), t, int(d)) for i, t, d in s["top"]],
+        )
     key = f"explorer:overview:{graph.pk}:{graph.triple_count}:{graph.node_count}"
-    data = cache.get(key)
+    data: GraphOverview | None = cache.get(key)
     if data is None:
-        data = {
-            "relations": graph_relation_distribution(graph),
-            "degrees": graph_degree_histogram(graph),
-            "top": graph_top_nodes(graph),
-        }
+        data = GraphOverview(
+            relations=graph_relation_distribution(graph),
+            degrees=graph_degree_histogram(graph),
+            top=graph_top_nodes(graph),
+        )
         cache.set(key, data, 24 * 3600)
     return data

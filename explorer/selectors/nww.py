@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from django.db.models import Count, FloatField, Q
 from django.db.models.fields.json import KT
@@ -12,17 +12,24 @@ from django.db.models.functions import Cast, Coalesce
 
 from knowledge.models import Statement, StatementSet
 from runs.models import Prediction, Run, RunMetric
+from runs.selectors import metric_values
 
 NWW = ("consensus", "awareness", "commonsensicality")
 
 
-def nww_run_scores(runs: Sequence[Run]) -> dict[int, dict[str, float | None]]:
+class NwwScores(TypedDict, total=False):
+    """A statement run's overall NWW scores; a score the run did not store is absent."""
+
+    consensus: float | None
+    awareness: float | None
+    commonsensicality: float | None
+
+
+def nww_run_scores(runs: Sequence[Run]) -> dict[int, NwwScores]:
     """The runs' stored overall NWW scores (computed by the runs app when a run ends). One query."""
-    out: dict[int, dict[str, float | None]] = {r.pk: {} for r in runs}
-    for run_id, name, value in RunMetric.objects.filter(run__in=runs, scope="overall", name__in=NWW).values_list(
-        "run_id", "name", "value"
-    ):
-        out[run_id][name] = value
+    out: dict[int, NwwScores] = {r.pk: NwwScores() for r in runs}
+    for m in metric_values(runs, NWW, scope="overall"):
+        out[m.run][m.name] = m.value  # type: ignore[literal-required]
     return out
 
 

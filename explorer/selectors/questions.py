@@ -4,11 +4,11 @@ chain, its group (CoCo sets, RICA axioms), votes and every run's prediction."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet
 
-from knowledge.models import Question, QuestionSet, Relation
+from knowledge.models import Question, QuestionSet, Relation, Triple
 
 from . import sources
 
@@ -65,17 +65,32 @@ def question_list(f: QuestionFilters) -> QuerySet[Question]:
     return qs.order_by("question_set__name", "position")
 
 
-def question_filter_choices(f: QuestionFilters) -> dict[str, Any]:
+class QuestionFilterChoices(TypedDict):
+    """What the question list's filters offer."""
+
+    sets: list[str]
+    kinds: list[str]
+    relations: list[str]
+    answers: list[str]
+    validation: list[str]
+
+
+def question_filter_choices(f: QuestionFilters) -> QuestionFilterChoices:
     kinds = Question.objects.all()
     if f.set:
         kinds = kinds.filter(question_set__name=f.set)
-    return {
-        "sets": list(QuestionSet.objects.values_list("name", flat=True)),
-        "kinds": sorted(k for k in kinds.values_list("structure", flat=True).distinct().order_by() if k),
-        "relations": list(Relation.objects.order_by("name").values_list("name", flat=True)),
-        "answers": ANSWER_COUNT_CHOICES,
-        "validation": sources.validation_choices(),
-    }
+    return QuestionFilterChoices(
+        sets=list(QuestionSet.objects.values_list("name", flat=True)),
+        kinds=sorted(k for k in kinds.values_list("structure", flat=True).distinct().order_by() if k),
+        relations=list(Relation.objects.order_by("name").values_list("name", flat=True)),
+        answers=ANSWER_COUNT_CHOICES,
+        validation=sources.validation_choices(),
+    )
+
+
+def question_detail() -> QuerySet[Question]:
+    """Questions with their set and its graph (the question page names both)."""
+    return Question.objects.select_related("question_set", "question_set__graph")
 
 
 def question_chain(q: Question) -> list[list[tuple[str, str, str]]]:
@@ -90,7 +105,7 @@ def question_chain(q: Question) -> list[list[tuple[str, str, str]]]:
     return [[(t.head.text, t.relation.name, t.tail.text) for t in triples]] if triples else []
 
 
-def question_triples(q: Question) -> list[Any]:
+def question_triples(q: Question) -> list[Triple]:
     return list(q.triples.select_related("head", "relation", "tail", "source", "graph").order_by("id"))
 
 

@@ -1,5 +1,5 @@
-"""The aggregates of :mod:`explorer.selectors.errors` that depend on a run's predictions only,
-cached per finished run.
+"""The cache of the aggregates of :mod:`explorer.selectors.errors` that depend on a run's
+predictions only: each is written once there and decorated with :func:`per_finished_runs`.
 
 A finished run's predictions never change, so its aggregates are kept in the cache under a key
 naming every run with its state and ``finished_at``: a run that is still going, or one that was
@@ -10,16 +10,17 @@ Runs without a ``finished_at`` are always computed afresh. Aggregates that also 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 from django.core.cache import cache
 
 from runs.models import Run
 
-from . import errors as es
-
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R", Run, Sequence[Run])
 TTL = 24 * 3600
 
 
@@ -31,33 +32,27 @@ def cache_key(runs: Sequence[Run], name: str) -> str | None:
     return f"explorer:run-aggregate:{name}:{stamp}"
 
 
-def _cached(runs: Sequence[Run], name: str, compute: Callable[[], T]) -> T:
-    key = cache_key(runs, name)
-    if key is None:
-        return compute()
-    hit = cache.get(key)
-    if hit is not None:
-        return hit
-    value = compute()
-    cache.set(key, value, TTL)
-    return value
+def per_finished_runs(
+    name: str,
+) -> Callable[[Callable[Concatenate[R, P], T]], Callable[Concatenate[R, P], T]]:
+    """Cache an aggregate whose first argument is a run or a sequence of runs while every run is
+    finished; the other arguments (a dimension, a bucket count) are part of the key."""
 
+    def decorate(compute: Callable[Concatenate[R, P], T]) -> Callable[Concatenate[R, P], T]:
+        @functools.wraps(compute)
+        def cached(runs: R, /, *args: P.args, **kwargs: P.kwargs) -> T:
+            seq = [runs] if isinstance(runs, Run) else list(runs)
+            extra = ",".join([*(str(a) for a in args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))])
+            key = cache_key(seq, f"{name}-{extra}" if extra else name)
+            if key is None:
+                return compute(runs, *args, **kwargs)
+            hit = cache.get(key)
+            if hit is not None:
+                return hit
+            value = compute(runs, *args, **kwargs)
+            cache.set(key, value, TTL)
+            return value
 
-def accuracy_by(runs: Sequence[Run], dimension: str) -> list[dict[str, Any]]:
-    return _cached(runs, f"accuracy-{dimension}", lambda: es.accuracy_by(runs, dimension))
+        return cached
 
-
-def position_counts(run: Run) -> list[tuple[int, int, int]]:
-    return _cached([run], "positions", lambda: es.position_counts(run))
-
-
-def max_options(run: Run) -> int:
-    return _cached([run], "options", lambda: es.max_options(run))
-
-
-def coco_summary(runs: Sequence[Run]) -> dict[int, dict[str, Any]]:
-    return _cached(runs, "coco", lambda: es.coco_summary(runs))
-
-
-def difficulty_buckets(runs: Sequence[Run]) -> dict[int, list[dict[str, Any]]]:
-    return _cached(runs, "difficulty", lambda: es.difficulty_buckets(runs))
+    return decorate

@@ -17,6 +17,8 @@ from django.db.models import Exists, FloatField, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
+from .rows import FinalLabelRow, GroupAccuracy, VerifiedAccuracyRow
+
 AGREEMENT_PENDING = (
     "No question of this run has a final human label yet: levels come from the annotation app's "
     "MCQA validation campaigns."
@@ -84,34 +86,34 @@ def questions_with_validation(qs: QuerySet[Any], status: str) -> QuerySet[Any]:
     return qs.none()
 
 
-def _label_dict(fl: Any) -> dict[str, Any]:
-    return {
-        "raters": fl.n_answers,
-        "agreement": fl.agreement,
-        "provenance": fl.provenance,
-        "label": fl.label,
-        "votes": fl.votes,
-        "campaign": fl.item.campaign.name,
-        "below_threshold": fl.below_threshold,
-    }
+def _label_row(fl: Any) -> FinalLabelRow:
+    return FinalLabelRow(
+        raters=fl.n_answers,
+        agreement=fl.agreement,
+        provenance=fl.provenance,
+        label=fl.label,
+        votes=fl.votes,
+        campaign=fl.item.campaign.name,
+        below_threshold=fl.below_threshold,
+    )
 
 
-def question_votes(question_ids: list[int]) -> dict[int, dict[str, Any]]:
+def question_votes(question_ids: list[int]) -> dict[int, FinalLabelRow]:
     """question id -> its final label: raters, agreement, provenance, label, votes, campaign."""
     if not annotation_available() or not question_ids:
         return {}
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, FinalLabelRow] = {}
     for fl in _labels(question_id__in=question_ids).select_related("item__campaign").order_by("computed_at"):
-        out[fl.item.question_id] = _label_dict(fl)
+        out[fl.item.question_id] = _label_row(fl)
     return out
 
 
-def statement_votes(statement_ids: list[int]) -> dict[int, dict[str, Any]]:
+def statement_votes(statement_ids: list[int]) -> dict[int, FinalLabelRow]:
     if not annotation_available() or not statement_ids:
         return {}
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, FinalLabelRow] = {}
     for fl in _labels(statement_id__in=statement_ids).select_related("item__campaign").order_by("computed_at"):
-        out[fl.item.statement_id] = _label_dict(fl)
+        out[fl.item.statement_id] = _label_row(fl)
     return out
 
 
@@ -145,7 +147,7 @@ def agreement_level_q(level: str) -> Q:
     return Q(Exists(_labels(question=OuterRef("question_id")).filter(cond)))
 
 
-def agreement_levels_for_run(run: Any) -> list[dict[str, Any]]:
+def agreement_levels_for_run(run: Any) -> list[GroupAccuracy]:
     """[{run, group: agreement level, n, ok}] over the run's questions that have a final label (the
     latest label of a question counts; equal times: the later row). One query driven from the
     labels, so a run whose questions nobody labelled costs nothing, whatever its size."""
@@ -167,11 +169,11 @@ def agreement_levels_for_run(run: Any) -> list[dict[str, Any]]:
     with connection.cursor() as cur:
         cur.execute(sql, [run.pk])
         rows = cur.fetchall()
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, GroupAccuracy] = {}
     for prov, below, n, ok in rows:
         level = _level_of(prov, bool(below))
         if level:
-            m = merged.setdefault(level, {"run": run.pk, "group": level, "n": 0, "ok": 0})
+            m = merged.setdefault(level, GroupAccuracy(run=run.pk, group=level, n=0, ok=0))
             m["n"] += int(n)
             m["ok"] += int(ok or 0)
     return [merged[lv] for lv in AGREEMENT_LEVELS if lv in merged]
@@ -256,14 +258,14 @@ def survey_ratings(statement_set: Any) -> Any:
     return read(statement_set)
 
 
-def verified_accuracy() -> list[dict[str, Any]]:
+def verified_accuracy() -> list[VerifiedAccuracyRow]:
     """Per verified set (issue 11) and per model (backend, model, scoring): accuracy of the latest
     finished run on the unverified source set beside the one on the verified set."""
     if not (annotation_available() and runs_available() and _has_model("annotation", "VerifiedSet")):
         return []
     VerifiedSet = apps.get_model("annotation", "VerifiedSet")
     Run, RunMetric = apps.get_model("runs", "Run"), apps.get_model("runs", "RunMetric")
-    out: list[dict[str, Any]] = []
+    out: list[VerifiedAccuracyRow] = []
     for v in VerifiedSet.objects.select_related("question_set", "source_set", "campaign").order_by("-created_at")[:20]:
         sets = {"source": v.source_set_id, "verified": v.question_set_id}
         runs = Run.objects.filter(question_set_id__in=sets.values(), state="done").order_by("id")
@@ -277,14 +279,17 @@ def verified_accuracy() -> list[dict[str, Any]]:
             ).values_list("run_id", "value")
         )
         for (backend, model, scoring), d in sorted(latest.items()):
+            src, ver = d.get("source"), d.get("verified")
             out.append(
-                {
-                    "verified": v.question_set.name,
-                    "source": v.source_set.name,
-                    "campaign": v.campaign.name,
-                    "model": f"{backend}:{model or '–'} · {scoring}",
-                    **{f"{side}_run": d[side].pk if side in d else None for side in sets},
-                    **{f"{side}_accuracy": acc.get(d[side].pk) if side in d else None for side in sets},
-                }
+                VerifiedAccuracyRow(
+                    verified=v.question_set.name,
+                    source=v.source_set.name,
+                    campaign=v.campaign.name,
+                    model=f"{backend}:{model or '–'} · {scoring}",
+                    source_run=src.pk if src else None,
+                    verified_run=ver.pk if ver else None,
+                    source_accuracy=acc.get(src.pk) if src else None,
+                    verified_accuracy=acc.get(ver.pk) if ver else None,
+                )
             )
     return out

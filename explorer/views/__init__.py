@@ -11,8 +11,9 @@ from django.urls import reverse
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
-from knowledge.models import Graph, Node, QuestionSet
+from knowledge.models import Graph, Node
 from knowledge.plausibility import attach_model_scores
+from knowledge.selectors import graph_list, question_set_list
 
 from .. import charts
 from ..charts.graph import GraphNode
@@ -23,11 +24,11 @@ from .panels import Panel, render_with_panels
 
 @role_required(RESEARCHER)
 def index(request: HttpRequest) -> HttpResponse:
-    ctx: dict[str, Any] = {"graphs": Graph.objects.all(), "question_sets": QuestionSet.objects.all(), "runs": []}
+    ctx: dict[str, Any] = {"graphs": graph_list(), "question_sets": question_set_list(), "runs": []}
     if runs_available():
-        from runs.selectors import run_list
+        from runs.selectors import runs_recent
 
-        ctx["runs"] = run_list().order_by("-id")[:50]
+        ctx["runs"] = runs_recent(50)
     ctx["verified"] = verified_accuracy()
     return render(request, "explorer/index.html", ctx)
 

@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 from django.urls import reverse
 
 from commonsense.metrics.coco_tables import CATEGORIES
-from runs.models import Run, RunMetric
+from runs.models import Run
+from runs.selectors import metric_values
 
 from .. import charts
 from .panels import Panel
@@ -18,7 +19,7 @@ def error_category_panel(runs: Sequence[Run], want: Callable[..., bool], label: 
     gen = [r for r in runs if r.scoring in ("generate", "cot", "knowcot")]
     if not gen or not want("error-categories"):
         return []
-    rows = list(RunMetric.objects.filter(run__in=gen, name="error_share").values_list("run_id", "scope", "value", "n"))
+    rows = [(m.run, m.scope, m.value, m.n) for m in metric_values(gen, ["error_share"])]
     if not rows:
         return []
     series, table = [], []

@@ -3,7 +3,6 @@ behind any bar or point (also a real page without htmx)."""
 
 from __future__ import annotations
 
-from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -11,8 +10,6 @@ from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
-from knowledge.models import Triple
-from runs.models import Prediction, Run
 
 from ..selectors import errors as es
 from ..selectors import sources
@@ -25,7 +22,7 @@ PAGE_LIMIT = 500  # "open as page" shows more of the same items
 
 @role_required(RESEARCHER)
 def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = get_object_or_404(Run.objects.select_related("question_set", "statement_set"), pk=run_id)
+    run = get_object_or_404(es.runs_with_sets(), pk=run_id)
     only = request.GET.get("csv", "")  # a CSV download computes its one panel
     min_n = min_n_param(request)
     panels = (
@@ -40,7 +37,7 @@ def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
 @role_required(RESEARCHER)
 def compare(request: HttpRequest) -> HttpResponse:
     ids = [int(x) for x in request.GET.getlist("run") if x.isdigit()][:12]
-    runs = list(Run.objects.filter(pk__in=ids).select_related("question_set", "statement_set").order_by("pk"))
+    runs = es.runs_by_ids(ids)
     min_n = min_n_param(request)
     panels = compare_panels(runs, only=request.GET.get("csv", ""), min_n=min_n) if runs else []
     ctx = {"runs": runs, "min_n": min_n}
@@ -62,56 +59,24 @@ def run_items(request: Request, run_id: int) -> HttpResponse:
     provenance (set, position, source triples with file and line), human votes and the other
     runs' answers to the same item. A partial for the drawer (50), a page otherwise (500: no close
     button, no link to itself, a way back)."""
-    run = get_object_or_404(Run.objects.select_related("question_set", "statement_set"), pk=run_id)
+    run = get_object_or_404(es.runs_with_sets(), pk=run_id)
     params = request.GET
-    qs = Prediction.objects.filter(run=run).filter(es.prediction_filter(params))
     title = _describe(params)
+    cell = None
     if params.get("coco"):
         try:
             knows, solves = (c == "1" for c in params["coco"].split(","))
         except ValueError:
             raise Http404("bad coco cell") from None
-        qs = qs.filter(es.coco_cell_filter(run, knows, solves))
+        cell = (knows, solves)
         title = COCO_LABELS[coco_category(knows, solves)]
-    total = qs.count()
     as_page = not request.htmx
     limit = PAGE_LIMIT if as_page else DRAWER_LIMIT
-    rel = "statement" if run.is_statement_run else "question"
-    preds = list(
-        qs.select_related(rel, f"{rel}__{rel}_set" if rel == "question" else "statement__statement_set").order_by(
-            "correct", "position"
-        )[:limit]
-    )
-    if not run.is_statement_run:
-        from django.db.models import prefetch_related_objects
-
-        prefetch_related_objects(
-            preds,
-            Prefetch("question__triples", queryset=Triple.objects.select_related("head", "relation", "tail", "source")),
-        )
-    item_ids = [getattr(p, f"{rel}_id") for p in preds]
-    others: dict[int, list[Prediction]] = {}
-    for o in (
-        Prediction.objects.filter(**{f"{rel}_id__in": item_ids})
-        .exclude(run=run)
-        .select_related("run")
-        .order_by("run_id")
-    ):
-        others.setdefault(getattr(o, f"{rel}_id"), []).append(o)
-    votes = sources.question_votes(item_ids) if rel == "question" else sources.statement_votes(item_ids)
-    rows = [
-        {
-            "p": p,
-            "item": getattr(p, rel),
-            "others": others.get(getattr(p, f"{rel}_id"), []),
-            "votes": votes.get(getattr(p, f"{rel}_id")),
-        }
-        for p in preds
-    ]
+    found = es.drawer_items(run, params, cell, limit)
     ctx = {
         "run": run,
-        "rows": rows,
-        "total": total,
+        "rows": found.rows,
+        "total": found.total,
         "title": title,
         "limit": limit,
         "page_limit": PAGE_LIMIT,

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from django.db.models import Q
-
-from runs.models import Run, RunMetric
+from runs.models import Run
+from runs.selectors import metric_values
 
 from .. import charts
 from .panels import Panel
@@ -19,11 +18,10 @@ def generation_panel(runs: Sequence[Run], want: Callable[..., bool], label: Call
     gen = [r for r in runs if r.scoring == "generate-answer"]
     if not gen or not want("generation"):
         return []
-    rows = list(
-        RunMetric.objects.filter(run__in=gen, name__in=METRICS)
-        .filter(Q(scope="overall") | Q(scope__startswith="structure="))
-        .values_list("run_id", "name", "scope", "value", "n")
-    )
+    rows = [
+        (m.run, m.name, m.scope, m.value, m.n)
+        for m in metric_values(gen, METRICS, scope="overall", scope_prefix="structure=")
+    ]
     scopes = sorted({s for _, _, s, _, _ in rows}, key=lambda s: (s != "overall", s))
     groups = [f"{m} · {s.removeprefix('structure=')}" for s in scopes for m in METRICS]
     series, table = [], []

@@ -8,7 +8,6 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
-from knowledge.models import Question
 from knowledge.plausibility import attach_model_scores
 
 from .. import charts
@@ -37,7 +36,7 @@ def question_list(request: Request) -> HttpResponse:
 
 @role_required(RESEARCHER)
 def question_detail(request: HttpRequest, question_id: int) -> HttpResponse:
-    q = get_object_or_404(Question.objects.select_related("question_set", "question_set__graph"), pk=question_id)
+    q = get_object_or_404(qs.question_detail(), pk=question_id)
     chains = qs.question_chain(q)
     meta = q.metadata or {}
     anchors = [str(a) for a in meta.get("anchors", [])]

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db.models import F
-
 from commonsense.metrics.rica_bias import shared_axiom_accuracy
-from runs.models import Prediction, Run, RunMetric
+from runs.models import Run
+from runs.selectors import metric_values
 
 from .. import charts
+from ..selectors import errors as es
 from .panels import Panel
 
 NAMES = ("accuracy", "all_perturbations_correct", "positivity_bias", "gold_positive_share")
@@ -21,23 +21,14 @@ NAMES = ("accuracy", "all_perturbations_correct", "positivity_bias", "gold_posit
 
 def _metrics(runs: Sequence[Run]) -> dict[int, dict[str, float | None]]:
     out: dict[int, dict[str, float | None]] = {r.pk: {} for r in runs}
-    for rid, name, value in RunMetric.objects.filter(run__in=runs, scope="overall", name__in=NAMES).values_list(
-        "run_id", "name", "value"
-    ):
-        out[rid][name] = value
+    for m in metric_values(runs, NAMES, scope="overall"):
+        out[m.run][m.name] = m.value
     return out
 
 
 def _entities(run: Run) -> str:
     qs = run.question_set
     return "novel" if qs is not None and (qs.params or {}).get("entities") == "novel" else "as imported"
-
-
-def _answers(run: Run) -> list[tuple[str, bool | None]]:
-    rows = Prediction.objects.filter(run=run, question__isnull=False).values_list(
-        "question__group", "chosen", F("question__answer_index")
-    )
-    return [(g, None if c is None else c == a) for g, c, a in rows]
 
 
 def rica_panels(runs: Sequence[Run], want: Callable[..., bool], label: Callable[[Run], str]) -> list[Panel]:
@@ -74,7 +65,7 @@ def rica_panels(runs: Sequence[Run], want: Callable[..., bool], label: Callable[
     if pairs and want("rica-names-novel"):
         rows = []
         for names, novel in pairs:
-            a, b, n = shared_axiom_accuracy(_answers(names), _answers(novel))
+            a, b, n = shared_axiom_accuracy(es.rica_answers(names), es.rica_answers(novel))
             rows.append((f"{label(names)} vs {label(novel)}", n, a, b))
         series = [
             charts.Series("entities as imported", [r[2] for r in rows]),

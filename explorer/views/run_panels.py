@@ -4,7 +4,7 @@ RICA, a difficulty for ReComSBench); each link opens the items behind a bar in t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from urllib.parse import quote_plus, urlencode
 
@@ -14,17 +14,20 @@ from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import StatementSet
 from runs.models import Run
+from runs.selectors import runs_on_statement_set
 
 from .. import charts
 from ..charts import nww as nww_charts
+from ..selectors import errors as es
 from ..selectors import nww as ns
-from ..selectors import run_aggregates as ra
 from ..selectors import sources
+from ..selectors.errors import CocoSummary
+from ..selectors.rows import GroupAccuracy
 from . import nww_population_panels
 from .coco_error_panels import error_category_panel
 from .generation_panels import generation_panel
 from .panels import Panel
-from .recoms_panels import core_windows, kba_accuracy_panel, redundancy_panel
+from .recoms_panels import kba_accuracy_panel, redundancy_panel
 from .rica_panels import rica_panels
 
 
@@ -44,9 +47,7 @@ def _items_base(run_id: int, script_prefix: str) -> str:
     return reverse("explorer:run_items", args=[run_id])
 
 
-def series_for(
-    runs: Sequence[Run], rows: Sequence[dict[str, object]], param: str
-) -> tuple[list[str], list[charts.Series]]:
+def series_for(runs: Sequence[Run], rows: Sequence[GroupAccuracy], param: str) -> tuple[list[str], list[charts.Series]]:
     """Turn [{run, group, n, ok}] into the shared group axis and one Series per run, each bar
     with its 95% Wilson interval."""
     groups = sorted({str(r["group"]) for r in rows})
@@ -56,8 +57,8 @@ def series_for(
         series.append(
             charts.Series(
                 run_label(run),
-                [(mine[g]["ok"] / mine[g]["n"]) if g in mine and mine[g]["n"] else None for g in groups],  # type: ignore[operator]
-                [int(mine[g]["n"]) if g in mine else 0 for g in groups],  # type: ignore[call-overload]
+                [(mine[g]["ok"] / mine[g]["n"]) if g in mine and mine[g]["n"] else None for g in groups],
+                [int(mine[g]["n"]) if g in mine else 0 for g in groups],
                 [items_href(run, **{param: g}) for g in groups],
                 [_wilson(mine[g]) if g in mine else None for g in groups],
             )
@@ -65,18 +66,18 @@ def series_for(
     return groups, series
 
 
-def _wilson(row: dict[str, object]) -> tuple[float, float] | None:
+def _wilson(row: GroupAccuracy) -> tuple[float, float] | None:
     from runs.samples import wilson
 
-    low, high = wilson(int(row["ok"]), int(row["n"]))  # type: ignore[call-overload]
+    low, high = wilson(int(row["ok"]), int(row["n"]))
     return None if low is None or high is None else (low, high)
 
 
-def min_n_filter(rows: Sequence[dict[str, object]], min_n: int) -> tuple[list[dict[str, object]], int]:
+def min_n_filter(rows: Sequence[GroupAccuracy], min_n: int) -> tuple[list[GroupAccuracy], int]:
     """The breakdown rows with at least ``min_n`` items, and how many groups fell out entirely."""
     if min_n <= 1:
         return list(rows), 0
-    kept = [r for r in rows if int(r["n"]) >= min_n]  # type: ignore[call-overload]
+    kept = [r for r in rows if int(r["n"]) >= min_n]
     hidden = {str(r["group"]) for r in rows} - {str(r["group"]) for r in kept}
     return kept, len(hidden)
 
@@ -89,25 +90,25 @@ def accuracy_panel(
     key: str,
     title: str,
     runs: Sequence[Run],
-    rows: Sequence[dict[str, object]],
+    rows: Sequence[GroupAccuracy],
     param: str,
     axis: str,
     min_n: int = 0,
 ) -> Panel:
-    rows, hidden = min_n_filter(rows, min_n)
-    groups, series = series_for(runs, rows, param)
+    kept, hidden = min_n_filter(rows, min_n)
+    groups, series = series_for(runs, kept, param)
     table = [
-        (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)  # type: ignore[operator, call-overload]
+        (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)
         for run in runs
         for g in groups
-        for r in rows
+        for r in kept
         if r["run"] == run.pk and str(r["group"]) == g
     ]
     links = [
         items_href(run, **{param: g})
         for run in runs
         for g in groups
-        for r in rows
+        for r in kept
         if r["run"] == run.pk and str(r["group"]) == g
     ]
     note = "Bars: accuracy with its 95% Wilson interval; n = items in the group."
@@ -127,6 +128,27 @@ def accuracy_panel(
     )
 
 
+# dimension -> (panel key, title, shown without any group): the accuracy breakdowns of es.DIMENSIONS
+DIMENSION_PANELS = {
+    "relation": ("by-relation", "Accuracy by relation", True),
+    "kind": ("by-kind", "Accuracy by query kind", True),
+    "perturbation": ("rica", "RICA: accuracy by perturbation", False),  # only on a RICA set
+}
+
+
+def dimension_panels(runs: Sequence[Run], want: Callable[..., bool], min_n: int, *dimensions: str) -> list[Panel]:
+    """The accuracy-by-group panels of ``dimensions`` that are wanted (each one query, cached)."""
+    out = []
+    for dim in dimensions:
+        key, title, keep_empty = DIMENSION_PANELS[dim]
+        if not want(key):
+            continue
+        rows = es.accuracy_by(runs, dim)
+        if rows or keep_empty:
+            out.append(accuracy_panel(key, title, runs, rows, dim, dim, min_n))
+    return out
+
+
 def _wanted(only: str) -> Callable[..., bool]:
     """``only``: the one panel a CSV download asks for ("" = all): the others are not computed."""
     return lambda *keys: not only or only in keys
@@ -136,27 +158,10 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
     runs, want, panels = [run], _wanted(only), []
     if run.scoring == "generate-answer":  # no option is chosen: the accuracy panels would say 0
         return generation_panel(runs, want, run_label)
-    if want("by-relation"):
-        panels.append(
-            accuracy_panel(
-                "by-relation",
-                "Accuracy by relation",
-                runs,
-                ra.accuracy_by(runs, "relation"),
-                "relation",
-                "relation",
-                min_n,
-            )
-        )
-    if want("by-kind"):
-        panels.append(
-            accuracy_panel(
-                "by-kind", "Accuracy by query kind", runs, ra.accuracy_by(runs, "kind"), "kind", "kind", min_n
-            )
-        )
+    panels += dimension_panels(runs, want, min_n, "relation", "kind")
     if want("position-bias"):
-        cells = ra.position_counts(run)
-        n_opt = ra.max_options(run) if cells else 0
+        cells = es.position_counts(run)
+        n_opt = es.max_options(run) if cells else 0
         links = [items_href(run, answer=a, chosen="none" if c == -1 else c) for a, c, _ in cells]
         panels.append(
             Panel(
@@ -169,20 +174,16 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
                 note="Rows: where the correct answer was; columns: what the model chose. A strong column is a position preference.",
             )
         )
-    coco = ra.coco_summary(runs).get(run.pk) if want("coco") else None
+    coco = es.coco_summary(runs).get(run.pk) if want("coco") else None
     if coco and coco["n_app"]:
         panels.append(coco_quadrant_panel(run, coco))
-    pert = ra.accuracy_by(runs, "perturbation") if want("rica") else []
-    if pert:
-        panels.append(
-            accuracy_panel("rica", "RICA: accuracy by perturbation", runs, pert, "perturbation", "perturbation", min_n)
-        )
+    panels += dimension_panels(runs, want, min_n, "perturbation")
     panels += rica_panels(runs, want, run_label)
     panels += error_category_panel(runs, want, run_label)
-    windows = ra.difficulty_buckets(runs).get(run.pk) if want("difficulty", "kba-accuracy") else None
+    windows = es.difficulty_buckets(runs).get(run.pk) if want("difficulty", "kba-accuracy") else None
     if windows and want("difficulty"):
         panels.append(windows_panel(runs, {run.pk: windows}))
-    fig4 = kba_accuracy_panel(runs, core_windows(runs), run_label) if windows and want("kba-accuracy") else None
+    fig4 = kba_accuracy_panel(runs, es.core_windows(runs), run_label) if windows and want("kba-accuracy") else None
     if fig4 is not None:
         panels.append(fig4)
     krr = redundancy_panel(runs, run_label) if windows and want("redundancy") else None
@@ -213,8 +214,8 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
     return panels
 
 
-def coco_quadrant_panel(run: Run, coco: dict[str, object]) -> Panel:
-    counts: dict[tuple[bool, bool], int] = coco["counts"]  # type: ignore[assignment]
+def coco_quadrant_panel(run: Run, coco: CocoSummary) -> Panel:
+    counts = coco["counts"]
     hrefs = {k: items_href(run, coco=f"{int(k[0])},{int(k[1])}") for k in counts}
     rows = [
         (COCO_LABELS[coco_category(*k)], "yes" if k[0] else "no", "yes" if k[1] else "no", n) for k, n in counts.items()
@@ -235,15 +236,17 @@ def _fmt(x: object) -> str:
     return f"{x:.1%}" if isinstance(x, float) else "–"
 
 
-def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]]]) -> Panel:
-    """The windows by the run metrics' definition (explorer.recoms_panels.core_windows); ``buckets``
+def windows_panel(runs: Sequence[Run], buckets: Mapping[int, Sequence[object]]) -> Panel:
+    """The windows by the run metrics' definition (explorer.selectors.errors.core_windows); ``buckets``
     only says which runs have difficulties."""
-    series, rows, links = [], [], []
-    core = core_windows([r for r in runs if buckets.get(r.pk)])
+    series: list[tuple[str, list[float], list[float | None], list[str]]] = []
+    rows, links = [], []
+    core = es.core_windows([r for r in runs if buckets.get(r.pk)])
     for run in runs:
         wins = core.get(run.pk, [])
         hrefs = [items_href(run, d_min=w["d_min"], d_max=w["d_max"]) for w in wins]
-        series.append((run_label(run), [w["mean_d"] for w in wins], [w["accuracy"] for w in wins], hrefs))
+        acc: list[float | None] = [w["accuracy"] for w in wins]
+        series.append((run_label(run), [w["mean_d"] for w in wins], acc, hrefs))
         rows += [
             (run_label(run), w["window"] + 1, w["d_min"], w["d_max"], w["mean_d"], w["n"], w["accuracy"]) for w in wins
         ]
@@ -262,7 +265,7 @@ def windows_panel(runs: Sequence[Run], buckets: dict[int, list[dict[str, object]
 def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     want, panels = _wanted(only), []
     if want("nww-ca"):
-        same_set = list(Run.objects.filter(statement_set_id=run.statement_set_id).order_by("pk")[:20])
+        same_set = runs_on_statement_set(run.statement_set_id)
         if run not in same_set:
             same_set.append(run)
         panels.append(nww_scatter_panel(same_set, run.statement_set))
@@ -309,7 +312,7 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
             )
         )
     if want(*nww_population_panels.KEYS):
-        others = list(Run.objects.filter(statement_set_id=run.statement_set_id).exclude(pk=run.pk).order_by("pk")[:19])
+        others = runs_on_statement_set(run.statement_set_id, exclude=run, limit=19)
         panels += nww_population_panels.population_panels(run, want, others)
     return panels
 
@@ -331,7 +334,7 @@ def human_percentile_panel(run: Run) -> Panel:
             click="",
             note=sources.HUMAN_SCORES_PENDING,
         )
-    runs = list(Run.objects.filter(statement_set_id=run.statement_set_id).order_by("pk")[:20])
+    runs = runs_on_statement_set(run.statement_set_id)
     if run not in runs:
         runs.append(run)
     standings = model_standings(runs, sm)
@@ -421,36 +424,13 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
     panels += generation_panel(qruns, want, run_label)
     qruns = [r for r in qruns if r.scoring != "generate-answer"]  # no option chosen: no accuracy
     if qruns:
-        if want("by-relation"):
-            panels.append(
-                accuracy_panel(
-                    "by-relation",
-                    "Accuracy by relation",
-                    qruns,
-                    ra.accuracy_by(qruns, "relation"),
-                    "relation",
-                    "relation",
-                    min_n,
-                )
-            )
-        if want("by-kind"):
-            panels.append(
-                accuracy_panel(
-                    "by-kind", "Accuracy by query kind", qruns, ra.accuracy_by(qruns, "kind"), "kind", "kind", min_n
-                )
-            )
-        coco = ra.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
+        panels += dimension_panels(qruns, want, min_n, "relation", "kind")
+        coco = es.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
         if any(v["n_app"] for v in coco.values()):
             panels += coco_scatter_panels(qruns, coco)
-        pert = ra.accuracy_by(qruns, "perturbation") if want("rica") else []
-        if pert:
-            panels.append(
-                accuracy_panel(
-                    "rica", "RICA: accuracy by perturbation", qruns, pert, "perturbation", "perturbation", min_n
-                )
-            )
+        panels += dimension_panels(qruns, want, min_n, "perturbation")
         panels += rica_panels(qruns, want, run_label)
-        buckets = ra.difficulty_buckets(qruns) if want("difficulty") else {}
+        buckets = es.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:
             panels.append(windows_panel(qruns, buckets))
     if sruns:
@@ -463,17 +443,17 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
     return panels
 
 
-def coco_scatter_panels(runs: Sequence[Run], coco: dict[int, dict[str, object]]) -> list[Panel]:
+def coco_scatter_panels(runs: Sequence[Run], coco: dict[int, CocoSummary]) -> list[Panel]:
     def val(run: Run, k: str) -> float | None:
-        v = coco.get(run.pk, {}).get(k)
+        v = coco[run.pk].get(k) if run.pk in coco else None
         return v if isinstance(v, float) else None
 
-    rows, out = [], []
+    labels, scores, out = [], [], []
     for run in runs:
         m, c, r, f, a = (val(run, k) for k in ("MEM", "COM", "REA", "FAI", "APP"))
-        rows.append(
+        labels.append(run_label(run))
+        scores.append(
             (
-                run_label(run),
                 m,
                 c,
                 r,
@@ -483,36 +463,25 @@ def coco_scatter_panels(runs: Sequence[Run], coco: dict[int, dict[str, object]])
                 m * a if m is not None and a is not None else None,
             )
         )
+    rows = [(label, *sc) for label, sc in zip(labels, scores, strict=True)]
     links = [reverse("explorer:run_errors", args=[r.pk]) for r in runs]
     cols = ["run", "MEM", "COM", "REA", "FAI", "APP", "MEM×COM", "MEM×APP"]
-    out.append(
-        Panel(
-            "coco-mem-com-fai",
-            "CoCo: MEM×COM vs FAI (Appendix E)",
-            charts.labelled_scatter(
-                [(row[0], row[6], row[4], h) for row, h in zip(rows, links, strict=True)],
-                x_title="MEM × COM",
-                y_title="FAI",
-            ),
-            cols,
-            rows,
-            links=links,
-            click="navigate",
+    # (panel key, x: product column, y column): Appendix E's two views of the same table
+    for key, x_col, y_col in (("coco-mem-com-fai", "MEM×COM", "FAI"), ("coco-mem-app-rea", "MEM×APP", "REA")):
+        xi, yi = cols.index(x_col) - 1, cols.index(y_col) - 1  # scores have no run column
+        out.append(
+            Panel(
+                key,
+                f"CoCo: {x_col} vs {y_col} (Appendix E)",
+                charts.labelled_scatter(
+                    [(lb, sc[xi], sc[yi], h) for lb, sc, h in zip(labels, scores, links, strict=True)],
+                    x_title=x_col.replace("×", " × "),
+                    y_title=y_col,
+                ),
+                cols,
+                rows,
+                links=links,
+                click="navigate",
+            )
         )
-    )
-    out.append(
-        Panel(
-            "coco-mem-app-rea",
-            "CoCo: MEM×APP vs REA (Appendix E)",
-            charts.labelled_scatter(
-                [(row[0], row[7], row[3], h) for row, h in zip(rows, links, strict=True)],
-                x_title="MEM × APP",
-                y_title="REA",
-            ),
-            cols,
-            rows,
-            links=links,
-            click="navigate",
-        )
-    )
     return out

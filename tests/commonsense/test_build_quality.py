@@ -55,6 +55,7 @@ def _texts(q) -> list[str]:
     return [q.context, q.question, *q.options, *q.answers]
 
 
+@pytest.mark.slow  # the CKBP graph with and without its implausible triples (~40 s in all)
 @pytest.mark.parametrize("kind", ["2i", "2p", "3i", "2in"])
 def test_ckbp_default_chains_use_only_label1_triples(kind: str) -> None:
     labels: dict[tuple[str, str, str], set[float | None]] = {}
@@ -70,6 +71,7 @@ def test_ckbp_default_chains_use_only_label1_triples(kind: str) -> None:
     assert any(1.0 not in labels[(h, r, t)] for q in loose for h, r, t in q.chain)
 
 
+@pytest.mark.slow  # the CKBP evaluation graph (~20 s for its first build)
 @pytest.mark.parametrize("kind", ["2i", "2p", "3i", "2in"])
 def test_ckbp_default_text_has_no_placeholder_or_raw_lemma(kind: str) -> None:
     for q in _ckbp_default(kind):
@@ -81,6 +83,7 @@ def test_ckbp_default_text_has_no_placeholder_or_raw_lemma(kind: str) -> None:
         assert all(len(c) == 3 for c in q.chain)
 
 
+@pytest.mark.slow  # the CKBP evaluation graph (~20 s for its first build)
 def test_ckbp_chains_follow_the_composition_rules() -> None:
     for kind in ("2p", "3i", "2i", "2in"):
         for q in _ckbp_default(kind):
@@ -110,6 +113,7 @@ def _violations(sampler: QuerySampler, kind: str, n: int) -> int:
     return bad
 
 
+@pytest.mark.slow  # the CKBP evaluation graph (~20 s for its first build)
 def test_sampler_rules_hold_and_the_bare_sampler_breaks_them() -> None:
     idx = _ckbp_index()
     hops = [r for r in COM2_RELATIONS if r != "HinderedBy"]

@@ -78,6 +78,7 @@ def _fake_encoder(calls: list[int]):
     return enc
 
 
+@pytest.mark.slow  # two diverse COM2 builds (~15 s)
 def test_diverse_build_caches_embeddings(tmp_path: Path, demo_records) -> None:
     index = GraphIndex.build(demo_records, IndexOptions(normalize=True))
     calls: list[int] = []

@@ -191,6 +191,7 @@ def test_atomic_sample_gives_2i_and_3i() -> None:
         assert all(len(q.chain) == int(kind[0]) for q in qs)
 
 
+@pytest.mark.slow  # builds the CKBP evaluation graph twice and 9 question sets (~60 s)
 def test_same_graph_params_seed_give_identical_bytes() -> None:
     index = _ckbp_index()
     for kind in ("2p", "ip", "pi", "3i"):

@@ -124,6 +124,7 @@ def cos(embed: Any, a: tuple[str, str, str], b: tuple[str, str, str]) -> float:
     return float(v[0] @ v[1])
 
 
+@pytest.mark.slow  # loads the real MiniLM embedder
 def test_the_hand_made_file_sits_clearly_on_each_side_of_the_threshold(embed: Any) -> None:
     """The by-hand values below assume these MiniLM similarities (≥ 0.75 same, < 0.75 different)."""
     same = [
@@ -147,6 +148,7 @@ def test_the_hand_made_file_sits_clearly_on_each_side_of_the_threshold(embed: An
     assert all(cos(embed, a, b) <= 0.70 for a, b in different)
 
 
+@pytest.mark.slow  # loads the real MiniLM embedder
 def test_replayed_paths_give_the_hand_computed_prior_knowledge(embed: Any) -> None:
     work, mag, burger, farm = RecomsScorer(None, embed, paths=PathsFile(PATHS)).score_batch(demo_items())
     # magazines: S* = path 0 (|K| = 2 after "bookstores sell" merges into "bookstore sells"; path 2 has 3);
@@ -179,6 +181,7 @@ def test_replayed_paths_give_the_hand_computed_prior_knowledge(embed: Any) -> No
     assert mag.extra["question_extraction"]["status"] == "given"
 
 
+@pytest.mark.slow  # loads the real MiniLM embedder
 def test_report_of_the_replayed_file_by_hand(embed: Any) -> None:
     res = RecomsScorer(None, embed, paths=PathsFile(PATHS)).score_batch(demo_items())
     gold = {it.id: it.gold for it in demo_items()}
@@ -214,6 +217,7 @@ def test_report_of_the_replayed_file_by_hand(embed: Any) -> None:
     )
 
 
+@pytest.mark.slow  # loads the real MiniLM embedder
 def test_kba_all_hints_and_missing_items(embed: Any) -> None:
     items = demo_items()
     scorer = RecomsScorer(None, embed, paths=PathsFile(PATHS), kba_hints="all")
@@ -230,6 +234,7 @@ def test_kba_all_hints_and_missing_items(embed: Any) -> None:
     assert missing.chosen is None and missing.error == MISSING
 
 
+@pytest.mark.slow  # loads the real MiniLM embedder
 def test_paths_file_errors_name_the_line(tmp_path: Path, embed: Any) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(

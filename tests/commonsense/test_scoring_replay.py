@@ -26,6 +26,7 @@ def _items(path: Path) -> tuple[list[Item], dict[str, int | None]]:
     return items, human
 
 
+@pytest.mark.slow  # replays the NWW statements CSV for all 35 models (~20 s)
 def test_statements_csv_replay_all_35_models() -> None:
     path = shared_file(CSV)
     items, human = _items(path)

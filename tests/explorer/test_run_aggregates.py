@@ -1,5 +1,6 @@
-"""Run aggregates cached per finished run: served from the cache only while the run is finished
-with the same finish time; a running run is always counted afresh."""
+"""Run aggregates cached per finished run (explorer.selectors.errors, decorated by
+explorer.selectors.run_aggregates): served from the cache only while the run is finished with the
+same finish time; a running run is always counted afresh."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
+from explorer.selectors import errors as es
 from explorer.selectors import run_aggregates as ra
 from runs.models import Run
 
@@ -25,7 +27,7 @@ def _empty_cache():
 
 
 def _relations(run):  # type: ignore[no-untyped-def]
-    return {r["group"]: (r["ok"], r["n"]) for r in ra.accuracy_by([run], "relation")}
+    return {r["group"]: (r["ok"], r["n"]) for r in es.accuracy_by([run], "relation")}
 
 
 def test_finished_run_is_served_from_the_cache_until_it_finishes_again(django_assert_num_queries):
@@ -33,10 +35,10 @@ def test_finished_run_is_served_from_the_cache_until_it_finishes_again(django_as
     run = make_run(question_set=qset, finished_at=timezone.now())
     predict(run, QuestionFactory(question_set=qset, metadata={"relation": "xWant"}), 0)
     assert _relations(run) == {"xWant": (1, 1)}
-    summary = ra.coco_summary([run])
+    summary = es.coco_summary([run])
     with django_assert_num_queries(0):
         assert _relations(run) == {"xWant": (1, 1)}
-        assert ra.coco_summary([run]) == summary
+        assert es.coco_summary([run]) == summary
     # resumed and finished again: a new finish time, so the new prediction counts
     predict(run, QuestionFactory(question_set=qset, metadata={"relation": "xWant"}), 1)
     run.finished_at = run.finished_at + timedelta(seconds=5)
