@@ -143,6 +143,7 @@ def _ckbp(malformed: bool) -> GraphIndex:
     return GraphIndex.build(f(rows), IndexOptions(normalize=True))
 
 
+@pytest.mark.slow  # the CKBP evaluation graph, well-formed and not (~30 s)
 @pytest.mark.parametrize("kind", ["2i", "2p", "3i"])
 def test_ckbp_default_build_has_only_readable_text_and_fitting_answers(kind: str) -> None:
     from commonsense.questions.names import apply
@@ -158,6 +159,7 @@ def test_ckbp_default_build_has_only_readable_text_and_fitting_answers(kind: str
     assert any(display_reason(h, r, t) is not None for q in loose for h, r, t in q.chain)  # the fault
 
 
+@pytest.mark.slow  # the ATOMIC sample graph and two builds (~15 s)
 def test_no_state_distractor_where_a_state_answers() -> None:
     path = shared_file("atomic2020_sample/atomic2020_triples.tsv")
     rows = [(r.head, r.relation, r.tail) for r in read_atomic_tsv(path)]
