@@ -23,7 +23,8 @@ def lemmas(word: str, upos: str | None = None) -> dict[str, tuple[str, ...]]:
     Callers must not change the returned dict."""
     from lemminflect import getAllLemmas
 
-    return getAllLemmas(word, upos=upos) if upos else getAllLemmas(word)
+    got: dict[str, tuple[str, ...]] = getAllLemmas(word, upos=upos) if upos else getAllLemmas(word)
+    return got
 
 
 @cache
@@ -31,7 +32,8 @@ def inflections(word: str, upos: str) -> dict[str, tuple[str, ...]]:
     """lemminflect's ``getAllInflections``, cached (see :func:`lemmas`)."""
     from lemminflect import getAllInflections
 
-    return getAllInflections(word, upos=upos)
+    got: dict[str, tuple[str, ...]] = getAllInflections(word, upos=upos)
+    return got
 
 
 _PEOPLE = re.compile(r"\bPeople ?[XYZ]\b")
