@@ -103,7 +103,8 @@ DITRANSITIVE = frozenset(
 POSSESSED_NOUNS = frozenset(
     """husband wife mother father mom dad son daughter brother sister friend boss parent child kid
     baby family team dog cat car house home school phone hair face eye hand leg arm foot heart life
-    boyfriend girlfriend partner doctor teacher neighbor plan voice head stomach back""".split()
+    boyfriend girlfriend partner doctor teacher neighbor plan voice head stomach back nail finger lip
+    mouth nose neck shoulder knee skin name room bag wallet book bike seat""".split()
 )
 NOT_POSSESSED = frozenset("home outside inside up down daily there here back away over one some any all".split())
 
@@ -119,7 +120,10 @@ def possessives(text: str) -> str:
         return text
     second = set(lemmas(toks[1].lower()))
     if toks[1].islower() and "NOUN" in second and (second == {"NOUN"} or toks[1].lower() in POSSESSED_NOUNS):
-        if set(lemmas(toks[2].lower())) & {"VERB"} or toks[2].lower() in MODALS | {"be", "have", "do"}:
+        k = 2
+        while k < len(toks) - 1 and _adverb(toks[k]) and toks[k].lower() not in ("not", "n't"):
+            k += 1  # "PersonX dog rarely bark"
+        if set(lemmas(toks[k].lower())) & {"VERB"} or toks[k].lower() in MODALS | {"be", "have", "do"}:
             toks[0] += "'s"  # "PersonX husband ask" -> "PersonX's husband ask"
     for i in range(1, len(toks) - 1):
         if not _PERSON.match(toks[i]):

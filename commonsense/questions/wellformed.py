@@ -134,6 +134,14 @@ def _is_state(word: str) -> bool:
     return "VERB" in pos and (w.endswith(("ed", "en")) or w in {"upset", "hurt", "lost", "stuck", "left", "torn"})
 
 
+MOTION = frozenset("go goes went come comes came".split())
+# what may follow "goes" / "comes" directly ("goes home", "comes back", "goes shopping")
+AFTER_MOTION = frozenset(
+    """to home back out in up down away on off there here for with into around ahead outside inside
+    over through along by after together straight first again well badly wrong right missing crazy
+    bad unnoticed unpunished far somewhere anywhere nowhere everywhere upstairs downstairs abroad
+    across about past near forward forth alone and or but""".split()
+)
 SUBJECTS = frozenset(
     """i you he she it we they someone somebody everyone everybody nobody people others there this
     that these those the a an my your his her our their its one some many all both nothing
@@ -338,6 +346,11 @@ def unreadable(text: str) -> str | None:
             if _plural_noun(toks[k].lower()) and not (k + 1 < len(toks) and toks[k + 1] == "of"):
                 return f"'{toks[i - 1]}' before a plural: {toks[k]!r}"  # "a restraining orders"
     for i in range(1, len(toks) - 1):
+        if toks[i].lower() in MOTION and toks[i + 1].lower() not in AFTER_MOTION and not toks[i + 1].endswith("ing"):
+            if not PERSON.match(toks[i + 1]) and not toks[i + 1][:1].isupper():
+                return f"no preposition after {toks[i]!r}: {toks[i + 1]!r}"  # "Lily goes work"
+        if toks[i].lower() == "like" and toks[i + 1].lower() in AUXILIARIES:
+            return f"'like' before {toks[i + 1]!r}"  # "Oliver looks like was going"
         if toks[i].lower() == "to" and _third_person(toks[i + 1]):
             return f"inflected verb after 'to': {toks[i + 1]!r}"
         if toks[i + 1].lower() == "lot" and toks[i].lower() != "a":

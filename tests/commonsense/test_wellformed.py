@@ -44,6 +44,9 @@ from tests.conftest import shared_file
         "PersonX gets a restraining orders",
         "PersonX is wonder",  # a verb lemma the lexicon also lists as an adjective
         "PersonX get's some exercise",
+        "PersonX goes work",  # no preposition after a verb of motion
+        "PersonX looks like was going",
+        "PersonX bites PersonX nail",
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
@@ -66,6 +69,8 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX gives PersonY a hug",
         "PersonX is calm",
         "PersonX gets a new pair of shoes",
+        "PersonX goes home",
+        "PersonX goes shopping",
     ],
 )
 def test_readable_text_passes(text: str) -> None:
@@ -118,6 +123,7 @@ def test_display_reason_reads_the_graph_text_as_shown() -> None:
         ("PersonX loses PersonY keys", "PersonX loses PersonY keys"),  # inflected: not ASER, left alone
         ("PersonX help PersonY move", "PersonX helps PersonY move"),  # a verb, not PersonY's move
         ("PersonX husband ask", "PersonX's husband asks"),
+        ("PersonX dog rarely bark", "PersonX's dog rarely barks"),
     ],
 )
 def test_display_restores_possessives_and_skips_adverbs(raw: str, shown: str) -> None:
