@@ -24,7 +24,7 @@ from django.views.decorators.http import require_POST
 from cocoweb.http import Request
 
 from . import participants as svc
-from . import queue
+from . import queue, selectors
 from .forms import answer_from_post
 from .models import Assignment, Campaign, Item, Membership
 from .participants_models import CrowdStudy, Participant
@@ -201,8 +201,7 @@ def _box(
 def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
     if m.state == Membership.State.QUALIFYING:
         return {"label": "Qualification", "done": None, "total": None}
-    total = campaign.max_items_per_annotator or Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
-    return {"label": "Answered", "done": m.regular_answered, "total": total}
+    return selectors.answered_progress(campaign, m)
 
 
 @participant_required

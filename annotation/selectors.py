@@ -40,15 +40,15 @@ def _submit_sql() -> str:
         f"SELECT {rowselect.columns(Assignment, 'a')}, {rowselect.columns(Item, 'i')}, "
         f"{rowselect.columns(Campaign, 'c')} FROM annotation_assignment a "
         "JOIN annotation_campaign c ON c.id = a.campaign_id JOIN annotation_item i ON i.id = a.item_id "
-        "WHERE c.name = %s AND a.user_id = %s AND a.item_id = %s"
+        "WHERE c.name = %s AND a.user_id = %s AND i.uid = %s"
     )
 
 
-def submit_target(slug: str, user: Visitor, item_id: int) -> Assignment | None:
-    """This person's assignment of the item in the campaign named ``slug``, with its item and
+def submit_target(slug: str, user: Visitor, uid: str) -> Assignment | None:
+    """This person's assignment of the item (by its opaque ``uid``) in the campaign named ``slug``, with its item and
     campaign loaded, when the campaign is visible to them (else None). The submit's hot path:
     one precompiled statement (:mod:`cocoweb.rowselect`) instead of an ORM join compiled per request."""
-    got = rowselect.fetch_one(_submit_sql(), (slug, user.pk, item_id), (Assignment, Item, Campaign))
+    got = rowselect.fetch_one(_submit_sql(), (slug, user.pk, uid), (Assignment, Item, Campaign))
     if got is None:
         return None
     a, item, campaign = got
@@ -57,6 +57,33 @@ def submit_target(slug: str, user: Visitor, item_id: int) -> Assignment | None:
         return None
     a.item, a.campaign, item.campaign = item, campaign, campaign
     return a
+
+
+_ITEM_COUNTS: dict[tuple[int, float], tuple[int, int]] = {}  # items never change after creation: once per process
+
+
+def answered_progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
+    """The work page's progress bar: every answer moves it by one, a check's like any other, and
+    no skip moves it (an attention item must not give itself away by the count). The total is the
+    person's budget (or every regular item) plus the checks that come with it: one after every
+    ``attention_every`` regular answers, before the last, as far as there are attention items."""
+    key = (campaign.pk, campaign.created_at.timestamp())
+    counts = _ITEM_COUNTS.get(key)
+    if counts is None:
+        by_role = dict(Item.objects.filter(campaign=campaign).values_list("role").annotate(n=Count("id")).order_by())
+        counts = _ITEM_COUNTS[key] = (by_role.get(Item.Role.REGULAR, 0), by_role.get(Item.Role.ATTENTION, 0))
+    regular, attention = counts
+    budget = min(regular, campaign.max_items_per_annotator or regular)
+    every = campaign.attention_every
+    checks = min(attention, (budget - 1) // every) if every and budget else 0
+    # A skipped check counts as missed (attention_failed) but was not answered: only then one query.
+    skipped = 0
+    if m.attention_failed:
+        skipped = Assignment.objects.filter(
+            campaign=campaign, user_id=m.user_id, state=Assignment.State.SKIPPED, item__role=Item.Role.ATTENTION
+        ).count()
+    done = m.regular_answered + m.attention_passed + m.attention_failed - skipped
+    return {"label": "Answered", "done": done, "total": budget + checks}
 
 
 def campaign_progress(campaign: Campaign) -> dict[str, int]:

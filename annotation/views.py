@@ -46,22 +46,12 @@ def _closed(request: Request, slug: str) -> HttpResponse:
     return render(request, template, {"campaign": campaign, "message": CLOSED_MESSAGE}, status=410)
 
 
-_REGULAR_COUNTS: dict[tuple[int, float], int] = {}  # items never change after creation: once per process
-
-
 def _progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
     if m.state == Membership.State.QUALIFYING:
         total = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
         done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
         return {"label": "Qualification", "done": done, "total": total}
-    key = (campaign.pk, campaign.created_at.timestamp())
-    regular = _REGULAR_COUNTS.get(key)
-    if regular is None:
-        regular = _REGULAR_COUNTS[key] = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
-    total = regular
-    if campaign.max_items_per_annotator:
-        total = min(total, campaign.max_items_per_annotator)
-    return {"label": "Answered", "done": m.regular_answered, "total": total}
+    return selectors.answered_progress(campaign, m)
 
 
 def _item_context(
@@ -150,10 +140,10 @@ def _elapsed(request: HttpRequest) -> int | None:
 
 @require_POST
 @role_required(ANNOTATOR)
-def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
+def submit(request: Request, slug: str, uid: str) -> HttpResponse:
     # The campaign (as visible to this person), their assignment and its item in one query; without
     # an assignment the campaign and the item alone (404 when either is not theirs to see).
-    a = selectors.submit_target(slug, request.user, item_id)
+    a = selectors.submit_target(slug, request.user, uid)
     if a is not None:
         campaign, item = a.campaign, a.item
     else:
@@ -161,7 +151,7 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
         if found is None:
             return _closed(request, slug)
         campaign = found
-        item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+        item = get_object_or_404(Item, uid=uid, campaign=campaign)
     item.campaign = campaign  # already loaded: no second query
     done = None
     try:
@@ -191,9 +181,9 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
 
 @require_POST
 @role_required(ANNOTATOR)
-def skip(request: Request, slug: str, item_id: int) -> HttpResponse:
+def skip(request: Request, slug: str, uid: str) -> HttpResponse:
     campaign = _campaign(slug, request.user)
-    item = get_object_or_404(Item, pk=item_id, campaign=campaign)
+    item = get_object_or_404(Item, uid=uid, campaign=campaign)
     error = ""
     try:
         queue.assignment_skip(campaign, request.user, item)

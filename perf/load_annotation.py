@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from perf.services import PORTS, free_port, services_start, services_stop  # noqa: E402
 
-ITEM = re.compile(r'data-item="(\d+)"')
+ITEM = re.compile(r'data-item="([^"]+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 CAMPAIGN = "perf-load"
 
