@@ -74,6 +74,8 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
     if request.user.pk != p.user_id:
         login(request, p.user, backend="accounts.backends.RoleModelBackend")
     request.session[CLAIM] = p.claim
+    if p.stage == Participant.Stage.CONSENT:  # the study link answers with the first page itself
+        return _consent_page(request, campaign, svc.study_of(campaign))
     return redirect(STAGE_VIEW[p.stage], slug=slug)
 
 
@@ -105,15 +107,38 @@ def _at(p: Participant, stage: str) -> HttpResponse | None:
     return None if p.stage == stage else redirect(STAGE_VIEW[p.stage], slug=p.campaign.name)
 
 
+def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, form: Any = None) -> HttpResponse:
+    """Consent, the instructions with their worked examples and the demographics questions on one
+    page: one request (and one answer) instead of three on the way to the first item."""
+    from .crowd_forms import DemographicsForm
+
+    ctx = {
+        "campaign": campaign,
+        "study": study,
+        "form": form or DemographicsForm(study.demographics),
+        "n_qual": selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0),
+        "budget": campaign.max_items_per_annotator,
+    }
+    return render(request, "annotation/crowd/consent.html", ctx)
+
+
 @participant_required
 def consent(request: HttpRequest, ctx: Ctx) -> HttpResponse:
+    from .crowd_forms import DemographicsForm
+
     p, campaign, study = ctx
     if (r := _at(p, Participant.Stage.CONSENT)) is not None:
         return r
-    if request.method == "POST":
-        svc.consent_record(p, request.POST.get("consent") == "yes")
-        return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
-    return render(request, "annotation/crowd/consent.html", {"campaign": campaign, "study": study})
+    if request.method != "POST":
+        return _consent_page(request, campaign, study)
+    if request.POST.get("consent") != "yes":
+        svc.consent_record(p, False, study)
+    else:
+        form = DemographicsForm(study.demographics, request.POST)
+        if not form.is_valid():
+            return _consent_page(request, campaign, study, form)
+        svc.consent_record(p, True, study, form.cleaned_data)
+    return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
 
 
 @participant_required
@@ -124,7 +149,7 @@ def instructions(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     if request.method == "POST":
         svc.instructions_done(p, study)
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
-    n_qual = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
+    n_qual = selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0)
     return render(
         request,
         "annotation/crowd/instructions.html",

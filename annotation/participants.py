@@ -161,12 +161,24 @@ def study_of(campaign: Campaign) -> CrowdStudy:
     return CrowdStudy.objects.filter(campaign=campaign).first() or CrowdStudy(campaign=campaign)
 
 
-def consent_record(p: Participant, agreed: bool, now: datetime | None = None) -> Participant:
+def consent_record(
+    p: Participant,
+    agreed: bool,
+    study: CrowdStudy,
+    answers: dict[str, str] | None = None,
+    now: datetime | None = None,
+) -> Participant:
+    """The consent page's answer. It shows the instructions and the demographics questions too (one
+    page, one request, instead of three): agreeing stores the asked fields only (anything else in
+    ``answers`` is dropped; empty = no answer) and goes straight to the items; declining stores
+    nothing of them. The separate instructions and demographics stages remain for participants who
+    reached them before."""
     if p.stage != Participant.Stage.CONSENT:
         return p
     if not agreed:
         return _stage_set(p, Participant.Stage.RETURNED, finished_at=now or timezone.now())
-    return _stage_set(p, Participant.Stage.INSTRUCTIONS, consented_at=now or timezone.now())
+    kept = {f: (answers or {})[f] for f in study.demographics if (answers or {}).get(f)}
+    return _stage_set(p, Participant.Stage.ITEMS, consented_at=now or timezone.now(), demographics=kept)
 
 
 def instructions_done(p: Participant, study: CrowdStudy) -> Participant:

@@ -59,7 +59,17 @@ def submit_target(slug: str, user: Visitor, uid: str) -> Assignment | None:
     return a
 
 
-_ITEM_COUNTS: dict[tuple[int, float], tuple[int, int]] = {}  # items never change after creation: once per process
+_ITEM_COUNTS: dict[tuple[int, float], dict[str, int]] = {}  # items never change after creation: once per process
+
+
+def item_counts(campaign: Campaign) -> dict[str, int]:
+    """The campaign's number of items per role, counted once per process."""
+    key = (campaign.pk, campaign.created_at.timestamp())
+    counts = _ITEM_COUNTS.get(key)
+    if counts is None:
+        rows = Item.objects.filter(campaign=campaign).values_list("role").annotate(n=Count("id")).order_by()
+        counts = _ITEM_COUNTS[key] = dict(rows)
+    return counts
 
 
 def answered_progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
@@ -67,12 +77,8 @@ def answered_progress(campaign: Campaign, m: Membership) -> dict[str, Any]:
     no skip moves it (an attention item must not give itself away by the count). The total is the
     person's budget (or every regular item) plus the checks that come with it: one after every
     ``attention_every`` regular answers, before the last, as far as there are attention items."""
-    key = (campaign.pk, campaign.created_at.timestamp())
-    counts = _ITEM_COUNTS.get(key)
-    if counts is None:
-        by_role = dict(Item.objects.filter(campaign=campaign).values_list("role").annotate(n=Count("id")).order_by())
-        counts = _ITEM_COUNTS[key] = (by_role.get(Item.Role.REGULAR, 0), by_role.get(Item.Role.ATTENTION, 0))
-    regular, attention = counts
+    counts = item_counts(campaign)
+    regular, attention = counts.get(Item.Role.REGULAR, 0), counts.get(Item.Role.ATTENTION, 0)
     budget = min(regular, campaign.max_items_per_annotator or regular)
     every = campaign.attention_every
     checks = min(attention, (budget - 1) // every) if every and budget else 0

@@ -71,6 +71,59 @@ def setup_crowd(n_items: int, redundancy: int, budget: int) -> None:
     crowd_study_enable(c, demographics=["age_band", "country"], completion_url="https://example.org/done?cc={code}")
 
 
+def profile_arrival(n: int) -> None:
+    """SQL statements and in-process time per step of the arrival path (Django's test client on the
+    same database, cache and session store as the server), for ``n`` participants."""
+    import statistics
+
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    counts: dict[str, list[int]] = {}
+    times: dict[str, list[float]] = {}
+    link = f"/join/{SLUG}/"
+
+    def step(name: str, fn: Any, *a: Any, **kw: Any) -> Any:
+        with CaptureQueriesContext(connection) as cq:
+            t = time.process_time()
+            r = fn(*a, **kw)
+            dt = (time.process_time() - t) * 1000
+        counts.setdefault(name, []).append(len(cq))
+        times.setdefault(name, []).append(dt)
+        assert r.status_code in (200, 204, 302), (name, r.status_code)
+        return r
+
+    c = Client()  # one client: its handler loads the middleware once, as a server process does
+    c.get("/accounts/login/")
+    for i in range(n):
+        c.cookies.clear()  # a new browser
+        c.defaults.pop("HTTP_HX_REQUEST", None)
+        r = step("join", c.get, f"{link}?PROLIFIC_PID=prof{i:021d}&STUDY_ID=perf&SESSION_ID=p{i}")
+        for name, path in (("consent_page", "consent/"), ("instructions_page", "instructions/")):
+            if r.status_code == 302 and r["Location"].endswith(path):
+                r = step(name, c.get, link + path)
+        post = {"consent": "yes", "age_band": "25–34", "country": "Nowhere"}
+        r = step("consent", c.post, link + "consent/", post)
+        if r["Location"].endswith("/instructions/"):
+            r = step("instructions", c.post, link + "instructions/")
+        if r["Location"].endswith("/about-you/"):
+            step("demographics_page", c.get, link + "about-you/")
+            step("demographics", c.post, link + "about-you/", {"age_band": "25–34", "country": "Nowhere"})
+        r = step("first_item", c.get, link + "items/")
+        for _ in range(3):
+            m, k = UID.search(r.content.decode()), KEY.search(r.content.decode())
+            data = {"agree": "yes", "predict": "no", "idempotency_key": k.group(1), "elapsed_ms": "9000"}
+            r = step("submit", c.post, f"{link}items/{m.group(1)}/submit/", data, HTTP_HX_REQUEST="true")
+    print(f"arrival path, in-process ({n} participants, 3 submits each): SQL statements and CPU ms per request")
+    for name, v in counts.items():
+        t = times[name]
+        print(
+            f"  {name:18s} SQL median {statistics.median(v):3.0f} (max {max(v):3d})  CPU median {statistics.median(t):5.1f} ms"
+        )
+    print(f"  requests per arrival before the first submit: {sum(1 for k in counts if k != 'submit')}")
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")

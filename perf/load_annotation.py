@@ -376,7 +376,12 @@ def main() -> int:
             check=True,
             timeout=300,
         )
-        if args.profile:
+        if args.profile and args.scenario == "arrival":
+            from perf.crowd_arrival import profile_arrival
+
+            profile_arrival(20)
+            setup_crowd(args.items, args.redundancy, args.budget)  # a fresh campaign for the load
+        elif args.profile:
             profile(5)
             setup_data(args.items, args.redundancy, args.annotators)  # a fresh campaign for the load
         cmd = [
