@@ -412,15 +412,18 @@ def main() -> int:
             except OSError:
                 time.sleep(0.1)
         base = f"http://127.0.0.1:{args.port}"
-        if args.scenario == "arrival":
-            from perf.crowd_arrival import run_arrival
-
-            return run_arrival(args, base, loadavg)
-        sessions = [session_for(base, f"perf-ann-{i:03d}") for i in range(args.annotators)]
         roots = {"gunicorn": gunicorn.pid}
         pid_file = Path(os.environ.get("COCOWEB_PG_DATA") or tmp / "svc" / "pg") / "postmaster.pid"
         if pid_file.exists():
             roots["postgres"] = int(pid_file.read_text().split()[0])
+        redis_pid = tmp / "svc" / "redis.pid"
+        if args.scenario == "arrival":
+            from perf.crowd_arrival import run_arrival
+
+            if redis_pid.exists():
+                roots["redis"] = int(redis_pid.read_text().split()[0])
+            return run_arrival(args, base, loadavg, roots)
+        sessions = [session_for(base, f"perf-ann-{i:03d}") for i in range(args.annotators)]
         status = run_load(args, base, sessions, roots)
         server_times(tmp / "access.log", args.warmup)
         return status
