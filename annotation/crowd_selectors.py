@@ -8,12 +8,65 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any, cast
 
+from django.db import connection
 from django.db.models import Count, Q, Sum
 
-from .models import Campaign, Item, Membership, Response
-from .participants_models import Participant
+from cocoweb import rowselect
+
+from .models import Assignment, Campaign, Item, Membership, Response
+from .participants_models import CrowdStudy, Participant
+
+
+# The participant's hot path (every crowd page, every answer): precompiled statements whose rows
+# come back as the instances the ORM would build (:mod:`cocoweb.rowselect`), so no queryset is
+# compiled per request.
+@cache
+def _participant_sql() -> str:
+    return (
+        f"SELECT {rowselect.columns(Participant, 'p')}, {rowselect.columns(Campaign, 'c')}, "
+        f"{rowselect.columns(CrowdStudy, 's')} FROM annotation_participant p "
+        "JOIN annotation_campaign c ON c.id = p.campaign_id LEFT JOIN annotation_crowdstudy s ON s.campaign_id = c.id "
+        "WHERE p.user_id = %s"
+    )
+
+
+def participant_of(user_id: int) -> tuple[Participant, Campaign, CrowdStudy] | None:
+    """The participant this user is, their campaign and its study settings (the defaults when the
+    campaign has none), in one statement."""
+    with connection.cursor() as cur:
+        cur.execute(_participant_sql(), (user_id,))
+        row = cur.fetchone()
+    if row is None:
+        return None
+    n = len(Participant._meta.concrete_fields) + len(Campaign._meta.concrete_fields)
+    p, campaign = rowselect.instances(row[:n], (Participant, Campaign))
+    assert isinstance(p, Participant) and isinstance(campaign, Campaign)
+    study = rowselect.instances(row[n:], (CrowdStudy,))[0] if row[n] is not None else CrowdStudy()
+    assert isinstance(study, CrowdStudy)
+    p.campaign = study.campaign = campaign
+    return p, campaign, study
+
+
+@cache
+def _assignment_sql() -> str:
+    return (
+        f"SELECT {rowselect.columns(Assignment, 'a')}, {rowselect.columns(Item, 'i')} FROM annotation_assignment a "
+        "JOIN annotation_item i ON i.id = a.item_id WHERE a.campaign_id = %s AND a.user_id = %s AND i.uid = %s"
+    )
+
+
+def assignment_of(campaign: Campaign, user_id: int, uid: str) -> Assignment | None:
+    """This person's assignment of the item with this opaque uid, with its item, in one statement."""
+    got = rowselect.fetch_one(_assignment_sql(), (campaign.pk, user_id, uid), (Assignment, Item))
+    if got is None:
+        return None
+    a, item = got
+    assert isinstance(a, Assignment) and isinstance(item, Item)
+    a.item, a.campaign, item.campaign = item, campaign, campaign
+    return a
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,15 +16,15 @@ from typing import Any
 
 from django.contrib.auth import login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from cocoweb.http import Request
 
+from . import crowd_selectors, queue, selectors
 from . import participants as svc
-from . import queue, selectors
 from .forms import answer_from_post
 from .models import Assignment, Campaign, Item, Membership
 from .participants_models import CrowdStudy, Participant
@@ -57,7 +57,7 @@ def _busy(request: HttpRequest) -> HttpResponse:
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     """The study link. A GET that may create the participant: crowd platforms send people here
     with a plain link, so there is no form to post."""
-    campaign = get_object_or_404(Campaign, name=slug, crowd__isnull=False)
+    campaign = get_object_or_404(Campaign.objects.select_related("crowd"), name=slug, crowd__isnull=False)
     if not campaign.is_open:
         return _message(request, "Study not open", "This study is not taking participants at the moment.", 410)
     try:
@@ -75,7 +75,7 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         login(request, p.user, backend="accounts.backends.RoleModelBackend")
     request.session[CLAIM] = p.claim
     if p.stage == Participant.Stage.CONSENT:  # the study link answers with the first page itself
-        return _consent_page(request, campaign, svc.study_of(campaign))
+        return _consent_page(request, campaign, campaign.crowd)
     return redirect(STAGE_VIEW[p.stage], slug=slug)
 
 
@@ -91,13 +91,14 @@ def participant_required(view: Callable[..., HttpResponse]) -> Callable[..., Htt
             return _message(
                 request, "Open your study link", "Please open this study through the link your platform gave you.", 403
             )
-        p = Participant.objects.select_related("campaign").filter(user=request.user).first()
-        if p is None or p.campaign.name != slug:
+        got = crowd_selectors.participant_of(request.user.pk)  # with its campaign and study: one statement
+        if got is None or got[1].name != slug:
             raise PermissionDenied("this page belongs to another study")
+        p, campaign, study = got
         if request.session.get(CLAIM) != p.claim:
             return _busy(request)
         svc.participant_touch(p)
-        return view(request, (p, p.campaign, svc.study_of(p.campaign)), *args, **kwargs)
+        return view(request, (p, campaign, study), *args, **kwargs)
 
     return wrapper
 
@@ -237,9 +238,10 @@ def work(request: Request, ctx: Ctx) -> HttpResponse:
 
 
 def _assignment(ctx: Ctx, user: Any, uid: str) -> Assignment:
-    return get_object_or_404(
-        Assignment.objects.select_related("item", "campaign"), campaign=ctx[1], user=user, item__uid=uid
-    )
+    a = crowd_selectors.assignment_of(ctx[1], user.pk, uid)
+    if a is None:
+        raise Http404("no such item of yours")
+    return a
 
 
 @require_POST

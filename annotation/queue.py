@@ -25,6 +25,7 @@ from commonsense.validation import answer_normalise, gold_passed, qualification_
 
 from . import queue_pg
 from .models import Assignment, Campaign, Item, Membership, Response
+from .selectors import item_counts
 from .services import final_label_refresh_item
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
@@ -49,7 +50,7 @@ def membership_get(campaign: Campaign, user: User) -> Membership:
     m = Membership.objects.filter(campaign=campaign, user=user).first()
     if m is not None:
         return m
-    has_qual = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).exists()
+    has_qual = bool(item_counts(campaign).get(Item.Role.QUALIFICATION))
     state = Membership.State.QUALIFYING if has_qual else Membership.State.ACTIVE
     # INSERT … ON CONFLICT DO NOTHING: a concurrent first request of the same person may win.
     Membership.objects.bulk_create([Membership(campaign=campaign, user=user, state=state)], ignore_conflicts=True)
