@@ -19,8 +19,10 @@ a closed loop that measures saturation: latency then is simply annotators / thro
 SQL statements per request type. Exit status 1 if a database check fails.
 
 ``--scenario arrival`` runs the crowd-study arrival instead (:mod:`perf.crowd_arrival`): 1,000
-participants arriving through a Prolific-style study link within 60 s, each through consent,
-instructions and demographics, then up to 50 items with the think time, bounded by ``--duration``:
+participants arriving through a Prolific-style study link within 60 s, each through the link's
+one page (consent, instructions, demographics), then up to 50 items with the think time, bounded by
+``--duration``; asyncio tasks, not threads; with ``--profile`` it first prints the SQL statements
+and in-process CPU of each step:
 
     .venv/bin/python perf/load_annotation.py --scenario arrival --participants 1000 --arrive-within 60 \
         --budget 50 --think 5-30 --duration 120 --items 2200 --redundancy 23
