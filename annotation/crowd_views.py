@@ -116,7 +116,7 @@ def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, f
     ctx = {
         "campaign": campaign,
         "study": study,
-        "form": form or DemographicsForm(study.demographics),
+        "form": form if form is not None else DemographicsForm(study.demographics),
         "n_qual": selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0),
         "budget": campaign.max_items_per_annotator,
     }
