@@ -14,6 +14,7 @@ from typing import Any, cast
 from django.db import connection
 from django.db.models import Count, Q, Sum
 
+from accounts.people import User
 from cocoweb import rowselect
 
 from .models import Assignment, Campaign, Item, Membership, Response
@@ -27,23 +28,25 @@ from .participants_models import CrowdStudy, Participant
 def _participant_sql() -> str:
     return (
         f"SELECT {rowselect.columns(Participant, 'p')}, {rowselect.columns(Campaign, 'c')}, "
-        f"{rowselect.columns(CrowdStudy, 's')} FROM annotation_participant p "
-        "JOIN annotation_campaign c ON c.id = p.campaign_id LEFT JOIN annotation_crowdstudy s ON s.campaign_id = c.id "
-        "WHERE p.user_id = %s"
+        f"{rowselect.columns(User, 'u')}, {rowselect.columns(CrowdStudy, 's')} FROM annotation_participant p "
+        f"JOIN annotation_campaign c ON c.id = p.campaign_id JOIN {User._meta.db_table} u ON u.id = p.user_id "
+        "LEFT JOIN annotation_crowdstudy s ON s.campaign_id = c.id WHERE p.user_id = %s"
     )
 
 
 def participant_of(user_id: int) -> tuple[Participant, Campaign, CrowdStudy] | None:
-    """The participant this user is, their campaign and its study settings (the defaults when the
-    campaign has none), in one statement."""
+    """The participant this user is (with ``p.user`` loaded), their campaign and its study settings
+    (the defaults when the campaign has none), in one statement."""
     with connection.cursor() as cur:
         cur.execute(_participant_sql(), (user_id,))
         row = cur.fetchone()
     if row is None:
         return None
-    n = len(Participant._meta.concrete_fields) + len(Campaign._meta.concrete_fields)
-    p, campaign = rowselect.instances(row[:n], (Participant, Campaign))
-    assert isinstance(p, Participant) and isinstance(campaign, Campaign)
+    parts = (Participant, Campaign, User)
+    n = sum(len(m._meta.concrete_fields) for m in parts)
+    p, campaign, user = rowselect.instances(row[:n], parts)
+    assert isinstance(p, Participant) and isinstance(campaign, Campaign) and isinstance(user, User)
+    p.user = user
     study = rowselect.instances(row[n:], (CrowdStudy,))[0] if row[n] is not None else CrowdStudy()
     assert isinstance(study, CrowdStudy)
     p.campaign = study.campaign = campaign

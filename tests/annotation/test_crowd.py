@@ -266,3 +266,15 @@ def test_budget_spreads_items_evenly(statement_set) -> None:
             answer(b, c, current(b, c)[1], i % 2)
     counts = list(Item.objects.filter(campaign=c, answer_count__gt=0).values_list("answer_count", flat=True))
     assert len(counts) == 50 and set(counts) == {1}
+
+
+def test_a_deactivated_participant_account_is_refused(statement_set) -> None:
+    """Crowd pages read the participant's user row themselves (not through the authentication
+    backend): an account an admin deactivated must still be refused."""
+    c = crowd_campaign("inactive", "--budget", "3")
+    b = to_items(Client(), c, "gone-1")
+    assert b.get("/join/inactive/items/").status_code == 200
+    Participant.objects.get(external_id="gone-1").user.__class__.objects.filter(
+        crowd_participant__external_id="gone-1"
+    ).update(is_active=False)  # as an admin deactivating the account
+    assert b.get("/join/inactive/items/").status_code == 403
