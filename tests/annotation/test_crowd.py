@@ -278,3 +278,28 @@ def test_a_deactivated_participant_account_is_refused(statement_set) -> None:
         crowd_participant__external_id="gone-1"
     ).update(is_active=False)  # as an admin deactivating the account
     assert b.get("/join/inactive/items/").status_code == 403
+
+
+def test_participant_hot_path_reads_return_what_the_orm_returns(statement_set) -> None:
+    """The precompiled reads of every crowd request (participant, campaign, study settings, user)
+    and of every answer (assignment, item): every field as the ORM loads it."""
+    from annotation import crowd_selectors
+    from annotation.models import Assignment
+
+    c = crowd_campaign("rows", "--budget", "3", "--demographics", "age_band")
+    b = to_items(Client(), c, "row-1", {"age_band": "25–34"})
+    _r, item = current(b, c)
+    p = Participant.objects.select_related("campaign", "user").get(external_id="row-1")
+    got = crowd_selectors.participant_of(p.user_id)
+    assert got is not None
+    pairs = [(got[0], p), (got[1], p.campaign), (got[0].user, p.user), (got[2], CrowdStudy.objects.get(campaign=c))]
+    a = crowd_selectors.assignment_of(c, p.user_id, item.uid)
+    orm = Assignment.objects.select_related("item").get(campaign=c, user_id=p.user_id, item=item)
+    assert a is not None
+    pairs += [(a, orm), (a.item, orm.item)]
+    for mine, want in pairs:
+        for f in type(want)._meta.concrete_fields:
+            assert getattr(mine, f.attname) == getattr(want, f.attname), (type(want).__name__, f.name)
+    assert got[0].demographics == {"age_band": "25–34"} and a.item.campaign is c
+    assert crowd_selectors.assignment_of(c, p.user_id, "no-such-uid") is None
+    assert crowd_selectors.participant_of(p.user_id + 10_000) is None
