@@ -8,13 +8,18 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any, cast
 
+from django.db import connection
 from django.db.models import Count, Q, QuerySet, Sum
+
+from accounts.people import User
+from cocoweb import rowselect
 
 from .models import Assignment, Campaign, Item, Membership, Response
 from .participants_models import CrowdStudy, Participant
-from .selectors import Progress, regular_item_count
+from .selectors import Progress, answered_progress
 
 
 def crowd_study(campaign: Campaign) -> CrowdStudy | None:
@@ -26,23 +31,68 @@ def campaign_memberships(campaign: Campaign) -> QuerySet[Membership]:
     return Membership.objects.filter(campaign=campaign)
 
 
-def participant_of(user: Any) -> Participant | None:
-    """The crowd participant this account is, with their campaign (None: not a participant)."""
-    return Participant.objects.select_related("campaign").filter(user=user).first()
-
-
 def participant_assignments(campaign: Campaign, user: Any) -> QuerySet[Assignment]:
     """A participant's assignments in their campaign, with item and campaign (items are looked up by uid)."""
     return Assignment.objects.select_related("item", "campaign").filter(campaign=campaign, user=user)
 
 
 def crowd_progress(campaign: Campaign, m: Membership) -> Progress:
-    """A participant's progress: none shown while qualifying; then regular answers of their budget
-    (or of all the campaign's items)."""
+    """A participant's progress: none shown while qualifying; then :func:`selectors.answered_progress`
+    (every answer counts, a check's too, so the count cannot single out an attention item)."""
     if m.state == Membership.State.QUALIFYING:
         return Progress("Qualification", None, None)
-    total = campaign.max_items_per_annotator or regular_item_count(campaign)
-    return Progress("Answered", m.regular_answered, total or None)
+    return answered_progress(campaign, m)
+
+
+# The participant's hot path (every crowd page, every answer): precompiled statements whose rows
+# come back as the instances the ORM would build (:mod:`cocoweb.rowselect`), so no queryset is
+# compiled per request.
+@cache
+def _participant_sql() -> str:
+    return (
+        f"SELECT {rowselect.columns(Participant, 'p')}, {rowselect.columns(Campaign, 'c')}, "
+        f"{rowselect.columns(User, 'u')}, {rowselect.columns(CrowdStudy, 's')} FROM annotation_participant p "
+        f"JOIN annotation_campaign c ON c.id = p.campaign_id JOIN {User._meta.db_table} u ON u.id = p.user_id "
+        "LEFT JOIN annotation_crowdstudy s ON s.campaign_id = c.id WHERE p.user_id = %s"
+    )
+
+
+def participant_of(user_id: int) -> tuple[Participant, Campaign, CrowdStudy] | None:
+    """The participant this user is (with ``p.user`` loaded), their campaign and its study settings
+    (the defaults when the campaign has none), in one statement."""
+    with connection.cursor() as cur:
+        cur.execute(_participant_sql(), (user_id,))
+        row = cur.fetchone()
+    if row is None:
+        return None
+    parts = (Participant, Campaign, User)
+    n = sum(len(m._meta.concrete_fields) for m in parts)
+    p, campaign, user = rowselect.instances(row[:n], parts)
+    assert isinstance(p, Participant) and isinstance(campaign, Campaign) and isinstance(user, User)
+    p.user = user
+    study = rowselect.instances(row[n:], (CrowdStudy,))[0] if row[n] is not None else CrowdStudy()
+    assert isinstance(study, CrowdStudy)
+    p.campaign = study.campaign = campaign
+    return p, campaign, study
+
+
+@cache
+def _assignment_sql() -> str:
+    return (
+        f"SELECT {rowselect.columns(Assignment, 'a')}, {rowselect.columns(Item, 'i')} FROM annotation_assignment a "
+        "JOIN annotation_item i ON i.id = a.item_id WHERE a.campaign_id = %s AND a.user_id = %s AND i.uid = %s"
+    )
+
+
+def assignment_of(campaign: Campaign, user_id: int, uid: str) -> Assignment | None:
+    """This person's assignment of the item with this opaque uid, with its item, in one statement."""
+    got = rowselect.fetch_one(_assignment_sql(), (campaign.pk, user_id, uid), (Assignment, Item))
+    if got is None:
+        return None
+    a, item = got
+    assert isinstance(a, Assignment) and isinstance(item, Item)
+    a.item, a.campaign, item.campaign = item, campaign, campaign
+    return a
 
 
 @dataclass(frozen=True, slots=True)

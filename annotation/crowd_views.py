@@ -14,23 +14,22 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.contrib.auth import login
+from django.contrib.auth import SESSION_KEY, login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from cocoweb.http import Request
 
+from . import crowd_selectors, queue, selectors
 from . import participants as svc
-from . import queue
-from .crowd_selectors import crowd_progress, participant_assignments, participant_of
+from .crowd_selectors import crowd_progress
 from .forms import web_submission
-from .models import Assignment, Campaign, Membership
+from .models import Assignment, Campaign, Item, Membership
 from .participants_models import CrowdStudy, Participant
 from .presentation import option_rows, survey_questions
-from .selectors import qualification_item_count
 
 CLAIM = "crowd_claim"
 STAGE_VIEW: dict[str, str] = {
@@ -62,7 +61,7 @@ def _busy(request: HttpRequest) -> HttpResponse:
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     """The study link. A GET that may create the participant: crowd platforms send people here
     with a plain link, so there is no form to post."""
-    campaign = get_object_or_404(Campaign, name=slug, crowd__isnull=False)
+    campaign = get_object_or_404(Campaign.objects.select_related("crowd"), name=slug, crowd__isnull=False)
     if not campaign.is_open:
         return _message(request, "Study not open", "This study is not taking participants at the moment.", 410)
     try:
@@ -79,6 +78,8 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
     if request.user.pk != p.user_id:
         login(request, p.user, backend="accounts.backends.RoleModelBackend")
     request.session[CLAIM] = p.claim
+    if p.stage == Participant.Stage.CONSENT:  # the study link answers with the first page itself
+        return _consent_page(request, campaign, campaign.crowd)
     return redirect(STAGE_VIEW[p.stage], slug=slug)
 
 
@@ -90,17 +91,24 @@ def participant_required(view: Callable[..., HttpResponse]) -> Callable[..., Htt
 
     @wraps(view)
     def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_authenticated:
+        # The signed-in user's id from the session, and the participant, campaign, study and user row
+        # in one statement: the participant's requests skip the authentication backend's lookup
+        # (the claim below, a secret this browser got at the study link, is what binds them).
+        signed_in = request.session.get(SESSION_KEY)
+        if signed_in is None or not str(signed_in).isdigit():
             return _message(
                 request, "Open your study link", "Please open this study through the link your platform gave you.", 403
             )
-        p = participant_of(request.user)
-        if p is None or p.campaign.name != slug:
+        got = crowd_selectors.participant_of(int(signed_in))
+        if got is None or got[1].name != slug or not got[0].user.is_active:
             raise PermissionDenied("this page belongs to another study")
+        p, campaign, study = got
         if request.session.get(CLAIM) != p.claim:
             return _busy(request)
+        p.user._cocoweb_role = None  # type: ignore[attr-defined]  # a participant holds no role
+        request.user = p.user
         svc.participant_touch(p)
-        return view(request, (p, p.campaign, svc.study_of(p.campaign)), *args, **kwargs)
+        return view(request, (p, campaign, study), *args, **kwargs)
 
     return wrapper
 
@@ -110,15 +118,38 @@ def _at(p: Participant, stage: str) -> HttpResponse | None:
     return None if p.stage == stage else redirect(STAGE_VIEW[p.stage], slug=p.campaign.name)
 
 
+def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, form: Any = None) -> HttpResponse:
+    """Consent, the instructions with their worked examples and the demographics questions on one
+    page: one request (and one answer) instead of three on the way to the first item."""
+    from .crowd_forms import DemographicsForm
+
+    ctx = {
+        "campaign": campaign,
+        "study": study,
+        "form": form if form is not None else DemographicsForm(study.demographics),
+        "n_qual": selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0),
+        "budget": campaign.max_items_per_annotator,
+    }
+    return render(request, "annotation/crowd/consent.html", ctx)
+
+
 @participant_required
 def consent(request: HttpRequest, ctx: Ctx) -> HttpResponse:
+    from .crowd_forms import DemographicsForm
+
     p, campaign, study = ctx
     if (r := _at(p, Participant.Stage.CONSENT)) is not None:
         return r
-    if request.method == "POST":
-        svc.consent_record(p, request.POST.get("consent") == "yes")
-        return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
-    return render(request, "annotation/crowd/consent.html", {"campaign": campaign, "study": study})
+    if request.method != "POST":
+        return _consent_page(request, campaign, study)
+    if request.POST.get("consent") != "yes":
+        svc.consent_record(p, False, study)
+    else:
+        form = DemographicsForm(study.demographics, request.POST)
+        if not form.is_valid():
+            return _consent_page(request, campaign, study, form)
+        svc.consent_record(p, True, study, form.cleaned_data)
+    return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
 
 
 @participant_required
@@ -129,7 +160,7 @@ def instructions(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     if request.method == "POST":
         svc.instructions_done(p, study)
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
-    n_qual = qualification_item_count(campaign)
+    n_qual = selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0)
     return render(
         request,
         "annotation/crowd/instructions.html",
@@ -209,7 +240,10 @@ def work(request: Request, ctx: Ctx) -> HttpResponse:
 
 
 def _assignment(ctx: Ctx, user: Any, uid: str) -> Assignment:
-    return get_object_or_404(participant_assignments(ctx[1], user), item__uid=uid)
+    a = crowd_selectors.assignment_of(ctx[1], user.pk, uid)
+    if a is None:
+        raise Http404("no such item of yours")
+    return a
 
 
 @require_POST

@@ -101,9 +101,9 @@ class Joined:
     outcome: str  # new | resumed | busy
 
 
-def _new_participant(campaign: Campaign, ident: Identity) -> Participant | None:
-    """Create the participant and its role-less, password-less user; None if a concurrent
-    request of the same id created it first."""
+def _new_participant(campaign: Campaign, ident: Identity, claim: str, now: datetime) -> Participant | None:
+    """Create the participant and its role-less, password-less user, held by the browser that
+    brought it (``claim``); None if a concurrent request of the same id created it first."""
     try:
         with transaction.atomic():
             user = get_user_model().objects.create_user(f"crowd-{secrets.token_hex(10)}", password=None)
@@ -114,6 +114,8 @@ def _new_participant(campaign: Campaign, ident: Identity) -> Participant | None:
                 external_id=ident.external_id,
                 study_ref=ident.study_ref,
                 session_ref=ident.session_ref,
+                claim=claim,
+                last_seen_at=now,
             )
     except IntegrityError:
         return None
@@ -128,20 +130,19 @@ def participant_join(campaign: Campaign, ident: Identity, held_claim: str, now: 
     now = now or timezone.now()
     key = {"campaign": campaign, "platform": ident.platform, "external_id": ident.external_id}
     p = Participant.objects.filter(**key).first()
-    created = False
+    claim = secrets.token_hex(16)
     if p is None:
-        p = _new_participant(campaign, ident)
-        created = p is not None
-        if p is None:
-            p = Participant.objects.get(**key)
+        p = _new_participant(campaign, ident, claim, now)
+        if p is not None:  # created, and held by this browser from the start
+            return Joined(p, "new")
+        p = Participant.objects.get(**key)
     if held_claim and p.claim == held_claim:
         return Joined(p, "resumed")
-    claim = secrets.token_hex(16)
     free = Q(claim="") | Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SESSION_HOLD)
     if not Participant.objects.filter(free, pk=p.pk, claim=p.claim).update(claim=claim, last_seen_at=now):
         return Joined(p, "busy")
     p.claim, p.last_seen_at = claim, now
-    return Joined(p, "new" if created else "resumed")
+    return Joined(p, "resumed")
 
 
 def participant_touch(p: Participant, now: datetime | None = None) -> None:
@@ -162,12 +163,24 @@ def study_of(campaign: Campaign) -> CrowdStudy:
     return crowd_study(campaign) or CrowdStudy(campaign=campaign)
 
 
-def consent_record(p: Participant, agreed: bool, now: datetime | None = None) -> Participant:
+def consent_record(
+    p: Participant,
+    agreed: bool,
+    study: CrowdStudy,
+    answers: dict[str, str] | None = None,
+    now: datetime | None = None,
+) -> Participant:
+    """The consent page's answer. It shows the instructions and the demographics questions too (one
+    page, one request, instead of three): agreeing stores the asked fields only (anything else in
+    ``answers`` is dropped; empty = no answer) and goes straight to the items; declining stores
+    nothing of them. The separate instructions and demographics stages remain for participants who
+    reached them before."""
     if p.stage != Participant.Stage.CONSENT:
         return p
     if not agreed:
         return _stage_set(p, Participant.Stage.RETURNED, finished_at=now or timezone.now())
-    return _stage_set(p, Participant.Stage.INSTRUCTIONS, consented_at=now or timezone.now())
+    kept = {f: (answers or {})[f] for f in study.demographics if (answers or {}).get(f)}
+    return _stage_set(p, Participant.Stage.ITEMS, consented_at=now or timezone.now(), demographics=kept)
 
 
 def instructions_done(p: Participant, study: CrowdStudy) -> Participant:

@@ -25,6 +25,7 @@ from commonsense.validation import answer_normalise, gold_passed, qualification_
 
 from . import queue_pg
 from .models import Assignment, Campaign, Item, Membership, Response
+from .selectors import item_counts
 from .services import final_label_refresh_item
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
@@ -49,7 +50,7 @@ def membership_get(campaign: Campaign, user: User) -> Membership:
     m = Membership.objects.filter(campaign=campaign, user=user).first()
     if m is not None:
         return m
-    has_qual = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).exists()
+    has_qual = bool(item_counts(campaign).get(Item.Role.QUALIFICATION))
     state = Membership.State.QUALIFYING if has_qual else Membership.State.ACTIVE
     # INSERT … ON CONFLICT DO NOTHING: a concurrent first request of the same person may win.
     Membership.objects.bulk_create([Membership(campaign=campaign, user=user, state=state)], ignore_conflicts=True)
@@ -411,8 +412,10 @@ def _give_back(campaign: Campaign, user: User) -> None:
 
 
 def response_undo(campaign: Campaign, user: User, now: datetime | None = None) -> Assignment | None:
-    """Withdraw the person's last answer to a regular item and give that item back to them
-    (their current reservation, if any, is released). Checks cannot be undone."""
+    """Withdraw the person's last answer and give that item back to them (their current
+    reservation, if any, is released). An attention item's answer is undone like any other (a
+    refusal would tell it apart), its pass or failure withdrawn with it; qualification answers (the
+    page announces those) cannot be undone, nor can anything once the campaign has ended for them."""
     now = now or timezone.now()
     last = (
         Response.objects.filter(campaign=campaign, user=user)
@@ -423,8 +426,16 @@ def response_undo(campaign: Campaign, user: User, now: datetime | None = None) -
     )
     if last is None:
         return None
-    if last.item.role != Item.Role.REGULAR:
-        raise ValidationError("the last answer was a check item; checks cannot be undone")
+    role = last.item.role
+    if role == Item.Role.QUALIFICATION:
+        raise ValidationError("qualification answers cannot be undone")
+    if Membership.objects.filter(campaign=campaign, user=user, state__in=list(STOP_MESSAGES)).exists():
+        raise ValidationError("this campaign has ended for you")
+    counter = "regular_answered"
+    if role == Item.Role.ATTENTION:
+        item = last.item
+        passed = gold_passed(campaign.kind, last.answer, item.gold or {}, n_options=item.n_options)
+        counter = "attention_passed" if passed else "attention_failed"
     with transaction.atomic():
         _give_back(campaign, user)
         a = last.assignment
@@ -437,7 +448,7 @@ def response_undo(campaign: Campaign, user: User, now: datetime | None = None) -
             expires_at=now + timedelta(seconds=campaign.reservation_ttl_seconds),
         )
         Item.objects.filter(pk=last.item_id).update(answer_count=F("answer_count") - 1)
-        Membership.objects.filter(campaign=campaign, user=user).update(regular_answered=F("regular_answered") - 1)
+        Membership.objects.filter(campaign=campaign, user=user).update(**{counter: F(counter) - 1})
         final_label_refresh_item(campaign, last.item)
     a.refresh_from_db()
     a.previous_answer = last.answer  # type: ignore[attr-defined]

@@ -110,16 +110,9 @@ class Progress:
     total: int | None
 
 
-_REGULAR_COUNTS: dict[tuple[int, float], int] = {}  # items never change after creation: once per process
-
-
 def regular_item_count(campaign: Campaign) -> int:
     """The campaign's regular items, counted once per process (items never change after creation)."""
-    key = (campaign.pk, campaign.created_at.timestamp())
-    regular = _REGULAR_COUNTS.get(key)
-    if regular is None:
-        regular = _REGULAR_COUNTS[key] = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).count()
-    return regular
+    return item_counts(campaign).get(Item.Role.REGULAR, 0)
 
 
 def qualification_item_count(campaign: Campaign) -> int:
@@ -127,15 +120,11 @@ def qualification_item_count(campaign: Campaign) -> int:
 
 
 def work_progress(campaign: Campaign, m: Membership) -> Progress:
-    """An annotator's progress: qualification items answered of all, then regular answers of the
-    campaign's items (at most the per-annotator budget)."""
+    """An annotator's progress: qualification items answered of all, then :func:`answered_progress`."""
     if m.state == Membership.State.QUALIFYING:
         done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
         return Progress("Qualification", done, qualification_item_count(campaign))
-    total = regular_item_count(campaign)
-    if campaign.max_items_per_annotator:
-        total = min(total, campaign.max_items_per_annotator)
-    return Progress("Answered", m.regular_answered, total)
+    return answered_progress(campaign, m)
 
 
 @cache
@@ -144,15 +133,15 @@ def _submit_sql() -> str:
         f"SELECT {rowselect.columns(Assignment, 'a')}, {rowselect.columns(Item, 'i')}, "
         f"{rowselect.columns(Campaign, 'c')} FROM annotation_assignment a "
         "JOIN annotation_campaign c ON c.id = a.campaign_id JOIN annotation_item i ON i.id = a.item_id "
-        "WHERE c.name = %s AND a.user_id = %s AND a.item_id = %s"
+        "WHERE c.name = %s AND a.user_id = %s AND i.uid = %s"
     )
 
 
-def submit_target(slug: str, user: Visitor, item_id: int) -> Assignment | None:
-    """This person's assignment of the item in the campaign named ``slug``, with its item and
+def submit_target(slug: str, user: Visitor, uid: str) -> Assignment | None:
+    """This person's assignment of the item (by its opaque ``uid``) in the campaign named ``slug``, with its item and
     campaign loaded, when the campaign is visible to them (else None). The submit's hot path:
     one precompiled statement (:mod:`cocoweb.rowselect`) instead of an ORM join compiled per request."""
-    got = rowselect.fetch_one(_submit_sql(), (slug, user.pk, item_id), (Assignment, Item, Campaign))
+    got = rowselect.fetch_one(_submit_sql(), (slug, user.pk, uid), (Assignment, Item, Campaign))
     if got is None:
         return None
     a, item, campaign = got
@@ -161,6 +150,39 @@ def submit_target(slug: str, user: Visitor, item_id: int) -> Assignment | None:
         return None
     a.item, a.campaign, item.campaign = item, campaign, campaign
     return a
+
+
+_ITEM_COUNTS: dict[tuple[int, float], dict[str, int]] = {}  # items never change after creation: once per process
+
+
+def item_counts(campaign: Campaign) -> dict[str, int]:
+    """The campaign's number of items per role, counted once per process."""
+    key = (campaign.pk, campaign.created_at.timestamp())
+    counts = _ITEM_COUNTS.get(key)
+    if counts is None:
+        rows = Item.objects.filter(campaign=campaign).values_list("role").annotate(n=Count("id")).order_by()
+        counts = _ITEM_COUNTS[key] = dict(rows)
+    return counts
+
+
+def answered_progress(campaign: Campaign, m: Membership) -> Progress:
+    """The work page's progress bar: every answer moves it by one, a check's like any other, and
+    no skip moves it (an attention item must not give itself away by the count). The total is the
+    person's budget (or every regular item) plus the checks that come with it: one after every
+    ``attention_every`` regular answers, before the last, as far as there are attention items."""
+    counts = item_counts(campaign)
+    regular, attention = counts.get(Item.Role.REGULAR, 0), counts.get(Item.Role.ATTENTION, 0)
+    budget = min(regular, campaign.max_items_per_annotator or regular)
+    every = campaign.attention_every
+    checks = min(attention, (budget - 1) // every) if every and budget else 0
+    # A skipped check counts as missed (attention_failed) but was not answered: only then one query.
+    skipped = 0
+    if m.attention_failed:
+        skipped = Assignment.objects.filter(
+            campaign=campaign, user_id=m.user_id, state=Assignment.State.SKIPPED, item__role=Item.Role.ATTENTION
+        ).count()
+    done = m.regular_answered + m.attention_passed + m.attention_failed - skipped
+    return Progress("Answered", done, budget + checks)
 
 
 class CampaignProgress(TypedDict):

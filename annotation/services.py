@@ -4,20 +4,21 @@ ratings import in ``imports.py``."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import JSONField, OuterRef, Subquery
 
 from accounts.people import User
 from commonsense.io.questions import MASK
 from commonsense.validation import ItemLabel, answer_normalise, item_label
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
 
-from .models import Adjudication, Campaign, FinalLabel, Item, Response
+from .models import Adjudication, Campaign, FinalLabel, Item
 from .selectors import campaign_item_labels, needs_adjudication
 
 RICA_SETS = (QuestionSet.Kind.RICA_PROBES, QuestionSet.Kind.RICA_AXIOMS)
@@ -225,27 +226,50 @@ def _final_label(
     )
 
 
+@cache
+def _item_votes_sql() -> str:
+    latest = "FROM annotation_adjudication d WHERE d.item_id = r.item_id ORDER BY d.decided_at DESC, d.id DESC LIMIT 1"
+    return (
+        f"SELECT r.answer, (SELECT d.id {latest}), (SELECT d.label {latest}) FROM annotation_response r "
+        "WHERE r.item_id = %s ORDER BY r.id"
+    )
+
+
+@cache
+def _final_label_upsert_sql() -> str:
+    qn = connection.ops.quote_name
+    cols = [qn(str(f.column)) for f in FinalLabel._meta.concrete_fields if not f.primary_key]
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in cols if c != qn("item_id"))
+    return (
+        f"INSERT INTO {qn(FinalLabel._meta.db_table)} ({', '.join(cols)}) VALUES ({', '.join(['%s'] * len(cols))}) "
+        f"ON CONFLICT ({qn('item_id')}) DO UPDATE SET {updates}"
+    )
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value  # JSON columns come back as text
+
+
 def final_label_refresh_item(campaign: Campaign, item: Item) -> None:
     """:func:`final_labels_refresh` of one regular item in two statements - its answers with the
-    latest decision, then the upsert - for the submit and undo paths."""
+    latest decision, then the upsert - for the submit and undo paths. Both are compiled once per
+    process (this runs on every answer): the values are adapted by the model's fields, as the ORM
+    would, and the upsert is the same ``INSERT … ON CONFLICT DO UPDATE`` as the bulk path's."""
     if item.role != Item.Role.REGULAR:
         return
-    latest = Adjudication.objects.filter(item=OuterRef("item")).order_by("-decided_at", "-id")
-    rows = list(
-        Response.objects.filter(item=item)
-        .order_by("id")
-        .annotate(
-            adj_id=Subquery(latest.values("id")[:1]),
-            adj_label=Subquery(latest.values("label")[:1], output_field=JSONField()),
-        )
-        .values_list("answer", "adj_id", "adj_label")
-    )
+    with connection.cursor() as cur:
+        cur.execute(_item_votes_sql(), (item.pk,))
+        rows = cur.fetchall()
     if not rows:
         FinalLabel.objects.filter(item=item).delete()
         return
-    lab = item_label(campaign.kind, [r[0] for r in rows], n_options=item.n_options)
+    lab = item_label(campaign.kind, [_json(r[0]) for r in rows], n_options=item.n_options)
     below = needs_adjudication(lab, campaign.agreement_threshold)
-    _final_labels_store([_final_label(item.pk, lab, below, rows[0][1], rows[0][2])])
+    label = _final_label(item.pk, lab, below, rows[0][1], _json(rows[0][2]))
+    fields = [f for f in FinalLabel._meta.concrete_fields if not f.primary_key]
+    params = [f.get_db_prep_save(f.pre_save(label, add=True), connection) for f in fields]
+    with connection.cursor() as cur:
+        cur.execute(_final_label_upsert_sql(), params)
 
 
 def _final_labels_store(labels: list[FinalLabel]) -> None:

@@ -78,7 +78,7 @@ def _item_context(
     if step.assignment is not None:
         item = step.assignment.item
         ctx["item"] = item
-        ctx["item_ref"] = item.pk
+        ctx["item_ref"] = item.uid
         if campaign.kind == Campaign.Kind.MCQA:
             picked = set((previous or {}).get("plausible", []))
             ctx["options"] = option_rows(item.payload.get("options", []), picked)
@@ -128,10 +128,10 @@ def item_box(request: Request, slug: str) -> HttpResponse:
 
 @require_POST
 @role_required(ANNOTATOR)
-def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
+def submit(request: Request, slug: str, uid: str) -> HttpResponse:
     # The campaign (as visible to this person), their assignment and its item in one query; without
     # an assignment the campaign and the item alone (404 when either is not theirs to see).
-    a = selectors.submit_target(slug, request.user, item_id)
+    a = selectors.submit_target(slug, request.user, uid)
     if a is not None:
         campaign, item = a.campaign, a.item
     else:
@@ -139,7 +139,7 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
         if found is None:
             return _closed(request, slug)
         campaign = found
-        item = get_object_or_404(selectors.campaign_items(campaign), pk=item_id)
+        item = get_object_or_404(selectors.campaign_items(campaign), uid=uid)
     item.campaign = campaign  # already loaded: no second query
     done = None
     try:
@@ -169,9 +169,9 @@ def _back_to_work(request: Request, slug: str, error: str) -> HttpResponse:
 
 @require_POST
 @role_required(ANNOTATOR)
-def skip(request: Request, slug: str, item_id: int) -> HttpResponse:
+def skip(request: Request, slug: str, uid: str) -> HttpResponse:
     campaign = _campaign(slug, request.user)
-    item = get_object_or_404(selectors.campaign_items(campaign), pk=item_id)
+    item = get_object_or_404(selectors.campaign_items(campaign), uid=uid)
     error = ""
     try:
         queue.assignment_skip(campaign, request.user, item)

@@ -1,7 +1,7 @@
 """The crowd arrival scenario of ``perf/load_annotation.py --scenario arrival``: N participants
 (default 1,000) arrive through a Prolific-style study link spread uniformly over ``--arrive-within``
-seconds (default 60); each goes through the link, consent, instructions and the demographics form,
-then answers up to ``--budget`` items (default 50, NWW) with ``--think`` seconds per item, until
+seconds (default 60); each opens the link (whose page holds consent, instructions and the
+demographics questions), agrees, then answers up to ``--budget`` items (default 50, NWW) with ``--think`` seconds per item, until
 the run's bounded duration ends; one who reaches the budget fetches the completion page. Prints
 p50/p95/p99 per step and checks the database: no participant twice, no item over redundancy,
 every completion code unique (and the one the participant saw)."""
@@ -9,30 +9,18 @@ every completion code unique (and the one the participant saw)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import random
 import re
-import threading
 import time
 from typing import Any
-
-import requests
 
 SLUG = "perf-crowd"
 UID = re.compile(r'data-item="([^"]+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 CODE = re.compile(r'id="completion-code">(\w+)<')
-STEPS = (
-    "join",
-    "consent_page",
-    "consent",
-    "instructions",
-    "demographics_page",
-    "demographics",
-    "first_item",
-    "submit",
-    "done",
-)
+STEPS = ("join", "consent", "first_item", "submit", "done")
 
 
 def setup_crowd(n_items: int, redundancy: int, budget: int) -> None:
@@ -71,6 +59,59 @@ def setup_crowd(n_items: int, redundancy: int, budget: int) -> None:
     crowd_study_enable(c, demographics=["age_band", "country"], completion_url="https://example.org/done?cc={code}")
 
 
+def profile_arrival(n: int) -> None:
+    """SQL statements and in-process time per step of the arrival path (Django's test client on the
+    same database, cache and session store as the server), for ``n`` participants."""
+    import statistics
+
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    counts: dict[str, list[int]] = {}
+    times: dict[str, list[float]] = {}
+    link = f"/join/{SLUG}/"
+
+    def step(name: str, fn: Any, *a: Any, **kw: Any) -> Any:
+        with CaptureQueriesContext(connection) as cq:
+            t = time.process_time()
+            r = fn(*a, **kw)
+            dt = (time.process_time() - t) * 1000
+        counts.setdefault(name, []).append(len(cq))
+        times.setdefault(name, []).append(dt)
+        assert r.status_code in (200, 204, 302), (name, r.status_code)
+        return r
+
+    c = Client()  # one client: its handler loads the middleware once, as a server process does
+    c.get("/accounts/login/")
+    for i in range(n):
+        c.cookies.clear()  # a new browser
+        c.defaults.pop("HTTP_HX_REQUEST", None)
+        r = step("join", c.get, f"{link}?PROLIFIC_PID=prof{i:021d}&STUDY_ID=perf&SESSION_ID=p{i}")
+        for name, path in (("consent_page", "consent/"), ("instructions_page", "instructions/")):
+            if r.status_code == 302 and r["Location"].endswith(path):
+                r = step(name, c.get, link + path)
+        post = {"consent": "yes", "age_band": "25–34", "country": "Nowhere"}
+        r = step("consent", c.post, link + "consent/", post)
+        if r["Location"].endswith("/instructions/"):
+            r = step("instructions", c.post, link + "instructions/")
+        if r["Location"].endswith("/about-you/"):
+            step("demographics_page", c.get, link + "about-you/")
+            step("demographics", c.post, link + "about-you/", {"age_band": "25–34", "country": "Nowhere"})
+        r = step("first_item", c.get, link + "items/")
+        for _ in range(3):
+            m, k = UID.search(r.content.decode()), KEY.search(r.content.decode())
+            data = {"agree": "yes", "predict": "no", "idempotency_key": k.group(1), "elapsed_ms": "9000"}
+            r = step("submit", c.post, f"{link}items/{m.group(1)}/submit/", data, HTTP_HX_REQUEST="true")
+    print(f"arrival path, in-process ({n} participants, 3 submits each): SQL statements and CPU ms per request")
+    for name, v in counts.items():
+        t = times[name]
+        print(
+            f"  {name:18s} SQL median {statistics.median(v):3.0f} (max {max(v):3d})  CPU median {statistics.median(t):5.1f} ms"
+        )
+    print(f"  requests per arrival before the first submit: {sum(1 for k in counts if k != 'submit')}")
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -78,101 +119,110 @@ def pct(values: list[float], q: float) -> float:
     return v[min(len(v) - 1, int(round(q / 100 * (len(v) - 1))))]
 
 
-def run_arrival(args: argparse.Namespace, base: str, loadavg: Any) -> int:
+def run_arrival(args: argparse.Namespace, base: str, loadavg: Any, cpu_roots: dict[str, int] | None = None) -> int:
+    """The arrivals as asyncio tasks on one event loop (aiohttp, one cookie jar per participant):
+    a thousand OS threads would spend the 2 cores the server needs on switching between them."""
+    seen_codes, n_bad = asyncio.run(_arrival(args, base, loadavg, cpu_roots or {}))
+    return check_crowd(args.redundancy, args.budget, seen_codes, n_bad)
+
+
+async def _arrival(
+    args: argparse.Namespace, base: str, loadavg: Any, cpu_roots: dict[str, int]
+) -> tuple[dict[str, str], int]:
+    import aiohttp
+
+    from perf.load_annotation import CpuMeter, own_cpu
+
     lat: dict[str, list[float]] = {s: [] for s in STEPS}
     bad: list[str] = []
     seen_codes: dict[str, str] = {}
-    lock = threading.Lock()
     lo, hi = args.think
-    start = time.perf_counter() + 2.0
-    deadline = start + args.arrive_within + args.duration
-    link = f"{base}/join/{SLUG}/"
+    link = f"/join/{SLUG}/"
+    timeout = aiohttp.ClientTimeout(total=120)
+    connector = aiohttp.TCPConnector(limit=0)  # one connection per participant, as browsers have
 
-    def timed(step: str, s: requests.Session, method: str, url: str, **kw: Any) -> requests.Response | None:
+    async def timed(step: str, s: Any, method: str, url: str, **kw: Any) -> tuple[Any, str] | None:
         t = time.perf_counter()
         try:
-            r = s.request(method, url, timeout=120, allow_redirects=False, **kw)
-        except requests.RequestException as exc:
-            with lock:
-                bad.append(f"{step}: {exc.__class__.__name__}")
+            async with s.request(method, url, allow_redirects=False, **kw) as r:
+                text = await r.text()
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            bad.append(f"{step}: {exc.__class__.__name__}")
             return None
-        dt = (time.perf_counter() - t) * 1000
-        with lock:
-            lat[step].append(dt)
-        if r.status_code not in (200, 204, 302):
-            with lock:
-                bad.append(f"{step}: {r.status_code}")
+        lat[step].append((time.perf_counter() - t) * 1000)
+        if r.status not in (200, 204, 302):
+            bad.append(f"{step}: {r.status}")
             return None
-        return r
+        return r, text
 
-    def participant(i: int, at: float) -> None:
+    async def participant(i: int, at: float, deadline: float) -> None:
         rng = random.Random(i)
         pid = f"{rng.getrandbits(96):024x}"  # Prolific ids are 24 hex digits
-        s = requests.Session()
-        time.sleep(max(0.0, at - time.perf_counter()))
-        if timed("join", s, "GET", f"{link}?PROLIFIC_PID={pid}&STUDY_ID=perf&SESSION_ID=s{i}") is None:
-            return
-        if timed("consent_page", s, "GET", link + "consent/") is None:
-            return
-        s.headers.update({"X-CSRFToken": s.cookies.get("csrftoken", ""), "Referer": base})
-        if timed("consent", s, "POST", link + "consent/", data={"consent": "yes"}) is None:
-            return
-        if timed("instructions", s, "POST", link + "instructions/") is None:
-            return
-        if timed("demographics_page", s, "GET", link + "about-you/") is None:
-            return
-        data = {"age_band": rng.choice(["18–24", "25–34", "35–44"]), "country": "Nowhere"}
-        if timed("demographics", s, "POST", link + "about-you/", data=data) is None:
-            return
-        r = timed("first_item", s, "GET", link + "items/")
-        s.headers["HX-Request"] = "true"
-        while r is not None and time.perf_counter() < deadline:
-            if r.status_code == 204 and r.headers.get("HX-Redirect", "").endswith("/done/"):
-                done = timed("done", s, "GET", link + "done/")
-                m = CODE.search(done.text) if done is not None else None
-                if m is not None:
-                    with lock:
+        await asyncio.sleep(max(0.0, at - time.perf_counter()))
+        jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
+        async with aiohttp.ClientSession(
+            base, cookie_jar=jar, connector=connector, connector_owner=False, timeout=timeout
+        ) as s:
+            got = await timed("join", s, "GET", f"{link}?PROLIFIC_PID={pid}&STUDY_ID=perf&SESSION_ID=s{i}")
+            if got is None:
+                return
+            csrf = {c.key: c.value for c in jar}.get("csrftoken", "")
+            s.headers.update({"X-CSRFToken": csrf, "Referer": base})
+            # The link's page holds consent, instructions and the demographics questions: one answer.
+            data = {"consent": "yes", "age_band": rng.choice(["18–24", "25–34", "35–44"]), "country": "Nowhere"}
+            if await timed("consent", s, "POST", link + "consent/", data=data) is None:
+                return
+            got = await timed("first_item", s, "GET", link + "items/")
+            s.headers["HX-Request"] = "true"
+            while got is not None and time.perf_counter() < deadline:
+                r, text = got
+                if r.status == 204 and r.headers.get("HX-Redirect", "").endswith("/done/"):
+                    done = await timed("done", s, "GET", link + "done/")
+                    m = CODE.search(done[1]) if done is not None else None
+                    if m is not None:
                         seen_codes[pid] = m.group(1)
-                return
-            m, k = UID.search(r.text), KEY.search(r.text)
-            if m is None or k is None:
-                return  # waiting for slots, or the study ended for them
-            time.sleep(rng.uniform(lo, hi) if hi else 0.0)
-            if time.perf_counter() >= deadline:
-                return
-            answer = {"agree": rng.choice(["yes", "no"]), "predict": rng.choice(["yes", "no"])}
-            r = timed(
-                "submit",
-                s,
-                "POST",
-                f"{link}items/{m.group(1)}/submit/",
-                data={**answer, "idempotency_key": k.group(1), "elapsed_ms": "9000"},
-            )
+                    return
+                m, k = UID.search(text), KEY.search(text)
+                if m is None or k is None:
+                    return  # waiting for slots, or the study ended for them
+                await asyncio.sleep(rng.uniform(lo, hi) if hi else 0.0)
+                if time.perf_counter() >= deadline:
+                    return
+                answer = {"agree": rng.choice(["yes", "no"]), "predict": rng.choice(["yes", "no"])}
+                got = await timed(
+                    "submit",
+                    s,
+                    "POST",
+                    f"{link}items/{m.group(1)}/submit/",
+                    data={**answer, "idempotency_key": k.group(1), "elapsed_ms": "9000"},
+                )
 
-    for _ in range(4 * args.workers):  # wake every gunicorn worker (first requests import templates)
-        requests.get(f"{base}/accounts/login/", timeout=120)
+    async with aiohttp.ClientSession(base, timeout=timeout) as warm:
+        for _ in range(4 * args.workers):  # wake every gunicorn worker (first requests import templates)
+            async with warm.get("/accounts/login/") as r:
+                await r.read()
     start = time.perf_counter() + 2.0
     deadline = start + args.arrive_within + args.duration
     rng = random.Random(0)
     arrivals = sorted(start + rng.uniform(0, args.arrive_within) for _ in range(args.participants))
-    threads = [threading.Thread(target=participant, args=(i, at), daemon=True) for i, at in enumerate(arrivals)]
     before = loadavg()
-    for t in threads:
-        t.start()
+    meter, client0 = CpuMeter(cpu_roots), own_cpu()
     peak = [0.0]
 
-    def watch() -> None:
-        while any(t.is_alive() for t in threads):
+    async def watch() -> None:
+        while True:
             peak[0] = max(peak[0], os.getloadavg()[0])
-            time.sleep(5)
+            await asyncio.sleep(5)
 
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    give_up = deadline + 180  # participants still waiting on a request then are counted as unfinished
-    for t in threads:
-        t.join(timeout=max(0.01, give_up - time.perf_counter()))
-    unfinished = sum(t.is_alive() for t in threads)
+    watcher = asyncio.create_task(watch())
+    tasks = [asyncio.create_task(participant(i, at, deadline)) for i, at in enumerate(arrivals)]
+    _done, pending = await asyncio.wait(tasks, timeout=max(0.01, deadline + 180 - time.perf_counter()))
+    for t in pending:  # participants still waiting on a request 180 s after the end: unfinished
+        t.cancel()
+    watcher.cancel()
+    await connector.close()
     elapsed = time.perf_counter() - start
+    used, client_cpu = meter.used(), own_cpu() - client0
     n_req = sum(len(v) for v in lat.values())
     think = f"{lo:g}-{hi:g} s" if hi else "none"
     print(
@@ -181,6 +231,14 @@ def run_arrival(args: argparse.Namespace, base: str, loadavg: Any) -> int:
         f"{args.threads} threads; {n_req} requests in {elapsed:.1f} s ({n_req / elapsed:.1f} req/s)"
     )
     print(f"  {loadavg()} at the end ({before} before; 1-min peak seen {peak[0]:.2f})")
+    if used and n_req:
+        server = sum(used.values())
+        parts = ", ".join(f"{k} {v:.1f} s" for k, v in used.items())
+        print(
+            f"  server CPU {server:.1f} s ({parts}) = {server / n_req * 1000:.1f} ms per request "
+            f"(capacity of 2 cores at that cost: {2 * n_req / server:.0f} req/s); client CPU {client_cpu:.1f} s "
+            f"({client_cpu / n_req * 1000:.1f} ms per request)"
+        )
     worst = 0.0
     for step in STEPS:
         v = lat[step]
@@ -191,9 +249,9 @@ def run_arrival(args: argparse.Namespace, base: str, loadavg: Any) -> int:
     print(f"  worst step p95: {worst:.1f} ms (target < 100 ms)")
     if bad:
         print(f"  failed requests: {len(bad)} (first: {bad[:5]})")
-    if unfinished:
-        print(f"  {unfinished} participants still waiting on a request 180 s after the end")
-    return check_crowd(args.redundancy, args.budget, seen_codes, len(bad))
+    if pending:
+        print(f"  {len(pending)} participants still waiting on a request 180 s after the end")
+    return seen_codes, len(bad)
 
 
 def check_crowd(redundancy: int, budget: int, seen_codes: dict[str, str], n_bad: int) -> int:

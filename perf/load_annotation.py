@@ -19,8 +19,10 @@ a closed loop that measures saturation: latency then is simply annotators / thro
 SQL statements per request type. Exit status 1 if a database check fails.
 
 ``--scenario arrival`` runs the crowd-study arrival instead (:mod:`perf.crowd_arrival`): 1,000
-participants arriving through a Prolific-style study link within 60 s, each through consent,
-instructions and demographics, then up to 50 items with the think time, bounded by ``--duration``:
+participants arriving through a Prolific-style study link within 60 s, each through the link's
+one page (consent, instructions, demographics), then up to 50 items with the think time, bounded by
+``--duration``; asyncio tasks, not threads; with ``--profile`` it first prints the SQL statements
+and in-process CPU of each step:
 
     .venv/bin/python perf/load_annotation.py --scenario arrival --participants 1000 --arrive-within 60 \
         --budget 50 --think 5-30 --duration 120 --items 2200 --redundancy 23
@@ -49,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from perf.services import PORTS, free_port, services_start, services_stop  # noqa: E402
 
-ITEM = re.compile(r'data-item="(\d+)"')
+ITEM = re.compile(r'data-item="([^"]+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 CAMPAIGN = "perf-load"
 
@@ -376,7 +378,12 @@ def main() -> int:
             check=True,
             timeout=300,
         )
-        if args.profile:
+        if args.profile and args.scenario == "arrival":
+            from perf.crowd_arrival import profile_arrival
+
+            profile_arrival(20)
+            setup_crowd(args.items, args.redundancy, args.budget)  # a fresh campaign for the load
+        elif args.profile:
             profile(5)
             setup_data(args.items, args.redundancy, args.annotators)  # a fresh campaign for the load
         cmd = [
@@ -407,15 +414,18 @@ def main() -> int:
             except OSError:
                 time.sleep(0.1)
         base = f"http://127.0.0.1:{args.port}"
-        if args.scenario == "arrival":
-            from perf.crowd_arrival import run_arrival
-
-            return run_arrival(args, base, loadavg)
-        sessions = [session_for(base, f"perf-ann-{i:03d}") for i in range(args.annotators)]
         roots = {"gunicorn": gunicorn.pid}
         pid_file = Path(os.environ.get("COCOWEB_PG_DATA") or tmp / "svc" / "pg") / "postmaster.pid"
         if pid_file.exists():
             roots["postgres"] = int(pid_file.read_text().split()[0])
+        redis_pid = tmp / "svc" / "redis.pid"
+        if args.scenario == "arrival":
+            from perf.crowd_arrival import run_arrival
+
+            if redis_pid.exists():
+                roots["redis"] = int(redis_pid.read_text().split()[0])
+            return run_arrival(args, base, loadavg, roots)
+        sessions = [session_for(base, f"perf-ann-{i:03d}") for i in range(args.annotators)]
         status = run_load(args, base, sessions, roots)
         server_times(tmp / "access.log", args.warmup)
         return status

@@ -99,10 +99,15 @@
     var status = ev.detail.xhr ? ev.detail.xhr.status : 0;
     if (status === 422 || status === 410) { ev.detail.shouldSwap = true; ev.detail.isError = false; } // 410: closed
   });
+  // Called on htmx:afterSwap and again on htmx:load (after the settle delay) for the same box: the
+  // second call must not move the cursor back (keys pressed in between would be answered twice).
+  var lastShown = null;
   function shown() {
+    var f = form();
+    if (f && f === lastShown) return;
+    lastShown = f;
     shownAt = performance.now();
     cursor = -1;
-    var f = form();
     if (!f) return;
     var sets = f.querySelectorAll("fieldset.yn");
     if (sets.length) { cursor = startCursor(sets); markCurrent(sets); }

@@ -44,14 +44,11 @@ def join(c: Client, campaign: Campaign, query: str) -> Any:
 
 
 def to_items(c: Client, campaign: Campaign, pid: str, demographics: dict[str, str] | None = None) -> Client:
-    """A new participant through the link, consent, instructions (and demographics if asked)."""
+    """A new participant through the link and its one page: consent, instructions, demographics."""
     r = join(c, campaign, prolific(pid))
-    assert r.status_code == 302, r.content
-    base = f"/join/{campaign.name}/"
-    assert c.post(base + "consent/", {"consent": "yes"}).status_code == 302
-    r = c.post(base + "instructions/", {})
-    if r["Location"].endswith("/about-you/"):
-        c.post(base + "about-you/", demographics or {})
+    assert r.status_code == 200 and 'data-action="consent"' in r.content.decode(), r.content
+    r = c.post(f"/join/{campaign.name}/consent/", {"consent": "yes", **(demographics or {})})
+    assert r.status_code == 302 and r["Location"] == f"/join/{campaign.name}/items/", r
     return c
 
 

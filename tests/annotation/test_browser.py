@@ -27,6 +27,11 @@ CHROMIUM_ARGS = [
 ]
 
 
+def _pk(uid: str | None) -> int:
+    """The row id of the item a page shows by its opaque uid."""
+    return Item.objects.values_list("pk", flat=True).get(uid=uid)
+
+
 def _login(browser, base: str, username: str, **ctx):  # type: ignore[no-untyped-def]
     page = browser.new_page(**ctx)
     page.set_default_timeout(20_000)
@@ -77,7 +82,7 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
         shown = None
         for _ in range(6):  # qualification: tick the gold option(s) with the number keys
             shown = _current_item(page, shown)
-            item = Item.objects.get(pk=int(shown))
+            item = Item.objects.get(uid=shown)
             assert item.role == "qualification"
             assert "Qualification 0 / 6" in page.inner_text(".progress") or "Qualification" in page.inner_text(
                 ".progress"
@@ -98,7 +103,7 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
             for k in keys:
                 page.keyboard.press(str(k))
             page.keyboard.press("Enter")
-            answered[int(shown)] = sorted(k - 1 for k in keys)
+            answered[_pk(shown)] = sorted(k - 1 for k in keys)
             if n == 4:  # undo the fifth answer and answer it again differently
                 page.wait_for_function(
                     "p => { const f = document.querySelector('form.item-form'); return f && f.dataset.item !== p; }",
@@ -112,13 +117,13 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
                 page.keyboard.press(str(keys[0]))  # untick
                 page.keyboard.press("0")  # "No answers are correct"
                 page.keyboard.press("Enter")
-                answered[int(shown)] = []
+                answered[_pk(shown)] = []
             shown = _current_item(page, shown)
         page.wait_for_function("() => document.querySelector('.progress-label').textContent.includes('Answered 10 /')")
 
         mine = Response.objects.filter(user__username="ann", item__role="regular")
         assert {r.item_id: r.answer["plausible"] for r in mine} == answered
-        assert int(skipped) not in answered and all(r.time_ms is not None for r in mine)
+        assert _pk(skipped) not in answered and all(r.time_ms is not None for r in mine)
 
         dash = _login(browser, base, "res", viewport={"width": 1280, "height": 900})
         dash.goto(base + reverse("annotation:dashboard", args=["kbd"]))
@@ -165,5 +170,5 @@ def test_a_submit_during_an_outage_says_so_and_enter_retries_it_once(live_server
         _current_item(page, shown)
         assert page.is_hidden("#item-error")
         stored = Response.objects.filter(user__username="ann")
-        assert [(r.item_id, r.answer["plausible"]) for r in stored] == [(int(shown), [1])]
+        assert [(r.item_id, r.answer["plausible"]) for r in stored] == [(_pk(shown), [1])]
         browser.close()

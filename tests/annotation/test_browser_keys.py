@@ -79,8 +79,8 @@ def test_keyboard_only_annotator_corrects_a_survey_answer_after_undo(live_server
     page.keyboard.press("Enter")
     shown = _current_item(page, first)
     assert shown == second  # the item on screen when U was pressed is offered again
-    assert Response.objects.get(user__username="ann", item_id=int(first)).answer == {"agree": 0, "predict": 0}
-    assert not Assignment.objects.filter(user__username="ann", item_id=int(second), state="expired").exists()
+    assert Response.objects.get(user__username="ann", item__uid=first).answer == {"agree": 0, "predict": 0}
+    assert not Assignment.objects.filter(user__username="ann", item__uid=second, state="expired").exists()
 
     page.focus("a[href$='/annotation/']")  # Enter on a focused link follows it
     page.keyboard.press("Enter")

@@ -23,7 +23,7 @@ from tests.annotation.conftest import PASSWORD
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 N_ANNOTATORS, N_ITEMS, REDUNDANCY = 32, 40, 3
-ITEM = re.compile(r'data-item="(\d+)"')
+ITEM = re.compile(r'data-item="([^"]+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 
 

@@ -79,31 +79,32 @@ def test_prolific_link_creates_one_participant_and_resumes(statement_set) -> Non
     c = crowd_campaign("p", "--budget", "5")
     browser = Client()
     r = join(browser, c, prolific("5f1a2b", "STUDY9", "SESS7"))
-    assert r.status_code == 302 and r["Location"] == "/join/p/consent/"
+    # The link answers with the consent page itself (instructions and demographics on it): no redirect.
+    assert r.status_code == 200 and 'action="/join/p/consent/"' in r.content.decode()
     p = Participant.objects.get()
     assert (p.platform, p.external_id, p.study_ref, p.session_ref) == ("prolific", "5f1a2b", "STUDY9", "SESS7")
     assert not p.user.has_usable_password() and not p.user.groups.exists()  # no role: no other page
-    browser.post("/join/p/consent/", {"consent": "yes"})
+    assert browser.post("/join/p/consent/", {"consent": "yes"})["Location"] == "/join/p/items/"
     # The same id in the same browser comes back: the same participant, where it stopped.
     r = join(browser, c, prolific("5f1a2b", "STUDY9", "SESS7"))
-    assert r["Location"] == "/join/p/instructions/" and Participant.objects.count() == 1
+    assert r["Location"] == "/join/p/items/" and Participant.objects.count() == 1
     # A second browser with the same id while the first is active: refused, with a clear message.
     other = Client()
     r = join(other, c, prolific("5f1a2b"))
     assert r.status_code == 409 and "already open for your participant id" in r.content.decode()
-    assert other.get("/join/p/instructions/").status_code == 403
+    assert other.get("/join/p/items/").status_code == 403
     # After the first browser has been silent long enough, a new browser takes over.
     Participant.objects.update(last_seen_at=p.last_seen_at.replace(year=2000))
-    assert join(other, c, prolific("5f1a2b"))["Location"] == "/join/p/instructions/"
-    assert browser.get("/join/p/instructions/").status_code == 409  # the old browser lost it
+    assert join(other, c, prolific("5f1a2b"))["Location"] == "/join/p/items/"
+    assert browser.get("/join/p/items/").status_code == 409  # the old browser lost it
 
 
 def test_mturk_plain_panel_preview_and_broken_links(statement_set) -> None:
     c = crowd_campaign("m")
     r = join(Client(), c, "?workerId=A1B2&assignmentId=3XYZ&hitId=H9")
-    assert r.status_code == 302
+    assert r.status_code == 200
     r = join(Client(), c, "?participant=panel-42")
-    assert r.status_code == 302
+    assert r.status_code == 200
     got = set(Participant.objects.values_list("platform", "external_id", "session_ref", "study_ref"))
     assert got == {("mturk", "A1B2", "3XYZ", "H9"), ("other", "panel-42", "", "")}
     r = join(Client(), c, "?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H9")  # MTurk's preview
@@ -114,7 +115,7 @@ def test_mturk_plain_panel_preview_and_broken_links(statement_set) -> None:
     assert r.status_code == 400 and "PROLIFIC_PID is empty" in r.content.decode()
     # The same platform id in another campaign is another participant.
     other = crowd_campaign("m2")
-    assert join(Client(), other, "?participant=panel-42").status_code == 302
+    assert join(Client(), other, "?participant=panel-42").status_code == 200
     assert Participant.objects.filter(external_id="panel-42").count() == 2
     # A campaign without a study link, or a closed one, takes no participants.
     call_command("campaign_create", "--set", "statements-demo", "--type", "survey", "--name", "lab")
@@ -151,32 +152,59 @@ def test_decline_ends_with_the_return_link(statement_set) -> None:
 def test_demographics_store_only_what_is_asked(statement_set) -> None:
     c = crowd_campaign("demo", "--demographics", "age_band,language")
     b = Client()
-    join(b, c, prolific("d1"))
-    b.post("/join/demo/consent/", {"consent": "yes"})
-    assert b.post("/join/demo/instructions/", {})["Location"] == "/join/demo/about-you/"
-    page = b.get("/join/demo/about-you/").content.decode()
+    page = join(b, c, prolific("d1")).content.decode()  # the consent page asks them
     assert 'name="age_band"' in page and 'name="language"' in page and 'name="gender"' not in page
-    r = b.post("/join/demo/about-you/", {"age_band": "25–34", "language": "", "gender": "Woman", "country": "NZ"})
+    answers = {"age_band": "25–34", "language": "", "gender": "Woman", "country": "NZ"}
+    r = b.post("/join/demo/consent/", {"consent": "yes", **answers})
     assert r["Location"] == "/join/demo/items/"
     assert Participant.objects.get().demographics == {"age_band": "25–34"}
+
+
+def test_declining_stores_no_demographics(statement_set) -> None:
+    c = crowd_campaign("decl", "--demographics", "age_band")
+    b = Client()
+    join(b, c, prolific("d4"))
+    assert b.post("/join/decl/consent/", {"consent": "no", "age_band": "25–34"})["Location"] == "/join/decl/done/"
+    p = Participant.objects.get()
+    assert (p.stage, p.demographics, p.consented_at) == ("returned", {}, None)
+
+
+def test_an_invalid_demographics_answer_shows_the_page_again_and_stores_nothing(statement_set) -> None:
+    c = crowd_campaign("inval", "--demographics", "age_band")
+    b = Client()
+    join(b, c, prolific("d5"))
+    r = b.post("/join/inval/consent/", {"consent": "yes", "age_band": "not a band"})
+    assert r.status_code == 200 and "Select a valid choice" in r.content.decode()
+    assert Participant.objects.get().stage == "consent"
+
+
+def test_participants_at_the_old_separate_stages_carry_on(statement_set) -> None:
+    """Those who reached the instructions or the demographics page before they shared the consent
+    page still get those pages."""
+    c = crowd_campaign("old", "--demographics", "gender")
+    b = Client()
+    join(b, c, prolific("d6"))
+    Participant.objects.update(stage="instructions")
+    assert b.post("/join/old/instructions/", {})["Location"] == "/join/old/about-you/"
+    assert 'name="gender"' in b.get("/join/old/about-you/").content.decode()
+    assert b.post("/join/old/about-you/", {"gender": "Woman"})["Location"] == "/join/old/items/"
+    assert Participant.objects.get().demographics == {"gender": "Woman"}
 
 
 def test_demographics_may_all_be_left_unanswered(statement_set) -> None:
     c = crowd_campaign("blank", "--demographics", "gender")
     b = Client()
     join(b, c, prolific("d3"))
-    b.post("/join/blank/consent/", {"consent": "yes"})
-    b.post("/join/blank/instructions/", {})
-    assert b.post("/join/blank/about-you/", {})["Location"] == "/join/blank/items/"
+    assert b.post("/join/blank/consent/", {"consent": "yes"})["Location"] == "/join/blank/items/"
     assert Participant.objects.get().demographics == {}
 
 
 def test_no_demographics_asked_skips_the_form(statement_set) -> None:
     c = crowd_campaign("nodemo")
     b = Client()
-    join(b, c, prolific("d2"))
-    b.post("/join/nodemo/consent/", {"consent": "yes"})
-    assert b.post("/join/nodemo/instructions/", {})["Location"] == "/join/nodemo/items/"
+    page = join(b, c, prolific("d2")).content.decode()
+    assert "About you" not in page and "<select" not in page
+    assert b.post("/join/nodemo/consent/", {"consent": "yes"})["Location"] == "/join/nodemo/items/"
     assert b.get("/join/nodemo/about-you/")["Location"] == "/join/nodemo/items/"
 
 
@@ -238,3 +266,40 @@ def test_budget_spreads_items_evenly(statement_set) -> None:
             answer(b, c, current(b, c)[1], i % 2)
     counts = list(Item.objects.filter(campaign=c, answer_count__gt=0).values_list("answer_count", flat=True))
     assert len(counts) == 50 and set(counts) == {1}
+
+
+def test_a_deactivated_participant_account_is_refused(statement_set) -> None:
+    """Crowd pages read the participant's user row themselves (not through the authentication
+    backend): an account an admin deactivated must still be refused."""
+    c = crowd_campaign("inactive", "--budget", "3")
+    b = to_items(Client(), c, "gone-1")
+    assert b.get("/join/inactive/items/").status_code == 200
+    Participant.objects.get(external_id="gone-1").user.__class__.objects.filter(
+        crowd_participant__external_id="gone-1"
+    ).update(is_active=False)  # as an admin deactivating the account
+    assert b.get("/join/inactive/items/").status_code == 403
+
+
+def test_participant_hot_path_reads_return_what_the_orm_returns(statement_set) -> None:
+    """The precompiled reads of every crowd request (participant, campaign, study settings, user)
+    and of every answer (assignment, item): every field as the ORM loads it."""
+    from annotation import crowd_selectors
+    from annotation.models import Assignment
+
+    c = crowd_campaign("rows", "--budget", "3", "--demographics", "age_band")
+    b = to_items(Client(), c, "row-1", {"age_band": "25–34"})
+    _r, item = current(b, c)
+    p = Participant.objects.select_related("campaign", "user").get(external_id="row-1")
+    got = crowd_selectors.participant_of(p.user_id)
+    assert got is not None
+    pairs = [(got[0], p), (got[1], p.campaign), (got[0].user, p.user), (got[2], CrowdStudy.objects.get(campaign=c))]
+    a = crowd_selectors.assignment_of(c, p.user_id, item.uid)
+    orm = Assignment.objects.select_related("item").get(campaign=c, user_id=p.user_id, item=item)
+    assert a is not None
+    pairs += [(a, orm), (a.item, orm.item)]
+    for mine, want in pairs:
+        for f in type(want)._meta.concrete_fields:
+            assert getattr(mine, f.attname) == getattr(want, f.attname), (type(want).__name__, f.name)
+    assert got[0].demographics == {"age_band": "25–34"} and a.item.campaign is c
+    assert crowd_selectors.assignment_of(c, p.user_id, "no-such-uid") is None
+    assert crowd_selectors.participant_of(p.user_id + 10_000) is None

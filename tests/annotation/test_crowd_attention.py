@@ -6,6 +6,7 @@ counts as a missed check."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -13,8 +14,9 @@ from django.utils.html import escape
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Item, Membership
+from annotation.models import Assignment, Item, Membership
 from annotation.participants_models import Participant
+from tests.annotation.conftest import login
 from tests.annotation.crowd_helpers import answer, crowd_campaign, current, to_items
 
 pytestmark = pytest.mark.django_db
@@ -45,6 +47,11 @@ def test_attention_item_markup_equals_a_regular_items(statement_set) -> None:
     assert not re.search(r"attention|gold|check", attention, re.I)
     # Item references are opaque: neither the row id nor the source key appear.
     assert f'data-item="{check.pk}"' not in r.content.decode() and check.key not in attention
+    # The progress bar moves on every answer, the check's too (a bar that stood still would tell).
+    answer(b, c, check, 1)
+    r3, third = current(b, c)
+    done = [int(DONE.search(x.content.decode()).group(2)) for x in (r, r3)]
+    assert third is not None and done == [1, 2]
 
 
 def test_skipping_an_attention_item_counts_as_a_missed_check(statement_set) -> None:
@@ -82,3 +89,62 @@ def test_api_gives_attention_items_opaque_ids_and_lets_them_be_skipped(statement
     r = api.post(base + f"items/{second['id']}/skip/")
     assert r.status_code == 200 and r.json() == {"skipped": True}
     assert Membership.objects.get(campaign=c, user=u).attention_failed == 1
+
+
+# The named-account work page (/annotation/c/<name>/): a lab's own annotators get the same checks.
+FORM = re.compile(r'<form class="card item-form"[^>]*data-item="([^"]+)"[^>]*action="([^"]+)"')
+SKIP = re.compile(r'data-action="skip"[^>]*formaction="([^"]+)"')
+DONE = re.compile(r'<progress max="(\d+)" value="(\d+)">')
+
+
+def _named_page(web: Client, c: Any) -> tuple[str, Item, str, str, tuple[int, int]]:
+    """The work page, the item it shows (by the annotator's live reservation), the submit and skip
+    URLs the page gives, and the progress bar's (done, total)."""
+    html = web.get(f"/annotation/c/{c.name}/").content.decode()
+    ref, action = FORM.search(html).groups()
+    item = Assignment.objects.get(campaign=c, user__username="ann", state="reserved").item
+    total, done = DONE.search(html).groups()
+    return html, item, action, SKIP.search(html).group(1), (int(done), int(total))
+
+
+def test_named_account_page_cannot_tell_attention_items_apart(statement_set, people) -> None:
+    """Row ids are ordered (gold items are created before the regular ones): the page must not
+    carry them, and the progress bar, Skip and Undo must treat a check like any other item."""
+    c = crowd_campaign(
+        "named", "--attention", "0,1", "--attention-every", "1", "--budget", "3", "--attention-max-failures", "5"
+    )
+    people("annotator", "ann")
+    web = login("ann")
+    html, first, action, skip_url, (done0, total) = _named_page(web, c)
+    assert first.role == Item.Role.REGULAR
+    regular_pks = Item.objects.filter(campaign=c, role=Item.Role.REGULAR).values_list("pk", flat=True)
+    assert Item.objects.filter(campaign=c, role=Item.Role.ATTENTION).first().pk < min(regular_pks)  # the tell
+    regular = _skeleton(html, first)
+    data = {"agree": "yes", "predict": "yes"}
+    assert web.post(action, data).status_code == 302
+    html, check, action, skip_url, (done1, total1) = _named_page(web, c)
+    assert check.role == Item.Role.ATTENTION and total1 == total and done1 == done0 + 1
+    attention = _skeleton(html, check)
+    assert attention == regular  # no row id, no key, no other difference in the item box
+    assert f'data-item="{check.uid}"' in html and set(re.findall(r"/items/([^/]+)/", html)) == {check.uid}
+    assert not re.search(r"attention|gold|check", attention, re.I)
+    # Answering the check moves the progress bar like any answer; Undo gives it back like any answer.
+    assert web.post(action, data).status_code == 302
+    done2 = _named_page(web, c)[4][0]
+    assert done2 == done1 + 1
+    r = web.post(f"/annotation/c/{c.name}/undo/", follow=True)
+    body = r.content.decode()
+    assert "msg-error" not in body and "msg-warning" not in body and "undone" not in body  # no refusal
+    html, back, action, skip_url, (done3, _t) = _named_page(web, c)
+    assert back == check and done3 == done1  # the same item again, the count back where it was
+    # Skip: offered and accepted on the check as on a regular item, and neither moves the bar.
+    assert web.post(skip_url).status_code == 302
+    html, nxt, action, skip_url, (done4, _t) = _named_page(web, c)
+    assert nxt.role == Item.Role.REGULAR and done4 == done3
+    assert web.post(skip_url).status_code == 302
+    assert _named_page(web, c)[4][0] == done4
+    m = Membership.objects.get(campaign=c, user__username="ann")
+    assert (m.attention_passed, m.attention_failed) == (
+        0,
+        1,
+    )  # the undone answer no longer counts; the server still counts the skipped check as missed

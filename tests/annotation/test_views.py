@@ -73,7 +73,7 @@ def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None
         f"/c/{mcqa_campaign.name}/"
     )
     item = queue.next_step(mcqa_campaign, get_user_model().objects.get(username="ann")).assignment.item
-    url = reverse("annotation:submit", args=[mcqa_campaign.name, item.pk])
+    url = reverse("annotation:submit", args=[mcqa_campaign.name, item.uid])
     r = c.post(url, {"plausible": ["0", "2"], "idempotency_key": "k1", "elapsed_ms": "1234"}, HTTP_HX_REQUEST="true")
     assert r.status_code == 200 and "<html" not in r.content.decode() and "Answered 1 / " in r.content.decode()
     again = c.post(url, {"plausible": ["1"], "idempotency_key": "k1"}, HTTP_HX_REQUEST="true")  # double click
@@ -83,13 +83,14 @@ def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None
     assert resp.time_ms is not None and resp.time_ms <= 5000
     nxt = queue.next_step(mcqa_campaign, resp.user).assignment.item
     plain = c.post(
-        reverse("annotation:submit", args=[mcqa_campaign.name, nxt.pk]),
+        reverse("annotation:submit", args=[mcqa_campaign.name, nxt.uid]),
         {"none_correct": "yes", "idempotency_key": "k2"},
     )
     assert plain.status_code == 302 and Response.objects.count() == 2
     bad = c.post(
         reverse(
-            "annotation:submit", args=[mcqa_campaign.name, queue.next_step(mcqa_campaign, resp.user).assignment.item_id]
+            "annotation:submit",
+            args=[mcqa_campaign.name, queue.next_step(mcqa_campaign, resp.user).assignment.item.uid],
         ),
         {"idempotency_key": "k3"},
         HTTP_HX_REQUEST="true",
@@ -121,13 +122,13 @@ def test_survey_and_rica_items_render_and_submit(statement_set, people, db) -> N
     assert "Do you agree with this statement?" in page and "Do you think most people would agree" in page
     assert "Is this statement common sense?" in page
     item = queue.next_step(survey, u).assignment.item
-    c.post(reverse("annotation:submit", args=["sv", item.pk]), {"agree": "yes", "predict": "no", "common": "yes"})
+    c.post(reverse("annotation:submit", args=["sv", item.uid]), {"agree": "yes", "predict": "no", "common": "yes"})
     assert Response.objects.get(item=item).answer == {"agree": 1, "predict": 0, "common": 1}
     page = c.get(reverse("annotation:work", args=["rc"])).content.decode()
     assert "more likely to sink" in page and "less likely to sink" in page and "Statement 2" in page
     ritem = Item.objects.get(campaign=rica)
     flipped = 1 - ritem.payload["original"]
-    c.post(reverse("annotation:submit", args=["rc", ritem.pk]), {"choice": str(flipped)})
+    c.post(reverse("annotation:submit", args=["rc", ritem.uid]), {"choice": str(flipped)})
     assert Response.objects.get(item=ritem).answer == {"valid": 0}
 
 
@@ -312,7 +313,7 @@ def test_failed_qualification_shows_the_score_and_the_mark_needed(csqa_set, peop
         item = Item.objects.get(pk=int(web.get(reverse("annotation:work", args=["q"])).context["item"].pk))
         gold = item.gold["plausible"][0]
         picked = (gold + 1) % 5 if i < 3 else gold  # 24 / 30 option decisions right: 80 %
-        web.post(reverse("annotation:submit", args=["q", item.pk]), {"plausible": [str(picked)]})
+        web.post(reverse("annotation:submit", args=["q", item.uid]), {"plausible": [str(picked)]})
     page = web.get(reverse("annotation:work", args=["q"])).content.decode()
     assert "did not pass the qualification" in page
     assert "80% of your answers" in page and "85% was needed" in page

@@ -57,7 +57,7 @@ pytestmark = [
 
 PASSWORD = "pw-long-enough-123"
 SLUG = "outage"
-ITEM = re.compile(r'data-item="(\d+)"')
+ITEM = re.compile(r'data-item="([^"]+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 ACKS_PER_PHASE = 12
 DEADLINE_S = 120  # hard bound on the annotators' work, retries included
@@ -77,7 +77,7 @@ class Call:
 @dataclass
 class Ack:
     user_id: int
-    item_id: int | str  # the web page's row id, the API's opaque uid
+    item_id: str  # the opaque uid (the web page and the API alike)
     key: str
     answer: dict[str, int]
     response_id: int | None  # the API says which row holds the answer
@@ -175,7 +175,7 @@ class Annotator(threading.Thread):
                 m, k = ITEM.search(box), KEY.search(box)
                 if m is None or k is None:
                     return
-                item, key = int(m.group(1)), k.group(1)
+                item, key = m.group(1), k.group(1)
             answer = {"agree": self.rng.randrange(2), "predict": self.rng.randrange(2)}
             for repeat in range(2 if self.rng.random() < 0.15 else 1):  # sometimes sent twice (double click)
                 r = self._submit(item, key, answer)
@@ -189,7 +189,7 @@ class Annotator(threading.Thread):
                     self.traffic.problems.append(f"{self.name}: a repeated submit got {r.status_code}, not 200")
             box = None if self.api else r.text  # the page answers a submit with the next item
 
-    def _submit(self, item: int | str, key: str, answer: dict[str, int]) -> requests.Response | None:
+    def _submit(self, item: str, key: str, answer: dict[str, int]) -> requests.Response | None:
         if self.api:
             url = f"{self.base}/api/annotation/campaigns/{SLUG}/items/{item}/response/"
             return self._until_ok(
@@ -330,8 +330,8 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
 
     # Every acknowledged answer is stored, with what was sent; nothing else, nothing twice.
     stored = {(r.user_id, r.item_id): r for r in Response.objects.filter(campaign__name=SLUG)}
-    uid_pk = dict(Item.objects.filter(campaign__name=SLUG).values_list("uid", "pk"))  # the API's ids are opaque
-    acked = {(a.user_id, uid_pk.get(a.item_id, a.item_id)): a for a in traffic.acks}
+    uid_pk = dict(Item.objects.filter(campaign__name=SLUG).values_list("uid", "pk"))  # the ids shown are opaque
+    acked = {(a.user_id, uid_pk[a.item_id]): a for a in traffic.acks}
     assert len(acked) == len(traffic.acks), "an item was given to the same person twice"
     assert len(acked) >= 3 * ACKS_PER_PHASE
     missing = sorted(set(acked) - set(stored))

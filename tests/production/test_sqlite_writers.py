@@ -18,7 +18,7 @@ from annotation.services import campaign_create, campaign_status_set
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ITEM = re.compile(r'data-item="(\d+)"')
+ITEM = re.compile(r'data-item="([^"]+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 N_PEOPLE, ROUNDS = 4, 12
 

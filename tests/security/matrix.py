@@ -106,6 +106,10 @@ def _api_item(w: World) -> dict[str, Any]:
     return {"item_id": w.plain_item.uid}  # the API's item ids are opaque
 
 
+def _work_item(w: World) -> dict[str, Any]:
+    return {"slug": w.plain.name, "uid": w.plain_item.uid}  # the work page's item ids are opaque too
+
+
 def _crowd(w: World) -> dict[str, Any]:
     return {"slug": w.survey.name}
 
@@ -285,8 +289,12 @@ MATRIX: dict[str, Entry] = {
     "annotation/": E(get=SIGNED_IN),
     "annotation/c/<slug:slug>/": E(get=SIGNED_IN),
     "annotation/c/<slug:slug>/item/": E(get=R(LOGIN, WORK, WORK, WORK)),  # the box alone is for htmx only
-    "annotation/c/<slug:slug>/items/<int:item_id>/submit/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
-    "annotation/c/<slug:slug>/items/<int:item_id>/skip/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
+    "annotation/c/<slug:slug>/items/<str:uid>/submit/": E(
+        get=ALL_405, post=R(LOGIN, WORK, WORK, WORK), kwargs=_work_item
+    ),
+    "annotation/c/<slug:slug>/items/<str:uid>/skip/": E(
+        get=ALL_405, post=R(LOGIN, WORK, WORK, WORK), kwargs=_work_item
+    ),
     "annotation/c/<slug:slug>/undo/": E(get=ALL_405, post=R(LOGIN, WORK, WORK, WORK)),
     # crowd study links: only the participant the link signed in, for their own campaign (at the items)
     "join/<slug:slug>/": E(get=R(400, 400, 400, 400, 400), kwargs=_crowd),  # a link without a participant id

@@ -79,7 +79,7 @@ def test_a_blocked_annotator_cannot_submit_to_an_old_reservation(csqa) -> None: 
     web.force_login(user)
     before = Response.objects.count()
     r = web.post(
-        reverse("annotation:submit", args=[c.name, old.pk]), {"plausible": ["1"]}, headers={"HX-Request": "true"}
+        reverse("annotation:submit", args=[c.name, old.uid]), {"plausible": ["1"]}, headers={"HX-Request": "true"}
     )
     assert r.status_code < 300 and Response.objects.count() == before
     assert "ended for you" in r.content.decode()
