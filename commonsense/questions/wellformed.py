@@ -204,6 +204,11 @@ BARE_NOUNS = frozenset(
     dessert ice_cream gum tobacco weed drugs jail hospital surgery therapy class lunch music time
     fault charge place part care hold track sight advantage attention interest note trouble""".split()
 )
+# nouns that take no "a": "spends a money", "gives an advice"
+MASS_NOUNS = frozenset(
+    """money information advice furniture equipment luggage homework news traffic weather music
+    knowledge evidence research stuff garbage trash rice sugar bread milk water""".split()
+)
 # verbs that need an object: a sentence does not end on them ("Steven takes", "Andrea wants")
 NEEDS_OBJECT_LIST = """take need give want get put make buy bring use tell find keep realize suppose send wear hold
     carry grab catch reach hit throw pick receive offer show owe lend allow let set control grasp
@@ -337,6 +342,8 @@ def unreadable(text: str) -> str | None:
             return "verb lemma 'be'"
         if toks[i - 1].lower() == "a" and low[:1] in "aeiou" and not low.startswith(("u", "one", "eu")):
             return f"'a' before {toks[i]!r}"
+        if toks[i - 1].lower() in ("a", "an") and low in MASS_NOUNS:
+            return f"'{toks[i - 1]}' before {toks[i]!r}"  # "Mila spends a money"
         if toks[i - 1].lower() in ("a", "an"):
             k = i
             while k < len(toks) - 1 and not _plural_noun(toks[k].lower()):

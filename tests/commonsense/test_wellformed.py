@@ -47,6 +47,7 @@ from tests.conftest import shared_file
         "PersonX goes work",  # no preposition after a verb of motion
         "PersonX looks like was going",
         "PersonX bites PersonX nail",
+        "PersonX spends a money",
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
