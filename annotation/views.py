@@ -163,17 +163,16 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
         campaign = found
         item = get_object_or_404(Item, pk=item_id, campaign=campaign)
     item.campaign = campaign  # already loaded: no second query
-    done = None
+    done, step = None, None
     try:
         answer = answer_from_post(campaign, item, request.POST)
-        done = queue.response_submit(
-            item,
-            request.user,
-            answer,
-            idempotency_key=request.POST.get("idempotency_key"),
-            time_ms=_elapsed(request),
-            assignment=a,
-        )
+        key, ms = request.POST.get("idempotency_key"), _elapsed(request)
+        if request.htmx:  # the response shows the next item: answer and next reservation together
+            done, step = queue.response_submit_next(
+                item, request.user, answer, idempotency_key=key, time_ms=ms, assignment=a
+            )
+        else:
+            done = queue.response_submit(item, request.user, answer, idempotency_key=key, time_ms=ms, assignment=a)
     except ValidationError as exc:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)
@@ -186,7 +185,7 @@ def submit(request: Request, slug: str, item_id: int) -> HttpResponse:
         messages.warning(request, message)
     if not request.htmx:
         return redirect("annotation:work", slug=slug)
-    return _item_response(request, campaign, queue.next_step(campaign, request.user, after=done))
+    return _item_response(request, campaign, step or queue.next_step(campaign, request.user, after=done))
 
 
 @require_POST
