@@ -31,6 +31,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from accounts.people import User
+from cocoweb import rowselect
 
 from .models import Adjudication, Assignment, Campaign, FinalLabel, Item, Membership, Response
 
@@ -110,10 +111,10 @@ def _one(sql: str, params: dict[str, Any], *, savepoint: bool = True) -> tuple[A
     not break the caller's transaction (``savepoint=False``: the caller rolls the whole
     transaction back on a violation)."""
     if savepoint and connection.in_atomic_block:
-        with transaction.atomic(), connection.cursor() as cur:
+        with transaction.atomic(), rowselect.cursor() as cur:
             cur.execute(sql, params)
             return cur.fetchone()
-    with connection.cursor() as cur:
+    with rowselect.cursor() as cur:
         cur.execute(sql, params)
         return cur.fetchone()
 
@@ -134,7 +135,7 @@ def _label_params(label: FinalLabel) -> dict[str, Any]:
 def label_rows(item: Item) -> list[tuple[Any, Any, Any]]:
     """``(answer, latest adjudication id, its label)`` of each answer to ``item``, oldest first:
     the input of :func:`.services.final_label_of`, in one precompiled statement."""
-    with connection.cursor() as cur:
+    with rowselect.cursor() as cur:
         cur.execute(_LABEL_ROWS, {"item": item.pk})
         rows = cur.fetchall()
     # jsonb arrives as text through Django's cursor

@@ -86,6 +86,25 @@ def test_statements_per_htmx_submit(mcqa_campaign, people) -> None:  # type: ign
     assert len(sql) <= limit, [q[:80] for q in sql]
 
 
+def test_hot_path_statements_are_prepared_once_per_connection_on_postgresql(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    """The submit's lookup and the queue's statements are prepared statements on PostgreSQL (parsed
+    and planned once per connection, not at every execution), and still counted like any other."""
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    people("annotator", "ann")
+    client = login("ann")
+    box = client.get(reverse("annotation:item", args=[mcqa_campaign.name]), HTTP_HX_REQUEST="true").content.decode()
+    for pick in ("1", "2"):
+        box = _post(client, mcqa_campaign, box, {"plausible": pick}).content.decode()
+    with connection.cursor() as cur:
+        cur.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [r[0] for r in cur.fetchall()]
+    for marker in ("annotation_assignment a", "UPDATE annotation_assignment SET state = 'answered'", "adj ON true"):
+        assert any(marker in p for p in prepared), (marker, prepared)
+    assert any("INSERT INTO annotation_finallabel" in p and "INSERT INTO annotation_assignment" in p for p in prepared)
+    assert Response.objects.filter(campaign=mcqa_campaign).count() == 2
+
+
 # --- the submit's precompiled lookup (annotation.selectors.submit_target) -------------------------
 
 
