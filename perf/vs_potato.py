@@ -157,6 +157,7 @@ def cocoweb_run(args: argparse.Namespace, n: int, tmp: Path) -> Stats:
         f"127.0.0.1:{port}",
         "-w",
         str(args.cocoweb_workers),
+        *(["--threads", str(args.cocoweb_threads)] if args.cocoweb_threads > 1 else []),
         "--backlog",
         "2048",
         "--error-logfile",
@@ -416,6 +417,7 @@ def main() -> int:
     ap.add_argument("--redundancy", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1, help="alternations of the two apps per N")
     ap.add_argument("--cocoweb-workers", type=int, default=2)
+    ap.add_argument("--cocoweb-threads", type=int, default=1, help="threads per worker (gthread, keep-alive, when > 1)")
     ap.add_argument("--no-potato", action="store_true", help="cocoweb alone")
     args = ap.parse_args()
     ns = [int(x) for x in args.n.split(",")]
@@ -453,7 +455,7 @@ def main() -> int:
         )
         print(
             f"pool {args.items} items x {args.redundancy}; {args.warmup:g} s warm-up + {args.duration:g} s timed per run; "
-            f"cocoweb gunicorn {args.cocoweb_workers} workers (preload), PostgreSQL durable + Redis; "
+            f"cocoweb gunicorn {args.cocoweb_workers} workers x {args.cocoweb_threads} threads (preload), PostgreSQL durable + Redis; "
             f"{'Potato skipped' if bin_dir is None else POTATO + ' gunicorn 1 worker x 8 threads'}; {loadavg()}"
         )
         for n in ns:
