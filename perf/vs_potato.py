@@ -6,7 +6,8 @@ latency of each step, the server CPU per annotation, integrity checks and the ra
     .venv/bin/python perf/vs_potato.py --n 50 --duration 20 --rounds 2
 
 What each side runs, in its production mode:
-- cocoweb: gunicorn (``--workers``, default 2 on this 2-core machine, ``--preload``) on PostgreSQL
+- cocoweb: gunicorn (``--cocoweb-workers``, default 2 on this 2-core machine, ``--preload``,
+  ``--cocoweb-threads`` 4 per worker as the README's production command) on PostgreSQL
   with durable commits (fsync and synchronous_commit on) and Redis as cache and session store, as
   ``perf/load_annotation.py`` starts them. The browser's flow is one request per annotation: the
   htmx submit, whose response carries the next item.
@@ -435,7 +436,12 @@ def main() -> int:
     ap.add_argument("--redundancy", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1, help="alternations of the two apps per N")
     ap.add_argument("--cocoweb-workers", type=int, default=2)
-    ap.add_argument("--cocoweb-threads", type=int, default=1, help="threads per worker (gthread, keep-alive, when > 1)")
+    ap.add_argument(
+        "--cocoweb-threads",
+        type=int,
+        default=4,
+        help="threads per worker (gthread, as the README says; 1: sync workers)",
+    )
     ap.add_argument("--no-potato", action="store_true", help="cocoweb alone")
     args = ap.parse_args()
     ns = [int(x) for x in args.n.split(",")]
