@@ -23,7 +23,7 @@ from django.utils import timezone
 from accounts.people import User
 from commonsense.validation import answer_normalise, gold_passed, qualification_grade
 
-from . import queue_pg
+from . import queue_pg, selectors
 from .models import Assignment, Campaign, Item, Membership, Response
 from .services import final_label_of, final_label_refresh_item
 
@@ -46,7 +46,7 @@ class Step:
 
 
 def membership_get(campaign: Campaign, user: User) -> Membership:
-    m = Membership.objects.filter(campaign=campaign, user=user).first()
+    m = selectors.membership_of(campaign, user)
     if m is not None:
         return m
     has_qual = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).exists()
@@ -200,11 +200,7 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     m = (after.membership if after is not None and no_live else None) or membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
         return Step(m.state, message=stop_message(campaign, m), membership=m)
-    live = (
-        None
-        if no_live
-        else (Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first())
-    )
+    live = None if no_live else selectors.live_reservation(campaign, user)
     if live is not None and live.expires_at > now:
         return Step("item", live, membership=m)
     if live is not None:
@@ -213,7 +209,7 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     try:
         assignment = _choose(campaign, user, m, now)
     except IntegrityError:  # a concurrent request of the same person reserved first
-        live = Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first()
+        live = selectors.live_reservation(campaign, user)
         return Step("item", live, membership=m) if live else Step("done", message="Nothing left for you right now.")
     if isinstance(assignment, Step):
         return assignment

@@ -155,3 +155,23 @@ def test_submit_target_returns_what_the_orm_returns() -> None:
     assert selectors.submit_target("st-camp", ann, step.assignment.item_id) is None  # closed: not visible
     Assignment.objects.filter(pk=a.pk).update(user=res)
     assert selectors.submit_target("st-camp", res, step.assignment.item_id) is not None  # researchers see closed ones
+
+
+def test_item_box_lookups_return_what_the_orm_returns(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    """The item box's membership and live-reservation reads (precompiled statements) give every
+    field as the ORM loads it, and nothing when there is none."""
+    from annotation import selectors
+
+    (u,) = people("annotator", "box")
+    assert selectors.membership_of(mcqa_campaign, u) is None and selectors.live_reservation(mcqa_campaign, u) is None
+    step = queue.next_step(mcqa_campaign, u)
+    assert step.assignment is not None
+    m, live = selectors.membership_of(mcqa_campaign, u), selectors.live_reservation(mcqa_campaign, u)
+    assert m is not None and live is not None
+    want_m = Membership.objects.get(campaign=mcqa_campaign, user=u)
+    want_a = Assignment.objects.select_related("item").get(pk=step.assignment.pk)
+    for got, want in ((m, want_m), (live, want_a), (live.item, want_a.item)):
+        for f in type(want)._meta.concrete_fields:
+            assert getattr(got, f.attname) == getattr(want, f.attname), f.name
+    queue.response_submit(live.item, u, {"plausible": [0]}, assignment=live)
+    assert selectors.live_reservation(mcqa_campaign, u) is None  # answered: no longer live
