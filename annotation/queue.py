@@ -23,10 +23,10 @@ from django.utils import timezone
 from accounts.people import User
 from commonsense.validation import answer_normalise, gold_passed, qualification_grade
 
-from . import queue_pg
+from . import queue_pg, selectors
 from .models import Assignment, Campaign, Item, Membership, Response
 from .selectors import item_counts
-from .services import final_label_refresh_item
+from .services import final_label_of, final_label_refresh_item
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
     Assignment.State.RESERVED,
@@ -47,7 +47,7 @@ class Step:
 
 
 def membership_get(campaign: Campaign, user: User) -> Membership:
-    m = Membership.objects.filter(campaign=campaign, user=user).first()
+    m = selectors.membership_of(campaign, user)
     if m is not None:
         return m
     has_qual = bool(item_counts(campaign).get(Item.Role.QUALIFICATION))
@@ -201,11 +201,7 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     m = (after.membership if after is not None and no_live else None) or membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
         return Step(m.state, message=stop_message(campaign, m), membership=m)
-    live = (
-        None
-        if no_live
-        else (Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first())
-    )
+    live = None if no_live else selectors.live_reservation(campaign, user)
     if live is not None and live.expires_at > now:
         return Step("item", live, membership=m)
     if live is not None:
@@ -214,7 +210,7 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     try:
         assignment = _choose(campaign, user, m, now)
     except IntegrityError:  # a concurrent request of the same person reserved first
-        live = Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).select_related("item").first()
+        live = selectors.live_reservation(campaign, user)
         return Step("item", live, membership=m) if live else Step("done", message="Nothing left for you right now.")
     if isinstance(assignment, Step):
         return assignment
@@ -307,15 +303,22 @@ def response_submit(
     server_ms = max(0, int((now - a.reserved_at).total_seconds() * 1000))
     ms = time_ms if time_ms is not None and 0 <= time_ms <= server_ms + 5000 else server_ms
     if a.state == RESERVED and item.role == Item.Role.REGULAR and connection.vendor == "postgresql":
-        try:  # the common case in one statement; None: no longer live, take the general path
-            stored = queue_pg.answer_store(a, item, user, clean, key=key, time_ms=ms, source=source, now=now)
+        # The common case: the answer in one statement and the item's final label, committed together
+        # (the label is read with the item's row locked, so a concurrent answer cannot be left out of
+        # it); None: no longer live, take the general path.
+        try:
+            with transaction.atomic():
+                stored = queue_pg.answer_store(
+                    a, item, user, clean, key=key, time_ms=ms, source=source, now=now, savepoint=False
+                )
+                if stored is not None:
+                    final_label_refresh_item(campaign, item)
         except IntegrityError:
             done = _by_key(key, item, user) or _existing(item, user)
             if done is None:
                 raise
             return done
         if stored is not None:
-            final_label_refresh_item(campaign, item)
             return Submitted(stored[0], True, was_live=True, membership=stored[1])
     try:
         with transaction.atomic():
@@ -348,6 +351,84 @@ def response_submit(
             raise
         return done
     return Submitted(resp, True)
+
+
+class _NotFast(Exception):
+    """The one-transaction submit does not apply: roll it back and take the general path."""
+
+
+def response_submit_next(
+    item: Item,
+    user: User,
+    answer: dict[str, Any],
+    *,
+    assignment: Assignment | None,
+    idempotency_key: str | None = None,
+    time_ms: int | None = None,
+    now: datetime | None = None,
+) -> tuple[Submitted, Step]:
+    """:func:`response_submit`, then :func:`next_step` after it: what an htmx submit does. On
+    PostgreSQL the common case - a live reservation of a regular item, answered by an active person
+    whose next item is a regular one - is one transaction of three statements with one commit: the
+    answer (:func:`.queue_pg.answer_store`), the item's answers read back for its final label, and
+    the label's upsert together with the next reservation (:func:`.queue_pg.reserve_regular`).
+    Anything else (a retry, an expired reservation, a check item due, a constraint violation, no
+    free item) rolls that transaction back, if it began, and takes the general path."""
+    now = now or timezone.now()
+    campaign = item.campaign
+    a = assignment
+    if (
+        connection.vendor == "postgresql"
+        and a is not None
+        and a.state == RESERVED
+        and a.item_id == item.pk
+        and a.user_id == user.pk
+        and item.role == Item.Role.REGULAR
+        and campaign.is_open
+    ):
+        try:
+            clean = answer_normalise(
+                campaign.kind, answer, n_options=item.n_options, ask_common=campaign.ask_common_sense
+            )
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from None
+        key = (idempotency_key or "").strip()[:64] or uuid.uuid4().hex
+        server_ms = max(0, int((now - a.reserved_at).total_seconds() * 1000))
+        ms = time_ms if time_ms is not None and 0 <= time_ms <= server_ms + 5000 else server_ms
+        reservations_reclaim(campaign, now, throttle=True)  # as next_step does; outside the transaction
+        step: Step | None = None
+        try:
+            with transaction.atomic():
+                stored = queue_pg.answer_store(
+                    a, item, user, clean, key=key, time_ms=ms, source=Response.Source.WEB, now=now, savepoint=False
+                )
+                if stored is None:
+                    raise _NotFast
+                resp, m = stored
+                if m is None:
+                    raise _NotFast
+                label = final_label_of(campaign, item, queue_pg.label_rows(item))
+                if (
+                    m.state == Membership.State.ACTIVE
+                    and (
+                        campaign.max_items_per_annotator is None
+                        or m.regular_answered < campaign.max_items_per_annotator
+                    )
+                    and not _attention_due(campaign, m)
+                ):
+                    nxt = queue_pg.reserve_regular(campaign, user, now, label=label, savepoint=False)
+                    if nxt is not None:
+                        step = Step("item", nxt, membership=m)
+                else:  # a check item or a stop is next: the answer and its label commit, next_step decides
+                    queue_pg.label_store(label, now)
+        except (_NotFast, IntegrityError):  # rolled back: nothing of it is stored
+            a.state, a.finished_at = RESERVED, None
+        else:
+            done = Submitted(resp, True, was_live=True, membership=m)
+            # no free item at this instant (the label is stored): next_step sweeps and says why
+            return done, step or next_step(campaign, user, now, after=done)
+    done = response_submit(item, user, answer, idempotency_key=idempotency_key, time_ms=time_ms, now=now, assignment=a)
+    return done, next_step(campaign, user, now, after=done)
 
 
 def _membership_allows(campaign: Campaign, item: Item, user: User) -> None:

@@ -10,6 +10,12 @@ round trip instead of five or six (``BEGIN``, the reads and writes, ``COMMIT``):
   the item's and the person's counters (returning the person's membership as updated, which the
   next reservation needs) — or do nothing when the reservation was not live (a double click's twin
   already answered it, or it expired): the caller then takes the general path.
+- :func:`label_rows` and the ``label`` argument of :func:`reserve_regular`: the answered item's
+  final label, read and stored (upserted in the same statement as the next reservation), so that
+  an htmx submit - answer, final label, next item - is one transaction of three statements with one
+  commit (:func:`.queue.response_submit_next`). The label is read after the answer statement has
+  locked the item's row (its ``answer_count`` update), so it counts every answer committed before
+  and a concurrent answer to the same item waits for this commit, then counts this one.
 
 Unique constraints still guard everything (one assignment and one response per item and person,
 one live reservation per person, unique idempotency keys): a violation raises ``IntegrityError``
@@ -25,8 +31,9 @@ from typing import Any
 from django.db import connection, transaction
 
 from accounts.people import User
+from cocoweb import rowselect
 
-from .models import Assignment, Campaign, Item, Membership, Response
+from .models import Adjudication, Assignment, Campaign, FinalLabel, Item, Membership, Response
 
 _ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
 _MEMBERSHIP_COLUMNS = [str(f.column) for f in Membership._meta.concrete_fields]
@@ -54,6 +61,29 @@ SELECT res.id, {", ".join(f"took.{c}" for c in _ITEM_COLUMNS)} FROM res JOIN too
 _RESERVE_FILL = _RESERVE.replace("{order}", "i.slots_taken DESC, i.position")  # the item_queue_desc index order
 _RESERVE_EVEN = _RESERVE.replace("{order}", "i.slots_taken, md5(%(salt)s || i.uid)")
 
+# The answered item's final label, upserted by the statement that reserves the next item (a
+# data-modifying WITH runs to completion whether or not a row is reserved).
+_LABEL_FIELDS = ["label", "provenance", "agreement", "votes", "n_answers", "below_threshold", "adjudication_id"]
+_LABEL_CTE = f"""fl AS (
+    INSERT INTO {FinalLabel._meta.db_table} (item_id, {", ".join(_LABEL_FIELDS)}, computed_at)
+    VALUES (%(fl_item)s, %(fl_label)s::jsonb, %(fl_provenance)s, %(fl_agreement)s, %(fl_votes)s::jsonb,
+            %(fl_n_answers)s, %(fl_below_threshold)s, %(fl_adjudication_id)s, %(now)s)
+    ON CONFLICT (item_id) DO UPDATE SET {", ".join(f"{c} = EXCLUDED.{c}" for c in [*_LABEL_FIELDS, "computed_at"])}
+), """
+_RESERVE_LABELLED = {
+    sql: sql.replace("WITH cand AS", "WITH " + _LABEL_CTE + "cand AS", 1) for sql in (_RESERVE_FILL, _RESERVE_EVEN)
+}
+_LABEL_ONLY = "WITH " + _LABEL_CTE.rstrip(", ") + " SELECT 1"
+
+_LABEL_ROWS = f"""
+SELECT r.answer, adj.id, adj.label FROM {Response._meta.db_table} r
+LEFT JOIN LATERAL (
+    SELECT d.id, d.label FROM {Adjudication._meta.db_table} d WHERE d.item_id = %(item)s
+    ORDER BY d.decided_at DESC, d.id DESC LIMIT 1
+) adj ON true
+WHERE r.item_id = %(item)s ORDER BY r.id
+"""
+
 _ANSWER = f"""
 WITH a AS (
     UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
@@ -75,37 +105,72 @@ SELECT r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)} FROM r LEFT JOIN
 """
 
 
-def _one(sql: str, params: dict[str, Any]) -> tuple[Any, ...] | None:
+def _one(sql: str, params: dict[str, Any], *, savepoint: bool = True) -> tuple[Any, ...] | None:
     """Run one statement and return its first row. Outside a transaction the statement commits
     on its own (autocommit); inside one it runs under a savepoint, so a constraint violation does
-    not break the caller's transaction."""
-    if connection.in_atomic_block:
-        with transaction.atomic(), connection.cursor() as cur:
+    not break the caller's transaction (``savepoint=False``: the caller rolls the whole
+    transaction back on a violation)."""
+    if savepoint and connection.in_atomic_block:
+        with transaction.atomic(), rowselect.cursor() as cur:
             cur.execute(sql, params)
             return cur.fetchone()
-    with connection.cursor() as cur:
+    with rowselect.cursor() as cur:
         cur.execute(sql, params)
         return cur.fetchone()
 
 
-def reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignment | None:
+def _label_params(label: FinalLabel) -> dict[str, Any]:
+    return {
+        "fl_item": label.item_id,
+        "fl_label": json.dumps(label.label),
+        "fl_provenance": label.provenance,
+        "fl_agreement": label.agreement,
+        "fl_votes": json.dumps(label.votes),
+        "fl_n_answers": label.n_answers,
+        "fl_below_threshold": label.below_threshold,
+        "fl_adjudication_id": label.adjudication_id,
+    }
+
+
+def label_rows(item: Item) -> list[tuple[Any, Any, Any]]:
+    """``(answer, latest adjudication id, its label)`` of each answer to ``item``, oldest first:
+    the input of :func:`.services.final_label_of`, in one precompiled statement."""
+    with rowselect.cursor() as cur:
+        cur.execute(_LABEL_ROWS, {"item": item.pk})
+        rows = cur.fetchall()
+    # jsonb arrives as text through Django's cursor
+    return [
+        (json.loads(a) if isinstance(a, str) else a, d, json.loads(lab) if isinstance(lab, str) else lab)
+        for a, d, lab in rows
+    ]
+
+
+def label_store(label: FinalLabel, now: datetime) -> None:
+    """Upsert one final label (the statement :func:`reserve_regular` runs with ``label``, alone)."""
+    _one(_LABEL_ONLY, {**_label_params(label), "now": now}, savepoint=False)
+
+
+def reserve_regular(
+    campaign: Campaign, user: User, now: datetime, *, label: FinalLabel | None = None, savepoint: bool = True
+) -> Assignment | None:
     """One slot of the first free unseen regular item, reserved for ``user``; None when no item
-    is free (all full, seen, or locked by concurrent reservations at this instant)."""
+    is free (all full, seen, or locked by concurrent reservations at this instant). ``label``: a
+    final label to upsert in the same statement (stored whether or not an item is reserved)."""
     expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
     sql, salt = _RESERVE_FILL, ""
     if campaign.assign_order == "even":  # least-answered first, in this person's own random order
         sql, salt = _RESERVE_EVEN, f"{campaign.seed}:{user.pk}:"
-    row = _one(
-        sql,
-        {
-            "campaign": campaign.pk,
-            "user": user.pk,
-            "redundancy": campaign.redundancy,
-            "now": now,
-            "expires": expires,
-            "salt": salt,
-        },
-    )
+    params = {
+        "campaign": campaign.pk,
+        "user": user.pk,
+        "redundancy": campaign.redundancy,
+        "now": now,
+        "expires": expires,
+        "salt": salt,
+    }
+    if label is not None:
+        sql, params = _RESERVE_LABELLED[sql], {**params, **_label_params(label)}
+    row = _one(sql, params, savepoint=savepoint)
     if row is None:
         return None
     values = dict(zip(_ITEM_COLUMNS, row[1:], strict=True))
@@ -124,7 +189,16 @@ def reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignment
 
 
 def answer_store(
-    a: Assignment, item: Item, user: User, clean: dict[str, Any], *, key: str, time_ms: int, source: str, now: datetime
+    a: Assignment,
+    item: Item,
+    user: User,
+    clean: dict[str, Any],
+    *,
+    key: str,
+    time_ms: int,
+    source: str,
+    now: datetime,
+    savepoint: bool = True,
 ) -> tuple[Response, Membership | None] | None:
     """Answer a live reservation of a regular item in one statement; None when it was not live.
     Returns the response and the person's membership as the statement left it."""
@@ -142,6 +216,7 @@ def answer_store(
             "source": source,
             "now": now,
         },
+        savepoint=savepoint,
     )
     if row is None:
         return None

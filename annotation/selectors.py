@@ -152,6 +152,46 @@ def submit_target(slug: str, user: Visitor, uid: str) -> Assignment | None:
     return a
 
 
+@cache
+def _membership_sql() -> str:
+    return (
+        f"SELECT {rowselect.columns(Membership, 'm')} FROM {Membership._meta.db_table} m "
+        "WHERE m.campaign_id = %s AND m.user_id = %s"
+    )
+
+
+@cache
+def _live_sql() -> str:
+    return (
+        f"SELECT {rowselect.columns(Assignment, 'a')}, {rowselect.columns(Item, 'i')} "
+        f"FROM {Assignment._meta.db_table} a JOIN {Item._meta.db_table} i ON i.id = a.item_id "
+        f"WHERE a.campaign_id = %s AND a.user_id = %s AND a.state = '{Assignment.State.RESERVED.value}'"
+    )
+
+
+def membership_of(campaign: Campaign, user: Visitor) -> Membership | None:
+    """This person's membership of the campaign (unique per campaign and person), in one
+    precompiled statement: the item box reads it at every request."""
+    got = rowselect.fetch_one(_membership_sql(), (campaign.pk, user.pk), (Membership,))
+    if got is None:
+        return None
+    m = got[0]
+    assert isinstance(m, Membership)
+    return m
+
+
+def live_reservation(campaign: Campaign, user: Visitor) -> Assignment | None:
+    """This person's live reservation in the campaign (at most one: a unique index), with its
+    item, in one precompiled statement."""
+    got = rowselect.fetch_one(_live_sql(), (campaign.pk, user.pk), (Assignment, Item))
+    if got is None:
+        return None
+    a, item = got
+    assert isinstance(a, Assignment) and isinstance(item, Item)
+    a.item, a.campaign, item.campaign = item, campaign, campaign
+    return a
+
+
 _ITEM_COUNTS: dict[tuple[int, float], dict[str, int]] = {}  # items never change after creation: once per process
 
 

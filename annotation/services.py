@@ -272,6 +272,14 @@ def final_label_refresh_item(campaign: Campaign, item: Item) -> None:
         cur.execute(_final_label_upsert_sql(), params)
 
 
+def final_label_of(campaign: Campaign, item: Item, rows: list[tuple[Any, Any, Any]]) -> FinalLabel:
+    """The final label (unsaved) of a regular item from its ``(answer, latest adjudication id,
+    its label)`` rows, oldest answer first, as :func:`final_labels_refresh` computes it."""
+    lab = item_label(campaign.kind, [r[0] for r in rows], n_options=item.n_options)
+    below = needs_adjudication(lab, campaign.agreement_threshold)
+    return _final_label(item.pk, lab, below, rows[0][1], rows[0][2])
+
+
 def _final_labels_store(labels: list[FinalLabel]) -> None:
     FinalLabel.objects.bulk_create(
         labels,

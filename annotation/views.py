@@ -141,10 +141,13 @@ def submit(request: Request, slug: str, uid: str) -> HttpResponse:
         campaign = found
         item = get_object_or_404(selectors.campaign_items(campaign), uid=uid)
     item.campaign = campaign  # already loaded: no second query
-    done = None
+    done, step = None, None
     try:
         answer, sent = web_submission(campaign, item, request.POST)
-        done = queue.response_submit(item, request.user, answer, assignment=a, **sent)
+        if request.htmx:  # the response shows the next item: answer and next reservation together
+            done, step = queue.response_submit_next(item, request.user, answer, assignment=a, **sent)
+        else:
+            done = queue.response_submit(item, request.user, answer, assignment=a, **sent)
     except ValidationError as exc:
         message = " ".join(exc.messages)
         step = queue.next_step(campaign, request.user)
@@ -157,7 +160,7 @@ def submit(request: Request, slug: str, uid: str) -> HttpResponse:
         messages.warning(request, message)
     if not request.htmx:
         return redirect("annotation:work", slug=slug)
-    return _item_response(request, campaign, queue.next_step(campaign, request.user, after=done))
+    return _item_response(request, campaign, step or queue.next_step(campaign, request.user, after=done))
 
 
 def _back_to_work(request: Request, slug: str, error: str) -> HttpResponse:

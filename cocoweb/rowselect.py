@@ -3,15 +3,22 @@ requests on the annotation hot path. Building and compiling an ORM queryset that
 models costs about as much CPU as everything else in a submit; this module compiles nothing per
 request. The column lists and each column's converters (the backend's and the field's, as the
 ORM's compiler applies them: SQLite datetimes, JSON text, …) are worked out once per process and
-model, so the instances are what the ORM would have returned."""
+model, so the instances are what the ORM would have returned.
+
+On PostgreSQL these statements go through :func:`cursor`, whose statements the server parses and
+plans once per connection (a prepared statement; Django's own cursors bind parameters on the
+client, so every execution is parsed and planned again: the queue's data-modifying ``WITH``
+statements cost more to plan than to run)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
 from django.db import connection, models
+from django.db.backends.utils import CursorWrapper
 
 Converter = Callable[[Any, Any, Any], Any]
 
@@ -52,9 +59,52 @@ def instances(row: Sequence[Any], parts: Sequence[type[models.Model]]) -> list[m
     return out
 
 
+@cache
+def _prepared_cursor_class() -> type:
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class PreparedCursor(ServerBindingCursor):
+        """Server-side parameters, and every statement prepared on its first execution."""
+
+        def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+            out = super().execute(query, params, prepare=True)  # type: ignore[misc]
+            # what Django's query log reads (``last_executed_query``: ``cursor._query.query``), which
+            # psycopg's server-binding cursor leaves unset: the statement as written
+            self._query = _Logged(query.encode() if isinstance(query, str) else query)
+            return out
+
+    return PreparedCursor
+
+
+class _Logged:
+    __slots__ = ("query",)
+
+    def __init__(self, query: bytes) -> None:
+        self.query = query
+
+
+_NEVER = 2**31 - 1  # executions before psycopg prepares a statement by itself
+
+
+@contextmanager
+def cursor() -> Iterator[CursorWrapper]:
+    """A Django cursor (its SQL is logged and counted like any other) whose statements PostgreSQL
+    prepares once per connection and then only executes; a plain cursor on other databases.
+    Parameters are bound on the server, so a literal text parameter has no type of its own (cast
+    it: ``%(x)s::jsonb``)."""
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            raw = connection.connection
+            if raw.prepare_threshold is None:  # Django's default, which turns ``prepare=True`` off too;
+                raw.prepare_threshold = _NEVER  # only cursors binding on the server read it: these ones
+            cur.cursor.close()
+            cur.cursor = _prepared_cursor_class()(raw)
+        yield cur
+
+
 def fetch_one(sql: str, params: Sequence[Any], parts: Sequence[type[models.Model]]) -> list[models.Model] | None:
     """Run ``sql`` (selecting ``columns`` of each of ``parts``) and return its first row as instances."""
-    with connection.cursor() as cur:
+    with cursor() as cur:
         cur.execute(sql, params)
         row = cur.fetchone()
     return None if row is None else instances(row, parts)

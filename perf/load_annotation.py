@@ -309,6 +309,13 @@ def main() -> int:
     ap.add_argument("--skip-rate", type=float, default=0.05, help="share of items skipped instead of answered")
     ap.add_argument("--workers", type=int, default=4, help="gunicorn workers")
     ap.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker (gthread when > 1)")
+    ap.add_argument(
+        "--keep-alive",
+        type=int,
+        default=None,
+        help="gunicorn --keep-alive seconds (threaded workers; default gunicorn's 2 s: an annotator who thinks longer "
+        "finds the connection closed, and a request sent as it closes is reset)",
+    )
     ap.add_argument("--no-preload", action="store_true", help="let every worker import the app itself")
     ap.add_argument("--port", type=int, default=0, help="gunicorn port (default: a free one)")
     ap.add_argument(
@@ -406,6 +413,8 @@ def main() -> int:
             cmd.append("--preload")
         if args.threads > 1:
             cmd += ["--worker-class", "gthread", "--threads", str(args.threads)]
+        if args.keep_alive is not None:
+            cmd += ["--keep-alive", str(args.keep_alive)]
         gunicorn = subprocess.Popen(cmd, cwd=ROOT, env=env)
         for _ in range(300):
             try:

@@ -6,7 +6,8 @@ latency of each step, the server CPU per annotation, integrity checks and the ra
     .venv/bin/python perf/vs_potato.py --n 50 --duration 20 --rounds 2
 
 What each side runs, in its production mode:
-- cocoweb: gunicorn (``--workers``, default 2 on this 2-core machine, ``--preload``) on PostgreSQL
+- cocoweb: gunicorn (``--cocoweb-workers``, default 2 on this 2-core machine, ``--preload``,
+  ``--cocoweb-threads`` 4 per worker as the README's production command) on PostgreSQL
   with durable commits (fsync and synchronous_commit on) and Redis as cache and session store, as
   ``perf/load_annotation.py`` starts them. The browser's flow is one request per annotation: the
   htmx submit, whose response carries the next item.
@@ -20,8 +21,9 @@ What each side runs, in its production mode:
 Both get the same pool (``--items`` items, 5 options, at most ``--redundancy`` annotators an item),
 large enough that nobody runs out in the timed window, and the same client: asyncio + aiohttp, one
 task per annotator with its own cookies, no think time. "Whole run" counts every annotation from
-the first request; "steady" only those acknowledged after the ``--warmup`` seconds of the arrival
-burst. CPU is the server's process tree (gunicorn workers, and for cocoweb PostgreSQL and Redis
+the first request; "steady" only those acknowledged in the ``--duration`` seconds that start when
+the ``--warmup`` seconds are over and every annotator has had a first page (so an arrival burst
+longer than the warm-up is not counted as steady work). CPU is the server's process tree (gunicorn workers, and for cocoweb PostgreSQL and Redis
 too) read from /proc, over the steady window. Afterwards each side's stored data is checked: items
 over their cap, an annotator answering one item twice, acknowledged answers missing.
 
@@ -78,6 +80,8 @@ class Stats:
     acked: list[tuple[str, str]] = field(default_factory=list)  # (annotator, item) the server acknowledged
     errors: list[str] = field(default_factory=list)
     cpu_steady: dict[str, float] = field(default_factory=dict)
+    arrived: int = 0  # annotators whose first page came back
+    steady_from: float = 0.0  # start of the steady window (s since start): warm-up over and everybody arrived
     elapsed: float = 0.0
     load: str = ""
     integrity: str = ""
@@ -92,6 +96,13 @@ class Clock:
         self.start = time.perf_counter()
         self.warm_until = self.start + warmup
         self.deadline = self.warm_until + duration
+        self.duration = duration
+
+    def steady_now(self) -> None:
+        """The steady window starts now (later than the warm-up when arrivals took longer) and lasts
+        ``duration``."""
+        self.warm_until = time.perf_counter()
+        self.deadline = self.warm_until + self.duration
 
     def now(self) -> float:
         return time.perf_counter() - self.start
@@ -122,6 +133,7 @@ async def cocoweb_annotator(i: int, base: str, cookies: dict[str, str], stats: S
     headers = {"HX-Request": "true", "X-CSRFToken": cookies.get("csrftoken", ""), "Referer": base}
     async with aiohttp.ClientSession(base, cookies=cookies, headers=headers) as s:
         r, box = await timed(stats, clock, "next", s.get(f"/annotation/c/{CAMPAIGN}/item/"))
+        stats.arrived += 1
         while time.perf_counter() < clock.deadline:
             m, k = ITEM.search(box), KEY.search(box)
             if m is None or k is None:
@@ -157,6 +169,7 @@ def cocoweb_run(args: argparse.Namespace, n: int, tmp: Path) -> Stats:
         f"127.0.0.1:{port}",
         "-w",
         str(args.cocoweb_workers),
+        *(["--threads", str(args.cocoweb_threads)] if args.cocoweb_threads > 1 else []),
         "--backlog",
         "2048",
         "--error-logfile",
@@ -262,6 +275,7 @@ async def potato_annotator(i: int, base: str, stats: Stats, clock: Clock) -> Non
     user = f"worker{i:04d}"
     async with aiohttp.ClientSession(base, cookie_jar=aiohttp.CookieJar(unsafe=True)) as s:
         r, page = await timed(stats, clock, "arrive", s.get(f"/?PROLIFIC_PID={user}&STUDY_ID=perf&SESSION_ID=s{i}"))
+        stats.arrived += 1
         while time.perf_counter() < clock.deadline:
             m = POTATO_ITEM.search(page)
             if m is None:
@@ -371,7 +385,13 @@ def drive(stats: Stats, args: argparse.Namespace, roots: dict[str, int], annotat
         snapshots: list[CpuMeter] = []
 
         async def steady_mark() -> None:
+            # steady: after the warm-up and once every annotator has had a first page (an app whose
+            # arrival burst outlasts the warm-up would otherwise count arrivals as steady work)
             await asyncio.sleep(args.warmup)
+            while stats.arrived < stats.n:
+                await asyncio.sleep(0.05)
+            clock.steady_now()
+            stats.steady_from = clock.now()
             snapshots.append(CpuMeter(roots))
 
         marker = asyncio.create_task(steady_mark())
@@ -386,13 +406,13 @@ def drive(stats: Stats, args: argparse.Namespace, roots: dict[str, int], annotat
 
 
 def summary(s: Stats, args: argparse.Namespace) -> dict[str, float]:
-    end = args.warmup + args.duration
-    steady = s.rate(args.warmup, end)
+    end = s.steady_from + args.duration
+    steady = s.rate(s.steady_from, end)
     whole = len(s.done) / max(1e-9, s.elapsed)
-    n_steady = sum(1 for t in s.done if args.warmup <= t < end)
+    n_steady = sum(1 for t in s.done if s.steady_from <= t < end)
     cpu = {k: v / n_steady * 1000 if n_steady else float("nan") for k, v in s.cpu_steady.items()}
     print(
-        f"  {s.name:8s} N={s.n:<4d} steady {steady:7.1f} ann/s, whole run {whole:7.1f} ann/s; "
+        f"  {s.name:8s} N={s.n:<4d} steady {steady:7.1f} ann/s (from {s.steady_from:.1f} s), whole run {whole:7.1f} ann/s; "
         f"server CPU per annotation {sum(cpu.values()):5.1f} ms ("
         + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
         + ")"
@@ -416,6 +436,12 @@ def main() -> int:
     ap.add_argument("--redundancy", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=1, help="alternations of the two apps per N")
     ap.add_argument("--cocoweb-workers", type=int, default=2)
+    ap.add_argument(
+        "--cocoweb-threads",
+        type=int,
+        default=4,
+        help="threads per worker (gthread, as the README says; 1: sync workers)",
+    )
     ap.add_argument("--no-potato", action="store_true", help="cocoweb alone")
     args = ap.parse_args()
     ns = [int(x) for x in args.n.split(",")]
@@ -453,7 +479,7 @@ def main() -> int:
         )
         print(
             f"pool {args.items} items x {args.redundancy}; {args.warmup:g} s warm-up + {args.duration:g} s timed per run; "
-            f"cocoweb gunicorn {args.cocoweb_workers} workers (preload), PostgreSQL durable + Redis; "
+            f"cocoweb gunicorn {args.cocoweb_workers} workers x {args.cocoweb_threads} threads (preload), PostgreSQL durable + Redis; "
             f"{'Potato skipped' if bin_dir is None else POTATO + ' gunicorn 1 worker x 8 threads'}; {loadavg()}"
         )
         for n in ns:

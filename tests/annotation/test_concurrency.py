@@ -13,11 +13,12 @@ from collections import Counter
 
 import pytest
 import requests
+from django.db import connection
 from django.db.models import Count
 from django.test import Client
 
-from annotation.models import Assignment, Item, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.models import Assignment, FinalLabel, Item, Response
+from annotation.services import campaign_create, campaign_status_set, final_labels_refresh
 from tests.annotation.conftest import PASSWORD
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -105,3 +106,62 @@ def test_32_annotators_over_http_never_exceed_redundancy(live_server, csqa_set, 
     assert not Assignment.objects.filter(campaign=c, state="reserved").exists()
     assert Response.objects.filter(campaign=c).count() == N_ITEMS * REDUNDANCY
     assert statuses[200] > N_ITEMS * REDUNDANCY  # the double clicks were answered too
+    # every final label the submits stored is the one a fresh computation from the answers gives
+    fields = ("item_id", "label", "provenance", "votes", "n_answers", "below_threshold")
+    stored = sorted(FinalLabel.objects.filter(item__campaign=c).values_list(*fields))
+    assert len(stored) == N_ITEMS
+    final_labels_refresh(c)
+    assert stored == sorted(FinalLabel.objects.filter(item__campaign=c).values_list(*fields))
+
+
+@pytest.mark.parametrize("path", ["response_submit", "response_submit_next"])
+def test_concurrent_answers_to_one_item_leave_its_final_label_counting_both(
+    csqa_set, people, monkeypatch, path
+) -> None:  # type: ignore[no-untyped-def]
+    """Two people answer the same item at once. The first computes the item's label from the
+    answers it can see, then (planted) waits for the second to finish before storing it. Answer and
+    label are one transaction holding the item's row, so the second answer waits for that commit and
+    its label counts both; with the label computed after the answer's own commit, the second would
+    finish first and the first's stale label (one answer) would overwrite it."""
+    from annotation import queue, services
+
+    c = campaign_status_set(
+        campaign_create(name="label-race", title="t", kind="mcqa", question_set=csqa_set, redundancy=3), "open"
+    )
+    u1, u2 = people("annotator", "lr1", "lr2")
+    a1, a2 = (queue.next_step(c, u).assignment for u in (u1, u2))
+    assert a1 is not None and a2 is not None and a1.item_id == a2.item_id  # the most-answered item first
+    first_read, second_done = threading.Event(), threading.Event()
+    real = services.item_label
+
+    def item_label(kind, answers, **kw):  # type: ignore[no-untyped-def]
+        if threading.current_thread().name == "first" and not first_read.is_set():
+            first_read.set()
+            second_done.wait(timeout=3)  # returns at once when the second could finish meanwhile
+        return real(kind, answers, **kw)
+
+    monkeypatch.setattr(services, "item_label", item_label)
+    errors: list[BaseException] = []
+
+    def answer(a: Assignment, user, pick: int, after: threading.Event | None) -> None:  # type: ignore[no-untyped-def]
+        try:
+            if after is not None:
+                after.wait(timeout=30)
+            submit = getattr(queue, path)
+            submit(Item.objects.select_related("campaign").get(pk=a.item_id), user, {"plausible": [pick]}, assignment=a)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            if after is not None:
+                second_done.set()
+            connection.close()
+
+    t1 = threading.Thread(target=answer, args=(a1, u1, 0, None), name="first")
+    t2 = threading.Thread(target=answer, args=(a2, u2, 1, first_read), name="second")
+    for t in (t1, t2):
+        t.start()
+    for t in (t1, t2):
+        t.join(timeout=60)
+    assert not errors, errors
+    label = FinalLabel.objects.get(item_id=a1.item_id)
+    assert label.n_answers == 2 and label.votes["option_ticks"][:2] == [1, 1]
