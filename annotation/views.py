@@ -15,11 +15,20 @@ from django.views.decorators.http import require_POST
 from accounts.people import Visitor
 from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
 from cocoweb.http import Request
+from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 
 from . import queue, selectors
 from .forms import answer_draft, answer_from_post
 from .models import Campaign, Item, Membership
 from .rica import rica_choice
+
+# COM2 §6.3 / Table 4, as the annotator reads them beside the three keys
+JUDGEMENT_HELP = {
+    "plausible": "the answer fits the whole question: every event it names, every step of the chain",
+    "one_hop": "the answer fits only part of it: one of the events of a 'both … and also …' question, "
+    "or only the first step of a chained question",
+    "false": "the answer does not fit, is empty, or only repeats the question's events",
+}
 
 
 @role_required(ANNOTATOR)
@@ -93,6 +102,18 @@ def _item_context(
             ]
         if campaign.kind == Campaign.Kind.RICA and previous:
             ctx["previous_choice"] = rica_choice(item, previous)
+        if campaign.kind == Campaign.Kind.GENERATION:
+            judged = (previous or {}).get("judgement")
+            ctx["judgements"] = [
+                {
+                    "value": j,
+                    "key": i + 1,
+                    "name": JUDGEMENT_NAMES[j],
+                    "help": JUDGEMENT_HELP[j],
+                    "checked": j == judged,
+                }
+                for i, j in enumerate(JUDGEMENTS)
+            ]
         questions = [
             ("agree", "Do you agree with this statement?"),
             ("predict", "Do you think most people would agree with this statement?"),
