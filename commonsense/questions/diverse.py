@@ -18,7 +18,9 @@ FloatArray = npt.NDArray[np.float32]
 
 
 def knn(emb: FloatArray, k: int, chunk: int = 1024) -> npt.NDArray[np.int64]:
-    """Each row's k nearest other rows by cosine similarity (ties: lower index first)."""
+    """Each row's k nearest other rows by cosine similarity, exact (every pair compared, in row
+    chunks), nearest first; equal similarities in lower-index-first order except at the k-th
+    place, where numpy's introselect decides (the same way on every run)."""
     n = emb.shape[0]
     k = min(k, n - 1)
     x = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
@@ -29,21 +31,31 @@ def knn(emb: FloatArray, k: int, chunk: int = 1024) -> npt.NDArray[np.int64]:
         sim = x[s : s + chunk] @ x.T
         rows = np.arange(sim.shape[0])
         sim[rows, s + rows] = -np.inf
-        # stable: sort by (-sim, index) so equal similarities give the same order every time
-        order = np.argsort(-sim, axis=1, kind="stable")[:, :k]
-        out[s : s + chunk] = order
+        if k < n - 1:  # the k largest of each row (linear time), then only those sorted
+            part = np.argpartition(-sim, k - 1, axis=1)[:, :k]
+            part.sort(axis=1)  # index order first, so the stable sort keeps lower indices first on ties
+        else:
+            part = np.broadcast_to(np.arange(n), sim.shape)
+        top = np.take_along_axis(sim, part, axis=1)
+        order = np.argsort(-top, axis=1, kind="stable")
+        out[s : s + chunk] = np.take_along_axis(part, order, axis=1)[:, :k]
     return out
 
 
 def vote_k(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> list[int]:
     """Greedy Eq. 9: score(u) = Σ_{v: u ∈ kNN(v), v unselected} ρ^(-|kNN(v) ∩ selected|);
     take the argmax, repeat. Returns indices in selection order."""
+    return vote_k_scored(emb, n_select, k=k, rho=rho)[0]
+
+
+def vote_k_scored(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> tuple[list[int], list[float]]:
+    """:func:`vote_k` with each pick's Eq. 9 score at the moment it was picked (ties: lower index)."""
     if rho <= 1:
         raise ValueError("rho must be > 1")
     n = emb.shape[0]
     n_select = min(n_select, n)
     if n_select <= 0:
-        return []
+        return [], []
     nbrs = knn(emb, k)
     kk = nbrs.shape[1]
     flat = nbrs.ravel()
@@ -55,10 +67,12 @@ def vote_k(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> l
     score = np.bincount(flat, weights=np.repeat(w, kk), minlength=n).astype(np.float64)
     selected = np.zeros(n, dtype=bool)
     out: list[int] = []
+    picked: list[float] = []
     for _ in range(n_select):
         masked = np.where(selected, -np.inf, score)
         u = int(np.argmax(masked))
         out.append(u)
+        picked.append(float(score[u]))
         selected[u] = True
         if kk:
             score[nbrs[u]] -= w[u]
@@ -71,7 +85,7 @@ def vote_k(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> l
             delta = new - w[vs]
             w[vs] = new
             np.add.at(score, nbrs[vs].ravel(), np.repeat(delta, kk))
-    return out
+    return out, picked
 
 
 class EmbeddingCache:

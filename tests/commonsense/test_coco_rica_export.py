@@ -171,3 +171,94 @@ def test_exports(tmp_path: Path, demo_records) -> None:
     assert cfg["task"] == "cocoweb_demo_set" and cfg["output_type"] == "multiple_choice"
     data = Path(cfg["dataset_kwargs"]["data_files"]["test"])
     assert data.exists() and len(data.read_text().splitlines()) == 6
+
+
+# --- CoCo Eq. 9 over the whole relation -------------------------------------------------------
+
+
+def _eq9_by_the_formula(emb: np.ndarray, n_select: int, k: int, rho: float) -> tuple[list[int], list[float]]:
+    """Eq. 9 read literally, every score recomputed from scratch at every step (slow, obvious)."""
+    from commonsense.questions.diverse import knn
+
+    nbrs = [set(map(int, row)) for row in knn(emb, k)]
+    chosen: list[int] = []
+    scores: list[float] = []
+    for _ in range(n_select):
+        s = {v: rho ** -len(nbrs[v] & set(chosen)) for v in range(len(emb)) if v not in chosen}
+        score = {u: sum(s[v] for v in s if u in nbrs[v]) for u in range(len(emb)) if u not in chosen}
+        best = max(score.values())
+        u = min(x for x, sc in score.items() if sc == best)
+        chosen.append(u)
+        scores.append(best)
+    return chosen, scores
+
+
+def test_eq9_by_hand_and_against_the_formula() -> None:
+    from commonsense.questions.diverse import knn, vote_k_scored
+
+    # six points on the unit circle at 0, 10, 25, 45, 90 and 100 degrees; k = 2:
+    # kNN(0)={1,2} kNN(1)={0,2} kNN(2)={1,3} kNN(3)={2,1} kNN(4)={5,3} kNN(5)={4,3}
+    deg = np.radians([0, 10, 25, 45, 90, 100])
+    pts = np.stack([np.cos(deg), np.sin(deg)], axis=1).astype(np.float32)
+    assert [sorted(r) for r in knn(pts, 2).tolist()] == [[1, 2], [0, 2], [1, 3], [1, 2], [3, 5], [3, 4]]
+    # step 1: score(u) = how many kNN lists hold u: 1, 3, 3, 3, 1, 1 -> point 1 (lowest of the tied 3s)
+    # step 2: s(v) = 10^-|kNN(v) ∩ {1}|: s0 = s2 = s3 = 0.1, s4 = s5 = 1; score(3) = s2 + s4 + s5 = 2.1,
+    #         score(2) = s0 + s3 = 0.2, score(4) = s5 = 1, score(5) = s4 = 1, score(0) = 0 (only 1 lists it)
+    order, scores = vote_k_scored(pts, 2, k=2, rho=10)
+    assert order == [1, 3] and scores == pytest.approx([3.0, 2.1])
+    rng = np.random.default_rng(3)
+    emb = rng.normal(size=(60, 8)).astype(np.float32)
+    fast = vote_k_scored(emb, 25, k=7, rho=10)
+    slow = _eq9_by_the_formula(emb, 25, k=7, rho=10)
+    assert fast[0] == slow[0] and fast[1] == pytest.approx(slow[1])
+
+
+def test_memorization_diverse_considers_every_triple_of_the_relation(tmp_path: Path, demo_records) -> None:
+    """A triple every other triple of a tight cluster has as its nearest neighbour is Eq. 9's first
+    pick. It is planted outside the 5x random pool the builder used to take (seeded), so only a
+    selection over the whole relation finds it."""
+    import hashlib
+    import random
+
+    from commonsense.kg import relations as registry
+    from commonsense.questions.coco import _edge_heads, memorization
+    from commonsense.questions.record import derive_seed
+
+    index = GraphIndex.build(demo_records, IndexOptions(normalize=False))  # as build_coco's memorization
+    name, seed, per_relation = "xWant", 4, 3
+    edges = np.flatnonzero(index.f_rel == index.rel_ids[name])
+    heads = _edge_heads(index)
+    texts = [
+        f"{index.names[int(heads[e])]} {registry.get(name).statement} {index.names[int(index.f_dst[e])]}" for e in edges
+    ]
+    old_pool = set(random.Random(derive_seed(seed, "memorization", name)).sample(range(len(edges)), 5 * per_relation))
+    outside = [i for i in range(len(edges)) if i not in old_pool]
+    hub, satellites = outside[len(outside) // 2], set(outside[:24])
+    assert hub not in old_pool and hub not in satellites
+    dim = 32
+    centre = np.eye(dim, dtype=np.float32)[0]
+
+    def encoder(batch: list[str]) -> np.ndarray:
+        out = []
+        for t in batch:
+            g = np.random.default_rng(int(hashlib.sha1(t.encode()).hexdigest()[:8], 16))
+            i = texts.index(t)
+            if i == hub:
+                out.append(centre)
+            elif i in satellites:
+                out.append(centre + 0.05 * g.normal(size=dim).astype(np.float32))
+            else:
+                out.append(g.normal(size=dim).astype(np.float32))
+        return np.asarray(out, dtype=np.float32)
+
+    cache = EmbeddingCache(tmp_path, encoder)
+    qs = memorization(index, per_relation, seed, relations=(name,), diverse_cache=cache, k=3)
+    assert cache.encoded == len(edges)  # every triple of the relation was embedded
+    assert [q.metadata["eq9_rank"] for q in qs] == sorted(q.metadata["eq9_rank"] for q in qs)
+    first = qs[0]
+    assert first.metadata["eq9_rank"] == 0 and first.answer == index.names[int(index.f_dst[edges[hub]])]
+    assert first.anchors[0] == index.names[int(heads[edges[hub]])]
+    assert first.metadata["eq9_score"] >= len(satellites)  # every satellite lists it among its 3 nearest
+    assert len(qs) == per_relation
+    again = memorization(index, per_relation, seed, relations=(name,), diverse_cache=cache, k=3)
+    assert [q.to_dict() for q in again] == [q.to_dict() for q in qs]
