@@ -18,7 +18,7 @@ from commonsense.kg.relations import COCO_RELATIONS
 from ..queries.rules import DEFAULT_RULES, CompositionRules
 from . import distractors, verbalize
 from .com2 import Progress, sample_questions
-from .diverse import EmbeddingCache, vote_k_scored
+from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
 from .record import BuiltQuestion, derive_seed
 
 APPLICATION_KINDS = ("2i", "2p", "ip", "pi")
@@ -287,6 +287,8 @@ def build_coco(
     (the paper's options are raw ATOMIC tails), application on the normalised graph."""
     raw = raw_index or GraphIndex.build(records, IndexOptions(normalize=False))
     norm = norm_index or GraphIndex.build(records, IndexOptions(normalize=True, max_degree=params.max_degree))
+    if diverse_cache is not None:  # top-T neighbours by Eq. 9 (CoCo A2.3), not by the index's own order
+        norm = eq9_neighbour_order(norm, diverse_cache, params.max_degree)
     out = memorization(raw, params.per_relation, params.seed, relations=params.relations, diverse_cache=diverse_cache)
     out += comprehension(raw, abstract, params.seed, relations=params.relations, max_concepts=params.max_concepts)
     out += application(

@@ -3,6 +3,7 @@ embeddings cached per graph on disk so that a second build does not re-embed."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from commonsense.kg.index import GraphIndex
 from commonsense.kg.normalize import Encoder
 
 FloatArray = npt.NDArray[np.float32]
@@ -69,7 +71,8 @@ def vote_k_scored(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.
     out: list[int] = []
     picked: list[float] = []
     for _ in range(n_select):
-        masked = np.where(selected, -np.inf, score)
+        # rounded: the incremental updates leave float noise, and equal scores go to the lowest index
+        masked = np.where(selected, -np.inf, np.round(score, 9))
         u = int(np.argmax(masked))
         out.append(u)
         picked.append(float(score[u]))
@@ -164,3 +167,44 @@ def select_diverse(texts: Sequence[str], n: int, cache: EmbeddingCache, k: int =
     if n >= len(texts):
         return list(range(len(texts)))
     return sorted(vote_k(cache.get(texts), n, k=k, rho=rho))
+
+
+def eq9_neighbour_order(
+    index: GraphIndex, cache: EmbeddingCache, top: int, *, k: int = 150, rho: float = 10.0
+) -> GraphIndex:
+    """CoCo A2.3's degree control, "we only sample from top 10 neighbors of a node scored by
+    Equation 9": a copy of ``index`` whose in-edges of every node with more than ``top`` of them are
+    in Eq. 9's greedy order over the embeddings of those triples ("h r t" with the relation's
+    statement phrase; k nearest among them, ρ), so a sampler's top-T (the first T allowed in-edges)
+    are Eq. 9's picks. Nodes with at most ``top`` in-edges keep theirs (all are used anyway)."""
+    from commonsense.kg import relations as registry
+
+    deg = np.diff(index.b_off)
+    busy = np.flatnonzero(deg > top)
+    if busy.shape[0] == 0:
+        return index
+
+    def phrase(r: str) -> str:
+        try:
+            return registry.get(r).statement
+        except registry.UnknownRelation:
+            return r
+
+    phrases = [phrase(r) for r in index.rel_names]
+    spans = [(int(index.b_off[v]), int(index.b_off[v + 1])) for v in busy]
+    texts = [
+        f"{index.names[int(index.b_src[j])]} {phrases[int(index.b_rel[j])]} {index.names[int(v)]}"
+        for v, (a, b) in zip(busy, spans, strict=True)
+        for j in range(a, b)
+    ]
+    emb = cache.get(texts)
+    b_rel, b_src = index.b_rel.copy(), index.b_src.copy()
+    at = 0
+    for a, b in spans:
+        d = b - a
+        order = np.asarray(vote_k(emb[at : at + d], d, k=min(k, d - 1), rho=rho), dtype=np.int64)
+        b_rel[a:b], b_src[a:b] = index.b_rel[a:b][order], index.b_src[a:b][order]
+        at += d
+    out = copy.copy(index)
+    out.b_rel, out.b_src = b_rel, b_src
+    return out

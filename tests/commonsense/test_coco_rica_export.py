@@ -186,8 +186,8 @@ def _eq9_by_the_formula(emb: np.ndarray, n_select: int, k: int, rho: float) -> t
     for _ in range(n_select):
         s = {v: rho ** -len(nbrs[v] & set(chosen)) for v in range(len(emb)) if v not in chosen}
         score = {u: sum(s[v] for v in s if u in nbrs[v]) for u in range(len(emb)) if u not in chosen}
-        best = max(score.values())
-        u = min(x for x, sc in score.items() if sc == best)
+        best = max(round(sc, 9) for sc in score.values())
+        u = min(x for x, sc in score.items() if round(sc, 9) == best)
         chosen.append(u)
         scores.append(best)
     return chosen, scores
@@ -262,3 +262,52 @@ def test_memorization_diverse_considers_every_triple_of_the_relation(tmp_path: P
     assert len(qs) == per_relation
     again = memorization(index, per_relation, seed, relations=(name,), diverse_cache=cache, k=3)
     assert [q.to_dict() for q in again] == [q.to_dict() for q in qs]
+
+
+def test_top_t_neighbours_ranked_by_eq9(tmp_path: Path, demo_records) -> None:
+    """A node with six predecessors and T = 2: its in-edges come in Eq. 9's greedy order over the
+    embeddings of those six triples, so the sampler's top 2 are Eq. 9's first two picks; a node with
+    at most T predecessors keeps its order; build_coco --diverse ranks the application graph so."""
+    from commonsense.kg import relations as registry
+    from commonsense.queries import QuerySampler
+    from commonsense.questions.diverse import eq9_neighbour_order
+
+    heads = [f"PersonX does thing {i}" for i in range(6)]
+    records = [(h, "xEffect", "PersonX is tired") for h in heads]
+    records += [("PersonX runs", "xEffect", "PersonX sweats"), ("PersonX swims", "xEffect", "PersonX sweats")]
+    index = GraphIndex.build(records, IndexOptions(normalize=False))
+    tired = index.node_ids["PersonX is tired"]
+    rels, srcs = index.in_edges(tired)
+    before = [index.names[int(s)] for s in srcs]
+    # the six triples on the unit circle at 0, 10, 25, 45, 90, 100 degrees (by head, in the index's order)
+    deg = dict(zip(heads, [0, 10, 25, 45, 90, 100], strict=True))
+    phrase = registry.get("xEffect").statement
+
+    def encoder(batch: list[str]) -> np.ndarray:
+        out = []
+        for t in batch:
+            h = t.split(f" {phrase} ")[0]
+            a = np.radians(deg.get(h, 200))
+            out.append([np.cos(a), np.sin(a)])
+        return np.asarray(out, dtype=np.float32)
+
+    cache = EmbeddingCache(tmp_path, encoder)
+    ranked = eq9_neighbour_order(index, cache, 2, k=2)
+    emb = encoder([f"{h} {phrase} PersonX is tired" for h in before])
+    want, _ = _eq9_by_the_formula(emb, 6, k=2, rho=10)
+    after = [ranked.names[int(s)] for s in ranked.in_edges(tired)[1]]
+    assert after == [before[i] for i in want] and after != before
+    assert [index.names[int(s)] for s in index.in_edges(tired)[1]] == before  # the input index is untouched
+    sweats = index.node_ids["PersonX sweats"]
+    assert list(ranked.in_edges(sweats)[1]) == list(index.in_edges(sweats)[1])  # 2 <= T: as it was
+    top = QuerySampler(ranked, max_degree=2)._preds(tired, np.ones(len(ranked.rel_names), dtype=bool), set(), 0)
+    assert [ranked.names[h] for _, h in top] == after[:2]
+
+    calls: list[int] = []
+    coco_cache = EmbeddingCache(tmp_path / "coco", _fake_encoder(calls))
+    build_coco(demo_records, CocoParams(seed=1, per_relation=2, per_kind=2, max_degree=3), diverse_cache=coco_cache)
+    norm = GraphIndex.build(demo_records, IndexOptions(normalize=True, max_degree=3))
+    busy = int(np.argmax(np.diff(norm.b_off)))
+    r, h = norm.in_edges(busy)
+    text = f"{norm.names[int(h[0])]} {registry.get(norm.rel_names[int(r[0])]).statement} {norm.names[busy]}"
+    assert coco_cache.lookup([text])  # the busiest node's in-edges were embedded for the ranking
