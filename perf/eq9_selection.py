@@ -7,6 +7,9 @@ separate and cached per graph (commonsense/questions/diverse.EmbeddingCache). Pr
 average, the seconds for each n, and the ratio to the 5x pool of 2,000 picks (n = 10,000).
 
     .venv/bin/python perf/eq9_selection.py [--sizes 10000,25000,50000] [--select 2000]
+
+``--graph N`` also times the top-T neighbour ranking (eq9_neighbour_order, T = 10) on the
+N-triple synthetic graph of perf/synth_graph.py, with random embeddings (the MiniLM cost is apart).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="10000,25000,50000")
     ap.add_argument("--select", type=int, default=2000)
     ap.add_argument("--dim", type=int, default=384)
+    ap.add_argument("--graph", type=int, default=0, help="also time the top-T ranking on an N-triple synthetic graph")
     a = ap.parse_args()
     print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     rng = np.random.default_rng(0)
@@ -48,7 +52,36 @@ def main() -> None:
             f"n={n:>7,}  kNN graph {t_knn:7.2f} s   kNN + {a.select:,} greedy picks {t_all:7.2f} s   "
             f"ratio to n={int(a.sizes.split(',')[0]):,}: {t_all / base:5.2f}x"
         )
+    if a.graph:
+        _neighbours(a.graph, a.dim)
     print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def _neighbours(n_triples: int, dim: int) -> None:
+    import tempfile
+
+    from commonsense.io.triples import read_atomic_tsv
+    from commonsense.kg.index import GraphIndex, IndexOptions
+    from commonsense.questions.diverse import EmbeddingCache, eq9_neighbour_order
+    from perf.synth_graph import synthesize
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "g.tsv"
+        synthesize(path, n_triples)
+        records = [(r.head, r.relation, r.tail) for r in read_atomic_tsv(path)]
+        index = GraphIndex.build(records, IndexOptions(normalize=True))
+        deg = np.diff(index.b_off)
+        busy = deg[deg > 10]
+        rng = np.random.default_rng(1)
+        cache = EmbeddingCache(tmp, lambda texts: rng.normal(size=(len(texts), dim)).astype(np.float32))
+        t0 = time.perf_counter()
+        eq9_neighbour_order(index, cache, 10)
+        took = time.perf_counter() - t0
+        print(
+            f"graph {n_triples:,} triples, {index.n_nodes:,} nodes: {busy.shape[0]:,} nodes with more than 10 "
+            f"in-edges ({int(busy.sum()):,} in-edges, largest {int(busy.max(initial=0)):,}) ranked by Eq. 9 in "
+            f"{took:.2f} s (random embeddings: cache writes included, MiniLM not)"
+        )
 
 
 if __name__ == "__main__":
