@@ -301,7 +301,7 @@ def coco_build(
     norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges)
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     if cache is not None:  # CoCo A2.3: top-T neighbours by Eq. 9 in the application graph
-        norm = eq9_neighbour_order(norm, cache, max_degree)
+        norm = eq9_neighbour_order(norm, cache, max_degree, relations=params.relations)
     steps.next()
     questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
     if abstract:

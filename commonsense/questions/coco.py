@@ -288,7 +288,7 @@ def build_coco(
     raw = raw_index or GraphIndex.build(records, IndexOptions(normalize=False))
     norm = norm_index or GraphIndex.build(records, IndexOptions(normalize=True, max_degree=params.max_degree))
     if diverse_cache is not None:  # top-T neighbours by Eq. 9 (CoCo A2.3), not by the index's own order
-        norm = eq9_neighbour_order(norm, diverse_cache, params.max_degree)
+        norm = eq9_neighbour_order(norm, diverse_cache, params.max_degree, relations=params.relations)
     out = memorization(raw, params.per_relation, params.seed, relations=params.relations, diverse_cache=diverse_cache)
     out += comprehension(raw, abstract, params.seed, relations=params.relations, max_concepts=params.max_concepts)
     out += application(

@@ -170,17 +170,33 @@ def select_diverse(texts: Sequence[str], n: int, cache: EmbeddingCache, k: int =
 
 
 def eq9_neighbour_order(
-    index: GraphIndex, cache: EmbeddingCache, top: int, *, k: int = 150, rho: float = 10.0
+    index: GraphIndex,
+    cache: EmbeddingCache,
+    top: int,
+    *,
+    relations: Sequence[str] | None = None,
+    k: int = 150,
+    rho: float = 10.0,
 ) -> GraphIndex:
     """CoCo A2.3's degree control, "we only sample from top 10 neighbors of a node scored by
-    Equation 9": a copy of ``index`` whose in-edges of every node with more than ``top`` of them are
-    in Eq. 9's greedy order over the embeddings of those triples ("h r t" with the relation's
-    statement phrase; k nearest among them, ρ), so a sampler's top-T (the first T allowed in-edges)
-    are Eq. 9's picks. Nodes with at most ``top`` in-edges keep theirs (all are used anyway)."""
+    Equation 9": a copy of ``index`` in which every node with more than ``top`` in-edges of the
+    sampled ``relations`` (None: all) has Eq. 9's first ``top`` picks among those in-edges first
+    (greedy vote-k over the embeddings of the triples, "h r t" with the relation's statement
+    phrase, k nearest among them, ρ), the others after them in their former order. A sampler over
+    the same relations takes exactly those picks as its top-T. Nodes with at most ``top`` such
+    in-edges keep their order (all of them are used anyway)."""
     from commonsense.kg import relations as registry
 
-    deg = np.diff(index.b_off)
-    busy = np.flatnonzero(deg > top)
+    allowed = np.ones(len(index.rel_names), dtype=bool)
+    if relations is not None:
+        allowed[:] = False
+        for r in relations:
+            if r in index.rel_ids:
+                allowed[index.rel_ids[r]] = True
+    ok = allowed[index.b_rel] if index.b_rel.shape[0] else np.zeros(0, dtype=bool)
+    csum = np.r_[0, np.cumsum(ok)]
+    counts = csum[index.b_off[1:]] - csum[index.b_off[:-1]]
+    busy = np.flatnonzero(counts > top)
     if busy.shape[0] == 0:
         return index
 
@@ -192,18 +208,21 @@ def eq9_neighbour_order(
 
     phrases = [phrase(r) for r in index.rel_names]
     spans = [(int(index.b_off[v]), int(index.b_off[v + 1])) for v in busy]
+    cands = [a + np.flatnonzero(ok[a:b]) for a, b in spans]
     texts = [
         f"{index.names[int(index.b_src[j])]} {phrases[int(index.b_rel[j])]} {index.names[int(v)]}"
-        for v, (a, b) in zip(busy, spans, strict=True)
-        for j in range(a, b)
+        for v, js in zip(busy, cands, strict=True)
+        for j in js
     ]
     emb = cache.get(texts)
     b_rel, b_src = index.b_rel.copy(), index.b_src.copy()
     at = 0
-    for a, b in spans:
-        d = b - a
-        order = np.asarray(vote_k(emb[at : at + d], d, k=min(k, d - 1), rho=rho), dtype=np.int64)
-        b_rel[a:b], b_src[a:b] = index.b_rel[a:b][order], index.b_src[a:b][order]
+    for (a, b), js in zip(spans, cands, strict=True):
+        d = js.shape[0]
+        picks = js[np.asarray(vote_k(emb[at : at + d], top, k=min(k, d - 1), rho=rho), dtype=np.int64)]
+        rest = np.setdiff1d(np.arange(a, b), picks, assume_unique=True)  # former order (sorted positions)
+        order = np.r_[picks, rest]
+        b_rel[a:b], b_src[a:b] = index.b_rel[order], index.b_src[order]
         at += d
     out = copy.copy(index)
     out.b_rel, out.b_src = b_rel, b_src

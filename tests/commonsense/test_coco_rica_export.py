@@ -296,12 +296,23 @@ def test_top_t_neighbours_ranked_by_eq9(tmp_path: Path, demo_records) -> None:
     emb = encoder([f"{h} {phrase} PersonX is tired" for h in before])
     want, _ = _eq9_by_the_formula(emb, 6, k=2, rho=10)
     after = [ranked.names[int(s)] for s in ranked.in_edges(tired)[1]]
-    assert after == [before[i] for i in want] and after != before
+    first_two = [before[i] for i in want[:2]]  # Eq. 9's first two picks, then the rest as they were
+    assert after == first_two + [h for h in before if h not in first_two] and after != before
     assert [index.names[int(s)] for s in index.in_edges(tired)[1]] == before  # the input index is untouched
     sweats = index.node_ids["PersonX sweats"]
     assert list(ranked.in_edges(sweats)[1]) == list(index.in_edges(sweats)[1])  # 2 <= T: as it was
     top = QuerySampler(ranked, max_degree=2)._preds(tired, np.ones(len(ranked.rel_names), dtype=bool), set(), 0)
-    assert [ranked.names[h] for _, h in top] == after[:2]
+    assert [ranked.names[h] for _, h in top] == first_two
+    # only the sampled relations compete: an oEffect in-edge stays out of the picks and of the kNN graph
+    mixed = GraphIndex.build(
+        [*records, ("PersonY waves", "oEffect", "PersonX is tired")], IndexOptions(normalize=False)
+    )
+    xonly = eq9_neighbour_order(mixed, cache, 2, relations=("xEffect",), k=2)
+    x_tired = mixed.node_ids["PersonX is tired"]
+    rel_x = mixed.rel_ids["xEffect"]
+    pairs = list(zip(*xonly.in_edges(x_tired), strict=True))
+    assert [mixed.names[int(h)] for r, h in pairs if r == rel_x][:2] == first_two
+    assert [mixed.names[int(h)] for _, h in pairs[:2]] == first_two
 
     calls: list[int] = []
     coco_cache = EmbeddingCache(tmp_path / "coco", _fake_encoder(calls))
