@@ -23,7 +23,10 @@ class ItemOutSerializer(serializers.Serializer):
         choices=[Item.Role.REGULAR.value, Item.Role.QUALIFICATION.value],
         help_text="attention checks are reported as regular items",
     )
-    payload = serializers.DictField(help_text="survey {text}; mcqa {context, stem, options}; rica {statements}")
+    payload = serializers.DictField(
+        help_text="survey {text}; mcqa {context, stem, options}; rica {statements}; "
+        "generation {context, stem, generation, structure, prediction}"
+    )
 
 
 class NextStepSerializer(serializers.Serializer):

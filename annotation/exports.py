@@ -2,7 +2,8 @@
 answer (who, what, how long), agreement and final label with provenance. MCQA records also carry
 COM2's post-processed item (one majority-plausible answer, three negatives, "None of the answers
 are correct." as option E); items whose context was judged meaningless are marked discarded.
-Survey records carry the NWW statement scores. Formats: JSONL, CSV (nested fields as JSON
+Survey records carry the NWW statement scores; generation records the run, the prediction, the
+query kind, the generated answer and its final judgement (COM2 Table 4). Formats: JSONL, CSV (nested fields as JSON
 text) and Parquet (same columns as the CSV)."""
 
 from __future__ import annotations
@@ -108,6 +109,11 @@ def campaign_records(campaign: Campaign) -> Iterator[dict[str, Any]]:
                 rec["discarded"], rec["com2"] = False, asdict(post)
         if campaign.kind == Campaign.Kind.SURVEY:
             rec["nww"] = scores.get(item.pk)
+        if campaign.kind == Campaign.Kind.GENERATION:
+            p = item.payload
+            rec["run"], rec["prediction"] = campaign.run_id, p.get("prediction")
+            rec["query_kind"], rec["generation"] = p.get("structure", ""), p.get("generation", "")
+            rec["judgement"] = f.label.get("judgement")  # None: tied votes, not adjudicated yet
         yield rec
 
 
@@ -137,7 +143,11 @@ BASE_COLUMNS = [
     "adjudicated_at",
     "adjudication_reason",
 ]
-KIND_COLUMNS = {Campaign.Kind.MCQA: ["discarded", "com2"], Campaign.Kind.SURVEY: ["nww"]}
+KIND_COLUMNS = {
+    Campaign.Kind.MCQA: ["discarded", "com2"],
+    Campaign.Kind.SURVEY: ["nww"],
+    Campaign.Kind.GENERATION: ["run", "prediction", "query_kind", "generation", "judgement"],
+}
 
 
 def columns_for(kind: str) -> list[str]:

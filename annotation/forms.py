@@ -9,7 +9,9 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from commonsense.validation import JUDGEMENTS
 from knowledge.models import QuestionSet, StatementSet
+from runs.models import Run
 
 from .models import Campaign, Item
 from .rica import rica_answer
@@ -39,6 +41,12 @@ def source_choices() -> list[tuple[str, str]]:
         (f"qs:{q.name}", f"Questions · {q.name} ({q.get_kind_display()}, {q.question_count})")
         for q in QuestionSet.objects.all()
     ]
+    choices += [
+        (f"run:{r.pk}", f"Generations · run #{r.pk} {r.name or r.model} on {r.set_name}")
+        for r in Run.objects.filter(scoring="generate-answer", state=Run.State.DONE, question_set__isnull=False)
+        .select_related("question_set")
+        .order_by("-pk")
+    ]
     return choices
 
 
@@ -46,7 +54,11 @@ class CampaignForm(forms.Form):
     name = forms.SlugField(max_length=100, help_text="short id used in links")
     title = forms.CharField(max_length=200)
     kind = forms.ChoiceField(choices=Campaign.Kind.choices, label="Type")
-    source = forms.ChoiceField(choices=(), help_text="a statement set for surveys, a question set otherwise")
+    source = forms.ChoiceField(
+        choices=(),
+        help_text="a statement set for surveys, a finished generate-answer run to judge generations, "
+        "a question set otherwise",
+    )
     instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
     redundancy = forms.IntegerField(
         min_value=1,
@@ -55,6 +67,12 @@ class CampaignForm(forms.Form):
         help_text="answers per item; empty = 3 for MCQA and RICA, 20 for surveys",
     )
     max_items_per_annotator = forms.IntegerField(min_value=1, required=False)
+    per_kind = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Generations: items per query kind",
+        help_text="a seeded sample of this many generations per query kind (COM2: 10); empty = all",
+    )
     ask_common_sense = forms.BooleanField(
         required=False, label='Survey: also ask (c) "Is this statement common sense?"'
     )
@@ -74,6 +92,16 @@ class CampaignForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["source"].choices = source_choices()  # type: ignore[attr-defined]
 
+    def clean(self) -> dict[str, Any]:
+        d = super().clean() or {}
+        source, kind = str(d.get("source") or ""), d.get("kind")
+        if source.startswith("run:") != (kind == Campaign.Kind.GENERATION):
+            self.add_error(
+                "source",
+                "judging generations takes a generate-answer run as its source (and a run is judged only there)",
+            )
+        return d
+
     def clean_qualification_positions(self) -> list[int]:
         return _positions(self.cleaned_data.get("qualification_positions", ""))
 
@@ -86,6 +114,9 @@ class CampaignForm(forms.Form):
         src: dict[str, Any] = {}
         if prefix == "ss":
             src["statement_set"] = StatementSet.objects.get(name=name)
+        elif prefix == "run":
+            src["run"] = Run.objects.select_related("question_set").get(pk=int(name))
+            src["per_kind"] = d.get("per_kind")
         else:
             src["question_set"] = QuestionSet.objects.get(name=name)
         keys = (
@@ -157,6 +188,11 @@ def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any
         if choice not in ("0", "1"):
             raise ValidationError("choose the statement that follows commonsense (1 or 2)")
         return rica_answer(item, int(choice))
+    if campaign.kind == Campaign.Kind.GENERATION:
+        judgement = str(data.get("judgement", ""))
+        if judgement not in JUDGEMENTS:
+            raise ValidationError("judge the answer: 1 Plausible, 2 1-hop or 3 False")
+        return {"judgement": judgement}
     picked = data.getlist("plausible") if hasattr(data, "getlist") else data.get("plausible", [])
     try:
         plausible = [int(p) for p in picked]
@@ -177,6 +213,9 @@ def answer_draft(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:
     if campaign.kind == Campaign.Kind.RICA:
         choice = str(data.get("choice", ""))
         return {"valid": int(int(choice) == item.payload.get("original", 0))} if choice in ("0", "1") else {}
+    if campaign.kind == Campaign.Kind.GENERATION:
+        judgement = str(data.get("judgement", ""))
+        return {"judgement": judgement} if judgement in JUDGEMENTS else {}
     picked = data.getlist("plausible") if hasattr(data, "getlist") else []
     return {
         "plausible": [int(p) for p in picked if str(p).isdigit()],

@@ -103,6 +103,10 @@ def _rows(data: bytes | str) -> list[list[str]]:
 
 
 def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool = False) -> ImportResult:
+    if campaign.kind == Campaign.Kind.GENERATION:
+        raise RatingsImportRefused(
+            ["ratings files hold 0/1 answers (surveys, MCQA, RICA): judge generations in the app or through the API"]
+        )
     rows = _rows(data)
     if not rows or not rows[0]:
         raise RatingsImportRefused(["the file is empty"])

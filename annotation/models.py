@@ -1,4 +1,5 @@
-"""Annotation campaigns: items copied from a statement set, a question set or a RICA probe set;
+"""Annotation campaigns: items copied from a statement set, a question set, a RICA probe set or
+the generated answers of a ``generate-answer`` run;
 who takes part; reservations (assignments) with a time-to-live; responses; adjudications; and the
 final label of every item with its provenance.
 
@@ -27,6 +28,7 @@ class Campaign(models.Model):
         SURVEY = "survey", "Commonsensicality survey (NWW)"
         MCQA = "mcqa", "Multiple-choice validation (COM2)"
         RICA = "rica", "RICA statement pairs"
+        GENERATION = "generation", "Judge generated answers (COM2 human evaluation)"
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -40,6 +42,14 @@ class Campaign(models.Model):
     instructions = models.TextField(blank=True)
     statement_set = models.ForeignKey(StatementSet, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     question_set = models.ForeignKey(QuestionSet, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    run = models.ForeignKey(
+        "runs.Run",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="generation campaigns: the generate-answer run whose answers are judged",
+    )
     redundancy = models.PositiveSmallIntegerField(default=3, help_text="accepted answers per item")
     max_items_per_annotator = models.PositiveIntegerField(null=True, blank=True)
     ask_common_sense = models.BooleanField(default=False, help_text="survey question (c)")

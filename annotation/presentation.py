@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
+
 # NWW scores each rater against the majority of the *other* raters and each statement by how
 # far its raters agree: with fewer than two raters there is nothing to agree or disagree with.
 NWW_MIN_RATERS = 2
@@ -20,6 +22,9 @@ def label_text(kind: str, label: Mapping[str, Any] | None) -> str:
         return "–"
     if kind == "survey":
         return f"most agree: {_yes_no(label.get('agree'))}"
+    if kind == "generation":
+        j = label.get("judgement")
+        return "undecided (tie)" if j is None else JUDGEMENT_NAMES.get(j, str(j))
     if kind == "rica":
         v = label.get("valid")
         if v is None:
@@ -42,6 +47,8 @@ def votes_text(kind: str, votes: Mapping[str, Any] | None) -> str:
         return out + (f" · common {votes['common_yes']}/{n}" if "common_yes" in votes else "")
     if kind == "rica":
         return f"original follows commonsense {votes.get('valid_yes', 0)}/{n}"
+    if kind == "generation":
+        return " · ".join(f"{JUDGEMENT_NAMES[j]} {votes.get(j, 0)}/{n}" for j in JUDGEMENTS)
     ticks = votes.get("option_ticks") or []
     out = "ticked: " + ", ".join(f"{i + 1}: {t}/{n}" for i, t in enumerate(ticks))
     if votes.get("bad_context"):

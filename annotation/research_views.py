@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
+from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 
 from . import charts, exports, selectors, services
 from .export_access import REFUSAL, campaign_export_allowed
@@ -56,6 +57,8 @@ def _summary_answer(kind: str, answer: dict[str, Any]) -> str:
         return s + (f" · common {'yes' if answer.get('common') else 'no'}" if "common" in answer else "")
     if kind == Campaign.Kind.RICA:
         return "original follows commonsense" if answer.get("valid") else "flipped follows commonsense"
+    if kind == Campaign.Kind.GENERATION:
+        return JUDGEMENT_NAMES.get(str(answer.get("judgement")), "?")
     if answer.get("bad_context"):
         return "context makes no sense"
     picked = answer.get("plausible", [])
@@ -122,6 +125,17 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "can_export": campaign_export_allowed(campaign, request.user),
         "formats": list(exports.FORMATS),
     }
+    if campaign.kind == Campaign.Kind.GENERATION:
+        ctx["judgements"] = [
+            {
+                "group": r.group,
+                "n": r.n,
+                "undecided": r.undecided,
+                "cells": [(r.counts[j], r.shares[j]) for j in JUDGEMENTS],
+            }
+            for r in selectors.generation_judgements(campaign)
+        ]
+        ctx["judgement_names"] = [JUDGEMENT_NAMES[j] for j in JUDGEMENTS]
     return render(request, "annotation/dashboard.html", ctx)
 
 

@@ -18,7 +18,7 @@ from cocoweb import rowselect
 from commonsense import agreement
 from commonsense.metrics import nww
 from commonsense.metrics.bootstrap import mean_ci
-from commonsense.validation import ItemLabel, item_label
+from commonsense.validation import JUDGEMENTS, ItemLabel, JudgementShares, item_label, judgement_shares
 from knowledge.models import QuestionSet
 
 from .models import Assignment, Campaign, FinalLabel, Item, Membership, Response
@@ -332,6 +332,8 @@ def campaign_matrices(campaign: Campaign) -> Matrices:
             m.primary[r, c], m.predict[r, c] = ans["agree"], ans["predict"]  # type: ignore[index]
         elif campaign.kind == Campaign.Kind.RICA:
             m.primary[r, c] = ans["valid"]
+        elif campaign.kind == Campaign.Kind.GENERATION:
+            m.primary[r, c] = JUDGEMENTS.index(ans["judgement"])
         else:
             sel = m.selections
             assert sel is not None
@@ -355,9 +357,9 @@ class AgreementSummary:
     majority: dict[int, Any] = field(default_factory=dict)
 
 
-def _kappa(values: np.ndarray, summary: AgreementSummary) -> None:
+def _kappa(values: np.ndarray, summary: AgreementSummary, n_categories: int = 2) -> None:
     try:
-        k = agreement.fleiss_kappa(values, n_categories=2, unequal="drop")
+        k = agreement.fleiss_kappa(values, n_categories=n_categories, unequal="drop")
     except ValueError as exc:
         summary.fleiss_note = str(exc)
         return
@@ -383,10 +385,11 @@ def campaign_agreement(campaign: Campaign, m: Matrices | None = None) -> Agreeme
     pair = agreement.pairwise_agreement(m.primary)
     s.pairwise = float(np.nanmean(pair)) if np.isfinite(pair).any() else None
     s.per_item = {item: float(v) for item, v in zip(m.items, pair, strict=True) if np.isfinite(v)}
-    _kappa(m.primary, s)
-    s.krippendorff = agreement.krippendorff_alpha(m.primary, n_categories=2)
+    k = len(JUDGEMENTS) if campaign.kind == Campaign.Kind.GENERATION else 2
+    _kappa(m.primary, s, k)
+    s.krippendorff = agreement.krippendorff_alpha(m.primary, n_categories=k)
     tie: Literal["high", "none"] = "high" if campaign.kind == Campaign.Kind.SURVEY else "none"  # NWW: tie = agree
-    vote = agreement.majority_vote(m.primary, tie=tie, n_categories=2)
+    vote = agreement.majority_vote(m.primary, tie=tie, n_categories=k)
     s.majority = {item: (None if np.isnan(v) else int(v)) for item, v in zip(m.items, vote.labels, strict=True)}
     return s
 
@@ -508,4 +511,21 @@ def question_set_human_quality(qset: QuestionSet) -> HumanQuality | None:
         share_accepted=round(accepted / items, 4) if items else 0.0,
         gold_confirmed=confirmed,
         agreement=None if agreement is None else round(float(agreement), 4),
+    )
+
+
+def generation_judgements(campaign: Campaign) -> list[JudgementShares]:
+    """COM2 Table 4 of a generation campaign: the final labels (majority, or a reviewer's
+    decision) of its judged generations per query kind and overall, with n. Items nobody judged
+    yet are left out; tied ones are counted as undecided."""
+    rows = FinalLabel.objects.filter(item__campaign=campaign, item__role=Item.Role.REGULAR, n_answers__gt=0)
+    return judgement_shares(
+        [(str(s or ""), lab.get("judgement")) for s, lab in rows.values_list("item__payload__structure", "label")]
+    )
+
+
+def run_generation_campaigns(run_ids: list[int]) -> list[Campaign]:
+    """The generation campaigns judging these runs, newest first."""
+    return list(
+        Campaign.objects.filter(kind=Campaign.Kind.GENERATION, run_id__in=run_ids).order_by("-created_at", "-pk")
     )

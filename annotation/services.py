@@ -17,6 +17,7 @@ from accounts.people import User
 from commonsense.io.questions import MASK
 from commonsense.validation import ItemLabel, answer_normalise, item_label
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
+from runs.models import Prediction, Run
 
 from .models import Adjudication, Campaign, FinalLabel, Item
 from .selectors import campaign_item_labels, needs_adjudication
@@ -51,9 +52,65 @@ def rica_pair(q: Question, seed: int) -> dict[str, Any]:
     return {"statements": pair, "original": original, "answer": answer, "flipped": other}
 
 
-def _sources(
-    kind: str, statement_set: StatementSet | None, question_set: QuestionSet | None, seed: int
+def generation_run_check(run: Run | None) -> Run:
+    """A generation campaign judges the answers of a finished ``generate-answer`` run."""
+    if run is None:
+        raise ValidationError("a generation campaign needs a finished generate-answer run")
+    if run.scoring != "generate-answer":
+        raise ValidationError(f"run #{run.pk} scored with {run.scoring!r}: only a generate-answer run has generations")
+    if run.state != Run.State.DONE:
+        raise ValidationError(f"run #{run.pk} is {run.state}: judge its generations once it has finished")
+    return run
+
+
+def _generation_items(
+    run: Run, seed: int, per_kind: int | None
 ) -> list[tuple[int, Any, tuple[str, dict[str, Any], dict[str, Any] | None]]]:
+    """One item per prediction with a generated answer (COM2 §6.3: the query, its context and the
+    model's answer, never the reference answers). ``per_kind``: a seeded sample of that many per
+    query kind (the paper judged 60 queries, 10 of each of its 6 kinds)."""
+    preds: list[Any] = [  # question is not null (filtered)
+        p
+        for p in Prediction.objects.filter(run=run, question__isnull=False)
+        .select_related("question")
+        .order_by("position")
+        if str((p.extra or {}).get("generation") or "").strip()
+    ]
+    if not preds:
+        raise ValidationError(f"run #{run.pk} has no generated answer to judge")
+    if per_kind is not None:
+        if per_kind < 1:
+            raise ValidationError("per query kind: at least 1")
+        by_kind: dict[str, list[Any]] = {}
+        for p in preds:
+            by_kind.setdefault(p.question.structure, []).append(p)
+        rng = random.Random(f"{seed}:generation:{run.pk}")
+        keep = {p.pk for group in by_kind.values() for p in rng.sample(group, min(per_kind, len(group)))}
+        preds = [p for p in preds if p.pk in keep]
+    out: list[tuple[int, Any, tuple[str, dict[str, Any], dict[str, Any] | None]]] = []
+    for p in preds:
+        q = p.question
+        payload = {
+            "context": q.context,
+            "stem": q.stem,
+            "generation": str(p.extra["generation"]).strip(),
+            "structure": q.structure,
+            "prediction": p.pk,
+        }
+        out.append((p.position, q, (q.external_id or str(q.position), payload, None)))
+    return out
+
+
+def _sources(
+    kind: str,
+    statement_set: StatementSet | None,
+    question_set: QuestionSet | None,
+    seed: int,
+    run: Run | None = None,
+    per_kind: int | None = None,
+) -> list[tuple[int, Any, tuple[str, dict[str, Any], dict[str, Any] | None]]]:
+    if kind == Campaign.Kind.GENERATION:
+        return _generation_items(generation_run_check(run), seed, per_kind)
     if kind == Campaign.Kind.SURVEY:
         if statement_set is None:
             raise ValidationError("a survey campaign needs a statement set")
@@ -78,6 +135,8 @@ def campaign_create(
     kind: str,
     statement_set: StatementSet | None = None,
     question_set: QuestionSet | None = None,
+    run: Run | None = None,
+    per_kind: int | None = None,
     qualification_positions: Iterable[int] = (),
     attention_positions: Iterable[int] = (),
     user: User | None = None,
@@ -85,7 +144,9 @@ def campaign_create(
 ) -> Campaign:
     """Create a campaign and copy its items. Positions listed as qualification or attention
     items become gold items (gold from the source: the answer of a question, the original of a
-    RICA pair, the human majority of a statement) and leave the regular pool."""
+    RICA pair, the human majority of a statement) and leave the regular pool. A generation
+    campaign takes its items from ``run`` (a finished generate-answer run; ``per_kind``: a seeded
+    sample per query kind) and has no gold."""
     if Campaign.objects.filter(name=name).exists():
         raise ValidationError(f"a campaign named {name!r} exists already")
     if kind not in Campaign.Kind.values:
@@ -97,13 +158,16 @@ def campaign_create(
         title=title,
         kind=kind,
         statement_set=statement_set if kind == Campaign.Kind.SURVEY else None,
-        question_set=question_set if kind != Campaign.Kind.SURVEY else None,
+        question_set=(run.question_set if run is not None else None)
+        if kind == Campaign.Kind.GENERATION
+        else (question_set if kind != Campaign.Kind.SURVEY else None),
+        run=generation_run_check(run) if kind == Campaign.Kind.GENERATION else None,
         created_by=user,
         **options,
     )
     campaign.full_clean()
     campaign.save()
-    sources = _sources(kind, campaign.statement_set, campaign.question_set, campaign.seed)
+    sources = _sources(kind, campaign.statement_set, campaign.question_set, campaign.seed, campaign.run, per_kind)
     by_pos = {pos: (obj, data) for pos, obj, data in sources}
     qual, att = list(dict.fromkeys(qualification_positions)), list(dict.fromkeys(attention_positions))
     if set(qual) & set(att):

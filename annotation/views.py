@@ -15,12 +15,21 @@ from django.views.decorators.http import require_POST
 from accounts.people import Visitor
 from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
 from cocoweb.http import Request
+from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 
 from . import queue, selectors
 from .forms import answer_draft, web_submission
 from .models import Campaign
 from .presentation import option_rows, survey_questions
 from .rica import rica_choice
+
+# COM2 §6.3 / Table 4, as the annotator reads them beside the three keys
+JUDGEMENT_HELP = {
+    "plausible": "the answer fits the whole question: every event it names, every step of the chain",
+    "one_hop": "the answer fits only part of it: one of the events of a 'both … and also …' question, "
+    "or only the first step of a chained question",
+    "false": "the answer does not fit, is empty, or only repeats the question's events",
+}
 
 
 @role_required(ANNOTATOR)
@@ -84,6 +93,18 @@ def _item_context(
             ctx["options"] = option_rows(item.payload.get("options", []), picked)
         if campaign.kind == Campaign.Kind.RICA and previous:
             ctx["previous_choice"] = rica_choice(item, previous)
+        if campaign.kind == Campaign.Kind.GENERATION:
+            judged = (previous or {}).get("judgement")
+            ctx["judgements"] = [
+                {
+                    "value": j,
+                    "key": i + 1,
+                    "name": JUDGEMENT_NAMES[j],
+                    "help": JUDGEMENT_HELP[j],
+                    "checked": j == judged,
+                }
+                for i, j in enumerate(JUDGEMENTS)
+            ]
         ctx["survey_questions"] = survey_questions(campaign.ask_common_sense, previous)
     return ctx
 

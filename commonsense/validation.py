@@ -10,6 +10,10 @@ Answers are plain dicts, one shape per item kind:
   check boxes, several may be plausible); gold is ``{"plausible": [option indices]}``.
 - ``rica``: ``{"valid": 0|1}``: 1 when the annotator judged the original statement of the pair
   to follow commonsense, 0 when they preferred the flipped one; gold is ``{"valid": 0|1}``.
+- ``generation``: ``{"judgement": "plausible"|"one_hop"|"false"}``, a person's judgement of a
+  model's generated answer to a COM2 query (COM2 §6.3, Table 4: "Plausible", "1-hop" = "the answer
+  is plausible in terms of only one-hop relations": it answers one triple of an intersection, or
+  only the first hop of a 2p, "False"); gold is ``{"judgement": …}``.
 """
 
 from __future__ import annotations
@@ -19,8 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Kind = Literal["survey", "mcqa", "rica"]
-KINDS: tuple[Kind, ...] = ("survey", "mcqa", "rica")
+Kind = Literal["survey", "mcqa", "rica", "generation"]
+KINDS: tuple[Kind, ...] = ("survey", "mcqa", "rica", "generation")
+# COM2 Table 4's columns, in its order: #Plau., #1-hop, #False
+JUDGEMENTS: tuple[str, ...] = ("plausible", "one_hop", "false")
+JUDGEMENT_NAMES = {"plausible": "Plausible", "one_hop": "1-hop", "false": "False"}
 NONE_CORRECT = "None of the answers are correct."
 N_NEGATIVES = 3
 
@@ -46,6 +53,11 @@ def answer_normalise(
         return out
     if kind == "rica":
         return {"valid": _bit(answer.get("valid"), "valid")}
+    if kind == "generation":
+        j = answer.get("judgement")
+        if j not in JUDGEMENTS:
+            raise ValueError(f"judgement must be one of {', '.join(JUDGEMENTS)}, got {j!r}")
+        return {"judgement": j}
     if kind == "mcqa":
         raw = answer.get("plausible", [])
         if not isinstance(raw, (list, tuple)):
@@ -70,6 +82,8 @@ def gold_hits(kind: str, answer: Mapping[str, Any], gold: Mapping[str, Any], *, 
         return int(answer.get("agree") == gold.get("agree")), 1
     if kind == "rica":
         return int(answer.get("valid") == gold.get("valid")), 1
+    if kind == "generation":
+        return int(answer.get("judgement") == gold.get("judgement")), 1
     if kind == "mcqa":
         mine, theirs = set(answer.get("plausible", [])), set(gold.get("plausible", []))
         return sum((i in mine) == (i in theirs) for i in range(n_options)), n_options
@@ -129,7 +143,8 @@ def item_label(kind: str, answers: Sequence[Mapping[str, Any]], *, n_options: in
     item undecided (``none_correct`` None without a plausible option): two people ticking
     different options did not say that none is correct. With COM2's three answers per item there
     are no ties and the rule is A.4's. Surveys: NWW's majority on (a) with a tie counting as
-    agree; RICA: strict majority, a tie leaves the label undecided."""
+    agree; RICA: strict majority, a tie leaves the label undecided. Generations: the most chosen
+    of Plausible / 1-hop / False; a tie for the most votes leaves the label undecided."""
     n = len(answers)
     if kind == "mcqa":
         ticks = [sum(i in a.get("plausible", []) for a in answers) for i in range(n_options)]
@@ -161,6 +176,20 @@ def item_label(kind: str, answers: Sequence[Mapping[str, Any]], *, n_options: in
         label = {"valid": int(2 * yes > n) if decided and n else None}
         return ItemLabel(
             label, {"valid_yes": yes, "n": n}, _pairwise(yes, n), n > 0 and yes in (0, n), n, decided and n > 0
+        )
+    if kind == "generation":
+        counts = {j: sum(a.get("judgement") == j for a in answers) for j in JUDGEMENTS}
+        top = max(counts.values(), default=0)
+        leaders = [j for j, c in counts.items() if c == top]
+        decided = n > 0 and len(leaders) == 1
+        agree = None if n < 2 else sum(c * (c - 1) for c in counts.values()) / (n * (n - 1))
+        return ItemLabel(
+            {"judgement": leaders[0] if decided else None},
+            {**counts, "n": n},
+            agree,
+            n > 0 and top == n,
+            n,
+            decided,
         )
     raise ValueError(f"unknown item kind {kind!r}")
 
@@ -194,3 +223,34 @@ def com2_postprocess(options: Sequence[str], plausible: Sequence[int], *, seed: 
     final = [*body, NONE_CORRECT]
     answer = final.index(positive) if positive is not None else len(final) - 1
     return Com2Item(final, answer, positive, picked, missing)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgementShares:
+    """COM2 Table 4 for one group of generations: how many final labels are Plausible / 1-hop /
+    False and their shares of the decided ones (``n``); ``undecided`` items (tied votes, not yet
+    adjudicated) are counted apart and left out of the shares."""
+
+    group: str
+    counts: dict[str, int]
+    n: int
+    undecided: int
+
+    @property
+    def shares(self) -> dict[str, float | None]:
+        return {j: (self.counts[j] / self.n if self.n else None) for j in JUDGEMENTS}
+
+
+def judgement_shares(labels: Sequence[tuple[str, str | None]]) -> list[JudgementShares]:
+    """``(query kind, final judgement or None)`` per item -> one row per query kind (sorted) and
+    an ``overall`` row last."""
+    groups: dict[str, list[str | None]] = {}
+    for kind, j in labels:
+        if j is not None and j not in JUDGEMENTS:
+            raise ValueError(f"unknown judgement {j!r}")
+        groups.setdefault(kind or "?", []).append(j)
+    out = []
+    for name, js in [*sorted(groups.items()), ("overall", [j for _, j in labels])]:
+        counts = {j: sum(x == j for x in js) for j in JUDGEMENTS}
+        out.append(JudgementShares(name, counts, sum(counts.values()), sum(x is None for x in js)))
+    return out

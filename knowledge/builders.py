@@ -25,7 +25,7 @@ from commonsense.questions import export as writers
 from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
 from commonsense.questions.com2 import BuildParams, BuildReport, OptionCheck, build_com2
 from commonsense.questions.conceptualize import MIN_VALID, Conceptualizer
-from commonsense.questions.diverse import EmbeddingCache
+from commonsense.questions.diverse import EmbeddingCache, eq9_neighbour_order
 from commonsense.questions.finetune import diversity_filter, write_finetune
 from commonsense.questions.fluent_contexts import FluentContexts
 from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
@@ -314,6 +314,8 @@ def coco_build(
     steps.next()
     norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges)
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
+    if cache is not None:  # CoCo A2.3: top-T neighbours by Eq. 9 in the application graph
+        norm = eq9_neighbour_order(norm, cache, max_degree, relations=params.relations)
     steps.next()
     questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
     if abstract:

@@ -18,7 +18,7 @@ from commonsense.kg.relations import COCO_RELATIONS
 from ..queries.rules import DEFAULT_RULES, CompositionRules
 from . import distractors, verbalize
 from .com2 import Progress, sample_questions
-from .diverse import EmbeddingCache, select_diverse
+from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
 from .record import BuiltQuestion, derive_seed
 
 APPLICATION_KINDS = ("2i", "2p", "ip", "pi")
@@ -76,9 +76,17 @@ def memorization(
     *,
     relations: Sequence[str] = COCO_RELATIONS,
     diverse_cache: EmbeddingCache | None = None,
-    pool_factor: int = 5,
+    k: int = 150,
+    rho: float = 10.0,
 ) -> list[BuiltQuestion]:
-    """One question per sampled triple, ``per_relation`` triples per relation (CoCo A2.1)."""
+    """One question per sampled triple, ``per_relation`` triples per relation (CoCo A2.1).
+
+    With ``diverse_cache`` the triples are chosen as CoCo does: every triple of the relation is
+    embedded ("h r t" with the relation's statement phrase), a k-nearest-neighbour graph is built
+    over all of them and Eq. 9's greedy vote-k (k=150, ρ=10) picks them one by one; questions are
+    made in that order (a triple that yields no question - too few distractors - gives way to
+    the next pick) and each records its ``eq9_rank`` and ``eq9_score``. Without it, a seeded
+    random sample."""
     heads = _edge_heads(index)
     out: list[BuiltQuestion] = []
     for name in relations:
@@ -87,15 +95,17 @@ def memorization(
         r = index.rel_ids[name]
         edges = np.flatnonzero(index.f_rel == r)
         rng = random.Random(derive_seed(seed, "memorization", name))
-        pool_n = min(edges.shape[0], per_relation * (pool_factor if diverse_cache else 1))
-        pool = sorted(rng.sample(range(edges.shape[0]), pool_n))
-        if diverse_cache is not None and len(pool) > per_relation:
-            texts = [
-                f"{index.names[int(heads[edges[i]])]} {registry.get(name).statement} "
-                f"{index.names[int(index.f_dst[edges[i]])]}"
-                for i in pool
-            ]
-            pool = [pool[i] for i in select_diverse(texts, per_relation, diverse_cache)]
+        ranks: dict[int, tuple[int, float]] = {}
+        if diverse_cache is not None:
+            phrase = registry.get(name).statement
+            texts = [f"{index.names[int(heads[e])]} {phrase} {index.names[int(index.f_dst[e])]}" for e in edges]
+            # a few more picks than needed: a triple without enough distractors is skipped
+            want = min(edges.shape[0], per_relation + max(10, per_relation // 10))
+            order, scores = vote_k_scored(diverse_cache.get(texts), want, k=k, rho=rho)
+            pool = [int(i) for i in order]
+            ranks = {int(i): (r, s) for r, (i, s) in enumerate(zip(order, scores, strict=True))}
+        else:
+            pool = sorted(rng.sample(range(edges.shape[0]), min(edges.shape[0], per_relation)))
         n = 0
         for i in pool:
             if n >= per_relation:
@@ -116,6 +126,8 @@ def memorization(
             )
             if q is not None:
                 q.metadata["task"] = "memorization"
+                if i in ranks:
+                    q.metadata["eq9_rank"], q.metadata["eq9_score"] = ranks[i]
                 out.append(q)
                 n += 1
     return out
@@ -275,6 +287,8 @@ def build_coco(
     (the paper's options are raw ATOMIC tails), application on the normalised graph."""
     raw = raw_index or GraphIndex.build(records, IndexOptions(normalize=False))
     norm = norm_index or GraphIndex.build(records, IndexOptions(normalize=True, max_degree=params.max_degree))
+    if diverse_cache is not None:  # top-T neighbours by Eq. 9 (CoCo A2.3), not by the index's own order
+        norm = eq9_neighbour_order(norm, diverse_cache, params.max_degree, relations=params.relations)
     out = memorization(raw, params.per_relation, params.seed, relations=params.relations, diverse_cache=diverse_cache)
     out += comprehension(raw, abstract, params.seed, relations=params.relations, max_concepts=params.max_concepts)
     out += application(

@@ -3,6 +3,7 @@ embeddings cached per graph on disk so that a second build does not re-embed."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import tempfile
@@ -12,13 +13,16 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from commonsense.kg.index import GraphIndex
 from commonsense.kg.normalize import Encoder
 
 FloatArray = npt.NDArray[np.float32]
 
 
 def knn(emb: FloatArray, k: int, chunk: int = 1024) -> npt.NDArray[np.int64]:
-    """Each row's k nearest other rows by cosine similarity (ties: lower index first)."""
+    """Each row's k nearest other rows by cosine similarity, exact (every pair compared, in row
+    chunks), nearest first; equal similarities in lower-index-first order except at the k-th
+    place, where numpy's introselect decides (the same way on every run)."""
     n = emb.shape[0]
     k = min(k, n - 1)
     x = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
@@ -29,21 +33,31 @@ def knn(emb: FloatArray, k: int, chunk: int = 1024) -> npt.NDArray[np.int64]:
         sim = x[s : s + chunk] @ x.T
         rows = np.arange(sim.shape[0])
         sim[rows, s + rows] = -np.inf
-        # stable: sort by (-sim, index) so equal similarities give the same order every time
-        order = np.argsort(-sim, axis=1, kind="stable")[:, :k]
-        out[s : s + chunk] = order
+        if k < n - 1:  # the k largest of each row (linear time), then only those sorted
+            part = np.argpartition(-sim, k - 1, axis=1)[:, :k]
+            part.sort(axis=1)  # index order first, so the stable sort keeps lower indices first on ties
+        else:
+            part = np.broadcast_to(np.arange(n), sim.shape)
+        top = np.take_along_axis(sim, part, axis=1)
+        order = np.argsort(-top, axis=1, kind="stable")
+        out[s : s + chunk] = np.take_along_axis(part, order, axis=1)[:, :k]
     return out
 
 
 def vote_k(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> list[int]:
     """Greedy Eq. 9: score(u) = Σ_{v: u ∈ kNN(v), v unselected} ρ^(-|kNN(v) ∩ selected|);
     take the argmax, repeat. Returns indices in selection order."""
+    return vote_k_scored(emb, n_select, k=k, rho=rho)[0]
+
+
+def vote_k_scored(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> tuple[list[int], list[float]]:
+    """:func:`vote_k` with each pick's Eq. 9 score at the moment it was picked (ties: lower index)."""
     if rho <= 1:
         raise ValueError("rho must be > 1")
     n = emb.shape[0]
     n_select = min(n_select, n)
     if n_select <= 0:
-        return []
+        return [], []
     nbrs = knn(emb, k)
     kk = nbrs.shape[1]
     flat = nbrs.ravel()
@@ -55,10 +69,13 @@ def vote_k(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> l
     score = np.bincount(flat, weights=np.repeat(w, kk), minlength=n).astype(np.float64)
     selected = np.zeros(n, dtype=bool)
     out: list[int] = []
+    picked: list[float] = []
     for _ in range(n_select):
-        masked = np.where(selected, -np.inf, score)
+        # rounded: the incremental updates leave float noise, and equal scores go to the lowest index
+        masked = np.where(selected, -np.inf, np.round(score, 9))
         u = int(np.argmax(masked))
         out.append(u)
+        picked.append(float(score[u]))
         selected[u] = True
         if kk:
             score[nbrs[u]] -= w[u]
@@ -71,7 +88,7 @@ def vote_k(emb: FloatArray, n_select: int, k: int = 150, rho: float = 10.0) -> l
             delta = new - w[vs]
             w[vs] = new
             np.add.at(score, nbrs[vs].ravel(), np.repeat(delta, kk))
-    return out
+    return out, picked
 
 
 class EmbeddingCache:
@@ -150,3 +167,63 @@ def select_diverse(texts: Sequence[str], n: int, cache: EmbeddingCache, k: int =
     if n >= len(texts):
         return list(range(len(texts)))
     return sorted(vote_k(cache.get(texts), n, k=k, rho=rho))
+
+
+def eq9_neighbour_order(
+    index: GraphIndex,
+    cache: EmbeddingCache,
+    top: int,
+    *,
+    relations: Sequence[str] | None = None,
+    k: int = 150,
+    rho: float = 10.0,
+) -> GraphIndex:
+    """CoCo A2.3's degree control, "we only sample from top 10 neighbors of a node scored by
+    Equation 9": a copy of ``index`` in which every node with more than ``top`` in-edges of the
+    sampled ``relations`` (None: all) has Eq. 9's first ``top`` picks among those in-edges first
+    (greedy vote-k over the embeddings of the triples, "h r t" with the relation's statement
+    phrase, k nearest among them, ρ), the others after them in their former order. A sampler over
+    the same relations takes exactly those picks as its top-T. Nodes with at most ``top`` such
+    in-edges keep their order (all of them are used anyway)."""
+    from commonsense.kg import relations as registry
+
+    allowed = np.ones(len(index.rel_names), dtype=bool)
+    if relations is not None:
+        allowed[:] = False
+        for r in relations:
+            if r in index.rel_ids:
+                allowed[index.rel_ids[r]] = True
+    ok = allowed[index.b_rel] if index.b_rel.shape[0] else np.zeros(0, dtype=bool)
+    csum = np.r_[0, np.cumsum(ok)]
+    counts = csum[index.b_off[1:]] - csum[index.b_off[:-1]]
+    busy = np.flatnonzero(counts > top)
+    if busy.shape[0] == 0:
+        return index
+
+    def phrase(r: str) -> str:
+        try:
+            return registry.get(r).statement
+        except registry.UnknownRelation:
+            return r
+
+    phrases = [phrase(r) for r in index.rel_names]
+    spans = [(int(index.b_off[v]), int(index.b_off[v + 1])) for v in busy]
+    cands = [a + np.flatnonzero(ok[a:b]) for a, b in spans]
+    texts = [
+        f"{index.names[int(index.b_src[j])]} {phrases[int(index.b_rel[j])]} {index.names[int(v)]}"
+        for v, js in zip(busy, cands, strict=True)
+        for j in js
+    ]
+    emb = cache.get(texts)
+    b_rel, b_src = index.b_rel.copy(), index.b_src.copy()
+    at = 0
+    for (a, b), js in zip(spans, cands, strict=True):
+        d = js.shape[0]
+        picks = js[np.asarray(vote_k(emb[at : at + d], top, k=min(k, d - 1), rho=rho), dtype=np.int64)]
+        rest = np.setdiff1d(np.arange(a, b), picks, assume_unique=True)  # former order (sorted positions)
+        order = np.r_[picks, rest]
+        b_rel[a:b], b_src[a:b] = index.b_rel[order], index.b_src[order]
+        at += d
+    out = copy.copy(index)
+    out.b_rel, out.b_src = b_rel, b_src
+    return out

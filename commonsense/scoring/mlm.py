@@ -1,6 +1,6 @@
 """RICA masked-word prediction (§3.1) with a BERT/RoBERTa-style masked LM from a local folder:
 the probe's ``[MASK]`` is replaced by the model's own mask token, once per sub-word of the
-candidate (the tokenizer adds its special tokens), and the candidate's score is the sum of its sub-words' log-probabilities at those
+candidate (with the tokenizer's own special tokens around the text), and the candidate's score is the sum of its sub-words' log-probabilities at those
 positions (one forward pass per candidate; the paper's comparatives are single words, mostly one
 token). The candidate with the higher score wins; ``norm_scores`` are per-token means."""
 
@@ -36,20 +36,37 @@ class MaskedLMScorer:
         self.torch = torch
         self.batch_size = batch_size
 
+    def _template(self) -> tuple[list[int], list[int]]:
+        """The special tokens the tokenizer puts before and after one sequence ([CLS]/[SEP] for BERT,
+        <s>/</s> for RoBERTa), read off its own encoding of a one-word text."""
+        if not hasattr(self, "_head_tail"):
+            body = self.tok("a", add_special_tokens=False).input_ids
+            full = self.tok("a").input_ids
+            at = next(i for i in range(len(full)) if full[i : i + len(body)] == body)
+            self._head_tail = (full[:at], full[at + len(body) :])
+        return self._head_tail
+
     def encode(self, text: str, option: str) -> tuple[list[int], list[int], list[int]]:
-        """(input ids with special tokens, mask positions, the candidate's token ids)."""
+        """(input ids with special tokens, mask positions, the candidate's token ids).
+
+        The text around the mask is tokenized in two parts and the mask ids put between them, so no
+        tokenizer sees a mask token inside running text: a byte-level BPE (RoBERTa) would otherwise
+        keep the space before ``<mask>`` as a bare "Ġ" token unless its mask token strips to the left.
+        The candidate carries the leading space of a word after a space ("Ġeasier"), as the model
+        saw it in training; WordPiece drops it."""
         pre, found, post = text.partition(MASK)
         if not found:
             raise ValueError(f"a masked-LM probe needs {MASK} in its text: {text!r}")
         enc = self.tok
-        cand = enc((" " if pre.strip() else "") + option, add_special_tokens=False).input_ids
+        spaced = pre[-1:].isspace()
+        cand = enc((" " if spaced else "") + option.strip(), add_special_tokens=False).input_ids
         if not cand:
             raise ValueError(f"the option {option!r} has no tokens")
-        masks = " ".join([enc.mask_token] * len(cand))
-        ids = enc(pre + masks + post).input_ids  # the tokenizer adds its own special tokens
-        positions = [i for i, t in enumerate(ids) if t == enc.mask_token_id]
-        if len(positions) != len(cand):
-            raise ValueError(f"{text!r}: {len(positions)} mask tokens for {len(cand)} candidate tokens")
+        before = enc(pre.rstrip() if spaced else pre, add_special_tokens=False).input_ids if pre.strip() else []
+        after = enc(post, add_special_tokens=False).input_ids if post.strip() else []
+        head, tail = self._template()
+        ids = [*head, *before, *([enc.mask_token_id] * len(cand)), *after, *tail]
+        positions = list(range(len(head) + len(before), len(head) + len(before) + len(cand)))
         return ids, positions, cand
 
     def _score(self, rows: list[tuple[list[int], list[int], list[int]]]) -> list[tuple[float, int]]:

@@ -25,7 +25,7 @@ from ..selectors.errors import CocoSummary
 from ..selectors.rows import GroupAccuracy
 from . import nww_population_panels
 from .coco_error_panels import error_category_panel
-from .generation_panels import generation_panel
+from .generation_panels import generation_panel, judgement_panel
 from .panels import Panel
 from .recoms_panels import kba_accuracy_panel, redundancy_panel
 from .rica_panels import rica_panels
@@ -157,7 +157,7 @@ def _wanted(only: str) -> Callable[..., bool]:
 def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Panel]:
     runs, want, panels = [run], _wanted(only), []
     if run.scoring == "generate-answer":  # no option is chosen: the accuracy panels would say 0
-        return generation_panel(runs, want, run_label)
+        return generation_panel(runs, want, run_label) + judgement_panel(runs, want, run_label)
     panels += dimension_panels(runs, want, min_n, "relation", "kind")
     if want("position-bias"):
         cells = es.position_counts(run)
@@ -421,7 +421,7 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
     qruns = [r for r in runs if not r.is_statement_run]
     sruns = [r for r in runs if r.is_statement_run]
     want, panels = _wanted(only), []
-    panels += generation_panel(qruns, want, run_label)
+    panels += generation_panel(qruns, want, run_label) + judgement_panel(qruns, want, run_label)
     qruns = [r for r in qruns if r.scoring != "generate-answer"]  # no option chosen: no accuracy
     if qruns:
         panels += dimension_panels(qruns, want, min_n, "relation", "kind")

@@ -2,7 +2,8 @@
    Survey: Y / N answer the highlighted question and move to the next one (it starts at the first
    unanswered question, or at the first one when all are answered, e.g. after U, so answers can be
    corrected from the keyboard). MCQA: 1-5 toggle options, 0 "no answers are correct", X "the
-   context doesn't make sense". RICA: 1 / 2 choose a statement.
+   context doesn't make sense". RICA: 1 / 2 choose a statement. Generations: 1 Plausible, 2 1-hop,
+   3 False.
    Everywhere: Enter submits, S skips, U undoes the last answer; Enter on a focused link or button
    does what that link or button does. Time on the item is measured from when the item appears and
    sent with the answer. */

@@ -86,3 +86,55 @@ def test_keyboard_only_annotator_corrects_a_survey_answer_after_undo(live_server
     page.keyboard.press("Enter")
     page.wait_for_url("**/annotation/")
     assert Response.objects.filter(user__username="ann").count() == 1
+
+
+def test_keyboard_only_judging_of_generations(live_server, people, browser, tmp_path):  # type: ignore[no-untyped-def]
+    """COM2 Table 4 campaign in a real browser: 1 / 2 / 3 pick Plausible / 1-hop / False, Enter
+    submits, U brings the last generation back with its judgement ticked for a correction."""
+    import json
+
+    from annotation.services import campaign_create, campaign_status_set
+    from knowledge.builders import question_set_build
+    from knowledge.services import graph_import
+    from runs.execution import run_execute
+    from runs.models import Run
+    from runs.services import run_create
+    from tests.commonsense.tiny_bert import build_tiny_bert
+    from tests.conftest import FIXTURES
+
+    graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
+    qset = question_set_build(graph="ckbp", kind="2i", count=3, seed=7, name="com2-gen")
+    gens = tmp_path / "gens.jsonl"
+    gens.write_text(
+        "".join(json.dumps({"id": q.pk, "generation": f"answer {q.position}"}) + "\n" for q in qset.questions.all())
+    )
+    run = run_create(
+        question_set=qset,
+        backend="replay",
+        scoring="generate-answer",
+        params={"source": str(gens), "bertscore_model": str(build_tiny_bert(tmp_path / "bert"))},
+        enqueue=False,
+    )
+    assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
+    run = Run.objects.get(pk=run.pk)
+    campaign_status_set(campaign_create(name="judge", title="Judge", kind="generation", run=run), "open")
+    people("annotator", "ann")
+    page = _login(browser, live_server.url, "ann", viewport={"width": 1000, "height": 800})
+    page.goto(live_server.url + reverse("annotation:work", args=["judge"]))
+    first = _current_item(page, None)
+    assert "Generated answer:" in page.inner_text("#item") and "1-hop" in page.inner_text("#item")
+    page.keyboard.press("2")
+    assert page.is_checked('input[name="judgement"][value="one_hop"]')
+    page.keyboard.press("Enter")
+    second = _current_item(page, first)
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    _current_item(page, second)
+    page.keyboard.press("u")
+    page.wait_for_function("p => document.querySelector('form.item-form').dataset.item === p", arg=second)
+    assert page.is_checked('input[name="judgement"][value="false"]')
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    _current_item(page, second)
+    answers = {r.item_id: r.answer for r in Response.objects.filter(user__username="ann")}
+    assert answers == {int(first): {"judgement": "one_hop"}, int(second): {"judgement": "plausible"}}

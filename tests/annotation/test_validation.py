@@ -63,3 +63,35 @@ def test_com2_two_annotators_ticking_options_5_and_2_is_not_none_correct() -> No
     assert three.decided and three.label["none_correct"] is True and three.label["plausible"] == []
     voted = item_label("mcqa", [{"plausible": [], "none_correct": True}] * 2, n_options=5)
     assert voted.decided and voted.label["none_correct"] is True
+
+
+def test_generation_judgements_majority_agreement_and_table_4_shares() -> None:
+    from commonsense.validation import gold_passed, judgement_shares
+
+    P, H, F = ({"judgement": j} for j in ("plausible", "one_hop", "false"))
+    two_of_three = item_label("generation", [H, F, H])
+    assert two_of_three.label == {"judgement": "one_hop"} and two_of_three.decided and not two_of_three.unanimous
+    assert two_of_three.agreement == pytest.approx(1 / 3)  # one agreeing pair of three
+    assert two_of_three.votes == {"plausible": 0, "one_hop": 2, "false": 1, "n": 3}
+    assert item_label("generation", [P, P, P]).unanimous and item_label("generation", [P, P, P]).agreement == 1.0
+    tie = item_label("generation", [P, H, F])
+    assert tie.label == {"judgement": None} and not tie.decided and tie.agreement == 0.0
+    assert item_label("generation", [P, P, H, H, F]).decided is False  # 2-2-1: tied for the most votes
+    assert item_label("generation", [P, P, H, F]).label == {"judgement": "plausible"}  # plurality of 4
+    assert answer_normalise("generation", {"judgement": "one_hop", "extra": 1}) == H
+    for bad in ({}, {"judgement": "1-hop"}, {"judgement": None}):
+        with pytest.raises(ValueError, match="judgement must be one of plausible, one_hop, false"):
+            answer_normalise("generation", bad)
+    assert gold_passed("generation", F, F) and not gold_passed("generation", P, F)
+    # by hand: 2i has P, P, H, undecided; 2p has F, H; overall P 2, H 2, F 1 of n = 5, one undecided
+    rows = judgement_shares(
+        [("2p", "false"), ("2i", "plausible"), ("2i", "one_hop"), ("2i", None), ("2p", "one_hop"), ("2i", "plausible")]
+    )
+    assert [r.group for r in rows] == ["2i", "2p", "overall"]
+    assert rows[0].counts == {"plausible": 2, "one_hop": 1, "false": 0} and rows[0].n == 3 and rows[0].undecided == 1
+    assert rows[0].shares == pytest.approx({"plausible": 2 / 3, "one_hop": 1 / 3, "false": 0.0})
+    assert rows[1].shares == pytest.approx({"plausible": 0.0, "one_hop": 0.5, "false": 0.5})
+    assert rows[2].counts == {"plausible": 2, "one_hop": 2, "false": 1} and rows[2].n == 5 and rows[2].undecided == 1
+    assert judgement_shares([("2i", None)])[0].shares == {"plausible": None, "one_hop": None, "false": None}
+    with pytest.raises(ValueError, match="unknown judgement"):
+        judgement_shares([("2i", "maybe")])

@@ -172,3 +172,154 @@ def test_exports(tmp_path: Path, demo_records) -> None:
     assert cfg["task"] == "cocoweb_demo_set" and cfg["output_type"] == "multiple_choice"
     data = Path(cfg["dataset_kwargs"]["data_files"]["test"])
     assert data.exists() and len(data.read_text().splitlines()) == 6
+
+
+# --- CoCo Eq. 9 over the whole relation -------------------------------------------------------
+
+
+def _eq9_by_the_formula(emb: np.ndarray, n_select: int, k: int, rho: float) -> tuple[list[int], list[float]]:
+    """Eq. 9 read literally, every score recomputed from scratch at every step (slow, obvious)."""
+    from commonsense.questions.diverse import knn
+
+    nbrs = [set(map(int, row)) for row in knn(emb, k)]
+    chosen: list[int] = []
+    scores: list[float] = []
+    for _ in range(n_select):
+        s = {v: rho ** -len(nbrs[v] & set(chosen)) for v in range(len(emb)) if v not in chosen}
+        score = {u: sum(s[v] for v in s if u in nbrs[v]) for u in range(len(emb)) if u not in chosen}
+        best = max(round(sc, 9) for sc in score.values())
+        u = min(x for x, sc in score.items() if round(sc, 9) == best)
+        chosen.append(u)
+        scores.append(best)
+    return chosen, scores
+
+
+def test_eq9_by_hand_and_against_the_formula() -> None:
+    from commonsense.questions.diverse import knn, vote_k_scored
+
+    # six points on the unit circle at 0, 10, 25, 45, 90 and 100 degrees; k = 2:
+    # kNN(0)={1,2} kNN(1)={0,2} kNN(2)={1,3} kNN(3)={2,1} kNN(4)={5,3} kNN(5)={4,3}
+    deg = np.radians([0, 10, 25, 45, 90, 100])
+    pts = np.stack([np.cos(deg), np.sin(deg)], axis=1).astype(np.float32)
+    assert [sorted(r) for r in knn(pts, 2).tolist()] == [[1, 2], [0, 2], [1, 3], [1, 2], [3, 5], [3, 4]]
+    # step 1: score(u) = how many kNN lists hold u: 1, 3, 3, 3, 1, 1 -> point 1 (lowest of the tied 3s)
+    # step 2: s(v) = 10^-|kNN(v) ∩ {1}|: s0 = s2 = s3 = 0.1, s4 = s5 = 1; score(3) = s2 + s4 + s5 = 2.1,
+    #         score(2) = s0 + s3 = 0.2, score(4) = s5 = 1, score(5) = s4 = 1, score(0) = 0 (only 1 lists it)
+    order, scores = vote_k_scored(pts, 2, k=2, rho=10)
+    assert order == [1, 3] and scores == pytest.approx([3.0, 2.1])
+    rng = np.random.default_rng(3)
+    emb = rng.normal(size=(60, 8)).astype(np.float32)
+    fast = vote_k_scored(emb, 25, k=7, rho=10)
+    slow = _eq9_by_the_formula(emb, 25, k=7, rho=10)
+    assert fast[0] == slow[0] and fast[1] == pytest.approx(slow[1])
+
+
+def test_memorization_diverse_considers_every_triple_of_the_relation(tmp_path: Path, demo_records) -> None:
+    """A triple every other triple of a tight cluster has as its nearest neighbour is Eq. 9's first
+    pick. It is planted outside the 5x random pool the builder used to take (seeded), so only a
+    selection over the whole relation finds it."""
+    import hashlib
+    import random
+
+    from commonsense.kg import relations as registry
+    from commonsense.questions.coco import _edge_heads, memorization
+    from commonsense.questions.record import derive_seed
+
+    index = GraphIndex.build(demo_records, IndexOptions(normalize=False))  # as build_coco's memorization
+    name, seed, per_relation = "xWant", 4, 3
+    edges = np.flatnonzero(index.f_rel == index.rel_ids[name])
+    heads = _edge_heads(index)
+    texts = [
+        f"{index.names[int(heads[e])]} {registry.get(name).statement} {index.names[int(index.f_dst[e])]}" for e in edges
+    ]
+    old_pool = set(random.Random(derive_seed(seed, "memorization", name)).sample(range(len(edges)), 5 * per_relation))
+    outside = [i for i in range(len(edges)) if i not in old_pool]
+    hub, satellites = outside[len(outside) // 2], set(outside[:24])
+    assert hub not in old_pool and hub not in satellites
+    dim = 32
+    centre = np.eye(dim, dtype=np.float32)[0]
+
+    def encoder(batch: list[str]) -> np.ndarray:
+        out = []
+        for t in batch:
+            g = np.random.default_rng(int(hashlib.sha1(t.encode()).hexdigest()[:8], 16))
+            i = texts.index(t)
+            if i == hub:
+                out.append(centre)
+            elif i in satellites:
+                out.append(centre + 0.05 * g.normal(size=dim).astype(np.float32))
+            else:
+                out.append(g.normal(size=dim).astype(np.float32))
+        return np.asarray(out, dtype=np.float32)
+
+    cache = EmbeddingCache(tmp_path, encoder)
+    qs = memorization(index, per_relation, seed, relations=(name,), diverse_cache=cache, k=3)
+    assert cache.encoded == len(edges)  # every triple of the relation was embedded
+    assert [q.metadata["eq9_rank"] for q in qs] == sorted(q.metadata["eq9_rank"] for q in qs)
+    first = qs[0]
+    assert first.metadata["eq9_rank"] == 0 and first.answer == index.names[int(index.f_dst[edges[hub]])]
+    assert first.anchors[0] == index.names[int(heads[edges[hub]])]
+    assert first.metadata["eq9_score"] >= len(satellites)  # every satellite lists it among its 3 nearest
+    assert len(qs) == per_relation
+    again = memorization(index, per_relation, seed, relations=(name,), diverse_cache=cache, k=3)
+    assert [q.to_dict() for q in again] == [q.to_dict() for q in qs]
+
+
+def test_top_t_neighbours_ranked_by_eq9(tmp_path: Path, demo_records) -> None:
+    """A node with six predecessors and T = 2: its in-edges come in Eq. 9's greedy order over the
+    embeddings of those six triples, so the sampler's top 2 are Eq. 9's first two picks; a node with
+    at most T predecessors keeps its order; build_coco --diverse ranks the application graph so."""
+    from commonsense.kg import relations as registry
+    from commonsense.queries import QuerySampler
+    from commonsense.questions.diverse import eq9_neighbour_order
+
+    heads = [f"PersonX does thing {i}" for i in range(6)]
+    records = [(h, "xEffect", "PersonX is tired") for h in heads]
+    records += [("PersonX runs", "xEffect", "PersonX sweats"), ("PersonX swims", "xEffect", "PersonX sweats")]
+    index = GraphIndex.build(records, IndexOptions(normalize=False))
+    tired = index.node_ids["PersonX is tired"]
+    rels, srcs = index.in_edges(tired)
+    before = [index.names[int(s)] for s in srcs]
+    # the six triples on the unit circle at 0, 10, 25, 45, 90, 100 degrees (by head, in the index's order)
+    deg = dict(zip(heads, [0, 10, 25, 45, 90, 100], strict=True))
+    phrase = registry.get("xEffect").statement
+
+    def encoder(batch: list[str]) -> np.ndarray:
+        out = []
+        for t in batch:
+            h = t.split(f" {phrase} ")[0]
+            a = np.radians(deg.get(h, 200))
+            out.append([np.cos(a), np.sin(a)])
+        return np.asarray(out, dtype=np.float32)
+
+    cache = EmbeddingCache(tmp_path, encoder)
+    ranked = eq9_neighbour_order(index, cache, 2, k=2)
+    emb = encoder([f"{h} {phrase} PersonX is tired" for h in before])
+    want, _ = _eq9_by_the_formula(emb, 6, k=2, rho=10)
+    after = [ranked.names[int(s)] for s in ranked.in_edges(tired)[1]]
+    first_two = [before[i] for i in want[:2]]  # Eq. 9's first two picks, then the rest as they were
+    assert after == first_two + [h for h in before if h not in first_two] and after != before
+    assert [index.names[int(s)] for s in index.in_edges(tired)[1]] == before  # the input index is untouched
+    sweats = index.node_ids["PersonX sweats"]
+    assert list(ranked.in_edges(sweats)[1]) == list(index.in_edges(sweats)[1])  # 2 <= T: as it was
+    top = QuerySampler(ranked, max_degree=2)._preds(tired, np.ones(len(ranked.rel_names), dtype=bool), set(), 0)
+    assert [ranked.names[h] for _, h in top] == first_two
+    # only the sampled relations compete: an oEffect in-edge stays out of the picks and of the kNN graph
+    mixed = GraphIndex.build(
+        [*records, ("PersonY waves", "oEffect", "PersonX is tired")], IndexOptions(normalize=False)
+    )
+    xonly = eq9_neighbour_order(mixed, cache, 2, relations=("xEffect",), k=2)
+    x_tired = mixed.node_ids["PersonX is tired"]
+    rel_x = mixed.rel_ids["xEffect"]
+    pairs = list(zip(*xonly.in_edges(x_tired), strict=True))
+    assert [mixed.names[int(h)] for r, h in pairs if r == rel_x][:2] == first_two
+    assert [mixed.names[int(h)] for _, h in pairs[:2]] == first_two
+
+    calls: list[int] = []
+    coco_cache = EmbeddingCache(tmp_path / "coco", _fake_encoder(calls))
+    build_coco(demo_records, CocoParams(seed=1, per_relation=2, per_kind=2, max_degree=3), diverse_cache=coco_cache)
+    norm = GraphIndex.build(demo_records, IndexOptions(normalize=True, max_degree=3))
+    busy = int(np.argmax(np.diff(norm.b_off)))
+    r, h = norm.in_edges(busy)
+    text = f"{norm.names[int(h[0])]} {registry.get(norm.rel_names[int(r[0])]).statement} {norm.names[busy]}"
+    assert coco_cache.lookup([text])  # the busiest node's in-edges were embedded for the ranking

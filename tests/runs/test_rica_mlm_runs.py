@@ -82,3 +82,35 @@ def test_rica_mlm_needs_the_hf_backend(tmp_path: Path) -> None:
     qs = QuestionSet.objects.create(name="r", kind=QuestionSet.Kind.RICA_AXIOMS)
     with pytest.raises(ValidationError, match="rica-mlm"):
         run_create(question_set=qs, backend="random", scoring="rica-mlm", enqueue=False)
+
+
+def test_masked_lm_run_with_a_tiny_roberta(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """A RoBERTa folder (byte-level BPE, <mask>) through run_create/run_execute: every stored
+    candidate score is the model's log-probability of the candidate's "Ġ" pieces at the masks."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    tiny_roberta = pytest.importorskip("tests.commonsense.tiny_roberta")
+    folder = tiny_roberta.build_tiny_roberta(tmp_path_factory.mktemp("tiny-roberta"))
+    lines = shared_file("rica/RICA_10k_axiom2set.jsonl").read_text().splitlines()[:2]
+    (tmp_path / "ax.jsonl").write_text("\n".join(lines) + "\n")
+    questions_import(tmp_path / "ax.jsonl", name="rica-rob", fmt="rica-axioms")
+    run = _mlm_run(QuestionSet.objects.get(name="rica-rob"), folder)
+    assert run.scorer_settings["architecture"] == "RobertaForMaskedLM"
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    model = AutoModelForMaskedLM.from_pretrained(str(folder)).eval()
+    preds = list(Prediction.objects.filter(run=run).select_related("question"))
+    assert len(preds) >= 8
+    for p in preds:
+        pre, _, post = p.question.stem.partition("[MASK]")
+        want = []
+        for word in p.question.options:
+            pieces = tok.convert_tokens_to_ids(tok.tokenize(" " + word))
+            before = tok.convert_tokens_to_ids(tok.tokenize(pre.rstrip()))
+            ids = [tok.bos_token_id, *before, *[tok.mask_token_id] * len(pieces)]
+            ids += [*tok.convert_tokens_to_ids(tok.tokenize(post)), tok.eos_token_id]
+            with torch.no_grad():
+                logp = torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0], dim=-1)
+            want.append(sum(float(logp[1 + len(before) + i, t]) for i, t in enumerate(pieces)))
+        assert p.scores == pytest.approx(want, abs=1e-4)
+        assert p.chosen == max(range(len(want)), key=lambda i: want[i])

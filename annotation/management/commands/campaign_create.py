@@ -4,6 +4,11 @@ crowd platform through a study link:
 
     python manage.py campaign_create --set nww-statements --type survey --name nww-crowd \\
         --redundancy 23 --budget 50 --study-link --completion-url "https://app.prolific.com/submissions/complete?cc={code}"
+
+Judging a generate-answer run's generations (COM2 Table 4: Plausible / 1-hop / False), 10 per
+query kind:
+
+    python manage.py campaign_create --run 12 --type generation --name com2-judge --per-kind 10
 """
 
 from __future__ import annotations
@@ -19,15 +24,21 @@ from annotation.forms import CampaignForm
 from annotation.models import Campaign
 from annotation.participants import crowd_study_enable
 from annotation.participants_models import DEMOGRAPHIC_FIELDS
-from annotation.services import campaign_create, campaign_status_set
+from annotation.services import campaign_create, campaign_status_set, generation_run_check
 from knowledge.models import QuestionSet, StatementSet
+from runs.models import Run
 
 
 class Command(BaseCommand):
-    help = "Create an annotation campaign (survey, mcqa or rica) as the campaign form does; --study-link opens it to a crowd."
+    help = (
+        "Create an annotation campaign (survey, mcqa, rica, or generation from a generate-answer --run) as the "
+        "campaign form does; --study-link opens it to a crowd."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--set", required=True, help="statement set (survey) or question set (mcqa, rica)")
+        parser.add_argument("--set", help="statement set (survey) or question set (mcqa, rica)")
+        parser.add_argument("--run", type=int, help="generation: the finished generate-answer run to judge")
+        parser.add_argument("--per-kind", type=int, help="generation: a seeded sample of N per query kind")
         parser.add_argument("--type", required=True, choices=Campaign.Kind.values)
         parser.add_argument("--name", required=True, help="the campaign's slug (used in links)")
         parser.add_argument("--title", default="", help="default: the name")
@@ -50,7 +61,17 @@ class Command(BaseCommand):
         parser.add_argument("--consent-file", default="", help="a text file with the consent text")
 
     def handle(self, *args: Any, **o: Any) -> None:
-        if o["type"] == Campaign.Kind.SURVEY:
+        if (o["type"] == Campaign.Kind.GENERATION) != (o["run"] is not None):
+            raise CommandError("--run goes with --type generation, and a generation campaign needs --run")
+        if o["type"] != Campaign.Kind.GENERATION and not o["set"]:
+            raise CommandError("--set is required")
+        if o["type"] == Campaign.Kind.GENERATION:
+            try:
+                generation_run_check(Run.objects.filter(pk=o["run"]).first())
+            except ValidationError as exc:
+                raise CommandError(f"--run {o['run']}: " + " ".join(exc.messages)) from None
+            source = f"run:{o['run']}"
+        elif o["type"] == Campaign.Kind.SURVEY:
             if not StatementSet.objects.filter(name=o["set"]).exists():
                 raise CommandError(f"--set: no statement set named {o['set']!r} (a survey rates statements)")
             source = f"ss:{o['set']}"
@@ -66,6 +87,7 @@ class Command(BaseCommand):
             "instructions": o["instructions"],
             "redundancy": "" if o["redundancy"] is None else o["redundancy"],
             "max_items_per_annotator": "" if o["budget"] is None else o["budget"],
+            "per_kind": "" if o["per_kind"] is None else o["per_kind"],
             "ask_common_sense": o["ask_common_sense"],
             "qualification_positions": o["qualification"],
             "attention_positions": o["attention"],
