@@ -136,5 +136,5 @@ def test_keyboard_only_judging_of_generations(live_server, people, browser, tmp_
     page.keyboard.press("1")
     page.keyboard.press("Enter")
     _current_item(page, second)
-    answers = {r.item_id: r.answer for r in Response.objects.filter(user__username="ann")}
-    assert answers == {int(first): {"judgement": "one_hop"}, int(second): {"judgement": "plausible"}}
+    answers = {r.item.uid: r.answer for r in Response.objects.filter(user__username="ann").select_related("item")}
+    assert answers == {first: {"judgement": "one_hop"}, second: {"judgement": "plausible"}}

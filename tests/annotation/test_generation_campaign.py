@@ -123,10 +123,10 @@ def test_generations_judged_by_three_annotators_give_table_4(gen_run: Run, peopl
             assert 'name="judgement" value="one_hop" data-key="2"' in page and "<kbd>3</kbd>" in page
             if who == 0 and item == items[0]:  # no judgement, or one that is not among the three: refused
                 for bad in ({}, {"judgement": "maybe"}):
-                    r = c.post(reverse("annotation:submit", args=["judge", item.pk]), bad, HTTP_HX_REQUEST="true")
+                    r = c.post(reverse("annotation:submit", args=["judge", item.uid]), bad, HTTP_HX_REQUEST="true")
                     assert r.status_code == 422 and "1 Plausible, 2 1-hop or 3 False" in r.content.decode()
             r = c.post(
-                reverse("annotation:submit", args=["judge", item.pk]),
+                reverse("annotation:submit", args=["judge", item.uid]),
                 {"judgement": plan[item.pk][who], "idempotency_key": f"{who}-{item.pk}"},
                 HTTP_HX_REQUEST="true",
             )
