@@ -153,7 +153,7 @@ def build_statements(n: int) -> object:
     return run
 
 
-def time_pages(urls: list[str], repeat: int) -> list[tuple[str, float, int, int]]:
+def time_pages(urls: list[str], repeat: int, show_sql: int = 0) -> list[tuple[str, float, int, int]]:
     from django.contrib.auth import get_user_model
     from django.core.cache import cache
     from django.db import connection
@@ -181,6 +181,10 @@ def time_pages(urls: list[str], repeat: int) -> list[tuple[str, float, int, int]
                 times.append(time.perf_counter() - t)
                 cpu.append(time.process_time() - t_cpu)
             queries, status = len(ctx.captured_queries), r.status_code
+        if show_sql and queries > show_sql:
+            print(f"\n{queries} statements for {url}:")
+            for q in ctx.captured_queries:
+                print("   ", q["sql"][:220])
         out.append((url, statistics.median(times) * 1000, statistics.median(cpu) * 1000, queries, status))
     return out
 
@@ -193,6 +197,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--db-url", default="")
     ap.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "cocoweb-perf"))
+    ap.add_argument(
+        "--show-sql", type=int, default=0, metavar="N", help="print the SQL of pages with more than N statements"
+    )
     args = ap.parse_args()
     cache_dir = Path(args.cache_dir)
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -249,7 +256,7 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
         reverse("explorer:run_errors", args=[srun.pk]),
     ]
     print(f"load average before timing: {_loadavg()}")
-    results = time_pages(urls, args.repeat)
+    results = time_pages(urls, args.repeat, args.show_sql)
     _check_content(
         reverse("explorer:run_errors", args=[runs[0].pk]),
         ('id="fig-by-relation"', 'id="fig-coco"', 'id="fig-difficulty"', "xWant"),

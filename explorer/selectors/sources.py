@@ -198,14 +198,27 @@ def statement_agree_rates(statement_set: Any) -> dict[int, float]:
     return {sid: float(r) for sid, r in rows if r is not None}
 
 
+_UNSET = object()
+
+
+def latest_survey_campaign(statement_set: Any) -> Any:
+    """The latest survey campaign over this statement set (None: none), read once per statement
+    set instance: a statement run's page asks for it from several panels in one request."""
+    got = getattr(statement_set, "_cocoweb_latest_survey", _UNSET)
+    if got is _UNSET:
+        Campaign = apps.get_model("annotation", "Campaign")
+        got = Campaign.objects.filter(kind="survey", statement_set=statement_set).order_by("-created_at").first()
+        statement_set._cocoweb_latest_survey = got
+    return got
+
+
 def survey_raters(statement_set: Any) -> tuple[str, int] | None:
     """(name, raters with answers) of the latest survey campaign over this statement set, or None
     without one: what an empty human-side figure says it is waiting for."""
     if not annotation_available() or statement_set is None:
         return None
-    Campaign = apps.get_model("annotation", "Campaign")
     Response = apps.get_model("annotation", "Response")
-    campaign = Campaign.objects.filter(kind="survey", statement_set=statement_set).order_by("-created_at").first()
+    campaign = latest_survey_campaign(statement_set)
     if campaign is None:
         return None
     raters = Response.objects.filter(campaign=campaign, item__role="regular").values("user_id").distinct().count()
@@ -233,10 +246,7 @@ def human_commonsensicality(statement_set: Any) -> list[float]:
     survey campaign over this statement set, computed by the annotation app."""
     if not annotation_available() or statement_set is None:
         return []
-    Campaign = apps.get_model("annotation", "Campaign")
-    campaign = (
-        Campaign.objects.filter(kind=Campaign.Kind.SURVEY, statement_set=statement_set).order_by("-created_at").first()
-    )
+    campaign = latest_survey_campaign(statement_set)
     if campaign is None:
         return []
     from annotation.presentation import NWW_MIN_RATERS

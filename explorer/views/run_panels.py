@@ -21,7 +21,7 @@ from ..charts import nww as nww_charts
 from ..selectors import errors as es
 from ..selectors import nww as ns
 from ..selectors import sources
-from ..selectors.errors import CocoSummary
+from ..selectors.errors import CocoSummary, CoreWindow
 from ..selectors.rows import GroupAccuracy
 from . import nww_population_panels
 from .coco_error_panels import error_category_panel
@@ -136,17 +136,30 @@ DIMENSION_PANELS = {
 }
 
 
-def dimension_panels(runs: Sequence[Run], want: Callable[..., bool], min_n: int, *dimensions: str) -> list[Panel]:
-    """The accuracy-by-group panels of ``dimensions`` that are wanted (each one query, cached)."""
+def dimension_panels(
+    runs: Sequence[Run],
+    want: Callable[..., bool],
+    min_n: int,
+    *dimensions: str,
+    acc: Mapping[str, Sequence[GroupAccuracy]] | None = None,
+) -> list[Panel]:
+    """The accuracy-by-group panels of ``dimensions`` that are wanted (``acc``: rows read already by
+    :func:`accuracy_rows`; else one query each, cached)."""
     out = []
     for dim in dimensions:
         key, title, keep_empty = DIMENSION_PANELS[dim]
         if not want(key):
             continue
-        rows = es.accuracy_by(runs, dim)
+        rows = acc[dim] if acc is not None and dim in acc else es.accuracy_by(runs, dim)
         if rows or keep_empty:
             out.append(accuracy_panel(key, title, runs, rows, dim, dim, min_n))
     return out
+
+
+def accuracy_rows(runs: Sequence[Run], want: Callable[..., bool]) -> dict[str, list[GroupAccuracy]]:
+    """The wanted dimensions' accuracy rows in one statement (:func:`es.accuracy_by_dims`)."""
+    dims = tuple(d for d, (key, _, _) in DIMENSION_PANELS.items() if want(key))
+    return es.accuracy_by_dims(runs, dims) if dims else {}
 
 
 def _wanted(only: str) -> Callable[..., bool]:
@@ -158,10 +171,10 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
     runs, want, panels = [run], _wanted(only), []
     if run.scoring == "generate-answer":  # no option is chosen: the accuracy panels would say 0
         return generation_panel(runs, want, run_label) + judgement_panel(runs, want, run_label)
-    panels += dimension_panels(runs, want, min_n, "relation", "kind")
+    acc = accuracy_rows(runs, want)
+    panels += dimension_panels(runs, want, min_n, "relation", "kind", acc=acc)
     if want("position-bias"):
-        cells = es.position_counts(run)
-        n_opt = es.max_options(run) if cells else 0
+        cells, n_opt = es.position_table(run)
         links = [items_href(run, answer=a, chosen="none" if c == -1 else c) for a, c, _ in cells]
         panels.append(
             Panel(
@@ -177,13 +190,14 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
     coco = es.coco_summary(runs).get(run.pk) if want("coco") else None
     if coco and coco["n_app"]:
         panels.append(coco_quadrant_panel(run, coco))
-    panels += dimension_panels(runs, want, min_n, "perturbation")
+    panels += dimension_panels(runs, want, min_n, "perturbation", acc=acc)
     panels += rica_panels(runs, want, run_label)
     panels += error_category_panel(runs, want, run_label)
     windows = es.difficulty_buckets(runs).get(run.pk) if want("difficulty", "kba-accuracy") else None
+    core = es.core_windows(runs) if windows else {}  # one read for both panels
     if windows and want("difficulty"):
-        panels.append(windows_panel(runs, {run.pk: windows}))
-    fig4 = kba_accuracy_panel(runs, es.core_windows(runs), run_label) if windows and want("kba-accuracy") else None
+        panels.append(windows_panel(runs, {run.pk: windows}, core))
+    fig4 = kba_accuracy_panel(runs, core, run_label) if windows and want("kba-accuracy") else None
     if fig4 is not None:
         panels.append(fig4)
     krr = redundancy_panel(runs, run_label) if windows and want("redundancy") else None
@@ -236,12 +250,15 @@ def _fmt(x: object) -> str:
     return f"{x:.1%}" if isinstance(x, float) else "–"
 
 
-def windows_panel(runs: Sequence[Run], buckets: Mapping[int, Sequence[object]]) -> Panel:
-    """The windows by the run metrics' definition (explorer.selectors.errors.core_windows); ``buckets``
-    only says which runs have difficulties."""
+def windows_panel(
+    runs: Sequence[Run], buckets: Mapping[int, Sequence[object]], core: Mapping[int, Sequence[CoreWindow]] | None = None
+) -> Panel:
+    """The windows by the run metrics' definition (explorer.selectors.errors.core_windows, or ``core``
+    when the caller read them already); ``buckets`` only says which runs have difficulties."""
     series: list[tuple[str, list[float], list[float | None], list[str]]] = []
     rows, links = [], []
-    core = es.core_windows([r for r in runs if buckets.get(r.pk)])
+    if core is None:
+        core = es.core_windows([r for r in runs if buckets.get(r.pk)])
     for run in runs:
         wins = core.get(run.pk, [])
         hrefs = [items_href(run, d_min=w["d_min"], d_max=w["d_max"]) for w in wins]
@@ -424,11 +441,12 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
     panels += generation_panel(qruns, want, run_label) + judgement_panel(qruns, want, run_label)
     qruns = [r for r in qruns if r.scoring != "generate-answer"]  # no option chosen: no accuracy
     if qruns:
-        panels += dimension_panels(qruns, want, min_n, "relation", "kind")
+        acc = accuracy_rows(qruns, want)
+        panels += dimension_panels(qruns, want, min_n, "relation", "kind", acc=acc)
         coco = es.coco_summary(qruns) if want("coco-mem-com-fai", "coco-mem-app-rea") else {}
         if any(v["n_app"] for v in coco.values()):
             panels += coco_scatter_panels(qruns, coco)
-        panels += dimension_panels(qruns, want, min_n, "perturbation")
+        panels += dimension_panels(qruns, want, min_n, "perturbation", acc=acc)
         panels += rica_panels(qruns, want, run_label)
         buckets = es.difficulty_buckets(qruns) if want("difficulty") else {}
         if buckets:
