@@ -31,11 +31,6 @@ def campaign_memberships(campaign: Campaign) -> QuerySet[Membership]:
     return Membership.objects.filter(campaign=campaign)
 
 
-def participant_assignments(campaign: Campaign, user: Any) -> QuerySet[Assignment]:
-    """A participant's assignments in their campaign, with item and campaign (items are looked up by uid)."""
-    return Assignment.objects.select_related("item", "campaign").filter(campaign=campaign, user=user)
-
-
 def crowd_progress(campaign: Campaign, m: Membership) -> Progress:
     """A participant's progress: none shown while qualifying; then :func:`selectors.answered_progress`
     (every answer counts, a check's too, so the count cannot single out an attention item)."""

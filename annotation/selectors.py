@@ -110,11 +110,6 @@ class Progress:
     total: int | None
 
 
-def regular_item_count(campaign: Campaign) -> int:
-    """The campaign's regular items, counted once per process (items never change after creation)."""
-    return item_counts(campaign).get(Item.Role.REGULAR, 0)
-
-
 def qualification_item_count(campaign: Campaign) -> int:
     return Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
 

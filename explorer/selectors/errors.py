@@ -140,7 +140,8 @@ def accuracy_by_dims(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[s
 
 @per_finished_runs("position-table")
 def position_table(run: Run) -> tuple[list[tuple[int, int, int]], int]:
-    """:func:`position_counts` and the most options of those predictions, in one statement."""
+    """(answer index, chosen index or -1 for no answer, predictions) per cell of the position-bias
+    table, and the most options of those predictions, in one statement."""
     rows = (
         Prediction.objects.filter(run=run, item_answer__isnull=False)
         .values("item_answer", "chosen")
@@ -153,23 +154,6 @@ def position_table(run: Run) -> tuple[list[tuple[int, int, int]], int]:
         cells.append((int(r["item_answer"] or 0), -1 if r["chosen"] is None else int(r["chosen"]), int(r["n"])))
         most = max(most, int(r["m"] or 0))
     return cells, most
-
-
-@per_finished_runs("positions")
-def position_counts(run: Run) -> list[tuple[int, int, int]]:
-    """(answer index, chosen index or -1 for no answer, predictions)."""
-    rows = (
-        Prediction.objects.filter(run=run, item_answer__isnull=False)
-        .values("item_answer", "chosen")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    return [(r["item_answer"], -1 if r["chosen"] is None else r["chosen"], r["n"]) for r in rows]  # type: ignore[misc]
-
-
-@per_finished_runs("options")
-def max_options(run: Run) -> int:
-    return int(Prediction.objects.filter(run=run).aggregate(m=Max("item_options"))["m"] or 0)
 
 
 # -- CoCo sets ----------------------------------------------------------------------------------

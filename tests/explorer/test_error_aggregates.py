@@ -157,8 +157,11 @@ def test_accuracy_position_and_options_equal_the_questions():
                 ref[value(p.question)][1] += p.correct is True
         got = {r["group"]: [r["n"], r["ok"]] for r in es.accuracy_by([run], dim)}
         assert got == dict(ref), dim
+        together = es.accuracy_by_dims([run], ("relation", "kind", "perturbation"))[dim]
+        assert {r["group"]: [r["n"], r["ok"]] for r in together} == dict(ref), dim
     cells: dict[tuple[int, int], int] = defaultdict(int)
     for p in preds:
         cells[(p.question.answer_index, -1 if p.chosen is None else p.chosen)] += 1
-    assert {(a, c): n for a, c, n in es.position_counts(run)} == dict(cells)
-    assert es.max_options(run) == max(len(p.question.options) for p in preds)
+    table, most = es.position_table(run)
+    assert {(a, c): n for a, c, n in table} == dict(cells)
+    assert most == max(len(p.question.options) for p in preds)
