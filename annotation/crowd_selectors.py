@@ -19,7 +19,7 @@ from cocoweb import rowselect
 
 from .models import Assignment, Campaign, Item, Membership, Response
 from .participants_models import CrowdStudy, Participant
-from .selectors import Progress, answered_progress
+from .selectors import Progress, answered_progress, assignment_with_item
 
 
 def crowd_study(campaign: Campaign) -> CrowdStudy | None:
@@ -82,12 +82,7 @@ def _assignment_sql() -> str:
 def assignment_of(campaign: Campaign, user_id: int, uid: str) -> Assignment | None:
     """This person's assignment of the item with this opaque uid, with its item, in one statement."""
     got = rowselect.fetch_one(_assignment_sql(), (campaign.pk, user_id, uid), (Assignment, Item))
-    if got is None:
-        return None
-    a, item = got
-    assert isinstance(a, Assignment) and isinstance(item, Item)
-    a.item, a.campaign, item.campaign = item, campaign, campaign
-    return a
+    return assignment_with_item(got, campaign)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, NotRequired, TypedDict
 
 import numpy as np
 from django.contrib.auth import get_user_model
+from django.db import models
 from django.db.models import Count, Q, QuerySet
 
 from accounts.people import User, Visitor
@@ -178,7 +180,12 @@ def membership_of(campaign: Campaign, user: Visitor) -> Membership | None:
 def live_reservation(campaign: Campaign, user: Visitor) -> Assignment | None:
     """This person's live reservation in the campaign (at most one: a unique index), with its
     item, in one precompiled statement."""
-    got = rowselect.fetch_one(_live_sql(), (campaign.pk, user.pk), (Assignment, Item))
+    return assignment_with_item(rowselect.fetch_one(_live_sql(), (campaign.pk, user.pk), (Assignment, Item)), campaign)
+
+
+def assignment_with_item(got: Sequence[models.Model] | None, campaign: Campaign) -> Assignment | None:
+    """An (assignment, item) row of a precompiled statement, linked to each other and to their
+    (already loaded) campaign, or None."""
     if got is None:
         return None
     a, item = got
