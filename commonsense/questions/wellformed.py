@@ -212,7 +212,7 @@ NEEDS_OBJECT = frozenset(
     """take need give want get put make buy bring use tell find keep realize suppose send wear hold
     carry grab catch reach hit throw pick receive offer show owe lend allow let set control grasp
     attain view destroy enjoy like love hate prefer expect avoid accept cause taste appreciate refer
-    sustain nail mention""".split()
+    sustain nail mention impress look grant""".split()
 )
 
 

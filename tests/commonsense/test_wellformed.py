@@ -48,6 +48,7 @@ from tests.conftest import shared_file
         "PersonX looks like was going",
         "PersonX bites PersonX nail",
         "PersonX spends a money",
+        "PersonX impresses",  # a verb that needs its object, read in a built item
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
@@ -72,6 +73,7 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX gets a new pair of shoes",
         "PersonX goes home",
         "PersonX goes shopping",
+        "PersonY does not mind",
     ],
 )
 def test_readable_text_passes(text: str) -> None:
