@@ -12,6 +12,9 @@ coffee" or "it dons t amount to much" made whole items unsound. So a triple is a
   function word, a person placeholder or a name; no stray letters or split clitics ("dons t",
   "n'tneed"), no word twice in a row, no sentence that ends on a preposition, article or
   conjunction ("Linda knows that", "PersonX needs to"), a subject and a verb;
+* **both texts parse** (:mod:`.grammar`, Link Grammar with its English dictionary) with every word
+  linked: a check of structure that the lexical one cannot make ("walks to room", "ends up go");
+  where the parser is not installed the edge filter's name says ``unparsed``;
 * **the tail answers its relation's question** (:func:`misfit`): a feeling (xReact, oReact) is the
   asked-about person *being* or *feeling* an adjective or a participle ("PersonX is relieved",
   "PersonY feels happy"), an attribute (xAttr) the person *being* an adjective; a want, an intent
@@ -35,7 +38,7 @@ from functools import lru_cache
 from commonsense.kg.edges import EdgeFilter, edge_filter
 from commonsense.kg.normalize import clean, normalize_tail
 
-from . import fluent
+from . import fluent, grammar
 from .fluent import inflections, lemmas
 
 FUNCTION_WORDS = frozenset(
@@ -216,6 +219,24 @@ NEEDS_OBJECT = frozenset(
 )
 
 
+# a sentence ending on these points at something the reader has not been told ("PersonX wraps it",
+# "PersonX practices for it", "PersonY guesses so"); a question built on it is not about common sense
+VAGUE_ENDINGS = frozenset("it this that one them these those so there here".split())
+# verbs that make a whole event with a subject alone ("PersonX wins"); other verbs alone are
+# fragments of a longer ASER event ("PersonX asks", "PersonX figures", "PersonY shares")
+COMPLETE_INTRANSITIVES = frozenset(
+    """leave win lose die smile cry wait go come arrive return hesitate disappear live fight marry
+    behave gamble pray agree refuse listen stop sleep laugh relax rest celebrate apologize panic
+    faint sweat shiver blush nod sigh scream yell dance sing swim run walk fall trip cheat quit
+    retire graduate succeed fail recover eat drink work study read write cook shop travel vote
+    complain worry frown grin giggle sob weep shout whisper cough sneeze yawn jog exercise train
+    practice meditate kneel sit stand wake sleepwalk drown bleed starve suffer survive heal improve
+    pass escape hide move stay participate volunteer compete lead follow wander hurry rush obey
+    protest surrender resign vomit shower bathe dress drive fly ride sail hike climb skate ski
+    surf fish hunt camp pay donate explode crash mind care understand forgive matter""".split()
+)
+
+
 def _verb_form(word: str) -> str | None:
     """The verb lemma of an inflected or base verb form, or None."""
     got = lemmas(word.lower(), "VERB").get("VERB", ())
@@ -226,6 +247,8 @@ def _bare_count_noun(toks: list[str], i: int) -> bool:
     """``toks[i]`` is a singular count noun that needs an article here ("cuts the vegetable on
     counter", "watches cartoon", "makes some cookie", "many new friend")."""
     w = toks[i].lower()
+    if w in BARE_NOUNS and toks[i - 1].lower() == "out" and i > 1 and _verb_form(toks[i - 2].lower()):
+        return True  # "drops out school": "out of school"
     if w in BARE_NOUNS or w in FUNCTION_WORDS or PERSON.match(toks[i]) or toks[i][:1].isupper():
         return False
     pos = _pos(w)
@@ -245,11 +268,30 @@ def _bare_count_noun(toks: list[str], i: int) -> bool:
         return False
     if prev in DETERMINING or prev.endswith("'s") or prev == "'s" or PERSON.match(toks[j]):
         return False
-    if "VERB" in pos and prev in BE_TAKERS:
+    if "VERB" in pos and prev in BE_TAKERS and not _to_as_preposition(toks, j):
         return False  # a verb after all ("to cook", "will cook")
     if "VERB" in pos and prev not in PREPOSITIONS:
         return False  # after a verb, a word that is a verb too may be one ("helps cook dinner")
     return prev in PREPOSITIONS or (_verb_form(prev) is not None and prev not in FUNCTION_WORDS)
+
+
+# verbs after which "to" leads to a place or a person ("walks to room", "talks to nurse")
+DESTINATION_VERBS = frozenset(
+    """walk run drive travel move return head rush hurry fly ride swim arrive jump climb crawl talk
+    speak listen reply respond write sail march wander""".split()
+)
+
+
+def _to_as_preposition(toks: list[str], j: int) -> bool:
+    """``toks[j]`` is "to" after a verb of moving or speaking and the noun after it ends the phrase,
+    so "to" is a preposition: "walks to room" needs an article as much as "walks into room" (but
+    "walks to relax", "walks to meet PersonY" and "comes to visit" are infinitives)."""
+    if toks[j].lower() != "to" or j < 2 or j + 1 >= len(toks):
+        return False
+    after = toks[j + 2].lower() if j + 2 < len(toks) else None
+    if after is not None and after not in PREPOSITIONS | {"and", "or", "but"}:
+        return False
+    return _verb_form(toks[j - 1].lower()) in DESTINATION_VERBS
 
 
 def _plural_noun(word: str) -> bool:
@@ -268,11 +310,20 @@ def _missing_possessive(toks: list[str], i: int) -> bool:
     if nxt in NOT_POSSESSED or nxt in BARE_NOUNS or toks[i + 1][:1].isupper():
         return False
     if _pos(nxt) != frozenset({"NOUN"}) and nxt not in POSSESSED_NOUNS:
-        return False
+        # a noun that is a verb too: a possession unless the verb lets the person do it ("helps
+        # PersonY move", "makes PersonY cry") or it goes on as a verb ("lets PersonY request it")
+        if "NOUN" not in _pos(nxt) or "ADJ" in _pos(nxt) or _verb_form(toks[i - 1].lower()) in CAUSATIVES:
+            return False
+        if i + 2 < len(toks) and toks[i + 2].lower() not in PREPOSITIONS | {"and", "or", "but"}:
+            return False
     if nxt not in lemmas(nxt, "NOUN").get("NOUN", ()):
         return False  # a plural: "tells PersonY stories"
     # after a verb that takes two objects too: a singular noun needs "'s" or an article either way
     return _verb_form(toks[i - 1].lower()) is not None or toks[i - 1].lower() in PREPOSITIONS
+
+
+# verbs after which a person is followed by a bare verb ("helps PersonY move", "watches PersonY play")
+CAUSATIVES = frozenset("help let make have watch see hear feel bid notice observe".split())
 
 
 def _third_person(word: str) -> bool:
@@ -344,6 +395,13 @@ def unreadable(text: str) -> str | None:
             return "'lot' without 'a'"
         if toks[i].lower() in LINKS and _bare_verb(toks[i + 1]):
             return f"verb lemma after {toks[i]!r}: {toks[i + 1]!r}"
+        if (
+            toks[i].lower() in LINKS
+            and i + 2 < len(toks)
+            and toks[i + 1].lower() in ADVERBIALS | {"well", "so", "very"}
+        ):
+            if _bare_verb(toks[i + 2]):
+                return f"verb lemma after {toks[i]!r} {toks[i + 1]!r}: {toks[i + 2]!r}"  # "is well prepare"
     first = toks[0]
     if not (PERSON.match(first) or first.lower() in SUBJECTS or first[:1].isupper()):
         return f"no subject: starts with {first!r}"  # "feel relaxed", "reserve lodging"
@@ -366,6 +424,12 @@ def unreadable(text: str) -> str | None:
         if w in ("does", "do", "did") and j + 2 < len(toks) and toks[j + 1].lower() in ("not", "n't"):
             if _third_person(toks[j + 2]):
                 return f"inflected verb after {toks[j]!r} {toks[j + 1]!r}"
+    if PERSON.match(toks[0]) and toks[0].startswith("Person"):
+        for i in range(2, len(toks)):
+            if toks[i] == toks[0] and (i + 1 == len(toks) or toks[i + 1] != "'s"):
+                # ASER made "he ... him" and "he ... his" one placeholder: "PersonX takes PersonX
+                # outside", "PersonX improves PersonX grade", "PersonX stops PersonX"
+                return f"the subject again as an object: {toks[i]}"
     for i in range(1, len(toks) - 1):
         if PERSON.match(toks[i]) and not toks[i].endswith("'s") and _missing_possessive(toks, i):
             return f"no possessive: {toks[i]} {toks[i + 1]}"  # "Emily maintains Michael equilibrium"
@@ -385,6 +449,18 @@ def unreadable(text: str) -> str | None:
         "VERB" in _pos(t) or t.lower() in FUNCTION_WORDS - DANGLING | {"is", "are", "has", "does"} for t in toks[1:]
     ):
         return "no verb"
+    if last in VAGUE_ENDINGS and not (before in ("at", "in", "for", "by") and last in ("once", "all")):
+        return f"ends on {toks[-1]!r}, which refers to nothing the reader has seen"  # "PersonX wraps it"
+    if PERSON.match(toks[0]) or toks[0].lower() in ("people", "someone"):
+        j = 1
+        while j < len(toks) - 1 and (toks[j].lower() in ADVERBIALS | AUXILIARIES or toks[j].lower().endswith("ly")):
+            j += 1
+        verb = _verb_form(last)
+        linked = any(t.lower() in LINKS for t in toks[1:j])  # "PersonX is relieved", "PersonX gets hurt"
+        if j == len(toks) - 1 and verb is not None and verb not in COMPLETE_INTRANSITIVES and not linked:
+            return f"nothing after {toks[-1]!r}"  # "PersonX asks", "PersonY guesses", "PersonX figures"
+    if grammar.available() and not grammar.parses(text):
+        return "no complete parse (Link Grammar)"  # "Carlos walks to room", "Gregory ends up go"
     return None
 
 
@@ -489,7 +565,9 @@ def well_formed(base: EdgeFilter) -> EdgeFilter:
     def keep(head: str, relation: str, tail: str, p: float | None) -> bool:
         return base.keep(head, relation, tail, p) and display_reason(head, relation, tail) is None
 
-    return EdgeFilter(f"{base.name}+well-formed", keep)
+    # the name keys the graph index cache and is stored with every set: it says whether the parse ran
+    parsed = f"parsed:{grammar.version()}" if grammar.available() else "unparsed"
+    return EdgeFilter(f"{base.name}+well-formed+{parsed}", keep)
 
 
 def build_edges(include_implausible: bool = False, include_malformed: bool = False) -> EdgeFilter:

@@ -62,8 +62,9 @@ def test_ckbp_default_chains_use_only_label1_triples(kind: str) -> None:
     for h, r, t, p in _ckbp_rows():
         labels.setdefault((clean(h), r, normalize_tail(r, t)), set()).add(p)
     qs = _ckbp_default(kind)
-    # CSKB holds few distinct 2in queries among its well-formed label-1 triples (18 of 40 asked)
-    assert len(qs) >= (15 if kind == "2in" else 20), kind
+    # CSKB holds few distinct 2in queries among its well-formed label-1 triples (11 of 40 asked
+    # once the parse and vague-reference checks are on)
+    assert len(qs) >= (8 if kind == "2in" else 20), kind
     for q in qs:
         for h, r, t in q.chain:
             assert 1.0 in labels[(h, r, t)], (q.id, h, r, t)
