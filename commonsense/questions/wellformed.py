@@ -225,15 +225,15 @@ VAGUE_ENDINGS = frozenset("it this that one them these those so there here".spli
 # verbs that make a whole event with a subject alone ("PersonX wins"); other verbs alone are
 # fragments of a longer ASER event ("PersonX asks", "PersonX figures", "PersonY shares")
 COMPLETE_INTRANSITIVES = frozenset(
-    """leave win lose die smile cry wait go come arrive return hesitate disappear live fight marry
+    """leave win lose die smile cry wait arrive return hesitate disappear live fight marry
     behave gamble pray agree refuse listen stop sleep laugh relax rest celebrate apologize panic
     faint sweat shiver blush nod sigh scream yell dance sing swim run walk fall trip cheat quit
     retire graduate succeed fail recover eat drink work study read write cook shop travel vote
     complain worry frown grin giggle sob weep shout whisper cough sneeze yawn jog exercise train
     practice meditate kneel sit stand wake sleepwalk drown bleed starve suffer survive heal improve
-    pass escape hide move stay participate volunteer compete lead follow wander hurry rush obey
+    escape hide participate volunteer compete wander hurry rush obey
     protest surrender resign vomit shower bathe dress drive fly ride sail hike climb skate ski
-    surf fish hunt camp pay donate explode crash mind care understand forgive matter""".split()
+    surf fish hunt camp donate explode crash understand forgive""".split()
 )
 
 
@@ -271,7 +271,25 @@ def _bare_count_noun(toks: list[str], i: int) -> bool:
     if "VERB" in pos and prev in BE_TAKERS and not _to_as_preposition(toks, j):
         return False  # a verb after all ("to cook", "will cook")
     if "VERB" in pos and prev not in PREPOSITIONS:
-        return False  # after a verb, a word that is a verb too may be one ("helps cook dinner")
+        # after a verb, a word that is a verb too may be one ("helps cook dinner"), unless it ends
+        # the phrase after a verb that takes no bare verb: "runs lap", "drives town"
+        ends = i + 1 == len(toks) or toks[i + 1].lower() in PREPOSITIONS | {"and", "or", "but"}
+        taker = _verb_form(prev) in CAUSATIVES | {"go", "come", "dare", "need", "help"}
+        # and only for the sentence's main verb ("PersonX runs lap"), not a noun compound after
+        # an article ("a search engine", "a hiding spot")
+        main = all(
+            PERSON.match(t) or t.lower() in ADVERBIALS | AUXILIARIES | {"to"} or t.lower().endswith("ly")
+            for t in toks[: i - 1]
+        )
+        return (
+            ends
+            and main
+            and j == i - 1
+            and not w.endswith("ing")
+            and not taker
+            and _verb_form(prev) is not None
+            and prev not in FUNCTION_WORDS
+        )
     return prev in PREPOSITIONS or (_verb_form(prev) is not None and prev not in FUNCTION_WORDS)
 
 
@@ -457,6 +475,8 @@ def unreadable(text: str) -> str | None:
             j += 1
         verb = _verb_form(last)
         linked = any(t.lower() in LINKS for t in toks[1:j])  # "PersonX is relieved", "PersonX gets hurt"
+        if verb in ("mind", "care") and toks[j - 1].lower() in ("not", "n't", "never"):
+            linked = True  # "PersonY does not mind" (but "PersonY minds")
         if j == len(toks) - 1 and verb is not None and verb not in COMPLETE_INTRANSITIVES and not linked:
             return f"nothing after {toks[-1]!r}"  # "PersonX asks", "PersonY guesses", "PersonX figures"
     if grammar.available() and not grammar.parses(text):

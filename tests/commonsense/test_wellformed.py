@@ -60,6 +60,10 @@ from tests.conftest import shared_file
         "PersonX asks",  # a fragment of a longer event
         "PersonX grants PersonY request",  # a noun that is a verb too, still possessed
         "PersonX is well prepare",  # a lemma after an adverb after a link verb
+        "PersonX runs lap",  # the main verb's object, a noun that is a verb too, without an article
+        "PersonX calls doctor",
+        "PersonY minds",
+        "PersonX goes",
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
@@ -94,6 +98,9 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX wins",
         "PersonX gives it to PersonY",
         "PersonX watches PersonY's face",
+        "PersonX continues teaching",
+        "PersonX finds a hiding spot",
+        "PersonX helps cook",
     ],
 )
 def test_readable_text_passes(text: str) -> None:
