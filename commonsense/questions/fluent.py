@@ -256,6 +256,11 @@ def _perfect(toks: list[str], j: int) -> None:
         _participle(toks, j + 1)
     elif _verb_lemma(w) and w not in ("to",):
         nxt = toks[j + 1].lower() if j + 1 < len(toks) else ""
+        pos = set(lemmas(w))
+        if "ADJ" in pos and nxt and set(lemmas(nxt)) == {"NOUN"}:
+            return  # possession, not the perfect: "have major surgery" -> "has major surgery"
+        if "NOUN" in pos and nxt in ("about", "for", "with", "of", "over"):
+            return  # "have concern about something" -> "has concern about something"
         if nxt != "to" or w in ("go", "come"):
             toks[j] = _inflect(w, "VBN")
 

@@ -237,6 +237,33 @@ COMPLETE_INTRANSITIVES = frozenset(
 )
 
 
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
+# words after a possessive that cannot be owned ("takes PersonY's outside", "sends PersonY's away")
+NOT_OWNED = frozenset("outside inside up down there here back away over out off around".split())
+
+
+def _participle_only(word: str) -> bool:
+    """A past participle that is no past tense ("given", "taken", "seen", "broken"): right after the
+    subject, the sentence has no finite verb."""
+    verb = _verb_form(word)
+    if verb is None:
+        return False
+    forms = inflections(verb, "VERB")
+    return word in forms.get("VBN", ()) and word not in forms.get("VBD", ())
+
+
+def _singular_count(word: str) -> bool:
+    """A singular noun that is no mass noun we know of ("question", not "money" or "questions")."""
+    w = word.lower()
+    return (
+        w not in BARE_NOUNS
+        and w not in MASS_NOUNS
+        and "NOUN" in _pos(w)
+        and w in lemmas(w, "NOUN").get("NOUN", ())
+        and not w.endswith("s")
+    )
+
+
 def _verb_form(word: str) -> str | None:
     """The verb lemma of an inflected or base verb form, or None."""
     got = lemmas(word.lower(), "VERB").get("VERB", ())
@@ -437,6 +464,8 @@ def unreadable(text: str) -> str | None:
             return f"no verb after the subject: {toks[j]!r}"
         if w in ("been", "being") or w.endswith("ing") and w not in AUXILIARIES:
             return f"no finite verb after the subject: {toks[j]!r}"
+        if _participle_only(w):
+            return f"no finite verb after the subject: {toks[j]!r}"  # "PersonX given unfair punishment"
         if toks[j][:1].isupper():
             return f"capitalised verb: {toks[j]!r}"
         if w in ("does", "do", "did") and j + 2 < len(toks) and toks[j + 1].lower() in ("not", "n't"):
@@ -448,6 +477,21 @@ def unreadable(text: str) -> str | None:
                 # ASER made "he ... him" and "he ... his" one placeholder: "PersonX takes PersonX
                 # outside", "PersonX improves PersonX grade", "PersonX stops PersonX"
                 return f"the subject again as an object: {toks[i]}"
+    for i, t in enumerate(toks):
+        low = t.lower()
+        if low in FIRST_PERSON and not (i == 0 and low == "i"):
+            return f"first person in a third-person event: {t!r}"  # "loves PersonY with all my heart"
+        if low == "one" and i + 1 < len(toks) and toks[i + 1] == "'s":
+            return "'one's' for a person"  # "PersonX needs to raise one's fist"
+        if t == "'s" and i + 1 < len(toks) and toks[i + 1].lower() in NOT_OWNED:
+            return f"a possessive before {toks[i + 1]!r}"  # "takes PersonY's outside"
+        if PERSON.match(t) and i and toks[i - 1].lower() in ("a", "an", "the"):
+            return f"a person after {toks[i - 1]!r}"  # "PersonX is a nice PersonY"
+        if PERSON.match(t) and i and "ADJ" in _pos(toks[i - 1]) and toks[i - 2 if i > 1 else 0].lower() in ("a", "an"):
+            return f"a person after {toks[i - 2]} {toks[i - 1]!r}"
+        if low == "any" and i + 1 < len(toks) and _singular_count(toks[i + 1]):
+            if not any(x.lower() in ("not", "n't", "never", "if", "without", "no") for x in toks[:i]):
+                return f"'any' before a singular noun: {toks[i + 1]!r}"  # "PersonX has any question"
     for i in range(1, len(toks) - 1):
         if PERSON.match(toks[i]) and not toks[i].endswith("'s") and _missing_possessive(toks, i):
             return f"no possessive: {toks[i]} {toks[i + 1]}"  # "Emily maintains Michael equilibrium"

@@ -217,6 +217,11 @@ def test_near_duplicate_rejections_are_counted() -> None:
         ("PeopleX like food", "PeopleX like food"),
         ("I be happy", "I am happy"),
         ("Keith do not give up", "Keith does not give up"),
+        # "have" + a word that is a noun or adjective too: possession, not the perfect
+        ("Andrea just have major surgery", "Andrea just has major surgery"),
+        ("Alice have concern about something", "Alice has concern about something"),
+        ("Jack have fall in love", "Jack has fallen in love"),
+        ("Jack have finish the work", "Jack has finished the work"),
         # already inflected ATOMIC text is left alone
         ("PersonX keeps the baby up all night", "PersonX keeps the baby up all night"),
         ("PersonX gets a job", "PersonX gets a job"),

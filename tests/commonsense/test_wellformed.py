@@ -64,6 +64,13 @@ from tests.conftest import shared_file
         "PersonX calls doctor",
         "PersonY minds",
         "PersonX goes",
+        # session 12, second reading
+        "PersonX loves PersonY with all my heart",  # a first person in a third-person event
+        "PersonX needs to raise one's fist",
+        "PersonX takes PersonY's outside",  # a possessive before what nobody owns
+        "PersonX is a nice PersonY",  # a placeholder where a noun stood
+        "PersonX has any question",
+        "PersonX given unfair consequences or punishment",  # no finite verb
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
@@ -101,6 +108,9 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX continues teaching",
         "PersonX finds a hiding spot",
         "PersonX helps cook",
+        "PersonX does not have any question",
+        "PersonX is given a gift",
+        "PersonX visits PersonY's home",
     ],
 )
 def test_readable_text_passes(text: str) -> None:
