@@ -266,10 +266,14 @@ def campaign_progress(campaign: Campaign) -> CampaignProgress:
 
 def regular_answers(campaign: Campaign, item_ids: list[int] | None = None) -> list[tuple[int, int, dict[str, Any]]]:
     """``(user_id, item_id, answer)`` of every regular item's responses, oldest first."""
+    return list(_regular_responses(campaign, item_ids).values_list("user_id", "item_id", "answer"))
+
+
+def _regular_responses(campaign: Campaign, item_ids: list[int] | None = None) -> QuerySet[Response]:
     qs = Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR)
     if item_ids is not None:
         qs = qs.filter(item_id__in=item_ids)
-    return list(qs.order_by("id").values_list("user_id", "item_id", "answer"))
+    return qs.order_by("id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,10 +317,20 @@ class Matrices:
     predict: np.ndarray | None = None  # survey (b)
     selections: np.ndarray | None = None  # mcqa: rater × item × option, 1 ticked
     n_options: int = 0
+    statements: list[int | None] | None = None  # survey: each item's statement (read with the answers)
 
 
 def campaign_matrices(campaign: Campaign) -> Matrices:
-    rows = regular_answers(campaign)
+    statement_of: dict[int, int | None] = {}
+    if campaign.kind == Campaign.Kind.SURVEY:  # each item's statement in the same statement
+        rows = []
+        for user, item, ans, statement in _regular_responses(campaign).values_list(
+            "user_id", "item_id", "answer", "item__statement_id"
+        ):
+            rows.append((user, item, ans))
+            statement_of[item] = statement
+    else:
+        rows = regular_answers(campaign)
     raters = sorted({r[0] for r in rows})
     items = sorted({r[1] for r in rows})
     ri, ii = {r: i for i, r in enumerate(raters)}, {t: i for i, t in enumerate(items)}
@@ -324,6 +338,7 @@ def campaign_matrices(campaign: Campaign) -> Matrices:
     m = Matrices(raters, items, np.full(shape, np.nan))
     if campaign.kind == Campaign.Kind.SURVEY:
         m.predict = np.full(shape, np.nan)
+        m.statements = [statement_of[i] for i in items]
     if campaign.kind == Campaign.Kind.MCQA:
         lens = Item.objects.filter(pk__in=items).values_list("payload__options", flat=True)
         m.n_options = max((len(x or []) for x in lens), default=0)
@@ -461,15 +476,15 @@ class SurveyMatrix:
         return {s: (float(da[i]), float(db[i]), int(n[i])) for i, s in enumerate(self.statement_ids) if n[i]}
 
 
-def survey_matrix(campaign: Campaign) -> SurveyMatrix | None:
-    """The campaign's regular answers with statement ids for columns; None if not a survey or empty."""
+def survey_matrix(campaign: Campaign, m: Matrices | None = None) -> SurveyMatrix | None:
+    """The campaign's regular answers with statement ids for columns; None if not a survey or empty.
+    ``m``: its :func:`campaign_matrices` when read already."""
     if campaign.kind != Campaign.Kind.SURVEY:
         return None
-    m = campaign_matrices(campaign)
-    if not m.items or m.predict is None:
+    m = m if m is not None else campaign_matrices(campaign)
+    if not m.items or m.predict is None or m.statements is None:
         return None
-    by_item = dict(Item.objects.filter(pk__in=m.items).values_list("pk", "statement_id"))
-    return SurveyMatrix(campaign, [by_item[i] for i in m.items], m.raters, m.primary, m.predict)
+    return SurveyMatrix(campaign, m.statements, m.raters, m.primary, m.predict)  # type: ignore[arg-type]
 
 
 class HumanQuality(TypedDict):

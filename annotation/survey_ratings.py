@@ -7,8 +7,8 @@ from typing import Any
 
 from runs.nww_population import HumanRatings
 
-from .models import Campaign, Item
-from .selectors import campaign_matrices
+from .models import Campaign
+from .selectors import Matrices, campaign_matrices
 
 
 def survey_ratings(statement_set: Any) -> HumanRatings | None:
@@ -18,15 +18,18 @@ def survey_ratings(statement_set: Any) -> HumanRatings | None:
     campaign = (
         Campaign.objects.filter(kind=Campaign.Kind.SURVEY, statement_set=statement_set).order_by("-created_at").first()
     )
-    if campaign is None:
+    return None if campaign is None else campaign_survey_ratings(campaign)
+
+
+def campaign_survey_ratings(campaign: Campaign, m: Matrices | None = None) -> HumanRatings | None:
+    """The ratings of this survey campaign (the latest over its set: :func:`survey_ratings`); None
+    without answers to both questions. ``m``: its :func:`campaign_matrices` when read already."""
+    m = m if m is not None else campaign_matrices(campaign)
+    if not m.items or m.predict is None or m.statements is None:
         return None
-    m = campaign_matrices(campaign)
-    if not m.items or m.predict is None:
-        return None
-    stmt = dict(Item.objects.filter(pk__in=m.items).values_list("pk", "statement_id"))
-    keep = [j for j, item in enumerate(m.items) if stmt.get(item) is not None]
+    keep = [j for j, s in enumerate(m.statements) if s is not None]
     return HumanRatings(
-        [int(stmt[m.items[j]]) for j in keep],
+        [s for s in m.statements if s is not None],
         m.primary[:, keep],
         m.predict[:, keep],
         f"survey campaign {campaign.name}",

@@ -11,7 +11,7 @@ A statement's P(yes) is its prediction's ``extra["q1"]["p_yes"]`` (``extra["q2"]
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,11 +42,19 @@ def _num(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def run_answers(run: Run, statement_ids: Sequence[int]) -> tuple[FloatArray, FloatArray]:
-    """P(yes) to (a) and (b) per statement of ``statement_ids`` (NaN where the run has none)."""
+def run_answers(
+    run: Run, statement_ids: Sequence[int], extras: Mapping[int, Any] | None = None
+) -> tuple[FloatArray, FloatArray]:
+    """P(yes) to (a) and (b) per statement of ``statement_ids`` (NaN where the run has none).
+    ``extras``: the run's {statement id: prediction extra} when read already."""
     pos = {sid: i for i, sid in enumerate(statement_ids)}
     pa, pb = np.full(len(pos), np.nan), np.full(len(pos), np.nan)
-    for sid, extra in Prediction.objects.filter(run=run, statement__isnull=False).values_list("statement_id", "extra"):
+    rows = (
+        extras.items()
+        if extras is not None
+        else Prediction.objects.filter(run=run, statement__isnull=False).values_list("statement_id", "extra")
+    )
+    for sid, extra in rows:
         i = pos.get(sid)
         if i is None or not isinstance(extra, dict):
             continue
@@ -79,16 +87,20 @@ def population_report(
     *,
     n_boot: int = 1000,
     n_split: int = 1000,
+    extras: Mapping[int, Mapping[int, Any]] | None = None,
 ) -> dict[str, Any]:
     """Everything as plain JSON. ``others``: the other statement runs on the same set, compared in
-    the fidelity table (the Bonferroni factor is the number of runs with a defined r)."""
+    the fidelity table (the Bonferroni factor is the number of runs with a defined r). ``extras``:
+    {run id: {statement id: prediction extra}} of runs read already (runs.selectors.statement_extras);
+    a run not in it is read here."""
+    extras = extras or {}
     stmts = list(
         Statement.objects.filter(statement_set_id=run.statement_set_id)
         .order_by("position")
         .values_list("id", "text", "features", "elicitation")
     )
     ids = [s[0] for s in stmts]
-    pa, pb = run_answers(run, ids)
+    pa, pb = run_answers(run, ids, extras.get(run.pk))
     seed = int(run.seed or 0)
     div = P.ab_divergence(pa, pb)
     order = sorted(div.diverging.tolist(), key=lambda i: -abs(pa[i] - pb[i]))[:N_EXAMPLES]
@@ -137,7 +149,7 @@ def population_report(
         out["feature_differences"][f]["human"] = _fd(
             P.feature_difference(hs.commonsensicality, poles[f], n_boot=n_boot, seed=seed)
         )
-    models = [(run, pa, pb)] + [(o, *run_answers(o, ids)) for o in others if o.pk != run.pk]
+    models = [(run, pa, pb)] + [(o, *run_answers(o, ids, extras.get(o.pk))) for o in others if o.pk != run.pk]
     table = P.fidelity_table([(str(r.pk), a, b) for r, a, b in models], hs.agree_rate, hs.predict_rate)
     out["fidelity"] = [
         {

@@ -30,6 +30,18 @@ def runs_on_statement_set(statement_set_id: int | None, *, exclude: Run | None =
     return list(qs.order_by("pk")[:limit])
 
 
+def statement_extras(runs: Sequence[Run]) -> dict[int, dict[int, Any]]:
+    """{run id: {statement id: the prediction's ``extra``}} of these statement runs (every run given
+    has an entry). One query for all of them."""
+    out: dict[int, dict[int, Any]] = {r.pk: {} for r in runs}
+    rows = Prediction.objects.filter(run__in=runs, statement__isnull=False).values_list(
+        "run_id", "statement_id", "extra"
+    )
+    for run_id, statement_id, extra in rows:
+        out[run_id][statement_id] = extra
+    return out
+
+
 def runs_recent(limit: int = 50) -> QuerySet[Run]:
     return run_list().order_by("-id")[:limit]
 

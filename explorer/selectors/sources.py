@@ -9,6 +9,7 @@ same item, the most recently computed label counts.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 from typing import Any
 
 from django.apps import apps
@@ -198,38 +199,67 @@ def statement_agree_rates(statement_set: Any) -> dict[int, float]:
     return {sid: float(r) for sid, r in rows if r is not None}
 
 
-_UNSET = object()
+SURVEY_CAMPAIGNS_READ = 5  # how far back human_compare.latest_survey looks for a campaign with answers
 
 
-def latest_survey_campaign(statement_set: Any) -> Any:
-    """The latest survey campaign over this statement set (None: none), read once per statement
-    set instance: a statement run's page asks for it from several panels in one request."""
-    got = getattr(statement_set, "_cocoweb_latest_survey", _UNSET)
-    if got is _UNSET:
+class SurveyReads:
+    """A statement set's survey campaigns (newest first, at most ``SURVEY_CAMPAIGNS_READ``) and
+    their answers, each read at most once per instance. A statement run's page makes one and
+    passes it to every panel that asks (the percentile, the raters' M, the population panels)."""
+
+    def __init__(self, statement_set: Any) -> None:
+        self.statement_set = statement_set
+        self._matrices: dict[int, Any] = {}
+
+    @cached_property
+    def campaigns(self) -> list[Any]:
+        if not annotation_available() or self.statement_set is None:
+            return []
         Campaign = apps.get_model("annotation", "Campaign")
-        got = Campaign.objects.filter(kind="survey", statement_set=statement_set).order_by("-created_at").first()
-        statement_set._cocoweb_latest_survey = got
-    return got
+        qs = Campaign.objects.filter(kind="survey", statement_set=self.statement_set).order_by("-created_at")
+        return list(qs[:SURVEY_CAMPAIGNS_READ])
+
+    @property
+    def latest(self) -> Any:
+        """The latest survey campaign over the set, or None."""
+        return self.campaigns[0] if self.campaigns else None
+
+    def matrices(self, campaign: Any) -> Any:
+        """annotation.selectors.campaign_matrices of one of :attr:`campaigns`, read once."""
+        if campaign.pk not in self._matrices:
+            from annotation.selectors import campaign_matrices
+
+            self._matrices[campaign.pk] = campaign_matrices(campaign)
+        return self._matrices[campaign.pk]
 
 
-def survey_raters(statement_set: Any) -> tuple[str, int] | None:
+def _reads(statement_set: Any, reads: SurveyReads | None) -> SurveyReads:
+    return reads if reads is not None else SurveyReads(statement_set)
+
+
+def latest_survey_campaign(statement_set: Any, reads: SurveyReads | None = None) -> Any:
+    """The latest survey campaign over this statement set (None: none)."""
+    return _reads(statement_set, reads).latest
+
+
+def survey_raters(statement_set: Any, reads: SurveyReads | None = None) -> tuple[str, int] | None:
     """(name, raters with answers) of the latest survey campaign over this statement set, or None
     without one: what an empty human-side figure says it is waiting for."""
     if not annotation_available() or statement_set is None:
         return None
     Response = apps.get_model("annotation", "Response")
-    campaign = latest_survey_campaign(statement_set)
+    campaign = latest_survey_campaign(statement_set, reads)
     if campaign is None:
         return None
     raters = Response.objects.filter(campaign=campaign, item__role="regular").values("user_id").distinct().count()
     return campaign.name, raters
 
 
-def human_scores_pending(statement_set: Any) -> str:
+def human_scores_pending(statement_set: Any, reads: SurveyReads | None = None) -> str:
     """Why there are no human commonsensicality scores, with the number of raters there are."""
     from annotation.presentation import NWW_MIN_RATERS
 
-    found = survey_raters(statement_set)
+    found = survey_raters(statement_set, reads)
     if found is None:
         return HUMAN_SCORES_PENDING
     name, raters = found
@@ -241,31 +271,34 @@ def human_scores_pending(statement_set: Any) -> str:
     )
 
 
-def human_commonsensicality(statement_set: Any) -> list[float]:
+def human_commonsensicality(statement_set: Any, reads: SurveyReads | None = None) -> list[float]:
     """Every rater's commonsensicality M_j (NWW Eqs. 9–11, own vote in the majority) on the latest
     survey campaign over this statement set, computed by the annotation app."""
     if not annotation_available() or statement_set is None:
         return []
-    campaign = latest_survey_campaign(statement_set)
+    reads = _reads(statement_set, reads)
+    campaign = reads.latest
     if campaign is None:
         return []
     from annotation.presentation import NWW_MIN_RATERS
     from annotation.selectors import campaign_nww
 
-    nww = campaign_nww(campaign, n_boot=50)
+    nww = campaign_nww(campaign, reads.matrices(campaign), n_boot=50)
     if nww is None or len(nww.raters.commonsensicality) < NWW_MIN_RATERS:  # one rater is their own majority
         return []
     return [float(m) for m in nww.raters.commonsensicality if not math.isnan(float(m))]
 
 
-def survey_ratings(statement_set: Any) -> Any:
+def survey_ratings(statement_set: Any, reads: SurveyReads | None = None) -> Any:
     """The statement set's rater × statement matrices from its latest survey campaign
     (runs.nww_population.HumanRatings), or None."""
     if not annotation_available() or statement_set is None:
         return None
-    from annotation.survey_ratings import survey_ratings as read
+    from annotation.survey_ratings import campaign_survey_ratings
 
-    return read(statement_set)
+    reads = _reads(statement_set, reads)
+    campaign = reads.latest
+    return None if campaign is None else campaign_survey_ratings(campaign, reads.matrices(campaign))
 
 
 def verified_accuracy() -> list[VerifiedAccuracyRow]:

@@ -4,7 +4,7 @@ intervals (Fig. 3C), the Variant II majority (Table C.2) and the (a)/(b) diverge
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from runs.models import Run
@@ -29,13 +29,21 @@ def _label(run: Run) -> str:
     return run_label(run)
 
 
-def population_panels(run: Run, want: Callable[..., bool], others: Sequence[Run] = ()) -> list[Panel]:
+def population_panels(
+    run: Run,
+    want: Callable[..., bool],
+    others: Sequence[Run] = (),
+    reads: sources.SurveyReads | None = None,
+    extras: Mapping[int, Mapping[int, Any]] | None = None,
+) -> list[Panel]:
     """The four panels of one statement run; ``others`` (runs on the same set) join the fidelity
-    table and its Bonferroni factor."""
+    table and its Bonferroni factor. ``reads`` (the page's survey reads) and ``extras`` (the runs'
+    answers, runs.selectors.statement_extras): when the page read them already."""
     if not want(*KEYS):
         return []
-    humans = sources.survey_ratings(run.statement_set) if want("fidelity", "feature-diff", "variant-ii") else None
-    rep = population_report(run, humans, others)
+    wants_humans = want("fidelity", "feature-diff", "variant-ii")
+    humans = sources.survey_ratings(run.statement_set, reads) if wants_humans else None
+    rep = population_report(run, humans, others, extras=extras)
     names = {r.pk: _label(r) for r in [run, *others]}
     panels = []
     if want("fidelity"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 from urllib.parse import quote_plus, urlencode
 
 from django.urls import get_script_prefix, reverse
@@ -14,7 +15,7 @@ from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import StatementSet
 from runs.models import Run
-from runs.selectors import runs_on_statement_set
+from runs.selectors import runs_on_statement_set, statement_extras
 
 from .. import charts
 from ..charts import nww as nww_charts
@@ -279,13 +280,19 @@ def windows_panel(
     )
 
 
+ANSWER_PANELS = ("human-percentile", *nww_population_panels.KEYS)  # read every statement's (a)/(b) answers
+
+
 def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     want, panels = _wanted(only), []
+    # the runs on this set (the run among them) and their stored NWW metrics, each read once for all panels
+    on_set = runs_on_same_set(run) if want("nww-ca", *ANSWER_PANELS) else [run]
+    metrics = ns.nww_run_metrics(on_set) if want("nww-ca", "features", "human-distribution") else None
+    reads = sources.SurveyReads(run.statement_set)  # the survey campaigns and answers, read once for all panels
+    # the predictions' answers: of every run on the set where a survey may compare them, else of this run
+    extras = statement_extras(on_set if reads.campaigns else [run]) if want(*ANSWER_PANELS) else None
     if want("nww-ca"):
-        same_set = runs_on_statement_set(run.statement_set_id)
-        if run not in same_set:
-            same_set.append(run)
-        panels.append(nww_scatter_panel(same_set, run.statement_set))
+        panels.append(nww_scatter_panel(on_set, run.statement_set, metrics))
     if want("silicon"):
         pts = ns.silicon_points(run)
         rates = sources.statement_agree_rates(run.statement_set)
@@ -308,13 +315,13 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
             )
         )
     if want("features"):
-        panels.append(feature_panel([run]))
+        panels.append(feature_panel([run], metrics))
     if want("human-percentile"):
-        panels.append(human_percentile_panel(run))
+        panels.append(human_percentile_panel(run, on_set, reads, extras))
     if want("human-distribution"):
-        human = sources.human_commonsensicality(run.statement_set)
-        pending = "" if human else sources.human_scores_pending(run.statement_set)
-        score = ns.nww_run_scores([run]).get(run.pk, {}).get("commonsensicality")
+        human = sources.human_commonsensicality(run.statement_set, reads)
+        pending = "" if human else sources.human_scores_pending(run.statement_set, reads)
+        score = metrics.scores.get(run.pk, {}).get("commonsensicality") if metrics is not None else None
         panels.append(
             Panel(
                 "human-distribution",
@@ -329,17 +336,34 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
             )
         )
     if want(*nww_population_panels.KEYS):
-        others = runs_on_statement_set(run.statement_set_id, exclude=run, limit=19)
-        panels += nww_population_panels.population_panels(run, want, others)
+        others = [r for r in on_set if r.pk != run.pk][:19]
+        panels += nww_population_panels.population_panels(run, want, others, reads, extras)
     return panels
 
 
-def human_percentile_panel(run: Run) -> Panel:
+def runs_on_same_set(run: Run, limit: int = 20) -> list[Run]:
+    """The first ``limit`` runs (by id) on ``run``'s statement set, with ``run`` appended when it is
+    not among them. Without ``run``, the first ``limit - 1`` of them are the first ``limit - 1``
+    others, whether ``run`` is among the first ``limit`` or not."""
+    runs = runs_on_statement_set(run.statement_set_id, limit=limit)
+    if run not in runs:
+        runs.append(run)
+    return runs
+
+
+def human_percentile_panel(
+    run: Run,
+    runs: Sequence[Run] | None = None,
+    reads: sources.SurveyReads | None = None,
+    extras: Mapping[int, Mapping[int, Any]] | None = None,
+) -> Panel:
     """Fig. 2E for every yes/no run on this statement set against the latest survey campaign's
-    humans, with the per-statement human rates d^a, d^b behind the fidelity columns (Fig. 3/4A)."""
+    humans, with the per-statement human rates d^a, d^b behind the fidelity columns (Fig. 3/4A).
+    ``runs`` (:func:`runs_on_same_set` of ``run``), ``reads`` (its set's survey reads) and
+    ``extras`` (runs.selectors.statement_extras of runs): when the caller read them already."""
     from ..selectors.human_compare import latest_survey, model_standings, standings_figure
 
-    sm = latest_survey(run.statement_set)
+    sm = latest_survey(run.statement_set, reads)
     columns = ["run", "rated above % of humans", "ties %", "humans compared", "r(P(yes), d^a)", "r(m silicon, m human)"]
     if sm is None:
         return Panel(
@@ -351,10 +375,8 @@ def human_percentile_panel(run: Run) -> Panel:
             click="",
             note=sources.HUMAN_SCORES_PENDING,
         )
-    runs = runs_on_statement_set(run.statement_set_id)
-    if run not in runs:
-        runs.append(run)
-    standings = model_standings(runs, sm)
+    runs = list(runs) if runs is not None else runs_on_same_set(run)
+    standings = model_standings(runs, sm, extras=extras)
     labels = [run_label(r) for r in runs]
     rows = [
         (
@@ -380,8 +402,9 @@ def human_percentile_panel(run: Run) -> Panel:
     )
 
 
-def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None) -> Panel:
-    scores = ns.nww_run_scores(runs)
+def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None, metrics: ns.NwwMetrics | None = None) -> Panel:
+    """``metrics``: :func:`ns.nww_run_metrics` of these runs (or more) when the caller read them already."""
+    scores = (metrics or ns.nww_run_metrics(runs)).scores
     points = [
         (
             run_label(r),
@@ -406,10 +429,11 @@ def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None) -> Panel:
     )
 
 
-def feature_panel(runs: Sequence[Run]) -> Panel:
-    rows = ns.nww_feature_scores(runs)
+def feature_panel(runs: Sequence[Run], metrics: ns.NwwMetrics | None = None) -> Panel:
+    """``metrics``: :func:`ns.nww_run_metrics` of these runs (or more) when the caller read them already."""
+    read = (metrics or ns.nww_run_metrics(runs)).for_runs(runs)
+    rows, intervals = read.features, read.intervals
     groups = sorted({f"{f}={pole}" for _, f, pole, _, _ in rows})
-    intervals = ns.nww_feature_intervals(runs)
     series = []
     for run in runs:
         mine = {f"{f}={pole}": (v, n) for rid, f, pole, v, n in rows if rid == run.pk}
@@ -453,10 +477,11 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
             panels.append(windows_panel(qruns, buckets))
     if sruns:
         sset = sruns[0].statement_set if len({r.statement_set_id for r in sruns}) == 1 else None
+        metrics = ns.nww_run_metrics(sruns) if want("nww-ca", "features") else None
         if want("nww-ca"):
-            panels.append(nww_scatter_panel(sruns, sset))
+            panels.append(nww_scatter_panel(sruns, sset, metrics))
         if want("features"):
-            panels.append(feature_panel(sruns))
+            panels.append(feature_panel(sruns, metrics))
         panels += nww_population_panels.compare_population_panels(sruns, want)
     return panels
 
