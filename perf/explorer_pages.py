@@ -145,7 +145,7 @@ def build_statements(n: int) -> object:
                     position=pos,
                     chosen=0,
                     correct=True,
-                    extra={"p_yes_q1": rng.random(), "p_yes_q2": rng.random()},
+                    extra={q: {"p_yes": (v := rng.random()), "chosen": int(v >= 0.5)} for q in ("q1", "q2")},
                 )
                 for pos, sid in enumerate(Statement.objects.filter(statement_set=sset).values_list("id", flat=True))
             ],

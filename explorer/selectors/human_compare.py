@@ -45,10 +45,10 @@ def latest_survey(statement_set: Any, reads: sources.SurveyReads | None = None) 
 
 
 def _p_yes(extra: dict[str, Any], q: str) -> float:
-    """P(yes) to question ``q`` from a prediction's extra: runs store ``{"q1": {"p_yes": …}}``;
-    the flat ``p_yes_q1`` is read too."""
-    v = extra.get(f"p_yes_{q}")
-    if v is None and isinstance(extra.get(q), dict):
+    """P(yes) to question ``q`` from a prediction's extra, as the scorers store it:
+    ``{"q1": {"p_yes": …}}`` (or only the binary ``chosen``, e.g. the random baseline)."""
+    v = None
+    if isinstance(extra.get(q), dict):
         v = extra[q].get("p_yes", extra[q].get("chosen"))
     return math.nan if v is None else float(v)
 

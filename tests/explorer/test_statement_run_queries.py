@@ -71,3 +71,18 @@ def test_statement_run_page_within_twelve_statements(researcher, django_assert_m
     for key in PANELS:
         assert f'id="fig-{key}"' in html, key
     assert ("No survey answers on this statement set yet" in html) is not with_survey
+
+
+def test_statement_drawer_shows_the_p_yes_the_scorer_stored(researcher):
+    # the drawer read ``extra.p_yes_q1``, a key no scorer writes (they store ``extra["q1"]["p_yes"]``),
+    # so every real run showed "P(yes) –"; a hand-written factory had hidden it
+    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
+    sset = StatementSet.objects.get(name="statements-demo")
+    run = _replay_run(sset, "Mixtral-8x22B")
+    p = run.predictions.exclude(extra={}).order_by("position").first()
+    assert p is not None and "p_yes" in p.extra["q1"]
+    r = researcher.get(reverse("explorer:run_items", args=[run.pk]))
+    assert r.status_code == 200
+    html = r.content.decode()
+    assert f"P(yes) {p.extra['q1']['p_yes']:.3f}" in html
+    assert "P(yes) –" not in html

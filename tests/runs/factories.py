@@ -38,5 +38,10 @@ def predict_statement(run, statement, p_yes_q1, p_yes_q2=None):  # type: ignore[
         position=statement.position,
         chosen=chosen,
         correct=(chosen == 0) == (statement.human_majority == 1),
-        extra={"p_yes_q1": p_yes_q1, "p_yes_q2": p_yes_q2},
+        # the shape the yes/no scorers store (commonsense.scoring.yesno, runs.scorers)
+        extra={
+            q: {"p_yes": float(v), "chosen": int(v >= 0.5)}
+            for q, v in (("q1", p_yes_q1), ("q2", p_yes_q2))
+            if v is not None
+        },
     )
