@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from accounts.people import User
 from commonsense.io import DataFormatError
 from commonsense.io.questions import read_questions
 from commonsense.io.statements import read_statements_csv
-from commonsense.io.triples import iter_atomic_tsv, read_triples
+from commonsense.io.triples import iter_atomic_tsv_columns, read_triples
 from commonsense.kg.index import file_fingerprint
 from commonsense.kg.relations import RELATIONS
 
@@ -104,21 +105,51 @@ def _node_degrees_add(rows: Iterable[tuple[int, int, int]]) -> None:
         )
 
 
-def _triple_rows(path: Path, fmt: str) -> Iterator[tuple[str, str, str, float | None, int, str]]:
-    """(head, relation, tail, plausibility, line, extra as JSON) per triple of the file."""
-    if fmt == "atomic-tsv":  # the fast path for the big files: tuples, no record objects
-        for h, rel, t, line in iter_atomic_tsv(path):
-            yield h, rel, t, None, line, "{}"
-        return
-    for rec in read_triples(path, fmt):
-        yield (
-            rec.head,
-            rec.relation,
-            rec.tail,
-            rec.plausibility,
-            rec.line,
-            json.dumps(dict(rec.extra)) if rec.extra else "{}",
-        )
+@dataclass
+class _TripleColumns:
+    """A parsed triple file, column by column (one list entry per triple). Every head and tail
+    text is one shared string object (``texts`` maps each to itself)."""
+
+    heads: list[str]
+    relations: list[int]  # relation ids
+    tails: list[str]
+    lines: list[int]
+    plausibility: list[float | None] | None  # None: no value in any row
+    extra: list[str] | None  # as JSON; None: "{}" in every row
+    texts: dict[str, str]
+
+
+def _read_columns(path: Path, fmt: str, rel_ids: dict[str, int], progress: Progress) -> _TripleColumns:
+    """Parse and validate the whole file (raises DataFormatError naming file, line and field)."""
+    texts: dict[str, str] = {}
+    put = texts.setdefault
+    heads: list[str] = []
+    rels: list[int] = []
+    tails: list[str] = []
+    lines: list[int] = []
+    if fmt == "atomic-tsv":  # the fast path for the big files: columns per block, C-level loops
+        for h, r, t, ln in iter_atomic_tsv_columns(path):
+            heads.extend(map(put, h, h))
+            tails.extend(map(put, t, t))
+            rels.extend(map(rel_ids.__getitem__, r))
+            lines.extend(ln)
+            progress("parse", len(heads), None)
+        cols = _TripleColumns(heads, rels, tails, lines, None, None, texts)
+    else:
+        plausibility: list[float | None] = []
+        extra: list[str] = []
+        for rec in read_triples(path, fmt):
+            heads.append(put(rec.head, rec.head))
+            tails.append(put(rec.tail, rec.tail))
+            rels.append(rel_ids[rec.relation])
+            lines.append(rec.line)
+            plausibility.append(rec.plausibility)
+            extra.append(json.dumps(dict(rec.extra)) if rec.extra else "{}")
+            if not len(heads) % 100_000:
+                progress("parse", len(heads), None)
+        cols = _TripleColumns(heads, rels, tails, lines, plausibility, extra, texts)
+    progress("parse", len(heads), len(heads))
+    return cols
 
 
 def graph_import(
@@ -139,16 +170,8 @@ def graph_import(
     if not allow_duplicate and not ImportSource.objects.filter(graph__name=name, sha256=sha).exists():
         _graph_with_content(sha, name)  # before parsing: a refusal costs a hash, not a parse
     rel_ids = relations_ensure()
-    # Parse + validate everything first (raises DataFormatError naming file/line/field).
-    intern: dict[str, str] = {}
-    rows: list[tuple[str, int, str, float | None, int, str]] = []
-    for h, rel, t, p, line, extra in _triple_rows(path, fmt):
-        h = intern.setdefault(h, h)
-        t = intern.setdefault(t, t)
-        rows.append((h, rel_ids[rel], t, p, line, extra))
-        if not len(rows) % 100_000:
-            progress("parse", len(rows), None)
-    progress("parse", len(rows), len(rows))
+    cols = _read_columns(path, fmt, rel_ids, progress)
+    n_rows = len(cols.heads)
     # SQLite: foreign keys are not checked per row during the import (five parent look-ups per
     # triple, ~30 % of the insert), only when the import is its own transaction (the pragma cannot
     # change inside one; nested in a caller's transaction they stay checked). Every id written is
@@ -160,55 +183,74 @@ def graph_import(
         graph = Graph.objects.select_for_update().get(pk=graph.pk)
         if ImportSource.objects.filter(graph=graph, sha256=sha).exists():
             return GraphImportResult(graph, 0, 0, True)
-        used_rels = {r[1] for r in rows}
+        used_rels = set(cols.relations)
         if Relation.objects.filter(pk__in=used_rels).count() != len(used_rels):
             raise RuntimeError("a relation was deleted while the file was read; nothing was stored, import again")
         source = ImportSource.objects.create(
-            graph=graph, filename=display_name or path.name, sha256=sha, format=fmt, rows=len(rows)
+            graph=graph, filename=display_name or path.name, sha256=sha, format=fmt, rows=n_rows
         )
         # degree statistics are updated incrementally when they were current before this import
         stats_before = {"relations": []} if created else graph.stats if stats_current(graph) else None
         node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
         # sorted: the new nodes' ids then follow their text order, so the (graph, text) index is
         # appended to in order instead of written at random; ids assigned here (no read-back)
-        new_nodes = sorted(t for t in intern if t not in node_ids)
+        new_nodes = sorted(t for t in cols.texts if t not in node_ids) if node_ids else sorted(cols.texts)
         new_ids = reserve_ids(Node._meta.db_table, len(new_nodes))
         # this import's degrees, counted here: new nodes are written with them, existing ones
         # incremented (only when the stored statistics are kept incrementally; else recounted)
-        out_deg, in_deg = Counter(r[0] for r in rows), Counter(r[2] for r in rows)
+        out_deg, in_deg = Counter(cols.heads), Counter(cols.tails)
         gid, sid = graph.pk, source.pk
         insert_rows(
             Node._meta.db_table,
-            ("id", "graph_id", "text", "out_degree", "in_degree"),
-            ((i, gid, t, out_deg[t], in_deg[t]) for i, t in zip(new_ids, new_nodes, strict=True)),
+            ("id", "text", "out_degree", "in_degree"),
+            zip(
+                new_ids,
+                new_nodes,
+                map(out_deg.get, new_nodes, repeat(0)),
+                map(in_deg.get, new_nodes, repeat(0)),
+                strict=True,
+            ),
+            constants={"graph_id": gid},
             rebuild_indexes=len(new_nodes) >= table_rows(Node._meta.db_table),
         )
         if stats_before is not None and node_ids:
-            _node_degrees_add((out_deg[t], in_deg[t], node_ids[t]) for t in intern if t in node_ids)
+            _node_degrees_add((out_deg[t], in_deg[t], node_ids[t]) for t in cols.texts if t in node_ids)
         progress("nodes", len(new_nodes), len(new_nodes))
         node_ids.update(zip(new_nodes, new_ids, strict=True))
-        cols = ("graph_id", "head_id", "relation_id", "tail_id", "plausibility", "source_id", "source_line", "extra")
+        del new_nodes, out_deg, in_deg
+        head_ids = list(map(node_ids.__getitem__, cols.heads))
+        tail_ids = list(map(node_ids.__getitem__, cols.tails))
+        constants: dict[str, Any] = {"graph_id": gid, "source_id": sid}
+        if cols.plausibility is None or cols.extra is None:
+            columns: tuple[str, ...] = ("head_id", "relation_id", "tail_id", "source_line")
+            rows: Iterable[tuple[Any, ...]] = zip(head_ids, cols.relations, tail_ids, cols.lines, strict=True)
+            constants |= {"plausibility": None, "extra": "{}"}
+        else:
+            columns = ("head_id", "relation_id", "tail_id", "source_line", "plausibility", "extra")
+            rows = zip(head_ids, cols.relations, tail_ids, cols.lines, cols.plausibility, cols.extra, strict=True)
         # rebuilding the secondary indexes after the insert pays when it at least doubles the table
-        big = len(rows) >= table_rows(Triple._meta.db_table)
+        big = n_rows >= table_rows(Triple._meta.db_table)
         done = insert_rows(
             Triple._meta.db_table,
-            cols,
-            ((gid, node_ids[h], r, node_ids[t], p, sid, line, extra) for h, r, t, p, line, extra in rows),
+            columns,
+            rows,
+            constants=constants,
             rebuild_indexes=big,
             valid_by_construction=True,  # extra: json.dumps output; lines >= 1
         )
-        progress("triples", done, len(rows))
+        progress("triples", done, n_rows)
         graph.node_count = len(node_ids)  # the graph's nodes before this import and its new ones
-        graph.triple_count = Triple.objects.filter(graph=graph).count()
+        # a graph created by this transaction holds exactly this import's triples
+        graph.triple_count = done if created else Triple.objects.filter(graph=graph).count()
         graph.save(update_fields=["node_count", "triple_count"])
         rel_names = {i: n for n, i in rel_ids.items()}
-        counted = {rel_names[r]: n for r, n in Counter(row[1] for row in rows).items()}
+        counted = {rel_names[r]: n for r, n in Counter(cols.relations).items()}
         graph_stats_after_import(graph, sid, before=stats_before, counted=counted)
         progress("statistics", 1, 1)
     if connection.vendor == "postgresql":
         with connection.cursor() as cur:
             cur.execute(f"ANALYZE {Node._meta.db_table}, {Triple._meta.db_table}")
-    return GraphImportResult(graph, done, len(new_nodes), False)
+    return GraphImportResult(graph, done, len(new_ids), False)
 
 
 @dataclass
