@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import count
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.db import connection, transaction
+from numpy.typing import NDArray
 
 from accounts.people import User
 from commonsense.io import DataFormatError
@@ -107,49 +109,76 @@ def _node_degrees_add(rows: Iterable[tuple[int, int, int]]) -> None:
 
 @dataclass
 class _TripleColumns:
-    """A parsed triple file, column by column (one list entry per triple). Every head and tail
-    text is one shared string object (``texts`` maps each to itself)."""
+    """A parsed triple file, column by column (one entry per triple). Nodes are numbered by
+    their place in ``texts`` (every distinct head and tail text, once), so the per-triple
+    bookkeeping (degrees, ids) is array arithmetic, not a dictionary look-up per triple."""
 
-    heads: list[str]
+    heads: NDArray[np.int64]  # per triple: its head's index in ``texts``
+    tails: NDArray[np.int64]
     relations: list[int]  # relation ids
-    tails: list[str]
     lines: list[int]
     plausibility: list[float | None] | None  # None: no value in any row
     extra: list[str] | None  # as JSON; None: "{}" in every row
-    texts: dict[str, str]
+    texts: list[str]
 
 
 def _read_columns(path: Path, fmt: str, rel_ids: dict[str, int], progress: Progress) -> _TripleColumns:
     """Parse and validate the whole file (raises DataFormatError naming file, line and field)."""
-    texts: dict[str, str] = {}
-    put = texts.setdefault
-    heads: list[str] = []
+    # text -> a number unique to it (the running count of head and tail fields when it was first
+    # read); renumbered densely below
+    seen: dict[str, int] = {}
+    put, counter = seen.setdefault, count()
+    head_keys: list[NDArray[np.int64]] = []
+    tail_keys: list[NDArray[np.int64]] = []
     rels: list[int] = []
-    tails: list[str] = []
     lines: list[int] = []
+    plausibility: list[float | None] | None = None
+    extra: list[str] | None = None
     if fmt == "atomic-tsv":  # the fast path for the big files: columns per block, C-level loops
         for h, r, t, ln in iter_atomic_tsv_columns(path):
-            heads.extend(map(put, h, h))
-            tails.extend(map(put, t, t))
+            head_keys.append(np.fromiter(map(put, h, counter), np.int64, len(h)))
+            tail_keys.append(np.fromiter(map(put, t, counter), np.int64, len(t)))
             rels.extend(map(rel_ids.__getitem__, r))
             lines.extend(ln)
-            progress("parse", len(heads), None)
-        cols = _TripleColumns(heads, rels, tails, lines, None, None, texts)
+            progress("parse", len(rels), None)
     else:
-        plausibility: list[float | None] = []
-        extra: list[str] = []
+        plausibility, extra = [], []
+        hk: list[int] = []
+        tk: list[int] = []
         for rec in read_triples(path, fmt):
-            heads.append(put(rec.head, rec.head))
-            tails.append(put(rec.tail, rec.tail))
+            hk.append(put(rec.head, next(counter)))
+            tk.append(put(rec.tail, next(counter)))
             rels.append(rel_ids[rec.relation])
             lines.append(rec.line)
             plausibility.append(rec.plausibility)
             extra.append(json.dumps(dict(rec.extra)) if rec.extra else "{}")
-            if not len(heads) % 100_000:
-                progress("parse", len(heads), None)
-        cols = _TripleColumns(heads, rels, tails, lines, plausibility, extra, texts)
-    progress("parse", len(heads), len(heads))
-    return cols
+            if not len(rels) % 100_000:
+                progress("parse", len(rels), None)
+        head_keys, tail_keys = [np.array(hk, np.int64)], [np.array(tk, np.int64)]
+    keys = np.fromiter(seen.values(), np.int64, len(seen))
+    dense = np.zeros(int(keys.max()) + 1, np.int64)
+    dense[keys] = np.arange(len(keys))
+    heads, tails = dense[np.concatenate(head_keys)], dense[np.concatenate(tail_keys)]
+    progress("parse", len(rels), len(rels))
+    return _TripleColumns(heads, tails, rels, lines, plausibility, extra, list(seen))
+
+
+def _rows_by_slice(
+    heads: NDArray[np.int64], tails: NDArray[np.int64], rest: list[list[Any]], step: int = 100_000
+) -> Iterator[tuple[Any, ...]]:
+    """(head id, relation id, tail id, line, *the other per-row values) per triple; the id arrays
+    are turned into Python ints a slice at a time (a list of 2.7 M ints would cost ~100 MB)."""
+    relations, lines, *others = rest
+    for i in range(0, len(heads), step):
+        part = slice(i, i + step)
+        yield from zip(
+            heads[part].tolist(),
+            relations[part],
+            tails[part].tolist(),
+            lines[part],
+            *(o[part] for o in others),
+            strict=True,
+        )
 
 
 def graph_import(
@@ -191,43 +220,50 @@ def graph_import(
         )
         # degree statistics are updated incrementally when they were current before this import
         stats_before = {"relations": []} if created else graph.stats if stats_current(graph) else None
-        node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
+        texts = cols.texts
+        existing = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
+        found = list(map(existing.get, texts))  # the stored node id of each text, or None
         # sorted: the new nodes' ids then follow their text order, so the (graph, text) index is
         # appended to in order instead of written at random; ids assigned here (no read-back)
-        new_nodes = sorted(t for t in cols.texts if t not in node_ids) if node_ids else sorted(cols.texts)
+        new_nodes = [i for i, e in enumerate(found) if e is None] if existing else list(range(len(texts)))
+        new_nodes.sort(key=texts.__getitem__)
         new_ids = reserve_ids(Node._meta.db_table, len(new_nodes))
+        node_id = np.zeros(len(texts), np.int64)
+        node_id[new_nodes] = np.asarray(new_ids, np.int64)
         # this import's degrees, counted here: new nodes are written with them, existing ones
         # incremented (only when the stored statistics are kept incrementally; else recounted)
-        out_deg, in_deg = Counter(cols.heads), Counter(cols.tails)
+        out_deg = np.bincount(cols.heads, minlength=len(texts))
+        in_deg = np.bincount(cols.tails, minlength=len(texts))
         gid, sid = graph.pk, source.pk
         insert_rows(
             Node._meta.db_table,
             ("id", "text", "out_degree", "in_degree"),
             zip(
                 new_ids,
-                new_nodes,
-                map(out_deg.get, new_nodes, repeat(0)),
-                map(in_deg.get, new_nodes, repeat(0)),
+                map(texts.__getitem__, new_nodes),
+                out_deg[new_nodes].tolist(),
+                in_deg[new_nodes].tolist(),
                 strict=True,
             ),
             constants={"graph_id": gid},
             rebuild_indexes=len(new_nodes) >= table_rows(Node._meta.db_table),
         )
-        if stats_before is not None and node_ids:
-            _node_degrees_add((out_deg[t], in_deg[t], node_ids[t]) for t in cols.texts if t in node_ids)
+        old_nodes = [i for i, e in enumerate(found) if e is not None] if existing else []
+        if old_nodes:
+            old_ids = [existing[texts[i]] for i in old_nodes]
+            node_id[old_nodes] = old_ids
+            if stats_before is not None:
+                _node_degrees_add(zip(out_deg[old_nodes].tolist(), in_deg[old_nodes].tolist(), old_ids, strict=True))
         progress("nodes", len(new_nodes), len(new_nodes))
-        node_ids.update(zip(new_nodes, new_ids, strict=True))
-        del new_nodes, out_deg, in_deg
-        head_ids = list(map(node_ids.__getitem__, cols.heads))
-        tail_ids = list(map(node_ids.__getitem__, cols.tails))
         constants: dict[str, Any] = {"graph_id": gid, "source_id": sid}
+        columns: tuple[str, ...] = ("head_id", "relation_id", "tail_id", "source_line")
+        per_row: list[list[Any]] = [cols.relations, cols.lines]
         if cols.plausibility is None or cols.extra is None:
-            columns: tuple[str, ...] = ("head_id", "relation_id", "tail_id", "source_line")
-            rows: Iterable[tuple[Any, ...]] = zip(head_ids, cols.relations, tail_ids, cols.lines, strict=True)
             constants |= {"plausibility": None, "extra": "{}"}
         else:
-            columns = ("head_id", "relation_id", "tail_id", "source_line", "plausibility", "extra")
-            rows = zip(head_ids, cols.relations, tail_ids, cols.lines, cols.plausibility, cols.extra, strict=True)
+            columns += ("plausibility", "extra")
+            per_row += [cols.plausibility, cols.extra]
+        rows = _rows_by_slice(node_id[cols.heads], node_id[cols.tails], per_row)
         # rebuilding the secondary indexes after the insert pays when it at least doubles the table
         big = n_rows >= table_rows(Triple._meta.db_table)
         done = insert_rows(
@@ -239,7 +275,7 @@ def graph_import(
             valid_by_construction=True,  # extra: json.dumps output; lines >= 1
         )
         progress("triples", done, n_rows)
-        graph.node_count = len(node_ids)  # the graph's nodes before this import and its new ones
+        graph.node_count = len(existing) + len(new_nodes)  # the graph's nodes before and its new ones
         # a graph created by this transaction holds exactly this import's triples
         graph.triple_count = done if created else Triple.objects.filter(graph=graph).count()
         graph.save(update_fields=["node_count", "triple_count"])

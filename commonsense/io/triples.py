@@ -82,8 +82,8 @@ def iter_atomic_tsv_columns(path: str | Path, block_bytes: int | None = None) ->
 
 def _block_columns(raw: bytes, first: int, canonical: dict[str, str]) -> AtomicColumns | None:
     """The columns of a block in which every line is a well-formed triple, else None. Stricter
-    than the line-by-line checks, never looser: a blank line or a raw field longer than the limit
-    (even if it strips to less) is left to them."""
+    than the line-by-line checks, never looser: a blank line or a line longer than the field limit
+    (even if its fields are shorter) is left to them."""
     if b"\x00" in raw:
         return None
     try:
@@ -97,10 +97,10 @@ def _block_columns(raw: bytes, first: int, canonical: dict[str, str]) -> AtomicC
     lines = text.split("\n")
     if set(map(str.count, lines, repeat("\t"))) != {2}:  # exactly three columns on every line
         return None
-    flat = text.replace("\n", "\t").split("\t")
     limit = MAX_FIELD_CHARS
-    if max(map(len, flat)) > limit:  # also bounds the line far below MAX_LINE_BYTES
+    if max(map(len, lines)) > limit:  # bounds every field, and the line far below MAX_LINE_BYTES
         return None
+    flat = text.replace("\n", "\t").split("\t")
     heads = list(map(str.strip, flat[0::3]))
     tails = list(map(str.strip, flat[2::3]))  # also drops a line's trailing "\r" as the line reader does
     if not all(heads) or not all(tails):  # an empty field (or a blank line of tabs)
