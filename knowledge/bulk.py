@@ -69,19 +69,26 @@ def table_rows(table: str) -> int:
 
 def reserve_ids(table: str, n: int) -> Sequence[int]:
     """``n`` fresh primary keys of ``table`` for rows the caller then inserts with explicit ids in
-    the same transaction, so it knows every new row's id without reading the rows back.
-    PostgreSQL: drawn from the column's sequence (safe against concurrent inserts). SQLite: above
-    both the largest id and the AUTOINCREMENT counter (so a deleted row's id is never reused); the
-    caller must already hold the write lock (have written in this transaction), so nobody else can
-    insert meanwhile."""
+    the same transaction, so it knows every new row's id without reading the rows back. Both
+    vendors: inside a transaction only.
+    PostgreSQL: a block of the column's sequence taken in one step (``setval`` past ``n`` values,
+    not ``n`` calls of ``nextval``: 1.8 s for 567k ids); the table is locked EXCLUSIVE until the
+    commit first, so no other transaction inserts into it (and draws from its sequence) meanwhile.
+    Readers are not blocked. SQLite: above both the largest id and the AUTOINCREMENT counter (so a
+    deleted row's id is never reused); the caller must already hold the write lock (have written in
+    this transaction), so nobody else can insert meanwhile."""
     if n <= 0:
         return range(0)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cur:
-            cur.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, n])
-            return [int(r[0]) for r in cur.fetchall()]
     if not connection.in_atomic_block:
         raise RuntimeError("reserve_ids must run inside a transaction (transaction.atomic())")
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute(f"LOCK TABLE {_q(table)} IN EXCLUSIVE MODE")
+            cur.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+            seq = cur.fetchone()[0]
+            cur.execute("SELECT setval(%s, nextval(%s) + %s - 1)", [seq, seq, n])
+            last = int(cur.fetchone()[0])
+            return range(last - n + 1, last + 1)
     raw = connection.connection
     top = raw.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {_q(table)}").fetchone()[0]
     seq = raw.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
