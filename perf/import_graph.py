@@ -39,6 +39,8 @@ def _django(db_url: str, var_dir: str) -> None:
     os.environ["COCOWEB_VAR_DIR"] = var_dir
     if db_url:
         os.environ["DATABASE_URL"] = db_url
+    else:  # SQLite: not whatever server a DATABASE_URL in the caller's environment names
+        os.environ.pop("DATABASE_URL", None)
     import django
 
     django.setup()
@@ -174,6 +176,8 @@ def main() -> None:
         for name, url in backends:
             naive = run_worker("naive", slice_path, url, args.naive)
             bulk = run_worker("bulk", path, url, args.naive)
+            if {bulk["vendor"], naive["vendor"]} != {name}:
+                sys.exit(f"the {name} run used {bulk['vendor']}: check DATABASE_URL")
             rows.append((name, bulk, naive))
     finally:
         if pg:
