@@ -58,21 +58,20 @@ def iter_blocks(path: str | Path, size: int) -> Iterator[tuple[int, bytes]]:
     newline is yielded once it holds more than a line's limit (its first line is too long)."""
     p = Path(path)
     _check_file(p)
-    first, buf = 1, b""
+    first, held, parts = 1, 0, []  # parts: the start of a line that has no newline yet
     with p.open("rb") as fh:
-        while True:
-            chunk = fh.read(size)
-            if not chunk:
-                if buf:
-                    yield first, buf
-                return
-            buf = buf + chunk if buf else chunk
-            cut = buf.rfind(b"\n") + 1
+        while chunk := fh.read(size):
+            cut = chunk.rfind(b"\n") + 1
             if cut == 0:
-                if len(buf) > MAX_LINE_BYTES:
-                    yield first, buf  # re-read line by line, it is refused as too long
+                parts.append(chunk)
+                held += len(chunk)
+                if held > MAX_LINE_BYTES:
+                    yield first, b"".join(parts)  # re-read line by line, it is refused as too long
                     return
                 continue
-            block, buf = buf[:cut], buf[cut:]
+            block = b"".join([*parts, chunk[:cut]]) if parts else chunk[:cut]
+            parts, held = ([chunk[cut:]], len(chunk) - cut) if cut < len(chunk) else ([], 0)
             yield first, block
             first += block.count(b"\n")
+    if parts:
+        yield first, b"".join(parts)
