@@ -7,7 +7,7 @@ the SQLite insert trigger with :data:`SQLITE_DEFERRED_TRIGGERS`.
 - SQLite: an FTS5 table ``knowledge_node_fts`` over ``knowledge_node`` (external content, so the
   text is stored once) with two indexed columns, ``text`` and ``graph_id`` (the graph id as a
   token, so a search is scoped to one graph inside the index), maintained by triggers. Triggers
-  fire for the importer's raw ``executemany`` inserts and for cascaded deletes alike, so no code
+  fire for the importer's raw multi-row inserts and for cascaded deletes alike, so no code
   path can forget to update the index.
 - PostgreSQL: a pg_trgm GIN index on ``knowledge_node.text`` (``ILIKE '%word%'`` uses it); the
   index is maintained by PostgreSQL.

@@ -7,16 +7,19 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import count
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.db import connection, transaction
+from numpy.typing import NDArray
 
 from accounts.people import User
 from commonsense.io import DataFormatError
 from commonsense.io.questions import read_questions
 from commonsense.io.statements import read_statements_csv
-from commonsense.io.triples import iter_atomic_tsv, read_triples
+from commonsense.io.triples import iter_atomic_tsv_columns, read_triples
 from commonsense.kg.index import file_fingerprint
 from commonsense.kg.relations import RELATIONS
 
@@ -104,20 +107,77 @@ def _node_degrees_add(rows: Iterable[tuple[int, int, int]]) -> None:
         )
 
 
-def _triple_rows(path: Path, fmt: str) -> Iterator[tuple[str, str, str, float | None, int, str]]:
-    """(head, relation, tail, plausibility, line, extra as JSON) per triple of the file."""
-    if fmt == "atomic-tsv":  # the fast path for the big files: tuples, no record objects
-        for h, rel, t, line in iter_atomic_tsv(path):
-            yield h, rel, t, None, line, "{}"
-        return
-    for rec in read_triples(path, fmt):
-        yield (
-            rec.head,
-            rec.relation,
-            rec.tail,
-            rec.plausibility,
-            rec.line,
-            json.dumps(dict(rec.extra)) if rec.extra else "{}",
+@dataclass
+class _TripleColumns:
+    """A parsed triple file, column by column (one entry per triple). Nodes are numbered by
+    their place in ``texts`` (every distinct head and tail text, once), so the per-triple
+    bookkeeping (degrees, ids) is array arithmetic, not a dictionary look-up per triple."""
+
+    heads: NDArray[np.int64]  # per triple: its head's index in ``texts``
+    tails: NDArray[np.int64]
+    relations: list[int]  # relation ids
+    lines: list[int]
+    plausibility: list[float | None] | None  # None: no value in any row
+    extra: list[str] | None  # as JSON; None: "{}" in every row
+    texts: list[str]
+
+
+def _read_columns(path: Path, fmt: str, rel_ids: dict[str, int], progress: Progress) -> _TripleColumns:
+    """Parse and validate the whole file (raises DataFormatError naming file, line and field)."""
+    # text -> a number unique to it (the running count of head and tail fields when it was first
+    # read); renumbered densely below
+    seen: dict[str, int] = {}
+    put, counter = seen.setdefault, count()
+    head_keys: list[NDArray[np.int64]] = []
+    tail_keys: list[NDArray[np.int64]] = []
+    rels: list[int] = []
+    lines: list[int] = []
+    plausibility: list[float | None] | None = None
+    extra: list[str] | None = None
+    if fmt == "atomic-tsv":  # the fast path for the big files: columns per block, C-level loops
+        for h, r, t, ln in iter_atomic_tsv_columns(path):
+            head_keys.append(np.fromiter(map(put, h, counter), np.int64, len(h)))
+            tail_keys.append(np.fromiter(map(put, t, counter), np.int64, len(t)))
+            rels.extend(map(rel_ids.__getitem__, r))
+            lines.extend(ln)
+            progress("parse", len(rels), None)
+    else:
+        plausibility, extra = [], []
+        hk: list[int] = []
+        tk: list[int] = []
+        for rec in read_triples(path, fmt):
+            hk.append(put(rec.head, next(counter)))
+            tk.append(put(rec.tail, next(counter)))
+            rels.append(rel_ids[rec.relation])
+            lines.append(rec.line)
+            plausibility.append(rec.plausibility)
+            extra.append(json.dumps(dict(rec.extra)) if rec.extra else "{}")
+            if not len(rels) % 100_000:
+                progress("parse", len(rels), None)
+        head_keys, tail_keys = [np.array(hk, np.int64)], [np.array(tk, np.int64)]
+    keys = np.fromiter(seen.values(), np.int64, len(seen))
+    dense = np.zeros(int(keys.max()) + 1, np.int64)
+    dense[keys] = np.arange(len(keys))
+    heads, tails = dense[np.concatenate(head_keys)], dense[np.concatenate(tail_keys)]
+    progress("parse", len(rels), len(rels))
+    return _TripleColumns(heads, tails, rels, lines, plausibility, extra, list(seen))
+
+
+def _rows_by_slice(
+    heads: NDArray[np.int64], tails: NDArray[np.int64], rest: list[list[Any]], step: int = 100_000
+) -> Iterator[tuple[Any, ...]]:
+    """(head id, relation id, tail id, line, *the other per-row values) per triple; the id arrays
+    are turned into Python ints a slice at a time (a list of 2.7 M ints would cost ~100 MB)."""
+    relations, lines, *others = rest
+    for i in range(0, len(heads), step):
+        part = slice(i, i + step)
+        yield from zip(
+            heads[part].tolist(),
+            relations[part],
+            tails[part].tolist(),
+            lines[part],
+            *(o[part] for o in others),
+            strict=True,
         )
 
 
@@ -139,16 +199,8 @@ def graph_import(
     if not allow_duplicate and not ImportSource.objects.filter(graph__name=name, sha256=sha).exists():
         _graph_with_content(sha, name)  # before parsing: a refusal costs a hash, not a parse
     rel_ids = relations_ensure()
-    # Parse + validate everything first (raises DataFormatError naming file/line/field).
-    intern: dict[str, str] = {}
-    rows: list[tuple[str, int, str, float | None, int, str]] = []
-    for h, rel, t, p, line, extra in _triple_rows(path, fmt):
-        h = intern.setdefault(h, h)
-        t = intern.setdefault(t, t)
-        rows.append((h, rel_ids[rel], t, p, line, extra))
-        if not len(rows) % 100_000:
-            progress("parse", len(rows), None)
-    progress("parse", len(rows), len(rows))
+    cols = _read_columns(path, fmt, rel_ids, progress)
+    n_rows = len(cols.heads)
     # SQLite: foreign keys are not checked per row during the import (five parent look-ups per
     # triple, ~30 % of the insert), only when the import is its own transaction (the pragma cannot
     # change inside one; nested in a caller's transaction they stay checked). Every id written is
@@ -160,55 +212,81 @@ def graph_import(
         graph = Graph.objects.select_for_update().get(pk=graph.pk)
         if ImportSource.objects.filter(graph=graph, sha256=sha).exists():
             return GraphImportResult(graph, 0, 0, True)
-        used_rels = {r[1] for r in rows}
+        used_rels = set(cols.relations)
         if Relation.objects.filter(pk__in=used_rels).count() != len(used_rels):
             raise RuntimeError("a relation was deleted while the file was read; nothing was stored, import again")
         source = ImportSource.objects.create(
-            graph=graph, filename=display_name or path.name, sha256=sha, format=fmt, rows=len(rows)
+            graph=graph, filename=display_name or path.name, sha256=sha, format=fmt, rows=n_rows
         )
         # degree statistics are updated incrementally when they were current before this import
         stats_before = {"relations": []} if created else graph.stats if stats_current(graph) else None
-        node_ids = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
+        texts = cols.texts
+        existing = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
+        found = list(map(existing.get, texts))  # the stored node id of each text, or None
         # sorted: the new nodes' ids then follow their text order, so the (graph, text) index is
         # appended to in order instead of written at random; ids assigned here (no read-back)
-        new_nodes = sorted(t for t in intern if t not in node_ids)
+        new_nodes = [i for i, e in enumerate(found) if e is None] if existing else list(range(len(texts)))
+        new_nodes.sort(key=texts.__getitem__)
         new_ids = reserve_ids(Node._meta.db_table, len(new_nodes))
+        node_id = np.zeros(len(texts), np.int64)
+        node_id[new_nodes] = np.asarray(new_ids, np.int64)
         # this import's degrees, counted here: new nodes are written with them, existing ones
         # incremented (only when the stored statistics are kept incrementally; else recounted)
-        out_deg, in_deg = Counter(r[0] for r in rows), Counter(r[2] for r in rows)
+        out_deg = np.bincount(cols.heads, minlength=len(texts))
+        in_deg = np.bincount(cols.tails, minlength=len(texts))
         gid, sid = graph.pk, source.pk
         insert_rows(
             Node._meta.db_table,
-            ("id", "graph_id", "text", "out_degree", "in_degree"),
-            ((i, gid, t, out_deg[t], in_deg[t]) for i, t in zip(new_ids, new_nodes, strict=True)),
+            ("id", "text", "out_degree", "in_degree"),
+            zip(
+                new_ids,
+                map(texts.__getitem__, new_nodes),
+                out_deg[new_nodes].tolist(),
+                in_deg[new_nodes].tolist(),
+                strict=True,
+            ),
+            constants={"graph_id": gid},
             rebuild_indexes=len(new_nodes) >= table_rows(Node._meta.db_table),
         )
-        if stats_before is not None and node_ids:
-            _node_degrees_add((out_deg[t], in_deg[t], node_ids[t]) for t in intern if t in node_ids)
+        old_nodes = [i for i, e in enumerate(found) if e is not None] if existing else []
+        if old_nodes:
+            old_ids = [existing[texts[i]] for i in old_nodes]
+            node_id[old_nodes] = old_ids
+            if stats_before is not None:
+                _node_degrees_add(zip(out_deg[old_nodes].tolist(), in_deg[old_nodes].tolist(), old_ids, strict=True))
         progress("nodes", len(new_nodes), len(new_nodes))
-        node_ids.update(zip(new_nodes, new_ids, strict=True))
-        cols = ("graph_id", "head_id", "relation_id", "tail_id", "plausibility", "source_id", "source_line", "extra")
+        constants: dict[str, Any] = {"graph_id": gid, "source_id": sid}
+        columns: tuple[str, ...] = ("head_id", "relation_id", "tail_id", "source_line")
+        per_row: list[list[Any]] = [cols.relations, cols.lines]
+        if cols.plausibility is None or cols.extra is None:
+            constants |= {"plausibility": None, "extra": "{}"}
+        else:
+            columns += ("plausibility", "extra")
+            per_row += [cols.plausibility, cols.extra]
+        rows = _rows_by_slice(node_id[cols.heads], node_id[cols.tails], per_row)
         # rebuilding the secondary indexes after the insert pays when it at least doubles the table
-        big = len(rows) >= table_rows(Triple._meta.db_table)
+        big = n_rows >= table_rows(Triple._meta.db_table)
         done = insert_rows(
             Triple._meta.db_table,
-            cols,
-            ((gid, node_ids[h], r, node_ids[t], p, sid, line, extra) for h, r, t, p, line, extra in rows),
+            columns,
+            rows,
+            constants=constants,
             rebuild_indexes=big,
             valid_by_construction=True,  # extra: json.dumps output; lines >= 1
         )
-        progress("triples", done, len(rows))
-        graph.node_count = len(node_ids)  # the graph's nodes before this import and its new ones
-        graph.triple_count = Triple.objects.filter(graph=graph).count()
+        progress("triples", done, n_rows)
+        graph.node_count = len(existing) + len(new_nodes)  # the graph's nodes before and its new ones
+        # a graph created by this transaction holds exactly this import's triples
+        graph.triple_count = done if created else Triple.objects.filter(graph=graph).count()
         graph.save(update_fields=["node_count", "triple_count"])
         rel_names = {i: n for n, i in rel_ids.items()}
-        counted = {rel_names[r]: n for r, n in Counter(row[1] for row in rows).items()}
+        counted = {rel_names[r]: n for r, n in Counter(cols.relations).items()}
         graph_stats_after_import(graph, sid, before=stats_before, counted=counted)
         progress("statistics", 1, 1)
     if connection.vendor == "postgresql":
         with connection.cursor() as cur:
             cur.execute(f"ANALYZE {Node._meta.db_table}, {Triple._meta.db_table}")
-    return GraphImportResult(graph, done, len(new_nodes), False)
+    return GraphImportResult(graph, done, len(new_ids), False)
 
 
 @dataclass

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+import io
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 from commonsense.kg import relations
 
+from . import text as text_io
 from .errors import MAX_FIELD_CHARS, DataFormatError, check_field
-from .text import iter_lines
+from .text import iter_blocks, iter_lines, lines_of
 
 FORMATS = ("atomic-tsv", "cskb-csv")
 
@@ -40,14 +43,83 @@ def read_atomic_tsv(path: str | Path) -> Iterator[TripleRecord]:
 
 
 def iter_atomic_tsv(path: str | Path) -> Iterator[tuple[str, str, str, int]]:
-    """:func:`read_atomic_tsv` as plain ``(head, relation, tail, line)`` tuples: the bulk
-    importer's path (no record object per row; each distinct relation spelling is resolved once).
-    Same checks and the same errors as :func:`check_field` / :func:`_relation`."""
+    """:func:`read_atomic_tsv` as plain ``(head, relation, tail, line)`` tuples (no record object
+    per row; each distinct relation spelling is resolved once). Same checks and the same errors as
+    :func:`check_field` / :func:`_relation`."""
+    for heads, rels, tails, lines in iter_atomic_tsv_columns(path):
+        yield from zip(heads, rels, tails, lines, strict=True)
+
+
+AtomicColumns = tuple[list[str], list[str], list[str], Sequence[int]]
+
+
+def iter_atomic_tsv_columns(path: str | Path, block_bytes: int | None = None) -> Iterator[AtomicColumns]:
+    """The bulk importer's reader: the file as blocks of columns ``(heads, relations, tails,
+    lines)``. A block is checked as a whole (decoded once, split by C-level string methods); a
+    block where anything is off (bad UTF-8, a NUL, a line without exactly two tabs, a blank line,
+    an empty or over-long field, an unknown relation spelling) is re-read line by line with the
+    exact per-line checks, so every error names the same file, line and field as a line-by-line
+    read, and every accepted row is the same."""
     p = Path(path)
     seen = False
     canonical: dict[str, str] = {}
+    for first, raw in iter_blocks(p, block_bytes or text_io.BLOCK_BYTES):
+        cols = _block_columns(raw, first, canonical)
+        if cols is None:
+            rows = list(_atomic_rows(p, lines_of(p, io.BytesIO(raw), first - 1), canonical))
+            cols = (
+                [r[0] for r in rows],
+                [r[1] for r in rows],
+                [r[2] for r in rows],
+                [r[3] for r in rows],
+            )
+        if cols[0]:
+            seen = True
+            yield cols
+    if not seen:
+        raise DataFormatError(p, None, None, "no triples found")
+
+
+def _block_columns(raw: bytes, first: int, canonical: dict[str, str]) -> AtomicColumns | None:
+    """The columns of a block in which every line is a well-formed triple, else None. Stricter
+    than the line-by-line checks, never looser: a blank line or a line longer than the field limit
+    (even if its fields are shorter) is left to them."""
+    if b"\x00" in raw:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if first == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    if text.endswith("\n"):
+        text = text[:-1]
+    lines = text.split("\n")
+    if set(map(str.count, lines, repeat("\t"))) != {2}:  # exactly three columns on every line
+        return None
     limit = MAX_FIELD_CHARS
-    for lineno, text in iter_lines(p):
+    if max(map(len, lines)) > limit:  # bounds every field, and the line far below MAX_LINE_BYTES
+        return None
+    flat = text.replace("\n", "\t").split("\t")
+    heads = list(map(str.strip, flat[0::3]))
+    tails = list(map(str.strip, flat[2::3]))  # also drops a line's trailing "\r" as the line reader does
+    if not all(heads) or not all(tails):  # an empty field (or a blank line of tabs)
+        return None
+    spellings = flat[1::3]
+    for spelling in set(spellings).difference(canonical):
+        try:
+            canonical[spelling] = _relation(Path(), 0, spelling)
+        except DataFormatError:
+            return None
+    return heads, list(map(canonical.__getitem__, spellings)), tails, range(first, first + len(lines))
+
+
+def _atomic_rows(
+    p: Path, numbered: Iterable[tuple[int, str]], canonical: dict[str, str]
+) -> Iterator[tuple[str, str, str, int]]:
+    """The line-by-line checks of an ATOMIC TSV: (head, relation, tail, line) per non-blank line."""
+    limit = MAX_FIELD_CHARS
+    for lineno, text in numbered:
         if not text.strip():
             continue
         cols = text.split("\t")
@@ -64,10 +136,7 @@ def iter_atomic_tsv(path: str | Path) -> Iterator[tuple[str, str, str, int]]:
         tail = cols[2].strip()
         if not tail or len(tail) > limit:
             check_field(p, lineno, "tail", cols[2])
-        seen = True
         yield head, rel, tail, lineno
-    if not seen:
-        raise DataFormatError(p, None, None, "no triples found")
 
 
 CSKB_COLUMNS = ("head", "relation", "tail", "label", "class", "split")

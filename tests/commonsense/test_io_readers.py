@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from commonsense.io import DataFormatError
 from commonsense.io.questions import read_csqa_jsonl, read_rica_axioms_jsonl, read_rica_probes_tsv
@@ -163,3 +166,95 @@ def test_a_json_nul_escape_is_refused_with_its_line(tmp_path) -> None:  # type: 
     )
     with pytest.raises(DataFormatError, match=r"q\.jsonl.*line 1.*NUL"):
         list(read_csqa_jsonl(f))
+
+
+def _line_by_line(p: Path) -> list[tuple[str, str, str, int]]:
+    """The reference: every line through the per-line checks (the reader before block reading)."""
+    from commonsense.io.text import iter_lines
+    from commonsense.io.triples import _atomic_rows
+
+    rows = list(_atomic_rows(p, iter_lines(p), {}))
+    if not rows:
+        raise DataFormatError(p, None, None, "no triples found")
+    return rows
+
+
+def _outcome(read, p: Path) -> tuple:  # type: ignore[no-untyped-def,type-arg]
+    try:
+        return ("rows", read(p))
+    except DataFormatError as exc:
+        return ("error", exc.line, exc.field, str(exc))
+
+
+def _blocks(block_bytes: int):  # type: ignore[no-untyped-def]
+    from commonsense.io.triples import iter_atomic_tsv_columns
+
+    return lambda p: [row for cols in iter_atomic_tsv_columns(p, block_bytes) for row in zip(*cols, strict=True)]
+
+
+BAD_LINES = {
+    "columns": ("a\txWant\n", None, "expected 3 tab-separated columns"),
+    "relation": ("a\tLikes\tb\n", "relation", "unknown relation 'Likes'"),
+    "empty head": (" \txWant\tb\n", "head", "is empty"),
+    "long tail": ("a\txWant\t" + "x" * 10_001 + "\n", "tail", "characters long"),
+    "nul": ("a\x00\txWant\tb\n", None, "NUL character (column 2)"),
+    "encoding": (b"caf\xe9\txWant\tb\n", None, "not valid UTF-8"),
+    "huge line": (b"y" * 1_100_000 + b"\n", None, "line longer than"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_LINES))
+def test_block_reader_locates_an_error_in_a_later_block_like_the_line_reader(tmp_path: Path, kind: str) -> None:
+    """The bulk importer reads whole blocks at once; a bad line deep in the file (many blocks in)
+    is reported with the same line, field and message as the line-by-line reader gives."""
+    bad, field, needle = BAD_LINES[kind]
+    good = "".join(f"PersonX eats {i}\txWant\tto sleep {i % 5}\r\n" for i in range(400))
+    p = tmp_path / "deep.tsv"
+    p.write_bytes(
+        "\ufeff".encode() + good.encode() + (bad if isinstance(bad, bytes) else bad.encode()) + b"a\txNeed\tb\n"
+    )
+    expected = _outcome(_line_by_line, p)
+    assert expected[:3] == ("error", 401, field) and needle in expected[3] and "deep.tsv, line 401" in expected[3]
+    for block_bytes in (64, 1000, 1 << 20):
+        assert _outcome(_blocks(block_bytes), p) == expected
+
+
+def test_block_reader_gives_the_line_readers_rows(tmp_path: Path) -> None:
+    """Blank lines, CRLF endings, a byte-order mark, padded fields, relation spellings: the same
+    rows and line numbers whichever block size."""
+    p = tmp_path / "ok.tsv"
+    p.write_bytes(
+        "\ufeffPersonX eats\txWant\tto sleep\r\n\n  \t \n PersonX runs \t xReact \ttired\n"
+        "PersonY sings\tHinderedBy\t  loud  \r\r\n".encode()
+    )
+    expected = [
+        ("PersonX eats", "xWant", "to sleep", 1),
+        ("PersonX runs", "xReact", "tired", 4),
+        ("PersonY sings", "HinderedBy", "loud", 5),
+    ]
+    assert _line_by_line(p) == expected
+    assert [(r.head, r.relation, r.tail, r.line) for r in read_atomic_tsv(p)] == expected
+    for block_bytes in (1, 7, 64, 1 << 20):
+        assert _outcome(_blocks(block_bytes), p) == ("rows", expected)
+
+
+_cell = st.text(alphabet=st.sampled_from(["a", "b", " ", "\r", "\t", "\x00", "\ufeff", "\u00e9", "\x1c"]), max_size=6)
+_line = st.one_of(
+    st.tuples(_cell, st.sampled_from(["xWant", " xNeed", "Likes", "", "\r"]), _cell).map("\t".join),
+    _cell,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_line, max_size=12).map(lambda ls: "\n".join(ls).encode()),
+    st.sampled_from([b"", b"\xff", b"\xef\xbb\xbf"]),
+    st.integers(1, 80),
+)
+def test_block_reader_equals_the_line_reader_on_any_input(body: bytes, prefix: bytes, block_bytes: int) -> None:
+    """Any content, any block size: the block reader gives the line reader's rows, or its error
+    (same line, field and message)."""
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "f.tsv"
+        p.write_bytes(prefix + body)
+        assert _outcome(_blocks(block_bytes), p) == _outcome(_line_by_line, p)
