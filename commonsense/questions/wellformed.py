@@ -569,6 +569,14 @@ def misfit(relation: str, tail: str) -> str | None:
             return None
         if first in COPULAS or first in ("was", "were", "'s", "n't"):
             return "a state, not something to do"
+        if any(t.lower() in ("not", "n't", "never") for t in rest[:3]):
+            return "a negation, not something to do"  # wants after getting dirty: "does not care"
+        if first in ("has", "have", "had") and len(rest) > 1:
+            nxt = rest[1].lower()
+            if nxt in ("not", "never", "been", "already") or _participle_only(nxt) or nxt.endswith("ed"):
+                return "a perfect, not something to do"  # wants after a shower: "has not eaten"
+        if first in ("can", "could", "may", "might", "will", "would", "should", "must") and relation != "xNeed":
+            return "a modal, not something to do"  # "PersonX could taste everything"
     if first in ("n't", "'s"):
         return "no verb after the subject"
     if "VERB" not in _pos(first) and first not in FUNCTION_WORDS:

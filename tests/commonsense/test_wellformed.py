@@ -133,6 +133,11 @@ def test_readable_text_passes(text: str) -> None:
         ("xWant", "PersonX goes home", True),  # COM2 Table 5 drops "to"
         ("xWant", "PersonX is happy", False),  # a state is no want
         ("xNeed", "PersonX is afraid", False),
+        ("xWant", "PersonX does not care", False),  # session 12: the gold of "wants … after getting dirty"
+        ("xWant", "PersonX has not eaten", False),  # a perfect is no want
+        ("xWant", "PersonX could taste everything", False),
+        ("xWant", "PersonX has a drink", True),
+        ("xNeed", "PersonX has to buy a car", True),
         ("xEffect", "PersonX is tired", True),  # an effect may be a state
         ("oEffect", "PersonY listens", True),
         ("isAfter", "PersonX goes home", True),  # no rule: any readable event
