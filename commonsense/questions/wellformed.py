@@ -237,6 +237,10 @@ COMPLETE_INTRANSITIVES = frozenset(
 )
 
 
+# nouns that read without an article after a verb ("goes to class") but not after a person, where
+# they are that person's ("enjoys PersonY class", "takes PersonY place")
+OWNED_BARE = frozenset("class room door hand office place part bed side turn life mind heart car job house".split())
+MODALS = frozenset("would will can could should must may might shall".split())
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 # words after a possessive that cannot be owned ("takes PersonY's outside", "sends PersonY's away")
 NOT_OWNED = frozenset("outside inside up down there here back away over out off around".split())
@@ -352,6 +356,8 @@ def _missing_possessive(toks: list[str], i: int) -> bool:
     from .fluent import NOT_POSSESSED, POSSESSED_NOUNS
 
     nxt = toks[i + 1].lower()
+    if nxt in OWNED_BARE and _verb_form(toks[i - 1].lower()) not in CAUSATIVES:
+        return True  # "enjoys PersonY class", "takes PersonY place" (but "sends PersonY home")
     if nxt in NOT_POSSESSED or nxt in BARE_NOUNS or toks[i + 1][:1].isupper():
         return False
     if _pos(nxt) != frozenset({"NOUN"}) and nxt not in POSSESSED_NOUNS:
@@ -487,7 +493,14 @@ def unreadable(text: str) -> str | None:
             return f"a possessive before {toks[i + 1]!r}"  # "takes PersonY's outside"
         if PERSON.match(t) and i and toks[i - 1].lower() in ("a", "an", "the"):
             return f"a person after {toks[i - 1]!r}"  # "PersonX is a nice PersonY"
-        if PERSON.match(t) and i and "ADJ" in _pos(toks[i - 1]) and toks[i - 2 if i > 1 else 0].lower() in ("a", "an"):
+        if i > 1 and low in MODALS and PERSON.match(toks[0]) and _third_person(toks[i - 1]) and i == 2:
+            return f"a verb before {t!r}: {toks[i - 1]!r}"  # "PersonX mothers would not wake up"
+        if (
+            PERSON.match(t)
+            and i
+            and "ADJ" in _pos(toks[i - 1])
+            and toks[i - 2 if i > 1 else 0].lower() in ("a", "an", "the")
+        ):
             return f"a person after {toks[i - 2]} {toks[i - 1]!r}"
         if low == "any" and i + 1 < len(toks) and _singular_count(toks[i + 1]):
             if not any(x.lower() in ("not", "n't", "never", "if", "without", "no") for x in toks[:i]):

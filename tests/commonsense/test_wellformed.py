@@ -71,6 +71,9 @@ from tests.conftest import shared_file
         "PersonX is a nice PersonY",  # a placeholder where a noun stood
         "PersonX has any question",
         "PersonX given unfair consequences or punishment",  # no finite verb
+        "PersonX enjoys PersonY class",  # a noun that reads bare after a verb, not after a person
+        "PersonX mothers would not wake up",  # a noun conjugated as a verb
+        "PersonX will be the nice PersonY",
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
@@ -111,6 +114,8 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX does not have any question",
         "PersonX is given a gift",
         "PersonX visits PersonY's home",
+        "PersonX sends PersonY home",
+        "PersonX gives PersonY a hand",
     ],
 )
 def test_readable_text_passes(text: str) -> None:
