@@ -104,6 +104,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Django's, with a health check that polls the socket before it sends SELECT 1 (cocoweb/postgresql/base.py)
+        DATABASES["default"]["ENGINE"] = "cocoweb.postgresql"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
