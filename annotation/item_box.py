@@ -11,12 +11,16 @@ extends it); a change to it must be made here too, or that test fails."""
 from __future__ import annotations
 
 import itertools
+import re
+from functools import lru_cache
 from html import escape
 from typing import Any
 
-from django.middleware.csrf import get_token
-from django.urls import reverse
+from django.core.signals import setting_changed
+from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeData
+
+from cocoweb.csrf import get_token
 
 from .models import Campaign
 
@@ -33,6 +37,35 @@ def _get(mapping: Any, key: str) -> Any:
     if isinstance(mapping, dict):
         return mapping.get(key, "")
     return ""
+
+
+_REF = "cocoweb0item0ref"
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]+")  # characters a URL carries as they are (RFC 3986 unreserved)
+
+
+@lru_cache(maxsize=1024)
+def _url_around(view: str, campaign: str, prefix: str) -> tuple[str, str]:
+    """``reverse(view, args=[campaign, ref])`` split around ``ref``: once per campaign (and script
+    prefix), not twice per answer."""
+    url = reverse(view, args=[campaign, _REF])
+    head, found, tail = url.partition(_REF)
+    assert found, url
+    return head, tail
+
+
+def _urls_changed(*, setting: str, **_: Any) -> None:
+    if setting == "ROOT_URLCONF":
+        _url_around.cache_clear()
+
+
+setting_changed.connect(_urls_changed, dispatch_uid="annotation.item_box.urls")
+
+
+def _item_url(view: str, campaign: str, ref: str) -> str:
+    if not _PLAIN.fullmatch(ref):  # quoting or refusal: reverse() decides
+        return reverse(view, args=[campaign, ref])
+    head, tail = _url_around(view, campaign, get_script_prefix())
+    return head + ref + tail
 
 
 def render(request: Any, ctx: dict[str, Any], *, crowd: bool = False) -> str:
@@ -81,7 +114,7 @@ def _item(request: Any, ctx: dict[str, Any], campaign: Campaign, views: dict[str
     payload = item.payload
     previous = ctx.get("previous", "")
     kind = campaign.kind
-    submit = _e(reverse(views["submit"], args=[campaign.name, ref]))
+    submit = _e(_item_url(views["submit"], campaign.name, ref))
     out += [
         f'\n  <form class="card item-form" data-annotate="{_e(kind)}" data-item="{_e(ref)}" method="post"\n'
         f'        action="{submit}"\n'
@@ -172,7 +205,7 @@ def _item(request: Any, ctx: dict[str, Any], campaign: Campaign, views: dict[str
         '      <button type="submit" data-action="submit">Submit <kbd>Enter</kbd></button>\n      '
     )
     if item.role != "qualification":
-        skip = _e(reverse(views["skip"], args=[campaign.name, ref]))
+        skip = _e(_item_url(views["skip"], campaign.name, ref))
         out.append(
             f'\n      <button type="submit" class="secondary" data-action="skip" formnovalidate formaction="{skip}"\n'
             f'              hx-post="{skip}" hx-target="#item">Skip <kbd>S</kbd></button>\n      '

@@ -109,8 +109,9 @@ def test_the_python_item_box_is_the_template(statement_set, csqa_set, people) ->
         }
         ctx = _ctx(campaign, step, u)
         ctx["progress"] = Progress("Qualification", None, None)
+        ctx["item_ref"] = "a ref&one"  # not a URL's plain characters: quoted as reverse() quotes it
         template, python = _both(ctx)
-        assert python == template and "&lt;b&gt;Tom" in python
+        assert python == template and "&lt;b&gt;Tom" in python and "/items/a%20ref&amp;one/submit/" in python
         compared += 1
     gen, step = _generation_step(u)
     for judged in (None, *JUDGEMENTS):
