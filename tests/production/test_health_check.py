@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import connection, connections
 
 from cocoweb.postgresql.base import DatabaseWrapper
 
@@ -32,7 +32,7 @@ def _pid() -> int:
 @pytest.fixture
 def pings(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Every ``SELECT 1`` health check Django sends, with its result."""
-    assert isinstance(connection, DatabaseWrapper) and connection.settings_dict["CONN_HEALTH_CHECKS"]
+    assert isinstance(connections["default"], DatabaseWrapper) and connection.settings_dict["CONN_HEALTH_CHECKS"]
     seen: list[bool] = []
     real = DatabaseWrapper.is_usable
 
