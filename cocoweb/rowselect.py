@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.backends.utils import CursorWrapper
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
@@ -59,10 +59,10 @@ def from_db(model: type[M], attnames: Sequence[str], values: Sequence[Any]) -> M
         or pre_init.has_listeners(model)
         or post_init.has_listeners(model)
     ):
-        return model.from_db(connection.alias, list(attnames), list(values))
+        return model.from_db(DEFAULT_DB_ALIAS, list(attnames), list(values))
     new = model.__new__(model)
     state = new._state = ModelState()
-    state.adding, state.db = False, connection.alias
+    state.adding, state.db = False, DEFAULT_DB_ALIAS  # what ``connection.alias`` is
     new.__dict__.update(zip(attnames, values, strict=True))
     return new
 
@@ -70,12 +70,13 @@ def from_db(model: type[M], attnames: Sequence[str], values: Sequence[Any]) -> M
 def instances(row: Sequence[Any], parts: Sequence[type[models.Model]]) -> list[models.Model]:
     """Split one result row (the ``columns`` of each model in ``parts``, in order) into instances."""
     out, pos = [], 0
+    db = connections[DEFAULT_DB_ALIAS]
     for model in parts:
-        cols, attnames, convs = _plan(model, connection.vendor)
+        cols, attnames, convs = _plan(model, db.vendor)
         values = list(row[pos : pos + len(cols)])
         for i, fns, expr in convs:
             for fn in fns:
-                values[i] = fn(values[i], expr, connection)
+                values[i] = fn(values[i], expr, db)
         out.append(from_db(model, attnames, values))
         pos += len(cols)
     return out
@@ -114,18 +115,19 @@ def cursor() -> Iterator[CursorWrapper]:
     prepares once per connection and then only executes; a plain cursor on other databases.
     Parameters are bound on the server, so a literal text parameter has no type of its own (cast
     it: ``%(x)s::jsonb``)."""
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cur:
+    db = connections[DEFAULT_DB_ALIAS]  # once: every ``connection.x`` is a lookup in a thread-local
+    if db.vendor != "postgresql":
+        with db.cursor() as cur:
             yield cur
         return
     # connection.cursor(), with the prepared cursor made in place of Django's (not made and closed)
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    raw = connection.connection
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    raw = db.connection
     if raw.prepare_threshold is None:  # Django's default, which turns ``prepare=True`` off too;
         raw.prepare_threshold = _NEVER  # only cursors binding on the server read it: these ones
-    with connection.wrap_database_errors:
-        wrapped = connection._prepare_cursor(_prepared_cursor_class()(raw))  # type: ignore[attr-defined]
+    with db.wrap_database_errors:
+        wrapped = db._prepare_cursor(_prepared_cursor_class()(raw))  # type: ignore[attr-defined]
     with wrapped as cur:
         yield cur
 
