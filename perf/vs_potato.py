@@ -197,8 +197,9 @@ def cocoweb_run(args: argparse.Namespace, n: int, tmp: Path) -> Stats:
     from annotation.models import Response
 
     connection.close()
-    stored = set(Response.objects.filter(item__campaign__name=CAMPAIGN).values_list("user__username", "item_id"))
-    missing = sum(1 for u, item in set(stats.acked) if (u, int(item)) not in stored)
+    # the page names items by their opaque uid
+    stored = set(Response.objects.filter(item__campaign__name=CAMPAIGN).values_list("user__username", "item__uid"))
+    missing = sum(1 for u, item in set(stats.acked) if (u, item) not in stored)
     import contextlib
     import io
 
