@@ -20,9 +20,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db.models import Case, IntegerField, Max, Value, When
 
+from cocoweb.cache import take_index
+
+from . import sessions
 from .roles import ROLES
 
 # Rank of the highest role group held (1 = annotator … 3 = admin; 0 = none), as user_role ranks them.
@@ -40,14 +43,27 @@ def _key(user_id: Any) -> str:
 
 
 def user_cache_forget(user_ids: Iterable[Any]) -> None:
-    """Drop the cached rows of these users (no-op when the cache is off)."""
+    """Drop the cached rows of these users, and the copies their sessions carry
+    (:mod:`accounts.sessions`); no-op when the cache is off."""
     if settings.COCOWEB_USER_CACHE_SECONDS > 0:
-        cache.delete_many([_key(pk) for pk in user_ids])
+        ids = list(user_ids)
+        cache.delete_many([_key(pk) for pk in ids])
+        session_cache = caches[settings.SESSION_CACHE_ALIAS]
+        for pk in ids:
+            carried = take_index(session_cache, sessions.index_key(pk))
+            if carried:
+                session_cache.delete_many([sessions.user_key(sk) for sk in carried])
 
 
 class RoleModelBackend(ModelBackend):
     def get_user(self, user_id: Any) -> Any:
         ttl = settings.COCOWEB_USER_CACHE_SECONDS
+        # The request's session (accounts.middleware), when it carries a copy of this user: no
+        # further cache read. Otherwise the user is looked up and the session keeps a copy.
+        session = sessions.CURRENT.get()
+        carried = getattr(session, "carried_user", None)
+        if carried is not None and carried.pk == user_id:
+            return carried if self.user_can_authenticate(carried) else None
         user = cache.get(_key(user_id)) if ttl > 0 else None
         if user is None:
             user = get_user_model()._default_manager.annotate(_role_rank=_ROLE_RANK).filter(pk=user_id).first()
@@ -57,6 +73,8 @@ class RoleModelBackend(ModelBackend):
             user._cocoweb_role = ROLES[rank - 1] if rank else None  # type: ignore[attr-defined]  # user_role reads it
             if ttl > 0:
                 cache.set(_key(user_id), user, ttl)
+        if hasattr(session, "carry_user"):
+            session.carry_user(user)
         if not self.user_can_authenticate(user):
             return None
         return user

@@ -27,6 +27,7 @@ from . import crowd_selectors, queue, selectors
 from . import participants as svc
 from .crowd_selectors import crowd_progress
 from .forms import web_submission
+from .item_box import render as item_box_html
 from .models import Assignment, Campaign, Item, Membership
 from .participants_models import CrowdStudy, Participant
 from .presentation import option_rows, survey_questions
@@ -228,8 +229,9 @@ def _box(
         c["item_ref"] = item.uid
         c["options"] = option_rows(item.payload.get("options", []))
         c["survey_questions"] = survey_questions(campaign.ask_common_sense)
-    template = "annotation/crowd/_item.html" if request.htmx else "annotation/crowd/work.html"
-    return render(request, template, c, status=status)
+    if request.htmx:  # the template's markup, built without the template engine (annotation/item_box.py)
+        return HttpResponse(item_box_html(request, c, crowd=True), status=status)
+    return render(request, "annotation/crowd/work.html", c, status=status)
 
 
 @participant_required

@@ -37,6 +37,8 @@ from .models import Adjudication, Assignment, Campaign, FinalLabel, Item, Member
 
 _ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
 _MEMBERSHIP_COLUMNS = [str(f.column) for f in Membership._meta.concrete_fields]
+_ITEM_ATTNAMES = [f.attname for f in Item._meta.concrete_fields]
+_MEMBERSHIP_ATTNAMES = [f.attname for f in Membership._meta.concrete_fields]
 
 _RESERVE = f"""
 WITH cand AS (
@@ -177,10 +179,10 @@ def reserve_regular(
     for name in ("payload", "gold"):  # jsonb arrives as text through Django's cursor
         if isinstance(values[name], str):
             values[name] = json.loads(values[name])
-    item = Item.from_db(connection.alias, [f.attname for f in Item._meta.concrete_fields], list(values.values()))
+    item = rowselect.from_db(Item, _ITEM_ATTNAMES, list(values.values()))
     item.campaign = campaign
-    a = Assignment.from_db(
-        connection.alias,
+    a = rowselect.from_db(
+        Assignment,
         ["id", "campaign_id", "item_id", "user_id", "state", "reserved_at", "expires_at", "finished_at"],
         [row[0], campaign.pk, item.pk, user.pk, Assignment.State.RESERVED, now, expires, None],
     )
@@ -220,8 +222,8 @@ def answer_store(
     )
     if row is None:
         return None
-    resp = Response.from_db(
-        connection.alias,
+    resp = rowselect.from_db(
+        Response,
         [
             "id",
             "campaign_id",
@@ -240,5 +242,5 @@ def answer_store(
     resp.assignment = a
     m = None
     if row[1] is not None:
-        m = Membership.from_db(connection.alias, [f.attname for f in Membership._meta.concrete_fields], list(row[1:]))
+        m = rowselect.from_db(Membership, _MEMBERSHIP_ATTNAMES, list(row[1:]))
     return resp, m

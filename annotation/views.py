@@ -19,6 +19,7 @@ from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 
 from . import queue, selectors
 from .forms import answer_draft, web_submission
+from .item_box import render as item_box_html
 from .models import Campaign
 from .presentation import option_rows, survey_questions
 from .rica import rica_choice
@@ -119,8 +120,9 @@ def _item_response(
     previous: dict[str, Any] | None = None,
 ) -> HttpResponse:
     ctx = _item_context(request, campaign, step, error=error, previous=previous)
-    template = "annotation/_item.html" if request.htmx else "annotation/work.html"
-    return render(request, template, ctx, status=status)
+    if request.htmx:  # the template's markup, built without the template engine (annotation/item_box.py)
+        return HttpResponse(item_box_html(request, ctx), status=status)
+    return render(request, "annotation/work.html", ctx, status=status)
 
 
 @role_required(ANNOTATOR)

@@ -15,12 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.backends.utils import CursorWrapper
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 
 Converter = Callable[[Any, Any, Any], Any]
+M = TypeVar("M", bound=models.Model)
 
 
 @cache
@@ -45,16 +48,36 @@ def columns(model: type[models.Model], alias: str) -> str:
     return ", ".join(f"{alias}.{qn(c)}" for c in cols)
 
 
+def from_db(model: type[M], attnames: Sequence[str], values: Sequence[Any]) -> M:
+    """``model.from_db(alias, attnames, values)`` for a row of every concrete field: the same
+    instance, made without ``Model.__init__``'s per-field ``setattr`` (a descriptor call for each
+    foreign key) - the hot path makes seven per answer. When a ``pre_init`` or ``post_init``
+    receiver listens to the model (none does today), the ORM's own ``from_db`` runs instead, so
+    the receivers still see every instance (and for a row without every field)."""
+    if (
+        len(attnames) != len(model._meta.concrete_fields)
+        or pre_init.has_listeners(model)
+        or post_init.has_listeners(model)
+    ):
+        return model.from_db(DEFAULT_DB_ALIAS, list(attnames), list(values))
+    new = model.__new__(model)
+    state = new._state = ModelState()
+    state.adding, state.db = False, DEFAULT_DB_ALIAS  # what ``connection.alias`` is
+    new.__dict__.update(zip(attnames, values, strict=True))
+    return new
+
+
 def instances(row: Sequence[Any], parts: Sequence[type[models.Model]]) -> list[models.Model]:
     """Split one result row (the ``columns`` of each model in ``parts``, in order) into instances."""
     out, pos = [], 0
+    db = connections[DEFAULT_DB_ALIAS]
     for model in parts:
-        cols, attnames, convs = _plan(model, connection.vendor)
+        cols, attnames, convs = _plan(model, db.vendor)
         values = list(row[pos : pos + len(cols)])
         for i, fns, expr in convs:
             for fn in fns:
-                values[i] = fn(values[i], expr, connection)
-        out.append(model.from_db(connection.alias, attnames, values))
+                values[i] = fn(values[i], expr, db)
+        out.append(from_db(model, attnames, values))
         pos += len(cols)
     return out
 
@@ -92,13 +115,20 @@ def cursor() -> Iterator[CursorWrapper]:
     prepares once per connection and then only executes; a plain cursor on other databases.
     Parameters are bound on the server, so a literal text parameter has no type of its own (cast
     it: ``%(x)s::jsonb``)."""
-    with connection.cursor() as cur:
-        if connection.vendor == "postgresql":
-            raw = connection.connection
-            if raw.prepare_threshold is None:  # Django's default, which turns ``prepare=True`` off too;
-                raw.prepare_threshold = _NEVER  # only cursors binding on the server read it: these ones
-            cur.cursor.close()
-            cur.cursor = _prepared_cursor_class()(raw)
+    db = connections[DEFAULT_DB_ALIAS]  # once: every ``connection.x`` is a lookup in a thread-local
+    if db.vendor != "postgresql":
+        with db.cursor() as cur:
+            yield cur
+        return
+    # connection.cursor(), with the prepared cursor made in place of Django's (not made and closed)
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    raw = db.connection
+    if raw.prepare_threshold is None:  # Django's default, which turns ``prepare=True`` off too;
+        raw.prepare_threshold = _NEVER  # only cursors binding on the server read it: these ones
+    with db.wrap_database_errors:
+        wrapped = db._prepare_cursor(_prepared_cursor_class()(raw))  # type: ignore[attr-defined]
+    with wrapped as cur:
         yield cur
 
 

@@ -62,7 +62,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.AuthenticationMiddleware",  # Django's, letting the backend see the session's user copy
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -104,6 +104,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DJANGO_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Django's, with a health check that polls the socket before it sends SELECT 1 (cocoweb/postgresql/base.py)
+        DATABASES["default"]["ENGINE"] = "cocoweb.postgresql"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -212,6 +215,10 @@ COCOWEB_PROXY_HOPS = env.int("COCOWEB_PROXY_HOPS", default=0)
 # would keep serving a session that was ended (log-out) elsewhere.
 _SHARED_CACHE = CACHES["default"]["BACKEND"].rsplit(".", 1)[-1] in ("RedisCache", "PyMemcacheCache", "PyLibMCCache")
 SESSION_ENGINE = f"django.contrib.sessions.backends.{'cached_db' if _SHARED_CACHE else 'db'}"
+if CACHES["default"]["BACKEND"] == "cocoweb.cache.RedisCache":
+    # Redis: the same, and the session's cached record carries the user and role too (one round
+    # trip for both; every copy of a person is dropped when their row or role changes).
+    SESSION_ENGINE = "accounts.sessions"
 # The signed-in user and their role are read from that shared cache too (accounts/backends.py),
 # for at most this many seconds; writes through the models drop the copy at once. 0: off (the
 # default with a per-process cache, for the same reason as the sessions).

@@ -94,7 +94,10 @@ class UploadRoutesMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = 0
-        if length or request.content_type == "multipart/form-data":
+        multipart = request.content_type == "multipart/form-data"
+        # A form post within both limits (an annotator's answer) is the same on every route: no
+        # need to resolve its URL here (the handler resolves it again for the view).
+        if multipart or length > min(max_body_bytes(False), max_body_bytes(True)):
             upload_route = self._upload_route(request)
             limit = max_body_bytes(upload_route)
             if length > limit:
@@ -103,7 +106,7 @@ class UploadRoutesMiddleware:
                     status=413,
                     content_type="text/plain; charset=utf-8",
                 )
-            if not upload_route and request.content_type == "multipart/form-data":
+            if not upload_route and multipart:
                 request.upload_handlers = [SkipFilesHandler(request)]
         return self.get_response(request)
 

@@ -176,3 +176,39 @@ def test_item_box_lookups_return_what_the_orm_returns(mcqa_campaign, people) -> 
             assert getattr(got, f.attname) == getattr(want, f.attname), f.name
     queue.response_submit(live.item, u, {"plausible": [0]}, assignment=live)
     assert selectors.live_reservation(mcqa_campaign, u) is None  # answered: no longer live
+
+
+def test_rowselect_from_db_makes_the_orms_instances(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
+    """rowselect.from_db (the hot path's instances, made without Model.__init__) gives the instance
+    the ORM's from_db gives; with a post_init receiver on the model it is the ORM's from_db."""
+    from django.db import connection
+    from django.db.models.signals import post_init
+
+    from annotation.models import Assignment, Item, Membership
+    from cocoweb import rowselect
+
+    (u,) = people("annotator", "fdb")
+    queue.next_step(mcqa_campaign, u)
+    for model in (Item, Assignment, Membership):
+        orm = model.objects.filter(campaign=mcqa_campaign).first()
+        attnames = [f.attname for f in model._meta.concrete_fields]
+        values = [getattr(orm, a) for a in attnames]
+        want, got = model.from_db(connection.alias, attnames, values), rowselect.from_db(model, attnames, values)
+        assert type(got) is model and {k: v for k, v in got.__dict__.items() if k != "_state"} == {
+            k: v for k, v in want.__dict__.items() if k != "_state"
+        }
+        assert (got._state.adding, got._state.db) == (False, connection.alias) and got.pk == orm.pk
+    seen: list[object] = []
+
+    def receiver(sender: object, instance: object, **kw: object) -> None:
+        seen.append(instance)
+
+    post_init.connect(receiver, sender=Item, dispatch_uid="test_rowselect_from_db")
+    try:
+        item = Item.objects.filter(campaign=mcqa_campaign).first()
+        seen.clear()
+        attnames = [f.attname for f in Item._meta.concrete_fields]
+        made = rowselect.from_db(Item, attnames, [getattr(item, a) for a in attnames])
+        assert seen == [made]
+    finally:
+        post_init.disconnect(receiver, sender=Item, dispatch_uid="test_rowselect_from_db")

@@ -121,3 +121,41 @@ def test_every_post_form_on_every_page_carries_the_token(world: World) -> None:
                         missing.append(f"{url} as {role}: <form method=post action={f['action']!r}> has no CSRF token")
     assert forms >= 40, forms  # log-out forms on every page, plus the data forms
     assert not missing, "\n".join(missing)
+
+
+# --- the item box's token (cocoweb/csrf.py: Django's masking, the mask drawn from one urandom read) ---
+
+
+def test_the_fast_mask_is_djangos_masking() -> None:
+    from collections import Counter
+
+    from django.middleware import csrf as django_csrf
+
+    from cocoweb.csrf import mask
+
+    secret = django_csrf._get_new_csrf_string()  # type: ignore[attr-defined]
+    tokens = [mask(secret) for _ in range(2000)]
+    assert len(set(tokens)) == len(tokens)
+    for t in tokens:
+        assert len(t) == django_csrf.CSRF_TOKEN_LENGTH and set(t) <= set(django_csrf.CSRF_ALLOWED_CHARS)
+        assert django_csrf._unmask_cipher_token(t) == secret  # type: ignore[attr-defined]
+    # the mask is uniform over the 62 characters: 64,000 draws, about 1,032 of each (5 standard deviations: +-160)
+    counts = Counter("".join(t[:32] for t in tokens))
+    assert len(counts) == 62 and max(abs(n - 64000 / 62) for n in counts.values()) < 160
+
+
+def test_the_item_box_token_passes_djangos_check_and_a_forged_one_does_not(world: World) -> None:
+    import re
+
+    from django.urls import reverse
+
+    c = world.client("annotator", enforce_csrf_checks=True)
+    slug = world.plain.name
+    box = c.get(reverse("annotation:item", args=[slug]), HTTP_HX_REQUEST="true").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="(\w+)"', box).group(1)  # type: ignore[union-attr]
+    uid = re.search(r'data-item="([^"]+)"', box).group(1)  # type: ignore[union-attr]
+    url = reverse("annotation:submit", args=[slug, uid])
+    forged = token[:32] + ("A" if token[32] != "A" else "B") + token[33:]
+    assert _is_csrf_failure(c.post(url, {"csrfmiddlewaretoken": forged, "plausible": "1"}, HTTP_HX_REQUEST="true"))
+    r = c.post(url, {"csrfmiddlewaretoken": token, "plausible": "1"}, HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and 'class="item-box"' in r.content.decode()

@@ -84,3 +84,33 @@ def test_upload_route_body_cap(world: World, settings: Any) -> None:
         {"kind": "graph:atomic-tsv", "name": "u2", "file": SimpleUploadedFile("a.tsv", TSV * 1000)},
     )
     assert r.status_code == 413
+
+
+def test_oversized_form_post_without_files_is_refused_unread(settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000
+    r = Client().post(reverse("login"), {"username": "a", "password": "b" * 5_000})
+    assert r.status_code == 413 and "takes at most 1,000 bytes" in r.content.decode()
+
+
+def test_a_small_form_post_is_not_resolved_before_its_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An annotator's answer (a small form post) is the same on every route: the middleware does
+    not resolve its URL (the handler does, once); a multipart post is still looked at."""
+    import cocoweb.uploads
+
+    resolved: list[str] = []
+    real = cocoweb.uploads.resolve
+
+    def spy(path: str, *a: Any, **kw: Any) -> Any:
+        resolved.append(path)
+        return real(path, *a, **kw)
+
+    monkeypatch.setattr(cocoweb.uploads, "resolve", spy)
+    form = RequestFactory().post(
+        "/accounts/login/", "username=a&password=b", content_type="application/x-www-form-urlencoded"
+    )
+    UploadRoutesMiddleware(lambda req: HttpResponse("ok"))(form)
+    assert resolved == []
+    body = encode_multipart(BOUNDARY, {"username": "a"})
+    multi = RequestFactory().generic("POST", "/accounts/login/", body, content_type=MULTIPART_CONTENT)
+    UploadRoutesMiddleware(lambda req: HttpResponse("ok"))(multi)
+    assert resolved == ["/accounts/login/"]

@@ -1,0 +1,204 @@
+"""CPU of one htmx submit inside the Django process, without gunicorn and without a network client:
+the hot path of issue 16 item 2 measured on its own, so that a change to it can be judged in a
+minute instead of a load run. Starts its own PostgreSQL (durable commits, as in production) and
+Redis (cache and session store), makes the pool of ``perf/load_annotation.py``, signs in
+``--annotators`` people (sessions made as ``perf/load_annotation.py`` makes them) and then calls
+Django's WSGI handler directly, round robin over the annotators: each call is the browser's htmx
+submit (``POST …/items/<uid>/submit/`` with ``HX-Request``), whose response carries the next item.
+
+Prints the Django process's CPU per submit (``time.process_time``; PostgreSQL's and Redis's own CPU
+is not in it) and the SQL statements per submit; ``--profile`` adds a cProfile listing of the same
+calls (cProfile slows Python code several times over: read its shares, not its times).
+
+    .venv/bin/python perf/submit_cpu.py                      # 2,000 submits after 300 warm-up ones
+    .venv/bin/python perf/submit_cpu.py --submits 500 --profile 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from perf.load_annotation import CAMPAIGN, ITEM, KEY, loadavg, pg_durable, setup_data  # noqa: E402
+from perf.services import services_start, services_stop  # noqa: E402
+
+CSRF = re.compile(r"csrftoken=([^;]+)")
+
+
+def environ(method: str, path: str, cookies: dict[str, str], body: bytes = b"") -> dict[str, object]:
+    """What gunicorn hands Django for one request of the browser's htmx flow."""
+    env: dict[str, object] = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_HOST": "127.0.0.1:8000",
+        "HTTP_HX_REQUEST": "true",
+        "HTTP_REFERER": "http://127.0.0.1:8000/",
+        "HTTP_COOKIE": "; ".join(f"{k}={v}" for k, v in cookies.items()),
+        "HTTP_X_CSRFTOKEN": cookies.get("csrftoken", ""),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.version": (1, 0),
+    }
+    if body:
+        env["CONTENT_TYPE"] = "application/x-www-form-urlencoded"
+        env["CONTENT_LENGTH"] = str(len(body))
+    return env
+
+
+def call(app, env: dict[str, object]) -> tuple[str, list[tuple[str, str]], str]:  # type: ignore[no-untyped-def]
+    got: dict[str, object] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info=None):  # type: ignore[no-untyped-def]
+        got["status"], got["headers"] = status, headers
+
+    result = app(env, start_response)
+    try:
+        body = b"".join(result).decode()
+    finally:
+        if hasattr(result, "close"):
+            result.close()
+    return str(got["status"]), got["headers"], body  # type: ignore[return-value]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--annotators", type=int, default=50)
+    ap.add_argument("--items", type=int, default=3000)
+    ap.add_argument("--submits", type=int, default=2000, help="timed submits")
+    ap.add_argument("--warmup", type=int, default=300, help="submits before timing")
+    ap.add_argument("--profile", type=int, default=0, metavar="ROWS", help="then a cProfile listing of this many rows")
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="cocoweb-submit-cpu-"))
+    tmp.chmod(0o755)
+    env = services_start(tmp, cache=True)
+    pg_durable(tmp)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "cocoweb.settings",
+            "DJANGO_SECRET_KEY": "perf-only-not-secret-" + "x" * 40,
+            "DJANGO_DEBUG": "false",
+            "DJANGO_SECURE_SSL_REDIRECT": "false",
+            "DJANGO_SECURE_COOKIES": "false",
+            "DJANGO_HSTS_SECONDS": "0",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+            "DJANGO_LOG_LEVEL": "WARNING",
+            "COCOWEB_VAR_DIR": str(tmp / "var"),
+            "DJANGO_STATIC_ROOT": str(tmp / "static"),
+        }
+    )
+    os.environ.update(env)
+    try:
+        return run(args)
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        services_stop(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    setup_data(args.items, 3, args.annotators)
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.db import connection, reset_queries
+
+    import cocoweb.urls  # noqa: F401  (imported once, as the preloaded gunicorn master does)
+
+    app = WSGIHandler()
+    people = []
+    for u in get_user_model().objects.filter(username__startswith="perf-ann-").order_by("username"):
+        store = import_module(settings.SESSION_ENGINE).SessionStore()
+        store[SESSION_KEY], store[BACKEND_SESSION_KEY] = str(u.pk), settings.AUTHENTICATION_BACKENDS[0]
+        store[HASH_SESSION_KEY] = u.get_session_auth_hash()
+        store.create()
+        cookies = {"sessionid": str(store.session_key)}
+        status, headers, box = call(app, environ("GET", f"/annotation/c/{CAMPAIGN}/item/", cookies))
+        assert status.startswith("200"), status
+        for name, value in headers:  # the box's form carries a CSRF token: the cookie comes with it
+            if name == "Set-Cookie" and (m := CSRF.search(value)):
+                cookies["csrftoken"] = m.group(1)
+        people.append([cookies, box])
+
+    def submit(i: int) -> None:
+        cookies, box = people[i % len(people)]
+        item, key = ITEM.search(box), KEY.search(box)
+        assert item is not None and key is not None, box[:500]
+        body = urlencode({"plausible": str(i % 5), "idempotency_key": key.group(1), "elapsed_ms": "3000"}).encode()
+        status, _, nxt = call(
+            app, environ("POST", f"/annotation/c/{CAMPAIGN}/items/{item.group(1)}/submit/", cookies, body)
+        )
+        assert status.startswith("200"), (status, nxt[:500])
+        people[i % len(people)][1] = nxt
+
+    for i in range(args.warmup):
+        submit(i)
+    settings.DEBUG = True  # count statements over a short stretch only (the query log costs CPU)
+    counted = 0
+    for i in range(args.warmup, args.warmup + 50):
+        submit(i)
+        counted += len(connection.queries)  # each request starts a new log
+        if i == args.warmup and args.profile:
+            for q in connection.queries:
+                print("   ", q["sql"][:110].replace("\n", " "))
+    statements = counted / 50
+    settings.DEBUG = False
+    reset_queries()
+    start = args.warmup + 50
+    cpu = []
+    for rep in range(5):
+        n = args.submits // 5
+        c0, w0 = time.process_time(), time.perf_counter()
+        for i in range(start, start + n):
+            submit(i)
+        cpu.append((time.process_time() - c0) / n * 1000)
+        wall = (time.perf_counter() - w0) / n * 1000
+        start += n
+        print(f"  block {rep + 1}: {n} submits, {cpu[-1]:.2f} ms CPU per submit ({wall:.2f} ms wall)", flush=True)
+    print(
+        f"htmx submit in-process (PostgreSQL durable + Redis): median {statistics.median(cpu):.2f} ms CPU per submit "
+        f"(blocks {min(cpu):.2f}-{max(cpu):.2f}), {statements:.1f} SQL statements per submit; {loadavg()}"
+    )
+    if args.profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile(time.process_time)  # CPU time: waits for PostgreSQL and Redis are not counted
+        prof.enable()
+        for i in range(start, start + 500):
+            submit(i)
+        prof.disable()
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.profile)
+        pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(args.profile)
+        print(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
