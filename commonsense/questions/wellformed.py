@@ -493,7 +493,7 @@ def unreadable(text: str) -> str | None:
             return f"a possessive before {toks[i + 1]!r}"  # "takes PersonY's outside"
         if PERSON.match(t) and i and toks[i - 1].lower() in ("a", "an", "the"):
             return f"a person after {toks[i - 1]!r}"  # "PersonX is a nice PersonY"
-        if i > 1 and low in MODALS and PERSON.match(toks[0]) and _third_person(toks[i - 1]) and i == 2:
+        if i == 2 and low in MODALS and PERSON.match(toks[0]) and _third_person(toks[1]):
             return f"a verb before {t!r}: {toks[i - 1]!r}"  # "PersonX mothers would not wake up"
         if (
             PERSON.match(t)
@@ -524,7 +524,7 @@ def unreadable(text: str) -> str | None:
         "VERB" in _pos(t) or t.lower() in FUNCTION_WORDS - DANGLING | {"is", "are", "has", "does"} for t in toks[1:]
     ):
         return "no verb"
-    if last in VAGUE_ENDINGS and not (before in ("at", "in", "for", "by") and last in ("once", "all")):
+    if last in VAGUE_ENDINGS:
         return f"ends on {toks[-1]!r}, which refers to nothing the reader has seen"  # "PersonX wraps it"
     if PERSON.match(toks[0]) or toks[0].lower() in ("people", "someone"):
         j = 1
