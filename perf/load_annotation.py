@@ -49,7 +49,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from perf.services import PORTS, free_port, services_start, services_stop  # noqa: E402
+from perf.services import PORTS, free_port, production_env, services_start, services_stop  # noqa: E402
 
 ITEM = re.compile(r'data-item="([^"]+)"')
 KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
@@ -343,20 +343,7 @@ def main() -> int:
             pg_durable(tmp)
     elif args.durable:
         sys.exit("--durable restarts the PostgreSQL this script starts; unset DATABASE_URL")
-    env.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "cocoweb.settings",
-            "DJANGO_SECRET_KEY": "perf-only-not-secret",
-            "DJANGO_DEBUG": "false",
-            "DJANGO_SECURE_SSL_REDIRECT": "false",
-            "DJANGO_SECURE_COOKIES": "false",
-            "DJANGO_HSTS_SECONDS": "0",
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-            "DJANGO_LOG_LEVEL": "WARNING",
-            "COCOWEB_VAR_DIR": str(tmp / "var"),
-            "DJANGO_STATIC_ROOT": str(tmp / "static"),
-        }
-    )
+    env.update(production_env(tmp))
     os.environ.update(env)
     gunicorn = None
     args.port = args.port or int(free_port())

@@ -48,6 +48,23 @@ def services_start(tmp: Path, *, cache: bool = False) -> dict[str, str]:
     return urls
 
 
+def production_env(tmp: Path) -> dict[str, str]:
+    """The Django settings a benchmark's app runs with: production mode (no debug), plain HTTP on
+    127.0.0.1, its own var and static folders under ``tmp``."""
+    return {
+        "DJANGO_SETTINGS_MODULE": "cocoweb.settings",
+        "DJANGO_SECRET_KEY": "perf-only-not-secret-" + "x" * 40,
+        "DJANGO_DEBUG": "false",
+        "DJANGO_SECURE_SSL_REDIRECT": "false",
+        "DJANGO_SECURE_COOKIES": "false",
+        "DJANGO_HSTS_SECONDS": "0",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+        "DJANGO_LOG_LEVEL": "WARNING",
+        "COCOWEB_VAR_DIR": str(tmp / "var"),
+        "DJANGO_STATIC_ROOT": str(tmp / "static"),
+    }
+
+
 def services_stop(tmp: Path) -> None:
     env = {**os.environ, **PORTS}
     subprocess.run(

@@ -31,7 +31,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from perf.load_annotation import CAMPAIGN, ITEM, KEY, loadavg, pg_durable, setup_data  # noqa: E402
-from perf.services import services_start, services_stop  # noqa: E402
+from perf.services import production_env, services_start, services_stop  # noqa: E402
 
 CSRF = re.compile(r"csrftoken=([^;]+)")
 
@@ -94,20 +94,7 @@ def main() -> int:
     tmp.chmod(0o755)
     env = services_start(tmp, cache=True)
     pg_durable(tmp)
-    env.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "cocoweb.settings",
-            "DJANGO_SECRET_KEY": "perf-only-not-secret-" + "x" * 40,
-            "DJANGO_DEBUG": "false",
-            "DJANGO_SECURE_SSL_REDIRECT": "false",
-            "DJANGO_SECURE_COOKIES": "false",
-            "DJANGO_HSTS_SECONDS": "0",
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-            "DJANGO_LOG_LEVEL": "WARNING",
-            "COCOWEB_VAR_DIR": str(tmp / "var"),
-            "DJANGO_STATIC_ROOT": str(tmp / "static"),
-        }
-    )
+    env.update(production_env(tmp))
     os.environ.update(env)
     try:
         return run(args)

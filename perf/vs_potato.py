@@ -62,7 +62,7 @@ from perf.load_annotation import (  # noqa: E402
     session_for,
     setup_data,
 )
-from perf.services import PORTS, free_port, services_start, services_stop  # noqa: E402
+from perf.services import PORTS, free_port, production_env, services_start, services_stop  # noqa: E402
 
 POTATO = "potato-annotation==2.12.1"
 POTATO_VENV = ROOT / "var" / "potato-venv"
@@ -457,20 +457,7 @@ def main() -> int:
     tmp.chmod(0o755)
     env = services_start(tmp, cache=True)
     pg_durable(tmp)
-    env.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "cocoweb.settings",
-            "DJANGO_SECRET_KEY": "perf-only-not-secret-" + "x" * 40,
-            "DJANGO_DEBUG": "false",
-            "DJANGO_SECURE_SSL_REDIRECT": "false",
-            "DJANGO_SECURE_COOKIES": "false",
-            "DJANGO_HSTS_SECONDS": "0",
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
-            "DJANGO_LOG_LEVEL": "WARNING",
-            "COCOWEB_VAR_DIR": str(tmp / "var"),
-            "DJANGO_STATIC_ROOT": str(tmp / "static"),
-        }
-    )
+    env.update(production_env(tmp))
     os.environ.update(env)
     results: list[tuple[int, dict[str, float], dict[str, float] | None]] = []
     try:
