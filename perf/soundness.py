@@ -1,0 +1,234 @@
+"""Item soundness, read blind (issue 11; protocol: ../shared/spec/item-soundness.md), made repeatable.
+
+``build`` makes the six sets the issue names with the builders' defaults (CSKB-Population 2i, 2p,
+3i, 2in and the ATOMIC-2020 sample's 2i, 3i, 40 items each, from ../shared/data), shuffles them
+together under blind ids and writes, in ``DIR``:
+
+* ``reader-K.md``: what an annotator sees (context, question, options A-E), one file per reader;
+* ``key.json``: for each blind id its set, kind, gold letter, chain, distractor provenance and the
+  build parameters (kept from the readers);
+* ``build.json``: the command, commit, seed, build reports and edge-filter name.
+
+Each reader writes ``verdicts-K.jsonl``: one line per item,
+``{"id": "r001", "sound": true|false, "pick": "A".."E"|null, "causes": [...]}`` with the causes of
+the spec (implausible chain, distractor also right, near-copy, no defensible answer, unreadable,
+wrong relation, degenerate). ``score`` joins verdicts and key and prints the share sound per set and
+kind, the causes, and how often a reader's pick was the gold; ``--json`` writes the same to
+``DIR/summary.json``.
+
+    .venv/bin/python perf/soundness.py build DIR [--seed 11] [--readers 4] [--count 40]
+    .venv/bin/python perf/soundness.py score DIR [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SHARED = ROOT.parent / "shared" / "data"
+SETS = (("CSKB", ("2i", "2p", "3i", "2in")), ("ATOMIC", ("2i", "3i")))
+CAUSES = (
+    "implausible chain",
+    "distractor also right",
+    "near-copy",
+    "no defensible answer",
+    "unreadable",
+    "wrong relation",
+    "degenerate",
+)
+LETTERS = "ABCDE"
+
+READER_HEAD = """# Items to judge (blind)
+
+Protocol (../shared/spec/item-soundness.md): an item is **sound** when a careful reader, seeing only
+the context, the question and the five options, finds **exactly one defensible answer** and every
+sentence (options included) reads as English. For each item write one JSON line:
+
+    {{"id": "r001", "sound": true, "pick": "C", "causes": []}}
+
+`pick` is the one option you would defend (null if none or several); `causes` (for an unsound item,
+every one that applies): {causes}.
+
+"""
+
+
+def _indexes() -> dict[str, Any]:
+    from commonsense.io.triples import read_atomic_tsv, read_cskb_csv
+    from commonsense.kg.index import GraphIndex, IndexOptions
+    from commonsense.questions.wellformed import build_edges
+
+    edges = build_edges()  # the builders' default edge filter
+    ckbp = [
+        (r.head, r.relation, r.tail, r.plausibility) for r in read_cskb_csv(SHARED / "ckbp_eval/evaluation_set.csv")
+    ]
+    atomic = [
+        (r.head, r.relation, r.tail) for r in read_atomic_tsv(SHARED / "atomic2020_sample/atomic2020_triples.tsv")
+    ]
+    opts = IndexOptions(normalize=True)
+    return {
+        "CSKB": GraphIndex.build(edges(ckbp), opts),
+        "ATOMIC": GraphIndex.build(edges(atomic), opts),
+        "edge_filter": edges.name,
+    }
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "commonsense"], cwd=ROOT, capture_output=True, text=True
+        )
+        return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except OSError:
+        return "unknown"
+
+
+def build(out: Path, seed: int, readers: int, count: int) -> None:
+    from commonsense.questions.com2 import BuildParams, BuildReport, build_com2
+
+    out.mkdir(parents=True, exist_ok=True)
+    graphs = _indexes()
+    items: list[dict[str, Any]] = []
+    reports: dict[str, Any] = {}
+    for graph, kinds in SETS:
+        for kind in kinds:
+            params = BuildParams(kind=kind, count=count, seed=seed)
+            report = BuildReport()
+            qs = build_com2(graphs[graph], params, report=report)
+            reports[f"{graph} {kind}"] = report.as_dict()
+            print(f"{graph:6} {kind:3} built {len(qs):3} of {count} ({report.attempts} attempts)", flush=True)
+            for q in qs:
+                items.append(
+                    {
+                        "set": graph,
+                        "kind": kind,
+                        "qid": q.id,
+                        "context": q.context,
+                        "question": q.question,
+                        "options": q.options,
+                        "gold": LETTERS[q.answer_index],
+                        "chain": q.chain,
+                        "distractors": q.metadata.get("distractors"),
+                        "params": params.as_dict(),
+                    }
+                )
+    random.Random(seed).shuffle(items)
+    key: dict[str, Any] = {}
+    shards: list[list[str]] = [[] for _ in range(readers)]
+    for i, it in enumerate(items):
+        bid = f"r{i + 1:03d}"
+        key[bid] = it
+        opts = "\n".join(f"   {LETTERS[j]}. {o}" for j, o in enumerate(it["options"]))
+        shards[i % readers].append(f"## {bid}\nContext: {it['context']}\nQuestion: {it['question']}\n{opts}\n")
+    for k, shard in enumerate(shards, 1):
+        text = READER_HEAD.format(causes=", ".join(f'"{c}"' for c in CAUSES)) + "\n".join(shard)
+        (out / f"reader-{k}.md").write_text(text)
+    (out / "key.json").write_text(json.dumps(key, indent=1, ensure_ascii=False))
+    meta = {
+        "command": " ".join(["perf/soundness.py", *sys.argv[1:]]),
+        "commit": _commit(),
+        "seed": seed,
+        "count": count,
+        "readers": readers,
+        "edge_filter": graphs["edge_filter"],
+        "reports": reports,
+    }
+    (out / "build.json").write_text(json.dumps(meta, indent=1))
+    print(f"{len(items)} items in {readers} reader files under {out}")
+
+
+def _verdicts(d: Path) -> dict[str, dict[str, Any]]:
+    got: dict[str, dict[str, Any]] = {}
+    for f in sorted(d.glob("verdicts-*.jsonl")):
+        for n, line in enumerate(f.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                v = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SystemExit(f"{f}:{n}: not JSON ({exc})") from None
+            if not isinstance(v, dict) or "id" not in v or not isinstance(v.get("sound"), bool):
+                raise SystemExit(f'{f}:{n}: needs "id" and a true/false "sound"')
+            bad = [c for c in v.get("causes") or [] if c not in CAUSES]
+            if bad:
+                raise SystemExit(f"{f}:{n}: field causes: unknown cause {bad[0]!r} (one of {', '.join(CAUSES)})")
+            got[str(v["id"])] = v
+    return got
+
+
+def score(d: Path, as_json: bool) -> dict[str, Any]:
+    key = json.loads((d / "key.json").read_text())
+    verdicts = _verdicts(d)
+    missing = sorted(set(key) - set(verdicts))
+    unknown = sorted(set(verdicts) - set(key))
+    if unknown:
+        raise SystemExit(f"verdicts for ids not in key.json: {', '.join(unknown[:5])}")
+    rows: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    causes: Counter[str] = Counter()
+    picked = gold = 0
+    for bid, v in verdicts.items():
+        it = key[bid]
+        r = rows[f"{it['set']} {it['kind']}"]
+        r[0] += int(v["sound"])
+        r[1] += 1
+        if not v["sound"]:
+            causes.update(v.get("causes") or [])
+        if v.get("pick"):
+            picked += 1
+            gold += int(v["pick"] == it["gold"])
+    total = [sum(r[0] for r in rows.values()), sum(r[1] for r in rows.values())]
+    order = [f"{g} {k}" for g, ks in SETS for k in ks]
+    summary = {
+        "per_set": {s: {"sound": rows[s][0], "read": rows[s][1]} for s in order if s in rows},
+        "all": {"sound": total[0], "read": total[1]},
+        "causes": dict(causes.most_common()),
+        "picked": picked,
+        "picked_gold": gold,
+        "missing": missing,
+    }
+    for s in order:
+        if s in rows:
+            n, m = rows[s]
+            print(f"{s:10} {n:3} / {m:3} ({100 * n / max(m, 1):4.1f} %)")
+    print(f"{'all':10} {total[0]:3} / {total[1]:3} ({100 * total[0] / max(total[1], 1):4.1f} %)")
+    print("causes on unsound items:", ", ".join(f"{c} {n}" for c, n in causes.most_common()))
+    print(f"a single option picked in {picked} items; it was the gold in {gold}")
+    if missing:
+        print(f"no verdict for {len(missing)} items: {', '.join(missing[:10])}")
+    if as_json:
+        (d / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("dir", type=Path)
+    b.add_argument("--seed", type=int, default=11)
+    b.add_argument("--readers", type=int, default=4)
+    b.add_argument("--count", type=int, default=40)
+    s = sub.add_parser("score")
+    s.add_argument("dir", type=Path)
+    s.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    if a.cmd == "build":
+        if not SHARED.is_dir():
+            raise SystemExit(f"{SHARED} is absent: the soundness sets are built from ../shared/data")
+        build(a.dir, a.seed, a.readers, a.count)
+    else:
+        score(a.dir, a.json)
+
+
+if __name__ == "__main__":
+    main()
