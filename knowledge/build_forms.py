@@ -57,6 +57,12 @@ class _BuildForm(forms.Form):
         help_text="also use triples whose text does not read as English or whose tail does not answer the "
         "relation's question (e.g. a 'feeling' that is no feeling); off: only well-formed ones",
     )
+    include_populated = forms.BooleanField(
+        required=False,
+        label="Include populated candidates",
+        help_text="also use CSKB-Population's candidate triples mined from ASER (class cs_head / all_head) as "
+        "edges; off: only the knowledge base's own triples (COM2 samples from ATOMIC)",
+    )
     diverse = forms.BooleanField(
         required=False,
         label="Diverse (vote-k)",
@@ -108,6 +114,7 @@ class QuestionBuildForm(_BuildForm):
         "min_plausibility",
         "include_implausible",
         "include_malformed",
+        "include_populated",
         "near_duplicate",
         "keep_placeholders",
     ]
@@ -141,6 +148,7 @@ class QuestionBuildForm(_BuildForm):
             "min_plausibility": d["min_plausibility"],
             "include_implausible": d["include_implausible"],
             "include_malformed": d["include_malformed"],
+            "include_populated": d["include_populated"],
             "near_duplicate": d["near_duplicate"],
             "person_names": not d["keep_placeholders"],
         }
@@ -179,6 +187,7 @@ class CocoBuildForm(_BuildForm):
         "min_plausibility",
         "include_implausible",
         "include_malformed",
+        "include_populated",
     ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -214,4 +223,5 @@ class CocoBuildForm(_BuildForm):
             "min_plausibility": d["min_plausibility"],
             "include_implausible": d["include_implausible"],
             "include_malformed": d["include_malformed"],
+            "include_populated": d["include_populated"],
         }

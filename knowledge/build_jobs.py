@@ -140,6 +140,8 @@ def build_job_command(job: BuildJob) -> str:
         args.append("--include-implausible")
     if p.get("include_malformed"):
         args.append("--include-malformed")
+    if p.get("include_populated"):
+        args.append("--include-populated")
     if job.kind == BuildJob.Kind.COM2 and "near_duplicate" in p:
         args += ["--near-duplicate", str(p["near_duplicate"] or 0)]
     return " ".join(["python", "manage.py", cmd, *(shlex.quote(a) for a in args)])

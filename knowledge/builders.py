@@ -15,10 +15,11 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
+from django.db.models.fields.json import KT
 
 from accounts.people import User
 from commonsense.io.abstract import read_abstract_triples
-from commonsense.kg.edges import EdgeFilter
+from commonsense.kg.edges import ORIGIN_FIELD, EdgeFilter
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
 from commonsense.questions import export as writers
@@ -84,8 +85,14 @@ def _cache_dir(graph: Graph) -> Path:
     return Path(settings.COCOWEB_CACHE_DIR) / "graphs" / f"{graph.pk}-{graph.name}"
 
 
-def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int]]:
-    rows = graph.triples.order_by("id").values_list("head__text", "relation__name", "tail__text", "plausibility", "id")
+def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int, str | None]]:
+    """(head, relation, tail, plausibility, triple id, origin): the origin is the triple's stored
+    ``class`` (CSKB-Population's, :data:`commonsense.kg.edges.POPULATED`), None where it has none."""
+    rows = (
+        graph.triples.order_by("id")
+        .annotate(origin=KT(f"extra__{ORIGIN_FIELD}"))
+        .values_list("head__text", "relation__name", "tail__text", "plausibility", "id", "origin")
+    )
     yield from rows.iterator(chunk_size=20_000)
 
 
@@ -106,6 +113,7 @@ class ModelEdges:
 
     def __init__(self, base: EdgeFilter, check: PlausibilityCheck) -> None:
         self.base, self.check = base, check
+        self.drop_origins = base.drop_origins
         self.name = f"{base.name}+model:{check.key}:{check.threshold!r}"
 
     def __call__(self, records: Any) -> list[Any]:
@@ -115,11 +123,16 @@ class ModelEdges:
 
 
 def edges_for(
-    include_implausible: bool, plausibility: PlausibilityCheck | None, include_malformed: bool = False
+    include_implausible: bool,
+    plausibility: PlausibilityCheck | None,
+    include_malformed: bool = False,
+    include_populated: bool = False,
 ) -> EdgeFilter | ModelEdges:
     """The build's edge filter: labels (unless ``include_implausible``), well-formed text (unless
-    ``include_malformed``, :mod:`commonsense.questions.wellformed`), then the model if one filters edges."""
-    base = build_edges(include_implausible, include_malformed)
+    ``include_malformed``, :mod:`commonsense.questions.wellformed`), the knowledge base's own
+    triples (unless ``include_populated``: CSKB-Population's candidates mined from ASER), then the
+    model if one filters edges."""
+    base = build_edges(include_implausible, include_malformed, include_populated)
     return ModelEdges(base, plausibility) if plausibility is not None and plausibility.filter_edges else base
 
 
@@ -181,6 +194,7 @@ def question_set_build(
     min_plausibility: float | None = None,
     include_implausible: bool = False,
     include_malformed: bool = False,
+    include_populated: bool = False,
     near_duplicate: float | None = DEFAULT_THRESHOLD,
     person_names: bool = True,
     user: User | None = None,
@@ -207,7 +221,7 @@ def question_set_build(
     g = _graph(graph)
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
-    edges = edges or edges_for(include_implausible, plausibility, include_malformed)
+    edges = edges or edges_for(include_implausible, plausibility, include_malformed, include_populated)
     index = graph_index(
         g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges
     )
@@ -246,7 +260,7 @@ def question_set_build(
         raise ImportRefused(
             f"no {kind} question could be built from graph {g.name!r} ({report.attempts} attempts; {why}); "
             "the graph may hold no such query under the composition rules and the well-formed filter "
-            "(--relations, --include-malformed and --include-implausible widen it)"
+            "(--relations, --include-malformed, --include-populated and --include-implausible widen it)"
         )
     steps.next()
     with transaction.atomic():
@@ -262,6 +276,7 @@ def question_set_build(
                 "min_plausibility": min_plausibility,
                 "include_implausible": include_implausible,
                 "include_malformed": include_malformed,
+                "include_populated": include_populated,
                 "edges": edges.name,
                 "normalize": True,
                 **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
@@ -288,6 +303,7 @@ def coco_build(
     min_plausibility: float | None = None,
     include_implausible: bool = False,
     include_malformed: bool = False,
+    include_populated: bool = False,
     diverse: bool = False,
     user: User | None = None,
     progress: Progress | None = None,
@@ -309,7 +325,7 @@ def coco_build(
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
     steps = _Steps(step, coco_steps(bool(abstract or conceptualizer)))
     steps.next()
-    edges = edges_for(include_implausible, plausibility, include_malformed)
+    edges = edges_for(include_implausible, plausibility, include_malformed, include_populated)
     raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges)
     steps.next()
     norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges)
@@ -374,6 +390,7 @@ def coco_build(
                 "min_plausibility": min_plausibility,
                 "include_implausible": include_implausible,
                 "include_malformed": include_malformed,
+                "include_populated": include_populated,
                 "edges": edges.name,
                 "relations": list(params.relations),
                 "abstract": Path(abstract).name if abstract else None,

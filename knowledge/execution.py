@@ -45,6 +45,7 @@ COM2_PARAMS = (
     "person_names",
     "include_implausible",
     "include_malformed",
+    "include_populated",
     "near_duplicate",
 )
 COCO_PARAMS = (
@@ -55,6 +56,7 @@ COCO_PARAMS = (
     "diverse",
     "include_implausible",
     "include_malformed",
+    "include_populated",
 )
 
 

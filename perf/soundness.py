@@ -64,12 +64,15 @@ every one that applies): {causes}.
 
 def _indexes() -> dict[str, Any]:
     from commonsense.io.triples import read_atomic_tsv, read_cskb_csv
+    from commonsense.kg.edges import ORIGIN_FIELD
     from commonsense.kg.index import GraphIndex, IndexOptions
     from commonsense.questions.wellformed import build_edges
 
     edges = build_edges()  # the builders' default edge filter
+    # (head, relation, tail, label, ref, origin): the origin is CSKB-Population's class, as stored on import
     ckbp = [
-        (r.head, r.relation, r.tail, r.plausibility) for r in read_cskb_csv(SHARED / "ckbp_eval/evaluation_set.csv")
+        (r.head, r.relation, r.tail, r.plausibility, None, dict(r.extra).get(ORIGIN_FIELD))
+        for r in read_cskb_csv(SHARED / "ckbp_eval/evaluation_set.csv")
     ]
     atomic = [
         (r.head, r.relation, r.tail) for r in read_atomic_tsv(SHARED / "atomic2020_sample/atomic2020_triples.tsv")

@@ -17,7 +17,7 @@ from commonsense.scoring.plausibility import PlausibilityCheck
 from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES, CompositionRules
 from ..queries.sampling import QInter, QProj, Query, QuerySampler
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
-from . import distractors, names, verbalize
+from . import distractors, fluent, names, verbalize
 from .display import Display
 from .diverse import EmbeddingCache, select_diverse
 from .neardup import DEFAULT_THRESHOLD, NearDuplicates
@@ -175,7 +175,22 @@ class StateDistractorCheck:
         self.state = np.zeros(len(index.names), dtype=bool)
         if index.f_rel.shape[0]:
             self.state[index.f_dst[state_rels[index.f_rel]]] = True
+        self.names = index.names
+        self._shaped: dict[int, bool] = {}
         self._last: tuple[Query, bool] | None = None
+
+    def state_shaped(self, node: int) -> bool:
+        """A node that reads as a state whatever relation it came from: "Jake is really sad" as an
+        xEffect tail. Read blind, such options beside a feeling gold ("what Jake feels after the
+        effect on Jake after …": "Jake is really sad" / "Jake is hurt") were a second defensible
+        answer."""
+        got = self._shaped.get(node)
+        if got is None:
+            from .wellformed import misfit
+
+            shown = fluent.display(fluent.people(self.names[node]))
+            got = self._shaped[node] = any(misfit(r, shown) is None for r in ("xReact", "oReact", "xAttr"))
+        return got
 
     def applies(self, index: GraphIndex, query: Query) -> bool:
         if self._last is not None and self._last[0] is query:
@@ -188,7 +203,7 @@ class StateDistractorCheck:
         return got
 
     def __call__(self, c: OptionCandidate) -> str | None:
-        if self.state[c.node] and self.applies(c.index, c.query):
+        if (self.state[c.node] or self.state_shaped(c.node)) and self.applies(c.index, c.query):
             return "a state where a state answers"
         return None
 
@@ -238,10 +253,14 @@ def make_question(
 
     if checks:
         reject = option_checks(index, query, text, shown, checks, text(query.answer))
+    # The chain's intermediate nodes answer the question's first hops: read blind, a 2p item offering
+    # both "Adam gains confidence" (the hidden middle step) and the gold "Adam is confident" had two
+    # defensible answers (COM2's human evaluation names such answers "1-hop").
+    middle = {n for h, _, t in query.chain() for n in (h, t)} - set(anchors) - answers
     picked = distractors.pick(
         index,
         rng,
-        answers=answers,
+        answers=answers | middle,
         anchors=anchors,
         reject=reject,
         rejections=None if report is None else report.distractors_rejected,
@@ -251,7 +270,7 @@ def make_question(
     )
     refused: list[str] = []
     if picked is not None and check is not None:
-        picked, refused = pick_checked(index, rng, query, picked, check, answers=answers, anchors=anchors)
+        picked, refused = pick_checked(index, rng, query, picked, check, answers=answers | middle, anchors=anchors)
     if picked is None:
         if report is not None:
             report.dropped["too few distractors"] += 1

@@ -68,6 +68,11 @@ DANGLING = frozenset(
     some any every each another other""".split()
 )
 
+# Person names are drawn without regard to gender (:mod:`.names`), so a gendered pronoun in a node
+# contradicts the name half the time: read blind, "Amy applies himself to study", "Kimberly eats
+# himself" and "Hannah goes abroad for his studies" were unreadable.
+GENDERED = frozenset({"he", "him", "his", "himself", "she", "her", "hers", "herself"})
+
 PERSON = re.compile(r"^(?:Person[XYZ]|People[XYZ]|people)(?:'s)?$")
 _WORD = re.compile(r"^[A-Za-z]+(?:-[A-Za-z]+)*$")
 COPULAS = frozenset({"is", "are", "am", "feels", "feel", "gets", "get", "becomes", "become", "seems", "seem"})
@@ -397,6 +402,8 @@ def unreadable(text: str) -> str | None:
     if len(toks) > 16:
         return "too long"
     for i, t in enumerate(toks):
+        if t.lower() in GENDERED:
+            return f"gendered pronoun {t!r}"  # names are drawn at random: "Amy applies himself to study"
         if i and PERSON.match(t) and t == toks[i - 1]:
             return f"word twice: {t!r}"
         if t == "'s" and i and toks[i - 1].islower() and "NOUN" not in _pos(toks[i - 1]):
@@ -652,11 +659,14 @@ def well_formed(base: EdgeFilter) -> EdgeFilter:
 
     # the name keys the graph index cache and is stored with every set: it says whether the parse ran
     parsed = f"parsed:{grammar.version()}" if grammar.available() else "unparsed"
-    return EdgeFilter(f"{base.name}+well-formed+{parsed}", keep)
+    return EdgeFilter(f"{base.name}+well-formed+{parsed}", keep, base.drop_origins)
 
 
-def build_edges(include_implausible: bool = False, include_malformed: bool = False) -> EdgeFilter:
+def build_edges(
+    include_implausible: bool = False, include_malformed: bool = False, include_populated: bool = False
+) -> EdgeFilter:
     """A build's edges: label-1 (or unlabelled) triples unless ``include_implausible``, well-formed
-    ones unless ``include_malformed``."""
-    base = edge_filter(include_implausible)
+    ones unless ``include_malformed``, the knowledge base's own triples (not CSKB-Population's
+    candidates mined from ASER, :data:`commonsense.kg.edges.POPULATED`) unless ``include_populated``."""
+    base = edge_filter(include_implausible, include_populated)
     return base if include_malformed else well_formed(base)

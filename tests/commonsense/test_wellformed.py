@@ -74,6 +74,10 @@ from tests.conftest import shared_file
         "PersonX enjoys PersonY class",  # a noun that reads bare after a verb, not after a person
         "PersonX mothers would not wake up",  # a noun conjugated as a verb
         "PersonX will be the nice PersonY",
+        # session 13, round 6: names are drawn without gender
+        "PersonX applies himself to study",
+        "PersonX goes abroad for his studies",
+        "PersonX invites PersonY to her car",
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:

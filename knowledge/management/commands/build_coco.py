@@ -37,6 +37,12 @@ class Command(ImportCommand):
             help="also use triples whose text does not read as English or whose tail does not answer the "
             "relation's question (default: well-formed only)",
         )
+        parser.add_argument(
+            "--include-populated",
+            action="store_true",
+            help="also use CSKB-Population's candidate triples mined from ASER (class cs_head / all_head) as "
+            "edges (default: the knowledge base's own triples only)",
+        )
         add_plausibility_arguments(parser)
         add_conceptualize_arguments(parser)
 
@@ -52,6 +58,7 @@ class Command(ImportCommand):
             min_plausibility=o["min_plausibility"],
             include_implausible=o["include_implausible"],
             include_malformed=o["include_malformed"],
+            include_populated=o["include_populated"],
             diverse=o["diverse"],
             plausibility=check_from_options(o["graph"], o),
             conceptualizer=conceptualizer_from_options(o),

@@ -39,6 +39,12 @@ class Command(ImportCommand):
             "relation's question (default: well-formed only)",
         )
         parser.add_argument(
+            "--include-populated",
+            action="store_true",
+            help="also use CSKB-Population's candidate triples mined from ASER (class cs_head / all_head) as "
+            "edges (default: the knowledge base's own triples only)",
+        )
+        parser.add_argument(
             "--near-duplicate",
             type=float,
             default=0.9,
@@ -61,6 +67,7 @@ class Command(ImportCommand):
             min_plausibility=o["min_plausibility"],
             include_implausible=o["include_implausible"],
             include_malformed=o["include_malformed"],
+            include_populated=o["include_populated"],
             near_duplicate=o["near_duplicate"] or None,
             person_names=not o["keep_placeholders"],
             plausibility=check_from_options(o["graph"], o),
