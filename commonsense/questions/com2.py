@@ -278,7 +278,8 @@ def make_question(
     rel = index.rel_names.__getitem__
     st = STRUCTURES[query.kind]
     ctx = verbalize.context(query, text, rel, st.negated_branch)
-    qtext = verbalize.question(query, text, rel)
+    fluent_text = isinstance(display, Display) and display.fluent_text
+    qtext = verbalize.question(query, text, rel, fluent.hindered_phrase if fluent_text else None)
     opts, pos = distractors.place(rng, text(query.answer), [text(n) for n, _ in picked])
     mapping = names.draw(rng) if person_names else {}
     ap = names.apply

@@ -292,3 +292,40 @@ def has_lemma_form(text: str) -> bool:
 
 
 _LEMMA_AFTER_NAME = re.compile(r"\b(?:[A-Z][a-z]+|Person[XYZ])\s+(?:be|have)\b|\b(?:People[XYZ]|people)\s+be\b")
+
+
+_PERFECT_NEXT = frozenset({"been", "not", "never", "already", "just"})
+
+
+@lru_cache(maxsize=65536)
+def hindered_phrase(text: str) -> str | None:
+    """A present-tense event as the object of "what hindered …": "PersonX gets back" -> "PersonX
+    from getting back", "PersonX is at school" -> "PersonX from being at school". COM2's template
+    ("what hindered PersonX gets back") is not English; read blind, every 2in item was called
+    unreadable for it. None where no gerund reads right (a modal, a negation, a perfect, no verb):
+    the caller keeps the template's own words."""
+    toks = text.split()
+    if len(toks) < 2 or not (_PERSON.match(toks[0]) or _PEOPLE.match(toks[0])):
+        return None  # only a person's own event ("PersonX's car breaks down" keeps the template)
+    j = k = 1  # pre-verbal adverbs stay before the gerund ("finally getting up")
+    while k < len(toks) - 1 and _adverb(toks[k]):
+        if toks[k].lower() in ("not", "n't", "never"):
+            return None
+        k += 1
+    verb = toks[k].lower()
+    if verb in MODALS or verb in ("not", "n't", "never", "does", "do", "did", "was", "were"):
+        return None
+    rest = toks[k + 1 :]
+    if verb in ("is", "are", "am"):
+        gerund = "being"
+    elif verb in ("has", "have"):
+        nxt = rest[0].lower() if rest else ""
+        if not rest or nxt in _PERFECT_NEXT or nxt.endswith("ed") or nxt in lemmas(nxt, "VERB").get("VERB", ()):
+            return None  # "has finished the work", "has to go": no plain possession
+        gerund = "having"
+    else:
+        lemma = lemmas(verb, "VERB").get("VERB")
+        if not lemma:
+            return None
+        gerund = _inflect(lemma[0], "VBG")
+    return " ".join([*toks[:j], "from", *toks[j:k], gerund, *rest])

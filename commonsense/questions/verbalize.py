@@ -34,12 +34,22 @@ def one_hop_question(rel: str, head: str) -> str:
     return f"{question_prefix(rel)} {head}?"
 
 
-def phrase(q: QNode, text: Text, rel: RelName, nested: bool = False) -> str:
+# An event's text as the object of "what hindered …" ("PersonX from getting back"), or None to
+# keep the template's words (:func:`commonsense.questions.fluent.hindered_phrase` for fluent text).
+Hindered = Callable[[str], str | None]
+
+
+def phrase(q: QNode, text: Text, rel: RelName, nested: bool = False, hindered: Hindered | None = None) -> str:
     if isinstance(q, QAnchor):
         return text(q.node)
     if isinstance(q, QProj):
-        return f"{prompt(rel(q.rel))} {phrase(q.child, text, rel, nested=True)}"
-    parts = [phrase(b, text, rel) for b in q.branches]
+        name = rel(q.rel)
+        if hindered is not None and name == "HinderedBy" and isinstance(q.child, QAnchor):
+            got = hindered(text(q.child.node))
+            if got:
+                return f"{prompt(name)} {got}"
+        return f"{prompt(name)} {phrase(q.child, text, rel, nested=True, hindered=hindered)}"
+    parts = [phrase(b, text, rel, hindered=hindered) for b in q.branches]
     complex_ = nested or any(not (isinstance(b, QProj) and isinstance(b.child, QAnchor)) for b in q.branches)
     if len(parts) == 2:
         sep = ", and also " if complex_ else " and also "
@@ -47,11 +57,13 @@ def phrase(q: QNode, text: Text, rel: RelName, nested: bool = False) -> str:
     return "both " + ", ".join(parts[:-1]) + ", and also " + parts[-1]
 
 
-def question(query: Query, text: Text, rel: RelName) -> str:
+def question(query: Query, text: Text, rel: RelName, hindered: Hindered | None = None) -> str:
+    """The question; ``hindered`` rewrites the object of "what hindered" (fluent builds only: the
+    papers' golden verbalisations keep COM2's words)."""
     root = query.root
     if isinstance(root, QProj) and isinstance(root.child, QAnchor):  # 1p: the Table 6 form
         return one_hop_question(rel(root.rel), text(root.child.node))
-    return f"What event or state is {phrase(root, text, rel)}?"
+    return f"What event or state is {phrase(root, text, rel, hindered=hindered)}?"
 
 
 def _anchor_paths(q: QNode, above: tuple[int, ...], out: list[tuple[int, tuple[int, ...], int]], branch: int) -> None:

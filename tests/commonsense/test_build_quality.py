@@ -365,3 +365,34 @@ def test_a_state_shaped_event_is_no_distractor_where_a_state_answers() -> None:
             qs = build_com2(idx, p)
             seen[allow] += bool(qs) and "PersonX is tired" in qs[0].options
     assert seen[False] == 0 and seen[True] > 0
+
+
+@pytest.mark.parametrize(
+    ("event", "phrase"),
+    [
+        ("PersonX gets back", "PersonX from getting back"),
+        ("PersonX is at school", "PersonX from being at school"),
+        ("PersonX makes the purchase", "PersonX from making the purchase"),
+        ("PersonX finally gets up", "PersonX from finally getting up"),
+        ("PersonX has no money", "PersonX from having no money"),
+        ("PersonX never recovers", None),  # no gerund reads right: the template's words stay
+        ("PersonX can not find PersonY", None),
+        ("PersonX has finished the work", None),
+        ("PersonX's car breaks down", None),
+    ],
+)
+def test_what_hindered_takes_a_gerund(event: str, phrase: str | None) -> None:
+    assert fluent.hindered_phrase(event) == phrase
+
+
+@pytest.mark.slow  # the CKBP graph with its populated candidates (more 2in queries)
+def test_ckbp_2in_questions_read_what_hindered_someone_from_doing() -> None:
+    qs = build_com2(_ckbp_index(include_populated=True), BuildParams(kind="2in", count=12, seed=11))
+    assert qs
+    rewritten = [q for q in qs if " from " in q.question.split("what hindered", 1)[1]]
+    assert rewritten, [q.question for q in qs]
+    for q in qs:
+        tail = q.question.split("what hindered ", 1)[1]
+        name, verb = tail.split()[:2]
+        # never COM2's "what hindered Joel gets back": a finite verb right after the person
+        assert verb == "from" or verb.lower() in ("never", "can", "could", "would", "has", "does", "is"), q.question

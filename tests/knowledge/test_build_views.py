@@ -57,6 +57,7 @@ def test_com2_form_lists_the_graphs_relations_and_queues_after_commit(
         "min_plausibility": None,
         "include_implausible": False,
         "include_malformed": False,
+        "include_populated": False,
         "near_duplicate": None,  # the field left empty: no near-duplicate check (the form's initial is 0.9)
         "person_names": True,
     }

@@ -104,3 +104,19 @@ def test_build_form_has_the_flag_and_threshold(ckbp: str) -> None:
         data={"graph": ckbp, "kind": "2i", "count": 3, "seed": 0, "name": "g", "max_degree": 10}
     )
     assert default.is_valid() and default.params()["include_implausible"] is False
+
+
+def test_stored_cskb_builds_use_the_knowledge_base_triples_unless_asked(ckbp: str) -> None:
+    """The origin travels from the CSV's ``class`` column through the stored triple's ``extra`` into
+    the index: by default no populated candidate (cs_head / all_head) is an edge of a chain."""
+    for name, extra in (("kb", {}), ("populated", {"include_populated": True})):
+        call_command("build_questions", graph=ckbp, kind="2i", count=15, seed=4, name=name, verbosity=0, **extra)
+    kb, populated = QuestionSet.objects.get(name="kb"), QuestionSet.objects.get(name="populated")
+    assert kb.params["include_populated"] is False and "+kb-only" in kb.params["edges"]
+    assert populated.params["include_populated"] is True and "kb-only" not in populated.params["edges"]
+
+    def origins(qset: QuestionSet) -> set[str]:
+        return {t.extra.get("class") for q in qset.questions.all() for t in q.triples.all()}
+
+    assert kb.question_count > 0 and origins(kb) == {"test_set"}
+    assert origins(populated) - {"test_set"}  # the fault the default removes
