@@ -261,6 +261,19 @@ def _participle_only(word: str) -> bool:
     return word in forms.get("VBN", ()) and word not in forms.get("VBD", ())
 
 
+MODAL_PASTS = frozenset({"would", "could", "should", "might"})  # modals, not past events
+
+
+def _past_only(word: str) -> bool:
+    """A simple past that is neither the verb's base nor its present form ("ran", "studied", "lost";
+    not "read" or "put"): every event is shown in the present tense, so a past one reads as a
+    slip. Read blind: "Ashley accidentally ran", "Sara studied harder longer"."""
+    verb = _verb_form(word)
+    if verb is None or word == verb or word in MODAL_PASTS:
+        return False
+    return word in inflections(verb, "VERB").get("VBD", ())
+
+
 def _singular_count(word: str) -> bool:
     """A singular noun that is no mass noun we know of ("question", not "money" or "questions")."""
     w = word.lower()
@@ -463,6 +476,12 @@ def unreadable(text: str) -> str | None:
     first = toks[0]
     if not (PERSON.match(first) or first.lower() in SUBJECTS or first[:1].isupper()):
         return f"no subject: starts with {first!r}"  # "feel relaxed", "reserve lodging"
+    if PERSON.match(first):
+        j = 1
+        while j < len(toks) - 1 and (toks[j].lower() in ADVERBIALS or toks[j].lower().endswith("ly")):
+            j += 1
+        if _past_only(toks[j].lower()):
+            return f"a past tense among present-tense events: {toks[j]!r}"  # "Ashley accidentally ran"
     if "themselves" in (t.lower() for t in toks) and PERSON.match(first) and first.startswith("Person"):
         return "'themselves' for one person"
     for i in range(1, len(toks) - 1):

@@ -78,6 +78,9 @@ from tests.conftest import shared_file
         "PersonX applies himself to study",
         "PersonX goes abroad for his studies",
         "PersonX invites PersonY to her car",
+        "PersonX accidentally ran",  # a past tense among present-tense events
+        "PersonX studied harder",
+        "PersonX lost their voice",
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
@@ -120,6 +123,9 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX visits PersonY's home",
         "PersonX sends PersonY home",
         "PersonX gives PersonY a hand",
+        "PersonX reads a book",
+        "PersonX puts the phone away",
+        "PersonX is tired",
     ],
 )
 def test_readable_text_passes(text: str) -> None:
