@@ -17,7 +17,11 @@ kind, the causes, and how often a reader's pick was the gold; ``--json`` writes 
 ``DIR/summary.json``.
 
     .venv/bin/python perf/soundness.py build DIR [--seed 11] [--readers 4] [--count 40]
+    .venv/bin/python perf/soundness.py mix DIR_A DIR_B --out DIR [--seed 0] [--readers 4]
     .venv/bin/python perf/soundness.py score DIR [--json]
+
+``mix`` makes an A/B reading: the items of two builds shuffled together under new blind ids, each
+keyed with its build's folder name, which ``score`` then reports apart.
 """
 
 from __future__ import annotations
@@ -99,7 +103,6 @@ def _commit() -> str:
 def build(out: Path, seed: int, readers: int, count: int) -> None:
     from commonsense.questions.com2 import BuildParams, BuildReport, build_com2
 
-    out.mkdir(parents=True, exist_ok=True)
     graphs = _indexes()
     items: list[dict[str, Any]] = []
     reports: dict[str, Any] = {}
@@ -125,6 +128,21 @@ def build(out: Path, seed: int, readers: int, count: int) -> None:
                         "params": params.as_dict(),
                     }
                 )
+    meta = {
+        "command": " ".join(["perf/soundness.py", *sys.argv[1:]]),
+        "commit": _commit(),
+        "seed": seed,
+        "count": count,
+        "readers": readers,
+        "edge_filter": graphs["edge_filter"],
+        "reports": reports,
+    }
+    _write(out, items, seed, readers, meta)
+
+
+def _write(out: Path, items: list[dict[str, Any]], seed: int, readers: int, meta: dict[str, Any]) -> None:
+    """Shuffle ``items`` under blind ids into ``readers`` files; the key and ``meta`` beside them."""
+    out.mkdir(parents=True, exist_ok=True)
     random.Random(seed).shuffle(items)
     key: dict[str, Any] = {}
     shards: list[list[str]] = [[] for _ in range(readers)]
@@ -137,17 +155,21 @@ def build(out: Path, seed: int, readers: int, count: int) -> None:
         text = READER_HEAD.format(causes=", ".join(f'"{c}"' for c in CAUSES)) + "\n".join(shard)
         (out / f"reader-{k}.md").write_text(text)
     (out / "key.json").write_text(json.dumps(key, indent=1, ensure_ascii=False))
-    meta = {
-        "command": " ".join(["perf/soundness.py", *sys.argv[1:]]),
-        "commit": _commit(),
-        "seed": seed,
-        "count": count,
-        "readers": readers,
-        "edge_filter": graphs["edge_filter"],
-        "reports": reports,
-    }
     (out / "build.json").write_text(json.dumps(meta, indent=1))
     print(f"{len(items)} items in {readers} reader files under {out}")
+
+
+def mix(builds: list[Path], out: Path, seed: int, readers: int) -> None:
+    """An A/B reading: the items of several builds (each a ``build`` folder) shuffled together, so
+    that the same readers judge every build without knowing which item came from which."""
+    items: list[dict[str, Any]] = []
+    meta: dict[str, Any] = {"command": " ".join(["perf/soundness.py", *sys.argv[1:]]), "seed": seed, "builds": {}}
+    for d in builds:
+        name = d.name
+        for it in json.loads((d / "key.json").read_text()).values():
+            items.append({**it, "build": name})
+        meta["builds"][name] = json.loads((d / "build.json").read_text())
+    _write(out, items, seed, readers, {**meta, "readers": readers})
 
 
 def _verdicts(d: Path) -> dict[str, dict[str, Any]]:
@@ -181,16 +203,23 @@ def score(d: Path, as_json: bool) -> dict[str, Any]:
     picked = gold = 0
     for bid, v in verdicts.items():
         it = key[bid]
-        r = rows[f"{it['set']} {it['kind']}"]
+        prefix = f"{it['build']} " if "build" in it else ""
+        r = rows[f"{prefix}{it['set']} {it['kind']}"]
         r[0] += int(v["sound"])
         r[1] += 1
         if not v["sound"]:
-            causes.update(v.get("causes") or [])
+            causes.update(f"{prefix}{c}" for c in v.get("causes") or [])
         if v.get("pick"):
             picked += 1
             gold += int(v["pick"] == it["gold"])
-    total = [sum(r[0] for r in rows.values()), sum(r[1] for r in rows.values())]
-    order = [f"{g} {k}" for g, ks in SETS for k in ks]
+    total = [sum(v[0] for s, v in rows.items()), sum(v[1] for s, v in rows.items())]
+    builds = sorted({it["build"] for it in key.values() if "build" in it})
+    order = [f"{b} {g} {k}".lstrip() for b in builds or [""] for g, ks in SETS for k in ks]
+    for b in builds:
+        n = sum(v[0] for s, v in rows.items() if s.startswith(b + " "))
+        m = sum(v[1] for s, v in rows.items() if s.startswith(b + " "))
+        rows[f"{b} all"] = [n, m]
+        order.append(f"{b} all")
     summary = {
         "per_set": {s: {"sound": rows[s][0], "read": rows[s][1]} for s in order if s in rows},
         "all": {"sound": total[0], "read": total[1]},
@@ -202,8 +231,8 @@ def score(d: Path, as_json: bool) -> dict[str, Any]:
     for s in order:
         if s in rows:
             n, m = rows[s]
-            print(f"{s:10} {n:3} / {m:3} ({100 * n / max(m, 1):4.1f} %)")
-    print(f"{'all':10} {total[0]:3} / {total[1]:3} ({100 * total[0] / max(total[1], 1):4.1f} %)")
+            print(f"{s:16} {n:3} / {m:3} ({100 * n / max(m, 1):4.1f} %)")
+    print(f"{'all':16} {total[0]:3} / {total[1]:3} ({100 * total[0] / max(total[1], 1):4.1f} %)")
     print("causes on unsound items:", ", ".join(f"{c} {n}" for c, n in causes.most_common()))
     print(f"a single option picked in {picked} items; it was the gold in {gold}")
     if missing:
@@ -221,6 +250,11 @@ def main() -> None:
     b.add_argument("--seed", type=int, default=11)
     b.add_argument("--readers", type=int, default=4)
     b.add_argument("--count", type=int, default=40)
+    m = sub.add_parser("mix")
+    m.add_argument("builds", type=Path, nargs="+", help="build folders (each with key.json and build.json)")
+    m.add_argument("--out", type=Path, required=True)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--readers", type=int, default=4)
     s = sub.add_parser("score")
     s.add_argument("dir", type=Path)
     s.add_argument("--json", action="store_true")
@@ -229,6 +263,8 @@ def main() -> None:
         if not SHARED.is_dir():
             raise SystemExit(f"{SHARED} is absent: the soundness sets are built from ../shared/data")
         build(a.dir, a.seed, a.readers, a.count)
+    elif a.cmd == "mix":
+        mix(a.builds, a.out, a.seed, a.readers)
     else:
         score(a.dir, a.json)
 
