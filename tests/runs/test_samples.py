@@ -9,6 +9,7 @@ import re
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from knowledge.builders import question_set_build
 from knowledge.services import graph_import
@@ -77,7 +78,7 @@ def test_a_sample_shows_options_with_scores_gold_chosen_prompt_and_raw_output(
     p = Prediction.objects.filter(run=com2_run).select_related("question").get(position=0)
     html = researcher.get(reverse("runs:samples", args=[com2_run.pk]), {"q": p.question.external_id}).content.decode()
     for option in p.question.options[:3]:
-        assert option in html
+        assert escape(option) in html
     assert f"{p.scores[0]:.3f}" in html  # per-option score
     assert "gold" in html and "chosen" in html
     assert "random baseline prompts no model" in html  # honest: no made-up prompt
