@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
 from commonsense.questions.quality import chain_plausibility, text_checks
 
 from .models import QuestionSet
@@ -35,6 +36,16 @@ def _chain_plausibilities(qset: QuestionSet) -> list[list[float | None]]:
     return [by_q.get(i, []) for i in ids.iterator(chunk_size=5000)]
 
 
+def _chains_with_populated(qset: QuestionSet) -> int:
+    """Items whose golden chain holds a candidate CSKB-Population mined from ASER (a triple whose
+    stored origin is in :data:`commonsense.kg.edges.POPULATED`): 0 for a default build."""
+    through = qset.questions.model.triples.through
+    rows = through.objects.filter(question__question_set=qset).values_list("question_id", "triple__extra")
+    return len(
+        {qid for qid, extra in rows.iterator(chunk_size=5000) if (extra or {}).get(ORIGIN_FIELD) in POPULATED}
+    )
+
+
 def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, Any]:
     """Recompute the report's text and chain figures from the stored questions; keep the build's."""
     items = (
@@ -45,7 +56,10 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     report = {
         "build": (qset.quality or {}).get("build"),
         "text": text_checks(items, person_names=person_names),
-        "chains": chain_plausibility(_chain_plausibilities(qset)),
+        "chains": {
+            **chain_plausibility(_chain_plausibilities(qset)),
+            "chains_with_populated": _chains_with_populated(qset),
+        },
     }
     for reporter in HUMAN_REPORTERS:
         human = reporter(qset)
@@ -81,6 +95,11 @@ def quality_lines(report: dict[str, Any]) -> list[str]:
             f"chains: {c['chains_all_plausible']} all plausible, {c['chains_with_implausible']} with an implausible "
             f"triple, {c['chains_unlabelled']} unlabelled"
             + (f" (share plausible {share:.1%} of labelled)" if share is not None else "")
+            + (
+                f"; {c['chains_with_populated']} with a candidate populated from ASER"
+                if c.get("chains_with_populated")
+                else ""
+            )
         )
     h = report.get("human")
     if h:

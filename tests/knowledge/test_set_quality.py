@@ -120,3 +120,9 @@ def test_stored_cskb_builds_use_the_knowledge_base_triples_unless_asked(ckbp: st
 
     assert kb.question_count > 0 and origins(kb) == {"test_set"}
     assert origins(populated) - {"test_set"}  # the fault the default removes
+    # the quality report counts such chains: none in the default build
+    assert kb.quality["chains"]["chains_with_populated"] == 0
+    mixed = sum(
+        any(t.extra.get("class") in ("cs_head", "all_head") for t in q.triples.all()) for q in populated.questions.all()
+    )
+    assert populated.quality["chains"]["chains_with_populated"] == mixed > 0
