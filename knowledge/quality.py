@@ -41,9 +41,7 @@ def _chains_with_populated(qset: QuestionSet) -> int:
     stored origin is in :data:`commonsense.kg.edges.POPULATED`): 0 for a default build."""
     through = qset.questions.model.triples.through
     rows = through.objects.filter(question__question_set=qset).values_list("question_id", "triple__extra")
-    return len(
-        {qid for qid, extra in rows.iterator(chunk_size=5000) if (extra or {}).get(ORIGIN_FIELD) in POPULATED}
-    )
+    return len({qid for qid, extra in rows.iterator(chunk_size=5000) if (extra or {}).get(ORIGIN_FIELD) in POPULATED})
 
 
 def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, Any]:
