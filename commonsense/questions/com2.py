@@ -17,7 +17,7 @@ from commonsense.scoring.plausibility import PlausibilityCheck
 from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES, CompositionRules
 from ..queries.sampling import QInter, QProj, Query, QuerySampler
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
-from . import distractors, fluent, names, verbalize
+from . import distractors, fluent, names, verbalize, wellformed
 from .display import Display
 from .diverse import EmbeddingCache, select_diverse
 from .neardup import DEFAULT_THRESHOLD, NearDuplicates
@@ -186,10 +186,8 @@ class StateDistractorCheck:
         answer."""
         got = self._shaped.get(node)
         if got is None:
-            from .wellformed import misfit
-
-            shown = fluent.display(fluent.people(self.names[node]))
-            got = self._shaped[node] = any(misfit(r, shown) is None for r in ("xReact", "oReact", "xAttr"))
+            shown = wellformed.display_form(self.names[node])
+            got = self._shaped[node] = any(wellformed.misfit(r, shown) is None for r in ("xReact", "oReact", "xAttr"))
         return got
 
     def applies(self, index: GraphIndex, query: Query) -> bool:

@@ -660,7 +660,8 @@ def triple_reason(head: str, relation: str, tail: str) -> str | None:
 
 
 @lru_cache(maxsize=1 << 20)
-def _display(text: str) -> str:
+def display_form(text: str) -> str:
+    """A graph text as questions show it (present tense, "people" for PeopleX), which the checks read."""
     return fluent.display(fluent.people(text))
 
 
@@ -670,7 +671,7 @@ def display_reason(head: str, relation: str, tail: str) -> str | None:
     why = _head_reason(head)
     if why:
         return why
-    shown_head, (shown_tail, why) = _display(clean(head)), _tail_reason(relation, tail)
+    shown_head, (shown_tail, why) = display_form(clean(head)), _tail_reason(relation, tail)
     if why:
         return why
     return "tail repeats the head" if repeats(shown_head, shown_tail) else None
@@ -689,13 +690,13 @@ def repeats(head: str, tail: str) -> bool:
 
 @lru_cache(maxsize=1 << 20)
 def _head_reason(head: str) -> str | None:
-    why = unreadable(_display(clean(head)))
+    why = unreadable(display_form(clean(head)))
     return f"head: {why}" if why else None
 
 
 @lru_cache(maxsize=1 << 20)
 def _tail_reason(relation: str, tail: str) -> tuple[str, str | None]:
-    shown = _display(normalize_tail(relation, tail))
+    shown = display_form(normalize_tail(relation, tail))
     why = unreadable(shown)
     if why:
         return shown, f"tail: {why}"
