@@ -29,7 +29,7 @@ from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_write
 from commonsense.scoring.types import ItemResult
 
 from . import reports
-from .item_facets import question_facets
+from .item_facets import kba_correct, question_facets
 from .models import Prediction, Run
 from .scorers import item_count, items_for_run, question_item, scorer_for_run, statement_item
 
@@ -103,6 +103,7 @@ def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Predictio
             p.correct = res.chosen == row.answer_index
         for field, value in question_facets(row, p.extra).items():
             setattr(p, field, value)
+        p.kba_correct = kba_correct(p.extra)
     return p
 
 

@@ -8,14 +8,14 @@ drawer's item list, so a bar and the items behind it cannot disagree.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, cast
+from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import Count, F, Max, Prefetch, Q, QuerySet, Value, prefetch_related_objects
+from django.db.models import Count, Exists, F, Max, OuterRef, Prefetch, Q, QuerySet, Value, prefetch_related_objects
 from django.db.models.expressions import RawSQL
-from django.db.models.fields.json import KT
 
 from commonsense.metrics.recoms import window_bounds
 from knowledge.models import Triple
@@ -270,6 +270,17 @@ def rica_answers(run: Run) -> list[tuple[str, bool | None]]:
 # -- ReComSBench --------------------------------------------------------------------------------
 
 
+@per_finished_runs("with-difficulty")
+def runs_with_difficulty(runs: Sequence[Run]) -> set[int]:
+    """The ids of those ``runs`` with a prediction that has a difficulty d(Q): the runs whose
+    ReComSBench panels are shown. One statement, an index probe per run."""
+    ids = sorted({int(r.pk) for r in runs})
+    if not ids:
+        return set()
+    has = Exists(Prediction.objects.filter(run_id=OuterRef("pk"), item_difficulty__isnull=False))
+    return set(Run.objects.filter(pk__in=ids).filter(has).values_list("pk", flat=True))
+
+
 @per_finished_runs("difficulty")
 def difficulty_buckets(runs: Sequence[Run], n_buckets: int = 9) -> dict[int, list[DifficultyBucket]]:
     """Items sorted by difficulty d(Q) (ties by position) cut into ``n_buckets`` equal ranks (rank
@@ -342,47 +353,119 @@ class CoreWindow(TypedDict):
     kba: float | None
 
 
+# The items of the windows, as the partial index ``prediction_core_windows`` holds them: a question
+# with a difficulty and a known answer, no scoring error (item_answer is the question's answer_index).
+_WINDOW_ITEMS = "item_difficulty IS NOT NULL AND item_answer IS NOT NULL AND error = ''"
+_WINDOW_SUMS = (
+    "SUM(CASE WHEN correct THEN 1 ELSE 0 END), SUM(CASE WHEN kba_correct IS NOT NULL THEN 1 ELSE 0 END), "
+    "SUM(CASE WHEN kba_correct THEN 1 ELSE 0 END)"
+)
+
+
 @per_finished_runs("core-windows")
 def core_windows(runs: Sequence[Run]) -> dict[int, list[CoreWindow]]:
     """Per run, ReComSBench's windows by the same definition as the run's metrics table
     (commonsense.metrics.recoms.window_bounds: the questions with a difficulty and a known answer,
     failed items left out, sorted by d(Q) with ties in item order, window N // 3, step window // 3,
-    plus a last window ending at N). One query."""
-    rows = (
-        Prediction.objects.filter(
-            run__in=runs, item_difficulty__isnull=False, question__answer_index__isnull=False, error=""
+    plus a last window ending at N).
+
+    Two statements in the order of the ``prediction_core_windows`` index (run, item_difficulty,
+    position, correct, kba_correct), with no sort and no row per prediction (as
+    :func:`difficulty_buckets`): the sums per difficulty value (items, correct, KBA answered, KBA
+    correct), then, for each difficulty value a window boundary falls inside, the same sums over
+    its first k items by position. A window's figures are differences of those running sums."""
+    run_ids = sorted({int(r.pk) for r in runs})
+    if not run_ids:
+        return {}
+    marks = ", ".join(["%s"] * len(run_ids))
+    groups: dict[int, list[tuple[int, int, tuple[int, int, int]]]] = {}  # run -> [(d, n, sums)] in d order
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT run_id, item_difficulty, COUNT(*), {_WINDOW_SUMS} FROM {_PRED} "
+            f"WHERE run_id IN ({marks}) AND {_WINDOW_ITEMS} "
+            "GROUP BY run_id, item_difficulty ORDER BY run_id, item_difficulty",
+            run_ids,
         )
-        .annotate(kba=KT("extra__kba__correct"))
-        .order_by("run_id", "item_difficulty", "position")
-        .values_list("run_id", "item_difficulty", "correct", "kba")
-    )
-    per: dict[int, list[tuple[int, bool, bool | None]]] = {}
-    for rid, d, ok, kba in rows:
-        per.setdefault(rid, []).append(
-            (int(cast(int, d)), bool(ok), None if kba is None else kba in (True, "true", "True", 1))
+        for run_id, d, n, ok, kba_n, kba_ok in cur.fetchall():
+            groups.setdefault(int(run_id), []).append(
+                (int(d), int(n), (int(ok or 0), int(kba_n or 0), int(kba_ok or 0)))
+            )
+        ranks = {rid: _RankSums(gs) for rid, gs in groups.items()}
+        bounds = {rid: window_bounds(rs.total) for rid, rs in ranks.items()}
+        cuts = sorted(  # (run, d, k): a boundary after the first k > 0 items of value d
+            {(rid, *c) for rid, rs in ranks.items() for ab in bounds[rid] for c in map(rs.inside, ab) if c is not None}
         )
+        if cuts:
+            part = (
+                f"SELECT %s AS i, f.* FROM (SELECT {_WINDOW_SUMS} FROM (SELECT correct, kba_correct FROM {_PRED} "
+                f"WHERE run_id = %s AND item_difficulty = %s AND {_WINDOW_ITEMS} ORDER BY position LIMIT %s) g) f"
+            )
+            cur.execute(" UNION ALL ".join([part] * len(cuts)), [x for i, c in enumerate(cuts) for x in (i, *c)])
+            for i, ok, kba_n, kba_ok in cur.fetchall():
+                rid, d, k = cuts[int(i)]
+                ranks[rid].first[(d, k)] = (int(ok or 0), int(kba_n or 0), int(kba_ok or 0))
     out: dict[int, list[CoreWindow]] = {}
-    for rid, items in per.items():
+    for rid, rs in ranks.items():
         wins = []
-        for i, (a, b) in enumerate(window_bounds(len(items))):
-            part = items[a:b]
-            ds = [d for d, _, _ in part]
-            kb = [k for _, _, k in part if k is not None]
+        for i, (a, b) in enumerate(bounds[rid]):
+            (ok_a, kn_a, kok_a), (ok_b, kn_b, kok_b) = rs.sums(a), rs.sums(b)
+            n, kba_n = b - a, kn_b - kn_a
             wins.append(
                 CoreWindow(
                     window=i,
                     start=a,
                     stop=b,
-                    d_min=min(ds),
-                    d_max=max(ds),
-                    mean_d=sum(ds) / len(ds),
-                    n=len(part),
-                    accuracy=sum(ok for _, ok, _ in part) / len(part),
-                    kba=sum(kb) / len(kb) if kb else None,
+                    d_min=rs.value_at(a),
+                    d_max=rs.value_at(b - 1),
+                    mean_d=(rs.d_sum(b) - rs.d_sum(a)) / n,
+                    n=n,
+                    accuracy=(ok_b - ok_a) / n,
+                    kba=(kok_b - kok_a) / kba_n if kba_n else None,
                 )
             )
         out[rid] = wins
     return out
+
+
+class _RankSums:
+    """Running sums over a run's window items in (d, position) order, from the sums per difficulty
+    value and the sums over the first k items of the values a boundary falls inside (``first``)."""
+
+    def __init__(self, groups: Sequence[tuple[int, int, tuple[int, int, int]]]) -> None:
+        self.values = [d for d, _, _ in groups]
+        self.starts, self.before, self.d_before = [0], [(0, 0, 0)], [0]  # per group: what precedes it
+        for d, n, (ok, kba_n, kba_ok) in groups:
+            s0, s1, s2 = self.before[-1]
+            self.starts.append(self.starts[-1] + n)
+            self.before.append((s0 + ok, s1 + kba_n, s2 + kba_ok))
+            self.d_before.append(self.d_before[-1] + d * n)
+        self.total = self.starts[-1]
+        self.first: dict[tuple[int, int], tuple[int, int, int]] = {}  # (d, k) -> sums over its first k items
+
+    def _locate(self, rank: int) -> tuple[int, int]:
+        """(group index, offset in it) of the item at ``rank``; (number of groups, 0) for rank = total."""
+        g = bisect.bisect_right(self.starts, rank) - 1
+        return g, rank - self.starts[g]
+
+    def value_at(self, rank: int) -> int:
+        return self.values[self._locate(rank)[0]]
+
+    def inside(self, rank: int) -> tuple[int, int] | None:
+        """(d, k) when ``rank`` falls after the first k > 0 items of value d, else None."""
+        g, k = self._locate(rank)
+        return (self.values[g], k) if k else None
+
+    def sums(self, rank: int) -> tuple[int, int, int]:
+        """(correct, KBA answered, KBA correct) over the items before ``rank``."""
+        g, k = self._locate(rank)
+        s0, s1, s2 = self.before[g]
+        p0, p1, p2 = self.first[(self.values[g], k)] if k else (0, 0, 0)
+        return s0 + p0, s1 + p1, s2 + p2
+
+    def d_sum(self, rank: int) -> int:
+        """The sum of d(Q) over the items before ``rank``."""
+        g, k = self._locate(rank)
+        return self.d_before[g] + (self.values[g] * k if k else 0)
 
 
 def _bucket_pieces(groups: Sequence[tuple[int, int, int]], n_buckets: int) -> list[tuple[int, int, int, int]]:
