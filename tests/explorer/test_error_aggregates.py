@@ -227,9 +227,7 @@ def test_core_windows_equal_the_former_read_of_every_item(seed, django_assert_nu
     for i in range(n_questions):
         meta = {"difficulty": rng.choice([1, 2, 2, 3, 5, 8])} if rng.random() < 0.85 else {}
         answer = None if rng.random() < 0.05 else rng.randrange(3)
-        q = QuestionFactory(
-            question_set=qset, position=i, metadata=meta, options=["a", "b", "c"], answer_index=answer
-        )
+        q = QuestionFactory(question_set=qset, position=i, metadata=meta, options=["a", "b", "c"], answer_index=answer)
         for run in runs:
             chosen = rng.choice([0, 1, 2, None])
             extra: dict[str, Any] = {}
