@@ -521,14 +521,54 @@ def runs_by_ids(ids: Sequence[int]) -> list[Run]:
 
 
 @dataclass(frozen=True, slots=True)
+class OtherAnswer:
+    """Another run's prediction on a drawer item: which run, and whether it was right."""
+
+    run_id: int
+    correct: bool | None
+
+
+@dataclass(frozen=True, slots=True)
 class DrawerRow:
     """One prediction in the drawer: its item (question or statement) with provenance, the other
     runs' predictions on the same item, and the item's final human label."""
 
     p: Prediction
     item: Any
-    others: list[Prediction]
+    others: list[OtherAnswer]
     votes: FinalLabelRow | None
+
+
+# What the drawer shows of a prediction and its item (templates/explorer/_drawer.html), read alone:
+# the scores, outputs and JSON metadata of 500 predictions and questions cost more than the page.
+_DRAWER_FIELDS = {
+    "question": (
+        "position",
+        "chosen",
+        "correct",
+        "question",
+        "question__position",
+        "question__stem",
+        "question__options",
+        "question__answer_index",
+        "question__structure",
+        "question__role",
+        "question__question_set",
+        "question__question_set__name",
+    ),
+    "statement": (
+        "position",
+        "chosen",
+        "correct",
+        "extra",
+        "statement",
+        "statement__position",
+        "statement__text",
+        "statement__human_majority",
+        "statement__statement_set",
+        "statement__statement_set__name",
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -546,24 +586,26 @@ def drawer_items(run: Run, params: Mapping[str, str], coco_cell: tuple[bool, boo
     total = qs.count()
     rel = "statement" if run.is_statement_run else "question"
     preds = list(
-        qs.select_related(rel, f"{rel}__{rel}_set" if rel == "question" else "statement__statement_set").order_by(
-            "correct", "position"
-        )[:limit]
+        qs.select_related(rel, f"{rel}__{rel}_set").only(*_DRAWER_FIELDS[rel]).order_by("correct", "position")[:limit]
     )
-    if not run.is_statement_run:
+    if not run.is_statement_run:  # into a list (to_attr): a manager's queryset per question costs ~0.1 ms each
         prefetch_related_objects(
             preds,
-            Prefetch("question__triples", queryset=Triple.objects.select_related("head", "relation", "tail", "source")),
+            Prefetch(
+                "question__triples",
+                queryset=Triple.objects.select_related("head", "relation", "tail", "source"),
+                to_attr="source_triples",
+            ),
         )
     item_ids = [getattr(p, f"{rel}_id") for p in preds]
-    others: dict[int, list[Prediction]] = {}
-    for o in (
+    others: dict[int, list[OtherAnswer]] = {}
+    for item_id, run_id, correct in (
         Prediction.objects.filter(**{f"{rel}_id__in": item_ids})
         .exclude(run=run)
-        .select_related("run")
         .order_by("run_id")
+        .values_list(f"{rel}_id", "run_id", "correct")
     ):
-        others.setdefault(getattr(o, f"{rel}_id"), []).append(o)
+        others.setdefault(item_id, []).append(OtherAnswer(run_id=run_id, correct=correct))
     votes = sources.question_votes(item_ids) if rel == "question" else sources.statement_votes(item_ids)
     rows = [
         DrawerRow(
