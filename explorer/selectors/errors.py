@@ -116,12 +116,12 @@ def accuracy_by_dims(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[s
     """:func:`accuracy_by` of several dimensions in one statement: a UNION ALL of one GROUP BY per
     dimension, each read from that dimension's covering index (run, column, correct). Grouping by
     every column at once instead sorted the predictions in a temporary B-tree: 105 ms against 21 ms
-    for the three at 2 × 40,000 predictions on SQLite."""
-    parts = [
-        Prediction.objects.filter(run__in=runs)
-        .exclude(**{DIMENSIONS[d]: ""})
+    for the three at 2 × 40,000 predictions on SQLite (11 ms with ``COUNT(*)`` and the blank facets
+    skipped by a range: a CoCo run has no perturbation to read)."""
+    parts = [  # ``> ''`` rather than ``<> ''``: the index is entered after the blank facets, not read through them
+        Prediction.objects.filter(run__in=runs, **{f"{DIMENSIONS[d]}__gt": ""})
         .values("run_id", group=F(DIMENSIONS[d]))
-        .annotate(dim=Value(d), n=Count("id"), ok=Count("id", filter=Q(correct=True)))
+        .annotate(dim=Value(d), n=Count("*"), ok=Count("id", filter=Q(correct=True)))
         .order_by()
         for d in dimensions
     ]
