@@ -5,7 +5,8 @@ A finished run's predictions never change, so its aggregates are kept in the cac
 naming every run with its state and ``finished_at``: a run that is still going, or one that was
 resumed or re-run (a new state and finish time, or a new run), is never served an old figure.
 Runs without a ``finished_at`` are always computed afresh. Aggregates that also read other data
-(human labels) are not cached here.
+(human labels, survey answers) are not cached here; one that reads a run's statement set besides
+its predictions is (a set's statements do not change once imported).
 """
 
 from __future__ import annotations
@@ -32,6 +33,20 @@ def cache_key(runs: Sequence[Run], name: str) -> str | None:
     return f"explorer:run-aggregate:{name}:{stamp}"
 
 
+def for_finished_runs(runs: Sequence[Run], name: str, compute: Callable[[], T]) -> T:
+    """``compute()``, cached under ``name`` while every one of ``runs`` is finished: for an
+    aggregate that also takes arguments that are no part of its key (rows the page read already)."""
+    key = cache_key(runs, name)
+    if key is None:
+        return compute()
+    hit = cache.get(key)
+    if hit is not None:
+        return hit  # type: ignore[no-any-return]
+    value = compute()
+    cache.set(key, value, TTL)
+    return value
+
+
 def per_finished_runs(
     name: str,
 ) -> Callable[[Callable[Concatenate[R, P], T]], Callable[Concatenate[R, P], T]]:
@@ -43,15 +58,7 @@ def per_finished_runs(
         def cached(runs: R, /, *args: P.args, **kwargs: P.kwargs) -> T:
             seq = [runs] if isinstance(runs, Run) else list(runs)
             extra = ",".join([*(str(a) for a in args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))])
-            key = cache_key(seq, f"{name}-{extra}" if extra else name)
-            if key is None:
-                return compute(runs, *args, **kwargs)
-            hit = cache.get(key)
-            if hit is not None:
-                return hit
-            value = compute(runs, *args, **kwargs)
-            cache.set(key, value, TTL)
-            return value
+            return for_finished_runs(seq, f"{name}-{extra}" if extra else name, lambda: compute(runs, *args, **kwargs))
 
         return cached
 

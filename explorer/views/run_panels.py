@@ -290,8 +290,9 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     on_set = runs_on_same_set(run) if want("nww-ca", *ANSWER_PANELS) else [run]
     metrics = ns.nww_run_metrics(on_set) if want("nww-ca", "features", "human-distribution") else None
     reads = sources.SurveyReads(run.statement_set)  # the survey campaigns and answers, read once for all panels
-    # the predictions' answers: of every run on the set where a survey may compare them, else of this run
-    extras = statement_extras(on_set if reads.campaigns else [run]) if want(*ANSWER_PANELS) else None
+    # the predictions' answers, of every run on the set, where a survey may compare them with its humans;
+    # without a survey the panels read this run's answers themselves (cached once the run is finished)
+    extras = statement_extras(on_set) if want(*ANSWER_PANELS) and reads.campaigns else None
     if want("nww-ca"):
         panels.append(nww_scatter_panel(on_set, run.statement_set, metrics))
     if want("silicon"):
