@@ -201,3 +201,18 @@ def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type
     with django_assert_max_num_queries(12):
         cache.clear()
         researcher.get(url)
+
+
+def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) -> None:
+    """runs.selectors.statement_extras reads the answers without the ORM's converters: the same
+    decoded ``extra`` per statement as the ORM's JSONField gives, for every run asked for."""
+    from runs.selectors import statement_extras
+
+    other = _yesno_run(scored.statement_set, tiny_dir, seed=1)
+    idle = Run.objects.create(statement_set=scored.statement_set, backend="random", scoring="yesno")
+    got = statement_extras([scored, other, idle])
+    for run in (scored, other, idle):
+        want = dict(Prediction.objects.filter(run=run, statement__isnull=False).values_list("statement_id", "extra"))
+        assert got[run.pk] == want
+    assert len(got[scored.pk]) == N and got[idle.pk] == {}
+    assert statement_extras([]) == {}
