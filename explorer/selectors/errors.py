@@ -23,7 +23,7 @@ from runs.models import Prediction, Run
 
 from . import sources
 from .rows import FinalLabelRow, GroupAccuracy
-from .run_aggregates import per_finished_runs
+from .run_aggregates import each_finished_run, per_finished_runs
 
 # Each dimension is a column copied from the question when the prediction was stored
 # (runs.item_facets), read from the covering index ``prediction_item_facets``.
@@ -111,13 +111,23 @@ def accuracy_by(runs: Sequence[Run], dimension: str) -> list[GroupAccuracy]:
     return [GroupAccuracy(run=r["run_id"], group=r[column], n=r["n"], ok=r["ok"]) for r in rows]
 
 
-@per_finished_runs("accuracy-dims")
 def accuracy_by_dims(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[str, list[GroupAccuracy]]:
-    """:func:`accuracy_by` of several dimensions in one statement: a UNION ALL of one GROUP BY per
-    dimension, each read from that dimension's covering index (run, column, correct). Grouping by
-    every column at once instead sorted the predictions in a temporary B-tree: 105 ms against 21 ms
-    for the three at 2 × 40,000 predictions on SQLite (11 ms with ``COUNT(*)`` and the blank facets
-    skipped by a range: a CoCo run has no perturbation to read)."""
+    """:func:`accuracy_by` of several dimensions in one statement (:func:`_accuracy_dims_each`),
+    per dimension the rows of every run in (group, run) order."""
+    each = _accuracy_dims_each(runs, dimensions)
+    return {
+        d: sorted((row for per_run in each.values() for row in per_run[d]), key=lambda r: (r["group"], r["run"]))
+        for d in dimensions
+    }
+
+
+@each_finished_run("accuracy-dims")
+def _accuracy_dims_each(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[int, dict[str, list[GroupAccuracy]]]:
+    """Per run with predictions in a group: the rows of each dimension. One statement: a UNION ALL
+    of one GROUP BY per dimension, each read from that dimension's covering index (run, column,
+    correct). Grouping by every column at once instead sorted the predictions in a temporary
+    B-tree: 105 ms against 21 ms for the three at 2 × 40,000 predictions on SQLite (15 ms with
+    ``COUNT(*)`` and the blank facets skipped by a range: a CoCo run has no perturbation to read)."""
     parts = [  # ``> ''`` rather than ``<> ''``: the index is entered after the blank facets, not read through them
         Prediction.objects.filter(run__in=runs, **{f"{DIMENSIONS[d]}__gt": ""})
         .values("run_id", group=F(DIMENSIONS[d]))
@@ -133,10 +143,11 @@ def accuracy_by_dims(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[s
         acc = sums[r["dim"]].setdefault((r["group"], r["run_id"]), [0, 0])
         acc[0] += r["n"]
         acc[1] += r["ok"]
-    return {
-        d: [GroupAccuracy(run=run, group=g, n=n, ok=ok) for (g, run), (n, ok) in sorted(sums[d].items())]
-        for d in dimensions
-    }
+    out: dict[int, dict[str, list[GroupAccuracy]]] = {}
+    for d in dimensions:
+        for (g, run), (n, ok) in sorted(sums[d].items()):
+            out.setdefault(run, {dim: [] for dim in dimensions})[d].append(GroupAccuracy(run=run, group=g, n=n, ok=ok))
+    return out
 
 
 @per_finished_runs("position-table")
@@ -216,7 +227,7 @@ WHERE p.run_id IN ({{runs}}) AND p.item_role = 'reasoning' AND p.item_group <> '
                  AND o.question_id <> p.question_id)"""
 
 
-@per_finished_runs("coco")
+@each_finished_run("coco")
 def coco_summary(runs: Sequence[Run]) -> dict[int, CocoSummary]:
     """Per run: the 2×2 counts of application sets (knows all atoms × solves the composed
     question) and pooled MEM, COM, REA, FAI, APP (CoCo Eqs. 4–8). One query."""
@@ -270,15 +281,19 @@ def rica_answers(run: Run) -> list[tuple[str, bool | None]]:
 # -- ReComSBench --------------------------------------------------------------------------------
 
 
-@per_finished_runs("with-difficulty")
 def runs_with_difficulty(runs: Sequence[Run]) -> set[int]:
     """The ids of those ``runs`` with a prediction that has a difficulty d(Q): the runs whose
     ReComSBench panels are shown. One statement, an index probe per run."""
+    return set(_difficulty_present(runs))
+
+
+@each_finished_run("with-difficulty")
+def _difficulty_present(runs: Sequence[Run]) -> dict[int, bool]:
     ids = sorted({int(r.pk) for r in runs})
     if not ids:
-        return set()
+        return {}
     has = Exists(Prediction.objects.filter(run_id=OuterRef("pk"), item_difficulty__isnull=False))
-    return set(Run.objects.filter(pk__in=ids).filter(has).values_list("pk", flat=True))
+    return dict.fromkeys(Run.objects.filter(pk__in=ids).filter(has).values_list("pk", flat=True), True)
 
 
 @per_finished_runs("difficulty")
@@ -362,7 +377,7 @@ _WINDOW_SUMS = (
 )
 
 
-@per_finished_runs("core-windows")
+@each_finished_run("core-windows")
 def core_windows(runs: Sequence[Run]) -> dict[int, list[CoreWindow]]:
     """Per run, ReComSBench's windows by the same definition as the run's metrics table
     (commonsense.metrics.recoms.window_bounds: the questions with a difficulty and a known answer,

@@ -1,5 +1,7 @@
 """The cache of the aggregates of :mod:`explorer.selectors.errors` that depend on a run's
-predictions only: each is written once there and decorated with :func:`per_finished_runs`.
+predictions only: each is written once there and decorated with :func:`per_finished_runs` (one
+entry per set of runs) or :func:`each_finished_run` (one entry per run, combined for a page over
+several runs).
 
 A finished run's predictions never change, so its aggregates are kept in the cache under a key
 naming every run with its state and ``finished_at``: a run that is still going, or one that was
@@ -59,6 +61,56 @@ def per_finished_runs(
             seq = [runs] if isinstance(runs, Run) else list(runs)
             extra = ",".join([*(str(a) for a in args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))])
             return for_finished_runs(seq, f"{name}-{extra}" if extra else name, lambda: compute(runs, *args, **kwargs))
+
+        return cached
+
+    return decorate
+
+
+V = TypeVar("V")
+_ABSENT = ("absent",)  # a finished run the aggregate has no entry for (no rows), cached as such
+
+
+def each_finished_run(
+    name: str,
+) -> Callable[
+    [Callable[Concatenate[Sequence[Run], P], dict[int, V]]], Callable[Concatenate[Sequence[Run], P], dict[int, V]]
+]:
+    """Cache an aggregate that maps runs to one entry per run id (a run without rows has none) run
+    by run: a page over several runs (compare) is served the entries of runs seen or finished
+    before, and the aggregate computes the others together, in one call. The other arguments are
+    part of the key."""
+
+    def decorate(
+        compute: Callable[Concatenate[Sequence[Run], P], dict[int, V]],
+    ) -> Callable[Concatenate[Sequence[Run], P], dict[int, V]]:
+        @functools.wraps(compute)
+        def cached(runs: Sequence[Run], /, *args: P.args, **kwargs: P.kwargs) -> dict[int, V]:
+            extra = ",".join([*(str(a) for a in args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))])
+            label = f"{name}-{extra}" if extra else name
+            unique = list({r.pk: r for r in runs}.values())
+            keys = {r.pk: cache_key([r], label) for r in unique}
+            hits = cache.get_many([k for k in keys.values() if k is not None])
+            out: dict[int, V] = {}
+            todo = []
+            for r in unique:
+                hit = hits.get(keys[r.pk]) if keys[r.pk] is not None else None
+                if hit is None:
+                    todo.append(r)
+                elif hit != _ABSENT:
+                    out[r.pk] = hit[1]
+            if todo:
+                fresh = compute(todo, *args, **kwargs)
+                store = {}
+                for r in todo:
+                    if r.pk in fresh:
+                        out[r.pk] = fresh[r.pk]
+                    key = keys[r.pk]
+                    if key is not None:
+                        store[key] = ("value", fresh[r.pk]) if r.pk in fresh else _ABSENT
+                if store:
+                    cache.set_many(store, TTL)
+            return {r.pk: out[r.pk] for r in unique if r.pk in out}
 
         return cached
 
