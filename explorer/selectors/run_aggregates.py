@@ -43,7 +43,7 @@ def for_finished_runs(runs: Sequence[Run], name: str, compute: Callable[[], T]) 
         return compute()
     hit = cache.get(key)
     if hit is not None:
-        return hit  # type: ignore[no-any-return]
+        return hit
     value = compute()
     cache.set(key, value, TTL)
     return value
