@@ -27,6 +27,12 @@ R = TypeVar("R", Run, Sequence[Run])
 TTL = 24 * 3600
 
 
+def _arg(value: object) -> str:
+    """An argument in a key: a tuple of dimensions as ``relation+kind`` (no spaces or quotes, which
+    some cache backends refuse)."""
+    return "+".join(map(str, value)) if isinstance(value, (tuple, list)) else str(value)
+
+
 def cache_key(runs: Sequence[Run], name: str) -> str | None:
     """The cache key of aggregate ``name`` over ``runs``, or None when one of them may still change."""
     if not runs or any(not r.is_finished or r.finished_at is None for r in runs):
@@ -59,7 +65,7 @@ def per_finished_runs(
         @functools.wraps(compute)
         def cached(runs: R, /, *args: P.args, **kwargs: P.kwargs) -> T:
             seq = [runs] if isinstance(runs, Run) else list(runs)
-            extra = ",".join([*(str(a) for a in args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))])
+            extra = ",".join([*(_arg(a) for a in args), *(f"{k}={_arg(v)}" for k, v in sorted(kwargs.items()))])
             return for_finished_runs(seq, f"{name}-{extra}" if extra else name, lambda: compute(runs, *args, **kwargs))
 
         return cached
@@ -86,7 +92,7 @@ def each_finished_run(
     ) -> Callable[Concatenate[Sequence[Run], P], dict[int, V]]:
         @functools.wraps(compute)
         def cached(runs: Sequence[Run], /, *args: P.args, **kwargs: P.kwargs) -> dict[int, V]:
-            extra = ",".join([*(str(a) for a in args), *(f"{k}={v}" for k, v in sorted(kwargs.items()))])
+            extra = ",".join([*(_arg(a) for a in args), *(f"{k}={_arg(v)}" for k, v in sorted(kwargs.items()))])
             label = f"{name}-{extra}" if extra else name
             unique = list({r.pk: r for r in runs}.values())
             keys = {r.pk: cache_key([r], label) for r in unique}
