@@ -597,10 +597,17 @@ class DrawerItems:
 def drawer_items(run: Run, params: Mapping[str, str], coco_cell: tuple[bool, bool] | None, limit: int) -> DrawerItems:
     """The predictions of ``run`` that ``params`` (:func:`prediction_filter`) and the CoCo cell
     (knows, solves) select, wrong ones first, at most ``limit``; ``total`` counts them all."""
-    qs = Prediction.objects.filter(run=run).filter(prediction_filter(params))
+    where = prediction_filter(params)
+    qs = Prediction.objects.filter(run=run).filter(where)
     if coco_cell is not None:
         qs = qs.filter(coco_cell_filter(run, *coco_cell))
-    total = qs.count()
+    if coco_cell is not None and not where:
+        # a whole cell: one reasoning prediction per set it counts, so its count is the summary's (cached
+        # per run) and the set probes, which PostgreSQL runs as nested loops, are evaluated once
+        summary = coco_summary([run]).get(run.pk)
+        total = summary["counts"][coco_cell] if summary is not None else 0
+    else:
+        total = qs.count()
     rel = "statement" if run.is_statement_run else "question"
     preds = list(
         qs.select_related(rel, f"{rel}__{rel}_set").only(*_DRAWER_FIELDS[rel]).order_by("correct", "position")[:limit]

@@ -124,6 +124,11 @@ def test_coco_summary_and_cells_equal_the_questions_sets(django_assert_num_queri
     for (knows, solves), n in ref["counts"].items():
         cell = Prediction.objects.filter(run=run).filter(es.coco_cell_filter(run, knows, solves))
         assert cell.count() == len({p.item_group for p in cell}) == n
+        # the drawer counts a whole cell from the summary, a filtered one by counting
+        found = es.drawer_items(run, {}, (knows, solves), 500)
+        assert found.total == n and sorted(r.p.pk for r in found.rows) == sorted(p.pk for p in cell)
+        wrong = es.drawer_items(run, {"correct": "0"}, (knows, solves), 500)
+        assert wrong.total == cell.exclude(correct=True).count() == len(wrong.rows)
 
 
 def test_accuracy_position_and_options_equal_the_questions():
