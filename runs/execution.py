@@ -29,9 +29,10 @@ from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_write
 from commonsense.scoring.types import ItemResult
 
 from . import reports
-from .item_facets import question_facets
+from .item_facets import kba_correct, question_facets
 from .models import Prediction, Run
 from .scorers import item_count, items_for_run, question_item, scorer_for_run, statement_item
+from .signals import run_finished
 
 log = logging.getLogger(__name__)
 MAX_RECENT_ERRORS = 20
@@ -103,6 +104,7 @@ def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Predictio
             p.correct = res.chosen == row.answer_index
         for field, value in question_facets(row, p.extra).items():
             setattr(p, field, value)
+        p.kba_correct = kba_correct(p.extra)
     return p
 
 
@@ -205,4 +207,7 @@ def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
     _set_state(run_id, token, Run.State.METRICS, eta_s=0.0)
     reports.run_metrics_compute(run)
     _set_state(run_id, token, Run.State.DONE, finished_at=timezone.now(), eta_s=None)
+    for receiver, result in run_finished.send_robust(sender=Run, run_id=run_id):
+        if isinstance(result, Exception):
+            log.error("run %s: %r after the run ended failed: %r", run_id, receiver, result)
     return Run.State.DONE

@@ -1,6 +1,7 @@
 """What the error views group a run's predictions by, copied from the item onto each prediction
 when it is stored (``Prediction.item_*``): relation, query kind, perturbation, CoCo role and set,
-correct option, number of options, difficulty d(Q).
+correct option, number of options, difficulty d(Q); and, from the prediction's own ``extra``,
+ReComSBench's KBA answer (``Prediction.kba_correct``).
 
 A question never changes once its set is built, and a prediction never changes once stored, so
 the copies stay true; with them an error view aggregates a 40,000-prediction run from one
@@ -16,6 +17,7 @@ from typing import Any
 from commonsense.questions.record import question_relation
 
 DIFFICULTY_KEY = "difficulty"  # ReComSBench d(Q) = |K_prior|
+KBA_KEY = "kba"  # ReComSBench: the answer given the hints, {chosen, correct, raw, hints} or null
 
 FACET_FIELDS = (
     "item_relation",
@@ -69,3 +71,12 @@ def question_facets(question: Any, extra: Mapping[str, Any] | None = None) -> di
         "item_options": len(options),
         "item_difficulty": difficulty,
     }
+
+
+def kba_correct(extra: Mapping[str, Any] | None) -> bool | None:
+    """``Prediction.kba_correct`` from the prediction's own extra: whether the ReComSBench answer
+    given the hints was right; None when there is none (no ``kba``, JSON null, or no ``correct``).
+    Not a question facet, but copied the same way, so the explorer's windows read it from an index."""
+    kba = extra.get(KBA_KEY) if isinstance(extra, Mapping) else None
+    value = kba.get("correct") if isinstance(kba, Mapping) else None
+    return None if value is None else value in (True, 1, "true", "True")

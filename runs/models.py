@@ -150,6 +150,11 @@ class Prediction(models.Model):
     item_answer = models.SmallIntegerField(null=True, blank=True, help_text="question answer_index")
     item_options = models.SmallIntegerField(null=True, blank=True, help_text="number of options")
     item_difficulty = models.IntegerField(null=True, blank=True, help_text="d(Q): extra.difficulty, else metadata's")
+    # Copied from the prediction's own ``extra`` when stored (runs.item_facets.kba_correct), so that the
+    # ReComSBench windows read KBA from an index rather than every prediction's JSON.
+    kba_correct = models.BooleanField(
+        null=True, blank=True, help_text="ReComSBench: the answer given the hints right (extra.kba.correct)"
+    )
 
     class Meta:
         ordering = ["run", "position"]
@@ -172,6 +177,13 @@ class Prediction(models.Model):
             models.Index(fields=["run", "item_answer", "chosen", "item_options"], name="prediction_by_position"),
             models.Index(fields=["run", "item_group", "item_role", "correct", "question"], name="prediction_coco_sets"),
             models.Index(fields=["run", "item_difficulty", "position", "correct"], name="prediction_difficulty"),
+            # the items of the ReComSBench windows (explorer.selectors.errors.core_windows), in window order;
+            # the filter's columns are in it too, so that SQLite reads the index alone
+            models.Index(
+                fields=["run", "item_difficulty", "position", "correct", "kba_correct", "item_answer", "error"],
+                condition=models.Q(item_difficulty__isnull=False, item_answer__isnull=False, error=""),
+                name="prediction_core_windows",
+            ),
         ]
 
     def __str__(self) -> str:

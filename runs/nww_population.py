@@ -22,8 +22,9 @@ from commonsense.metrics import nww_population as P
 from commonsense.metrics.bootstrap import FloatArray
 from knowledge.models import Statement
 
-from .models import Prediction, Run
+from .models import Run
 from .reports import _p_yes
+from .selectors import statement_extras
 
 N_EXAMPLES = 10
 
@@ -49,11 +50,7 @@ def run_answers(
     ``extras``: the run's {statement id: prediction extra} when read already."""
     pos = {sid: i for i, sid in enumerate(statement_ids)}
     pa, pb = np.full(len(pos), np.nan), np.full(len(pos), np.nan)
-    rows = (
-        extras.items()
-        if extras is not None
-        else Prediction.objects.filter(run=run, statement__isnull=False).values_list("statement_id", "extra")
-    )
+    rows = (extras if extras is not None else statement_extras([run])[run.pk]).items()
     for sid, extra in rows:
         i = pos.get(sid)
         if i is None or not isinstance(extra, dict):

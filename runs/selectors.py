@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from django.db import connection
 from django.db.models import Q, QuerySet
 
 from cocoweb.leases import lease_stale
@@ -32,14 +34,31 @@ def runs_on_statement_set(statement_set_id: int | None, *, exclude: Run | None =
 
 def statement_extras(runs: Sequence[Run]) -> dict[int, dict[int, Any]]:
     """{run id: {statement id: the prediction's ``extra``}} of these statement runs (every run given
-    has an entry). One query for all of them."""
+    has an entry). One query for all of them, read without the ORM's per-row converters (a third
+    of the time for a 4,000-statement run); each ``extra`` decoded as JSONField decodes it."""
     out: dict[int, dict[int, Any]] = {r.pk: {} for r in runs}
-    rows = Prediction.objects.filter(run__in=runs, statement__isnull=False).values_list(
-        "run_id", "statement_id", "extra"
-    )
-    for run_id, statement_id, extra in rows:
-        out[run_id][statement_id] = extra
+    if not out:
+        return out
+    marks = ", ".join(["%s"] * len(out))
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT run_id, statement_id, extra FROM {Prediction._meta.db_table} "
+            f"WHERE run_id IN ({marks}) AND statement_id IS NOT NULL",
+            list(out),
+        )
+        for run_id, statement_id, extra in cur.fetchall():
+            out[run_id][statement_id] = _json(extra)
     return out
+
+
+def _json(value: Any) -> Any:
+    """A JSON column's value as ``JSONField.from_db_value`` returns it (both backends hand over text)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value
 
 
 def runs_recent(limit: int = 50) -> QuerySet[Run]:

@@ -8,14 +8,14 @@ drawer's item list, so a bar and the items behind it cannot disagree.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict, cast
+from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import Count, F, Max, Prefetch, Q, QuerySet, Value, prefetch_related_objects
+from django.db.models import Count, Exists, F, Max, OuterRef, Prefetch, Q, QuerySet, Value, prefetch_related_objects
 from django.db.models.expressions import RawSQL
-from django.db.models.fields.json import KT
 
 from commonsense.metrics.recoms import window_bounds
 from knowledge.models import Triple
@@ -23,7 +23,7 @@ from runs.models import Prediction, Run
 
 from . import sources
 from .rows import FinalLabelRow, GroupAccuracy
-from .run_aggregates import per_finished_runs
+from .run_aggregates import each_finished_run, per_finished_runs
 
 # Each dimension is a column copied from the question when the prediction was stored
 # (runs.item_facets), read from the covering index ``prediction_item_facets``.
@@ -105,23 +105,35 @@ def accuracy_by(runs: Sequence[Run], dimension: str) -> list[GroupAccuracy]:
         Prediction.objects.filter(run__in=runs)
         .exclude(**{column: ""})
         .values("run_id", column)
-        .annotate(n=Count("id"), ok=Count("id", filter=Q(correct=True)))
+        .annotate(n=Count("*"), ok=Count("correct", filter=Q(correct=True)))
         .order_by(column, "run_id")
     )
     return [GroupAccuracy(run=r["run_id"], group=r[column], n=r["n"], ok=r["ok"]) for r in rows]
 
 
-@per_finished_runs("accuracy-dims")
 def accuracy_by_dims(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[str, list[GroupAccuracy]]:
-    """:func:`accuracy_by` of several dimensions in one statement: a UNION ALL of one GROUP BY per
-    dimension, each read from that dimension's covering index (run, column, correct). Grouping by
-    every column at once instead sorted the predictions in a temporary B-tree: 105 ms against 21 ms
-    for the three at 2 × 40,000 predictions on SQLite."""
+    """:func:`accuracy_by` of several dimensions in one statement (:func:`_accuracy_dims_each`),
+    per dimension the rows of every run in (group, run) order."""
+    each = _accuracy_dims_each(runs, dimensions)
+    return {
+        d: sorted((row for per_run in each.values() for row in per_run[d]), key=lambda r: (r["group"], r["run"]))
+        for d in dimensions
+    }
+
+
+@each_finished_run("accuracy-dims")
+def _accuracy_dims_each(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[int, dict[str, list[GroupAccuracy]]]:
+    """Per run with predictions in a group: the rows of each dimension. One statement: a UNION ALL
+    of one GROUP BY per dimension, each read from that dimension's covering index (run, column,
+    correct). Grouping by every column at once instead sorted the predictions in a temporary
+    B-tree: 105 ms against 21 ms for the three at 2 × 40,000 predictions on SQLite (15 ms with
+    ``COUNT(*)`` and the blank facets skipped by a range: a CoCo run has no perturbation to read)."""
+    # ``> ''`` rather than ``<> ''``: the index is entered after the blank facets, not read through them;
+    # no count names ``id``, which PostgreSQL's indexes do not hold (it read every row from the table)
     parts = [
-        Prediction.objects.filter(run__in=runs)
-        .exclude(**{DIMENSIONS[d]: ""})
+        Prediction.objects.filter(run__in=runs, **{f"{DIMENSIONS[d]}__gt": ""})
         .values("run_id", group=F(DIMENSIONS[d]))
-        .annotate(dim=Value(d), n=Count("id"), ok=Count("id", filter=Q(correct=True)))
+        .annotate(dim=Value(d), n=Count("*"), ok=Count("correct", filter=Q(correct=True)))
         .order_by()
         for d in dimensions
     ]
@@ -133,10 +145,11 @@ def accuracy_by_dims(runs: Sequence[Run], dimensions: tuple[str, ...]) -> dict[s
         acc = sums[r["dim"]].setdefault((r["group"], r["run_id"]), [0, 0])
         acc[0] += r["n"]
         acc[1] += r["ok"]
-    return {
-        d: [GroupAccuracy(run=run, group=g, n=n, ok=ok) for (g, run), (n, ok) in sorted(sums[d].items())]
-        for d in dimensions
-    }
+    out: dict[int, dict[str, list[GroupAccuracy]]] = {}
+    for d in dimensions:
+        for (g, run), (n, ok) in sorted(sums[d].items()):
+            out.setdefault(run, {dim: [] for dim in dimensions})[d].append(GroupAccuracy(run=run, group=g, n=n, ok=ok))
+    return out
 
 
 @per_finished_runs("position-table")
@@ -146,7 +159,7 @@ def position_table(run: Run) -> tuple[list[tuple[int, int, int]], int]:
     rows = (
         Prediction.objects.filter(run=run, item_answer__isnull=False)
         .values("item_answer", "chosen")
-        .annotate(n=Count("id"), m=Max("item_options"))
+        .annotate(n=Count("*"), m=Max("item_options"))
         .order_by()
     )
     cells: list[tuple[int, int, int]] = []
@@ -216,7 +229,7 @@ WHERE p.run_id IN ({{runs}}) AND p.item_role = 'reasoning' AND p.item_group <> '
                  AND o.question_id <> p.question_id)"""
 
 
-@per_finished_runs("coco")
+@each_finished_run("coco")
 def coco_summary(runs: Sequence[Run]) -> dict[int, CocoSummary]:
     """Per run: the 2×2 counts of application sets (knows all atoms × solves the composed
     question) and pooled MEM, COM, REA, FAI, APP (CoCo Eqs. 4–8). One query."""
@@ -268,6 +281,21 @@ def rica_answers(run: Run) -> list[tuple[str, bool | None]]:
 
 
 # -- ReComSBench --------------------------------------------------------------------------------
+
+
+def runs_with_difficulty(runs: Sequence[Run]) -> set[int]:
+    """The ids of those ``runs`` with a prediction that has a difficulty d(Q): the runs whose
+    ReComSBench panels are shown. One statement, an index probe per run."""
+    return set(_difficulty_present(runs))
+
+
+@each_finished_run("with-difficulty")
+def _difficulty_present(runs: Sequence[Run]) -> dict[int, bool]:
+    ids = sorted({int(r.pk) for r in runs})
+    if not ids:
+        return {}
+    has = Exists(Prediction.objects.filter(run_id=OuterRef("pk"), item_difficulty__isnull=False))
+    return dict.fromkeys(Run.objects.filter(pk__in=ids).filter(has).values_list("pk", flat=True), True)
 
 
 @per_finished_runs("difficulty")
@@ -342,47 +370,119 @@ class CoreWindow(TypedDict):
     kba: float | None
 
 
-@per_finished_runs("core-windows")
+# The items of the windows, as the partial index ``prediction_core_windows`` holds them: a question
+# with a difficulty and a known answer, no scoring error (item_answer is the question's answer_index).
+_WINDOW_ITEMS = "item_difficulty IS NOT NULL AND item_answer IS NOT NULL AND error = ''"
+_WINDOW_SUMS = (
+    "SUM(CASE WHEN correct THEN 1 ELSE 0 END), SUM(CASE WHEN kba_correct IS NOT NULL THEN 1 ELSE 0 END), "
+    "SUM(CASE WHEN kba_correct THEN 1 ELSE 0 END)"
+)
+
+
+@each_finished_run("core-windows")
 def core_windows(runs: Sequence[Run]) -> dict[int, list[CoreWindow]]:
     """Per run, ReComSBench's windows by the same definition as the run's metrics table
     (commonsense.metrics.recoms.window_bounds: the questions with a difficulty and a known answer,
     failed items left out, sorted by d(Q) with ties in item order, window N // 3, step window // 3,
-    plus a last window ending at N). One query."""
-    rows = (
-        Prediction.objects.filter(
-            run__in=runs, item_difficulty__isnull=False, question__answer_index__isnull=False, error=""
+    plus a last window ending at N).
+
+    Two statements in the order of the ``prediction_core_windows`` index (run, item_difficulty,
+    position, correct, kba_correct), with no sort and no row per prediction (as
+    :func:`difficulty_buckets`): the sums per difficulty value (items, correct, KBA answered, KBA
+    correct), then, for each difficulty value a window boundary falls inside, the same sums over
+    its first k items by position. A window's figures are differences of those running sums."""
+    run_ids = sorted({int(r.pk) for r in runs})
+    if not run_ids:
+        return {}
+    marks = ", ".join(["%s"] * len(run_ids))
+    groups: dict[int, list[tuple[int, int, tuple[int, int, int]]]] = {}  # run -> [(d, n, sums)] in d order
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT run_id, item_difficulty, COUNT(*), {_WINDOW_SUMS} FROM {_PRED} "
+            f"WHERE run_id IN ({marks}) AND {_WINDOW_ITEMS} "
+            "GROUP BY run_id, item_difficulty ORDER BY run_id, item_difficulty",
+            run_ids,
         )
-        .annotate(kba=KT("extra__kba__correct"))
-        .order_by("run_id", "item_difficulty", "position")
-        .values_list("run_id", "item_difficulty", "correct", "kba")
-    )
-    per: dict[int, list[tuple[int, bool, bool | None]]] = {}
-    for rid, d, ok, kba in rows:
-        per.setdefault(rid, []).append(
-            (int(cast(int, d)), bool(ok), None if kba is None else kba in (True, "true", "True", 1))
+        for run_id, d, n, ok, kba_n, kba_ok in cur.fetchall():
+            groups.setdefault(int(run_id), []).append(
+                (int(d), int(n), (int(ok or 0), int(kba_n or 0), int(kba_ok or 0)))
+            )
+        ranks = {rid: _RankSums(gs) for rid, gs in groups.items()}
+        bounds = {rid: window_bounds(rs.total) for rid, rs in ranks.items()}
+        cuts = sorted(  # (run, d, k): a boundary after the first k > 0 items of value d
+            {(rid, *c) for rid, rs in ranks.items() for ab in bounds[rid] for c in map(rs.inside, ab) if c is not None}
         )
+        if cuts:
+            part = (
+                f"SELECT %s AS i, f.* FROM (SELECT {_WINDOW_SUMS} FROM (SELECT correct, kba_correct FROM {_PRED} "
+                f"WHERE run_id = %s AND item_difficulty = %s AND {_WINDOW_ITEMS} ORDER BY position LIMIT %s) g) f"
+            )
+            cur.execute(" UNION ALL ".join([part] * len(cuts)), [x for i, c in enumerate(cuts) for x in (i, *c)])
+            for i, ok, kba_n, kba_ok in cur.fetchall():
+                rid, d, k = cuts[int(i)]
+                ranks[rid].first[(d, k)] = (int(ok or 0), int(kba_n or 0), int(kba_ok or 0))
     out: dict[int, list[CoreWindow]] = {}
-    for rid, items in per.items():
+    for rid, rs in ranks.items():
         wins = []
-        for i, (a, b) in enumerate(window_bounds(len(items))):
-            part = items[a:b]
-            ds = [d for d, _, _ in part]
-            kb = [k for _, _, k in part if k is not None]
+        for i, (a, b) in enumerate(bounds[rid]):
+            (ok_a, kn_a, kok_a), (ok_b, kn_b, kok_b) = rs.sums(a), rs.sums(b)
+            n, kba_n = b - a, kn_b - kn_a
             wins.append(
                 CoreWindow(
                     window=i,
                     start=a,
                     stop=b,
-                    d_min=min(ds),
-                    d_max=max(ds),
-                    mean_d=sum(ds) / len(ds),
-                    n=len(part),
-                    accuracy=sum(ok for _, ok, _ in part) / len(part),
-                    kba=sum(kb) / len(kb) if kb else None,
+                    d_min=rs.value_at(a),
+                    d_max=rs.value_at(b - 1),
+                    mean_d=(rs.d_sum(b) - rs.d_sum(a)) / n,
+                    n=n,
+                    accuracy=(ok_b - ok_a) / n,
+                    kba=(kok_b - kok_a) / kba_n if kba_n else None,
                 )
             )
         out[rid] = wins
     return out
+
+
+class _RankSums:
+    """Running sums over a run's window items in (d, position) order, from the sums per difficulty
+    value and the sums over the first k items of the values a boundary falls inside (``first``)."""
+
+    def __init__(self, groups: Sequence[tuple[int, int, tuple[int, int, int]]]) -> None:
+        self.values = [d for d, _, _ in groups]
+        self.starts, self.before, self.d_before = [0], [(0, 0, 0)], [0]  # per group: what precedes it
+        for d, n, (ok, kba_n, kba_ok) in groups:
+            s0, s1, s2 = self.before[-1]
+            self.starts.append(self.starts[-1] + n)
+            self.before.append((s0 + ok, s1 + kba_n, s2 + kba_ok))
+            self.d_before.append(self.d_before[-1] + d * n)
+        self.total = self.starts[-1]
+        self.first: dict[tuple[int, int], tuple[int, int, int]] = {}  # (d, k) -> sums over its first k items
+
+    def _locate(self, rank: int) -> tuple[int, int]:
+        """(group index, offset in it) of the item at ``rank``; (number of groups, 0) for rank = total."""
+        g = bisect.bisect_right(self.starts, rank) - 1
+        return g, rank - self.starts[g]
+
+    def value_at(self, rank: int) -> int:
+        return self.values[self._locate(rank)[0]]
+
+    def inside(self, rank: int) -> tuple[int, int] | None:
+        """(d, k) when ``rank`` falls after the first k > 0 items of value d, else None."""
+        g, k = self._locate(rank)
+        return (self.values[g], k) if k else None
+
+    def sums(self, rank: int) -> tuple[int, int, int]:
+        """(correct, KBA answered, KBA correct) over the items before ``rank``."""
+        g, k = self._locate(rank)
+        s0, s1, s2 = self.before[g]
+        p0, p1, p2 = self.first[(self.values[g], k)] if k else (0, 0, 0)
+        return s0 + p0, s1 + p1, s2 + p2
+
+    def d_sum(self, rank: int) -> int:
+        """The sum of d(Q) over the items before ``rank``."""
+        g, k = self._locate(rank)
+        return self.d_before[g] + (self.values[g] * k if k else 0)
 
 
 def _bucket_pieces(groups: Sequence[tuple[int, int, int]], n_buckets: int) -> list[tuple[int, int, int, int]]:
@@ -438,14 +538,54 @@ def runs_by_ids(ids: Sequence[int]) -> list[Run]:
 
 
 @dataclass(frozen=True, slots=True)
+class OtherAnswer:
+    """Another run's prediction on a drawer item: which run, and whether it was right."""
+
+    run_id: int
+    correct: bool | None
+
+
+@dataclass(frozen=True, slots=True)
 class DrawerRow:
     """One prediction in the drawer: its item (question or statement) with provenance, the other
     runs' predictions on the same item, and the item's final human label."""
 
     p: Prediction
     item: Any
-    others: list[Prediction]
+    others: list[OtherAnswer]
     votes: FinalLabelRow | None
+
+
+# What the drawer shows of a prediction and its item (templates/explorer/_drawer.html), read alone:
+# the scores, outputs and JSON metadata of 500 predictions and questions cost more than the page.
+_DRAWER_FIELDS = {
+    "question": (
+        "position",
+        "chosen",
+        "correct",
+        "question",
+        "question__position",
+        "question__stem",
+        "question__options",
+        "question__answer_index",
+        "question__structure",
+        "question__role",
+        "question__question_set",
+        "question__question_set__name",
+    ),
+    "statement": (
+        "position",
+        "chosen",
+        "correct",
+        "extra",
+        "statement",
+        "statement__position",
+        "statement__text",
+        "statement__human_majority",
+        "statement__statement_set",
+        "statement__statement_set__name",
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,30 +597,39 @@ class DrawerItems:
 def drawer_items(run: Run, params: Mapping[str, str], coco_cell: tuple[bool, bool] | None, limit: int) -> DrawerItems:
     """The predictions of ``run`` that ``params`` (:func:`prediction_filter`) and the CoCo cell
     (knows, solves) select, wrong ones first, at most ``limit``; ``total`` counts them all."""
-    qs = Prediction.objects.filter(run=run).filter(prediction_filter(params))
+    where = prediction_filter(params)
+    qs = Prediction.objects.filter(run=run).filter(where)
     if coco_cell is not None:
         qs = qs.filter(coco_cell_filter(run, *coco_cell))
-    total = qs.count()
+    if coco_cell is not None and not where:
+        # a whole cell: one reasoning prediction per set it counts, so its count is the summary's (cached
+        # per run) and the set probes, which PostgreSQL runs as nested loops, are evaluated once
+        summary = coco_summary([run]).get(run.pk)
+        total = summary["counts"][coco_cell] if summary is not None else 0
+    else:
+        total = qs.count()
     rel = "statement" if run.is_statement_run else "question"
     preds = list(
-        qs.select_related(rel, f"{rel}__{rel}_set" if rel == "question" else "statement__statement_set").order_by(
-            "correct", "position"
-        )[:limit]
+        qs.select_related(rel, f"{rel}__{rel}_set").only(*_DRAWER_FIELDS[rel]).order_by("correct", "position")[:limit]
     )
-    if not run.is_statement_run:
+    if not run.is_statement_run:  # into a list (to_attr): a manager's queryset per question costs ~0.1 ms each
         prefetch_related_objects(
             preds,
-            Prefetch("question__triples", queryset=Triple.objects.select_related("head", "relation", "tail", "source")),
+            Prefetch(
+                "question__triples",
+                queryset=Triple.objects.select_related("head", "relation", "tail", "source"),
+                to_attr="source_triples",
+            ),
         )
     item_ids = [getattr(p, f"{rel}_id") for p in preds]
-    others: dict[int, list[Prediction]] = {}
-    for o in (
+    others: dict[int, list[OtherAnswer]] = {}
+    for item_id, run_id, correct in (
         Prediction.objects.filter(**{f"{rel}_id__in": item_ids})
         .exclude(run=run)
-        .select_related("run")
         .order_by("run_id")
+        .values_list(f"{rel}_id", "run_id", "correct")
     ):
-        others.setdefault(getattr(o, f"{rel}_id"), []).append(o)
+        others.setdefault(item_id, []).append(OtherAnswer(run_id=run_id, correct=correct))
     votes = sources.question_votes(item_ids) if rel == "question" else sources.statement_votes(item_ids)
     rows = [
         DrawerRow(

@@ -14,6 +14,8 @@ from django.db.models.functions import Cast, Coalesce
 from knowledge.models import Statement, StatementSet
 from runs.models import Prediction, Run, RunMetric
 
+from .run_aggregates import per_finished_runs
+
 NWW = ("consensus", "awareness", "commonsensicality")
 
 
@@ -98,6 +100,7 @@ def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None,
     return out
 
 
+@per_finished_runs("silicon")
 def silicon_points(run: Run, limit: int = 5000) -> list[tuple[int, float, int]]:
     """(statement id, model P(yes) to "do you agree", human majority 0/1) per statement. The scorers
     store question (a)'s record as ``extra["q1"]`` with ``p_yes`` (or only the binary ``chosen``,

@@ -13,6 +13,7 @@ from commonsense.metrics.consistency import category as coco_category
 
 from ..selectors import errors as es
 from ..selectors import sources
+from .drawer_rows import rows_html
 from .panels import render_with_panels
 from .run_panels import compare_panels, question_run_panels, statement_run_panels
 
@@ -76,6 +77,7 @@ def run_items(request: Request, run_id: int) -> HttpResponse:
     ctx = {
         "run": run,
         "rows": found.rows,
+        "rows_html": rows_html(found.rows, run.is_statement_run),
         "total": found.total,
         "title": title,
         "limit": limit,

@@ -13,6 +13,7 @@ from runs.nww_population import population_report
 from .. import charts
 from ..charts import nww_population as nww_population_charts
 from ..selectors import sources
+from ..selectors.run_aggregates import for_finished_runs
 from .panels import Panel
 
 KEYS = ("fidelity", "feature-diff", "variant-ii", "ab-divergence")
@@ -43,7 +44,7 @@ def population_panels(
         return []
     wants_humans = want("fidelity", "feature-diff", "variant-ii")
     humans = sources.survey_ratings(run.statement_set, reads) if wants_humans else None
-    rep = population_report(run, humans, others, extras=extras)
+    rep = population_report(run, humans, others, extras=extras) if humans is not None else _silicon_report(run, extras)
     names = {r.pk: _label(r) for r in [run, *others]}
     panels = []
     if want("fidelity"):
@@ -57,14 +58,24 @@ def population_panels(
     return panels
 
 
+def _silicon_report(run: Run, extras: Mapping[int, Mapping[int, Any]] | None = None) -> dict[str, Any]:
+    """The report without humans: the run's own answers and its set's statements only, so cached
+    once the run is finished (the silicon feature differences bootstrap every feature)."""
+    return for_finished_runs([run], "nww-population", lambda: population_report(run, None, extras=extras))
+
+
 def compare_population_panels(runs: Sequence[Run], want: Callable[..., bool]) -> list[Panel]:
     """Fidelity of every run, feature differences of every run beside the humans', divergence."""
     if not runs or not want(*KEYS):
         return []
     same_set = len({r.statement_set_id for r in runs}) == 1
     humans = sources.survey_ratings(runs[0].statement_set) if same_set else None
-    first = population_report(runs[0], humans, runs[1:] if same_set else ())
-    reps = {_label(runs[0]): first} | {_label(r): population_report(r, None) for r in runs[1:]}
+    first = (
+        population_report(runs[0], humans, runs[1:] if same_set else ())
+        if humans is not None
+        else _silicon_report(runs[0])
+    )
+    reps = {_label(runs[0]): first} | {_label(r): _silicon_report(r) for r in runs[1:]}
     panels = []
     if want("fidelity") and same_set:
         panels.append(fidelity_panel(first, {r.pk: _label(r) for r in runs}))

@@ -4,7 +4,7 @@ RICA, a difficulty for ReComSBench); each link opens the items behind a bar in t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 from urllib.parse import quote_plus, urlencode
@@ -194,10 +194,10 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
     panels += dimension_panels(runs, want, min_n, "perturbation", acc=acc)
     panels += rica_panels(runs, want, run_label)
     panels += error_category_panel(runs, want, run_label)
-    windows = es.difficulty_buckets(runs).get(run.pk) if want("difficulty", "kba-accuracy") else None
+    windows = want("difficulty", "kba-accuracy") and run.pk in es.runs_with_difficulty(runs)
     core = es.core_windows(runs) if windows else {}  # one read for both panels
     if windows and want("difficulty"):
-        panels.append(windows_panel(runs, {run.pk: windows}, core))
+        panels.append(windows_panel(runs, {run.pk}, core))
     fig4 = kba_accuracy_panel(runs, core, run_label) if windows and want("kba-accuracy") else None
     if fig4 is not None:
         panels.append(fig4)
@@ -252,14 +252,15 @@ def _fmt(x: object) -> str:
 
 
 def windows_panel(
-    runs: Sequence[Run], buckets: Mapping[int, Sequence[object]], core: Mapping[int, Sequence[CoreWindow]] | None = None
+    runs: Sequence[Run], with_difficulty: Collection[int], core: Mapping[int, Sequence[CoreWindow]] | None = None
 ) -> Panel:
     """The windows by the run metrics' definition (explorer.selectors.errors.core_windows, or ``core``
-    when the caller read them already); ``buckets`` only says which runs have difficulties."""
+    when the caller read them already); ``with_difficulty``: the ids of the runs with a d(Q)
+    (:func:`es.runs_with_difficulty`)."""
     series: list[tuple[str, list[float], list[float | None], list[str]]] = []
     rows, links = [], []
     if core is None:
-        core = es.core_windows([r for r in runs if buckets.get(r.pk)])
+        core = es.core_windows([r for r in runs if r.pk in with_difficulty])
     for run in runs:
         wins = core.get(run.pk, [])
         hrefs = [items_href(run, d_min=w["d_min"], d_max=w["d_max"]) for w in wins]
@@ -289,8 +290,9 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     on_set = runs_on_same_set(run) if want("nww-ca", *ANSWER_PANELS) else [run]
     metrics = ns.nww_run_metrics(on_set) if want("nww-ca", "features", "human-distribution") else None
     reads = sources.SurveyReads(run.statement_set)  # the survey campaigns and answers, read once for all panels
-    # the predictions' answers: of every run on the set where a survey may compare them, else of this run
-    extras = statement_extras(on_set if reads.campaigns else [run]) if want(*ANSWER_PANELS) else None
+    # the predictions' answers, of every run on the set, where a survey may compare them with its humans;
+    # without a survey the panels read this run's answers themselves (cached once the run is finished)
+    extras = statement_extras(on_set) if want(*ANSWER_PANELS) and reads.campaigns else None
     if want("nww-ca"):
         panels.append(nww_scatter_panel(on_set, run.statement_set, metrics))
     if want("silicon"):
@@ -472,9 +474,9 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
             panels += coco_scatter_panels(qruns, coco)
         panels += dimension_panels(qruns, want, min_n, "perturbation", acc=acc)
         panels += rica_panels(qruns, want, run_label)
-        buckets = es.difficulty_buckets(qruns) if want("difficulty") else {}
-        if buckets:
-            panels.append(windows_panel(qruns, buckets))
+        with_difficulty = es.runs_with_difficulty(qruns) if want("difficulty") else set()
+        if with_difficulty:
+            panels.append(windows_panel(qruns, with_difficulty))
     if sruns:
         sset = sruns[0].statement_set if len({r.statement_set_id for r in sruns}) == 1 else None
         metrics = ns.nww_run_metrics(sruns) if want("nww-ca", "features") else None

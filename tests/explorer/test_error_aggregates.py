@@ -124,6 +124,11 @@ def test_coco_summary_and_cells_equal_the_questions_sets(django_assert_num_queri
     for (knows, solves), n in ref["counts"].items():
         cell = Prediction.objects.filter(run=run).filter(es.coco_cell_filter(run, knows, solves))
         assert cell.count() == len({p.item_group for p in cell}) == n
+        # the drawer counts a whole cell from the summary, a filtered one by counting
+        found = es.drawer_items(run, {}, (knows, solves), 500)
+        assert found.total == n and sorted(r.p.pk for r in found.rows) == sorted(p.pk for p in cell)
+        wrong = es.drawer_items(run, {"correct": "0"}, (knows, solves), 500)
+        assert wrong.total == cell.exclude(correct=True).count() == len(wrong.rows)
 
 
 def test_accuracy_position_and_options_equal_the_questions():
@@ -165,3 +170,113 @@ def test_accuracy_position_and_options_equal_the_questions():
     table, most = es.position_table(run)
     assert {(a, c): n for a, c, n in table} == dict(cells)
     assert most == max(len(p.question.options) for p in preds)
+
+
+def _old_core_windows(run_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """The former ``core_windows``: every window item read with its question (known answer) and its
+    KBA flag from ``extra``, sorted, and cut by ``window_bounds`` in Python."""
+    from django.db.models.fields.json import KT
+
+    from commonsense.metrics.recoms import window_bounds
+
+    rows = (
+        Prediction.objects.filter(
+            run_id__in=run_ids, item_difficulty__isnull=False, question__answer_index__isnull=False, error=""
+        )
+        .annotate(kba=KT("extra__kba__correct"))
+        .order_by("run_id", "item_difficulty", "position")
+        .values_list("run_id", "item_difficulty", "correct", "kba")
+    )
+    per: dict[int, list[tuple[int, bool, bool | None]]] = {}
+    for rid, d, ok, kba in rows:
+        per.setdefault(rid, []).append((int(d), bool(ok), None if kba is None else kba in (True, "true", "True", 1)))
+    out: dict[int, list[dict[str, Any]]] = {}
+    for rid, items in per.items():
+        wins = []
+        for i, (a, b) in enumerate(window_bounds(len(items))):
+            part = items[a:b]
+            ds = [d for d, _, _ in part]
+            kb = [k for _, _, k in part if k is not None]
+            wins.append(
+                {
+                    "window": i,
+                    "start": a,
+                    "stop": b,
+                    "d_min": min(ds),
+                    "d_max": max(ds),
+                    "mean_d": sum(ds) / len(ds),
+                    "n": len(part),
+                    "accuracy": sum(ok for _, ok, _ in part) / len(part),
+                    "kba": sum(kb) / len(kb) if kb else None,
+                }
+            )
+        out[rid] = wins
+    return out
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_core_windows_equal_the_former_read_of_every_item(seed, django_assert_num_queries):
+    """Predictions stored by the evaluation loop's own constructor (runs.execution._prediction) from
+    ItemResults shaped as the recoms scoring's: d(Q) in the question or the prediction's extra (JSON
+    null too), a KBA answer right, wrong, null or absent, failed items, questions without an answer,
+    ties in d(Q); sizes where the window steps miss the end and where a boundary falls inside a
+    difficulty value."""
+    from commonsense.scoring.types import ItemResult
+    from runs.execution import _prediction
+
+    rng = random.Random(seed)
+    qset = QuestionSetFactory(name=f"windows-{seed}")
+    runs = [make_run(question_set=qset, scoring="recoms"), make_run(question_set=qset, scoring="recoms")]
+    n_questions = rng.randrange(25, 90)
+    preds = []
+    for i in range(n_questions):
+        meta = {"difficulty": rng.choice([1, 2, 2, 3, 5, 8])} if rng.random() < 0.85 else {}
+        answer = None if rng.random() < 0.05 else rng.randrange(3)
+        q = QuestionFactory(question_set=qset, position=i, metadata=meta, options=["a", "b", "c"], answer_index=answer)
+        for run in runs:
+            chosen = rng.choice([0, 1, 2, None])
+            extra: dict[str, Any] = {}
+            if rng.random() < 0.3:
+                extra["difficulty"] = rng.choice([None, 2, 4, 6])
+            kba = rng.random()
+            if kba < 0.6:
+                c = rng.randrange(3)
+                extra["kba"] = {"chosen": c, "correct": None if answer is None else c == answer, "raw": "x"}
+            elif kba < 0.7:
+                extra["kba"] = None
+            res = ItemResult(
+                item_id=str(q.pk),
+                chosen=chosen,
+                scores=[0.0, 0.0, 0.0],
+                extra=extra,
+                error="timeout" if rng.random() < 0.07 else "",
+            )
+            preds.append(_prediction(run, i, q, res))
+    Prediction.objects.bulk_create(preds)
+    ids = [r.pk for r in runs]
+    want = _old_core_windows(ids)
+    assert want and all(want.values())
+    assert any(w["kba"] is not None for ws in want.values() for w in ws)
+    with django_assert_num_queries(2):  # the sums per d(Q), then the first items of the values cut
+        got = es.core_windows(runs)
+    assert got == want
+    assert es.core_windows([runs[0]]) == {ids[0]: want[ids[0]]}
+    assert es.core_windows([]) == {}
+    other = make_run(question_set=qset)  # a run without predictions has no windows
+    assert es.core_windows([other]) == {}
+
+
+def test_runs_with_difficulty_are_the_runs_with_difficulty_buckets(django_assert_num_queries):
+    """The ReComSBench panels are shown for the runs the former check found: those with buckets."""
+    rng = random.Random(9)
+    qset = QuestionSetFactory(name="with-difficulty")
+    runs = [make_run(question_set=qset) for _ in range(4)]
+    for i in range(30):
+        q = QuestionFactory(question_set=qset, position=i, metadata={})
+        predict(runs[0], q, 0)  # no d(Q) anywhere
+        predict(runs[1], q, 1, extra={"difficulty": rng.choice([1, 2])} if i == 7 else {})  # one item has one
+        predict(runs[2], q, 0, extra={"difficulty": None})  # JSON null: no d(Q)
+    with django_assert_num_queries(1):
+        got = es.runs_with_difficulty(runs)
+    assert got == set(es.difficulty_buckets(runs)) == {runs[1].pk}
+    assert es.runs_with_difficulty([]) == set()

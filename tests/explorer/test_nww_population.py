@@ -5,6 +5,7 @@ yes/no scorer, and survey ratings come in through the annotation app's ratings i
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -158,3 +159,60 @@ def test_run_eval_json_carries_the_population_analyses(scored: Run, capsys: pyte
     assert set(pop["variant_two"]) >= {"consensus", "awareness", "commonsensicality", "default"}
     assert set(pop["feature_differences"]["behavior"]) == {"model", "human"}
     assert out["consensus"] is not None
+
+
+def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type: ignore[no-untyped-def]
+    scored: Run, researcher, django_assert_max_num_queries
+) -> None:
+    """Without survey ratings the population report and the silicon points depend on the finished
+    run's answers and its set's statements only: cached, equal to a fresh computation, and a second
+    view of the page reads neither again."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from explorer.selectors import nww as ns
+    from runs.nww_population import population_report
+
+    assert scored.finished_at is not None
+    cache.clear()
+    cold = {p.key: (p.rows, p.payload()) for p in statement_run_panels(scored)}
+    warm = {p.key: (p.rows, p.payload()) for p in statement_run_panels(scored)}
+    assert warm == cold
+    rep = population_report(scored, None)
+    assert {p.key: p.rows for p in statement_run_panels(scored, only="ab-divergence")}["ab-divergence"]
+    panel = {p.key: p for p in statement_run_panels(scored)}["feature-diff"]
+    assert [r[2] for r in panel.rows if r[0] != "humans"] == pytest.approx(
+        [d["model"]["value"] for d in rep["feature_differences"].values()]
+    )
+    assert ns.silicon_points(scored) == ns.silicon_points.__wrapped__(scored)  # type: ignore[attr-defined]
+
+    url = reverse("explorer:run_errors", args=[scored.pk])
+
+    def page() -> str:  # the CSRF token is masked afresh in every response
+        return re.sub(r'(CSRFToken": "|csrfmiddlewaretoken" value=")\w+', "", researcher.get(url).content.decode())
+
+    cache.clear()
+    with CaptureQueriesContext(connection) as first:
+        body = page()
+    with CaptureQueriesContext(connection) as second:
+        assert page() == body
+    assert len(second.captured_queries) < len(first.captured_queries)
+    with django_assert_max_num_queries(12):
+        cache.clear()
+        researcher.get(url)
+
+
+def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) -> None:
+    """runs.selectors.statement_extras reads the answers without the ORM's converters: the same
+    decoded ``extra`` per statement as the ORM's JSONField gives, for every run asked for."""
+    from runs.selectors import statement_extras
+
+    other = _yesno_run(scored.statement_set, tiny_dir, seed=1)
+    idle = Run.objects.create(statement_set=scored.statement_set, backend="random", scoring="yesno")
+    got = statement_extras([scored, other, idle])
+    for run in (scored, other, idle):
+        want = dict(Prediction.objects.filter(run=run, statement__isnull=False).values_list("statement_id", "extra"))
+        assert got[run.pk] == want
+    assert len(got[scored.pk]) == N and got[idle.pk] == {}
+    assert statement_extras([]) == {}

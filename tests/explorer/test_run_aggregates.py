@@ -65,3 +65,97 @@ def test_key_names_every_run_with_its_state_and_finish():
     key = ra.cache_key([a, b], "coco")
     assert key is not None and "1.done." in key and "2.failed." in key
     assert ra.cache_key([a, Run(pk=3, state=Run.State.SCORING, finished_at=now)], "coco") is None
+
+
+def _loop_runs(n_runs: int) -> list[Run]:
+    """A CoCo-shaped set with a d(Q) per question, scored by the evaluation loop (random backend):
+    the runs end as every run ends, warming their aggregates (runs.signals.run_finished)."""
+    from runs.execution import run_execute
+    from runs.services import run_create
+
+    qset = QuestionSetFactory(name="warm", kind="coco")
+    pos = 0
+    for s in range(12):
+        roles = ["memorization"] if s % 3 == 0 else ["atomic_1", "atomic_2", "reasoning"]
+        for role in roles:
+            QuestionFactory(
+                question_set=qset,
+                position=pos,
+                role=role,
+                group=f"set-{s}",
+                metadata={"relation": ["xWant", "xNeed"][s % 2], "difficulty": 1 + pos % 4},
+            )
+            pos += 1
+    qset.question_count = pos
+    qset.save()
+    runs = []
+    for seed in range(n_runs):
+        run = run_create(question_set=qset, backend="random", scoring="loglik", seed=seed, enqueue=False)
+        assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
+        runs.append(es.runs_with_sets().get(pk=run.pk))
+    return runs
+
+
+def _fresh(runs: list[Run]) -> dict[str, object]:
+    """Every run-by-run aggregate computed without the cache."""
+    dims = ("relation", "kind", "perturbation")
+    return {
+        "each-dims": es._accuracy_dims_each.__wrapped__(runs, dims),  # type: ignore[attr-defined]
+        "coco": es.coco_summary.__wrapped__(runs),  # type: ignore[attr-defined]
+        "windows": es.core_windows.__wrapped__(runs),  # type: ignore[attr-defined]
+        "difficulty": es._difficulty_present.__wrapped__(runs),  # type: ignore[attr-defined]
+    }
+
+
+def test_aggregates_cached_run_by_run_equal_a_fresh_computation_of_any_combination(django_assert_max_num_queries):
+    """A page over several runs is served each run's entry from the cache and computes only the
+    others (together); whatever is cached, the result is the fresh computation's."""
+    from explorer.views.run_panels import compare_panels
+
+    runs = _loop_runs(3)
+    dims = ("relation", "kind", "perturbation")
+    cache.clear()
+    cold = {p.key: p.rows for p in compare_panels(runs)}
+    es.coco_summary([runs[0]])  # the first run's entries only, then every combination
+    es.core_windows([runs[2]])
+    for combo in ([runs[0]], [runs[1], runs[0]], runs, [runs[2], runs[1]]):
+        want = _fresh(combo)
+        assert es.coco_summary(combo) == want["coco"]
+        assert es.core_windows(combo) == want["windows"]
+        assert es.runs_with_difficulty(combo) == set(want["difficulty"])  # type: ignore[arg-type]
+        got = es.accuracy_by_dims(combo, dims)
+        merged = {
+            d: sorted((r for rows in want["each-dims"].values() for r in rows[d]), key=lambda r: (r["group"], r["run"]))
+            for d in dims
+        }  # type: ignore[union-attr]
+        assert got == merged
+    with django_assert_max_num_queries(3):  # every aggregate cached: the panels' metric reads only
+        warm = {p.key: p.rows for p in compare_panels(runs)}
+    assert warm == cold
+
+
+def test_a_run_ends_with_its_pages_aggregates_cached(researcher, django_assert_max_num_queries):  # type: ignore[no-untyped-def]
+    """The loop's run_finished warms what the run page and the compare page read, so their first
+    view computes no aggregate; the pages equal those computed with an empty cache."""
+    import re
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    runs = _loop_runs(2)
+    urls = [
+        reverse("explorer:run_errors", args=[runs[0].pk]),
+        reverse("explorer:compare") + f"?run={runs[0].pk}&run={runs[1].pk}",
+    ]
+
+    def page(url: str) -> tuple[str, int]:
+        with CaptureQueriesContext(connection) as ctx:
+            body = researcher.get(url).content.decode()
+        return re.sub(r'(CSRFToken": "|csrfmiddlewaretoken" value=")\w+', "", body), len(ctx.captured_queries)
+
+    warmed = [page(u) for u in urls]
+    cache.clear()
+    cold = [page(u) for u in urls]
+    assert [b for b, _ in warmed] == [b for b, _ in cold]
+    assert all(w < c for (_, w), (_, c) in zip(warmed, cold, strict=True))

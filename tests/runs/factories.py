@@ -13,10 +13,11 @@ def make_run(question_set=None, statement_set=None, **kw):  # type: ignore[no-un
 
 def predict(run, question, chosen, **kw):  # type: ignore[no-untyped-def]
     """A stored prediction as runs.execution stores one: with the question's facets copied."""
-    from runs.item_facets import question_facets
+    from runs.item_facets import kba_correct, question_facets
     from runs.models import Prediction
 
     facets = question_facets(question, kw.get("extra"))
+    kw.setdefault("kba_correct", kba_correct(kw.get("extra")))
     return Prediction.objects.create(
         run=run,
         question=question,

@@ -139,3 +139,28 @@ def test_intersection_relation_pairs_are_one_group_and_the_migration_merges_stor
     migration.sort_pairs(django_apps, SimpleNamespace(connection=connection))
     stored = list(Prediction.objects.filter(run=run).order_by("position").values_list("item_relation", flat=True))
     assert stored == ["xAttr+xReact", "xAttr+xReact", "xReact+xAttr"]
+
+
+def test_kba_correct_and_its_migration_fill(qset: QuestionSet) -> None:
+    """Prediction.kba_correct (the ReComSBench windows' index reads it): None without a KBA answer,
+    filled for predictions stored before the column by migration 0006, as the loop fills it."""
+    from runs.item_facets import kba_correct
+
+    extras = [
+        {"kba": {"chosen": 1, "correct": True, "raw": "B", "hints": []}},
+        {"kba": {"chosen": 0, "correct": False, "raw": "A"}},
+        {"kba": None},
+        {"kba": {"chosen": None, "correct": None}},
+        {},
+    ]
+    assert [kba_correct(x) for x in extras] == [True, False, None, None, None]
+    assert kba_correct(None) is None and kba_correct({"kba": {"correct": "true"}}) is True
+    run = Run.objects.create(question_set=qset, backend="random", scoring="recoms", state=Run.State.DONE)
+    q = qset.questions.order_by("position").first()
+    for i, extra in enumerate(extras):
+        Prediction.objects.create(run=run, question=q if i == 0 else None, position=i, chosen=0, extra=extra)
+    assert set(Prediction.objects.filter(run=run).values_list("kba_correct", flat=True)) == {None}
+    migration = importlib.import_module("runs.migrations.0006_prediction_kba_correct")
+    migration.fill_kba_correct(django_apps, SimpleNamespace(connection=connection))
+    stored = list(Prediction.objects.filter(run=run).order_by("position").values_list("kba_correct", flat=True))
+    assert stored == [True, False, None, None, None]

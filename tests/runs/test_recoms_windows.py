@@ -40,6 +40,15 @@ def test_chart_windows_are_the_metric_windows(recoms_run: Run) -> None:
     assert [(r[3], r[4]) for r in fig4.rows] == [(a, k.value) for (_, _, a), k in zip(want, kba, strict=True)]
 
 
+def test_the_loop_copies_the_kba_answer(recoms_run: Run) -> None:
+    """runs.execution stores ``extra.kba.correct`` in Prediction.kba_correct (the windows' index reads it)."""
+    from runs.item_facets import kba_correct
+
+    preds = list(Prediction.objects.filter(run=recoms_run))
+    assert any(p.kba_correct is not None for p in preds)
+    assert [p.kba_correct for p in preds] == [kba_correct(p.extra) for p in preds]
+
+
 def test_redundancy_ratio_per_path(recoms_run: Run) -> None:
     good, bad = [], []
     for p in Prediction.objects.filter(run=recoms_run):
