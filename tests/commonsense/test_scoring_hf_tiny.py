@@ -22,7 +22,7 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def backend(tiny_dir: Path):  # type: ignore[no-untyped-def]
     from commonsense.scoring.hf import HFBackend
 
-    return HFBackend(tiny_dir, dtype="float32", batch_rows=7, max_pad=3)
+    return HFBackend(tiny_dir, dtype="float32", batch_rows=7, pack_width=8)
 
 
 REQUESTS = [
@@ -61,7 +61,7 @@ def test_shared_kv_loglik_equals_naive_per_option(backend) -> None:  # type: ign
 def test_padding_settings_do_not_change_scores(tiny_dir: Path, backend) -> None:  # type: ignore[no-untyped-def]
     from commonsense.scoring.hf import HFBackend
 
-    exact = HFBackend(tiny_dir, dtype="float32", batch_rows=1000, max_pad=0)  # equal lengths only
+    exact = HFBackend(tiny_dir, dtype="float32", batch_rows=1000, pack_width=1)  # one question per row
     a = backend.loglikelihood(REQUESTS)
     b = exact.loglikelihood(REQUESTS)
     for x, y in zip(a, b, strict=True):
