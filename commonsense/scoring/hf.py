@@ -123,6 +123,17 @@ class HFBackend:
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> list[list[ContinuationScore]]:
         import torch
 
+        enc = self.encode_requests(requests)
+        out: list[list[ContinuationScore]] = [[] for _ in requests]
+        with torch.inference_mode():
+            for chunk in self._chunks(enc):
+                scores = (self._seq2seq_chunk if self.seq2seq else self._causal_chunk)([enc[i] for i in chunk])
+                for i, s in zip(chunk, scores, strict=True):
+                    out[i] = s
+        return out
+
+    def encode_requests(self, requests: Sequence[LoglikRequest]) -> list[tuple[list[int], list[list[int]]]]:
+        """Per request: the context's tokens and each continuation's tokens (lm-eval's rules)."""
         enc: list[tuple[list[int], list[list[int]]]] = []
         for r in requests:
             pairs = [self.encode_pair(r.context, c) for c in r.continuations]
@@ -133,13 +144,19 @@ class HFBackend:
             if len(ctx) + longest > self.max_length:  # left-truncate like lm-eval
                 ctx = ctx[-(self.max_length - longest) :]
             enc.append((ctx, conts))
-        out: list[list[ContinuationScore]] = [[] for _ in requests]
-        with torch.inference_mode():
-            for chunk in self._chunks(enc):
-                scores = (self._seq2seq_chunk if self.seq2seq else self._causal_chunk)([enc[i] for i in chunk])
-                for i, s in zip(chunk, scores, strict=True):
-                    out[i] = s
-        return out
+        return enc
+
+    def causal_work(self, requests: Sequence[LoglikRequest]) -> tuple[int, int]:
+        """What ``loglikelihood`` feeds a causal model for ``requests``: token positions through
+        the layers (padding included) and rows through the vocabulary projection."""
+        enc = self.encode_requests(requests)
+        fed = rows = 0
+        for chunk in self._chunks(enc):
+            reqs = [enc[i] for i in chunk]
+            packed = self._pack(reqs)
+            fed += len(packed) * max(sum(_segment_length(reqs[q]) for q in row) for row in packed)
+            rows += sum(1 + sum(len(c) - 1 for c in conts if len(c) > 1) for _, conts in reqs)
+        return fed, rows
 
     def _chunks(self, enc: list[tuple[list[int], list[list[int]]]]) -> list[list[int]]:
         """Requests sorted by segment length (longest first) and cut so that a chunk (one forward
