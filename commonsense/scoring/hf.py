@@ -13,6 +13,7 @@ first token, and the options' fed tokens). torch and transformers are imported o
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -78,6 +79,8 @@ class HFBackend:
         loader: Any = cls
         self.model: Any = loader.from_pretrained(str(self.path), dtype=self.torch_dtype, local_files_only=True)
         self.model = self.model.to(device).eval()
+        if "logits_to_keep" not in inspect.signature(self.model.forward).parameters:
+            self.head = "all"  # a model class that cannot project only some positions
         self.tok = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
         self.max_length = int(
             getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or 2048
@@ -271,14 +274,14 @@ class HFBackend:
                 keep[r, last] = True
                 at += n
                 for c in conts:
-                    m = len(c) - 1  # fed tokens: all but the last
+                    m = max(0, len(c) - 1)  # fed tokens: all but the last
                     if m > 0:
                         ids[r, at : at + m] = torch.tensor(c[:-1])
                         pos[r, at : at + m] = torch.arange(n, n + m)
                         allowed[r, at : at + m, start : start + n] = True  # the context
                         allowed[r, at : at + m, at : at + m] = causal[:m, :m]
                         keep[r, at : at + m] = True
-                    where[q].append([(r, last)] + [(r, at + k) for k in range(m)])
+                    where[q].append([(r, last), *((r, at + k) for k in range(m))][: len(c)])
                     at += m
             for k in range(at, width):  # row tail: each pad sees itself only (no empty softmax row)
                 allowed[r, k, k] = True

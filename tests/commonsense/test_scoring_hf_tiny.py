@@ -106,6 +106,14 @@ def test_questions_packed_in_one_row_do_not_see_each_other(tiny_dir: Path, attn:
             assert s.logprob == pytest.approx(naive(one_row, r.context, c), abs=1e-4)
 
 
+def test_empty_continuation_scores_zero(backend) -> None:  # type: ignore[no-untyped-def]
+    ctx = "Question: Where?\nAnswer:"
+    assert backend.encode_pair(ctx, "")[1] == []
+    got = backend.loglikelihood([LoglikRequest(ctx, ("", " a", " mortuary of the living dead"))])[0]
+    assert (got[0].logprob, got[0].n_tokens) == (0.0, 0)
+    assert got[2].logprob == pytest.approx(naive(backend, ctx, " mortuary of the living dead"), abs=1e-4)
+
+
 def test_lmeval_tokenisation_rules(backend) -> None:  # type: ignore[no-untyped-def]
     ctx, cont = backend.encode_pair("Answer: ", "wear hats")
     ctx2, cont2 = backend.encode_pair("Answer:", " wear hats")
