@@ -15,6 +15,15 @@ machine's changing load hits both alike.
 Throughput: lm-eval's items/s is measured over its ``loglikelihood`` calls only (tokenisation,
 batching, forward passes; model loading and dataset building excluded); cocoweb's covers
 tokenisation, the forward passes and building the per-item results.
+
+The floor (issue 16 item 4) is timed in the same alternation: the model's whole forward pass
+(every layer, the vocabulary projection at every position) over exactly the run's unique tokens,
+packed without padding (``Floor``); beside it the variant with the projection only at the share of
+positions that are continuation tokens. cocoweb feeds fewer positions than either (not the last
+token of an option, which predicts nothing that is scored) and projects fewer rows (one per
+question for every option's first token): the summary prints each contender's work so that
+"cocoweb / floor" below 1 reads as what it is. lm-eval's ``auto`` batch-size search runs inside
+each timed ``loglikelihood`` call; it is timed apart and the figure without it is printed too.
 """
 
 from __future__ import annotations
