@@ -39,14 +39,17 @@ class HFBackend:
         dtype: str = "bfloat16",
         device: str = "cpu",
         batch_rows: int = 160,
+        batch_tokens: int = 4096,
         pack_width: int = 128,
         head: str = "scored",
         softmax_in_model_dtype: bool = True,
         threads: int | None = None,
     ) -> None:
         """``model``: a transformers folder or a ``.gguf`` file (converted once into
-        ``cache_dir/<stem>``). ``batch_rows`` bounds the options per forward pass; ``pack_width``
-        is the row length questions are packed into (a longer question gets a row of its own
+        ``cache_dir/<stem>``). ``batch_rows`` bounds the options per forward pass and
+        ``batch_tokens`` the tokens (so that the attention mask, rows x width^2, stays small for
+        long prompts); ``pack_width`` is about the longest a row of packed questions gets on
+        average (shorter rows where they pad less; a longer question gets a row of its own
         length). ``head="scored"`` runs the vocabulary projection only at the positions whose
         logits are read; ``"all"`` at every position fed (same scores, more work: for checks).
         ``softmax_in_model_dtype`` computes the log-softmax and the sum in the model's dtype,
@@ -67,6 +70,7 @@ class HFBackend:
         self.torch_dtype = getattr(torch, dtype)
         self.device = device
         self.batch_rows = batch_rows
+        self.batch_tokens = batch_tokens
         if head not in ("scored", "all"):
             raise ValueError('head must be "scored" or "all"')
         self.pack_width = pack_width
@@ -163,18 +167,20 @@ class HFBackend:
 
     def _chunks(self, enc: list[tuple[list[int], list[list[int]]]]) -> list[list[int]]:
         """Requests sorted by segment length (longest first) and cut so that a chunk (one forward
-        pass) has at most ``batch_rows`` options."""
+        pass) has at most ``batch_rows`` options and ``batch_tokens`` tokens (a longer request
+        goes alone)."""
         order = sorted(range(len(enc)), key=lambda i: -_segment_length(enc[i]))
         chunks: list[list[int]] = []
         cur: list[int] = []
-        rows = 0
+        rows = tokens = 0
         for i in order:
-            n = max(1, len(enc[i][1]))
-            if cur and rows + n > self.batch_rows:
+            n, t = max(1, len(enc[i][1])), _segment_length(enc[i])
+            if cur and (rows + n > self.batch_rows or tokens + t > self.batch_tokens):
                 chunks.append(cur)
-                cur, rows = [], 0
+                cur, rows, tokens = [], 0, 0
             cur.append(i)
             rows += n
+            tokens += t
         if cur:
             chunks.append(cur)
         return chunks

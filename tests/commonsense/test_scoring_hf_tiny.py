@@ -62,6 +62,10 @@ def test_padding_settings_do_not_change_scores(tiny_dir: Path, backend) -> None:
     from commonsense.scoring.hf import HFBackend
 
     exact = HFBackend(tiny_dir, dtype="float32", batch_rows=1000, pack_width=1)  # one question per row
+    small = HFBackend(tiny_dir, dtype="float32", batch_tokens=1)  # one question per pass
+    assert len(small._chunks(small.encode_requests(REQUESTS))) == len(REQUESTS)
+    for x, y in zip(small.loglikelihood(REQUESTS), exact.loglikelihood(REQUESTS), strict=True):
+        assert [s.logprob for s in x] == pytest.approx([s.logprob for s in y], abs=1e-4)
     a = backend.loglikelihood(REQUESTS)
     b = exact.loglikelihood(REQUESTS)
     for x, y in zip(a, b, strict=True):
