@@ -15,6 +15,15 @@ machine's changing load hits both alike.
 Throughput: lm-eval's items/s is measured over its ``loglikelihood`` calls only (tokenisation,
 batching, forward passes; model loading and dataset building excluded); cocoweb's covers
 tokenisation, the forward passes and building the per-item results.
+
+The floor (issue 16 item 4) is timed in the same alternation: the model's whole forward pass
+(every layer, the vocabulary projection at every position) over exactly the run's unique tokens,
+packed without padding (``Floor``); beside it the variant with the projection only at the share of
+positions that are continuation tokens. cocoweb feeds fewer positions than either (not the last
+token of an option, which predicts nothing that is scored) and projects fewer rows (one per
+question for every option's first token): the summary prints each contender's work so that
+"cocoweb / floor" below 1 reads as what it is. lm-eval's ``auto`` batch-size search runs inside
+each timed ``loglikelihood`` call; it is timed apart and the figure without it is printed too.
 """
 
 from __future__ import annotations
@@ -60,38 +69,79 @@ def argmax(xs: list[float]) -> int:
     return max(range(len(xs)), key=lambda i: (xs[i], -i))
 
 
-def floor_seconds(backend: Any, scorer: Any, items: list[Any], block: int) -> tuple[float, int, int]:
-    """The compute floor of a loglik run: the model's forward pass alone over exactly the run's
-    unique tokens (each context once, each option's continuation once), packed into rows of one
-    length with no padding, with the vocabulary projection and log-softmax only where a
-    continuation token is predicted. Tokenisation happens before the clock starts. Returns the
-    seconds, the tokens fed and the positions scored."""
-    import torch
-
+def unique_tokens(backend: Any, scorer: Any, items: list[Any]) -> tuple[list[int], int]:
+    """The run's unique tokens (each context once, then each option's continuation once) as one
+    stream, and how many of them are continuation tokens."""
     stream: list[int] = []
-    scored = 0
+    n_cont = 0
     for it in items:
-        ctx = conts = None
+        pairs = [backend.encode_pair(scorer.context(it), scorer.delimiter + o) for o in it.options]
+        stream += pairs[0][0] + [t for _, cont in pairs for t in cont]
+        n_cont += sum(len(cont) for _, cont in pairs)
+    return stream, n_cont
+
+
+def cocoweb_work(scorer: Any, items: list[Any]) -> tuple[int, int]:
+    """Positions cocoweb feeds through the layers (padding included) and through the vocabulary
+    projection, for these items."""
+    from commonsense.scoring.types import LoglikRequest
+
+    reqs = [LoglikRequest(scorer.context(it), tuple(scorer.delimiter + o for o in it.options)) for it in items]
+    work: tuple[int, int] = scorer.backend.causal_work(reqs)
+    return work
+
+
+def lmeval_tokens(scorer: Any, items: list[Any]) -> int:
+    """Positions lm-eval feeds (padding excluded): ``(context + continuation)[:-1]`` per option."""
+    n = 0
+    for it in items:
         for o in it.options:
-            c, cont = backend.encode_pair(scorer.context(it), scorer.delimiter + o)
-            ctx = c
-            conts = (conts or []) + [cont]
-        stream += list(ctx or []) + [t for cont in conts or [] for t in cont]
-        scored += sum(len(cont) for cont in conts or [])
-    width = max(1, round(len(stream) / len(items)))  # about one question per row
-    rows = [stream[i : i + width] for i in range(0, len(stream) - width + 1, width)]
-    per_batch = max(1, block // 3)
-    body, head = backend.model.model, backend.model.lm_head
-    share = scored / len(stream)  # the share of positions that need logits
-    t0 = time.perf_counter()
-    with torch.inference_mode():
-        for lo in range(0, len(rows), per_batch):
-            ids = torch.tensor(rows[lo : lo + per_batch], dtype=torch.long)
-            hidden = body(input_ids=ids).last_hidden_state
-            k = max(1, round(hidden.shape[1] * share))
-            logits = head(hidden[:, -k:, :])
-            torch.log_softmax(logits, dim=-1).gather(-1, ids[:, -k:].unsqueeze(-1)).sum()
-    return time.perf_counter() - t0, len(rows) * width, scored
+            ctx, cont = scorer.backend.encode_pair(scorer.context(it), scorer.delimiter + o)
+            n += len(ctx) + len(cont) - 1
+    return n
+
+
+class Floor:
+    """The issue's compute floor: the model's forward pass alone (``model(input_ids).logits``: every
+    layer and the vocabulary projection at every position) over exactly the unique tokens of the
+    questions it is given, packed without padding into rows of ``width`` tokens (the stream is cut
+    into rows, the last row shorter and run on its own), ``rows_per_pass`` rows per forward pass,
+    in the backend's process, model and dtype. Tokenisation happens before the clock starts.
+
+    ``head_where_scored`` is the variant the first two sessions timed: the same tokens through the
+    layers, the vocabulary projection and log-softmax only at the share of positions that are
+    continuation tokens. It is printed beside the issue's floor, not instead of it."""
+
+    def __init__(self, backend: Any, width: int, rows_per_pass: int = 32) -> None:
+        self.model = backend.model
+        self.width = width
+        self.rows_per_pass = rows_per_pass
+
+    def _passes(self, stream: list[int]) -> list[Any]:
+        import torch
+
+        rows = [stream[i : i + self.width] for i in range(0, len(stream), self.width)]
+        full = [r for r in rows if len(r) == self.width]
+        passes = [full[i : i + self.rows_per_pass] for i in range(0, len(full), self.rows_per_pass)]
+        passes += [[r] for r in rows if len(r) != self.width]
+        return [torch.tensor(p, dtype=torch.long) for p in passes]
+
+    def seconds(self, stream: list[int], n_cont: int, *, head_where_scored: bool = False) -> float:
+        import torch
+
+        passes = self._passes(stream)
+        share = n_cont / len(stream)
+        t0 = time.perf_counter()
+        with torch.inference_mode():
+            for ids in passes:
+                if not head_where_scored:
+                    self.model(input_ids=ids, use_cache=False).logits  # noqa: B018
+                    continue
+                hidden = self.model.model(input_ids=ids, use_cache=False).last_hidden_state
+                k = max(1, round(hidden.shape[1] * share))
+                logits = self.model.lm_head(hidden[:, -k:, :])
+                torch.log_softmax(logits, dim=-1).gather(-1, ids[:, -k:].unsqueeze(-1)).sum()
+        return time.perf_counter() - t0
 
 
 def run_dtype(
@@ -106,6 +156,18 @@ def run_dtype(
     from commonsense.scoring.types import Item
 
     lm = HFLM(pretrained=str(model_dir), dtype=dtype, batch_size=batch, device="cpu")
+    search = {"seconds": 0.0, "calls": 0, "sizes": []}
+    detect = lm._detect_batch_size
+
+    def timed_detect(*args: Any, **kwargs: Any) -> Any:  # lm-eval's "auto" search, timed apart
+        t0 = time.perf_counter()
+        size = detect(*args, **kwargs)
+        search["seconds"] += time.perf_counter() - t0
+        search["calls"] += 1
+        search["sizes"].append(size)
+        return size
+
+    lm._detect_batch_size = timed_detect
     scorer = LoglikScorer(HFBackend(model_dir, dtype=dtype))
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "cocoweb_csqa.yaml").write_text(TASK_YAML.format(data=data))
@@ -116,20 +178,27 @@ def run_dtype(
     for inst in task.instances:
         by_doc.setdefault(int(inst.doc_id), []).append(inst)
     items = [Item(id=str(i), question=r["question"], options=tuple(r["choices"]["text"])) for i, r in enumerate(rows)]
+    streams = {lo: unique_tokens(scorer.backend, scorer, items[lo : lo + block]) for lo in range(0, len(rows), block)}
+    all_tokens = sum(len(st) for st, _ in streams.values())
+    floor = Floor(scorer.backend, width=max(1, round(all_tokens / len(rows))))  # about one question a row
     # warm-up, not timed
     lm.loglikelihood(by_doc[0], disable_tqdm=True)
     scorer.score_batch(items[:2])
-    t = {"lmeval": 0.0, "cocoweb": 0.0}
+    floor.seconds(*streams[0])
+    search.update(seconds=0.0, calls=0)
+    t = {"lmeval": 0.0, "cocoweb": 0.0, "floor": 0.0, "floor_head_where_scored": 0.0}
+    fed = {"tokens": 0, "logit_rows": 0}
     lmd: dict[int, dict[str, Any]] = {}
     cwd: dict[int, dict[str, Any]] = {}
     for k, lo in enumerate(range(0, len(rows), block)):
         ids = list(range(lo, min(len(rows), lo + block)))
-        order = [first, "cocoweb" if first == "lmeval" else "lmeval"]
-        if k % 2:
-            order.reverse()
+        order = [first, "cocoweb" if first == "lmeval" else "lmeval", "floor", "floor_head_where_scored"]
+        order = order[k % 4 :] + order[: k % 4]  # who goes first rotates block by block
         for who in order:
             t0 = time.perf_counter()
-            if who == "lmeval":
+            if who.startswith("floor"):
+                t[who] += floor.seconds(*streams[lo], head_where_scored=who != "floor")
+            elif who == "lmeval":
                 insts = [inst for i in ids for inst in sorted(by_doc[i], key=lambda x: x.idx)]
                 res = lm.loglikelihood(insts, disable_tqdm=True)
                 t[who] += time.perf_counter() - t0
@@ -152,21 +221,33 @@ def run_dtype(
             else:
                 out = scorer.score_batch([items[i] for i in ids])
                 t[who] += time.perf_counter() - t0
+                work = cocoweb_work(scorer, [items[i] for i in ids])
+                fed["tokens"] += work[0]
+                fed["logit_rows"] += work[1]
                 for i, r in zip(ids, out, strict=True):
                     cwd[i] = {"lls": r.scores, "norm": r.norm_scores, "acc": r.chosen, "acc_norm": r.chosen_norm}
     n = len(rows)
     gold = [r["choices"]["label"].index(r["answerKey"]) for r in rows]
-    floor_s, floor_tokens, floor_scored = floor_seconds(scorer.backend, scorer, items, block)
     return {
-        "floor": {"seconds": floor_s, "tokens": floor_tokens, "scored_positions": floor_scored},
+        "floor": {
+            "seconds": t["floor"],
+            "tokens": all_tokens,
+            "logit_rows": all_tokens,
+            "head_where_scored_seconds": t["floor_head_where_scored"],
+            "continuation_tokens": sum(nc for _, nc in streams.values()),
+            "width": floor.width,
+        },
         "lmeval": {
             "seconds": t["lmeval"],
+            "batch_search": search,
+            "tokens": lmeval_tokens(scorer, items),
             "docs": lmd,
             "acc": sum(lmd[i]["acc_metric"] for i in range(n)) / n,
             "acc_norm": sum(lmd[i]["acc_norm_metric"] for i in range(n)) / n,
         },
         "cocoweb": {
             "seconds": t["cocoweb"],
+            **fed,
             "docs": cwd,
             "acc": sum(cwd[i]["acc"] == gold[i] for i in range(n)) / n,
             "acc_norm": sum(cwd[i]["acc_norm"] == gold[i] for i in range(n)) / n,
@@ -229,30 +310,68 @@ def main() -> int:
         runs = [(d, b) for d in a.dtypes.split(",") for b in a.lmeval_batch.split(",")]
         for k, (dtype, batch) in enumerate(runs):
             bs: int | str = int(batch) if batch.isdigit() else batch
+            load_before = os.getloadavg()
             got = run_dtype(model_dir, rows, subset, dtype, bs, a.block, "lmeval" if k % 2 == 0 else "cocoweb")
-            lm, cw = got["lmeval"], got["cocoweb"]
+            lm, cw, fl = got["lmeval"], got["cocoweb"], got["floor"]
             cmp = compare(len(rows), lm, cw)
+            n = len(rows)
+            search = lm["batch_search"]
             r = {
-                "lmeval_items_s": len(rows) / lm["seconds"],
-                "cocoweb_items_s": len(rows) / cw["seconds"],
+                "lmeval_items_s": n / lm["seconds"],
+                "cocoweb_items_s": n / cw["seconds"],
                 "accuracy": {"lmeval": lm["acc"], "cocoweb": cw["acc"]},
                 "accuracy_norm": {"lmeval": lm["acc_norm"], "cocoweb": cw["acc_norm"]},
                 **cmp,
+                "floor_items_s": n / fl["seconds"],
+                "floor_head_where_scored_items_s": n / fl["head_where_scored_seconds"],
+                "work": {
+                    "lmeval": {"positions": lm["tokens"], "logit_rows": lm["tokens"], "note": "padding excluded"},
+                    "floor": {"positions": fl["tokens"], "logit_rows": fl["logit_rows"]},
+                    "floor_head_where_scored": {"positions": fl["tokens"], "logit_rows": fl["continuation_tokens"]},
+                    "cocoweb": {"positions": cw["tokens"], "logit_rows": cw["logit_rows"], "note": "padding included"},
+                },
+                "floor_row_width": fl["width"],
+                "load_before": load_before,
+                "load_after": os.getloadavg(),
             }
             r["ratio"] = r["cocoweb_items_s"] / r["lmeval_items_s"]
-            r["floor_items_s"] = len(rows) / got["floor"]["seconds"]
-            r["floor_tokens"] = got["floor"]["tokens"]
-            r["cocoweb_over_floor"] = cw["seconds"] / got["floor"]["seconds"]
+            r["cocoweb_over_floor"] = cw["seconds"] / fl["seconds"]
+            r["cocoweb_over_floor_head_where_scored"] = cw["seconds"] / fl["head_where_scored_seconds"]
+            r["floor_over_lmeval"] = r["floor_items_s"] / r["lmeval_items_s"]
+            if search["calls"]:
+                r["lmeval_batch_search"] = search
+                r["lmeval_items_s_search_excluded"] = n / (lm["seconds"] - search["seconds"])
+                r["ratio_search_excluded"] = r["cocoweb_items_s"] / r["lmeval_items_s_search_excluded"]
             report["runs"][f"{dtype} lm-eval batch {batch}"] = r
             print(json.dumps({f"{dtype} lm-eval batch {batch}": r}, indent=1), flush=True)
-    print("\nsummary")
-    for dtype, r in report["runs"].items():
+    print("\nsummary (items/s; cocoweb / floor is cocoweb's time as a multiple of the floor's)")
+    for name, r in report["runs"].items():
+        w = r["work"]
+        auto = (
+            f" (search excluded: {r['lmeval_items_s_search_excluded']:.2f}, ratio {r['ratio_search_excluded']:.2f}x;"
+            f" sizes {sorted(set(r['lmeval_batch_search']['sizes']))})"
+            if "lmeval_batch_search" in r
+            else ""
+        )
         print(
-            f"  {dtype:28s} lm-eval {r['lmeval_items_s']:6.2f} items/s"
-            f" | cocoweb {r['cocoweb_items_s']:6.2f} items/s | ratio {r['ratio']:.2f}x"
-            f" | floor {r['floor_items_s']:6.2f} items/s, cocoweb {r['cocoweb_over_floor']:.2f}x the floor"
+            f"  {name:28s} lm-eval {r['lmeval_items_s']:6.2f}{auto}"
+            f" | cocoweb {r['cocoweb_items_s']:6.2f} | cocoweb / lm-eval {r['ratio']:.2f}x"
+            f" | floor {r['floor_items_s']:6.2f} (floor / lm-eval {r['floor_over_lmeval']:.2f}x),"
+            f" cocoweb {r['cocoweb_over_floor']:.2f}x the floor"
+            f" | floor with the head where scored {r['floor_head_where_scored_items_s']:6.2f},"
+            f" cocoweb {r['cocoweb_over_floor_head_where_scored']:.2f}x it"
             f" | differing choices: acc {r['acc']['differ']}, acc_norm {r['acc_norm']['differ']}"
+            f" | max |d loglik| {r['max_abs_loglik_diff']:.1e}"
             f" | accuracy lm-eval {r['accuracy']['lmeval']:.4f} / cocoweb {r['accuracy']['cocoweb']:.4f}"
+            f" | load {r['load_before'][0]:.2f} -> {r['load_after'][0]:.2f}"
+        )
+        print(
+            f"  {'':28s} work (positions through the layers / rows through the vocabulary projection):"
+            f" lm-eval {w['lmeval']['positions']} / {w['lmeval']['logit_rows']},"
+            f" floor {w['floor']['positions']} / {w['floor']['logit_rows']},"
+            f" floor with the head where scored {w['floor_head_where_scored']['positions']}"
+            f" / {w['floor_head_where_scored']['logit_rows']},"
+            f" cocoweb {w['cocoweb']['positions']} / {w['cocoweb']['logit_rows']}"
         )
     print(f"  load average {os.getloadavg()[0]:.2f} at the end ({report['load_before'][0]:.2f} before)")
     if a.json:

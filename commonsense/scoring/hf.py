@@ -3,14 +3,17 @@
 ``loglikelihood`` follows lm-evaluation-harness' tokenisation exactly (context and
 context+continuation encoded with the tokenizer's defaults, split at the context length, no BOS
 unless the tokenizer adds one, trailing context spaces moved to the continuation) but runs each
-context once: questions are grouped by context length (no padding in the context pass), the
-context's key/value cache is copied to every option that needs more than one token, and only
-those options run a second pass, one per continuation length (so no row there is padded). torch and transformers are imported on first use.
+context once, and in one forward pass per chunk of questions: each question's context is followed
+by the tokens of its options (each option's tokens but the last), an attention mask lets each
+option see the context and its own earlier tokens only, and several questions share a row
+(separated by the mask) so that almost nothing is padding. The vocabulary projection runs only at
+the positions whose logits are read (the context's last position, which predicts every option's
+first token, and the options' fed tokens). torch and transformers are imported on first use.
 """
 
 from __future__ import annotations
 
-import copy
+import inspect
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +22,10 @@ from typing import Any
 from .types import ContinuationScore, Generation, LoglikRequest, Message, Prompt
 
 DTYPES = ("bfloat16", "float32", "float16")
+# Row width at which a token's attention over the row costs as much as its other work (a rough
+# constant for packing: the projections and MLP are ~3.5 M multiply-adds per token and layer on a
+# 576-wide model, attention ~2 x width x 576): only the trade-off between padding and width uses it.
+ATTENTION_PER_TOKEN = 3000
 
 
 class HFBackend:
@@ -32,13 +39,19 @@ class HFBackend:
         dtype: str = "bfloat16",
         device: str = "cpu",
         batch_rows: int = 160,
-        max_pad: int = 4,
+        batch_tokens: int = 4096,
+        pack_width: int = 128,
+        head: str = "scored",
         softmax_in_model_dtype: bool = True,
         threads: int | None = None,
     ) -> None:
         """``model``: a transformers folder or a ``.gguf`` file (converted once into
-        ``cache_dir/<stem>``). ``batch_rows`` bounds the rows (options) per forward pass,
-        ``max_pad`` the context-length spread within one batch (0: equal lengths only, no padding).
+        ``cache_dir/<stem>``). ``batch_rows`` bounds the options per forward pass and
+        ``batch_tokens`` the tokens (so that the attention mask, rows x width^2, stays small for
+        long prompts); ``pack_width`` is about the longest a row of packed questions gets on
+        average (shorter rows where they pad less; a longer question gets a row of its own
+        length). ``head="scored"`` runs the vocabulary projection only at the positions whose
+        logits are read; ``"all"`` at every position fed (same scores, more work: for checks).
         ``softmax_in_model_dtype`` computes the log-softmax and the sum in the model's dtype,
         as lm-evaluation-harness does (it only matters below float32)."""
         import torch
@@ -57,7 +70,11 @@ class HFBackend:
         self.torch_dtype = getattr(torch, dtype)
         self.device = device
         self.batch_rows = batch_rows
-        self.max_pad = max_pad
+        self.batch_tokens = batch_tokens
+        if head not in ("scored", "all"):
+            raise ValueError('head must be "scored" or "all"')
+        self.pack_width = pack_width
+        self.head = head
         self.softmax_in_model_dtype = softmax_in_model_dtype
         # Always offline: a local folder only, never the Hub (a name like org/model must not download).
         config = AutoConfig.from_pretrained(str(self.path), local_files_only=True)
@@ -66,6 +83,8 @@ class HFBackend:
         loader: Any = cls
         self.model: Any = loader.from_pretrained(str(self.path), dtype=self.torch_dtype, local_files_only=True)
         self.model = self.model.to(device).eval()
+        if "logits_to_keep" not in inspect.signature(self.model.forward).parameters:
+            self.head = "all"  # a model class that cannot project only some positions
         self.tok = AutoTokenizer.from_pretrained(str(self.path), local_files_only=True)
         self.max_length = int(
             getattr(config, "max_position_embeddings", 0) or getattr(config, "n_positions", 0) or 2048
@@ -111,6 +130,17 @@ class HFBackend:
     def loglikelihood(self, requests: Sequence[LoglikRequest]) -> list[list[ContinuationScore]]:
         import torch
 
+        enc = self.encode_requests(requests)
+        out: list[list[ContinuationScore]] = [[] for _ in requests]
+        with torch.inference_mode():
+            for chunk in self._chunks(enc):
+                scores = (self._seq2seq_chunk if self.seq2seq else self._causal_chunk)([enc[i] for i in chunk])
+                for i, s in zip(chunk, scores, strict=True):
+                    out[i] = s
+        return out
+
+    def encode_requests(self, requests: Sequence[LoglikRequest]) -> list[tuple[list[int], list[list[int]]]]:
+        """Per request: the context's tokens and each continuation's tokens (lm-eval's rules)."""
         enc: list[tuple[list[int], list[list[int]]]] = []
         for r in requests:
             pairs = [self.encode_pair(r.context, c) for c in r.continuations]
@@ -121,28 +151,36 @@ class HFBackend:
             if len(ctx) + longest > self.max_length:  # left-truncate like lm-eval
                 ctx = ctx[-(self.max_length - longest) :]
             enc.append((ctx, conts))
-        out: list[list[ContinuationScore]] = [[] for _ in requests]
-        with torch.inference_mode():
-            for chunk in self._chunks(enc):
-                scores = (self._seq2seq_chunk if self.seq2seq else self._causal_chunk)([enc[i] for i in chunk])
-                for i, s in zip(chunk, scores, strict=True):
-                    out[i] = s
-        return out
+        return enc
+
+    def causal_work(self, requests: Sequence[LoglikRequest]) -> tuple[int, int]:
+        """What ``loglikelihood`` feeds a causal model for ``requests``: token positions through
+        the layers (padding included) and rows through the vocabulary projection."""
+        enc = self.encode_requests(requests)
+        fed = rows = 0
+        for chunk in self._chunks(enc):
+            reqs = [enc[i] for i in chunk]
+            packed = self._pack(reqs)
+            fed += len(packed) * max(sum(_segment_length(reqs[q]) for q in row) for row in packed)
+            rows += sum(1 + sum(len(c) - 1 for c in conts if len(c) > 1) for _, conts in reqs)
+        return fed, rows
 
     def _chunks(self, enc: list[tuple[list[int], list[list[int]]]]) -> list[list[int]]:
-        """Requests sorted by context length (longest first) and cut so that a chunk has at most
-        ``batch_rows`` options and its contexts differ by at most ``max_pad`` tokens (left padding)."""
-        order = sorted(range(len(enc)), key=lambda i: (-len(enc[i][0]), -max((len(c) for c in enc[i][1]), default=0)))
+        """Requests sorted by segment length (longest first) and cut so that a chunk (one forward
+        pass) has at most ``batch_rows`` options and ``batch_tokens`` tokens (a longer request
+        goes alone)."""
+        order = sorted(range(len(enc)), key=lambda i: -_segment_length(enc[i]))
         chunks: list[list[int]] = []
         cur: list[int] = []
-        rows = 0
+        rows = tokens = 0
         for i in order:
-            n = max(1, len(enc[i][1]))
-            if cur and (rows + n > self.batch_rows or len(enc[cur[0]][0]) - len(enc[i][0]) > self.max_pad):
+            n, t = max(1, len(enc[i][1])), _segment_length(enc[i])
+            if cur and (rows + n > self.batch_rows or tokens + t > self.batch_tokens):
                 chunks.append(cur)
-                cur, rows = [], 0
+                cur, rows, tokens = [], 0, 0
             cur.append(i)
             rows += n
+            tokens += t
         if cur:
             chunks.append(cur)
         return chunks
@@ -159,57 +197,116 @@ class HFBackend:
             res.append(ContinuationScore(float(lp.gather(1, t.unsqueeze(1)).squeeze(1).sum()), len(tgt), greedy))
         return res
 
-    def _causal_chunk(self, chunk: list[tuple[list[int], list[list[int]]]]) -> list[list[ContinuationScore]]:
+    def _score_flat(
+        self, logits: Any, at: list[list[list[int]]], targets: list[list[list[int]]]
+    ) -> list[list[ContinuationScore]]:
+        """Per question and option: the sum of the log-softmax at its target tokens, read from
+        ``logits`` [n_kept, vocab] at the kept positions ``at`` that predict them."""
         import torch
 
-        lens = [len(c) for c, _ in chunk]
-        width0 = max(lens)
-        padded = any(n != width0 for n in lens)
-        ctx = torch.full((len(chunk), width0), self.pad_id, dtype=torch.long, device=self.device)
-        mask = torch.zeros((len(chunk), width0), dtype=torch.long, device=self.device)
-        for q, (c, _) in enumerate(chunk):
-            ctx[q, width0 - len(c) :] = torch.tensor(c)
-            mask[q, width0 - len(c) :] = 1
-        kw: dict[str, Any] = {}
-        if padded:  # left padding: mask the pads and keep each context's positions starting at 0
-            kw = {"attention_mask": mask, "position_ids": (mask.cumsum(-1) - 1).clamp(min=0)}
-        first = self.model(input_ids=ctx, use_cache=True, logits_to_keep=1, **kw)
-        last = first.logits[:, -1, :]  # [B, V]: predicts each option's first token
-        rows = [(q, conts[o]) for q, (_, conts) in enumerate(chunk) for o in range(len(conts))]
-        multi = [r for r, (_, c) in enumerate(rows) if len(c) > 1]
-        later: dict[int, Any] = {}
-        # Continuations longer than one token: a second pass over their tokens on the contexts'
-        # cache, one pass per continuation length so that no row is padded (every position fed is
-        # one that is scored: no forward pass or vocabulary projection spent on padding).
-        by_width: dict[int, list[int]] = {}
-        for r in multi:
-            by_width.setdefault(len(rows[r][1]) - 1, []).append(r)
-        cache = first.past_key_values
-        for n_group, (width, group) in enumerate(sorted(by_width.items())):
-            # the last group may take the cache itself; the others select from a copy
-            sub = cache if n_group == len(by_width) - 1 else copy.deepcopy(cache)
-            sel = torch.tensor([rows[r][0] for r in group], device=self.device)
-            sub.batch_select_indices(sel)
-            inp = torch.tensor([rows[r][1][:-1] for r in group], dtype=torch.long, device=self.device)
-            kw2: dict[str, Any] = {}
-            if padded:
-                start = torch.tensor([lens[rows[r][0]] for r in group], device=self.device).unsqueeze(1)
-                kw2 = {
-                    "attention_mask": torch.cat([mask[sel], torch.ones_like(inp)], dim=1),
-                    "position_ids": start + torch.arange(width, device=self.device).unsqueeze(0),
-                }
-            second = self.model(input_ids=inp, past_key_values=sub, use_cache=False, **kw2).logits
-            for k, r in enumerate(group):
-                later[r] = second[k]
-        row_logits = []
-        for r, (q, _) in enumerate(rows):
-            lg = last[q : q + 1]
-            row_logits.append(torch.cat([lg, later[r]], dim=0) if r in later else lg)
-        scores = self._score_rows(row_logits, [c for _, c in rows])
-        out: list[list[ContinuationScore]] = [[] for _ in chunk]
-        for (q, _), s in zip(rows, scores, strict=True):
-            out[q].append(s)
+        lp = torch.log_softmax(logits if self.softmax_in_model_dtype else logits.float(), dim=-1)
+        greedy = logits.argmax(dim=-1)
+        src = torch.tensor([k for q in at for o in q for k in o], dtype=torch.long, device=lp.device)
+        tgt = torch.tensor([t for q in targets for o in q for t in o], dtype=torch.long, device=lp.device)
+        picked = lp[src, tgt]
+        hit = (greedy[src] == tgt).tolist()
+        out: list[list[ContinuationScore]] = []
+        k = 0
+        for q in targets:
+            row = []
+            for o in q:
+                n = len(o)
+                row.append(ContinuationScore(float(picked[k : k + n].sum()), n, all(hit[k : k + n])))
+                k += n
+            out.append(row)
         return out
+
+    def _pack(self, chunk: list[tuple[list[int], list[list[int]]]]) -> list[list[int]]:
+        """Questions (indices into ``chunk``) spread over rows, each to the row with the fewest
+        tokens so far (longest first), so that the rows come out about equally long. The number
+        of rows is the one whose padded rows cost least: tokens fed (padding included) plus the
+        attention's rows x width^2, rows no longer than about ``pack_width`` tokens on average."""
+        lengths = [_segment_length(q) for q in chunk]
+        order = sorted(range(len(chunk)), key=lambda i: -lengths[i])
+        total = sum(lengths)
+        best: tuple[float, list[list[int]]] | None = None
+        for n_rows in range(min(len(chunk), max(1, -(-total // max(1, self.pack_width)))), len(chunk) + 1):
+            rows: list[list[int]] = [[] for _ in range(n_rows)]
+            load = [0] * n_rows
+            for q in order:
+                r = min(range(n_rows), key=load.__getitem__)
+                rows[r].append(q)
+                load[r] += lengths[q]
+            width = max(load)
+            cost = n_rows * width * (1 + width / ATTENTION_PER_TOKEN)
+            if best is None or cost < best[0]:
+                best = (cost, rows)
+            if width == lengths[order[0]]:  # one question decides the width: more rows only pad
+                break
+        assert best is not None
+        return best[1]
+
+    def _causal_chunk(self, chunk: list[tuple[list[int], list[list[int]]]]) -> list[list[ContinuationScore]]:
+        """One forward pass for the whole chunk, every token fed once.
+
+        Each question is one segment: its context, then, for every option longer than one token,
+        that option's tokens but the last. A custom attention mask gives each option the context
+        and its own earlier tokens only (and separates the questions packed into one row), and the
+        position ids restart after the context for every option, so each scored position sees
+        exactly what it would see in ``context + continuation`` run alone. The context's last
+        position predicts every option's first token; the vocabulary projection runs only at the
+        positions that predict a continuation token (``logits_to_keep`` as a mask), unless
+        ``head="all"``."""
+        import torch
+
+        packed = self._pack(chunk)
+        width = max(sum(_segment_length(chunk[q]) for q in row) for row in packed)
+        ids = torch.full((len(packed), width), self.pad_id, dtype=torch.long)
+        pos = torch.zeros((len(packed), width), dtype=torch.long)
+        allowed = torch.zeros((len(packed), width, width), dtype=torch.bool)
+        keep = torch.zeros((len(packed), width), dtype=torch.bool)
+        causal = torch.ones((width, width), dtype=torch.bool).tril()
+        # per option: (row, position) of the logits that predict each of its tokens
+        where: list[list[list[tuple[int, int]]]] = [[] for _ in chunk]
+        for r, row in enumerate(packed):
+            at = 0
+            for q in row:
+                ctx, conts = chunk[q]
+                n, start = len(ctx), at
+                ids[r, at : at + n] = torch.tensor(ctx)
+                pos[r, at : at + n] = torch.arange(n)
+                allowed[r, at : at + n, at : at + n] = causal[:n, :n]
+                last = at + n - 1
+                keep[r, last] = True
+                at += n
+                for c in conts:
+                    m = max(0, len(c) - 1)  # fed tokens: all but the last
+                    if m > 0:
+                        ids[r, at : at + m] = torch.tensor(c[:-1])
+                        pos[r, at : at + m] = torch.arange(n, n + m)
+                        allowed[r, at : at + m, start : start + n] = True  # the context
+                        allowed[r, at : at + m, at : at + m] = causal[:m, :m]
+                        keep[r, at : at + m] = True
+                    where[q].append([(r, last), *((r, at + k) for k in range(m))][: len(c)])
+                    at += m
+            for k in range(at, width):  # row tail: each pad sees itself only (no empty softmax row)
+                allowed[r, k, k] = True
+        bias = torch.zeros(allowed.shape, dtype=self.torch_dtype)
+        bias.masked_fill_(~allowed, torch.finfo(self.torch_dtype).min)
+        kw: dict[str, Any] = {
+            "input_ids": ids.to(self.device),
+            "position_ids": pos.to(self.device),
+            "attention_mask": bias.unsqueeze(1).to(self.device),
+            "use_cache": False,
+        }
+        if self.head == "all":
+            logits = self.model(**kw).logits[keep.to(self.device)]
+        else:
+            logits = self.model(**kw, logits_to_keep=keep.to(self.device)).logits
+        # flat index of each kept (row, position) in ``logits`` (row-major order of ``keep``)
+        flat = (keep.flatten().cumsum(0) - 1).view(keep.shape).tolist()
+        per_option = [[[flat[r][k] for r, k in w] for w in where[q]] for q in range(len(chunk))]
+        return self._score_flat(logits, per_option, [conts for _, conts in chunk])
 
     def _seq2seq_chunk(self, chunk: list[tuple[list[int], list[list[int]]]]) -> list[list[ContinuationScore]]:
         import torch
@@ -332,6 +429,12 @@ class HFBackend:
             "seq2seq": self.seq2seq,
             "softmax_in_model_dtype": self.softmax_in_model_dtype,
         }
+
+
+def _segment_length(req: tuple[list[int], list[list[int]]]) -> int:
+    """Tokens one question feeds: its context, and every option's tokens but the last."""
+    ctx, conts = req
+    return len(ctx) + sum(max(0, len(c) - 1) for c in conts)
 
 
 def render_plain(messages: Sequence[Message]) -> str:

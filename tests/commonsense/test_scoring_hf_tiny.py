@@ -22,7 +22,7 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def backend(tiny_dir: Path):  # type: ignore[no-untyped-def]
     from commonsense.scoring.hf import HFBackend
 
-    return HFBackend(tiny_dir, dtype="float32", batch_rows=7, max_pad=3)
+    return HFBackend(tiny_dir, dtype="float32", batch_rows=7, pack_width=8)
 
 
 REQUESTS = [
@@ -61,11 +61,61 @@ def test_shared_kv_loglik_equals_naive_per_option(backend) -> None:  # type: ign
 def test_padding_settings_do_not_change_scores(tiny_dir: Path, backend) -> None:  # type: ignore[no-untyped-def]
     from commonsense.scoring.hf import HFBackend
 
-    exact = HFBackend(tiny_dir, dtype="float32", batch_rows=1000, max_pad=0)  # equal lengths only
+    exact = HFBackend(tiny_dir, dtype="float32", batch_rows=1000, pack_width=1)  # one question per row
+    small = HFBackend(tiny_dir, dtype="float32", batch_tokens=1)  # one question per pass
+    assert len(small._chunks(small.encode_requests(REQUESTS))) == len(REQUESTS)
+    for x, y in zip(small.loglikelihood(REQUESTS), exact.loglikelihood(REQUESTS), strict=True):
+        assert [s.logprob for s in x] == pytest.approx([s.logprob for s in y], abs=1e-4)
     a = backend.loglikelihood(REQUESTS)
     b = exact.loglikelihood(REQUESTS)
     for x, y in zip(a, b, strict=True):
         assert [s.logprob for s in x] == pytest.approx([s.logprob for s in y], abs=1e-4)
+
+
+def test_head_only_where_read_equals_head_everywhere(tiny_dir: Path, backend) -> None:  # type: ignore[no-untyped-def]
+    """The vocabulary projection at the read positions only (production) gives the log-probabilities
+    and greedy flags of the projection over every position fed (``head="all"``)."""
+    from commonsense.scoring.hf import HFBackend
+
+    full = HFBackend(tiny_dir, dtype="float32", batch_rows=7, pack_width=8, head="all")
+    assert backend.head == "scored"
+    a = backend.loglikelihood(REQUESTS)
+    b = full.loglikelihood(REQUESTS)
+    for x, y in zip(a, b, strict=True):
+        assert [s.logprob for s in x] == pytest.approx([s.logprob for s in y], abs=1e-5)
+        assert [(s.n_tokens, s.is_greedy) for s in x] == [(s.n_tokens, s.is_greedy) for s in y]
+    with pytest.raises(ValueError, match="head"):
+        HFBackend(tiny_dir, dtype="float32", head="some")
+
+
+@pytest.mark.parametrize("attn", ["sdpa", "eager"])
+def test_questions_packed_in_one_row_do_not_see_each_other(tiny_dir: Path, attn: str) -> None:
+    """Several questions in one row (and one pass): each option still scores as if run alone."""
+    from commonsense.scoring.hf import HFBackend
+
+    one_row = HFBackend(tiny_dir, dtype="float32", batch_rows=1000, pack_width=10_000)
+    one_row.model.set_attn_implementation(attn)
+    enc = [
+        (
+            one_row.encode_pair(r.context, r.continuations[0])[0],
+            [one_row.encode_pair(r.context, c)[1] for c in r.continuations],
+        )
+        for r in REQUESTS
+    ]
+    assert len(one_row._chunks(enc)) == 1
+    assert max(len(row) for row in one_row._pack(enc)) >= 3  # the mask, not the batch, separates them
+    got = one_row.loglikelihood(REQUESTS)
+    for r, scores in zip(REQUESTS, got, strict=True):
+        for c, s in zip(r.continuations, scores, strict=True):
+            assert s.logprob == pytest.approx(naive(one_row, r.context, c), abs=1e-4)
+
+
+def test_empty_continuation_scores_zero(backend) -> None:  # type: ignore[no-untyped-def]
+    ctx = "Question: Where?\nAnswer:"
+    assert backend.encode_pair(ctx, "")[1] == []
+    got = backend.loglikelihood([LoglikRequest(ctx, ("", " a", " mortuary of the living dead"))])[0]
+    assert (got[0].logprob, got[0].n_tokens) == (0.0, 0)
+    assert got[2].logprob == pytest.approx(naive(backend, ctx, " mortuary of the living dead"), abs=1e-4)
 
 
 def test_lmeval_tokenisation_rules(backend) -> None:  # type: ignore[no-untyped-def]
