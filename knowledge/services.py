@@ -222,14 +222,15 @@ def graph_import(
         stats_before = {"relations": []} if created else graph.stats if stats_current(graph) else None
         texts = cols.texts
         existing = dict(Node.objects.filter(graph=graph).values_list("text", "id"))
-        found = list(map(existing.get, texts))  # the stored node id of each text, or None
+        found = list(map(existing.get, texts)) if existing else []  # the stored node id of each text, or None
         # sorted: the new nodes' ids then follow their text order, so the (graph, text) index is
         # appended to in order instead of written at random; ids assigned here (no read-back)
         new_nodes = [i for i, e in enumerate(found) if e is None] if existing else list(range(len(texts)))
         new_nodes.sort(key=texts.__getitem__)
+        new_at = np.array(new_nodes, np.int64)  # one conversion, then array indexing
         new_ids = reserve_ids(Node._meta.db_table, len(new_nodes))
         node_id = np.zeros(len(texts), np.int64)
-        node_id[new_nodes] = np.asarray(new_ids, np.int64)
+        node_id[new_at] = np.fromiter(new_ids, np.int64, len(new_ids))
         # this import's degrees, counted here: new nodes are written with them, existing ones
         # incremented (only when the stored statistics are kept incrementally; else recounted)
         out_deg = np.bincount(cols.heads, minlength=len(texts))
@@ -241,8 +242,8 @@ def graph_import(
             zip(
                 new_ids,
                 map(texts.__getitem__, new_nodes),
-                out_deg[new_nodes].tolist(),
-                in_deg[new_nodes].tolist(),
+                out_deg[new_at].tolist(),
+                in_deg[new_at].tolist(),
                 strict=True,
             ),
             constants={"graph_id": gid},

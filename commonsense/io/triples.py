@@ -6,7 +6,6 @@ import csv
 import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 
 from commonsense.kg import relations
@@ -80,27 +79,35 @@ def iter_atomic_tsv_columns(path: str | Path, block_bytes: int | None = None) ->
         raise DataFormatError(p, None, None, "no triples found")
 
 
+# Every byte but a tab and a newline: ``raw.translate(None, _NOT_SEPARATORS)`` keeps a block's
+# separators in order, which is ``b"\t\t\n"`` once per line exactly when every line has three fields.
+_NOT_SEPARATORS = bytes(b for b in range(256) if b not in b"\t\n")
+
+
 def _block_columns(raw: bytes, first: int, canonical: dict[str, str]) -> AtomicColumns | None:
     """The columns of a block in which every line is a well-formed triple, else None. Stricter
-    than the line-by-line checks, never looser: a blank line or a line longer than the field limit
-    (even if its fields are shorter) is left to them."""
+    than the line-by-line checks, never looser: a blank line or a field longer than the field
+    limit before stripping (so a line far below MAX_LINE_BYTES) is left to them. No string per
+    line is made: the shape is checked on the bytes (tabs and newlines are single bytes in UTF-8,
+    never part of another character), the fields come from one split."""
     if b"\x00" in raw:
         return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    ends = raw.endswith(b"\n")
+    n_lines = raw.count(b"\n") + (not ends)
+    seps = raw.translate(None, _NOT_SEPARATORS)
+    if (seps if ends else seps + b"\n") != b"\t\t\n" * n_lines:  # exactly three columns on every line
+        return None
     if first == 1 and text.startswith("\ufeff"):
         text = text[1:]
-    if text.endswith("\n"):
+    if ends:
         text = text[:-1]
-    lines = text.split("\n")
-    if set(map(str.count, lines, repeat("\t"))) != {2}:  # exactly three columns on every line
-        return None
-    limit = MAX_FIELD_CHARS
-    if max(map(len, lines)) > limit:  # bounds every field, and the line far below MAX_LINE_BYTES
-        return None
     flat = text.replace("\n", "\t").split("\t")
+    if max(map(len, flat)) > MAX_FIELD_CHARS:  # every field, before stripping
+        return None
     heads = list(map(str.strip, flat[0::3]))
     tails = list(map(str.strip, flat[2::3]))  # also drops a line's trailing "\r" as the line reader does
     if not all(heads) or not all(tails):  # an empty field (or a blank line of tabs)
@@ -111,7 +118,7 @@ def _block_columns(raw: bytes, first: int, canonical: dict[str, str]) -> AtomicC
             canonical[spelling] = _relation(Path(), 0, spelling)
         except DataFormatError:
             return None
-    return heads, list(map(canonical.__getitem__, spellings)), tails, range(first, first + len(lines))
+    return heads, list(map(canonical.__getitem__, spellings)), tails, range(first, first + n_lines)
 
 
 def _atomic_rows(
