@@ -163,6 +163,14 @@ def _read_columns(path: Path, fmt: str, rel_ids: dict[str, int], progress: Progr
     return _TripleColumns(heads, tails, rels, lines, plausibility, extra, list(seen))
 
 
+def _sort_keys(texts: list[str]) -> list[str] | list[bytes]:
+    """Keys that sort ``texts`` in SQLite's BINARY order (code point order, which is UTF-8 byte
+    order). Python sorts a list of one-byte strings with a memcmp; one text beyond Latin-1 makes
+    every comparison the generic one (0.45 s for the 567k texts of the benchmark graph), where
+    their UTF-8 encodings sort in 0.3 s, encoding included."""
+    return texts if all(map(str.isascii, texts)) else list(map(str.encode, texts))
+
+
 def _rows_by_slice(
     heads: NDArray[np.int64], tails: NDArray[np.int64], rest: list[list[Any]], step: int = 100_000
 ) -> Iterator[tuple[Any, ...]]:
@@ -226,7 +234,7 @@ def graph_import(
         # sorted: the new nodes' ids then follow their text order, so the (graph, text) index is
         # appended to in order instead of written at random; ids assigned here (no read-back)
         new_nodes = [i for i, e in enumerate(found) if e is None] if existing else list(range(len(texts)))
-        new_nodes.sort(key=texts.__getitem__)
+        new_nodes.sort(key=_sort_keys(texts).__getitem__)
         new_at = np.array(new_nodes, np.int64)  # one conversion, then array indexing
         new_ids = reserve_ids(Node._meta.db_table, len(new_nodes))
         node_id = np.zeros(len(texts), np.int64)

@@ -194,6 +194,13 @@ def _blocks(block_bytes: int):  # type: ignore[no-untyped-def]
 
 BAD_LINES = {
     "columns": ("a\txWant\n", None, "expected 3 tab-separated columns"),
+    # the block's tab count is right (four fields, then two): read as a whole it would pass as two
+    # triples with a relation where the next line's head is; the shape check is per line
+    "shifted columns": (
+        "a\txWant\tb\tc\nxNeed\td\n",
+        None,
+        "expected 3 tab-separated columns (head, relation, tail), found 4",
+    ),
     "relation": ("a\tLikes\tb\n", "relation", "unknown relation 'Likes'"),
     "empty head": (" \txWant\tb\n", "head", "is empty"),
     "long tail": ("a\txWant\t" + "x" * 10_001 + "\n", "tail", "characters long"),

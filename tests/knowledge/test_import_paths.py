@@ -113,3 +113,25 @@ def test_reserve_ids_gives_a_fresh_block_that_later_inserts_never_reuse() -> Non
     assert list(ids) == list(range(ids[0], ids[0] + 20_000)) and ids[0] > before
     if connection.vendor == "postgresql":
         assert Node.objects.create(graph=g, text="after").pk > ids[-1]
+
+
+def test_texts_beyond_latin1_keep_their_triples_and_take_ids_in_byte_order(tmp_path: Path) -> None:
+    """New nodes are numbered in UTF-8 byte order (SQLite's BINARY order, so the (graph, text)
+    index is appended to in order); with one text beyond Latin-1 the sort runs on encoded keys.
+    Every triple still points at its own head and tail, and a re-import adds nothing."""
+    heads = ["PersonX café", "PersonX zebra", "PersonX Ωmega", "PersonX ☕ break", "PersonX apple", "PersonX Ärger"]
+    tails = ["to rest", "ça va", "𝔘nicode", "zzz", "Ωmega too", "apple"]
+    rows = [(h, t) for h in heads for t in tails[: 2 + len(h) % 4]]
+    p = tmp_path / "mixed.tsv"
+    p.write_text("".join(f"{h}\txWant\t{t}\n" for h, t in rows), encoding="utf-8")
+    first = graph_import(p, name="mixed", fmt="atomic-tsv")
+    texts = set(heads) | {t for _, t in rows}
+    assert first.triples_added == len(rows) and first.nodes_added == len(texts)
+    by_id = list(Node.objects.filter(graph__name="mixed").order_by("id").values_list("text", flat=True))
+    assert by_id == sorted(texts, key=str.encode)
+    stored = Triple.objects.filter(graph__name="mixed").order_by("source_line")
+    assert [(t.head.text, t.tail.text, t.source_line) for t in stored] == [
+        (h, t, i) for i, (h, t) in enumerate(rows, 1)
+    ]
+    again = graph_import(p, name="mixed", fmt="atomic-tsv")
+    assert again.already_imported and Triple.objects.filter(graph__name="mixed").count() == len(rows)
