@@ -4,7 +4,6 @@ question sets. Every import runs in one transaction: a failure leaves the databa
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import count
@@ -19,7 +18,7 @@ from accounts.people import User
 from commonsense.io import DataFormatError
 from commonsense.io.questions import read_questions
 from commonsense.io.statements import read_statements_csv
-from commonsense.io.triples import iter_atomic_tsv_columns, read_triples
+from commonsense.io.triples import iter_atomic_tsv_columns, read_atomic_tsv_encoded, read_triples
 from commonsense.kg.index import file_fingerprint
 from commonsense.kg.relations import RELATIONS
 
@@ -115,8 +114,8 @@ class _TripleColumns:
 
     heads: NDArray[np.int64]  # per triple: its head's index in ``texts``
     tails: NDArray[np.int64]
-    relations: list[int]  # relation ids
-    lines: list[int]
+    relations: NDArray[np.int64]  # relation ids
+    lines: NDArray[np.int64]
     plausibility: list[float | None] | None  # None: no value in any row
     extra: list[str] | None  # as JSON; None: "{}" in every row
     texts: list[str]
@@ -124,43 +123,57 @@ class _TripleColumns:
 
 def _read_columns(path: Path, fmt: str, rel_ids: dict[str, int], progress: Progress) -> _TripleColumns:
     """Parse and validate the whole file (raises DataFormatError naming file, line and field)."""
+    if fmt == "atomic-tsv":  # the fast path for plainly well-formed files: Arrow, no string per field
+        enc = read_atomic_tsv_encoded(path)  # None: something is off, the readers below name it
+        if enc is not None:
+            n = len(enc.heads)
+            progress("parse", n, n)
+            ids = np.array([rel_ids[r] for r in enc.relations], np.int64)
+            lines = np.arange(1, n + 1, dtype=np.int64)
+            return _TripleColumns(enc.heads, enc.tails, ids[enc.relation_codes], lines, None, None, enc.texts)
     # text -> a number unique to it (the running count of head and tail fields when it was first
     # read); renumbered densely below
     seen: dict[str, int] = {}
     put, counter = seen.setdefault, count()
     head_keys: list[NDArray[np.int64]] = []
     tail_keys: list[NDArray[np.int64]] = []
-    rels: list[int] = []
-    lines: list[int] = []
+    rels: list[NDArray[np.int64]] = []
+    lines_: list[NDArray[np.int64]] = []
     plausibility: list[float | None] | None = None
     extra: list[str] | None = None
-    if fmt == "atomic-tsv":  # the fast path for the big files: columns per block, C-level loops
+    n = 0
+    if fmt == "atomic-tsv":  # columns per block, C-level loops; errors located line by line
         for h, r, t, ln in iter_atomic_tsv_columns(path):
             head_keys.append(np.fromiter(map(put, h, counter), np.int64, len(h)))
             tail_keys.append(np.fromiter(map(put, t, counter), np.int64, len(t)))
-            rels.extend(map(rel_ids.__getitem__, r))
-            lines.extend(ln)
-            progress("parse", len(rels), None)
+            rels.append(np.fromiter(map(rel_ids.__getitem__, r), np.int64, len(r)))
+            lines_.append(np.fromiter(ln, np.int64, len(ln)))
+            n += len(h)
+            progress("parse", n, None)
     else:
         plausibility, extra = [], []
         hk: list[int] = []
         tk: list[int] = []
+        rk: list[int] = []
+        lk: list[int] = []
         for rec in read_triples(path, fmt):
             hk.append(put(rec.head, next(counter)))
             tk.append(put(rec.tail, next(counter)))
-            rels.append(rel_ids[rec.relation])
-            lines.append(rec.line)
+            rk.append(rel_ids[rec.relation])
+            lk.append(rec.line)
             plausibility.append(rec.plausibility)
             extra.append(json.dumps(dict(rec.extra)) if rec.extra else "{}")
-            if not len(rels) % 100_000:
-                progress("parse", len(rels), None)
+            if not len(rk) % 100_000:
+                progress("parse", len(rk), None)
+        n = len(rk)
         head_keys, tail_keys = [np.array(hk, np.int64)], [np.array(tk, np.int64)]
+        rels, lines_ = [np.array(rk, np.int64)], [np.array(lk, np.int64)]
     keys = np.fromiter(seen.values(), np.int64, len(seen))
     dense = np.zeros(int(keys.max()) + 1, np.int64)
     dense[keys] = np.arange(len(keys))
     heads, tails = dense[np.concatenate(head_keys)], dense[np.concatenate(tail_keys)]
-    progress("parse", len(rels), len(rels))
-    return _TripleColumns(heads, tails, rels, lines, plausibility, extra, list(seen))
+    progress("parse", n, n)
+    return _TripleColumns(heads, tails, np.concatenate(rels), np.concatenate(lines_), plausibility, extra, list(seen))
 
 
 def _sort_keys(texts: list[str]) -> list[str] | list[bytes]:
@@ -172,21 +185,14 @@ def _sort_keys(texts: list[str]) -> list[str] | list[bytes]:
 
 
 def _rows_by_slice(
-    heads: NDArray[np.int64], tails: NDArray[np.int64], rest: list[list[Any]], step: int = 100_000
+    ids: list[NDArray[np.int64]], others: list[list[Any]], step: int = 100_000
 ) -> Iterator[tuple[Any, ...]]:
-    """(head id, relation id, tail id, line, *the other per-row values) per triple; the id arrays
-    are turned into Python ints a slice at a time (a list of 2.7 M ints would cost ~100 MB)."""
-    relations, lines, *others = rest
-    for i in range(0, len(heads), step):
+    """Per triple: its values from the integer columns ``ids`` (head id, relation id, tail id,
+    line), then from the lists ``others``; the arrays are turned into Python ints a slice at a time
+    (lists of 5 M ints would cost ~200 MB)."""
+    for i in range(0, len(ids[0]), step):
         part = slice(i, i + step)
-        yield from zip(
-            heads[part].tolist(),
-            relations[part],
-            tails[part].tolist(),
-            lines[part],
-            *(o[part] for o in others),
-            strict=True,
-        )
+        yield from zip(*(a[part].tolist() for a in ids), *(o[part] for o in others), strict=True)
 
 
 def graph_import(
@@ -220,7 +226,7 @@ def graph_import(
         graph = Graph.objects.select_for_update().get(pk=graph.pk)
         if ImportSource.objects.filter(graph=graph, sha256=sha).exists():
             return GraphImportResult(graph, 0, 0, True)
-        used_rels = set(cols.relations)
+        used_rels = set(np.unique(cols.relations).tolist())
         if Relation.objects.filter(pk__in=used_rels).count() != len(used_rels):
             raise RuntimeError("a relation was deleted while the file was read; nothing was stored, import again")
         source = ImportSource.objects.create(
@@ -266,13 +272,13 @@ def graph_import(
         progress("nodes", len(new_nodes), len(new_nodes))
         constants: dict[str, Any] = {"graph_id": gid, "source_id": sid}
         columns: tuple[str, ...] = ("head_id", "relation_id", "tail_id", "source_line")
-        per_row: list[list[Any]] = [cols.relations, cols.lines]
+        per_row: list[list[Any]] = []
         if cols.plausibility is None or cols.extra is None:
             constants |= {"plausibility": None, "extra": "{}"}
         else:
             columns += ("plausibility", "extra")
             per_row += [cols.plausibility, cols.extra]
-        rows = _rows_by_slice(node_id[cols.heads], node_id[cols.tails], per_row)
+        rows = _rows_by_slice([node_id[cols.heads], cols.relations, node_id[cols.tails], cols.lines], per_row)
         # rebuilding the secondary indexes after the insert pays when it at least doubles the table
         big = n_rows >= table_rows(Triple._meta.db_table)
         done = insert_rows(
@@ -289,7 +295,8 @@ def graph_import(
         graph.triple_count = done if created else Triple.objects.filter(graph=graph).count()
         graph.save(update_fields=["node_count", "triple_count"])
         rel_names = {i: n for n, i in rel_ids.items()}
-        counted = {rel_names[r]: n for r, n in Counter(cols.relations).items()}
+        used, per_relation = np.unique(cols.relations, return_counts=True)
+        counted = {rel_names[r]: n for r, n in zip(used.tolist(), per_relation.tolist(), strict=True)}
         graph_stats_after_import(graph, sid, before=stats_before, counted=counted)
         progress("statistics", 1, 1)
     if connection.vendor == "postgresql":

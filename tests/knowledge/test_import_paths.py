@@ -135,3 +135,42 @@ def test_texts_beyond_latin1_keep_their_triples_and_take_ids_in_byte_order(tmp_p
     ]
     again = graph_import(p, name="mixed", fmt="atomic-tsv")
     assert again.already_imported and Triple.objects.filter(graph__name="mixed").count() == len(rows)
+
+
+def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plainly well-formed ATOMIC file is read by Arrow (no Python string per field); the same
+    file read block by block (Arrow path switched off) stores the same triples, nodes, degrees
+    and statistics. A bad line sends the file to the block reader, which names it."""
+    import commonsense.io.triples as triples_io
+
+    taken: list[bool] = []
+    real = triples_io.read_atomic_tsv_encoded
+
+    def spy(path: str | Path) -> triples_io.EncodedTriples | None:
+        enc = real(path)
+        taken.append(enc is not None)
+        return enc
+
+    monkeypatch.setattr("knowledge.services.read_atomic_tsv_encoded", spy)
+    graph_import(DEMO, name="fast", fmt="atomic-tsv")
+    monkeypatch.setattr(triples_io, "ARROW_MAX_BYTES", 0)
+    graph_import(DEMO, name="blocks", fmt="atomic-tsv", allow_duplicate=True)
+    assert taken == [True, False]
+    fast_rows = _triples("fast", DEMO.name)
+    assert fast_rows == _triples("blocks", DEMO.name)
+    fast, blocks = Graph.objects.get(name="fast"), Graph.objects.get(name="blocks")
+    assert (fast.triple_count, fast.node_count) == (blocks.triple_count, blocks.node_count) == (len(fast_rows), 5358)
+    for key in ("relations", "degrees"):
+        assert fast.stats[key] == blocks.stats[key]
+    assert [t[1:] for t in fast.stats["top"]] == [t[1:] for t in blocks.stats["top"]]  # (id,) text, degree
+    assert _degrees_are_counts("fast") and _degrees_are_counts("blocks")
+
+    monkeypatch.setattr(triples_io, "ARROW_MAX_BYTES", 1 << 30)
+    lines = DEMO.read_text().splitlines(keepends=True)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("".join(lines[:300]) + "PersonZ\txWant\tto go\textra\n" + "".join(lines[300:]))
+    before = (Node.objects.count(), Triple.objects.count(), ImportSource.objects.count())
+    with pytest.raises(DataFormatError, match=r"bad\.tsv, line 301: expected 3 tab-separated columns"):
+        graph_import(bad, name="fast", fmt="atomic-tsv")
+    assert taken[-1] is False
+    assert (Node.objects.count(), Triple.objects.count(), ImportSource.objects.count()) == before
