@@ -187,25 +187,24 @@ def read_atomic_tsv_encoded(path: str | Path) -> EncodedTriples | None:
     text_io.check_file(p)
     if p.stat().st_size > ARROW_MAX_BYTES:
         return None
-    raw = p.read_bytes()
-    if raw.startswith(b"\xef\xbb\xbf") or b"\x00" in raw or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n")):
-        return None
-    n = raw.count(b"\n") + (not raw.endswith(b"\n"))  # lines; each must be one row
 
     import pyarrow as pa
 
-    pool = pa.default_memory_pool()
     try:
-        return _encoded(p, raw, n)
+        return _encoded(p)
     finally:
-        pool.release_unused()  # Arrow's allocator keeps freed memory (~250 MB here) for reuse otherwise
+        pa.default_memory_pool().release_unused()  # Arrow's allocator keeps ~250 MB of freed memory otherwise
 
 
-def _encoded(p: Path, raw: bytes, n: int) -> EncodedTriples | None:
+def _encoded(p: Path) -> EncodedTriples | None:
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
+    raw = p.read_bytes()
+    if raw.startswith(b"\xef\xbb\xbf") or b"\x00" in raw or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n")):
+        return None
+    n = raw.count(b"\n") + (not raw.endswith(b"\n"))  # lines; each must be one row
     names = ["head", "relation", "tail"]
     try:
         table = pcsv.read_csv(
@@ -220,13 +219,15 @@ def _encoded(p: Path, raw: bytes, n: int) -> EncodedTriples | None:
         )
     except pa.ArrowException:  # a line with other than three fields, bad UTF-8
         return None
+    del raw  # the table holds its own copy; memory is what bounds the file size here
     if table.num_rows != n or any(pc.max(pc.utf8_length(table[c])).as_py() > MAX_FIELD_CHARS for c in names):
         return None
     heads = pc.utf8_trim(table["head"], characters=PY_WHITESPACE)
     tails = pc.utf8_trim(table["tail"], characters=PY_WHITESPACE)
+    spelled = pc.dictionary_encode(table["relation"]).combine_chunks()
+    del table
     if pc.min(pc.utf8_length(heads)).as_py() == 0 or pc.min(pc.utf8_length(tails)).as_py() == 0:
         return None  # an empty field, a blank line (Arrow reads it as one row of empty fields)
-    spelled = pc.dictionary_encode(table["relation"]).combine_chunks()
     canonical: list[str] = []
     for spelling in spelled.dictionary.to_pylist():
         try:
