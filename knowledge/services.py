@@ -4,7 +4,7 @@ question sets. Every import runs in one transaction: a failure leaves the databa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
@@ -22,7 +22,7 @@ from commonsense.io.triples import iter_atomic_tsv_columns, read_atomic_tsv_enco
 from commonsense.kg.index import file_fingerprint
 from commonsense.kg.relations import RELATIONS
 
-from .bulk import import_session, insert_rows, reserve_ids, table_rows
+from .bulk import Columns, import_session, insert_rows, reserve_ids, table_rows
 from .graph_stats import graph_stats_after_import, stats_current
 from .models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
 
@@ -184,17 +184,6 @@ def _sort_keys(texts: list[str]) -> list[str] | list[bytes]:
     return texts if all(map(str.isascii, texts)) else list(map(str.encode, texts))
 
 
-def _rows_by_slice(
-    ids: list[NDArray[np.int64]], others: list[list[Any]], step: int = 100_000
-) -> Iterator[tuple[Any, ...]]:
-    """Per triple: its values from the integer columns ``ids`` (head id, relation id, tail id,
-    line), then from the lists ``others``; the arrays are turned into Python ints a slice at a time
-    (lists of 5 M ints would cost ~200 MB)."""
-    for i in range(0, len(ids[0]), step):
-        part = slice(i, i + step)
-        yield from zip(*(a[part].tolist() for a in ids), *(o[part] for o in others), strict=True)
-
-
 def graph_import(
     path: str | Path,
     *,
@@ -253,13 +242,7 @@ def graph_import(
         insert_rows(
             Node._meta.db_table,
             ("id", "text", "out_degree", "in_degree"),
-            zip(
-                new_ids,
-                map(texts.__getitem__, new_nodes),
-                out_deg[new_at].tolist(),
-                in_deg[new_at].tolist(),
-                strict=True,
-            ),
+            Columns(node_id[new_at], list(map(texts.__getitem__, new_nodes)), out_deg[new_at], in_deg[new_at]),
             constants={"graph_id": gid},
             rebuild_indexes=len(new_nodes) >= table_rows(Node._meta.db_table),
         )
@@ -278,7 +261,7 @@ def graph_import(
         else:
             columns += ("plausibility", "extra")
             per_row += [cols.plausibility, cols.extra]
-        rows = _rows_by_slice([node_id[cols.heads], cols.relations, node_id[cols.tails], cols.lines], per_row)
+        rows = Columns(node_id[cols.heads], cols.relations, node_id[cols.tails], cols.lines, *per_row)
         # rebuilding the secondary indexes after the insert pays when it at least doubles the table
         big = n_rows >= table_rows(Triple._meta.db_table)
         done = insert_rows(

@@ -174,3 +174,28 @@ def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypa
         graph_import(bad, name="fast", fmt="atomic-tsv")
     assert taken[-1] is False
     assert (Node.objects.count(), Triple.objects.count(), ImportSource.objects.count()) == before
+
+
+def test_insert_rows_from_columns_stores_what_rows_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Columns (arrays and lists, cut into slices and statements that do not divide the row count)
+    are flattened into the same rows as row tuples; columns of unequal length are refused."""
+    import numpy as np
+
+    monkeypatch.setattr(bulk.Columns, "STEP", 100)
+    monkeypatch.setattr(bulk, "SQLITE_ROWS_PER_STATEMENT", 7)
+    g = Graph.objects.create(name="g")
+    consts = {"graph_id": g.pk, "format": "x", "imported_at": "2026-01-01"}
+    names = [f"f{i}" for i in range(1203)]
+    with transaction.atomic():
+        n = bulk.insert_rows(
+            "knowledge_importsource",
+            ("sha256", "rows", "filename"),
+            bulk.Columns([f"s{i}" for i in range(1203)], np.arange(1203, dtype=np.int64) * 3, names),
+            constants=consts,
+        )
+    assert n == 1203
+    stored = set(ImportSource.objects.filter(graph=g).values_list("sha256", "rows", "filename"))
+    assert stored == {(f"s{i}", 3 * i, f"f{i}") for i in range(1203)}
+    assert list(bulk.Columns(np.arange(3), ["a", "b", "c"])) == [(0, "a"), (1, "b"), (2, "c")]
+    with pytest.raises(ValueError, match="one value per row"):
+        bulk.Columns(np.arange(3), ["a", "b"])
