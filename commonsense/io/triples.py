@@ -158,6 +158,7 @@ PY_WHITESPACE = (
 # Files above this size skip the Arrow path (it holds the file and its columns in memory at once,
 # about three times the file) and are read block by block.
 ARROW_MAX_BYTES = 256 << 20
+ARROW_BLOCK_BYTES = 4 << 20  # Arrow parses blocks of this size in parallel; the texts are numbered across them
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ def _encoded(p: Path) -> EncodedTriples | None:
     try:
         table = pcsv.read_csv(
             pa.py_buffer(raw),
-            read_options=pcsv.ReadOptions(column_names=names, block_size=4 << 20),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=ARROW_BLOCK_BYTES),
             parse_options=pcsv.ParseOptions(
                 delimiter="\t", quote_char=False, escape_char=False, double_quote=False, ignore_empty_lines=False
             ),

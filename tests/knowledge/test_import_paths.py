@@ -153,11 +153,14 @@ def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypa
 
     monkeypatch.setattr("knowledge.services.read_atomic_tsv_encoded", spy)
     graph_import(DEMO, name="fast", fmt="atomic-tsv")
+    monkeypatch.setattr(triples_io, "ARROW_BLOCK_BYTES", 1024)  # ~300 Arrow blocks, texts numbered across them
+    graph_import(DEMO, name="chunked", fmt="atomic-tsv", allow_duplicate=True)
     monkeypatch.setattr(triples_io, "ARROW_MAX_BYTES", 0)
     graph_import(DEMO, name="blocks", fmt="atomic-tsv", allow_duplicate=True)
-    assert taken == [True, False]
+    assert taken == [True, True, False]
     fast_rows = _triples("fast", DEMO.name)
-    assert fast_rows == _triples("blocks", DEMO.name)
+    assert fast_rows == _triples("blocks", DEMO.name) == _triples("chunked", DEMO.name)
+    assert Graph.objects.get(name="chunked").node_count == 5358
     fast, blocks = Graph.objects.get(name="fast"), Graph.objects.get(name="blocks")
     assert (fast.triple_count, fast.node_count) == (blocks.triple_count, blocks.node_count) == (len(fast_rows), 5358)
     for key in ("relations", "degrees"):
