@@ -119,6 +119,7 @@ class _TripleColumns:
     plausibility: list[float | None] | None  # None: no value in any row
     extra: list[str] | None  # as JSON; None: "{}" in every row
     texts: list[str]
+    texts_sorted: bool = False  # ``texts`` already in UTF-8 byte order
 
 
 def _read_columns(path: Path, fmt: str, rel_ids: dict[str, int], progress: Progress) -> _TripleColumns:
@@ -130,7 +131,7 @@ def _read_columns(path: Path, fmt: str, rel_ids: dict[str, int], progress: Progr
             progress("parse", n, n)
             ids = np.array([rel_ids[r] for r in enc.relations], np.int64)
             lines = np.arange(1, n + 1, dtype=np.int64)
-            return _TripleColumns(enc.heads, enc.tails, ids[enc.relation_codes], lines, None, None, enc.texts)
+            return _TripleColumns(enc.heads, enc.tails, ids[enc.relation_codes], lines, None, None, enc.texts, True)
     # text -> a number unique to it (the running count of head and tail fields when it was first
     # read); renumbered densely below
     seen: dict[str, int] = {}
@@ -229,7 +230,8 @@ def graph_import(
         # sorted: the new nodes' ids then follow their text order, so the (graph, text) index is
         # appended to in order instead of written at random; ids assigned here (no read-back)
         new_nodes = [i for i, e in enumerate(found) if e is None] if existing else list(range(len(texts)))
-        new_nodes.sort(key=_sort_keys(texts).__getitem__)
+        if not cols.texts_sorted:  # (a subset of sorted texts, taken in order, is sorted)
+            new_nodes.sort(key=_sort_keys(texts).__getitem__)
         new_at = np.array(new_nodes, np.int64)  # one conversion, then array indexing
         new_ids = reserve_ids(Node._meta.db_table, len(new_nodes))
         node_id = np.zeros(len(texts), np.int64)

@@ -165,7 +165,8 @@ ARROW_BLOCK_BYTES = 4 << 20  # Arrow parses blocks of this size in parallel; the
 class EncodedTriples:
     """A whole ATOMIC TSV, every line a triple, its texts numbered: triple ``i`` is line ``i + 1``,
     ``(texts[heads[i]], relations[relation_codes[i]], texts[tails[i]])``. ``texts`` holds every
-    distinct head and tail once; ``relations`` the canonical names."""
+    distinct head and tail once, in UTF-8 byte order (SQLite's BINARY order); ``relations`` the
+    canonical names."""
 
     texts: list[str]
     heads: NDArray[np.int64]
@@ -238,9 +239,12 @@ def _encoded(p: Path) -> EncodedTriples | None:
     rel_names = sorted(set(canonical))
     to_name = np.array([rel_names.index(c) for c in canonical], np.int64)
     numbered = pc.dictionary_encode(pa.chunked_array(heads.chunks + tails.chunks)).combine_chunks()
-    codes = numbered.indices.to_numpy().astype(np.int64)
+    order = pc.array_sort_indices(numbered.dictionary)  # by bytes, in C++: no Python sort of the texts
+    rank = np.empty(len(order), np.int64)
+    rank[order.to_numpy()] = np.arange(len(order))
+    codes = rank[numbered.indices.to_numpy()]
     return EncodedTriples(
-        texts=numbered.dictionary.to_pylist(),
+        texts=numbered.dictionary.take(order).to_pylist(),
         heads=codes[:n],
         tails=codes[n:],
         relations=rel_names,

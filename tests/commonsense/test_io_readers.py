@@ -274,6 +274,7 @@ def _encoded_rows(p: Path) -> list[tuple[str, str, str, int]] | None:
     enc = read_atomic_tsv_encoded(p)
     if enc is None:
         return None
+    assert enc.texts == sorted(set(enc.texts), key=str.encode)  # distinct, in UTF-8 byte order
     codes = enc.relation_codes.tolist()
     return [
         (enc.texts[h], enc.relations[r], enc.texts[t], i)
