@@ -19,13 +19,16 @@ restores everything):
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import chain, islice
 from sqlite3 import SQLITE_LIMIT_VARIABLE_NUMBER
 from typing import Any
 
+import numpy as np
 from django.db import connection
+from numpy.typing import NDArray
 
 from .node_search import SQLITE_DEFERRED_TRIGGERS
 
@@ -96,10 +99,45 @@ def reserve_ids(table: str, n: int) -> Sequence[int]:
     return range(start, start + n)
 
 
+class Columns:
+    """Rows given column by column, all of one length: numpy arrays (turned into Python values a
+    slice at a time) or lists. :func:`insert_rows` builds SQLite's flat parameter lists from them
+    with slice assignments, without a tuple per row; iterated, they give the rows as tuples."""
+
+    STEP = 100_000  # rows per slice
+
+    def __init__(self, *columns: NDArray[Any] | list[Any]) -> None:
+        if len({len(c) for c in columns}) > 1:
+            raise ValueError("Columns: every column must hold one value per row")
+        self.columns = columns
+
+    def __len__(self) -> int:
+        return len(self.columns[0]) if self.columns else 0
+
+    def _slices(self) -> Iterator[list[list[Any]]]:
+        for i in range(0, len(self), self.STEP):
+            part = slice(i, i + self.STEP)
+            yield [c[part].tolist() if isinstance(c, np.ndarray) else c[part] for c in self.columns]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        for cols in self._slices():
+            yield from zip(*cols, strict=True)
+
+    def flat(self, per: int) -> Iterator[list[Any]]:
+        """The values of ``per`` rows at a time, row after row (the last list may be shorter)."""
+        width = len(self.columns)
+        for cols in self._slices():
+            values: list[Any] = [None] * (len(cols[0]) * width)
+            for k, col in enumerate(cols):
+                values[k::width] = col
+            for j in range(0, len(values), per * width):
+                yield values[j : j + per * width]
+
+
 def insert_rows(
     table: str,
     columns: Sequence[str],
-    rows: Iterable[Sequence[Any]],
+    rows: Iterable[Sequence[Any]] | Columns,
     *,
     constants: Mapping[str, Any] | None = None,
     rebuild_indexes: bool = False,
@@ -130,8 +168,10 @@ def insert_rows(
         return f"INSERT INTO {connection.ops.quote_name(table)} ({cols}) VALUES " + ", ".join([one_row] * k)
 
     full = statement(per)
-    # The DB-API connection directly: Django's cursor wrapper re-checks every parameter row.
-    raw = connection.connection.cursor()
+    # The DB-API connection directly, with sqlite3's own cursor class: Django's cursor wrapper
+    # rewrites every statement's "%s" placeholders with a regular expression (a 500-row statement
+    # is ~9 kB of SQL, per execution) and re-checks every parameter row.
+    raw = connection.connection.cursor(sqlite3.Cursor)
     n = 0
     try:
         triggers = _deferrable_triggers(raw, table)
@@ -144,12 +184,20 @@ def insert_rows(
         if valid_by_construction:
             raw.execute("PRAGMA ignore_check_constraints = ON")
         try:
-            it = iter(rows)
-            while chunk := list(islice(it, per)):
-                if set(map(len, chunk)) != {ncols}:
+            if isinstance(rows, Columns):
+                if len(rows.columns) != ncols:
                     raise ValueError(f"insert_rows({table}): every row must hold {ncols} values")
-                raw.execute(full if len(chunk) == per else statement(len(chunk)), list(chain.from_iterable(chunk)))
-                n += len(chunk)
+                for values in rows.flat(per):
+                    k = len(values) // ncols
+                    raw.execute(full if k == per else statement(k), values)
+                    n += k
+            else:
+                it = iter(rows)
+                while chunk := list(islice(it, per)):
+                    if set(map(len, chunk)) != {ncols}:
+                        raise ValueError(f"insert_rows({table}): every row must hold {ncols} values")
+                    raw.execute(full if len(chunk) == per else statement(len(chunk)), list(chain.from_iterable(chunk)))
+                    n += len(chunk)
         finally:
             if valid_by_construction:
                 raw.execute("PRAGMA ignore_check_constraints = OFF")

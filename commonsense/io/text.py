@@ -9,7 +9,8 @@ from typing import BinaryIO
 from .errors import MAX_LINE_BYTES, DataFormatError
 
 
-def _check_file(p: Path) -> None:
+def check_file(p: Path) -> None:
+    """Refuse a missing or empty file with the readers' located error."""
     if not p.is_file():
         raise DataFormatError(p, None, None, "file not found")
     if p.stat().st_size == 0:
@@ -20,7 +21,7 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, text without the newline). Refuses empty files, bad UTF-8,
     NUL characters and over-long lines with a :class:`DataFormatError`."""
     p = Path(path)
-    _check_file(p)
+    check_file(p)
     with p.open("rb") as fh:
         yield from lines_of(p, fh)
 
@@ -57,7 +58,7 @@ def iter_blocks(path: str | Path, size: int) -> Iterator[tuple[int, bytes]]:
     re-read only a block that fails with :func:`lines_of` to locate the error. A block without any
     newline is yielded once it holds more than a line's limit (its first line is too long)."""
     p = Path(path)
-    _check_file(p)
+    check_file(p)
     first, held, parts = 1, 0, []  # parts: the start of a line that has no newline yet
     with p.open("rb") as fh:
         while chunk := fh.read(size):

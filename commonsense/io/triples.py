@@ -6,8 +6,10 @@ import csv
 import io
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
 
 from commonsense.kg import relations
 
@@ -80,27 +82,35 @@ def iter_atomic_tsv_columns(path: str | Path, block_bytes: int | None = None) ->
         raise DataFormatError(p, None, None, "no triples found")
 
 
+# Every byte but a tab and a newline: ``raw.translate(None, _NOT_SEPARATORS)`` keeps a block's
+# separators in order, which is ``b"\t\t\n"`` once per line exactly when every line has three fields.
+_NOT_SEPARATORS = bytes(b for b in range(256) if b not in b"\t\n")
+
+
 def _block_columns(raw: bytes, first: int, canonical: dict[str, str]) -> AtomicColumns | None:
     """The columns of a block in which every line is a well-formed triple, else None. Stricter
-    than the line-by-line checks, never looser: a blank line or a line longer than the field limit
-    (even if its fields are shorter) is left to them."""
+    than the line-by-line checks, never looser: a blank line or a field longer than the field
+    limit before stripping (so a line far below MAX_LINE_BYTES) is left to them. No string per
+    line is made: the shape is checked on the bytes (tabs and newlines are single bytes in UTF-8,
+    never part of another character), the fields come from one split."""
     if b"\x00" in raw:
         return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    ends = raw.endswith(b"\n")
+    n_lines = raw.count(b"\n") + (not ends)
+    seps = raw.translate(None, _NOT_SEPARATORS)
+    if (seps if ends else seps + b"\n") != b"\t\t\n" * n_lines:  # exactly three columns on every line
+        return None
     if first == 1 and text.startswith("\ufeff"):
         text = text[1:]
-    if text.endswith("\n"):
+    if ends:
         text = text[:-1]
-    lines = text.split("\n")
-    if set(map(str.count, lines, repeat("\t"))) != {2}:  # exactly three columns on every line
-        return None
-    limit = MAX_FIELD_CHARS
-    if max(map(len, lines)) > limit:  # bounds every field, and the line far below MAX_LINE_BYTES
-        return None
     flat = text.replace("\n", "\t").split("\t")
+    if max(map(len, flat)) > MAX_FIELD_CHARS:  # every field, before stripping
+        return None
     heads = list(map(str.strip, flat[0::3]))
     tails = list(map(str.strip, flat[2::3]))  # also drops a line's trailing "\r" as the line reader does
     if not all(heads) or not all(tails):  # an empty field (or a blank line of tabs)
@@ -111,7 +121,7 @@ def _block_columns(raw: bytes, first: int, canonical: dict[str, str]) -> AtomicC
             canonical[spelling] = _relation(Path(), 0, spelling)
         except DataFormatError:
             return None
-    return heads, list(map(canonical.__getitem__, spellings)), tails, range(first, first + len(lines))
+    return heads, list(map(canonical.__getitem__, spellings)), tails, range(first, first + n_lines)
 
 
 def _atomic_rows(
@@ -137,6 +147,109 @@ def _atomic_rows(
         if not tail or len(tail) > limit:
             check_field(p, lineno, "tail", cols[2])
         yield head, rel, tail, lineno
+
+
+# What ``str.strip()`` removes: every code point whose ``str.isspace()`` is true (checked against
+# the whole of Unicode by a test), so that Arrow trims exactly as the line reader strips.
+PY_WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# Files above this size skip the Arrow path (it holds the file and its columns in memory at once,
+# about three times the file) and are read block by block.
+ARROW_MAX_BYTES = 256 << 20
+ARROW_BLOCK_BYTES = 4 << 20  # Arrow parses blocks of this size in parallel; the texts are numbered across them
+
+
+@dataclass(frozen=True)
+class EncodedTriples:
+    """A whole ATOMIC TSV, every line a triple, its texts numbered: triple ``i`` is line ``i + 1``,
+    ``(texts[heads[i]], relations[relation_codes[i]], texts[tails[i]])``. ``texts`` holds every
+    distinct head and tail once, in UTF-8 byte order (SQLite's BINARY order); ``relations`` the
+    canonical names."""
+
+    texts: list[str]
+    heads: NDArray[np.int64]
+    tails: NDArray[np.int64]
+    relations: list[str]
+    relation_codes: NDArray[np.int64]
+
+
+def read_atomic_tsv_encoded(path: str | Path) -> EncodedTriples | None:
+    """The bulk importer's fast path: the file split by Arrow's CSV reader (C++, on Arrow's
+    thread pool), fields trimmed and texts numbered by Arrow's compute functions, with no Python
+    string made per field. None when the file is anything but plainly well formed, or larger than
+    ``ARROW_MAX_BYTES``: the caller then reads it with :func:`iter_atomic_tsv_columns`, which gives
+    the same rows or names the error's file, line and field. Stricter than the line-by-line checks,
+    never looser: a byte-order mark, a NUL, a carriage return not followed by a newline (Arrow ends
+    a line there, the line reader does not), a blank line, a line without exactly three fields, bad
+    UTF-8, a field longer than the field limit before trimming, an empty head or tail after it,
+    or an unknown relation spelling anywhere in the file sends it to the line checks."""
+    p = Path(path)
+    text_io.check_file(p)
+    if p.stat().st_size > ARROW_MAX_BYTES:
+        return None
+
+    import pyarrow as pa
+
+    try:
+        return _encoded(p)
+    finally:
+        pa.default_memory_pool().release_unused()  # Arrow's allocator keeps ~250 MB of freed memory otherwise
+
+
+def _encoded(p: Path) -> EncodedTriples | None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    raw = p.read_bytes()
+    if raw.startswith(b"\xef\xbb\xbf") or b"\x00" in raw or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n")):
+        return None
+    n = raw.count(b"\n") + (not raw.endswith(b"\n"))  # lines; each must be one row
+    names = ["head", "relation", "tail"]
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(raw),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=ARROW_BLOCK_BYTES),
+            parse_options=pcsv.ParseOptions(
+                delimiter="\t", quote_char=False, escape_char=False, double_quote=False, ignore_empty_lines=False
+            ),
+            convert_options=pcsv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False, check_utf8=True
+            ),
+        )
+    except pa.ArrowException:  # a line with other than three fields, bad UTF-8
+        return None
+    del raw  # the table holds its own copy; memory is what bounds the file size here
+    if table.num_rows != n or any(pc.max(pc.utf8_length(table[c])).as_py() > MAX_FIELD_CHARS for c in names):
+        return None
+    heads = pc.utf8_trim(table["head"], characters=PY_WHITESPACE)
+    tails = pc.utf8_trim(table["tail"], characters=PY_WHITESPACE)
+    spelled = pc.dictionary_encode(table["relation"]).combine_chunks()
+    del table
+    if pc.min(pc.utf8_length(heads)).as_py() == 0 or pc.min(pc.utf8_length(tails)).as_py() == 0:
+        return None  # an empty field, a blank line (Arrow reads it as one row of empty fields)
+    canonical: list[str] = []
+    for spelling in spelled.dictionary.to_pylist():
+        try:
+            canonical.append(_relation(p, 0, spelling))
+        except DataFormatError:
+            return None
+    rel_names = sorted(set(canonical))
+    to_name = np.array([rel_names.index(c) for c in canonical], np.int64)
+    numbered = pc.dictionary_encode(pa.chunked_array(heads.chunks + tails.chunks)).combine_chunks()
+    order = pc.array_sort_indices(numbered.dictionary)  # by bytes, in C++: no Python sort of the texts
+    rank = np.empty(len(order), np.int64)
+    rank[order.to_numpy()] = np.arange(len(order))
+    codes = rank[numbered.indices.to_numpy()]
+    return EncodedTriples(
+        texts=numbered.dictionary.take(order).to_pylist(),
+        heads=codes[:n],
+        tails=codes[n:],
+        relations=rel_names,
+        relation_codes=to_name[spelled.indices.to_numpy()],
+    )
 
 
 CSKB_COLUMNS = ("head", "relation", "tail", "label", "class", "split")

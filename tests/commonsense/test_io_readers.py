@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -194,6 +195,13 @@ def _blocks(block_bytes: int):  # type: ignore[no-untyped-def]
 
 BAD_LINES = {
     "columns": ("a\txWant\n", None, "expected 3 tab-separated columns"),
+    # the block's tab count is right (four fields, then two): read as a whole it would pass as two
+    # triples with a relation where the next line's head is; the shape check is per line
+    "shifted columns": (
+        "a\txWant\tb\tc\nxNeed\td\n",
+        None,
+        "expected 3 tab-separated columns (head, relation, tail), found 4",
+    ),
     "relation": ("a\tLikes\tb\n", "relation", "unknown relation 'Likes'"),
     "empty head": (" \txWant\tb\n", "head", "is empty"),
     "long tail": ("a\txWant\t" + "x" * 10_001 + "\n", "tail", "characters long"),
@@ -258,3 +266,123 @@ def test_block_reader_equals_the_line_reader_on_any_input(body: bytes, prefix: b
         p = Path(d) / "f.tsv"
         p.write_bytes(prefix + body)
         assert _outcome(_blocks(block_bytes), p) == _outcome(_line_by_line, p)
+
+
+def _encoded_rows(p: Path) -> list[tuple[str, str, str, int]] | None:
+    from commonsense.io.triples import read_atomic_tsv_encoded
+
+    enc = read_atomic_tsv_encoded(p)
+    if enc is None:
+        return None
+    assert enc.texts == sorted(set(enc.texts), key=str.encode)  # distinct, in UTF-8 byte order
+    codes = enc.relation_codes.tolist()
+    return [
+        (enc.texts[h], enc.relations[r], enc.texts[t], i)
+        for i, (h, r, t) in enumerate(zip(enc.heads.tolist(), codes, enc.tails.tolist(), strict=True), 1)
+    ]
+
+
+def test_python_whitespace_is_what_str_strip_removes() -> None:
+    from commonsense.io.triples import PY_WHITESPACE
+
+    assert set(PY_WHITESPACE) == {c for c in map(chr, range(0x110000)) if c.isspace()}
+
+
+_arrow_cell = st.text(
+    alphabet=st.sampled_from(
+        ["a", "b", "é", "Ω", "☕", " ", "\r", "\t", "\x00", "\ufeff", "\x1c", "\x85", "\u3000", '"']
+    ),
+    max_size=6,
+)
+_arrow_line = st.one_of(
+    st.tuples(_arrow_cell, st.sampled_from(["xWant", " xNeed", "Likes", "", "\r", "xReact\u3000"]), _arrow_cell).map(
+        "\t".join
+    ),
+    _arrow_cell,
+)
+
+
+# mostly well-formed lines (texts padded with str.strip's whitespace, quotes, a byte-order mark
+# inside a text), so that the fast path is taken often and its rows compared
+_pad = st.text(alphabet=st.sampled_from([" ", "\x1c", "\x85", "\u3000", "\x0b"]), max_size=2)
+_word = st.text(alphabet=st.sampled_from(["a", "b", "é", "Ω", "☕", '"', "\ufeff"]), min_size=1, max_size=4).map(
+    "a".__add__
+)
+_plain_text = st.tuples(_pad, st.lists(_word, min_size=1, max_size=3).map(" ".join), _pad).map("".join)
+_plain_line = st.tuples(
+    _plain_text, st.sampled_from(["xWant", " xNeed", "xReact\u3000", "HinderedBy", "isAfter"]), _plain_text
+).map("\t".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.one_of(*[_plain_line] * 8, _arrow_line), min_size=1, max_size=12).map(
+        lambda ls: "\n".join(ls).encode()
+    ),
+    st.sampled_from([b""] * 8 + [b"\xff", b"\xef\xbb\xbf", b"\xed\xa0\x80", b"\xc0\x80"]),
+    st.sampled_from([b"", b"\n", b"\n", b"\n", b"\r\n", b"\r", b"\n\n"]),
+)
+def test_arrow_reader_gives_the_line_readers_rows_or_declines(body: bytes, prefix: bytes, suffix: bytes) -> None:
+    """The Arrow fast path either declines the file (the importer then reads it block by block,
+    which names any error) or gives exactly the line reader's rows and line numbers: it never
+    accepts a file the line reader refuses, and never reads a row differently."""
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "f.tsv"
+        p.write_bytes(prefix + body + suffix)
+        if not (prefix + body + suffix):
+            return  # the readers refuse an empty file before reading
+        got = _encoded_rows(p)
+        if got is not None:
+            assert _outcome(_line_by_line, p) == ("rows", got)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_plain_line, min_size=1, max_size=30), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_arrow_reader_takes_plain_files_and_gives_the_line_readers_rows(
+    lines: list[str], eol: str, last_eol: bool
+) -> None:
+    """Well-formed files (fields padded with any of str.strip's whitespace, LF or CRLF, with or
+    without a last newline) take the fast path, with the line reader's rows."""
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "f.tsv"
+        p.write_bytes((eol.join(lines) + (eol if last_eol else "")).encode())
+        got = _encoded_rows(p)
+        assert got is not None and ("rows", got) == _outcome(_line_by_line, p) and len(got) == len(lines)
+
+
+def test_arrow_reader_reads_plain_files_and_declines_what_it_cannot_place(tmp_path: Path) -> None:
+    """A plain file (no header, LF or CRLF endings, padded fields, texts beyond Latin-1) takes the
+    fast path with the line reader's rows; a blank line, a lone carriage return, a byte-order mark
+    or a short line make it decline, and the block reader then names the bad line."""
+    from commonsense.io.triples import iter_atomic_tsv_columns
+
+    plain = "PersonX eats\txWant\tto sleep\n PersonX runs \t xReact \ttired  \nPersonY Ωmega\tHinderedBy\t☕ break"
+    for eol in ("\n", "\r\n"):
+        p = _write(tmp_path, "plain.tsv", plain.replace("\n", eol) + eol)
+        assert (
+            _encoded_rows(p)
+            == _line_by_line(p)
+            == [
+                ("PersonX eats", "xWant", "to sleep", 1),
+                ("PersonX runs", "xReact", "tired", 2),
+                ("PersonY Ωmega", "HinderedBy", "☕ break", 3),
+            ]
+        )
+    for name, data, error in [
+        ("blank.tsv", plain + "\n\nPersonZ\txWant\tz\n", None),
+        (
+            "cr.tsv",
+            "a\txWant\tb\rc\txWant\td\n",
+            "line 1: expected 3 tab-separated columns (head, relation, tail), found 5",
+        ),
+        ("bom.tsv", "\ufeff" + plain, None),
+        ("short.tsv", plain + "\nPersonZ\txWant\n", "line 4: expected 3 tab-separated columns"),
+        ("relation.tsv", plain + "\nPersonZ\tLikes\tz\n", "line 4, field 'relation': unknown relation 'Likes'"),
+    ]:
+        p = _write(tmp_path, name, data)
+        assert _encoded_rows(p) is None, name
+        if error is None:
+            assert _outcome(_line_by_line, p)[0] == "rows"
+        else:
+            with pytest.raises(DataFormatError, match=re.escape(f"{name}, {error}")):
+                list(iter_atomic_tsv_columns(p))

@@ -113,3 +113,92 @@ def test_reserve_ids_gives_a_fresh_block_that_later_inserts_never_reuse() -> Non
     assert list(ids) == list(range(ids[0], ids[0] + 20_000)) and ids[0] > before
     if connection.vendor == "postgresql":
         assert Node.objects.create(graph=g, text="after").pk > ids[-1]
+
+
+def test_texts_beyond_latin1_keep_their_triples_and_take_ids_in_byte_order(tmp_path: Path) -> None:
+    """New nodes are numbered in UTF-8 byte order (SQLite's BINARY order, so the (graph, text)
+    index is appended to in order); with one text beyond Latin-1 the sort runs on encoded keys.
+    Every triple still points at its own head and tail, and a re-import adds nothing."""
+    heads = ["PersonX café", "PersonX zebra", "PersonX Ωmega", "PersonX ☕ break", "PersonX apple", "PersonX Ärger"]
+    tails = ["to rest", "ça va", "𝔘nicode", "zzz", "Ωmega too", "apple"]
+    rows = [(h, t) for h in heads for t in tails[: 2 + len(h) % 4]]
+    p = tmp_path / "mixed.tsv"
+    p.write_text("".join(f"{h}\txWant\t{t}\n" for h, t in rows), encoding="utf-8")
+    first = graph_import(p, name="mixed", fmt="atomic-tsv")
+    texts = set(heads) | {t for _, t in rows}
+    assert first.triples_added == len(rows) and first.nodes_added == len(texts)
+    by_id = list(Node.objects.filter(graph__name="mixed").order_by("id").values_list("text", flat=True))
+    assert by_id == sorted(texts, key=str.encode)
+    stored = Triple.objects.filter(graph__name="mixed").order_by("source_line")
+    assert [(t.head.text, t.tail.text, t.source_line) for t in stored] == [
+        (h, t, i) for i, (h, t) in enumerate(rows, 1)
+    ]
+    again = graph_import(p, name="mixed", fmt="atomic-tsv")
+    assert again.already_imported and Triple.objects.filter(graph__name="mixed").count() == len(rows)
+
+
+def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plainly well-formed ATOMIC file is read by Arrow (no Python string per field); the same
+    file read block by block (Arrow path switched off) stores the same triples, nodes, degrees
+    and statistics. A bad line sends the file to the block reader, which names it."""
+    import commonsense.io.triples as triples_io
+
+    taken: list[bool] = []
+    real = triples_io.read_atomic_tsv_encoded
+
+    def spy(path: str | Path) -> triples_io.EncodedTriples | None:
+        enc = real(path)
+        taken.append(enc is not None)
+        return enc
+
+    monkeypatch.setattr("knowledge.services.read_atomic_tsv_encoded", spy)
+    graph_import(DEMO, name="fast", fmt="atomic-tsv")
+    monkeypatch.setattr(triples_io, "ARROW_BLOCK_BYTES", 1024)  # ~300 Arrow blocks, texts numbered across them
+    graph_import(DEMO, name="chunked", fmt="atomic-tsv", allow_duplicate=True)
+    monkeypatch.setattr(triples_io, "ARROW_MAX_BYTES", 0)
+    graph_import(DEMO, name="blocks", fmt="atomic-tsv", allow_duplicate=True)
+    assert taken == [True, True, False]
+    fast_rows = _triples("fast", DEMO.name)
+    assert fast_rows == _triples("blocks", DEMO.name) == _triples("chunked", DEMO.name)
+    assert Graph.objects.get(name="chunked").node_count == 5358
+    fast, blocks = Graph.objects.get(name="fast"), Graph.objects.get(name="blocks")
+    assert (fast.triple_count, fast.node_count) == (blocks.triple_count, blocks.node_count) == (len(fast_rows), 5358)
+    for key in ("relations", "degrees"):
+        assert fast.stats[key] == blocks.stats[key]
+    assert [t[1:] for t in fast.stats["top"]] == [t[1:] for t in blocks.stats["top"]]  # (id,) text, degree
+    assert _degrees_are_counts("fast") and _degrees_are_counts("blocks")
+
+    monkeypatch.setattr(triples_io, "ARROW_MAX_BYTES", 1 << 30)
+    lines = DEMO.read_text().splitlines(keepends=True)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("".join(lines[:300]) + "PersonZ\txWant\tto go\textra\n" + "".join(lines[300:]))
+    before = (Node.objects.count(), Triple.objects.count(), ImportSource.objects.count())
+    with pytest.raises(DataFormatError, match=r"bad\.tsv, line 301: expected 3 tab-separated columns"):
+        graph_import(bad, name="fast", fmt="atomic-tsv")
+    assert taken[-1] is False
+    assert (Node.objects.count(), Triple.objects.count(), ImportSource.objects.count()) == before
+
+
+def test_insert_rows_from_columns_stores_what_rows_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Columns (arrays and lists, cut into slices and statements that do not divide the row count)
+    are flattened into the same rows as row tuples; columns of unequal length are refused."""
+    import numpy as np
+
+    monkeypatch.setattr(bulk.Columns, "STEP", 100)
+    monkeypatch.setattr(bulk, "SQLITE_ROWS_PER_STATEMENT", 7)
+    g = Graph.objects.create(name="g")
+    consts = {"graph_id": g.pk, "format": "x", "imported_at": "2026-01-01"}
+    names = [f"f{i}" for i in range(1203)]
+    with transaction.atomic():
+        n = bulk.insert_rows(
+            "knowledge_importsource",
+            ("sha256", "rows", "filename"),
+            bulk.Columns([f"s{i}" for i in range(1203)], np.arange(1203, dtype=np.int64) * 3, names),
+            constants=consts,
+        )
+    assert n == 1203
+    stored = set(ImportSource.objects.filter(graph=g).values_list("sha256", "rows", "filename"))
+    assert stored == {(f"s{i}", 3 * i, f"f{i}") for i in range(1203)}
+    assert list(bulk.Columns(np.arange(3), ["a", "b", "c"])) == [(0, "a"), (1, "b"), (2, "c")]
+    with pytest.raises(ValueError, match="one value per row"):
+        bulk.Columns(np.arange(3), ["a", "b"])
