@@ -93,7 +93,9 @@ def each_finished_run(
         @functools.wraps(compute)
         def cached(runs: Sequence[Run], /, *args: P.args, **kwargs: P.kwargs) -> dict[int, V]:
             extra = ",".join([*(_arg(a) for a in args), *(f"{k}={_arg(v)}" for k, v in sorted(kwargs.items()))])
-            label = f"{name}-{extra}" if extra else name
+            # "@run": these entries are ("value", x) / _ABSENT per run, not the {run id: x} maps that
+            # for_finished_runs stores under the bare name (a shared cache may hold both kinds)
+            label = f"{name}@run-{extra}" if extra else f"{name}@run"
             unique = list({r.pk: r for r in runs}.values())
             keys = {r.pk: cache_key([r], label) for r in unique}
             hits = cache.get_many([k for k in keys.values() if k is not None])

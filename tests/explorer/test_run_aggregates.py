@@ -159,3 +159,18 @@ def test_a_run_ends_with_its_pages_aggregates_cached(researcher, django_assert_m
     cold = [page(u) for u in urls]
     assert [b for b, _ in warmed] == [b for b, _ in cold]
     assert all(w < c for (_, w), (_, c) in zip(warmed, cold, strict=True))
+
+
+def test_a_map_cached_by_the_whole_run_decorator_is_not_read_as_a_run_entry() -> None:
+    """A shared cache filled before the run-by-run decorator (``per_finished_runs`` stored
+    ``{run id: value}`` under the bare name) must not be read as a ("value", x) entry."""
+    qset = QuestionSetFactory()
+    run = make_run(question_set=qset, finished_at=timezone.now())
+    predict(run, QuestionFactory(question_set=qset, metadata={"relation": "xWant"}), 0)
+    fresh = es.coco_summary.__wrapped__([run])  # type: ignore[attr-defined]
+    for name in ("coco", "core-windows"):
+        key = ra.cache_key([run], name)
+        assert key is not None
+        cache.set(key, {}, ra.TTL)  # the former decorator's entry for a run without CoCo rows
+    assert es.coco_summary([run]) == fresh
+    assert es.core_windows([run]) == es.core_windows.__wrapped__([run])  # type: ignore[attr-defined]
