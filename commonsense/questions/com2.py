@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -255,20 +256,20 @@ def make_question(
     # both "Adam gains confidence" (the hidden middle step) and the gold "Adam is confident" had two
     # defensible answers (COM2's human evaluation names such answers "1-hop").
     middle = {n for h, _, t in query.chain() for n in (h, t)} - set(anchors) - answers
-    picked = distractors.pick(
-        index,
-        rng,
-        answers=answers | middle,
-        anchors=anchors,
-        reject=reject,
-        rejections=None if report is None else report.distractors_rejected,
-        prepare=prepare if prefetchers else None,
-        adversarial_relations=other_kind(index, query) if adversarial_other_kind else None,
-        random_pool=random_pool,
-    )
+    pick_options: dict[str, Any] = {
+        "reject": reject,
+        "rejections": None if report is None else report.distractors_rejected,
+        "prepare": prepare if prefetchers else None,
+        "adversarial_relations": other_kind(index, query) if adversarial_other_kind else None,
+        "random_pool": random_pool,
+    }
+    picked = distractors.pick(index, rng, answers=answers | middle, anchors=anchors, **pick_options)
     refused: list[str] = []
     if picked is not None and check is not None:
-        picked, refused = pick_checked(index, rng, query, picked, check, answers=answers | middle, anchors=anchors)
+        # a redraw passes the same checks (near-duplicates, states) as the first draw
+        picked, refused = pick_checked(
+            index, rng, query, picked, check, answers=answers | middle, anchors=anchors, **pick_options
+        )
     if picked is None:
         if report is not None:
             report.dropped["too few distractors"] += 1

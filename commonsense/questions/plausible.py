@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from typing import Any
 
 from commonsense.kg.index import GraphIndex
 from commonsense.queries.sampling import Query
@@ -31,9 +32,11 @@ def pick_checked(
     *,
     answers: set[int],
     anchors: Iterable[int],
+    **pick_options: Any,
 ) -> tuple[list[tuple[int, str]] | None, list[str]]:
     """``picked`` with every model-plausible distractor replaced (redrawn from ``rng`` with the
-    refused nodes banned like answers), and the refused texts. None when ``MAX_ROUNDS`` draws
+    refused nodes banned like answers, with the build's ``pick_options``: its option checks, adversarial
+    relations and random pool), and the refused texts. None when ``MAX_ROUNDS`` draws
     still leave a plausible distractor or the graph runs out of candidates: the item is dropped."""
     hop = last_hop(index, query)
     anchors = list(anchors)
@@ -46,5 +49,5 @@ def pick_checked(
         if not bad:
             return current, [index.names[n] for n in refused]
         refused.extend(current[i][0] for i in sorted(bad))
-        current = distractors.pick(index, rng, answers=answers | set(refused), anchors=anchors)
+        current = distractors.pick(index, rng, answers=answers | set(refused), anchors=anchors, **pick_options)
     return None, [index.names[n] for n in refused]

@@ -396,3 +396,29 @@ def test_ckbp_2in_questions_read_what_hindered_someone_from_doing() -> None:
         name, verb = tail.split()[:2]
         # never COM2's "what hindered Joel gets back": a finite verb right after the person
         assert verb == "from" or verb.lower() in ("never", "can", "could", "would", "has", "does", "is"), q.question
+
+
+def test_distractors_redrawn_after_a_plausibility_veto_pass_the_same_checks() -> None:
+    """The model refuses the first draw; what is drawn instead must still pass the build's option
+    checks (here the state check: "PersonX is tired" beside the feeling gold "PersonX is proud")."""
+    from commonsense.scoring.plausibility import PlausibilityCheck
+
+    idx = _hike_graph()
+    first: set[str] = set()
+
+    def score(triples):  # type: ignore[no-untyped-def]
+        # every candidate of the first draw is "plausible"; later ones are not
+        if not first:
+            first.update(t for _, _, t in triples)
+        return [1.0 if t in first else 0.0 for _, _, t in triples]
+
+    built = 0
+    for seed in range(15):
+        first.clear()
+        check = PlausibilityCheck(score=score, key="first-draw", filter_edges=False)
+        p = BuildParams(kind="1p", count=1, seed=seed, relations=["xReact"], person_names=False, near_duplicate=None)
+        for q in build_com2(idx, p, check=check):
+            built += 1
+            assert "PersonX is tired" not in q.options, q.options
+            assert not first & set(q.metadata["distractors_raw"])
+    assert built > 0
