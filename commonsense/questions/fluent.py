@@ -297,6 +297,11 @@ _LEMMA_AFTER_NAME = re.compile(r"\b(?:[A-Z][a-z]+|Person[XYZ])\s+(?:be|have)\b|\
 _PERFECT_NEXT = frozenset({"been", "not", "never", "already", "just"})
 
 
+def _verb_base(word: str) -> str:
+    got = lemmas(word, "VERB").get("VERB", ())
+    return got[0] if got else word
+
+
 @lru_cache(maxsize=65536)
 def hindered_phrase(text: str) -> str | None:
     """A present-tense event as the object of "what hindered …": "PersonX gets back" -> "PersonX
@@ -317,11 +322,13 @@ def hindered_phrase(text: str) -> str | None:
         return None
     rest = toks[k + 1 :]
     if verb in ("is", "are", "am"):
+        if rest and rest[0].lower() in inflections(_verb_base(rest[0].lower()), "VERB").get("VBG", ()):
+            return " ".join([*toks[:j], "from", *toks[j:k], *rest])  # "is camping" -> "from camping"
         gerund = "being"
     elif verb in ("has", "have"):
         nxt = rest[0].lower() if rest else ""
         if not rest or nxt in _PERFECT_NEXT or nxt.endswith("ed") or nxt in lemmas(nxt, "VERB").get("VERB", ()):
-            return None  # "has finished the work", "has to go": no plain possession
+            return None  # "has finished the work", "has been", "has lost": no plain possession
         gerund = "having"
     else:
         lemma = lemmas(verb, "VERB").get("VERB")

@@ -704,6 +704,11 @@ def _tail_reason(relation: str, tail: str) -> tuple[str, str | None]:
     return shown, f"tail: {why}" if why else None
 
 
+# Part of the edge filter's name, which keys the graph index cache: raise it whenever a check here
+# changes what is kept, or an index built under the former checks is served from disk.
+RULES_VERSION = "v13"
+
+
 def well_formed(base: EdgeFilter) -> EdgeFilter:
     """``base``, and only triples :func:`display_reason` finds nothing wrong with."""
 
@@ -712,7 +717,7 @@ def well_formed(base: EdgeFilter) -> EdgeFilter:
 
     # the name keys the graph index cache and is stored with every set: it says whether the parse ran
     parsed = f"parsed:{grammar.version()}" if grammar.available() else "unparsed"
-    return EdgeFilter(f"{base.name}+well-formed+{parsed}", keep, base.drop_origins)
+    return EdgeFilter(f"{base.name}+well-formed-{RULES_VERSION}+{parsed}", keep, base.drop_origins)
 
 
 def build_edges(

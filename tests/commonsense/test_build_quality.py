@@ -375,6 +375,8 @@ def test_a_state_shaped_event_is_no_distractor_where_a_state_answers() -> None:
         ("PersonX makes the purchase", "PersonX from making the purchase"),
         ("PersonX finally gets up", "PersonX from finally getting up"),
         ("PersonX has no money", "PersonX from having no money"),
+        ("PersonX is camping in the woods", "PersonX from camping in the woods"),  # a progressive keeps its verb
+        ("PersonX is going to school", "PersonX from going to school"),
         ("PersonX never recovers", None),  # no gerund reads right: the template's words stay
         ("PersonX can not find PersonY", None),
         ("PersonX has finished the work", None),

@@ -314,10 +314,10 @@ def test_parser_reads_placeholders_as_names_and_keeps_every_linkage() -> None:
 def test_edge_filter_says_whether_the_parse_ran(monkeypatch: pytest.MonkeyPatch) -> None:
     # the name keys the graph index cache and is stored with every set
     monkeypatch.setattr(grammar, "available", lambda: False)
-    assert build_edges().name.endswith("+well-formed+unparsed")
+    assert build_edges().name.endswith(f"+well-formed-{wellformed.RULES_VERSION}+unparsed")
     monkeypatch.setattr(grammar, "available", lambda: True)
     monkeypatch.setattr(grammar, "version", lambda: "link-grammar-9.9.9")
-    assert build_edges().name.endswith("+well-formed+parsed:link-grammar-9.9.9")
+    assert build_edges().name.endswith(f"+well-formed-{wellformed.RULES_VERSION}+parsed:link-grammar-9.9.9")
     assert wellformed.build_edges(include_malformed=True).name == plausible_only().name
 
 
