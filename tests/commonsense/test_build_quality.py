@@ -76,7 +76,10 @@ def test_ckbp_default_chains_use_only_label1_triples(kind: str) -> None:
     # CSKB holds few distinct 2in queries among its well-formed label-1 knowledge-base triples (2 of
     # 40 asked at seed 11: 249 HinderedBy rows, few of whose tails an action reaches)
     assert len(qs) >= (1 if kind == "2in" else 20), kind
-    for q in qs:
+    # with the populated candidates too (more 2in queries), the label filter still holds
+    wide = build_com2(_ckbp_index(include_populated=True), BuildParams(kind=kind, count=40, seed=11))
+    assert len(wide) >= (8 if kind == "2in" else 20), kind
+    for q in [*qs, *wide]:
         for h, r, t in q.chain:
             assert 1.0 in labels[(h, r, t)], (q.id, h, r, t)
     # the fault the default removes: with implausible triples allowed, label-0 edges reach chains
