@@ -297,9 +297,10 @@ _LEMMA_AFTER_NAME = re.compile(r"\b(?:[A-Z][a-z]+|Person[XYZ])\s+(?:be|have)\b|\
 _PERFECT_NEXT = frozenset({"been", "not", "never", "already", "just"})
 
 
-def _verb_base(word: str) -> str:
-    got = lemmas(word, "VERB").get("VERB", ())
-    return got[0] if got else word
+def verb_lemma(word: str) -> str | None:
+    """The verb lemma of an inflected or base verb form ("camping" -> "camp"), or None."""
+    got = lemmas(word.lower(), "VERB").get("VERB", ())
+    return got[0] if got else None
 
 
 @lru_cache(maxsize=65536)
@@ -312,7 +313,7 @@ def hindered_phrase(text: str) -> str | None:
     toks = text.split()
     if len(toks) < 2 or not (_PERSON.match(toks[0]) or _PEOPLE.match(toks[0])):
         return None  # only a person's own event ("PersonX's car breaks down" keeps the template)
-    j = k = 1  # pre-verbal adverbs stay before the gerund ("finally getting up")
+    k = 1  # pre-verbal adverbs stay before the gerund ("finally getting up")
     while k < len(toks) - 1 and _adverb(toks[k]):
         if toks[k].lower() in ("not", "n't", "never"):
             return None
@@ -320,19 +321,21 @@ def hindered_phrase(text: str) -> str | None:
     verb = toks[k].lower()
     if verb in MODALS or verb in ("not", "n't", "never", "does", "do", "did", "was", "were"):
         return None
-    rest = toks[k + 1 :]
+    subject, adverbs, rest = toks[0], toks[1:k], toks[k + 1 :]
     if verb in ("is", "are", "am"):
-        if rest and rest[0].lower() in inflections(_verb_base(rest[0].lower()), "VERB").get("VBG", ()):
-            return " ".join([*toks[:j], "from", *toks[j:k], *rest])  # "is camping" -> "from camping"
+        first = rest[0].lower() if rest else ""
+        progressive = verb_lemma(first)
+        if progressive and first in inflections(progressive, "VERB").get("VBG", ()):
+            return " ".join([subject, "from", *adverbs, *rest])  # "is camping" -> "from camping"
         gerund = "being"
     elif verb in ("has", "have"):
         nxt = rest[0].lower() if rest else ""
-        if not rest or nxt in _PERFECT_NEXT or nxt.endswith("ed") or nxt in lemmas(nxt, "VERB").get("VERB", ()):
+        if not rest or nxt in _PERFECT_NEXT or nxt.endswith("ed") or nxt == verb_lemma(nxt):
             return None  # "has finished the work", "has been", "has lost": no plain possession
         gerund = "having"
     else:
-        lemma = lemmas(verb, "VERB").get("VERB")
-        if not lemma:
+        lemma = verb_lemma(verb)
+        if lemma is None:
             return None
-        gerund = _inflect(lemma[0], "VBG")
-    return " ".join([*toks[:j], "from", *toks[j:k], gerund, *rest])
+        gerund = _inflect(lemma, "VBG")
+    return " ".join([subject, "from", *adverbs, gerund, *rest])

@@ -290,10 +290,7 @@ def _singular_count(word: str) -> bool:
     )
 
 
-def _verb_form(word: str) -> str | None:
-    """The verb lemma of an inflected or base verb form, or None."""
-    got = lemmas(word.lower(), "VERB").get("VERB", ())
-    return got[0] if got else None
+_verb_form = fluent.verb_lemma  # the verb lemma of an inflected or base verb form, or None
 
 
 def _bare_count_noun(toks: list[str], i: int) -> bool:
