@@ -26,22 +26,22 @@ def human_reporter_register(fn: HumanReporter) -> None:
         HUMAN_REPORTERS.append(fn)
 
 
-def _chain_plausibilities(qset: QuestionSet) -> list[list[float | None]]:
+def _chains(qset: QuestionSet) -> tuple[list[list[float | None]], int]:
+    """Per item (in set order) the plausibility of every triple of its golden chain, and how many
+    items' chains hold a candidate CSKB-Population mined from ASER (a triple whose stored origin is
+    in :data:`commonsense.kg.edges.POPULATED`: 0 for a default build), read in one pass."""
     through = qset.questions.model.triples.through
-    rows = through.objects.filter(question__question_set=qset).values_list("question_id", "triple__plausibility")
+    rows = through.objects.filter(question__question_set=qset).values_list(
+        "question_id", "triple__plausibility", "triple__extra"
+    )
     by_q: dict[int, list[float | None]] = {}
-    for qid, p in rows.iterator(chunk_size=5000):
+    populated: set[int] = set()
+    for qid, p, extra in rows.iterator(chunk_size=5000):
         by_q.setdefault(qid, []).append(p)
+        if (extra or {}).get(ORIGIN_FIELD) in POPULATED:
+            populated.add(qid)
     ids = qset.questions.values_list("id", flat=True)
-    return [by_q.get(i, []) for i in ids.iterator(chunk_size=5000)]
-
-
-def _chains_with_populated(qset: QuestionSet) -> int:
-    """Items whose golden chain holds a candidate CSKB-Population mined from ASER (a triple whose
-    stored origin is in :data:`commonsense.kg.edges.POPULATED`): 0 for a default build."""
-    through = qset.questions.model.triples.through
-    rows = through.objects.filter(question__question_set=qset).values_list("question_id", "triple__extra")
-    return len({qid for qid, extra in rows.iterator(chunk_size=5000) if (extra or {}).get(ORIGIN_FIELD) in POPULATED})
+    return [by_q.get(i, []) for i in ids.iterator(chunk_size=5000)], len(populated)
 
 
 def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, Any]:
@@ -51,12 +51,13 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
         for c, s, o in qset.questions.values_list("context", "stem", "options").iterator(chunk_size=2000)
     )
     person_names = qset.params.get("person_names", True) is not False
+    plausibilities, with_populated = _chains(qset)
     report = {
         "build": (qset.quality or {}).get("build"),
         "text": text_checks(items, person_names=person_names),
         "chains": {
-            **chain_plausibility(_chain_plausibilities(qset)),
-            "chains_with_populated": _chains_with_populated(qset),
+            **chain_plausibility(plausibilities),
+            "chains_with_populated": with_populated,
         },
     }
     for reporter in HUMAN_REPORTERS:
