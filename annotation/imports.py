@@ -116,7 +116,11 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
     errors: list[str] = []
     items = {i.key: i for i in Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR)}
     cols = _parse_header(campaign, header, items, errors)
-    expected = {(c[0].pk, c[1]) for c in cols if c} if campaign.kind == Campaign.Kind.SURVEY else set()
+    expected: dict[int, set[str]] = {}  # a survey item's questions in the file's columns
+    if campaign.kind == Campaign.Kind.SURVEY:
+        for c in cols:
+            if c:
+                expected.setdefault(c[0].pk, set()).add(c[1])
     User = get_user_model()
     parsed: list[tuple[str, dict[int, dict[str, int]]]] = []
     seen: set[str] = set()
@@ -147,7 +151,7 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
             by_item.setdefault(col[0].pk, {})[col[1]] = int(v in YES)
         if campaign.kind == Campaign.Kind.SURVEY:
             for item_id, vals in by_item.items():
-                want = {q for (i, q) in expected if i == item_id}
+                want = expected[item_id]
                 if set(vals) != want and item_id not in bad_items:
                     errors.append(
                         f"row {n}: item {items_by_pk(items)[item_id].key!r} is partly answered "

@@ -13,6 +13,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import models
 from django.db.models import Count, Q, QuerySet
+from django.db.models.fields.json import KT
 
 from accounts.people import User, Visitor
 from accounts.roles import RESEARCHER, has_role
@@ -320,14 +321,29 @@ class Matrices:
     statements: list[int | None] | None = None  # survey: each item's statement (read with the answers)
 
 
+_BITS: dict[Any, float] = {1: 1.0, 0: 0.0, "1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0}
+
+
+def _bit(value: Any) -> float:
+    """A 0/1 answer as the database reads it out of the JSON: a number on SQLite, text on
+    PostgreSQL (``->>``), ``true``/``false`` if stored as a boolean; NaN when absent."""
+    if value is None:
+        return float("nan")
+    bit = _BITS.get(value)
+    return float(value) if bit is None else bit
+
+
 def campaign_matrices(campaign: Campaign) -> Matrices:
     statement_of: dict[int, int | None] = {}
+    rows: list[tuple[int, int, Any]]
     if campaign.kind == Campaign.Kind.SURVEY:  # each item's statement in the same statement
+        # the two answers read out of the JSON by the database (a survey has tens of thousands of
+        # answers: decoding each whole answer in Python was most of a statement page's cost)
         rows = []
-        for user, item, ans, statement in _regular_responses(campaign).values_list(
-            "user_id", "item_id", "answer", "item__statement_id"
+        for user, item, agree, predict, statement in _regular_responses(campaign).values_list(
+            "user_id", "item_id", KT("answer__agree"), KT("answer__predict"), "item__statement_id"
         ):
-            rows.append((user, item, ans))
+            rows.append((user, item, (_bit(agree), _bit(predict))))
             statement_of[item] = statement
     else:
         rows = regular_answers(campaign)
@@ -346,7 +362,7 @@ def campaign_matrices(campaign: Campaign) -> Matrices:
     for user, item, ans in rows:
         r, c = ri[user], ii[item]
         if campaign.kind == Campaign.Kind.SURVEY:
-            m.primary[r, c], m.predict[r, c] = ans["agree"], ans["predict"]  # type: ignore[index]
+            m.primary[r, c], m.predict[r, c] = ans  # type: ignore[index]
         elif campaign.kind == Campaign.Kind.RICA:
             m.primary[r, c] = ans["valid"]
         elif campaign.kind == Campaign.Kind.GENERATION:

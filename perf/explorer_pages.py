@@ -3,14 +3,17 @@
 Builds, in a fresh SQLite database (or ``--db-url``): a 1.33 M-triple synthetic graph
 (``perf/synth_graph.py``, imported through ``knowledge.services.graph_import``), a CoCo-shaped
 question set of 40,000 questions with two runs of 40,000 predictions each, and a 4,000-statement
-set with a statement run. Then requests every explorer page with Django's test client: one
+set with a statement run; two RICA-shaped sets of 40,000 probes (one marked as rewritten with
+novel entities) with a run each; a second 4,000-statement set with two runs and a survey campaign
+(400 raters × 50 statements, through the ratings import). Then requests every explorer page with Django's test client: one
 untimed warm-up request per page (imports, template compilation), then ``--repeat`` timed
 requests with the Django cache cleared before each (so the graph-overview cache never hides the
 cost), then ``--repeat`` requests with the cache kept (what a second viewer of a finished run
 gets). Prints the median times and the SQL query count per page, slowest first, and the search
 timings.
 
-    .venv/bin/python perf/explorer_pages.py [--triples 1330000] [--predictions 40000] [--repeat 3]
+    .venv/bin/python perf/explorer_pages.py [--triples 1330000] [--predictions 40000] [--rica 40000]
+        [--survey-raters 400] [--repeat 3]
 
 Pages over issue 16 item 5's bounds (150 ms, 12 queries) are flagged.
 """
@@ -116,15 +119,137 @@ def build_questions(n: int) -> tuple[object, list[object]]:
     return qset, runs
 
 
-def build_statements(n: int) -> object:
+RICA_PERTURBATIONS = (
+    "original",
+    "negated",
+    "antonym",
+    "paraphrase",
+    "asymmetric_premise",
+    "asymmetric_conclusion",
+    "negated_asymmetric_premise",
+    "paraphrase_asymmetric_conclusion",
+)
+
+
+def build_rica_pair(n: int) -> list[object]:
+    """Two RICA-shaped sets of ``n`` probes (axioms of 8 perturbations, two comparative options),
+    the second marked as the first rewritten with novel entities (as ``build_rica`` marks it), and a
+    finished run on each whose metrics are computed by the loop's own ``run_metrics_compute``: the
+    RICA summary and the names-vs-novel panel (each run's answers per axiom) are on the pages."""
     from django.db import transaction
     from django.utils import timezone
 
-    from knowledge.models import Statement, StatementSet
-    from runs.models import Prediction, Run, RunMetric
+    from knowledge.models import Question, QuestionSet
+    from runs.item_facets import question_facets
+    from runs.models import Prediction, Run
+    from runs.reports import run_metrics_compute
+
+    rng = random.Random(2)
+    runs = []
+    for name, params, skill in (
+        ("perf-rica", {}, 0.7),
+        ("perf-rica-novel", {"source_set": "perf-rica", "seed": 1, "variants": 1, "entities": "novel"}, 0.6),
+    ):
+        qset = QuestionSet.objects.create(name=name, kind=QuestionSet.Kind.RICA_AXIOMS, question_count=n, params=params)
+        with transaction.atomic():
+            Question.objects.bulk_create(
+                [
+                    Question(
+                        question_set=qset,
+                        position=i,
+                        external_id=f"r{i}",
+                        stem=f"A is made of stone {i // 8}, B is made of wool, so A is [MASK] soft than B",
+                        options=["more", "less"],
+                        answer_index=(a := rng.randrange(2)),
+                        answers=[("more", "less")[a]],
+                        structure="rica-axiom",
+                        group=f"axiom{i // 8}",
+                        metadata={"perturbation": RICA_PERTURBATIONS[i % 8]},
+                    )
+                    for i in range(n)
+                ],
+                batch_size=5000,
+            )
+        run = Run.objects.create(
+            question_set=qset,
+            backend="random",
+            scoring="rica-mlm",
+            model=f"synthetic-rica-{skill}",
+            state=Run.State.DONE,
+            items_total=n,
+            items_done=n,
+            finished_at=timezone.now(),
+        )
+        preds = []
+        for pos, q in enumerate(Question.objects.filter(question_set=qset).order_by("position")):
+            chosen = q.answer_index if rng.random() < skill else 1 - q.answer_index
+            preds.append(
+                Prediction(
+                    run=run,
+                    question_id=q.pk,
+                    position=pos,
+                    chosen=chosen,
+                    correct=chosen == q.answer_index,
+                    scores=[rng.random(), rng.random()],
+                    **question_facets(q),
+                )
+            )
+        with transaction.atomic():
+            Prediction.objects.bulk_create(preds, batch_size=5000)
+        run_metrics_compute(run)
+        runs.append(run)
+    return runs
+
+
+def build_statements(n: int) -> object:
+    """A 4,000-statement set with one finished statement run (metrics stored as the loop names them)."""
+    from runs.models import RunMetric
 
     rng = random.Random(1)
-    sset = StatementSet.objects.create(name="perf-statements", statement_count=n, models_answered=["M1", "M2"])
+    sset = _statement_set("perf-statements", n, rng)
+    run = _statement_run(sset, rng, "")
+    for name, v in (("consensus", 0.7), ("awareness", 0.75), ("commonsensicality", 0.72)):
+        RunMetric.objects.create(run=run, name=name, scope="overall", value=v, n=n)
+    RunMetric.objects.create(run=run, name="commonsensicality", scope="feature:behavior=1", value=0.7, n=n // 2)
+    return run
+
+
+def build_surveyed_statements(n: int, raters: int, per_rater: int) -> list[object]:
+    """A second statement set with two finished runs (metrics by the loop's ``run_metrics_compute``)
+    and a survey campaign whose (a)/(b) answers come in through ``ratings_import``: ``raters``
+    people, each rating ``per_rater`` statements (NWW's design: 50 statements per participant).
+    The statement run page then shows every human-side panel: percentiles, distributions, fidelity."""
+    from annotation.imports import ratings_import
+    from annotation.services import campaign_create
+    from knowledge.models import Statement
+    from runs.reports import run_metrics_compute
+
+    rng = random.Random(3)
+    sset = _statement_set("perf-statements-surveyed", n, rng)
+    runs = [_statement_run(sset, rng, model) for model in ("synthetic-a", "synthetic-b")]
+    for run in runs:
+        run_metrics_compute(run)
+    per_statement = -(-raters * per_rater // n)
+    camp = campaign_create(
+        name="perf-survey", title="survey", kind="survey", statement_set=sset, redundancy=per_statement + 1
+    )
+    keys = [s.external_id or str(s.position) for s in Statement.objects.filter(statement_set=sset).order_by("position")]
+    header = ["rater"] + [f"{k}:{q}" for k in keys for q in ("a", "b")]
+    lines = [",".join(header)]
+    for r in range(raters):
+        cells = [""] * (2 * n)
+        for j in range(r * per_rater, (r + 1) * per_rater):  # consecutive slices: every statement rated alike
+            j %= n
+            cells[2 * j], cells[2 * j + 1] = str(rng.randrange(2)), str(rng.randrange(2))
+        lines.append(",".join([f"rater{r}", *cells]))
+    ratings_import(camp, "\n".join(lines) + "\n", create_raters=True)
+    return runs
+
+
+def _statement_set(name: str, n: int, rng: random.Random) -> object:
+    from knowledge.models import Statement, StatementSet
+
+    sset = StatementSet.objects.create(name=name, statement_count=n, models_answered=["M1", "M2"])
     Statement.objects.bulk_create(
         [
             Statement(
@@ -139,8 +264,24 @@ def build_statements(n: int) -> object:
         ],
         batch_size=5000,
     )
+    return sset
+
+
+def _statement_run(sset: object, rng: random.Random, model: str) -> object:
+    """A finished statement run: P(yes) to both questions per statement, stored as the yesno scorer stores them."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from knowledge.models import Statement
+    from runs.models import Prediction, Run
+
     run = Run.objects.create(
-        statement_set=sset, backend="random", scoring="yesno", state=Run.State.DONE, finished_at=timezone.now()
+        statement_set=sset,
+        backend="random",
+        scoring="yesno",
+        model=model,
+        state=Run.State.DONE,
+        finished_at=timezone.now(),
     )
     with transaction.atomic():
         Prediction.objects.bulk_create(
@@ -157,9 +298,6 @@ def build_statements(n: int) -> object:
             ],
             batch_size=5000,
         )
-    for name, v in (("consensus", 0.7), ("awareness", 0.75), ("commonsensicality", 0.72)):
-        RunMetric.objects.create(run=run, name=name, scope="overall", value=v, n=n)
-    RunMetric.objects.create(run=run, name="commonsensicality", scope="feature:behavior=1", value=0.7, n=n // 2)
     return run
 
 
@@ -226,6 +364,10 @@ def main() -> None:
     ap.add_argument("--triples", type=int, default=1_330_000)
     ap.add_argument("--predictions", type=int, default=40_000)
     ap.add_argument("--statements", type=int, default=4_000)
+    ap.add_argument("--rica", type=int, default=40_000, help="probes per RICA set (0: no RICA pages)")
+    ap.add_argument(
+        "--survey-raters", type=int, default=400, help="survey raters on the second statement set (0: none)"
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--db-url", default="")
     ap.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "cocoweb-perf"))
@@ -261,6 +403,13 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
         f"built {args.predictions:,} questions, 2 runs × {args.predictions:,} predictions and "
         f"{args.statements:,} statements in {time.perf_counter() - t:.1f} s"
     )
+    t = time.perf_counter()
+    rica = build_rica_pair(args.rica) if args.rica else []
+    surveyed = build_surveyed_statements(args.statements, args.survey_raters, 50) if args.survey_raters else []
+    print(
+        f"built 2 RICA sets of {args.rica:,} probes with a run each, and a second statement set with 2 runs "
+        f"and {args.survey_raters:,} survey raters × 50 statements in {time.perf_counter() - t:.1f} s"
+    )
     if connection.vendor == "postgresql":  # as autovacuum leaves a settled database: statistics, visibility map
         with connection.cursor() as cur:
             cur.execute("VACUUM ANALYZE")
@@ -288,6 +437,18 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
         reverse("explorer:run_errors", args=[srun.pk]),
         reverse("explorer:run_items", args=[srun.pk]) + "?human=1",  # a statement run's drawer
     ]
+    if rica:
+        urls += [
+            reverse("explorer:run_errors", args=[rica[1].pk]),
+            reverse("explorer:compare") + f"?run={rica[0].pk}&run={rica[1].pk}",  # names vs novel (RICA Fig. 5b)
+            reverse("explorer:run_items", args=[rica[0].pk]) + "?perturbation=negated&correct=0",
+        ]
+    if surveyed:
+        urls += [
+            reverse("explorer:run_errors", args=[surveyed[0].pk]),  # every human-side panel
+            reverse("explorer:compare") + f"?run={surveyed[0].pk}&run={surveyed[1].pk}",
+            reverse("explorer:run_items", args=[surveyed[0].pk]) + "?human=1",
+        ]
     print(f"load average before timing: {_loadavg()}")
     results = time_pages(urls, args.repeat, args.show_sql)
     _check_content(

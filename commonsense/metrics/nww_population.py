@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
+from scipy import sparse, stats
 
 from .bootstrap import FloatArray, IntArray, as_float_vector
 from .nww import _pair, binarise, scores_from_rates
@@ -160,13 +161,14 @@ class SplitHalf:
     n_raters: int
 
 
-def _half_scores(
-    mask: FloatArray, a0: FloatArray, sa: FloatArray, b0: FloatArray, sb: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    """(agree rate, m_i) per repetition and statement for the raters selected by ``mask`` (reps × raters)."""
+def _half_scores(mask: FloatArray, a0: Any, sa: Any, b0: Any, sb: Any) -> tuple[FloatArray, FloatArray]:
+    """(agree rate, m_i) per repetition and statement for the raters selected by ``mask`` (reps × raters).
+    ``a0`` … ``sb``: the raters × statements counts (scipy sparse: a survey's raters each rate a few
+    of the statements). Every product sums 0/1 terms, so it is exact whatever the order of the sum:
+    the same numbers as the dense product, without its raters × statements multiplications."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        da = (mask @ a0) / (mask @ sa)
-        db = (mask @ b0) / (mask @ sb)
+        da = np.ascontiguousarray(mask @ a0) / (mask @ sa)  # C order, as the dense product: the same sums later
+        db = np.ascontiguousarray(mask @ b0) / (mask @ sb)
         maj = da >= 0.5
         aw = np.where(maj, db, 1.0 - db)
         m = np.sqrt(2.0 * np.abs(da - 0.5) * aw)
@@ -180,8 +182,10 @@ def split_half(agree: npt.ArrayLike, predict: npt.ArrayLike, *, n_rep: int = 100
     n_raters = a.shape[0]
     if n_raters < 2 or n_rep < 1:
         return SplitHalf(None, (None, None), None, (None, None), 0, n_raters)
-    sa, sb = (~np.isnan(a)).astype(float), (~np.isnan(b)).astype(float)
-    a0, b0 = np.nan_to_num(a), np.nan_to_num(b)
+    sa, sb, a0, b0 = (
+        sparse.csr_array(x)
+        for x in ((~np.isnan(a)).astype(float), (~np.isnan(b)).astype(float), np.nan_to_num(a), np.nan_to_num(b))
+    )
     rng = np.random.default_rng(seed)
     r_m, r_a = [], []
     for start in range(0, n_rep, 100):
