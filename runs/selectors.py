@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -49,6 +49,29 @@ def statement_extras(runs: Sequence[Run]) -> dict[int, dict[int, Any]]:
         for run_id, statement_id, extra in cur.fetchall():
             out[run_id][statement_id] = _json(extra)
     return out
+
+
+class LazyStatementExtras(Mapping[int, dict[int, Any]]):
+    """:func:`statement_extras` of ``runs``, read on first use: a page passes it to panels whose
+    figures may all come from the cache, and then never reads the predictions."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self._runs = list(runs)
+        self._read: dict[int, dict[int, Any]] | None = None
+
+    def _rows(self) -> dict[int, dict[int, Any]]:
+        if self._read is None:
+            self._read = statement_extras(self._runs)
+        return self._read
+
+    def __getitem__(self, run_id: int) -> dict[int, Any]:
+        return self._rows()[run_id]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
 
 
 def _json(value: Any) -> Any:

@@ -9,16 +9,19 @@ same item, the most recently computed label counts.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from django.apps import apps
+from django.core.cache import cache
 from django.db import connection
-from django.db.models import Exists, FloatField, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from .rows import FinalLabelRow, GroupAccuracy, VerifiedAccuracyRow
+from .run_aggregates import TTL, for_finished_runs
 
 AGREEMENT_PENDING = (
     "No question of this run has a final human label yet: levels come from the annotation app's "
@@ -199,6 +202,7 @@ def statement_agree_rates(statement_set: Any) -> dict[int, float]:
     return {sid: float(r) for sid, r in rows if r is not None}
 
 
+T = TypeVar("T")
 SURVEY_CAMPAIGNS_READ = 5  # how far back human_compare.latest_survey looks for a campaign with answers
 
 
@@ -216,8 +220,36 @@ class SurveyReads:
         if not annotation_available() or self.statement_set is None:
             return []
         Campaign = apps.get_model("annotation", "Campaign")
-        qs = Campaign.objects.filter(kind="survey", statement_set=self.statement_set).order_by("-created_at")
+        qs = (
+            Campaign.objects.filter(kind="survey", statement_set=self.statement_set)
+            .annotate(answers_n=Count("responses"), answers_last=Max("responses__id"))
+            .order_by("-created_at")
+        )
         return list(qs[:SURVEY_CAMPAIGNS_READ])
+
+    @property
+    def version(self) -> str:
+        """The state of every answer of :attr:`campaigns`, read with them: a response is only ever
+        added or deleted (never changed), so a campaign's (answers, last answer id) changes with
+        any of its answers. The campaign's creation time keeps a database recreated under a
+        running cache (ids counted again from 1) from matching. What a page computes from the
+        survey is cached under it; "" when the set has no survey campaign (nothing to key)."""
+        return ";".join(f"{c.pk}.{c.created_at.timestamp():.6f}.{c.answers_n}.{c.answers_last}" for c in self.campaigns)
+
+    def cached(self, name: str, compute: Callable[[], T], runs: Sequence[Any] = ()) -> T:
+        """``compute()`` kept under :attr:`version` (and, with ``runs``, while every run is
+        finished: :func:`run_aggregates.for_finished_runs`); computed afresh without a survey."""
+        version = self.version
+        if not version:
+            return compute()
+        if runs:
+            return for_finished_runs(runs, f"{name}@survey-{version}", compute)
+        key = f"explorer:survey:{name}:{version}"
+        hit = cache.get(key)
+        if hit is None:
+            hit = compute()
+            cache.set(key, hit, TTL)
+        return hit
 
     @property
     def latest(self) -> Any:
@@ -283,10 +315,13 @@ def human_commonsensicality(statement_set: Any, reads: SurveyReads | None = None
     from annotation.presentation import NWW_MIN_RATERS
     from annotation.selectors import campaign_nww
 
-    nww = campaign_nww(campaign, reads.matrices(campaign), n_boot=50)
-    if nww is None or len(nww.raters.commonsensicality) < NWW_MIN_RATERS:  # one rater is their own majority
-        return []
-    return [float(m) for m in nww.raters.commonsensicality if not math.isnan(float(m))]
+    def compute() -> list[float]:
+        nww = campaign_nww(campaign, reads.matrices(campaign), n_boot=50)
+        if nww is None or len(nww.raters.commonsensicality) < NWW_MIN_RATERS:  # one rater is their own majority
+            return []
+        return [float(m) for m in nww.raters.commonsensicality if not math.isnan(float(m))]
+
+    return reads.cached("raters-m", compute)
 
 
 def survey_ratings(statement_set: Any, reads: SurveyReads | None = None) -> Any:

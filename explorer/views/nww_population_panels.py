@@ -43,8 +43,8 @@ def population_panels(
     if not want(*KEYS):
         return []
     wants_humans = want("fidelity", "feature-diff", "variant-ii")
-    humans = sources.survey_ratings(run.statement_set, reads) if wants_humans else None
-    rep = population_report(run, humans, others, extras=extras) if humans is not None else _silicon_report(run, extras)
+    rep = _human_report(run, others, reads, extras) if wants_humans else None
+    rep = rep if rep is not None else _silicon_report(run, extras)
     names = {r.pk: _label(r) for r in [run, *others]}
     panels = []
     if want("fidelity"):
@@ -64,17 +64,30 @@ def _silicon_report(run: Run, extras: Mapping[int, Mapping[int, Any]] | None = N
     return for_finished_runs([run], "nww-population", lambda: population_report(run, None, extras=extras))
 
 
+def _human_report(
+    run: Run,
+    others: Sequence[Run] = (),
+    reads: sources.SurveyReads | None = None,
+    extras: Mapping[int, Mapping[int, Any]] | None = None,
+) -> dict[str, Any] | None:
+    """The report with the humans of the set's latest survey campaign (None without one): kept
+    while the runs are finished, under the state of the survey's answers (``SurveyReads.version``)."""
+    reads = reads if reads is not None else sources.SurveyReads(run.statement_set)
+
+    def compute() -> dict[str, Any] | None:
+        humans = sources.survey_ratings(run.statement_set, reads)
+        return None if humans is None else population_report(run, humans, others, extras=extras)
+
+    return reads.cached("nww-population", compute, [run, *others])
+
+
 def compare_population_panels(runs: Sequence[Run], want: Callable[..., bool]) -> list[Panel]:
     """Fidelity of every run, feature differences of every run beside the humans', divergence."""
     if not runs or not want(*KEYS):
         return []
     same_set = len({r.statement_set_id for r in runs}) == 1
-    humans = sources.survey_ratings(runs[0].statement_set) if same_set else None
-    first = (
-        population_report(runs[0], humans, runs[1:] if same_set else ())
-        if humans is not None
-        else _silicon_report(runs[0])
-    )
+    first = _human_report(runs[0], runs[1:]) if same_set else None
+    first = first if first is not None else _silicon_report(runs[0])
     reps = {_label(runs[0]): first} | {_label(r): _silicon_report(r) for r in runs[1:]}
     panels = []
     if want("fidelity") and same_set:

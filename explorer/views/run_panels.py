@@ -15,7 +15,7 @@ from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 from knowledge.models import StatementSet
 from runs.models import Run
-from runs.selectors import runs_on_statement_set, statement_extras
+from runs.selectors import LazyStatementExtras, runs_on_statement_set
 
 from .. import charts
 from ..charts import nww as nww_charts
@@ -292,7 +292,7 @@ def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
     reads = sources.SurveyReads(run.statement_set)  # the survey campaigns and answers, read once for all panels
     # the predictions' answers, of every run on the set, where a survey may compare them with its humans;
     # without a survey the panels read this run's answers themselves (cached once the run is finished)
-    extras = statement_extras(on_set) if want(*ANSWER_PANELS) and reads.campaigns else None
+    extras = LazyStatementExtras(on_set) if want(*ANSWER_PANELS) and reads.campaigns else None
     if want("nww-ca"):
         panels.append(nww_scatter_panel(on_set, run.statement_set, metrics))
     if want("silicon"):
@@ -363,11 +363,22 @@ def human_percentile_panel(
     humans, with the per-statement human rates d^a, d^b behind the fidelity columns (Fig. 3/4A).
     ``runs`` (:func:`runs_on_same_set` of ``run``), ``reads`` (its set's survey reads) and
     ``extras`` (runs.selectors.statement_extras of runs): when the caller read them already."""
-    from ..selectors.human_compare import latest_survey, model_standings, standings_figure
+    from ..selectors.human_compare import Standing, latest_survey, model_standings, standings_figure
 
-    sm = latest_survey(run.statement_set, reads)
+    reads = reads if reads is not None else sources.SurveyReads(run.statement_set)
+    runs = list(runs) if runs is not None else runs_on_same_set(run)
+
+    def compute() -> tuple[str, int, list[Standing]] | None:
+        sm = latest_survey(run.statement_set, reads)
+        if sm is None:
+            return None
+        return sm.campaign.name, len(sm.rater_ids), model_standings(runs, sm, extras=extras)
+
+    # finished runs against the same survey answers: the same standings (the percentiles and the
+    # fidelity bootstraps cost more than the rest of the page)
+    found = reads.cached("nww-standings", compute, runs)
     columns = ["run", "rated above % of humans", "ties %", "humans compared", "r(P(yes), d^a)", "r(m silicon, m human)"]
-    if sm is None:
+    if found is None:
         return Panel(
             "human-percentile",
             "The model among the campaign's humans (NWW Fig. 2E)",
@@ -377,8 +388,7 @@ def human_percentile_panel(
             click="",
             note=sources.HUMAN_SCORES_PENDING,
         )
-    runs = list(runs) if runs is not None else runs_on_same_set(run)
-    standings = model_standings(runs, sm, extras=extras)
+    campaign_name, n_raters, standings = found
     labels = [run_label(r) for r in runs]
     rows = [
         (
@@ -400,7 +410,7 @@ def human_percentile_panel(
         rows,
         click="",
         note=f"{mine.sentence(run_label(run))} Each human's M (NWW Eqs. 9–11) against the model's M on that "
-        f"human's statements; humans from campaign {sm.campaign.name} ({len(sm.rater_ids)} raters).",
+        f"human's statements; humans from campaign {campaign_name} ({n_raters} raters).",
     )
 
 
