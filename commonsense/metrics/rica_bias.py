@@ -5,7 +5,7 @@ accuracy of two runs restricted to the axioms both answered."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .bootstrap import EMPTY, Estimate, mean_ci
 
@@ -30,16 +30,25 @@ def positivity(words: Sequence[str | None], *, seed: int = 0, n_boot: int = 1000
     return mean_ci([float(f) for f in flags], seed=seed, n_boot=n_boot)
 
 
+def axiom_counts(answers: Iterable[tuple[str, bool | None]]) -> dict[str, tuple[int, int]]:
+    """``{axiom: (probes, right)}`` of ``(axiom, correct)`` pairs (None = no answer = wrong)."""
+    out: dict[str, tuple[int, int]] = {}
+    for g, c in answers:
+        n, right = out.get(g, (0, 0))
+        out[g] = (n + 1, right + bool(c))
+    return out
+
+
 def shared_axiom_accuracy(
-    a: Sequence[tuple[str, bool | None]], b: Sequence[tuple[str, bool | None]]
+    a: Mapping[str, tuple[int, int]], b: Mapping[str, tuple[int, int]]
 ) -> tuple[float | None, float | None, int]:
     """(accuracy of a, accuracy of b, axioms) over the probes of the axioms both runs have
-    (``(axiom, correct)`` pairs; None = no answer = wrong): names vs novel entities on the same
-    axioms (RICA Fig. 5b)."""
-    shared = {g for g, _ in a} & {g for g, _ in b}
+    (:func:`axiom_counts` of each run, or the same counts read by a database): names vs novel
+    entities on the same axioms (RICA Fig. 5b)."""
+    shared = a.keys() & b.keys()
 
-    def acc(xs: Sequence[tuple[str, bool | None]]) -> float | None:
-        sel = [bool(c) for g, c in xs if g in shared]
-        return sum(sel) / len(sel) if sel else None
+    def acc(counts: Mapping[str, tuple[int, int]]) -> float | None:
+        n = sum(counts[g][0] for g in shared)
+        return sum(counts[g][1] for g in shared) / n if n else None
 
     return acc(a), acc(b), len(shared)

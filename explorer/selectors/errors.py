@@ -272,12 +272,17 @@ def coco_cell_filter(run: Run, knows: bool, solves: bool) -> Q:
     return Q(pk__in=ids)
 
 
-def rica_answers(run: Run) -> list[tuple[str, bool | None]]:
-    """(axiom group, right or None for no answer) of each of the run's questions (RICA Fig. 5b)."""
-    rows = Prediction.objects.filter(run=run, question__isnull=False).values_list(
-        "question__group", "chosen", F("question__answer_index")
+@per_finished_runs("rica-axioms")
+def rica_axiom_counts(run: Run) -> dict[str, tuple[int, int]]:
+    """``{axiom group: (probes, right)}`` of the run's questions (no answer = wrong), counted by the
+    database (commonsense.metrics.rica_bias.axiom_counts of every probe's answer): RICA Fig. 5b."""
+    rows = (
+        Prediction.objects.filter(run=run, question__isnull=False)
+        .values_list("question__group")
+        .annotate(n=Count("*"), right=Count("pk", filter=Q(chosen=F("question__answer_index"))))
+        .order_by()
     )
-    return [(g, None if c is None else c == a) for g, c, a in rows]
+    return {g: (int(n), int(right)) for g, n, right in rows}
 
 
 # -- ReComSBench --------------------------------------------------------------------------------

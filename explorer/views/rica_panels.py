@@ -65,7 +65,7 @@ def rica_panels(runs: Sequence[Run], want: Callable[..., bool], label: Callable[
     if pairs and want("rica-names-novel"):
         rows = []
         for names, novel in pairs:
-            a, b, n = shared_axiom_accuracy(es.rica_answers(names), es.rica_answers(novel))
+            a, b, n = shared_axiom_accuracy(es.rica_axiom_counts(names), es.rica_axiom_counts(novel))
             rows.append((f"{label(names)} vs {label(novel)}", n, a, b))
         series = [
             charts.Series("entities as imported", [r[2] for r in rows]),

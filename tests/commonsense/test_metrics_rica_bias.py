@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commonsense.metrics.rica_bias import positivity, shared_axiom_accuracy
+from commonsense.metrics.rica_bias import axiom_counts, positivity, shared_axiom_accuracy
 
 
 def test_positivity_by_hand() -> None:
@@ -19,5 +19,6 @@ def test_shared_axiom_accuracy_by_hand() -> None:
     names = [("ax1", True), ("ax1", False), ("ax2", True), ("ax3", True)]
     novel = [("ax1", False), ("ax1", False), ("ax2", None), ("ax4", True)]
     # shared axioms ax1, ax2: names 2/3 right, novel 0/3 (None counts as wrong)
-    assert shared_axiom_accuracy(names, novel) == (pytest.approx(2 / 3), 0.0, 2)
-    assert shared_axiom_accuracy(names, [("zz", True)]) == (None, None, 0)
+    assert axiom_counts(novel) == {"ax1": (2, 0), "ax2": (1, 0), "ax4": (1, 1)}
+    assert shared_axiom_accuracy(axiom_counts(names), axiom_counts(novel)) == (pytest.approx(2 / 3), 0.0, 2)
+    assert shared_axiom_accuracy(axiom_counts(names), axiom_counts([("zz", True)])) == (None, None, 0)
