@@ -31,7 +31,15 @@ from .nww import (
     silicon_population,
     statement_scores,
 )
-from .nww_compare import Correlation, Fidelity, Percentile, pearson, respondent_percentile, silicon_fidelity
+from .nww_compare import (
+    Correlation,
+    Fidelity,
+    Percentile,
+    pearson,
+    respondent_percentile,
+    respondent_percentiles,
+    silicon_fidelity,
+)
 from .recoms import (
     EasyHard,
     PriorKnowledge,
@@ -95,6 +103,7 @@ __all__ = [
     "rater_scores",
     "ratio_ci",
     "respondent_percentile",
+    "respondent_percentiles",
     "respondent_scores",
     "rica_report",
     "sampling_budget",

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,27 +41,46 @@ def respondent_percentile(
     """The model's standing among the raters of a rater × statement matrix. The model is scored
     against the full human majority; each rater against the majority with (``leave_one_out``) or
     without their own vote left out (``False`` reproduces the paper's C.4 exactly)."""
+    (p,) = respondent_percentiles(
+        [(answer_agree, answer_predict)], agree, predict, leave_one_out=leave_one_out, threshold=threshold
+    )
+    return p
+
+
+def respondent_percentiles(
+    answers: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    agree: npt.ArrayLike,
+    predict: npt.ArrayLike,
+    *,
+    leave_one_out: bool = True,
+    threshold: float = 0.5,
+) -> list[Percentile]:
+    """:func:`respondent_percentile` of several models (their (a), (b) answers) among the same
+    raters: the raters' majority and scores, which do not depend on the model, computed once."""
     a, b = _pair(agree, predict)
-    qa, qb = binarise(answer_agree, threshold), binarise(answer_predict, threshold)
-    if not qa.size == qb.size == a.shape[1]:
-        raise ValueError(f"model answers cover {qa.size}/{qb.size} statements, the matrix {a.shape[1]}")
     maj = human_majority(a)
-    ok_c = ~np.isnan(qa) & ~np.isnan(maj)
-    ok_a = ~np.isnan(qb) & ~np.isnan(maj)
-    hit_c = np.where(ok_c, qa == maj, False).astype(float)
-    hit_a = np.where(ok_a, qb == maj, False).astype(float)
     seen_a, seen_b = (~np.isnan(a)).astype(float), (~np.isnan(b)).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mc = (seen_a @ hit_c) / (seen_a @ ok_c.astype(float))
-        ma = (seen_b @ hit_a) / (seen_b @ ok_a.astype(float))
-        model = np.sqrt(mc * ma)
     human = rater_scores(a, b, leave_one_out=leave_one_out).commonsensicality
-    both = np.isfinite(model) & np.isfinite(human)
-    n = int(both.sum())
-    diff = model[both] - human[both]
-    wins = float((diff > 0).mean()) if n else float("nan")
-    ties = float((diff == 0).mean()) if n else float("nan")
-    return Percentile(wins, ties, n, model, human)
+    out = []
+    for answer_agree, answer_predict in answers:
+        qa, qb = binarise(answer_agree, threshold), binarise(answer_predict, threshold)
+        if not qa.size == qb.size == a.shape[1]:
+            raise ValueError(f"model answers cover {qa.size}/{qb.size} statements, the matrix {a.shape[1]}")
+        ok_c = ~np.isnan(qa) & ~np.isnan(maj)
+        ok_a = ~np.isnan(qb) & ~np.isnan(maj)
+        hit_c = np.where(ok_c, qa == maj, False).astype(float)
+        hit_a = np.where(ok_a, qb == maj, False).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mc = (seen_a @ hit_c) / (seen_a @ ok_c.astype(float))
+            ma = (seen_b @ hit_a) / (seen_b @ ok_a.astype(float))
+            model = np.sqrt(mc * ma)
+        both = np.isfinite(model) & np.isfinite(human)
+        n = int(both.sum())
+        diff = model[both] - human[both]
+        wins = float((diff > 0).mean()) if n else float("nan")
+        ties = float((diff == 0).mean()) if n else float("nan")
+        out.append(Percentile(wins, ties, n, model, human))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ import numpy as np
 import plotly.graph_objects as go
 from django.apps import apps
 
-from commonsense.metrics.nww_compare import respondent_percentile, silicon_fidelity
+from commonsense.metrics.nww_compare import respondent_percentiles, silicon_fidelity
 from runs.models import Prediction, Run
 
 from ..charts import empty_figure, make_figure
@@ -100,10 +100,10 @@ def model_standings(
     ``leave_one_out`` scores each human against the other humans' majority (not the paper's).
     ``extras``: {run id: {statement id: prediction extra}} of runs read already; others are read here."""
     rates = sm.rates()
+    answers = [run_answers(run, sm.statement_ids, (extras or {}).get(run.pk)) for run in runs]
+    percentiles = respondent_percentiles(answers, sm.agree, sm.predict, leave_one_out=leave_one_out)
     out = []
-    for run in runs:
-        qa, qb = run_answers(run, sm.statement_ids, (extras or {}).get(run.pk))
-        p = respondent_percentile(qa, qb, sm.agree, sm.predict, leave_one_out=leave_one_out)
+    for run, (qa, qb), p in zip(runs, answers, percentiles, strict=True):
         ok = [i for i, s in enumerate(sm.statement_ids) if s in rates and np.isfinite(qa[i]) and np.isfinite(qb[i])]
         r_agree = r_m = None
         if len(ok) >= 3:

@@ -12,6 +12,7 @@ from commonsense.metrics import (
     human_majority,
     rater_scores,
     respondent_percentile,
+    respondent_percentiles,
     respondent_scores,
     scores_from_rates,
     silicon_fidelity,
@@ -125,6 +126,13 @@ def test_model_percentile_among_raters() -> None:
     assert p.wins == pytest.approx(3 / 4) and p.ties == pytest.approx(1 / 4)  # rater 0 is perfect too
     worst = respondent_percentile(1 - majority, 1 - majority, AGREE, PREDICT, leave_one_out=False)
     assert worst.wins == 0.0
+    # several models among the same raters at once: each as if alone
+    both = respondent_percentiles([(majority, majority), (1 - majority, 1 - majority)], AGREE, PREDICT)
+    for got, alone in zip(both, (majority, 1 - majority), strict=True):
+        want = respondent_percentile(alone, alone, AGREE, PREDICT)
+        assert (got.wins, got.ties, got.n_raters) == (want.wins, want.ties, want.n_raters)
+        assert np.array_equal(got.model_per_rater, want.model_per_rater, equal_nan=True)
+        assert np.array_equal(got.human, want.human, equal_nan=True)
 
 
 def test_silicon_fidelity_correlations() -> None:
