@@ -20,11 +20,10 @@ import numpy as np
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from commonsense.metrics.bootstrap import FloatArray
-from knowledge.models import Statement
 
 from .models import Run
 from .reports import _p_yes
-from .selectors import statement_extras
+from .selectors import statement_extras, statement_rows
 
 N_EXAMPLES = 10
 
@@ -91,11 +90,7 @@ def population_report(
     {run id: {statement id: prediction extra}} of runs read already (runs.selectors.statement_extras);
     a run not in it is read here."""
     extras = extras or {}
-    stmts = list(
-        Statement.objects.filter(statement_set_id=run.statement_set_id)
-        .order_by("position")
-        .values_list("id", "text", "features", "elicitation")
-    )
+    stmts = statement_rows(run.statement_set_id)
     ids = [s[0] for s in stmts]
     pa, pb = run_answers(run, ids, extras.get(run.pk))
     seed = int(run.seed or 0)

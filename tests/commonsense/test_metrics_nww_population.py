@@ -172,3 +172,46 @@ def test_split_half_on_a_sparse_survey_is_the_dense_computation_to_the_last_bit(
     s = split_half(agree, predict, n_rep=250, seed=11)
     m_r, a_r = _split_half_dense(agree, predict, 250, 11)
     assert s.commonsensicality_r == m_r and s.agree_r == a_r  # exact, not approx
+
+
+def _former_feature_difference(m: np.ndarray, poles: np.ndarray, *, n_boot: int, seed: int) -> tuple:
+    """feature_difference as it was before its draws were sliced to fit in a core's cache (8c1d38c)."""
+    ok = np.isfinite(m) & np.isfinite(poles)
+    g1, g0 = m[ok & (poles == 1)], m[ok & (poles == 0)]
+    value = float(g1.mean() - g0.mean())
+    rng = np.random.default_rng(seed)
+    reps = np.empty(n_boot)
+    for start in range(0, n_boot, 200):
+        b = min(200, n_boot - start)
+        r1 = g1[rng.integers(0, g1.size, size=(b, g1.size))].mean(axis=1)
+        r0 = g0[rng.integers(0, g0.size, size=(b, g0.size))].mean(axis=1)
+        reps[start : start + b] = r1 - r0
+    finite = reps[np.isfinite(reps)]
+    tails = [(1.0 - level) / 2.0 * 100.0 for level in (0.5, 0.95)]
+    ci = [tuple(float(v) for v in np.percentile(finite, [t, 100.0 - t])) for t in tails]
+    return value, ci[0], ci[1], int(g1.size), int(g0.size)
+
+
+@pytest.mark.parametrize(
+    ("n", "n_boot", "seed"),
+    [
+        (4000, 1000, 0),  # the perf set: 4,000 statements, the page's 1,000 resamples
+        (3001, 1000, 7),  # odd pole sizes
+        (517, 999, 3),  # a last block shorter than 200
+        (40, 1201, 11),  # many replicates per slice
+        (70_000, 3, 5),  # a pole wider than one slice of draws: one replicate per slice
+    ],
+)
+def test_feature_difference_draws_as_the_former_implementation(n: int, n_boot: int, seed: int) -> None:
+    """Golden: the same figures, to the bit, as the unsliced draws, on a silicon population's m_i
+    (runs.nww_population's path: P(yes) to (a) and (b) → silicon_population → feature_difference)."""
+    from commonsense.metrics.nww import silicon_population
+
+    rng = np.random.default_rng(seed + 100)
+    pa, pb = rng.random(n), rng.random(n)
+    pa[rng.random(n) < 0.05] = nan  # unanswered statements: m_i is NaN
+    m = silicon_population(pa, pb).commonsensicality
+    poles = rng.integers(0, 2, n).astype(float)
+    poles[rng.random(n) < 0.1] = nan  # unlabelled statements
+    f = feature_difference(m, poles, n_boot=n_boot, seed=seed)
+    assert (f.value, f.ci50, f.ci95, f.n1, f.n0) == _former_feature_difference(m, poles, n_boot=n_boot, seed=seed)

@@ -216,3 +216,30 @@ def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) ->
         assert got[run.pk] == want
     assert len(got[scored.pk]) == N and got[idle.pk] == {}
     assert statement_extras([]) == {}
+
+
+def test_statement_rows_are_what_the_orm_reads(scored: Run) -> None:
+    """runs.selectors.statement_rows: the statements' (id, text, features, elicitation) by position
+    as the ORM's values_list gives them (features decoded as JSONField decodes them)."""
+    from runs.selectors import statement_rows
+
+    Statement.objects.filter(statement_set=scored.statement_set, position=3).update(features={})
+    want = list(
+        Statement.objects.filter(statement_set=scored.statement_set)
+        .order_by("position")
+        .values_list("id", "text", "features", "elicitation")
+    )
+    assert any(f for _, _, f, _ in want) and statement_rows(scored.statement_set_id) == want
+    assert statement_rows(-1) == []
+
+
+def test_json_values_decode_each_value_as_jsonfield_does() -> None:
+    """One json.loads of all the texts gives each value's own decoding; texts that are not one JSON
+    document each (none in a JSON column, planted here) are decoded one by one as before."""
+    from runs.selectors import _json, json_values
+
+    valid = ['{"q1": {"p_yes": 0.1234567890123, "chosen": 0}}', "[1, 2.5e-7, null]", '"x"', "true", None, "  {} "]
+    assert json_values(valid) == [_json(v) for v in valid] and json_values(valid)[4] is None
+    for invalid in (["[1", "2]"], ["1, 2", "3"], ['{"a": 1}', "not json", None], ["1", ""]):
+        assert json_values(invalid) == [_json(v) for v in invalid]
+    assert json_values([]) == [] and json_values([None]) == [None]

@@ -86,3 +86,26 @@ def test_statement_drawer_shows_the_p_yes_the_scorer_stored(researcher):
     html = r.content.decode()
     assert f"P(yes) {p.extra['q1']['p_yes']:.3f}" in html
     assert "P(yes) –" not in html
+
+
+@pytest.mark.parametrize("with_survey", [False, True], ids=["no-survey", "survey"])
+def test_figure_json_is_plotly_to_json(with_survey):
+    """Panel.script_tag writes explorer.views.panels.figure_json, plotly's to_json without its deep
+    copy: the same text for every panel of a statement run's page, and the figure left as it was."""
+    import plotly.io as pio
+
+    from explorer.views.panels import figure_json
+    from explorer.views.run_panels import statement_run_panels
+
+    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
+    sset = StatementSet.objects.get(name="statements-demo")
+    run = _replay_run(sset, "Mixtral-8x22B")
+    _replay_run(sset, "GPT-4o")
+    if with_survey:
+        _survey(sset)
+    panels = statement_run_panels(Run.objects.select_related("statement_set").get(pk=run.pk))
+    assert {p.key for p in panels} == set(PANELS)
+    for p in panels:
+        before = p.figure.to_dict()
+        assert figure_json(p.figure) == pio.to_json(p.figure, validate=False), p.key
+        assert p.figure.to_dict() == before
