@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -178,14 +177,12 @@ class SplitHalf:
     n_raters: int
 
 
-def _half_scores(mask: FloatArray, a0: Any, sa: Any, b0: Any, sb: Any) -> tuple[FloatArray, FloatArray]:
-    """(agree rate, m_i) per repetition and statement for the raters selected by ``mask`` (reps × raters).
-    ``a0`` … ``sb``: the raters × statements counts (scipy sparse: a survey's raters each rate a few
-    of the statements). Every product sums 0/1 terms, so it is exact whatever the order of the sum:
-    the same numbers as the dense product, without its raters × statements multiplications."""
+def _half_scores(ka: FloatArray, na: FloatArray, kb: FloatArray, nb: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """(agree rate, m_i) per repetition and statement from one half's counts: (a) yes answers and
+    (a) answers, (b) yes answers and (b) answers (reps × statements)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        da = np.ascontiguousarray(mask @ a0) / (mask @ sa)  # C order, as the dense product: the same sums later
-        db = np.ascontiguousarray(mask @ b0) / (mask @ sb)
+        da = ka / na
+        db = kb / nb
         maj = da >= 0.5
         aw = np.where(maj, db, 1.0 - db)
         m = np.sqrt(2.0 * np.abs(da - 0.5) * aw)
@@ -199,10 +196,14 @@ def split_half(agree: npt.ArrayLike, predict: npt.ArrayLike, *, n_rep: int = 100
     n_raters = a.shape[0]
     if n_raters < 2 or n_rep < 1:
         return SplitHalf(None, (None, None), None, (None, None), 0, n_raters)
-    sa, sb, a0, b0 = (
+    # raters × statements (a) yes, (a) answered, (b) yes, (b) answered: sparse, as a survey's raters
+    # each rate a few of the statements. A half's counts are sums of 0/1 terms, exact in any order of
+    # summation: the same numbers as the dense products; the other half's are the totals minus them
+    counts = [
         sparse.csr_array(x)
-        for x in ((~np.isnan(a)).astype(float), (~np.isnan(b)).astype(float), np.nan_to_num(a), np.nan_to_num(b))
-    )
+        for x in (np.nan_to_num(a), (~np.isnan(a)).astype(float), np.nan_to_num(b), (~np.isnan(b)).astype(float))
+    ]
+    totals = [np.asarray(x.sum(axis=0)).ravel() for x in counts]
     rng = np.random.default_rng(seed)
     r_m, r_a = [], []
     for start in range(0, n_rep, 100):
@@ -210,8 +211,9 @@ def split_half(agree: npt.ArrayLike, predict: npt.ArrayLike, *, n_rep: int = 100
         order = np.argsort(rng.random((reps, n_raters)), axis=1)
         first = np.zeros((reps, n_raters))
         np.put_along_axis(first, order[:, : n_raters // 2], 1.0, axis=1)
-        da1, m1 = _half_scores(first, a0, sa, b0, sb)
-        da2, m2 = _half_scores(1.0 - first, a0, sa, b0, sb)
+        half = [np.ascontiguousarray(first @ x) for x in counts]  # C order, as the dense product's
+        da1, m1 = _half_scores(*half)
+        da2, m2 = _half_scores(*(t[None, :] - h for t, h in zip(totals, half, strict=True)))
         r_m.append(_rowwise_r(m1, m2))
         r_a.append(_rowwise_r(da1, da2))
     rm, ra = np.concatenate(r_m), np.concatenate(r_a)
