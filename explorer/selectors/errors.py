@@ -185,9 +185,10 @@ def position_table(run: Run) -> tuple[list[tuple[int, int, int]], int]:
 # -- CoCo sets ----------------------------------------------------------------------------------
 #
 # A CoCo set is a question group (``item_group``); a question with a role but no group is a set of
-# its own. Both queries read the ``prediction_coco_sets`` index (run, item_group, item_role,
-# correct, question) only, in its order. Role prefixes are tested exactly and case-sensitively,
-# like str.startswith (:func:`_role_prefix`).
+# its own. The summary reads the ``prediction_coco_sets`` index (run, item_group, item_role,
+# correct, question) only, in its order; the drawer's cell reads the same columns (PostgreSQL
+# takes them from the table through the run index: 10 ms at 40,000 predictions). Role prefixes are
+# tested exactly and case-sensitively, like str.startswith (:func:`_role_prefix`).
 #
 # The summary counts each set in one pass (GROUP BY run, group), asked in index order so that
 # PostgreSQL aggregates as it reads the index (it chose a hash aggregate over the table, in
