@@ -280,3 +280,51 @@ def test_runs_with_difficulty_are_the_runs_with_difficulty_buckets(django_assert
         got = es.runs_with_difficulty(runs)
     assert got == set(es.difficulty_buckets(runs)) == {runs[1].pk}
     assert es.runs_with_difficulty([]) == set()
+
+
+def test_coco_roles_are_prefixes_exactly_and_runs_stay_apart(django_assert_num_queries):
+    """Roles are told apart as str.startswith does (case, and ``_`` as itself: no pattern letters),
+    questions without a group are sets of one (never an application or comprehension set together),
+    two runs summarised in one statement keep their sets apart, a cell's Q names its run, and a
+    cell's total counts every row however few are listed (a rewrite to LIKE without escape, a
+    case-blind match, the ungrouped questions taken for one set, a sum over both runs or a count of
+    the listed rows fails)."""
+    rng = random.Random(11)
+    qset = QuestionSetFactory(name="coco-roles", kind="coco")
+    runs = [make_run(question_set=qset), make_run(question_set=qset)]
+    pos = iter(range(10_000))
+    lookalikes = ["Atomic_1", "atomicX", "ATOMIC_2", "Reasoning", "reasoning_x", "Memorization", "conceptualizationX"]
+    for s in range(40):
+        g = f"grp-{s}"
+        roles = (
+            [f"atomic_{k}" for k in range(1, rng.randrange(2, 4))]
+            + ["reasoning"]
+            + rng.sample(lookalikes, rng.randrange(0, 3))
+            + (["memorization", "conceptualization_1", "Conceptualization_2"] if rng.random() < 0.3 else [])
+        )
+        if rng.random() < 0.2:
+            roles = ["memorization", rng.choice(["atomicX", "Reasoning", "conceptualization_1"])]
+        for role in roles:
+            q = QuestionFactory(question_set=qset, position=next(pos), role=role, group=g, answer_index=0)
+            for run in runs:
+                p = predict(run, q, rng.choice([0, 0, 1]))
+                if rng.random() < 0.1:  # a failed item: correct unknown, never right
+                    Prediction.objects.filter(pk=p.pk).update(correct=None)
+    for role in ("reasoning", "atomic_1", "memorization", "conceptualization_1"):  # four sets of one question
+        q = QuestionFactory(question_set=qset, position=next(pos), role=role, group="", answer_index=0)
+        for run in runs:
+            predict(run, q, 0)
+    refs = {run.pk: _coco_reference(run.pk) for run in runs}
+    assert refs[runs[0].pk]["counts"] != refs[runs[1].pk]["counts"]  # the runs differ: a mix-up shows
+    with django_assert_num_queries(1):
+        got = es.coco_summary.__wrapped__(runs)  # type: ignore[attr-defined]
+    for run in runs:
+        ref = refs[run.pk]
+        assert got[run.pk]["counts"] == ref["counts"]
+        assert got[run.pk]["MEM"] == pytest.approx(ref["MEM"]) and got[run.pk]["COM"] == pytest.approx(ref["COM"])
+        for (knows, solves), n in ref["counts"].items():
+            cell = Prediction.objects.filter(es.coco_cell_filter(run, knows, solves))  # no run filter of its own
+            assert cell.count() == n and {p.run_id for p in cell} <= {run.pk}
+            assert {p.item_role for p in cell} <= {"reasoning"}
+            found = es.drawer_items(run, {}, (knows, solves), 2)
+            assert found.total == n and len(found.rows) == min(n, 2)

@@ -104,9 +104,14 @@ def test_coco_summary_counts_and_scores(coco, django_assert_num_queries):
     assert s["MEM"] == pytest.approx(0.5) and s["COM"] == pytest.approx(2 / 3)
 
 
-def test_coco_cell_lists_its_reasoning_question(coco, researcher):
+def test_coco_cell_lists_its_reasoning_question(coco, researcher, django_assert_max_num_queries):
+    from django.core.cache import cache
+
     url = reverse("explorer:run_items", args=[coco.pk]) + "?coco=0,1"
-    r = researcher.get(url, HTTP_HX_REQUEST="true")
+    cache.clear()  # nothing of the run cached: the cell's sets found and counted in the listing statement
+    # session, user, run, the cell's rows with their count, their triples, other runs' answers, votes
+    with django_assert_max_num_queries(7):
+        r = researcher.get(url, HTTP_HX_REQUEST="true")
     body = r.content.decode()
     assert "right for the wrong reason" in body and 'data-total="1"' in body
     assert body.count('class="item"') == 1
