@@ -14,6 +14,7 @@ its predictions is (a set's statements do not change once imported).
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Concatenate, ParamSpec, TypeVar
 
@@ -25,6 +26,7 @@ T = TypeVar("T")
 P = ParamSpec("P")
 R = TypeVar("R", Run, Sequence[Run])
 TTL = 24 * 3600
+MAX_KEY = 200  # memcached refuses keys over 250 characters; Django warns about them on every backend
 
 
 def _arg(value: object) -> str:
@@ -38,7 +40,10 @@ def cache_key(runs: Sequence[Run], name: str) -> str | None:
     if not runs or any(not r.is_finished or r.finished_at is None for r in runs):
         return None
     stamp = ",".join(f"{r.pk}.{r.state}.{r.finished_at.timestamp():.6f}" for r in runs)  # type: ignore[union-attr]
-    return f"explorer:run-aggregate:{name}:{stamp}"
+    key = f"explorer:run-aggregate:{name}:{stamp}"
+    if len(key) > MAX_KEY:  # many runs, a survey's version: a digest keeps every cache backend's key short
+        key = f"explorer:run-aggregate:{hashlib.sha256(key.encode()).hexdigest()}"
+    return key
 
 
 def for_finished_runs(runs: Sequence[Run], name: str, compute: Callable[[], T]) -> T:

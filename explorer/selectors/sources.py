@@ -8,6 +8,7 @@ same item, the most recently computed label counts.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -244,7 +245,7 @@ class SurveyReads:
             return compute()
         if runs:
             return for_finished_runs(runs, f"{name}@survey-{version}", compute)
-        key = f"explorer:survey:{name}:{version}"
+        key = f"explorer:survey:{name}:{hashlib.sha256(version.encode()).hexdigest()}"
         hit = cache.get(key)
         if hit is None:
             hit = compute()

@@ -65,6 +65,12 @@ def test_key_names_every_run_with_its_state_and_finish():
     key = ra.cache_key([a, b], "coco")
     assert key is not None and "1.done." in key and "2.failed." in key
     assert ra.cache_key([a, Run(pk=3, state=Run.State.SCORING, finished_at=now)], "coco") is None
+    # twenty runs: a digest of the whole key, short enough for every cache backend, still per state
+    many = [Run(pk=i, state=Run.State.DONE, finished_at=now) for i in range(1, 21)]
+    long_key = ra.cache_key(many, "coco")
+    assert long_key is not None and len(long_key) <= ra.MAX_KEY
+    failed = [*many[:-1], Run(pk=20, state=Run.State.FAILED, finished_at=now)]
+    assert ra.cache_key(failed, "coco") != long_key and ra.cache_key(many, "other") != long_key
 
 
 def _loop_runs(n_runs: int) -> list[Run]:
