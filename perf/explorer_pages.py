@@ -27,7 +27,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -76,47 +78,66 @@ def build_graph(triples: int, cache_dir: Path) -> object:
 
 def build_questions(n: int) -> tuple[object, list[object]]:
     """The CoCo-shaped set of perf/synth_sets.py, with a d(Q) per question, and two finished runs on it."""
-    from django.db import transaction
-    from django.utils import timezone
 
     from knowledge.models import Question
-    from runs.item_facets import question_facets
-    from runs.models import Prediction, Run
 
     qset, rng = coco_shaped_set("perf-coco", n, difficulty=True)
     questions = list(Question.objects.filter(question_set=qset).order_by("position"))
-    runs = []
-    for skill in (0.55, 0.75):
-        run = Run.objects.create(
-            question_set=qset,
-            backend="random",
-            scoring="loglik",
-            model=f"synthetic-{skill}",
-            state=Run.State.DONE,
-            items_total=n,
-            items_done=n,
-            finished_at=timezone.now(),  # as runs.execution ends a run: its aggregates may be cached
-        )
-        preds = []
-        for pos, q in enumerate(questions):
-            ans = q.answer_index
-            chosen = ans if rng.random() < skill else rng.randrange(5)
-            # stored as runs.execution stores a prediction: with the question's facets copied
-            preds.append(
-                Prediction(
-                    run=run,
-                    question_id=q.pk,
-                    position=pos,
-                    chosen=chosen,
-                    correct=chosen == ans,
-                    scores=[rng.random() for _ in range(5)],
-                    **question_facets(q),
-                )
-            )
-        with transaction.atomic():
-            Prediction.objects.bulk_create(preds, batch_size=5000)
-        runs.append(run)
+    runs = [
+        _finished_run(qset, questions, f"synthetic-{skill}", "loglik", skill, 5, lambda _a: rng.randrange(5), rng)
+        for skill in (0.55, 0.75)
+    ]
     return qset, runs
+
+
+def _finished_run(
+    qset: Any,
+    questions: list[Any],
+    model: str,
+    scoring: str,
+    skill: float,
+    n_options: int,
+    miss: Callable[[int], int],
+    rng: random.Random,
+) -> Any:
+    """A finished run on ``qset``: right with probability ``skill``, else ``miss(answer)``; every
+    prediction stored as runs.execution stores one, with the question's facets copied, and the run
+    given a ``finished_at`` as the loop ends a run (its aggregates may be cached)."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from runs.item_facets import question_facets
+    from runs.models import Prediction, Run
+
+    n = len(questions)
+    run = Run.objects.create(
+        question_set=qset,
+        backend="random",
+        scoring=scoring,
+        model=model,
+        state=Run.State.DONE,
+        items_total=n,
+        items_done=n,
+        finished_at=timezone.now(),
+    )
+    preds = []
+    for pos, q in enumerate(questions):
+        ans = q.answer_index
+        chosen = ans if rng.random() < skill else miss(ans)
+        preds.append(
+            Prediction(
+                run=run,
+                question_id=q.pk,
+                position=pos,
+                chosen=chosen,
+                correct=chosen == ans,
+                scores=[rng.random() for _ in range(n_options)],
+                **question_facets(q),
+            )
+        )
+    with transaction.atomic():
+        Prediction.objects.bulk_create(preds, batch_size=5000)
+    return run
 
 
 RICA_PERTURBATIONS = (
@@ -137,11 +158,8 @@ def build_rica_pair(n: int) -> list[object]:
     finished run on each whose metrics are computed by the loop's own ``run_metrics_compute``: the
     RICA summary and the names-vs-novel panel (each run's answers per axiom) are on the pages."""
     from django.db import transaction
-    from django.utils import timezone
 
     from knowledge.models import Question, QuestionSet
-    from runs.item_facets import question_facets
-    from runs.models import Prediction, Run
     from runs.reports import run_metrics_compute
 
     rng = random.Random(2)
@@ -170,32 +188,8 @@ def build_rica_pair(n: int) -> list[object]:
                 ],
                 batch_size=5000,
             )
-        run = Run.objects.create(
-            question_set=qset,
-            backend="random",
-            scoring="rica-mlm",
-            model=f"synthetic-rica-{skill}",
-            state=Run.State.DONE,
-            items_total=n,
-            items_done=n,
-            finished_at=timezone.now(),
-        )
-        preds = []
-        for pos, q in enumerate(Question.objects.filter(question_set=qset).order_by("position")):
-            chosen = q.answer_index if rng.random() < skill else 1 - q.answer_index
-            preds.append(
-                Prediction(
-                    run=run,
-                    question_id=q.pk,
-                    position=pos,
-                    chosen=chosen,
-                    correct=chosen == q.answer_index,
-                    scores=[rng.random(), rng.random()],
-                    **question_facets(q),
-                )
-            )
-        with transaction.atomic():
-            Prediction.objects.bulk_create(preds, batch_size=5000)
+        questions = list(Question.objects.filter(question_set=qset).order_by("position"))
+        run = _finished_run(qset, questions, f"synthetic-rica-{skill}", "rica-mlm", skill, 2, lambda a: 1 - a, rng)
         run_metrics_compute(run)
         runs.append(run)
     return runs
