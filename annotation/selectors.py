@@ -321,12 +321,13 @@ class Matrices:
     statements: list[int | None] | None = None  # survey: each item's statement (read with the answers)
 
 
-_BITS: dict[Any, float] = {1: 1.0, 0: 0.0, "1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0}
+_BITS: dict[Any, float] = {1: 1.0, 0: 0.0, "1": 1.0, "0": 0.0, "true": 1.0, "false": 0.0, "null": float("nan")}
 
 
 def _bit(value: Any) -> float:
     """A 0/1 answer as the database reads it out of the JSON: a number on SQLite, text on
-    PostgreSQL (``->>``), ``true``/``false`` if stored as a boolean; NaN when absent."""
+    PostgreSQL (``->>``), ``true``/``false`` if stored as a boolean; NaN when absent or JSON
+    ``null`` (SQLite names the type of a null, true or false value: ``'null'``)."""
     if value is None:
         return float("nan")
     bit = _BITS.get(value)

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from django.apps import apps
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
@@ -223,7 +223,7 @@ class SurveyReads:
         Campaign = apps.get_model("annotation", "Campaign")
         qs = (
             Campaign.objects.filter(kind="survey", statement_set=self.statement_set)
-            .annotate(answers_n=Count("responses"), answers_last=Max("responses__id"))
+            .annotate(answers_n=Count("responses"), answers_last=Max("responses__id"), answers_ids=Sum("responses__id"))
             .order_by("-created_at")
         )
         return list(qs[:SURVEY_CAMPAIGNS_READ])
@@ -231,11 +231,15 @@ class SurveyReads:
     @property
     def version(self) -> str:
         """The state of every answer of :attr:`campaigns`, read with them: a response is only ever
-        added or deleted (never changed), so a campaign's (answers, last answer id) changes with
-        any of its answers. The campaign's creation time keeps a database recreated under a
-        running cache (ids counted again from 1) from matching. What a page computes from the
-        survey is cached under it; "" when the set has no survey campaign (nothing to key)."""
-        return ";".join(f"{c.pk}.{c.created_at.timestamp():.6f}.{c.answers_n}.{c.answers_last}" for c in self.campaigns)
+        added or deleted (never changed), so a campaign's (answers, last answer id, sum of the ids)
+        changes with any of its answers - the sum also when an earlier id commits after a later one
+        (PostgreSQL hands out ids before commit). The campaign's creation time keeps a database
+        recreated under a running cache (ids counted again from 1) from matching. What a page
+        computes from the survey is cached under it; "" when the set has no survey campaign."""
+        return ";".join(
+            f"{c.pk}.{c.created_at.timestamp():.6f}.{c.answers_n}.{c.answers_last}.{c.answers_ids}"
+            for c in self.campaigns
+        )
 
     def cached(self, name: str, compute: Callable[[], T], runs: Sequence[Any] = ()) -> T:
         """``compute()`` kept under :attr:`version` (and, with ``runs``, while every run is

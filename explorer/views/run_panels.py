@@ -368,11 +368,13 @@ def human_percentile_panel(
     reads = reads if reads is not None else sources.SurveyReads(run.statement_set)
     runs = list(runs) if runs is not None else runs_on_same_set(run)
 
-    def compute() -> tuple[str, int, list[Standing]] | None:
+    def compute() -> tuple[str, int, list[tuple[Any, ...]]] | None:
         sm = latest_survey(run.statement_set, reads)
         if sm is None:
             return None
-        return sm.campaign.name, len(sm.rater_ids), model_standings(runs, sm, extras=extras)
+        standings = model_standings(runs, sm, extras=extras)
+        numbers = [(s.above, s.ties, s.n_humans, s.r_agree, s.r_m) for s in standings]  # cached without the runs
+        return sm.campaign.name, len(sm.rater_ids), numbers
 
     # finished runs against the same survey answers: the same standings (the percentiles and the
     # fidelity bootstraps cost more than the rest of the page)
@@ -388,7 +390,8 @@ def human_percentile_panel(
             click="",
             note=sources.HUMAN_SCORES_PENDING,
         )
-    campaign_name, n_raters, standings = found
+    campaign_name, n_raters, numbers = found
+    standings = [Standing(r, *row) for r, row in zip(runs, numbers, strict=True)]
     labels = [run_label(r) for r in runs]
     rows = [
         (

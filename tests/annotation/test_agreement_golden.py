@@ -159,3 +159,33 @@ def test_com2_tied_item_goes_to_adjudication_and_threshold_is_strict(csqa_set, p
     services.final_labels_refresh(c)
     fl.refresh_from_db()
     assert fl.label["none_correct"] is True and fl.agreement == pytest.approx(0.6) and not fl.below_threshold
+
+
+def test_survey_matrices_read_each_answer_as_stored(statement_set) -> None:  # type: ignore[no-untyped-def]
+    # the (a)/(b) answers are read out of the JSON by the database: a number on SQLite, text on
+    # PostgreSQL; the import stores 0/1, but a true/false or a JSON null stored by other means must
+    # read as 1/0 and as missing (SQLite names a null's type, 'null': it once made the page fail)
+    c = _random_campaign(statement_set, 4, n_raters=3, n_items=4, p_missing=0.0)
+    m = selectors.campaign_matrices(c)
+    from annotation.models import Response
+
+    stored = {(r.user_id, r.item_id): r.answer for r in Response.objects.filter(campaign=c)}
+    for (user, item), ans in stored.items():
+        r, col = m.raters.index(user), m.items.index(item)
+        assert (m.primary[r, col], m.predict[r, col]) == (ans["agree"], ans["predict"])
+    odd = list(Response.objects.filter(campaign=c).order_by("id")[:3])
+    for resp, answer in zip(
+        odd, ({"agree": True, "predict": False}, {"agree": None, "predict": 1}, {"predict": 0}), strict=True
+    ):
+        Response.objects.filter(pk=resp.pk).update(answer=answer)
+    m = selectors.campaign_matrices(c)
+    got = [
+        (
+            m.primary[m.raters.index(o.user_id), m.items.index(o.item_id)],
+            m.predict[m.raters.index(o.user_id), m.items.index(o.item_id)],
+        )
+        for o in odd
+    ]
+    assert got[0] == (1.0, 0.0)
+    assert np.isnan(got[1][0]) and got[1][1] == 1.0
+    assert np.isnan(got[2][0]) and got[2][1] == 0.0

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.imports import ratings_import
-from annotation.models import Campaign, Response
+from annotation.models import Assignment, Campaign, Response
 from annotation.services import campaign_create
 from explorer.views.run_panels import statement_run_panels
 from knowledge.models import Statement, StatementSet
@@ -57,7 +57,7 @@ def test_survey_figures_follow_the_answers_and_are_cached_under_them():
     sset = StatementSet.objects.get(name="statements-demo")
     run = _replay_run(sset, "Mixtral-8x22B")
     _replay_run(sset, "GPT-4o")
-    camp = campaign_create(name="surv", title="survey", kind="survey", statement_set=sset, redundancy=8)
+    camp = campaign_create(name="surv", title="survey", kind="survey", statement_set=sset, redundancy=20)
     _ratings(camp, sset, range(5))
     cache.clear()
     five = _figures(run)
@@ -80,8 +80,15 @@ def test_survey_figures_follow_the_answers_and_are_cached_under_them():
     swapped = _figures(run)
     assert swapped["humans compared"] == [7, 7] and swapped["raters' M"] != seven["raters' M"]
 
+    # an early answer withdrawn: the last answer id is the same, the count is not
+    Response.objects.filter(campaign=camp, user__username="rater0").order_by("id").first().delete()
+    early = _figures(run)
+    assert early != swapped
+
     # one answer withdrawn, as the queue's undo withdraws it (the response row deleted)
     Response.objects.filter(campaign=camp, user__username="rater7").order_by("-id").first().delete()
-    assert _figures(run) != swapped
-    Response.objects.filter(campaign=camp, user__username__in=["rater5", "rater7"]).delete()
-    assert _figures(run) == five  # the first state again: the same figures
+    assert _figures(run) != early
+    Response.objects.filter(campaign=camp, user__username__in=["rater0", "rater5", "rater7"]).delete()
+    Assignment.objects.filter(item__campaign=camp, user__username="rater0").delete()
+    _ratings(camp, sset, range(1))  # rater0's answers again, as first imported (new ids)
+    assert _figures(run) == five  # the first answers again: the same figures
