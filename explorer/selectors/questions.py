@@ -3,26 +3,19 @@ chain, its group (CoCo sets, RICA axioms), votes and every run's prediction."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, TypedDict, overload
 
-from django.db.models import Exists, Func, IntegerField, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
 from knowledge.models import Question, QuestionSet, Relation, Triple
 
 from . import sources
 
 ANSWER_COUNT_CHOICES = ["0", "1", "2", "3", "4", "5+"]
-
-
-class JsonArrayLength(Func):
-    """Length of a JSON array column, in the database (SQLite json_array_length / PG jsonb_array_length)."""
-
-    function = "JSON_ARRAY_LENGTH"
-    output_field = IntegerField()
-
-    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        return self.as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra)
+# what a row of the list shows (the rest of a question, its JSON above all, is not read)
+LIST_COLUMNS = ("id", "question_set_id", "position", "stem", "structure", "role")
 
 
 @dataclass
@@ -48,7 +41,9 @@ class QuestionFilters:
 
 
 def question_list(f: QuestionFilters) -> QuerySet[Question]:
-    qs = Question.objects.select_related("question_set").annotate(n_answers=JsonArrayLength("answers"))
+    """The questions the filters keep, in the list's order (set name, position), each with its
+    ``n_answers`` (``Question.answer_count``). :func:`question_pages` pages it."""
+    qs = Question.objects.select_related("question_set").annotate(n_answers=F("answer_count"))
     if f.set:
         qs = qs.filter(question_set__name=f.set)
     if f.kind:
@@ -63,6 +58,80 @@ def question_list(f: QuestionFilters) -> QuerySet[Question]:
     if f.validation:
         qs = sources.questions_with_validation(qs, f.validation)
     return qs.order_by("question_set__name", "position")
+
+
+class QuestionPages:
+    """:func:`question_list` as Django's Paginator reads it (``count()``, then one slice), without
+    sorting every matching question by a column of another table.
+
+    Ordered by (set name, position) in one statement, PostgreSQL read every match (120,000 at perf
+    scale), set by set in name order, and sorted the whole first set to keep 25 rows; it joined them
+    to their set through a materialised copy of every matching row, written to temporary files (its
+    guess for the JSON answer-count filter was 0.5 % of the rows). Here the count is one statement,
+    the matches counted per set (:meth:`per_set`, the sets in name order, each counted through its
+    own index range), and a page is read set by set in position order, from the
+    ``question_by_answer_count`` or ``question_unique_position`` index, stopping at its last row:
+    one statement, two on the page where one set ends and the next begins. The same rows in the
+    same order as :func:`question_list` (a test compares every page)."""
+
+    def __init__(self, qs: QuerySet[Question]) -> None:
+        self._qs = qs.order_by()
+        self._sets: list[tuple[QuestionSet, int]] | None = None
+
+    def per_set(self) -> list[tuple[QuestionSet, int]]:
+        """(set, matching questions) of every set with a match, in name order; one statement."""
+        if self._sets is None:
+            n = self._qs.filter(question_set_id=OuterRef("pk")).values("question_set_id").annotate(n=Count("*"))
+            sets = QuestionSet.objects.annotate(n_match=Subquery(n.values("n"))).order_by("name")
+            self._sets = [(s, int(s.n_match)) for s in sets if s.n_match]
+        return self._sets
+
+    def count(self) -> int:
+        return sum(n for _, n in self.per_set())
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self) -> Iterator[Question]:
+        return iter(self[0 : self.count()])
+
+    @overload
+    def __getitem__(self, k: int) -> Question: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[Question]: ...
+
+    def __getitem__(self, k: int | slice) -> Question | list[Question]:
+        if isinstance(k, int):
+            if not 0 <= k < self.count():
+                raise IndexError(k)
+            return self[k : k + 1][0]
+        if k.step is not None:
+            raise TypeError("QuestionPages takes a slice without a step")
+        start, stop = max(k.start or 0, 0), self.count() if k.stop is None else k.stop
+        out: list[Question] = []
+        first = 0  # index of the set's first match in the whole list
+        for qset, n in self.per_set():
+            lo, hi = max(start - first, 0), min(stop - first, n)
+            if lo < hi:
+                rows = list(
+                    self._qs.filter(question_set_id=qset.pk)
+                    .select_related(None)
+                    .only(*LIST_COLUMNS)
+                    .order_by("position")[lo:hi]
+                )
+                for q in rows:
+                    q.question_set = qset
+                out.extend(rows)
+            first += n
+            if first >= stop:
+                break
+        return out
+
+
+def question_pages(f: QuestionFilters) -> QuestionPages:
+    """The filtered list for the Paginator: :class:`QuestionPages` of :func:`question_list`."""
+    return QuestionPages(question_list(f))
 
 
 class QuestionFilterChoices(TypedDict):

@@ -19,7 +19,7 @@ from .panels import Panel, render_with_panels
 @role_required(RESEARCHER)
 def question_list(request: Request) -> HttpResponse:
     f = qs.QuestionFilters.from_query(request.GET)
-    page = Paginator(qs.question_list(f), 25).get_page(request.GET.get("page"))
+    page = Paginator(qs.question_pages(f), 25).get_page(request.GET.get("page"))
     params = request.GET.copy()
     params.pop("page", None)
     ctx = {
