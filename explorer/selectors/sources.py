@@ -8,21 +8,19 @@ same item, the most recently computed label counts.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any, TypeVar
 
 from django.apps import apps
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, FloatField, Max, OuterRef, Q, QuerySet, Sum
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from .rows import FinalLabelRow, GroupAccuracy, VerifiedAccuracyRow
-from .run_aggregates import TTL, for_finished_runs
+from .run_aggregates import entry, kept
 
 AGREEMENT_PENDING = (
     "No question of this run has a final human label yet: levels come from the annotation app's "
@@ -243,18 +241,12 @@ class SurveyReads:
 
     def cached(self, name: str, compute: Callable[[], T], runs: Sequence[Any] = ()) -> T:
         """``compute()`` kept under :attr:`version` (and, with ``runs``, while every run is
-        finished: :func:`run_aggregates.for_finished_runs`); computed afresh without a survey."""
+        finished), in the cache and the database (:mod:`run_aggregates`); computed afresh without a
+        survey."""
         version = self.version
         if not version:
             return compute()
-        if runs:
-            return for_finished_runs(runs, f"{name}@survey-{version}", compute)
-        key = f"explorer:survey:{name}:{hashlib.sha256(version.encode()).hexdigest()}"
-        hit = cache.get(key)
-        if hit is None:
-            hit = compute()
-            cache.set(key, hit, TTL)
-        return hit
+        return kept(entry(runs, name, state=version, campaigns=[c.pk for c in self.campaigns]), compute)
 
     @property
     def latest(self) -> Any:

@@ -122,6 +122,11 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     poles = np.array([float(s.features.get(human_rows[0][1], np.nan)) for s in stmts])
     want = P.feature_difference(hs.commonsensicality, poles, seed=0)
     assert human_rows[0][2] == pytest.approx(want.value) and human_rows[0][3:5] == pytest.approx(want.ci50)
+    # the humans' resampling belongs to the survey: the same beside a run with another seed
+    theirs = {p.key: p for p in statement_run_panels(other) if p.key in POPULATION}
+    assert other.seed != scored.seed
+    assert [r for r in theirs["feature-diff"].rows if r[0] == "humans"] == human_rows
+    assert theirs["fidelity"].rows[-1] == fid[-1] and theirs["fidelity"].note == panels["fidelity"].note
 
     page = researcher.get(reverse("explorer:run_errors", args=[scored.pk])).content.decode()
     assert all(f'id="fig-{k}"' in page for k in POPULATION)

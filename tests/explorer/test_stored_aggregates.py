@@ -1,0 +1,170 @@
+"""Aggregates kept in the database behind the cache (explorer.models.StoredAggregate, written by
+explorer.selectors.run_aggregates): served after the cache lost them, one statement for every
+aggregate of a scope, never across a change of the runs, the survey's answers or the code, and gone
+with the runs and campaigns they read. Runs through the evaluation loop, answers through the
+ratings import."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation.services import campaign_create
+from explorer.models import StoredAggregate
+from explorer.selectors import errors as es
+from explorer.selectors import run_aggregates as ra
+from explorer.views.run_panels import accuracy_rows, compare_panels, statement_run_panels
+from knowledge.models import StatementSet
+from knowledge.services import statements_import
+from tests.conftest import FIXTURES
+
+from .test_run_aggregates import _fresh, _loop_runs
+from .test_survey_cache import _figures, _ratings, _replay_run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def _aggregates(runs):  # type: ignore[no-untyped-def]
+    """Aggregates a run's page computes (so its end stored them)."""
+    return {
+        "coco": es.coco_summary(runs),
+        "windows": es.core_windows(runs),
+        "dims": accuracy_rows(runs, lambda *keys: True),
+        "positions": es.position_table(runs[0]),
+    }
+
+
+def test_a_run_ends_with_its_aggregates_stored_and_read_back_in_one_statement():
+    runs = _loop_runs(2)  # the loop's run_finished computed the runs' pages: stored
+    assert StoredAggregate.objects.filter(refs__contains=f",run{runs[0].pk},").exists()
+    cache.clear()  # a restart, another process: the cache is empty, the rows are not
+    with CaptureQueriesContext(connection) as ctx:
+        got = _aggregates([runs[0]])
+    assert len(ctx.captured_queries) == 1, [q["sql"] for q in ctx.captured_queries]
+    assert "explorer_storedaggregate" in ctx.captured_queries[0]["sql"]
+    fresh = _fresh([runs[0]])
+    assert got["coco"] == fresh["coco"] and got["windows"] == fresh["windows"]
+    with CaptureQueriesContext(connection) as ctx:  # now in the cache as well
+        assert _aggregates([runs[0]]) == got
+    assert not ctx.captured_queries
+
+
+def test_the_compare_page_from_the_store_equals_the_page_computed_afresh():
+    runs = _loop_runs(3)
+    cache.clear()
+    StoredAggregate.objects.all().delete()
+    computed = {p.key: p.rows for p in compare_panels(runs)}
+    n_rows = StoredAggregate.objects.count()
+    assert n_rows > 0
+    cache.clear()
+    with CaptureQueriesContext(connection) as ctx:
+        stored = {p.key: p.rows for p in compare_panels(runs)}
+    assert stored == computed
+    assert StoredAggregate.objects.count() == n_rows  # read, nothing written again
+    store_reads = [q for q in ctx.captured_queries if "explorer_storedaggregate" in q["sql"]]
+    assert 1 <= len(store_reads) <= 3, len(store_reads)  # per scope read, not per aggregate
+
+
+def test_a_run_finished_again_is_computed_afresh_and_replaces_its_rows():
+    runs = _loop_runs(1)
+    run = runs[0]
+    before = _aggregates([run])
+    slots = StoredAggregate.objects.filter(refs__contains=f",run{run.pk},").count()
+    # resumed and finished again: what was stored under the former finish is not served
+    from runs.models import Prediction
+
+    Prediction.objects.filter(run=run).update(correct=True)
+    run.finished_at = run.finished_at + timedelta(seconds=5)  # type: ignore[operator]
+    run.save()
+    cache.clear()
+    again = _aggregates([run])
+    assert again != before and again["coco"] == _fresh([run])["coco"]
+    assert StoredAggregate.objects.filter(refs__contains=f",run{run.pk},").count() == slots  # replaced
+
+
+def test_code_of_another_version_is_not_served(monkeypatch):  # type: ignore[no-untyped-def]
+    run = _loop_runs(1)[0]
+    _aggregates([run])
+    cache.clear()
+    monkeypatch.setattr(ra, "code_version", lambda: "another-deploy")
+    wanted = ra.entry([run], "coco@run")
+    assert wanted is not None
+    assert ra.get_many([wanted]) == {}, "a row computed by other code was served"
+
+
+def test_an_unreadable_row_is_computed_again():
+    run = _loop_runs(1)[0]
+    want = _aggregates([run])
+    rows = StoredAggregate.objects.filter(refs__contains=f",run{run.pk},")
+    rows.update(value=b"not a pickle")
+    cache.clear()
+    assert _aggregates([run]) == want
+    coco = ra.entry([run], "coco@run")
+    assert coco is not None and bytes(rows.get(slot=coco.slot).value) != b"not a pickle"  # written again
+
+
+def test_an_entry_evicted_from_the_cache_is_read_back_alone():
+    run = _loop_runs(1)[0]
+    want = _aggregates([run])
+    cache.clear()
+    _aggregates([run])  # the scope's rows read into the cache
+    coco = ra.entry([run], "coco@run")
+    assert coco is not None and cache.get(coco.marker)
+    cache.delete(coco.key)  # evicted alone
+    with CaptureQueriesContext(connection) as ctx:
+        assert _aggregates([run]) == want
+    assert len(ctx.captured_queries) == 1 and "explorer_storedaggregate" in ctx.captured_queries[0]["sql"]
+
+
+def test_deleting_a_run_deletes_its_rows():
+    a, b = _loop_runs(2)
+    compare_panels([a, b])
+    assert StoredAggregate.objects.filter(refs__contains=f",run{a.pk},").exists()
+    kept_b = StoredAggregate.objects.filter(refs__contains=f",run{b.pk},").exclude(refs__contains=f",run{a.pk},")
+    n_b = kept_b.count()
+    a.delete()
+    assert not StoredAggregate.objects.filter(refs__contains=f",run{a.pk},").exists()
+    assert kept_b.count() == n_b > 0
+
+
+def test_survey_figures_are_stored_under_the_answers_and_go_with_the_campaign():
+    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
+    sset = StatementSet.objects.get(name="statements-demo")
+    run = _replay_run(sset, "Mixtral-8x22B")
+    _replay_run(sset, "GPT-4o")
+    camp = campaign_create(name="surv", title="survey", kind="survey", statement_set=sset, redundancy=20)
+    _ratings(camp, sset, range(5))
+    five = _figures(run)
+    cache.clear()
+    with CaptureQueriesContext(connection) as ctx:  # the survey's figures from the database
+        assert _figures(run) == five
+    read = [q["sql"] for q in ctx.captured_queries]
+    assert not any('"annotation_response"."answer"' in q for q in read), "the answers were read again"
+    assert any("explorer_storedaggregate" in q for q in read)
+
+    _ratings(camp, sset, range(5, 7))  # new answers: a new scope, computed and stored
+    cache.clear()
+    seven = _figures(run)
+    assert seven["humans compared"] == [7, 7]
+    survey_rows = StoredAggregate.objects.filter(refs__contains=f",campaign{camp.pk},")
+    n_rows = survey_rows.count()
+    assert n_rows > 0
+    _ratings(camp, sset, range(7, 8))
+    _figures(run)
+    assert survey_rows.count() == n_rows  # each slot's row replaced, not one more per state of the answers
+    camp.delete()
+    assert not survey_rows.exists()
+    assert all(
+        not p.rows for p in statement_run_panels(run) if p.key == "human-percentile"
+    )  # and the page no longer shows them
