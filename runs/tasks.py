@@ -88,8 +88,16 @@ class HousekeepingTicker(bootsteps.StartStopStep):
 
     @staticmethod
     def _send(resend_queued: bool = False) -> None:
-        for task in (runs_requeue_stale_task, build_jobs_requeue_stale_task):
+        from explorer.tasks import surveys_warm_task  # the explorer reads runs: not imported at start-up
+
+        tick = stale_seconds(Run)
+        for task, kwargs in (
+            (runs_requeue_stale_task, {"resend_queued": resend_queued}),
+            (build_jobs_requeue_stale_task, {"resend_queued": resend_queued}),
+            # the survey figures of the sets that received answers since the last tick (two ticks: overlap)
+            (surveys_warm_task, {"within_seconds": 2 * tick}),
+        ):
             try:
-                task.apply_async(kwargs={"resend_queued": resend_queued}, queue=HOUSEKEEPING_QUEUE, retry=False)
+                task.apply_async(kwargs=kwargs, queue=HOUSEKEEPING_QUEUE, retry=False)
             except Exception:  # the broker is unreachable: the next tick, or the reconnection, sends again
                 log.warning("could not send %s", task.name, exc_info=True)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -158,30 +159,30 @@ def get_many(entries: Iterable[Entry]) -> dict[str, Any]:
 
 
 def put_many(values: dict[Entry, Any]) -> None:
-    """Keep each value in the cache and in the database (one statement), replacing its slot's row of
-    a former state. None is not kept (it reads as absent)."""
+    """Keep each value in the cache and in the database, replacing its slot's row of a former state:
+    one ``INSERT … ON CONFLICT (slot) DO UPDATE`` (SQLite and PostgreSQL; ``bulk_create`` would add a
+    transaction of its own around it, two more statements on SQLite). None is not kept (it reads as
+    absent)."""
     values = {e: v for e, v in values.items() if v is not None}
     if not values:
         return
     from ..models import StoredAggregate
 
     cache.set_many({e.key: v for e, v in values.items()}, TTL)
-    now = timezone.now()
-    StoredAggregate.objects.bulk_create(
-        [
-            StoredAggregate(
-                slot=e.slot,
-                scope=e.scope,
-                refs=e.refs,
-                value=pickle.dumps(v, pickle.HIGHEST_PROTOCOL),
-                computed_at=now,
-            )
-            for e, v in sorted(values.items(), key=lambda kv: kv[0].slot)  # one lock order for every writer
-        ],
-        update_conflicts=True,
-        unique_fields=["slot"],
-        update_fields=["scope", "refs", "value", "computed_at"],
-    )
+    table = connection.ops.quote_name(StoredAggregate._meta.db_table)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    rows = sorted(values.items(), key=lambda kv: kv[0].slot)  # one lock order for every writer
+    params: list[Any] = []
+    for e, v in rows:
+        params += [e.slot, e.scope, e.refs, pickle.dumps(v, pickle.HIGHEST_PROTOCOL), now]
+    with connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {table} (slot, scope, refs, value, computed_at) VALUES "
+            + ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
+            + " ON CONFLICT (slot) DO UPDATE SET scope = excluded.scope, refs = excluded.refs, "
+            "value = excluded.value, computed_at = excluded.computed_at",
+            params,
+        )
 
 
 def kept(found: Entry | None, compute: Callable[[], T]) -> T:

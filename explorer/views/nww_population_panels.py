@@ -44,7 +44,7 @@ def population_panels(
         return []
     wants_humans = want("fidelity", "feature-diff", "variant-ii")
     rep = _human_report(run, others, reads, extras) if wants_humans else None
-    rep = rep if rep is not None else _silicon_report(run, extras)
+    rep = rep if rep is not None else silicon_report(run, extras)
     names = {r.pk: _label(r) for r in [run, *others]}
     panels = []
     if want("fidelity"):
@@ -58,7 +58,7 @@ def population_panels(
     return panels
 
 
-def _silicon_report(run: Run, extras: Mapping[int, Mapping[int, Any]] | None = None) -> dict[str, Any]:
+def silicon_report(run: Run, extras: Mapping[int, Mapping[int, Any]] | None = None) -> dict[str, Any]:
     """The report without humans: the run's own answers and its set's statements only, so cached
     once the run is finished (the silicon feature differences bootstrap every feature)."""
     return for_finished_runs([run], "nww-population", lambda: population_report(run, None, extras=extras))
@@ -87,8 +87,8 @@ def compare_population_panels(runs: Sequence[Run], want: Callable[..., bool]) ->
         return []
     same_set = len({r.statement_set_id for r in runs}) == 1
     first = _human_report(runs[0], runs[1:]) if same_set else None
-    first = first if first is not None else _silicon_report(runs[0])
-    reps = {_label(runs[0]): first} | {_label(r): _silicon_report(r) for r in runs[1:]}
+    first = first if first is not None else silicon_report(runs[0])
+    reps = {_label(runs[0]): first} | {_label(r): silicon_report(r) for r in runs[1:]}
     panels = []
     if want("fidelity") and same_set:
         panels.append(fidelity_panel(first, {r.pk: _label(r) for r in runs}))

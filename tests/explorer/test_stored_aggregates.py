@@ -168,3 +168,30 @@ def test_survey_figures_are_stored_under_the_answers_and_go_with_the_campaign():
     assert all(
         not p.rows for p in statement_run_panels(run) if p.key == "human-percentile"
     )  # and the page no longer shows them
+
+
+def test_the_housekeeping_tick_computes_the_figures_of_surveys_that_received_answers():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import Response
+    from explorer.tasks import surveys_warm_task
+
+    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
+    sset = StatementSet.objects.get(name="statements-demo")
+    run = _replay_run(sset, "Mixtral-8x22B")
+    camp = campaign_create(name="surv", title="survey", kind="survey", statement_set=sset, redundancy=20)
+    _ratings(camp, sset, range(5))
+    Response.objects.filter(campaign=camp).update(created_at=timezone.now() - timedelta(hours=1))
+    assert surveys_warm_task(within_seconds=120) == {}  # nothing new within the window
+    _ratings(camp, sset, range(5, 8))  # three raters come in
+    StoredAggregate.objects.all().delete()
+    cache.clear()
+    assert surveys_warm_task(within_seconds=120) == {sset.pk: [run.pk]}
+    cache.clear()  # the web process's cache knows nothing of it
+    with CaptureQueriesContext(connection) as ctx:
+        figures = _figures(run)
+    read = [q["sql"] for q in ctx.captured_queries]
+    assert not any('"annotation_response"."answer"' in q for q in read), "the view computed the survey figures"
+    assert figures["humans compared"] == [8] and len(figures["raters' M"]) == 8

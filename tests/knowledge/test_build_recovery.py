@@ -113,8 +113,17 @@ def test_housekeeping_ticker_sends_the_build_sweep_too(monkeypatch: pytest.Monke
     from runs.tasks import HousekeepingTicker
 
     calls: list[tuple[str, dict[str, object]]] = []
-    for name in ("runs.tasks.runs_requeue_stale_task", "knowledge.tasks.build_jobs_requeue_stale_task"):
+    for name in (
+        "runs.tasks.runs_requeue_stale_task",
+        "knowledge.tasks.build_jobs_requeue_stale_task",
+        "explorer.tasks.surveys_warm_task",
+    ):
         monkeypatch.setattr(f"{name}.apply_async", lambda n=name, **k: calls.append((n, k["kwargs"])))
     HousekeepingTicker._send(resend_queued=True)
-    assert [c[0].rsplit(".", 1)[1] for c in calls] == ["runs_requeue_stale_task", "build_jobs_requeue_stale_task"]
-    assert all(kw == {"resend_queued": True} for _, kw in calls)
+    assert [c[0].rsplit(".", 1)[1] for c in calls] == [
+        "runs_requeue_stale_task",
+        "build_jobs_requeue_stale_task",
+        "surveys_warm_task",
+    ]
+    assert all(kw == {"resend_queued": True} for _, kw in calls[:2])
+    assert calls[2][1]["within_seconds"] > 0
