@@ -5,17 +5,18 @@ Builds, in a fresh SQLite database (or ``--db-url``): a 1.33 M-triple synthetic 
 question set of 40,000 questions with two runs of 40,000 predictions each, and a 4,000-statement
 set with a statement run; two RICA-shaped sets of 40,000 probes (one marked as rewritten with
 novel entities) with a run each; a second 4,000-statement set with two runs and a survey campaign
-(400 raters × 50 statements, through the ratings import). Then requests every explorer page with Django's test client: one
-untimed warm-up request per page (imports, template compilation), then ``--repeat`` timed
-requests with the Django cache cleared before each (so the graph-overview cache never hides the
-cost), then ``--repeat`` requests with the cache kept (what a second viewer of a finished run
-gets). Prints the median times and the SQL query count per page, slowest first, and the search
-timings.
+(400 raters × 50 statements, through the ratings import). Then requests every explorer page with
+Django's test client: one untimed warm-up request per page (imports, template compilation), then
+``--repeat`` timed requests in each of three states (:func:`time_pages`): nothing kept (the cache
+cleared and the stored aggregates deleted: what the run-end and survey warm-ups pay), cold (the
+cache cleared, the stored aggregates as production's warm-ups leave them: a page's first view), and
+warm (the cache kept: a second viewer). Prints the median times and the SQL statement count per page
+and state, slowest cold first, and the search timings.
 
     .venv/bin/python perf/explorer_pages.py [--triples 1330000] [--predictions 40000] [--rica 40000]
         [--survey-raters 400] [--repeat 3]
 
-Pages over issue 16 item 5's bounds (150 ms, 12 queries) are flagged.
+Pages over issue 16 item 5's bounds (150 ms, 12 queries) cold or warm are flagged.
 """
 
 from __future__ import annotations
