@@ -581,6 +581,11 @@ def unreadable(text: str) -> str | None:
             linked = True  # "PersonY does not mind" (but "PersonY minds")
         if j == len(toks) - 1 and verb is not None and verb not in COMPLETE_INTRANSITIVES and not linked:
             return f"nothing after {toks[-1]!r}"  # "PersonX asks", "PersonY guesses", "PersonX figures"
+    why = fluent.idiom_fault(text)
+    if why:
+        # the display repairs what it can (:func:`commonsense.questions.fluent.idioms`); what is left
+        # is uncertain: "someone loses PersonY's temper", "people get to foot"
+        return why
     if grammar.available() and not grammar.parses(text):
         return "no complete parse (Link Grammar)"  # "Carlos walks to room", "Gregory ends up go"
     return None
@@ -703,7 +708,7 @@ def _tail_reason(relation: str, tail: str) -> tuple[str, str | None]:
 
 # Part of the edge filter's name, which keys the graph index cache: raise it whenever a check here
 # changes what is kept, or an index built under the former checks is served from disk.
-RULES_VERSION = "v13"
+RULES_VERSION = "v14"
 
 
 def well_formed(base: EdgeFilter) -> EdgeFilter:
