@@ -358,8 +358,10 @@ def hindered_phrase(text: str) -> str | None:
 # names are drawn without regard to gender, so there is no "her"). Idioms in which another person's
 # possessive reads right are left out on purpose: "change PersonY's mind", "catch PersonY's eye",
 # "take PersonY's word", "look PersonY's way", "go PersonY's way", "make PersonY's day", "sing
-# PersonY's praises", "put PersonY's mind at ease". Words after "one's" are matched by their noun
-# lemma ("ways", "eyes"); the verb by its lemma in any form.
+# PersonY's praises", "put PersonY's mind at ease". The verb is matched in any form, the words after
+# "one's" by their noun lemma, and given the idiom's number: ASER's lemmas and ATOMIC's own slips
+# ("PersonX shrug PersonY 's shoulder", "PersonX turns PersonY's backs") read "shrugs PersonX's
+# shoulders", "turns PersonX's back".
 OWN_POSSESSIVE_IDIOMS = (
     "force one's way",
     "make one's way",
@@ -374,7 +376,7 @@ OWN_POSSESSIVE_IDIOMS = (
     "worm one's way",
     "inch one's way",
     "feel one's way",
-    "mend one's way",
+    "mend one's ways",
     "lose one's temper",
     "keep one's temper",
     "lose one's cool",
@@ -397,12 +399,12 @@ OWN_POSSESSIVE_IDIOMS = (
     "bite one's lip",
     "clear one's throat",
     "crane one's neck",
-    "shrug one's shoulder",
-    "square one's shoulder",
-    "roll one's eye",
-    "avert one's eye",
+    "shrug one's shoulders",
+    "square one's shoulders",
+    "roll one's eyes",
+    "avert one's eyes",
     "avert one's gaze",
-    "cry one's eye out",
+    "cry one's eyes out",
     "hang one's head",
     "shake one's head",
     "duck one's head",
@@ -417,25 +419,24 @@ OWN_POSSESSIVE_IDIOMS = (
     "push one's luck",
     "try one's luck",
     "try one's hand at",
-    "cross one's finger",
+    "cross one's fingers",
     "bide one's time",
-    "spread one's wing",
+    "spread one's wings",
     "earn one's keep",
-    "pay one's respect",
-    "count one's blessing",
+    "pay one's respects",
+    "count one's blessings",
     "let one's guard down",
     "drop one's guard",
     "laugh one's head off",
     "laugh one's ass off",
-    "stop dead in one's track",
-    "stop in one's track",
-    "get to one's foot",
-    "jump to one's foot",
-    "rise to one's foot",
-    "find one's foot",
+    "stop dead in one's tracks",
+    "stop in one's tracks",
+    "get to one's feet",
+    "jump to one's feet",
+    "rise to one's feet",
     "put one's foot down",
-    "play one's card right",
-    "mind one's manner",
+    "play one's cards right",
+    "mind one's manners",
     "get one's act together",
 )
 
@@ -456,7 +457,6 @@ CLIPPED_IDIOMS = {
     "get to foot": "get to one's feet",
     "think on foot": "think on one's feet",
     "put foot down": "put one's foot down",
-    "play one's card right": "play one's cards right",
     "take matter into hand": "take matters into one's own hands",
     "take matter into one's hand": "take matters into one's own hands",
     "wait for shoe to drop": "wait for the other shoe to drop",
@@ -540,7 +540,7 @@ def _match(toks: list[str], start: int, pattern: tuple[str, ...], exact: bool) -
             if not _SLOT.match(t) or not _owned_after(toks, k):
                 return None
             slot = k
-        elif t.lower() != p and (exact or _noun_lemma(t) != p):
+        elif t.lower() != p and (exact or _noun_lemma(t) != _noun_lemma(p)):
             return None
     if _goes_on(toks, start + len(pattern)):
         return None
@@ -600,13 +600,22 @@ def idioms(text: str) -> str:
     for kind, verb, slot, length, full in reversed(_idioms(toks)):  # from the end: a repair may add words
         owner, _ = _owner(toks, verb)
         if kind == "own":
-            if owner is not None and toks[slot] != _own(owner):
-                toks[slot] = _own(owner)
-                changed = True
+            if owner is not None:
+                words = [_own(owner) if w == "one's" else w for w in full]
+                if toks[verb + 1 : verb + 1 + length] != words:
+                    toks[verb + 1 : verb + 1 + length] = words  # the owner, and the idiom's number
+                    changed = True
         elif owner is not None or "one's" not in full:
             toks[verb + 1 : verb + 1 + length] = [_own(owner) if w == "one's" and owner else w for w in full]
             changed = True
     return " ".join(toks) if changed else text
+
+
+def idiom_nouns(text: str) -> frozenset[str]:
+    """The words after "one's" of the idioms of one's own in ``text`` ("back" in "PersonX turns
+    PersonX's back"): owned there, though elsewhere they are no noun ("sends PersonY's back")."""
+    toks = _join_s(text)
+    return frozenset(toks[slot + 1].lower() for kind, _, slot, _, _ in _idioms(toks) if kind == "own")
 
 
 def idiom_fault(text: str) -> str | None:

@@ -517,7 +517,8 @@ def unreadable(text: str) -> str | None:
         if low == "one" and i + 1 < len(toks) and toks[i + 1] == "'s":
             return "'one's' for a person"  # "PersonX needs to raise one's fist"
         if t == "'s" and i + 1 < len(toks) and toks[i + 1].lower() in NOT_OWNED:
-            return f"a possessive before {toks[i + 1]!r}"  # "takes PersonY's outside"
+            if toks[i + 1].lower() not in fluent.idiom_nouns(text):  # but "turns PersonX's back"
+                return f"a possessive before {toks[i + 1]!r}"  # "takes PersonY's outside"
         if PERSON.match(t) and i and toks[i - 1].lower() in ("a", "an", "the"):
             return f"a person after {toks[i - 1]!r}"  # "PersonX is a nice PersonY"
         if i == 2 and low in MODALS and PERSON.match(toks[0]) and _third_person(toks[1]):
