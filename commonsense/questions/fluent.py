@@ -144,6 +144,18 @@ def possessives(text: str) -> str:
     return " ".join(toks)
 
 
+_FINITE = frozenset({"is", "are", "am", "was", "were", "has", "had", "does", "did"})
+
+
+@lru_cache(maxsize=65536)
+def _inflected_verb(word: str) -> bool:
+    """An inflected verb form that is no noun or adjective too ("banned", "keeps", "used"; not
+    "lunches" or "broken")."""
+    forms = lemmas(word)
+    verbs = forms.get("VERB", ())
+    return bool(verbs) and word not in verbs and not forms.keys() & {"NOUN", "ADJ"}
+
+
 def _is_person(tok: str) -> bool:
     return bool(_PERSON.match(tok)) or (tok[:1].isupper() and tok.lower() not in DETERMINERS | PRONOUNS_PLURAL)
 
@@ -156,6 +168,8 @@ def _subject_end(toks: list[str]) -> int:
             w = toks[i].lower()
             if w in MODALS or w in ("be", "have", "do") or _verb_lemma(w):
                 return i
+            if w in _FINITE or _inflected_verb(w):
+                return -1  # ATOMIC's inflected text: "PersonX's township banned the use of water"
             i += 1
         return -1
     first = toks[0].lower()

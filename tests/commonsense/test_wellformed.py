@@ -336,3 +336,18 @@ def test_a_tail_that_repeats_its_head_is_no_answer(head: str, tail: str, repeat:
     assert wellformed.repeats(head, tail) is repeat
     relation = "xReact" if tail.split()[1] in ("is", "feels") else "xWant"
     assert (triple_reason(head, relation, tail) == "tail repeats the head") is repeat
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        # ATOMIC's inflected text after a possessive subject: a later word was conjugated instead
+        ("PersonX's spouse is still getting ready", "PersonX's spouse is still getting ready"),  # "is stills"
+        ("PersonY's dog is too mean", "PersonY's dog is too mean"),  # "is too means"
+        ("PersonX's friend loses PersonX's temper", "PersonX's friend loses PersonX's temper"),  # "tempers"
+        ("PersonX's cat refuses to play", "PersonX's cat refuses to play"),  # "to plays"
+        ("PersonX husband ask", "PersonX's husband asks"),  # ASER's lemma is still conjugated
+    ],
+)
+def test_inflected_text_after_a_possessive_subject_is_left_as_it_is(raw: str, shown: str) -> None:
+    assert fluent.display(raw) == shown
