@@ -611,7 +611,7 @@ def idioms(text: str) -> str:
     if len(toks) < 3:
         return text
     changed = False
-    for kind, verb, slot, length, full in reversed(_idioms(toks)):  # from the end: a repair may add words
+    for kind, verb, _, length, full in reversed(_idioms(toks)):  # from the end: a repair may add words
         owner, _ = _owner(toks, verb)
         if kind == "own":
             if owner is not None:

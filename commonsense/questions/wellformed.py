@@ -11,7 +11,10 @@ coffee" or "it dons t amount to much" made whole items unsound. So a triple is a
   lexicon (the inflection library the display text already uses, its data in the wheel) or is a
   function word, a person placeholder or a name; no stray letters or split clitics ("dons t",
   "n'tneed"), no word twice in a row, no sentence that ends on a preposition, article or
-  conjunction ("Linda knows that", "PersonX needs to"), a subject and a verb;
+  conjunction ("Linda knows that", "PersonX needs to"), a subject and a verb; no idiom of one's
+  own with someone else's possessive and no clipped idiom that the display could not repair
+  (:func:`commonsense.questions.fluent.idioms`: "someone loses PersonY's temper", "people get to
+  foot");
 * **both texts parse** (:mod:`.grammar`, Link Grammar with its English dictionary) with every word
   linked: a check of structure that the lexical one cannot make ("walks to room", "ends up go");
   where the parser is not installed the edge filter's name says ``unparsed``;
