@@ -476,6 +476,9 @@ CLIPPED_IDIOMS = {
     "wait for shoe to drop": "wait for the other shoe to drop",
     "have butterfly": "have butterflies",
 }
+# Clipped idioms with more than one full form: rejected where they end the text, not repaired.
+# "Isaac turns Hunter's life" (ATOMIC's "turns PersonY's life around", or "upside down"?)
+CLIPPED_UNREPAIRABLE = ("turn one's life",)
 
 _SLOT = re.compile(r"^(?:Person[XYZ]|People[XYZ]|people)(?:'s)?$")
 _BARE_PERSON = re.compile(r"^(?:Person[XYZ]|People[XYZ]|people)$")
@@ -495,10 +498,10 @@ _OWN_IDIOMS: dict[str, list[tuple[str, ...]]] = {}
 for _p in OWN_POSSESSIVE_IDIOMS:
     _v, _rest = _idiom_words(_p)
     _OWN_IDIOMS.setdefault(_v, []).append(_rest)
-_CLIPPED: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
-for _p, _full in CLIPPED_IDIOMS.items():
+_CLIPPED: dict[str, list[tuple[tuple[str, ...], tuple[str, ...] | None]]] = {}
+for _p, _full in [*CLIPPED_IDIOMS.items(), *((p, None) for p in CLIPPED_UNREPAIRABLE)]:
     _v, _rest = _idiom_words(_p)
-    _CLIPPED.setdefault(_v, []).append((_rest, _idiom_words(_full)[1]))
+    _CLIPPED.setdefault(_v, []).append((_rest, _idiom_words(_full)[1] if _full else None))
 
 
 def _noun_lemma(word: str) -> str:
@@ -577,7 +580,7 @@ def _owned_after(toks: list[str], k: int) -> bool:
     return not (before in DITRANSITIVE and toks[k] != toks[0] and nxt != "way")
 
 
-Found = tuple[str, int, int, int, tuple[str, ...]]
+Found = tuple[str, int, int, int, tuple[str, ...] | None]
 
 
 def _idioms(toks: list[str]) -> list[Found]:
@@ -591,7 +594,7 @@ def _idioms(toks: list[str]) -> list[Found]:
             continue
         for clipped, full in _CLIPPED.get(lemma, ()):
             slot = _match(toks, i + 1, clipped, exact=True)
-            if slot is not None:
+            if slot is not None and (full is not None or i + 1 + len(clipped) == len(toks)):
                 found.append(("clipped", i, slot, len(clipped), full))
         for pattern in _OWN_IDIOMS.get(lemma, ()):
             slot = _match(toks, i + 1, pattern, exact=False)
@@ -619,7 +622,7 @@ def idioms(text: str) -> str:
                 if toks[verb + 1 : verb + 1 + length] != words:
                     toks[verb + 1 : verb + 1 + length] = words  # the owner, and the idiom's number
                     changed = True
-        elif owner is not None or "one's" not in full:
+        elif full is not None and (owner is not None or "one's" not in full):
             toks[verb + 1 : verb + 1 + length] = [_own(owner) if w == "one's" and owner else w for w in full]
             changed = True
     return " ".join(toks) if changed else text

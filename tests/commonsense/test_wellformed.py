@@ -390,10 +390,12 @@ def test_idioms_of_ones_own_and_clipped_idioms_are_repaired(raw: str, shown: str
         ("PersonX helps PersonY find PersonY's way", "PersonX helps PersonY find PersonY's way"),
         ("PersonX turns the table over", "PersonX turns the table over"),  # a table, no tables turned
         ("PersonX pulls out all the stops", "PersonX pulls out all the stops"),
+        ("PersonX turns PersonY's life around", "PersonX turns PersonY's life around"),
     ],
 )
 def test_idioms_that_may_be_someone_elses_are_left_alone(raw: str, shown: str) -> None:
     assert fluent.display(raw) == shown
+    assert fluent.idiom_fault(shown) is None
 
 
 def test_names_read_the_repaired_idiom() -> None:
@@ -412,6 +414,7 @@ def test_names_read_the_repaired_idiom() -> None:
         "PersonX helps PersonY find PersonZ's way",  # PersonY's (or PersonX's), not PersonZ's
         "people get to foot",  # clipped, and "people's feet" is no English
         "PersonX's dog gets to foot",
+        "PersonX turns PersonY's life",  # "around" or "upside down": CLIPPED_UNREPAIRABLE
     ],
 )
 def test_an_idiom_the_display_cannot_repair_is_rejected(text: str) -> None:
