@@ -616,13 +616,15 @@ def idioms(text: str) -> str:
     changed = False
     for kind, verb, _, length, full in reversed(_idioms(toks)):  # from the end: a repair may add words
         owner, _ = _owner(toks, verb)
+        if full is None:
+            continue  # a clipped idiom with more than one reading: idiom_fault names it
         if kind == "own":
             if owner is not None:
                 words = [_own(owner) if w == "one's" else w for w in full]
                 if toks[verb + 1 : verb + 1 + length] != words:
                     toks[verb + 1 : verb + 1 + length] = words  # the owner, and the idiom's number
                     changed = True
-        elif full is not None and (owner is not None or "one's" not in full):
+        elif owner is not None or "one's" not in full:
             toks[verb + 1 : verb + 1 + length] = [_own(owner) if w == "one's" and owner else w for w in full]
             changed = True
     return " ".join(toks) if changed else text
