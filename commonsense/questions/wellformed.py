@@ -11,7 +11,10 @@ coffee" or "it dons t amount to much" made whole items unsound. So a triple is a
   lexicon (the inflection library the display text already uses, its data in the wheel) or is a
   function word, a person placeholder or a name; no stray letters or split clitics ("dons t",
   "n'tneed"), no word twice in a row, no sentence that ends on a preposition, article or
-  conjunction ("Linda knows that", "PersonX needs to"), a subject and a verb;
+  conjunction ("Linda knows that", "PersonX needs to"), a subject and a verb; no idiom of one's
+  own with someone else's possessive and no clipped idiom that the display could not repair
+  (:func:`commonsense.questions.fluent.idioms`: "someone loses PersonY's temper", "people get to
+  foot");
 * **both texts parse** (:mod:`.grammar`, Link Grammar with its English dictionary) with every word
   linked: a check of structure that the lexical one cannot make ("walks to room", "ends up go");
   where the parser is not installed the edge filter's name says ``unparsed``;
@@ -517,7 +520,8 @@ def unreadable(text: str) -> str | None:
         if low == "one" and i + 1 < len(toks) and toks[i + 1] == "'s":
             return "'one's' for a person"  # "PersonX needs to raise one's fist"
         if t == "'s" and i + 1 < len(toks) and toks[i + 1].lower() in NOT_OWNED:
-            return f"a possessive before {toks[i + 1]!r}"  # "takes PersonY's outside"
+            if toks[i + 1].lower() not in fluent.idiom_nouns(text):  # but "turns PersonX's back"
+                return f"a possessive before {toks[i + 1]!r}"  # "takes PersonY's outside"
         if PERSON.match(t) and i and toks[i - 1].lower() in ("a", "an", "the"):
             return f"a person after {toks[i - 1]!r}"  # "PersonX is a nice PersonY"
         if i == 2 and low in MODALS and PERSON.match(toks[0]) and _third_person(toks[1]):
@@ -581,6 +585,11 @@ def unreadable(text: str) -> str | None:
             linked = True  # "PersonY does not mind" (but "PersonY minds")
         if j == len(toks) - 1 and verb is not None and verb not in COMPLETE_INTRANSITIVES and not linked:
             return f"nothing after {toks[-1]!r}"  # "PersonX asks", "PersonY guesses", "PersonX figures"
+    why = fluent.idiom_fault(text)
+    if why:
+        # the display repairs what it can (:func:`commonsense.questions.fluent.idioms`); what is left
+        # is uncertain: "someone loses PersonY's temper", "people get to foot"
+        return why
     if grammar.available() and not grammar.parses(text):
         return "no complete parse (Link Grammar)"  # "Carlos walks to room", "Gregory ends up go"
     return None
@@ -703,7 +712,7 @@ def _tail_reason(relation: str, tail: str) -> tuple[str, str | None]:
 
 # Part of the edge filter's name, which keys the graph index cache: raise it whenever a check here
 # changes what is kept, or an index built under the former checks is served from disk.
-RULES_VERSION = "v13"
+RULES_VERSION = "v14"
 
 
 def well_formed(base: EdgeFilter) -> EdgeFilter:
