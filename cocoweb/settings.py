@@ -197,6 +197,9 @@ COCOWEB_BUILD_STALE_SECONDS = env.float("COCOWEB_BUILD_STALE_SECONDS", default=1
 COCOWEB_BUILD_HEARTBEAT_SECONDS = env.float(
     "COCOWEB_BUILD_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_BUILD_STALE_SECONDS / 6)
 )
+# The explorer's stored aggregates (explorer.models.StoredAggregate) not computed again for this
+# many days are deleted by the housekeeping tick; a page computes them again when asked.
+COCOWEB_STORED_AGGREGATE_DAYS = env.float("COCOWEB_STORED_AGGREGATE_DAYS", default=30)
 # A build writes its progress on the job row at most this often (seconds).
 COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", default=0.5)
 # Items a run scores between two writes of its predictions and progress (a run's chunk_size wins).

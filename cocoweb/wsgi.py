@@ -11,7 +11,3 @@ application = get_wsgi_application()
 # drf-spectacular) now, not on each worker's first request: under `gunicorn --preload` this runs
 # once in the master and the forked workers share it (~1.9 s of CPU per worker otherwise).
 import_module(settings.ROOT_URLCONF)
-
-# The digest of the code that computes the explorer's stored aggregates (read from the source files,
-# ~12 ms): once in the master too.
-import_module("explorer.selectors.run_aggregates").code_version()

@@ -8,7 +8,10 @@ class ExplorerConfig(AppConfig):
         from runs.signals import run_finished
 
         from . import signals
+        from .selectors.run_aggregates import code_version
         from .services import run_aggregates_warm
+
+        code_version()  # the code this process runs, before a deploy may replace its files
 
         run_finished.connect(run_aggregates_warm, dispatch_uid="explorer-run-aggregates-warm")
         signals.connect()

@@ -4,6 +4,7 @@ behind the cache (:mod:`explorer.selectors.run_aggregates`)."""
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 
 class StoredAggregate(models.Model):
@@ -18,13 +19,15 @@ class StoredAggregate(models.Model):
     time, a survey's answers, the code that computes it); a row is served only while its scope is
     the current one, and a page reads every row of a scope in one statement. ``refs`` lists the
     runs and campaigns the value read, as ``,run12,campaign5,``: deleting one of them deletes the
-    rows (explorer.signals)."""
+    rows (explorer.signals). Rows not computed again for ``COCOWEB_STORED_AGGREGATE_DAYS`` are
+    deleted by the housekeeping tick (a slot that is never asked for again: a compare page's set of
+    runs, a survey's campaigns before a sixth)."""
 
     slot = models.CharField(max_length=200, unique=True)
     scope = models.CharField(max_length=64, db_index=True)
-    refs = models.CharField(max_length=500, default="")
-    value = models.BinaryField()
-    computed_at = models.DateTimeField(auto_now=True)
+    refs = models.TextField(default="")
+    value = models.BinaryField()  # an HMAC of the pickle, then the pickle (run_aggregates._sign)
+    computed_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         verbose_name = "stored aggregate"

@@ -3,12 +3,17 @@ first view and kept in the cache and the database (:mod:`explorer.selectors.run_
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from datetime import timedelta
 from typing import Any
 
 from django.apps import apps
+from django.core.cache import cache
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
+
+from .selectors.run_aggregates import TTL
 
 log = logging.getLogger(__name__)
 WARM_RUNS_PER_SET = 5  # a survey's figures are computed ahead for the newest finished runs on its set
@@ -38,19 +43,32 @@ def run_aggregates_warm(run_id: int, **_: Any) -> None:
 def survey_aggregates_warm(statement_set_id: int) -> list[int]:
     """Compute what the pages of the newest finished runs on this statement set compute from its
     survey's answers (the population report, the standings among the humans, the raters' M) under
-    the answers' present state; returns the runs' ids. Figures already kept for that state are read,
-    not computed again."""
+    the answers' present state; returns the runs' ids ([] when that state was computed before by
+    any process sharing the cache, or the set has no survey campaign). Figures already kept for
+    that state are read, not computed again."""
     from .selectors import errors as es
+    from .selectors.sources import SurveyReads
     from .views.run_panels import statement_run_panels
 
-    runs = list(
-        es.runs_with_sets()
-        .filter(statement_set_id=statement_set_id, finished_at__isnull=False)
-        .order_by("-finished_at", "-pk")[: WARM_RUNS_PER_SET * 4]
-    )
-    runs = [r for r in runs if r.is_finished][:WARM_RUNS_PER_SET]
-    for run in runs:
-        statement_run_panels(run)
+    StatementSet = apps.get_model("knowledge", "StatementSet")
+    version = SurveyReads(StatementSet(pk=statement_set_id)).version
+    if not version:
+        return []
+    done = f"explorer:survey-warmed:{statement_set_id}:{hashlib.sha256(version.encode()).hexdigest()}"
+    if not cache.add(done, True, TTL):
+        return []  # this state was computed (or is being computed) by another tick
+    try:
+        runs = list(
+            es.runs_with_sets()
+            .filter(statement_set_id=statement_set_id, finished_at__isnull=False)
+            .order_by("-finished_at", "-pk")[: WARM_RUNS_PER_SET * 4]
+        )
+        runs = [r for r in runs if r.is_finished][:WARM_RUNS_PER_SET]
+        for run in runs:
+            statement_run_panels(run)
+    except BaseException:
+        cache.delete(done)  # the next tick tries again
+        raise
     return [r.pk for r in runs]
 
 
@@ -62,14 +80,13 @@ def surveys_warm_recent(within: timedelta) -> dict[int, list[int]]:
     view."""
     if not apps.is_installed("annotation"):
         return {}
+    Campaign = apps.get_model("annotation", "Campaign")
     Response = apps.get_model("annotation", "Response")
+    recent = Response.objects.filter(campaign=OuterRef("pk"), created_at__gte=timezone.now() - within)
     sets = (
-        Response.objects.filter(
-            created_at__gte=timezone.now() - within,
-            campaign__kind="survey",
-            campaign__statement_set__isnull=False,
-        )
-        .values_list("campaign__statement_set_id", flat=True)
+        Campaign.objects.filter(kind="survey", statement_set__isnull=False)
+        .filter(Exists(recent))  # per campaign, on the index (campaign, created_at)
+        .values_list("statement_set_id", flat=True)
         .distinct()
     )
     done = {}
@@ -78,4 +95,4 @@ def surveys_warm_recent(within: timedelta) -> dict[int, list[int]]:
             done[set_id] = survey_aggregates_warm(set_id)
         except Exception:  # one set's failure leaves the others warmed; its page computes on view
             log.exception("could not compute the survey figures of statement set %s", set_id)
-    return done
+    return {k: v for k, v in done.items() if v}

@@ -91,13 +91,14 @@ class HousekeepingTicker(bootsteps.StartStopStep):
         from explorer.tasks import surveys_warm_task  # the explorer reads runs: not imported at start-up
 
         tick = stale_seconds(Run)
-        for task, kwargs in (
-            (runs_requeue_stale_task, {"resend_queued": resend_queued}),
-            (build_jobs_requeue_stale_task, {"resend_queued": resend_queued}),
-            # the survey figures of the sets that received answers since the last tick (two ticks: overlap)
-            (surveys_warm_task, {"within_seconds": 2 * tick}),
+        for task, kwargs, options in (
+            (runs_requeue_stale_task, {"resend_queued": resend_queued}, {}),
+            (build_jobs_requeue_stale_task, {"resend_queued": resend_queued}, {}),
+            # the survey figures of the sets that received answers since the last tick (two ticks:
+            # overlap); a message that waited a whole tick is superseded by the next one
+            (surveys_warm_task, {"within_seconds": 2 * tick}, {"expires": tick}),
         ):
             try:
-                task.apply_async(kwargs=kwargs, queue=HOUSEKEEPING_QUEUE, retry=False)
+                task.apply_async(kwargs=kwargs, queue=HOUSEKEEPING_QUEUE, retry=False, **options)
             except Exception:  # the broker is unreachable: the next tick, or the reconnection, sends again
                 log.warning("could not send %s", task.name, exc_info=True)

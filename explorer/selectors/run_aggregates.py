@@ -22,19 +22,22 @@ of the scope; each computed entry is written to both tiers, replacing the row of
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
 import pickle
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from django.core.cache import cache
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
 
 from runs.models import Run
 
@@ -44,23 +47,26 @@ R = TypeVar("R", Run, Sequence[Run])
 TTL = 24 * 3600
 MAX_KEY = 200  # memcached refuses keys over 250 characters; Django warns about them on every backend
 log = logging.getLogger(__name__)
-# the packages whose code computes what is stored: a change to any of them (a deploy) is a new
-# scope, so no figure computed by former code is served from the database
+# the packages whose code computes what is stored, and the pinned third-party releases (numpy,
+# scipy, plotly … in requirements.txt): a change to any of them (a deploy) is a new scope, so no
+# figure computed by former code is served from the database
 CODE_PACKAGES = ("commonsense", "explorer", "runs", "annotation", "knowledge")
+CODE_FILES = ("requirements.txt", "requirements-nodeps.txt")
 
 
 @functools.cache
 def code_version() -> str:
-    """A digest of the source of :data:`CODE_PACKAGES` (tests and migrations excluded), read once
-    per process."""
+    """A digest of the source of :data:`CODE_PACKAGES` (migrations excluded) and of
+    :data:`CODE_FILES`, read once per process - at its start (``ExplorerConfig.ready``), so that a
+    worker whose files a deploy replaced before it restarted keeps the digest of the code it runs."""
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
-    for package in CODE_PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            if "migrations" in path.parts:
-                continue
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+    paths = [p for package in CODE_PACKAGES for p in sorted((root / package).rglob("*.py"))]
+    for path in [*paths, *(root / f for f in CODE_FILES)]:
+        if "migrations" in path.parts or not path.is_file():
+            continue
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -121,9 +127,20 @@ def cache_key(runs: Sequence[Run], name: str) -> str | None:
     return None if found is None else found.key
 
 
+def _sign(payload: bytes) -> bytes:
+    """A row's value: an HMAC of the pickle (keyed by ``SECRET_KEY``) before it, so that only what
+    this deployment wrote is ever unpickled (a row written by any other means is not)."""
+    return salted_hmac("explorer.stored-aggregate", payload, algorithm="sha256").digest() + payload
+
+
 def _unpickle(value: bytes | memoryview) -> Any:
+    raw = bytes(value)
+    mac, payload = raw[:32], raw[32:]
+    if not constant_time_compare(mac, salted_hmac("explorer.stored-aggregate", payload, algorithm="sha256").digest()):
+        log.warning("a stored aggregate failed its signature check (another SECRET_KEY?); computing it again")
+        return None
     try:
-        return pickle.loads(bytes(value))
+        return pickle.loads(payload)
     except Exception:  # a class renamed since: treated as absent (computed and written again)
         log.warning("a stored aggregate could not be read; computing it again", exc_info=True)
         return None
@@ -155,14 +172,16 @@ def get_many(entries: Iterable[Entry]) -> dict[str, Any]:
             if value is not None:
                 loaded[_key(slot, scope)] = value
     cache.set_many({**loaded, **dict.fromkeys(scopes.values(), True)}, TTL)
-    return {**hits, **loaded}
+    return {e.key: v for e in wanted if (v := loaded.get(e.key, hits.get(e.key))) is not None}
 
 
 def put_many(values: dict[Entry, Any]) -> None:
     """Keep each value in the cache and in the database, replacing its slot's row of a former state:
     one ``INSERT … ON CONFLICT (slot) DO UPDATE`` (SQLite and PostgreSQL; ``bulk_create`` would add a
     transaction of its own around it, two more statements on SQLite). None is not kept (it reads as
-    absent)."""
+    absent). A write that fails (a locked SQLite database) is logged and the page goes on with the
+    value it computed; inside a transaction the write takes a savepoint, so its failure leaves the
+    caller's transaction usable."""
     values = {e: v for e, v in values.items() if v is not None}
     if not values:
         return
@@ -174,15 +193,28 @@ def put_many(values: dict[Entry, Any]) -> None:
     rows = sorted(values.items(), key=lambda kv: kv[0].slot)  # one lock order for every writer
     params: list[Any] = []
     for e, v in rows:
-        params += [e.slot, e.scope, e.refs, pickle.dumps(v, pickle.HIGHEST_PROTOCOL), now]
-    with connection.cursor() as cur:
-        cur.execute(
-            f"INSERT INTO {table} (slot, scope, refs, value, computed_at) VALUES "
-            + ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
-            + " ON CONFLICT (slot) DO UPDATE SET scope = excluded.scope, refs = excluded.refs, "
-            "value = excluded.value, computed_at = excluded.computed_at",
-            params,
-        )
+        params += [e.slot, e.scope, e.refs, _sign(pickle.dumps(v, pickle.HIGHEST_PROTOCOL)), now]
+    sql = (
+        f"INSERT INTO {table} (slot, scope, refs, value, computed_at) VALUES "
+        + ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
+        + " ON CONFLICT (slot) DO UPDATE SET scope = excluded.scope, refs = excluded.refs, "
+        "value = excluded.value, computed_at = excluded.computed_at"
+    )
+    try:
+        with transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext():
+            with connection.cursor() as cur:
+                cur.execute(sql, params)
+    except DatabaseError:
+        log.warning("could not store %d aggregate(s); they stay in the cache only", len(rows), exc_info=True)
+
+
+def prune(older_than: timedelta) -> int:
+    """Delete the rows computed longer ago than ``older_than``: those of a former state whose slot is
+    never computed again (a compare page's set of runs, a survey's campaigns before a sixth), and any
+    other, which the next view computes again. Sent by the housekeeping tick (explorer.tasks)."""
+    from ..models import StoredAggregate
+
+    return StoredAggregate.objects.filter(computed_at__lt=timezone.now() - older_than).delete()[0]
 
 
 def kept(found: Entry | None, compute: Callable[[], T]) -> T:

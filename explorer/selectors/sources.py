@@ -235,9 +235,9 @@ class SurveyReads:
         recreated under a running cache (ids counted again from 1) from matching. What a page
         computes from the survey is cached under it; "" when the set has no survey campaign."""
         return ";".join(
-            f"{c.pk}.{c.created_at.timestamp():.6f}.{c.answers_n}.{c.answers_last}.{c.answers_ids}"
+            f"{c.pk}.{c.created_at.timestamp():.6f}.{c.answers_n}.{c.answers_last}.{c.answers_ids}.{c.name}"
             for c in self.campaigns
-        )
+        )  # the name too: the figures say whose answers they are
 
     def cached(self, name: str, compute: Callable[[], T], runs: Sequence[Any] = ()) -> T:
         """``compute()`` kept under :attr:`version` (and, with ``runs``, while every run is

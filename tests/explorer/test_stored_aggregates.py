@@ -97,21 +97,83 @@ def test_code_of_another_version_is_not_served(monkeypatch):  # type: ignore[no-
     run = _loop_runs(1)[0]
     _aggregates([run])
     cache.clear()
+    wanted = ra.entry([run], "coco@run")
+    assert wanted is not None and wanted.key in ra.get_many([wanted])  # stored by this code
+    cache.clear()
     monkeypatch.setattr(ra, "code_version", lambda: "another-deploy")
     wanted = ra.entry([run], "coco@run")
     assert wanted is not None
     assert ra.get_many([wanted]) == {}, "a row computed by other code was served"
 
 
+def test_a_slots_row_of_another_state_is_not_served_after_an_eviction():
+    """The scope was read into the cache (its marker is there), the entry was evicted since, and
+    meanwhile the slot's row was written under another state (the run finished again, elsewhere)."""
+    run = _loop_runs(1)[0]
+    _aggregates([run])
+    coco = ra.entry([run], "coco@run")
+    assert coco is not None and cache.get(coco.marker)
+    cache.delete(coco.key)
+    StoredAggregate.objects.filter(slot=coco.slot).update(scope="0" * 64)
+    assert ra.get_many([coco]) == {}
+
+
+def test_stored_values_are_signed(settings):  # type: ignore[no-untyped-def]
+    """Only what this deployment wrote is unpickled: a row written by other means (or under another
+    SECRET_KEY) is computed again, not loaded."""
+    import pickle
+
+    run = _loop_runs(1)[0]
+    want = _aggregates([run])
+    coco = ra.entry([run], "coco@run")
+    assert coco is not None
+    forged = pickle.dumps(("value", {"forged": True}))
+    StoredAggregate.objects.filter(slot=coco.slot).update(value=forged)
+    cache.clear()
+    assert _aggregates([run]) == want
+    cache.clear()
+    settings.SECRET_KEY = "another-" + settings.SECRET_KEY
+    assert ra.get_many([coco]) == {}
+
+
+def test_a_failed_write_keeps_the_value_and_the_transaction(monkeypatch):  # type: ignore[no-untyped-def]
+    run = _loop_runs(1)[0]
+    coco = ra.entry([run], "coco@run")
+    assert coco is not None
+    StoredAggregate.objects.all().delete()
+    monkeypatch.setattr(StoredAggregate._meta, "db_table", "explorer_no_such_table")
+    ra.put_many({coco: ("value", {"n": 1})})  # fails inside the test's transaction: a savepoint
+    monkeypatch.undo()
+    assert cache.get(coco.key) == ("value", {"n": 1})
+    assert StoredAggregate.objects.count() == 0  # the transaction is still usable (PostgreSQL aborts it otherwise)
+
+
+def test_rows_not_computed_again_are_pruned():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    run = _loop_runs(1)[0]
+    n = StoredAggregate.objects.count()
+    assert n > 0
+    StoredAggregate.objects.filter(slot=ra.entry([run], "coco@run").slot).update(  # type: ignore[union-attr]
+        computed_at=timezone.now() - timedelta(days=40)
+    )
+    assert ra.prune(timedelta(days=30)) == 1
+    assert StoredAggregate.objects.count() == n - 1
+
+
 def test_an_unreadable_row_is_computed_again():
     run = _loop_runs(1)[0]
     want = _aggregates([run])
     rows = StoredAggregate.objects.filter(refs__contains=f",run{run.pk},")
-    rows.update(value=b"not a pickle")
+    for row in rows:  # signed, but no pickle (or a pickle of a class that is gone)
+        row.value = ra._sign(b"not a pickle")
+        row.save()
     cache.clear()
     assert _aggregates([run]) == want
     coco = ra.entry([run], "coco@run")
-    assert coco is not None and bytes(rows.get(slot=coco.slot).value) != b"not a pickle"  # written again
+    assert coco is not None and ra._unpickle(rows.get(slot=coco.slot).value) is not None  # written again
 
 
 def test_an_entry_evicted_from_the_cache_is_read_back_alone():
@@ -189,6 +251,7 @@ def test_the_housekeeping_tick_computes_the_figures_of_surveys_that_received_ans
     StoredAggregate.objects.all().delete()
     cache.clear()
     assert surveys_warm_task(within_seconds=120) == {sset.pk: [run.pk]}
+    assert surveys_warm_task(within_seconds=120) == {}  # the same answers: computed once, whoever ticks
     cache.clear()  # the web process's cache knows nothing of it
     with CaptureQueriesContext(connection) as ctx:
         figures = _figures(run)
