@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from .selectors.run_aggregates import TTL
+from .selectors.run_aggregates import TTL, code_version
 
 log = logging.getLogger(__name__)
 WARM_RUNS_PER_SET = 5  # a survey's figures are computed ahead for the newest finished runs on its set
@@ -54,7 +54,8 @@ def survey_aggregates_warm(statement_set_id: int) -> list[int]:
     version = SurveyReads(StatementSet(pk=statement_set_id)).version
     if not version:
         return []
-    done = f"explorer:survey-warmed:{statement_set_id}:{hashlib.sha256(version.encode()).hexdigest()}"
+    state = hashlib.sha256(f"{code_version()}|{version}".encode()).hexdigest()
+    done = f"explorer:survey-warmed:{statement_set_id}:{state}"
     if not cache.add(done, True, TTL):
         return []  # this state was computed (or is being computed) by another tick
     try:

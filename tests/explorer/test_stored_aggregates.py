@@ -258,3 +258,22 @@ def test_the_housekeeping_tick_computes_the_figures_of_surveys_that_received_ans
     read = [q["sql"] for q in ctx.captured_queries]
     assert not any('"annotation_response"."answer"' in q for q in read), "the view computed the survey figures"
     assert figures["humans compared"] == [8] and len(figures["raters' M"]) == 8
+
+
+def test_explorer_warm_computes_the_figures_again_under_new_code(monkeypatch):  # type: ignore[no-untyped-def]
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    runs = _loop_runs(2)
+    monkeypatch.setattr(ra, "code_version", lambda: "an-upgrade")  # every row is of the former code
+    cache.clear()
+    wanted = ra.entry([runs[0]], "coco@run")
+    assert wanted is not None and ra.get_many([wanted]) == {}
+    out = StringIO()
+    call_command("explorer_warm", "--days", "1", stdout=out)
+    assert "computed the figures of 2 run(s)" in out.getvalue()
+    cache.clear()
+    assert wanted.key in ra.get_many([wanted])  # the first view reads it
+    with pytest.raises(SystemExit):
+        call_command("explorer_warm", "--days", "0", stderr=StringIO())
