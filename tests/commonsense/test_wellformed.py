@@ -87,6 +87,12 @@ from tests.conftest import shared_file
         "PersonX leaves PersonY high dry",
         "PersonX wells know",
         "PersonX thinks send PersonX's wife",  # the parser's example, now caught by the lexical check too
+        # session 15, read in a default build: a noun that reads bare after a verb, not after a person
+        "PersonX catches PersonY attention",
+        "PersonX appreciates PersonY help",
+        "PersonX steals PersonY credit card",
+        "PersonX wants to finish PeopleX work",
+        "PeopleX do not value PersonX time",
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
@@ -101,6 +107,13 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX reluctantly agrees",
         "PersonX's fingers tremble",
         "PersonX catches PersonY's eye",
+        "PersonX catches PersonY's attention",
+        "PersonX gives PersonY advice",  # two objects: the noun is no one's
+        "PersonX teaches PersonY math",
+        "PersonX lends PersonY money",
+        "PersonX causes PersonY pain",
+        "PersonX lets PersonY rest",  # the noun is a verb the person does
+        "PersonX watches PersonY work",
         "PersonX wants to apologize to PersonY",
         "PersonX keeps ___ up all night",
         "there is not enough snow",
