@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import inspect
 import logging
 import pickle
 from collections.abc import Callable, Iterable, Sequence
@@ -74,6 +75,14 @@ def _arg(value: object) -> str:
     """An argument in a key: a tuple of dimensions as ``relation+kind`` (no spaces or quotes, which
     some cache backends refuse)."""
     return "+".join(map(str, value)) if isinstance(value, (tuple, list)) else str(value)
+
+
+def _extra(signature: inspect.Signature, runs: object, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """The arguments after the runs in a key, bound to their names with the defaults filled in: the
+    same value asked for positionally, by keyword or by default has one key."""
+    bound = signature.bind(runs, *args, **kwargs)
+    bound.apply_defaults()
+    return ",".join(f"{k}={_arg(v)}" for k, v in list(bound.arguments.items())[1:])
 
 
 def _short(text: str, prefix: str) -> str:
@@ -242,10 +251,12 @@ def per_finished_runs(
     finished; the other arguments (a dimension, a bucket count) are part of the key."""
 
     def decorate(compute: Callable[Concatenate[R, P], T]) -> Callable[Concatenate[R, P], T]:
+        signature = inspect.signature(compute)
+
         @functools.wraps(compute)
         def cached(runs: R, /, *args: P.args, **kwargs: P.kwargs) -> T:
             seq = [runs] if isinstance(runs, Run) else list(runs)
-            extra = ",".join([*(_arg(a) for a in args), *(f"{k}={_arg(v)}" for k, v in sorted(kwargs.items()))])
+            extra = _extra(signature, runs, args, kwargs)
             return for_finished_runs(seq, f"{name}-{extra}" if extra else name, lambda: compute(runs, *args, **kwargs))
 
         return cached
@@ -270,9 +281,11 @@ def each_finished_run(
     def decorate(
         compute: Callable[Concatenate[Sequence[Run], P], dict[int, V]],
     ) -> Callable[Concatenate[Sequence[Run], P], dict[int, V]]:
+        signature = inspect.signature(compute)
+
         @functools.wraps(compute)
         def cached(runs: Sequence[Run], /, *args: P.args, **kwargs: P.kwargs) -> dict[int, V]:
-            extra = ",".join([*(_arg(a) for a in args), *(f"{k}={_arg(v)}" for k, v in sorted(kwargs.items()))])
+            extra = _extra(signature, runs, args, kwargs)
             # "@run": these entries are ("value", x) / _ABSENT per run, not the {run id: x} maps that
             # for_finished_runs stores under the bare name (a shared cache may hold both kinds)
             label = f"{name}@run-{extra}" if extra else f"{name}@run"

@@ -190,3 +190,15 @@ def test_a_map_cached_by_the_whole_run_decorator_is_not_read_as_a_run_entry() ->
         cache.set(key, {}, ra.TTL)  # the former decorator's entry for a run without CoCo rows
     assert es.coco_summary([run]) == fresh
     assert es.core_windows([run]) == es.core_windows.__wrapped__([run])  # type: ignore[attr-defined]
+
+
+def test_an_argument_given_by_position_by_keyword_or_by_default_is_one_entry(django_assert_num_queries):  # type: ignore[no-untyped-def]
+    qset = QuestionSetFactory()
+    run = make_run(question_set=qset, finished_at=timezone.now())
+    predict(run, QuestionFactory(question_set=qset, metadata={"relation": "xWant"}), 0)
+    rows = es.accuracy_by([run], "relation")
+    with django_assert_num_queries(0):
+        assert es.accuracy_by([run], dimension="relation") == rows
+    points = es.difficulty_buckets([run])
+    with django_assert_num_queries(0):
+        assert es.difficulty_buckets([run], es.difficulty_buckets.__wrapped__.__defaults__[0]) == points  # type: ignore[attr-defined]
