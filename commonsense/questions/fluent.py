@@ -258,6 +258,13 @@ def present_tense(text: str) -> str:
     return " ".join(toks)
 
 
+# nouns that are verbs too but after ASER's "have" and before a place or nothing are had, not done:
+# "have cash on hand", "have change in pocket", "have room in fridge", "have trouble in school",
+# "have phone on" (read in the CSKB-Population and ATOMIC texts; "have work at dealership" and "have
+# stay in phoenix" are the perfect and stay so)
+HAVE_NOUNS = frozenset("cash change room trouble time phone eye brace money fun".split())
+
+
 def _perfect(toks: list[str], j: int) -> None:
     """After "have": "have keep silence" -> "kept silence", "have be go" -> "been going"."""
     while j < len(toks) and toks[j].lower() in ADVERBS:
@@ -275,6 +282,8 @@ def _perfect(toks: list[str], j: int) -> None:
             return  # possession, not the perfect: "have major surgery" -> "has major surgery"
         if "NOUN" in pos and nxt in ("about", "for", "with", "of", "over"):
             return  # "have concern about something" -> "has concern about something"
+        if w in HAVE_NOUNS and (not nxt or nxt in ("on", "in", "at", "to", "for")):
+            return  # "have cash on hand" -> "has cash on hand", not "has cashed on hand"
         if nxt != "to" or w in ("go", "come"):
             toks[j] = _inflect(w, "VBN")
 

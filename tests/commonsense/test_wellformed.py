@@ -210,6 +210,12 @@ def test_display_reason_reads_the_graph_text_as_shown() -> None:
         ("PersonX help PersonY move", "PersonX helps PersonY move"),  # a verb, not PersonY's move
         ("PersonX husband ask", "PersonX's husband asks"),
         ("PersonX dog rarely bark", "PersonX's dog rarely barks"),
+        # session 15, read in a default build ("Alicia has cashed on hand"): had, not done
+        ("PersonX have cash on hand", "PersonX has cash on hand"),
+        ("PersonX have change in pocket", "PersonX has change in pocket"),
+        ("PersonX have trouble in school", "PersonX has trouble in school"),
+        ("PersonX have work at dealership", "PersonX has worked at dealership"),  # the perfect, still
+        ("PersonX have stay in phoenix", "PersonX has stayed in phoenix"),
     ],
 )
 def test_display_restores_possessives_and_skips_adverbs(raw: str, shown: str) -> None:
