@@ -378,6 +378,21 @@ def _missing_possessive(toks: list[str], i: int) -> bool:
     from .fluent import NOT_POSSESSED, POSSESSED_NOUNS
 
     nxt = toks[i + 1].lower()
+    j = i + 1
+    while j < len(toks) - 1 and "ADJ" in _pos(toks[j].lower()) and toks[j].lower() not in FUNCTION_WORDS:
+        j += 1  # "celebrates PersonY good grade": the noun after the adjectives
+    if j > i + 1:
+        noun = toks[j].lower()
+        verb = _verb_form(toks[i - 1].lower())
+        if (
+            verb is not None
+            and verb not in fluent.DITRANSITIVE | BENEFACTIVE | CAUSATIVES
+            and "NOUN" in _pos(noun)
+            and noun not in TIME_NOUNS  # "meets PersonY last night"
+            and noun in lemmas(noun, "NOUN").get("NOUN", ())  # singular: "calls PersonY stupid names" is fine
+            and (j + 1 == len(toks) or toks[j + 1].lower() in PREPOSITIONS | {"and", "or", "but"})
+        ):
+            return True
     if nxt in OWNED_BARE and _verb_form(toks[i - 1].lower()) not in CAUSATIVES:
         return True  # "enjoys PersonY class", "takes PersonY place" (but "sends PersonY home")
     if nxt in NOT_POSSESSED or toks[i + 1][:1].isupper():
@@ -408,6 +423,10 @@ def _missing_possessive(toks: list[str], i: int) -> bool:
 
 # verbs after which a person is followed by a bare verb ("helps PersonY move", "watches PersonY play")
 CAUSATIVES = frozenset("help let make have watch see hear feel bid notice observe".split())
+# nouns of a time an adjective makes an adverbial of ("meets PersonY last night", "sees PersonY next week")
+TIME_NOUNS = frozenset(
+    "night day week month year time morning evening afternoon weekend summer winter spring fall".split()
+)
 # verbs besides fluent.DITRANSITIVE that take a person and a mass noun as two objects
 BENEFACTIVE = frozenset("cause pour fix order".split())
 
@@ -725,7 +744,7 @@ def _tail_reason(relation: str, tail: str) -> tuple[str, str | None]:
 
 # Part of the edge filter's name, which keys the graph index cache: raise it whenever a check here
 # changes what is kept, or an index built under the former checks is served from disk.
-RULES_VERSION = "v16"
+RULES_VERSION = "v17"
 
 
 def well_formed(base: EdgeFilter) -> EdgeFilter:

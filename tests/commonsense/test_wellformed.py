@@ -93,6 +93,10 @@ from tests.conftest import shared_file
         "PersonX steals PersonY credit card",
         "PersonX wants to finish PeopleX work",
         "PeopleX do not value PersonX time",
+        "PersonX celebrates PeopleX good grade",  # the same after adjectives (read in a default build)
+        "PersonX will forgive PersonY bad judgment",
+        "PersonX reviews PersonY medical chart",
+        "PersonX can chop PersonY head off",  # "head" is an adjective too: still PersonY's head
     ],
 )
 def test_unreadable_text_is_named(text: str) -> None:
@@ -114,6 +118,10 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX causes PersonY pain",
         "PersonX lets PersonY rest",  # the noun is a verb the person does
         "PersonX watches PersonY work",
+        "PersonX meets PersonY last night",  # an adjective and a time: an adverbial
+        "PersonX gives PersonY good advice",
+        "PersonX calls PersonY stupid names",  # a plural: no one's
+        "PersonX makes PersonY very happy",
         "PersonX wants to apologize to PersonY",
         "PersonX keeps ___ up all night",
         "there is not enough snow",
