@@ -75,7 +75,9 @@ def test_ckbp_default_chains_use_only_label1_triples(kind: str) -> None:
     qs = _ckbp_default(kind)
     # CSKB holds few distinct 2in queries among its well-formed label-1 knowledge-base triples (2 of
     # 40 asked at seed 11: 249 HinderedBy rows, few of whose tails an action reaches)
-    assert len(qs) >= (1 if kind == "2in" else 20), kind
+    # and few distinct 2p queries once rules v3 leave out the chains read as nonsense (19 of 40 asked;
+    # ~20 distinct in the graph under v3, ~28 under v2: rules.NONSENSE_COMPOSITIONS)
+    assert len(qs) >= (1 if kind == "2in" else 15 if kind == "2p" else 20), kind
     # with the populated candidates too (more 2in queries), the label filter still holds
     wide = build_com2(_ckbp_index(include_populated=True), BuildParams(kind=kind, count=40, seed=11))
     assert len(wide) >= (8 if kind == "2in" else 20), kind
@@ -92,7 +94,7 @@ def test_ckbp_default_chains_use_only_label1_triples(kind: str) -> None:
 def test_ckbp_default_chains_use_only_knowledge_base_triples(kind: str) -> None:
     origins = _origins()
     qs = _ckbp_default(kind)
-    assert len(qs) >= 20, kind
+    assert len(qs) >= (15 if kind == "2p" else 20), kind  # 2p: see above (rules v3)
     for q in qs:
         for h, r, t in q.chain:
             assert "test_set" in origins[(h, r, t)], (q.id, h, r, t, origins[(h, r, t)])
