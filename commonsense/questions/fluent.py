@@ -301,7 +301,34 @@ def display(text: str) -> str:
     -> "Ezra's car"), listed idioms repaired (:func:`idioms`: "PersonX forces PersonY's way" ->
     "PersonX forces PersonX's way", "PersonX pull out the stop" -> "PersonX pulls out all the
     stops")."""
-    return idioms(_fluent(text))
+    return idioms(perfect_infinitive(_fluent(text)))
+
+
+def perfect_infinitive(text: str) -> str:
+    """ASER's "to have" + a verb's lemma is the perfect infinitive: "PersonX needs to have visit
+    PersonY" -> "needs to have visited PersonY", "needs to have try meat" -> "tried meat". A word
+    that is a noun too stays a noun unless an object follows it ("needs to have power", "needs to
+    have money first")."""
+    if " to have " not in text:
+        return text
+    toks = text.split()
+    changed = False
+    for j in range(2, len(toks)):
+        if toks[j - 2].lower() != "to" or toks[j - 1].lower() != "have":
+            continue
+        w = toks[j].lower()
+        forms = lemmas(w)
+        if not toks[j].islower() or not _verb_lemma(w) or w in HAVE_NOUNS or "ADJ" in forms:
+            continue  # "to have clean hair"
+        if any(v != w for v in forms.get("VERB", ())):
+            continue  # a form of another verb already: "to have found the ring" (not "founded")
+        if "NOUN" in lemmas(w):
+            nxt = toks[j + 1] if j + 1 < len(toks) else ""
+            if not nxt or not (_is_person(nxt) or nxt.lower() in DETERMINERS or set(lemmas(nxt.lower())) == {"NOUN"}):
+                continue  # "to have power", "to have relationship with other"
+        toks[j] = _inflect(w, "VBN")
+        changed = True
+    return " ".join(toks) if changed else text
 
 
 def _fluent(text: str) -> str:

@@ -224,6 +224,13 @@ def test_display_reason_reads_the_graph_text_as_shown() -> None:
         ("PersonX have trouble in school", "PersonX has trouble in school"),
         ("PersonX have work at dealership", "PersonX has worked at dealership"),  # the perfect, still
         ("PersonX have stay in phoenix", "PersonX has stayed in phoenix"),
+        # "to have" + a lemma is the perfect infinitive (read blind: "Jordan needs to have visit Alicia")
+        ("PersonX need to have visit PersonY", "PersonX needs to have visited PersonY"),
+        ("PersonX need to have try meat", "PersonX needs to have tried meat"),
+        ("PersonX seems to have miss the point", "PersonX seems to have missed the point"),
+        ("PersonX need to have power", "PersonX needs to have power"),  # a noun with nothing after it
+        ("PersonX has to have clean hair", "PersonX has to have clean hair"),  # an adjective
+        ("PersonX is relieved to have found the ring", "PersonX is relieved to have found the ring"),  # not "founded"
     ],
 )
 def test_display_restores_possessives_and_skips_adverbs(raw: str, shown: str) -> None:
