@@ -13,26 +13,15 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.services import campaign_create
 from explorer.models import StoredAggregate
 from explorer.selectors import errors as es
 from explorer.selectors import run_aggregates as ra
 from explorer.views.run_panels import accuracy_rows, compare_panels, statement_run_panels
-from knowledge.models import StatementSet
-from knowledge.services import statements_import
-from tests.conftest import FIXTURES
 
-from .test_run_aggregates import _fresh, _loop_runs
-from .test_survey_cache import _figures, _ratings, _replay_run
+from .test_run_aggregates import _empty_cache, _fresh, _loop_runs  # noqa: F401  (the autouse fixture applies here too)
+from .test_survey_cache import _figures, _ratings, surveyed_set
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _aggregates(runs):  # type: ignore[no-untyped-def]
@@ -201,12 +190,7 @@ def test_deleting_a_run_deletes_its_rows():
 
 
 def test_survey_figures_are_stored_under_the_answers_and_go_with_the_campaign():
-    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
-    sset = StatementSet.objects.get(name="statements-demo")
-    run = _replay_run(sset, "Mixtral-8x22B")
-    _replay_run(sset, "GPT-4o")
-    camp = campaign_create(name="surv", title="survey", kind="survey", statement_set=sset, redundancy=20)
-    _ratings(camp, sset, range(5))
+    sset, run, camp = surveyed_set()
     five = _figures(run)
     cache.clear()
     with CaptureQueriesContext(connection) as ctx:  # the survey's figures from the database
@@ -240,11 +224,7 @@ def test_the_housekeeping_tick_computes_the_figures_of_surveys_that_received_ans
     from annotation.models import Response
     from explorer.tasks import surveys_warm_task
 
-    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
-    sset = StatementSet.objects.get(name="statements-demo")
-    run = _replay_run(sset, "Mixtral-8x22B")
-    camp = campaign_create(name="surv", title="survey", kind="survey", statement_set=sset, redundancy=20)
-    _ratings(camp, sset, range(5))
+    sset, run, camp = surveyed_set(("Mixtral-8x22B",))
     Response.objects.filter(campaign=camp).update(created_at=timezone.now() - timedelta(hours=1))
     assert surveys_warm_task(within_seconds=120) == {}  # nothing new within the window
     _ratings(camp, sset, range(5, 8))  # three raters come in

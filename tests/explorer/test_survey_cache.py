@@ -52,13 +52,19 @@ def _figures(run: Run) -> dict[str, object]:
     }
 
 
-def test_survey_figures_follow_the_answers_and_are_cached_under_them():
+def surveyed_set(models: tuple[str, ...] = ("Mixtral-8x22B", "GPT-4o")) -> tuple[StatementSet, Run, Campaign]:
+    """The demo statements, a replay run per model (the first returned) and a survey campaign with
+    five raters' answers through the import."""
     statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
     sset = StatementSet.objects.get(name="statements-demo")
-    run = _replay_run(sset, "Mixtral-8x22B")
-    _replay_run(sset, "GPT-4o")
+    runs = [_replay_run(sset, m) for m in models]
     camp = campaign_create(name="surv", title="survey", kind="survey", statement_set=sset, redundancy=20)
     _ratings(camp, sset, range(5))
+    return sset, runs[0], camp
+
+
+def test_survey_figures_follow_the_answers_and_are_cached_under_them():
+    sset, run, camp = surveyed_set()
     cache.clear()
     five = _figures(run)
     assert five["humans compared"] == [5, 5] and len(five["raters' M"]) == 5
