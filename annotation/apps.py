@@ -5,8 +5,7 @@ class AnnotationConfig(AppConfig):
     name = "annotation"
 
     def ready(self) -> None:
+        from annotation.selectors.verdicts import question_set_human_quality
         from knowledge.quality import human_reporter_register
-
-        from .selectors import question_set_human_quality
 
         human_reporter_register(question_set_human_quality)
