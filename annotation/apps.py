@@ -6,6 +6,6 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         from annotation.selectors.verdicts import question_set_human_quality
-        from knowledge.quality import human_reporter_register
+        from knowledge.services.set_quality import human_reporter_register
 
         human_reporter_register(question_set_human_quality)

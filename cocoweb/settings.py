@@ -146,7 +146,7 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = env.str("DJANGO_MEDIA_ROOT", default=str(VAR_DIR / "media"))
-# Conceptualisation files for CoCo builds from the browser (knowledge/abstract_files.py); web
+# Conceptualisation files for CoCo builds from the browser (knowledge/services/abstract_files.py); web
 # processes and workers must share this folder.
 COCOWEB_ABSTRACT_DIR = Path(env.str("COCOWEB_ABSTRACT_DIR", default=str(Path(MEDIA_ROOT) / "abstract")))
 

@@ -7,8 +7,8 @@ from typing import TypedDict
 from django.db.models import Count, Q, QuerySet
 
 from cocoweb.leases import stale_cutoff, stale_q
+from knowledge.db.graph_stats import stats_current
 
-from .graph_stats import stats_current
 from .models import BuildJob, Graph, QuestionSet, StatementSet, Triple
 
 
@@ -46,7 +46,7 @@ def question_structure_counts(qset: QuestionSet) -> list[StructureCount]:
 
 def rica_set_names() -> list[str]:
     """The names of the imported RICA axiom and probe sets, in name order (the novel-entity build's sources)."""
-    from .rica_build import RICA_KINDS
+    from knowledge.services.rica_build import RICA_KINDS
 
     return list(QuestionSet.objects.filter(kind__in=RICA_KINDS).order_by("name").values_list("name", flat=True))
 

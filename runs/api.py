@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from accounts.people import User
 from accounts.roles import RESEARCHER
-from knowledge.api_schema import detail, responses, role_permission
+from knowledge.api.schema import detail, responses, role_permission
 from knowledge.models import QuestionSet, StatementSet
 
 from . import samples, services

@@ -12,8 +12,8 @@ from django.urls import reverse
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from knowledge.models import Graph, Node
-from knowledge.plausibility import attach_model_scores
 from knowledge.selectors import graph_list, question_set_list
+from knowledge.services.triple_plausibility import attach_model_scores
 
 from .. import charts
 from ..charts.graph import GraphNode

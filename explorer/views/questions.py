@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
-from knowledge.plausibility import attach_model_scores
+from knowledge.services.triple_plausibility import attach_model_scores
 
 from .. import charts
 from ..selectors import questions as qs

@@ -21,7 +21,7 @@ from commonsense.metrics import nww_population as P
 from explorer import charts
 from explorer.views.run_panels import compare_panels, statement_run_panels
 from knowledge.models import Statement, StatementSet
-from knowledge.services import statements_import
+from knowledge.services.imports import statements_import
 from runs.execution import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create

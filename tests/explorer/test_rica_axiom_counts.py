@@ -14,7 +14,7 @@ from commonsense.metrics.rica_bias import axiom_counts, shared_axiom_accuracy
 from explorer.selectors.errors import rica_axiom_counts
 from explorer.views.run_panels import compare_panels
 from knowledge.models import Question, QuestionSet
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from runs.execution import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from knowledge.models import Question, QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db

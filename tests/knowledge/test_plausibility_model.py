@@ -16,10 +16,10 @@ from django.urls import reverse
 
 from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.plausibility import PlausibilityScorer
-from knowledge.builders import question_set_build
 from knowledge.models import Graph, Question, QuestionSet, TriplePlausibility
-from knowledge.plausibility import graph_plausibility, plausibility_check, triple_key
-from knowledge.services import graph_import
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from knowledge.services.triple_plausibility import graph_plausibility, plausibility_check, triple_key
 from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES
 

@@ -14,9 +14,9 @@ from accounts.services import role_groups_sync, user_create_with_role
 from commonsense.metrics.coco_tables import error_category
 from explorer import charts
 from explorer.views.run_panels import question_run_panels
-from knowledge.builders import coco_build
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.builds import coco_build
+from knowledge.services.imports import graph_import
 from runs.execution import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create

@@ -116,7 +116,7 @@ def test_rica_run_reports_all_perturbations_correct_per_axiom() -> None:
     from collections import defaultdict
 
     from knowledge.models import QuestionSet
-    from knowledge.services import questions_import
+    from knowledge.services.imports import questions_import
     from tests.conftest import shared_file
 
     questions_import(shared_file("rica/RICA_10k_axiom2set.jsonl"), name="rica10k", fmt="rica-axioms")

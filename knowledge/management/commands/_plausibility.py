@@ -7,7 +7,7 @@ from typing import Any
 
 from commonsense.scoring.plausibility import DEFAULT_THRESHOLD, PlausibilityCheck
 from knowledge.models import Graph
-from knowledge.services import ImportRefused
+from knowledge.services.imports import ImportRefused
 
 
 def add_plausibility_arguments(parser: Any) -> None:
@@ -23,7 +23,7 @@ def add_plausibility_arguments(parser: Any) -> None:
 def check_from_options(graph: str, o: dict[str, Any]) -> PlausibilityCheck | None:
     if not o.get("plausibility_backend"):
         return None
-    from knowledge.plausibility import plausibility_check, plausibility_scorer
+    from knowledge.services.triple_plausibility import plausibility_check, plausibility_scorer
 
     try:
         g = Graph.objects.get(name=graph)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.builders import coco_build
+from knowledge.services.builds import coco_build
 
 from ._base import ImportCommand
 from ._plausibility import (

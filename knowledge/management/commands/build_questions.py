@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from commonsense.queries import KINDS
-from knowledge.builders import question_set_build
+from knowledge.services.builds import question_set_build
 
 from ._base import ImportCommand
 from ._plausibility import add_fluent_arguments, add_plausibility_arguments, check_from_options, fluent_from_options

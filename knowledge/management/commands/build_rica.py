@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.rica_build import rica_novel_build
+from knowledge.services.rica_build import rica_novel_build
 
 from ._base import ImportCommand
 

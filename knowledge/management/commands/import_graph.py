@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from commonsense.io.triples import FORMATS
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 
 from ._base import ImportCommand
 

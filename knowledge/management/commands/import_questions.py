@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from commonsense.io.questions import FORMATS
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 
 from ._base import ImportCommand
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.services import statements_import
+from knowledge.services.imports import statements_import
 
 from ._base import ImportCommand
 

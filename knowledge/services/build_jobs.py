@@ -1,5 +1,5 @@
 """Writes for browser builds: create a :class:`BuildJob` and enqueue its task after commit, re-queue
-a failed or stalled one. The build itself runs in :mod:`knowledge.execution` on a worker.
+a failed or stalled one. The build itself runs in :mod:`knowledge.services.build_execution` on a worker.
 
 A stalled job (``build_jobs_stalled``: its worker died, or its message was lost) never blocks its
 name: a new build of the same name marks it failed ("superseded") in the transaction that queues
@@ -14,12 +14,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.people import User
-
-from .abstract_files import abstract_dir
-from .models import BuildJob, Graph, QuestionSet
-from .selectors import build_jobs_stalled
-from .services import ImportRefused
-from .tasks import BUILD_QUEUE, build_job_run_task
+from knowledge.models import BuildJob, Graph, QuestionSet
+from knowledge.selectors import build_jobs_stalled
+from knowledge.services.abstract_files import abstract_dir
+from knowledge.services.imports import ImportRefused
+from knowledge.tasks import BUILD_QUEUE, build_job_run_task
 
 
 def _enqueue(job_id: int) -> None:

@@ -7,7 +7,7 @@ On SQLite two per-row costs are moved after the insert, inside the caller's tran
 has one writer and its DDL is transactional, so nobody else writes meanwhile and a rollback
 restores everything):
 
-* the AFTER INSERT triggers named in ``knowledge.node_search.SQLITE_DEFERRED_TRIGGERS`` (the
+* the AFTER INSERT triggers named in ``knowledge.db.node_search.SQLITE_DEFERRED_TRIGGERS`` (the
   nodes' full-text index) are dropped, and replayed as one ``INSERT … SELECT … WHERE rowid > <max
   before>`` before being recreated from their stored SQL. Tables use AUTOINCREMENT, so the new
   rows are exactly those above the old maximum (checked). Any other trigger stays and fires per row.
@@ -30,7 +30,7 @@ import numpy as np
 from django.db import connection
 from numpy.typing import NDArray
 
-from .node_search import SQLITE_DEFERRED_TRIGGERS
+from knowledge.db.node_search import SQLITE_DEFERRED_TRIGGERS
 
 # Page cache for an import connection (negative: KiB). Index maintenance of a million-row insert
 # thrashes SQLite's default 2 MB cache.

@@ -12,8 +12,7 @@ from typing import Any
 
 from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
 from commonsense.questions.quality import chain_plausibility, text_checks
-
-from .models import QuestionSet
+from knowledge.models import QuestionSet
 
 # Higher apps (annotation) add the human validation figures without knowledge importing them:
 # each reporter returns {"campaign": ..., "items": n, "accepted": k, "share_accepted": ..., ...} or None.

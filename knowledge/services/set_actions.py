@@ -18,9 +18,8 @@ from django.core.validators import validate_slug
 from django.db import models, transaction
 
 from commonsense.questions.export import task_name
-
-from .builders import EXPORT_FORMATS, question_set_export
-from .models import Question, QuestionSet
+from knowledge.models import Question, QuestionSet
+from knowledge.services.builds import EXPORT_FORMATS, question_set_export_file
 
 CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv; charset=utf-8", "lm-eval": "application/zip"}
 
@@ -32,13 +31,13 @@ def question_set_export_bytes(qset: QuestionSet, fmt: str) -> tuple[bytes, str, 
         raise ValidationError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     with tempfile.TemporaryDirectory() as tmp:
         if fmt == "lm-eval":
-            question_set_export(qset.name, fmt, Path(tmp) / "task")
+            question_set_export_file(qset.name, fmt, Path(tmp) / "task")
             buf = io.BytesIO()
             with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
                 for f in sorted((Path(tmp) / "task").iterdir()):
                     zf.write(f, f.name)
             return buf.getvalue(), CONTENT_TYPES[fmt], f"{task_name(qset.name)}-lm-eval.zip"
-        out = question_set_export(qset.name, fmt, Path(tmp) / f"{qset.name}.{fmt}")
+        out = question_set_export_file(qset.name, fmt, Path(tmp) / f"{qset.name}.{fmt}")
         return out.read_bytes(), CONTENT_TYPES[fmt], out.name
 
 

@@ -10,9 +10,8 @@ from rest_framework import generics, serializers
 from rest_framework.permissions import IsAuthenticated
 
 from accounts.roles import RESEARCHER
-
-from .api_schema import responses, role_permission
-from .models import Graph, Question, QuestionSet
+from knowledge.api.schema import responses, role_permission
+from knowledge.models import Graph, Question, QuestionSet
 
 NO_SET = "no question set of that name"
 

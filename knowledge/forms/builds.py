@@ -9,11 +9,10 @@ from django import forms
 from django.conf import settings
 
 from commonsense.queries import KINDS
-
-from . import selectors
-from .abstract_files import SUFFIXES, abstract_file_list
-from .build_jobs import build_job_name_clash
-from .models import Graph
+from knowledge import selectors
+from knowledge.models import Graph
+from knowledge.services.abstract_files import SUFFIXES, abstract_file_list
+from knowledge.services.build_jobs import build_job_name_clash
 
 MAX_COUNT = 100_000
 MAX_SEED = 2**63 - 1

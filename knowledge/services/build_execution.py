@@ -27,11 +27,10 @@ from django.utils import timezone
 
 from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_guarded, lease_write
 from commonsense.io import DataFormatError
-
-from .abstract_files import abstract_file_path
-from .builders import Step, coco_build, question_set_build
-from .models import BuildJob, QuestionSet
-from .services import ImportRefused
+from knowledge.models import BuildJob, QuestionSet
+from knowledge.services.abstract_files import abstract_file_path
+from knowledge.services.builds import Step, coco_build, question_set_build
+from knowledge.services.imports import ImportRefused
 
 log = logging.getLogger(__name__)
 

@@ -13,13 +13,12 @@ from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
 from commonsense.io import DataFormatError
-
-from . import selectors
-from .abstract_files import abstract_file_save
-from .build_forms import CocoBuildForm, QuestionBuildForm
-from .build_jobs import build_job_command, build_job_create, build_job_is_stalled, build_job_retry
-from .models import BuildJob
-from .services import ImportRefused
+from knowledge import selectors
+from knowledge.forms.builds import CocoBuildForm, QuestionBuildForm
+from knowledge.models import BuildJob
+from knowledge.services.abstract_files import abstract_file_save
+from knowledge.services.build_jobs import build_job_command, build_job_create, build_job_is_stalled, build_job_retry
+from knowledge.services.imports import ImportRefused
 
 
 def _queued(request: HttpRequest, job: BuildJob) -> HttpResponse:

@@ -21,10 +21,9 @@ from commonsense.io.statements import read_statements_csv
 from commonsense.io.triples import iter_atomic_tsv_columns, read_atomic_tsv_encoded, read_triples
 from commonsense.kg.index import file_fingerprint
 from commonsense.kg.relations import RELATIONS
-
-from .bulk import Columns, import_session, insert_rows, reserve_ids, table_rows
-from .graph_stats import graph_stats_after_import, stats_current
-from .models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
+from knowledge.db.bulk import Columns, import_session, insert_rows, reserve_ids, table_rows
+from knowledge.db.graph_stats import graph_stats_after_import, stats_current
+from knowledge.models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
 
 Progress = Callable[[str, int, int | None], None]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db import connection
 
-from .models import Graph
+from knowledge.models import Graph
 
 TOP_NODES = 20
 

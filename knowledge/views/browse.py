@@ -12,12 +12,12 @@ from accounts.roles import RESEARCHER, has_role, role_required
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
 from commonsense.io import DataFormatError
-
-from . import selectors, services
-from .forms import DataImportForm
-from .models import Graph, QuestionSet, StatementSet
-from .quality import quality_lines
-from .set_actions import question_set_usage
+from knowledge import selectors
+from knowledge.forms.imports import DataImportForm
+from knowledge.models import Graph, QuestionSet, StatementSet
+from knowledge.services import imports as services
+from knowledge.services.set_actions import question_set_usage
+from knowledge.services.set_quality import quality_lines
 
 
 def home(request: HttpRequest) -> HttpResponse:

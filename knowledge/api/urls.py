@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api
+from knowledge.api import views as api
 
 app_name = "knowledge-api"
 urlpatterns = [

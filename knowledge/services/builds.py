@@ -33,10 +33,9 @@ from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
 from commonsense.questions.wellformed import build_edges
 from commonsense.scoring.plausibility import PlausibilityCheck
-
-from .models import Graph, Question, QuestionSet
-from .quality import question_set_quality
-from .services import ImportRefused
+from knowledge.models import Graph, Question, QuestionSet
+from knowledge.services.imports import ImportRefused
+from knowledge.services.set_quality import question_set_quality
 
 Progress = Callable[[int, int], None]
 EXPORT_FORMATS = ("jsonl", "csv", "lm-eval", "finetune-prompt", "finetune-chat")
@@ -213,7 +212,7 @@ def question_set_build(
     triples labelled implausible are not edges unless ``include_implausible``; no distractor within
     MiniLM cosine ``near_duplicate`` of an answer or another option. ``edges`` replaces the edge
     filter and ``option_checks`` add distractor vetoes. ``plausibility``
-    (:func:`knowledge.plausibility.plausibility_check`) filters edges and distractors with a model;
+    (:func:`knowledge.services.triple_plausibility.plausibility_check`) filters edges and distractors with a model;
     ``fluent`` rewrites contexts with COM2's Table 6 prompt and drops the items the model marks NA.
     The build report and text checks are stored in ``QuestionSet.quality``."""
     if QuestionSet.objects.filter(name=name).exists():
@@ -425,7 +424,7 @@ def _built(row: Question) -> BuiltQuestion:
     )
 
 
-def question_set_export(name: str, fmt: str, out: str | Path, *, diverse_top: int | None = None) -> Path:
+def question_set_export_file(name: str, fmt: str, out: str | Path, *, diverse_top: int | None = None) -> Path:
     """Write a stored set as JSONL, CSV, an lm-eval task (``out`` is then a directory), or
     fine-tuning pairs (``finetune-prompt``: prompt/completion JSONL, ``finetune-chat``: chat
     messages); ``diverse_top`` keeps only COM2's top-N queries per answer by unigram gain."""

@@ -11,8 +11,7 @@ from typing import Any
 from commonsense.kg.normalize import is_none
 from commonsense.scoring.factory import build_backend
 from commonsense.scoring.plausibility import DEFAULT_THRESHOLD, PlausibilityCheck, PlausibilityScorer
-
-from .models import Graph, TriplePlausibility
+from knowledge.models import Graph, TriplePlausibility
 
 Texts = tuple[str, str, str]
 CHUNK = 2000

@@ -9,10 +9,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
-
-from . import set_actions
-from .builders import EXPORT_FORMATS
-from .models import QuestionSet
+from knowledge.models import QuestionSet
+from knowledge.services import set_actions
+from knowledge.services.builds import EXPORT_FORMATS
 
 
 @role_required(RESEARCHER)

@@ -1,7 +1,7 @@
 """Full-text search over graph nodes, owned by ``knowledge`` (the app of the ``knowledge_node``
 table) and kept in sync by the database itself. Installed by migration
 ``knowledge/0005_house_node_search`` (which also removes the copy an ``explorer`` migration used to
-install); read by ``explorer/selectors/graph.py``; the bulk importer (``knowledge/bulk.py``) defers
+install); read by ``explorer/selectors/graph.py``; the bulk importer (``knowledge/db/bulk.py``) defers
 the SQLite insert trigger with :data:`SQLITE_DEFERRED_TRIGGERS`.
 
 - SQLite: an FTS5 table ``knowledge_node_fts`` over ``knowledge_node`` (external content, so the

@@ -11,10 +11,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.roles import RESEARCHER, role_required
-
-from .rica_build import rica_novel_build
-from .selectors import rica_set_names
-from .services import ImportRefused
+from knowledge.selectors import rica_set_names
+from knowledge.services.imports import ImportRefused
+from knowledge.services.rica_build import rica_novel_build
 
 
 class RicaBuildForm(forms.Form):
