@@ -26,7 +26,7 @@ urlpatterns = [
     path("explorer/", include("explorer.urls")),
     path("api/annotation/", include("annotation.api.urls")),
     path("api/knowledge/", include("knowledge.api.urls")),
-    path("api/runs/", include("runs.api_urls")),
+    path("api/runs/", include("runs.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", project_views.api_docs, name="api-docs"),
     path("favicon.ico", project_views.favicon),

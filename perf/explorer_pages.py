@@ -102,7 +102,7 @@ def _finished_run(
     rng: random.Random,
 ) -> Any:
     """A finished run on ``qset``: right with probability ``skill``, else ``miss(answer)``; every
-    prediction stored as runs.execution stores one, with the question's facets copied, and the run
+    prediction stored as runs.evaluation stores one, with the question's facets copied, and the run
     given a ``finished_at`` as the loop ends a run (its aggregates may be cached)."""
     from django.db import transaction
     from django.utils import timezone
@@ -161,7 +161,7 @@ def build_rica_pair(n: int) -> list[object]:
     from django.db import transaction
 
     from knowledge.models import Question, QuestionSet
-    from runs.reports import run_metrics_compute
+    from runs.reports.run_metrics import run_metrics_compute
 
     rng = random.Random(2)
     runs = []
@@ -217,7 +217,7 @@ def build_surveyed_statements(n: int, raters: int, per_rater: int) -> list[objec
     from annotation.services.campaigns import campaign_create
     from annotation.services.ratings_import import ratings_import
     from knowledge.models import Statement
-    from runs.reports import run_metrics_compute
+    from runs.reports.run_metrics import run_metrics_compute
 
     rng = random.Random(3)
     sset = _statement_set("perf-statements-surveyed", n, rng)

@@ -221,7 +221,7 @@ def run_metric_table(run: Run) -> list[MetricRow]:
 
 def runs_compare(runs: list[Run]) -> RunsComparison:
     """Overall metrics side by side, and item-level agreement between the first two runs."""
-    from .reports import run_metrics_overall
+    from runs.reports.run_metrics import run_metrics_overall
 
     per_run = [run_metrics_overall(r) for r in runs]
     names = sorted({k for m in per_run for k in m})

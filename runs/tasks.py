@@ -1,4 +1,4 @@
-"""Thin Celery wrappers: they take ids and call :mod:`runs.execution` / :mod:`runs.services`.
+"""Thin Celery wrappers: they take ids and call :mod:`runs.evaluation` / :mod:`runs.services`.
 
 Reliability: tasks are acknowledged late and rejected when their worker is lost (settings), and
 every task is idempotent — a redelivered or duplicated ``run_execute_task`` skips a run that is
@@ -27,8 +27,8 @@ from celery import bootsteps, shared_task
 
 from cocoweb.leases import stale_seconds, worker_name
 from knowledge.tasks import build_jobs_requeue_stale_task
+from runs.evaluation import run_execute
 
-from .execution import run_execute
 from .models import Run
 
 EVAL_QUEUE = "eval"

@@ -323,7 +323,7 @@ def human_commonsensicality(statement_set: Any, reads: SurveyReads | None = None
 
 def survey_ratings(statement_set: Any, reads: SurveyReads | None = None) -> Any:
     """The statement set's rater × statement matrices from its latest survey campaign
-    (runs.nww_population.HumanRatings), or None."""
+    (runs.reports.nww_population.HumanRatings), or None."""
     if not annotation_available() or statement_set is None:
         return None
     from annotation.selectors.surveys import campaign_survey_ratings

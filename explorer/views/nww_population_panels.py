@@ -1,4 +1,4 @@
-"""Panels of the NWW population analyses (runs.nww_population): silicon fidelity against the
+"""Panels of the NWW population analyses (runs.reports.nww_population): silicon fidelity against the
 survey raters with the human split-half baseline (Fig. 4A), feature differences with 50 %/95 %
 intervals (Fig. 3C), the Variant II majority (Table C.2) and the (a)/(b) divergence (Table B.2)."""
 
@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from runs.models import Run
-from runs.nww_population import population_report
+from runs.reports.nww_population import population_report
 
 from .. import charts
 from ..charts import nww_population as nww_population_charts

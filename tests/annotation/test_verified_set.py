@@ -21,7 +21,7 @@ from commonsense.validation import NONE_CORRECT
 from knowledge.models import Question, QuestionSet
 from knowledge.services.builds import question_set_build
 from knowledge.services.imports import graph_import
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.annotation.conftest import login

@@ -22,7 +22,7 @@ from explorer import charts
 from explorer.views.run_panels import compare_panels, statement_run_panels
 from knowledge.models import Statement, StatementSet
 from knowledge.services.imports import statements_import
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 from tests.conftest import FIXTURES
@@ -177,7 +177,7 @@ def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type
     from django.test.utils import CaptureQueriesContext
 
     from explorer.selectors import nww as ns
-    from runs.nww_population import population_report
+    from runs.reports.nww_population import population_report
 
     assert scored.finished_at is not None
     cache.clear()

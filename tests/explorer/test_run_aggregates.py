@@ -86,7 +86,7 @@ def test_key_names_every_run_with_its_state_and_finish():
 def _loop_runs(n_runs: int) -> list[Run]:
     """A CoCo-shaped set with a d(Q) per question, scored by the evaluation loop (random backend):
     the runs end as every run ends, warming their aggregates (runs.signals.run_finished)."""
-    from runs.execution import run_execute
+    from runs.evaluation import run_execute
     from runs.services import run_create
 
     qset = QuestionSetFactory(name="warm", kind="coco")

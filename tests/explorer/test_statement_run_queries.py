@@ -14,7 +14,7 @@ from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
 from knowledge.models import Statement, StatementSet
 from knowledge.services.imports import statements_import
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 from tests.conftest import FIXTURES

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import knowledge.db.bulk as bulk
 import pytest
 from django.db import connection, transaction
 from django.db.models import Count
 
 import commonsense.io.text as text_io
+import knowledge.db.bulk as bulk
 from commonsense.io import DataFormatError
 from knowledge.models import Graph, ImportSource, Node, Triple
 from knowledge.services.imports import graph_import

@@ -1,4 +1,4 @@
-"""Runs and predictions stored as ``runs.execution`` stores them (factory helpers)."""
+"""Runs and predictions stored as ``runs.evaluation`` stores them (factory helpers)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def make_run(question_set=None, statement_set=None, **kw):  # type: ignore[no-un
 
 
 def predict(run, question, chosen, **kw):  # type: ignore[no-untyped-def]
-    """A stored prediction as runs.execution stores one: with the question's facets copied."""
+    """A stored prediction as runs.evaluation stores one: with the question's facets copied."""
     from runs.item_facets import kba_correct, question_facets
     from runs.models import Prediction
 

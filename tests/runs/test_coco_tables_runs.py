@@ -17,7 +17,7 @@ from explorer.views.run_panels import question_run_panels
 from knowledge.models import QuestionSet
 from knowledge.services.builds import coco_build
 from knowledge.services.imports import graph_import
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES

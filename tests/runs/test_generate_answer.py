@@ -15,7 +15,7 @@ from commonsense.metrics import generation as G
 from knowledge.models import QuestionSet
 from knowledge.services.builds import question_set_build
 from knowledge.services.imports import graph_import
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES

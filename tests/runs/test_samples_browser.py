@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 from tests.explorer.test_browser import page  # noqa: F401  (the logged-in Chromium page fixture)

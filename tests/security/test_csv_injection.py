@@ -18,7 +18,7 @@ from annotation.services.campaigns import adjudication_record, campaign_create, 
 from commonsense.io.csv_safe import FORMULA_STARTS, safe_cell
 from knowledge.models import QuestionSet
 from knowledge.services.imports import graph_import, questions_import
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.services import run_create
 
 pytestmark = pytest.mark.django_db

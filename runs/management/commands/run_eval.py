@@ -24,9 +24,9 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run
-from runs.reports import run_metrics_overall
+from runs.reports.run_metrics import run_metrics_overall
 from runs.scorers import BACKENDS, SCORINGS
 from runs.services import run_create
 
@@ -46,7 +46,7 @@ def _nww_population(run: Run) -> dict[str, Any]:
     campaign when the annotation app is installed (it sits above runs, hence the late import)."""
     from django.apps import apps
 
-    from runs.nww_population import population_report
+    from runs.reports.nww_population import population_report
 
     humans = None
     if apps.is_installed("annotation"):

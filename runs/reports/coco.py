@@ -10,8 +10,7 @@ from collections import Counter
 from typing import Any
 
 from commonsense.metrics.coco_tables import CATEGORIES, error_category, five_average, marks
-
-from .models import Prediction, Run
+from runs.models import Prediction, Run
 
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
 GENERATIVE = ("generate", "cot", "knowcot")
@@ -62,7 +61,7 @@ def error_category_review(prediction: Prediction, category: str) -> None:
     the run's ``error_share`` rows are recounted."""
     from django.db import transaction
 
-    from .models import RunMetric
+    from runs.models import RunMetric
 
     if category and category not in CATEGORIES:
         raise ValueError(f"unknown error category {category!r}; one of {', '.join(CATEGORIES)}")

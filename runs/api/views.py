@@ -20,10 +20,9 @@ from accounts.people import User
 from accounts.roles import RESEARCHER
 from knowledge.api.schema import detail, responses, role_permission
 from knowledge.models import QuestionSet, StatementSet
-
-from . import samples, services
-from .models import Prediction, Run, RunMetric
-from .scorers import BACKENDS, SCORINGS
+from runs import samples, services
+from runs.models import Prediction, Run, RunMetric
+from runs.scorers import BACKENDS, SCORINGS
 
 NO_RUN = "no run with that id"
 

@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from commonsense.io import csv_safe
-
-from .models import Prediction, Run
-from .selectors import run_predictions
+from runs.models import Prediction, Run
+from runs.selectors import run_predictions
 
 CSV_FIELDS = (
     "position",

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api
+from runs.api import views as api
 
 app_name = "runs-api"
 urlpatterns = [

@@ -10,8 +10,7 @@ from typing import Any, cast
 from django.core.exceptions import ValidationError
 
 import commonsense.metrics as M
-
-from .models import Prediction, Run
+from runs.models import Prediction, Run
 
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
 

@@ -10,10 +10,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 from commonsense.metrics.coco_tables import CATEGORIES
-
-from . import selectors
-from .coco_rows import error_category_review
-from .models import Run
+from runs import selectors
+from runs.models import Run
+from runs.reports.coco import error_category_review
 
 
 @role_required(RESEARCHER)

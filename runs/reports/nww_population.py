@@ -5,7 +5,7 @@ app sits above this one), silicon fidelity with Bonferroni, the human split-half
 humans' feature differences and the Variant II majority.
 
 A statement's P(yes) is its prediction's ``extra["q1"]["p_yes"]`` (``extra["q2"]`` for question
-(b)), else the binary ``chosen`` (see :func:`runs.reports._p_yes`); missing = NaN.
+(b)), else the binary ``chosen`` (see :func:`runs.reports.run_metrics._p_yes`); missing = NaN.
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ import numpy as np
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from commonsense.metrics.bootstrap import FloatArray
-
-from .models import Run
-from .reports import _p_yes
-from .selectors import statement_extras, statement_rows
+from runs.models import Run
+from runs.reports.run_metrics import _p_yes
+from runs.selectors import statement_extras, statement_rows
 
 N_EXAMPLES = 10
 # the seed of the humans' own resampling (the split-half baseline, the humans' feature differences):

@@ -9,9 +9,8 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
-
-from . import samples, selectors
-from .models import Run
+from runs import samples, selectors
+from runs.models import Run
 
 
 def _run(run_id: int) -> Run:

@@ -13,11 +13,11 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
-
-from . import catalog, exports, samples, selectors, services
-from .forms import RunForm
-from .models import Run
-from .reports import run_metrics_json
+from runs import catalog, samples, selectors, services
+from runs.forms import RunForm
+from runs.models import Run
+from runs.reports import run_exports as exports
+from runs.reports.run_metrics import run_metrics_json
 
 
 @role_required(RESEARCHER)

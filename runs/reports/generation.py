@@ -14,8 +14,7 @@ from typing import Any
 
 import commonsense.metrics as M
 from commonsense.metrics import generation as G
-
-from .models import Prediction, Run
+from runs.models import Prediction, Run
 
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
 

@@ -18,12 +18,11 @@ import commonsense.metrics as M
 from commonsense.metrics import Estimate
 from commonsense.questions.record import question_relation
 from knowledge.models import Question, Statement
-
-from .coco_rows import coco_table_rows, error_rows
-from .difficulty import difficulty_adopt, window_rows
-from .models import Prediction, Run, RunMetric
-from .recoms_rows import krr_rows
-from .rica_rows import rica_bias_rows
+from runs.models import Prediction, Run, RunMetric
+from runs.reports.coco import coco_table_rows, error_rows
+from runs.reports.difficulty import difficulty_adopt, window_rows
+from runs.reports.recoms import krr_rows
+from runs.reports.rica import rica_bias_rows
 
 Record = dict[str, Any]
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
@@ -308,7 +307,7 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
     if run.is_statement_run:
         rows = _statement_rows(records, seed)
     elif run.scoring == "generate-answer":
-        from .generation_report import generation_rows
+        from runs.reports.generation import generation_rows
 
         rows = generation_rows(run, seed)
     else:

@@ -27,12 +27,11 @@ from django.utils import timezone
 
 from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_write
 from commonsense.scoring.types import ItemResult
-
-from . import reports
-from .item_facets import kba_correct, question_facets
-from .models import Prediction, Run
-from .scorers import item_count, items_for_run, question_item, scorer_for_run, statement_item
-from .signals import run_finished
+from runs.item_facets import kba_correct, question_facets
+from runs.models import Prediction, Run
+from runs.reports import run_metrics as reports
+from runs.scorers import item_count, items_for_run, question_item, scorer_for_run, statement_item
+from runs.signals import run_finished
 
 log = logging.getLogger(__name__)
 MAX_RECENT_ERRORS = 20
