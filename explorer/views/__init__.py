@@ -11,6 +11,8 @@ from django.urls import reverse
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
+from explorer.panels.base import Panel
+from explorer.views.render import render_with_panels
 from knowledge.models import Graph, Node
 from knowledge.selectors import graph_list, question_set_list
 from knowledge.services.triple_plausibility import attach_model_scores
@@ -19,7 +21,6 @@ from .. import charts
 from ..charts.graph import GraphNode
 from ..selectors import graph as gs
 from ..selectors.sources import runs_available, verified_accuracy
-from .panels import Panel, render_with_panels
 
 
 @role_required(RESEARCHER)

@@ -28,8 +28,8 @@ from django.urls import reverse
 from annotation.selectors.agreement import campaign_nww
 from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
+from explorer.panels.runs import run_label
 from explorer.selectors.human_compare import latest_survey, model_standings
-from explorer.views.run_panels import run_label
 from knowledge.models import Statement
 from runs.models import Prediction, Run
 from tests.annotation.conftest import login

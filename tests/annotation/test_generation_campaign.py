@@ -19,7 +19,7 @@ from django.urls import reverse
 from annotation.models import Campaign, FinalLabel, Item, Response
 from annotation.queue import operations as queue
 from annotation.selectors.verdicts import generation_judgements
-from explorer.views.run_panels import question_run_panels
+from explorer.panels.runs import question_run_panels
 from knowledge.models import QuestionSet
 from knowledge.services.builds import question_set_build
 from knowledge.services.imports import graph_import

@@ -126,7 +126,7 @@ def _fresh(runs: list[Run]) -> dict[str, object]:
 def test_aggregates_cached_run_by_run_equal_a_fresh_computation_of_any_combination(django_assert_max_num_queries):
     """A page over several runs is served each run's entry from the cache and computes only the
     others (together); whatever is cached, the result is the fresh computation's."""
-    from explorer.views.run_panels import compare_panels
+    from explorer.panels.runs import compare_panels
 
     runs = _loop_runs(3)
     dims = ("relation", "kind", "perturbation")

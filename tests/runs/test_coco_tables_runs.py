@@ -13,7 +13,7 @@ from django.urls import reverse
 from accounts.services import role_groups_sync, user_create_with_role
 from commonsense.metrics.coco_tables import error_category
 from explorer import charts
-from explorer.views.run_panels import question_run_panels
+from explorer.panels.runs import question_run_panels
 from knowledge.models import QuestionSet
 from knowledge.services.builds import coco_build
 from knowledge.services.imports import graph_import

@@ -113,7 +113,7 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
 
     from accounts.services import role_groups_sync, user_create_with_role
     from explorer import charts
-    from explorer.views.run_panels import compare_panels, question_run_panels
+    from explorer.panels.runs import compare_panels, question_run_panels
 
     qs = list(com2.questions.order_by("position"))
     path = tmp_path / "gens.jsonl"

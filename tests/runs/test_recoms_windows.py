@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from explorer import charts
-from explorer.views.run_panels import question_run_panels
+from explorer.panels.runs import question_run_panels
 from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create

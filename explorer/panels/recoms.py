@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from explorer import charts
+from explorer.panels.base import Panel
+from explorer.selectors.errors import CoreWindow
 from runs.models import Run
 from runs.selectors import metric_values
-
-from .. import charts
-from ..selectors.errors import CoreWindow
-from .panels import Panel
 
 
 def kba_accuracy_panel(runs: Sequence[Run], wins: dict[int, list[CoreWindow]], label: Any) -> Panel | None:

@@ -8,11 +8,10 @@ from collections.abc import Callable, Sequence
 from django.urls import reverse
 
 from commonsense.metrics.coco_tables import CATEGORIES
+from explorer import charts
+from explorer.panels.base import Panel
 from runs.models import Run
 from runs.selectors import metric_values
-
-from .. import charts
-from .panels import Panel
 
 
 def error_category_panel(runs: Sequence[Run], want: Callable[..., bool], label: Callable[[Run], str]) -> list[Panel]:

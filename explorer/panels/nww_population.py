@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from explorer import charts
+from explorer.charts import nww_population as nww_population_charts
+from explorer.panels.base import Panel
+from explorer.selectors import sources
+from explorer.selectors.run_aggregates import for_finished_runs
 from runs.models import Run
 from runs.reports.nww_population import population_report
-
-from .. import charts
-from ..charts import nww_population as nww_population_charts
-from ..selectors import sources
-from ..selectors.run_aggregates import for_finished_runs
-from .panels import Panel
 
 KEYS = ("fidelity", "feature-diff", "variant-ii", "ab-divergence")
 HUMANS_PENDING = (
@@ -25,7 +24,7 @@ ALPHA = 0.05
 
 
 def _label(run: Run) -> str:
-    from .run_panels import run_label
+    from explorer.panels.runs import run_label
 
     return run_label(run)
 

@@ -14,8 +14,7 @@ from typing import Any
 import plotly.io as pio
 from _plotly_utils.basevalidators import is_homogeneous_array
 from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.http import HttpResponse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
@@ -154,16 +153,3 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}" if abs(value) >= 1 or value == 0 else f"{value:.3f}"
     return str(value)
-
-
-def render_with_panels(
-    request: HttpRequest, template: str, context: dict[str, Any], panels: Sequence[Panel], *, stem: str
-) -> HttpResponse:
-    """Render the page, or, with ``?csv=<key>``, the CSV of that panel (404 for an unknown key)."""
-    wanted = request.GET.get("csv")
-    if wanted:
-        for p in panels:
-            if p.key == wanted:
-                return p.csv_response(stem)
-        return HttpResponse(f"no chart {wanted!r} on this page", status=404, content_type="text/plain")
-    return render(request, template, {**context, "panels": panels})

@@ -10,11 +10,10 @@ from typing import cast
 from django.apps import apps
 
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
+from explorer import charts
+from explorer.panels.base import Panel
 from runs.models import Run
 from runs.selectors import metric_values
-
-from .. import charts
-from .panels import Panel
 
 METRICS = ("rouge_l", "bleu_2", "cider", "bertscore_f1")
 

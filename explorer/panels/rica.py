@@ -9,12 +9,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from commonsense.metrics.rica_bias import shared_axiom_accuracy
+from explorer import charts
+from explorer.panels.base import Panel
+from explorer.selectors import errors as es
 from runs.models import Run
 from runs.selectors import metric_values
-
-from .. import charts
-from ..selectors import errors as es
-from .panels import Panel
 
 NAMES = ("accuracy", "all_perturbations_correct", "positivity_bias", "gold_positive_share")
 

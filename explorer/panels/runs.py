@@ -13,23 +13,22 @@ from django.urls import get_script_prefix, reverse
 
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
+from explorer import charts
+from explorer.charts import nww as nww_charts
+from explorer.panels import nww_population as nww_population_panels
+from explorer.panels.base import Panel
+from explorer.panels.coco_errors import error_category_panel
+from explorer.panels.generation import generation_panel, judgement_panel
+from explorer.panels.recoms import kba_accuracy_panel, redundancy_panel
+from explorer.panels.rica import rica_panels
+from explorer.selectors import errors as es
+from explorer.selectors import nww as ns
+from explorer.selectors import sources
+from explorer.selectors.errors import CocoSummary, CoreWindow
+from explorer.selectors.rows import GroupAccuracy
 from knowledge.models import StatementSet
 from runs.models import Run
 from runs.selectors import LazyStatementExtras, runs_on_statement_set
-
-from .. import charts
-from ..charts import nww as nww_charts
-from ..selectors import errors as es
-from ..selectors import nww as ns
-from ..selectors import sources
-from ..selectors.errors import CocoSummary, CoreWindow
-from ..selectors.rows import GroupAccuracy
-from . import nww_population_panels
-from .coco_error_panels import error_category_panel
-from .generation_panels import generation_panel, judgement_panel
-from .panels import Panel
-from .recoms_panels import kba_accuracy_panel, redundancy_panel
-from .rica_panels import rica_panels
 
 
 def items_href(run: Run, **params: object) -> str:
@@ -363,7 +362,7 @@ def human_percentile_panel(
     humans, with the per-statement human rates d^a, d^b behind the fidelity columns (Fig. 3/4A).
     ``runs`` (:func:`runs_on_same_set` of ``run``), ``reads`` (its set's survey reads) and
     ``extras`` (runs.selectors.statement_extras of runs): when the caller read them already."""
-    from ..selectors.human_compare import Standing, latest_survey, model_standings, standings_figure
+    from explorer.selectors.human_compare import Standing, latest_survey, model_standings, standings_figure
 
     reads = reads if reads is not None else sources.SurveyReads(run.statement_set)
     runs = list(runs) if runs is not None else runs_on_same_set(run)
