@@ -1,6 +1,7 @@
 from django.urls import path
 
-from annotation.views import annotator, crowd_study, research, verified
+from annotation.crowd.views import research as crowd_study
+from annotation.views import annotator, research, verified
 
 app_name = "annotation"
 urlpatterns = [

@@ -212,6 +212,10 @@ class Question(models.Model):
         return str(self.options[self.answer_index])
 
 
+# The RICA sets a novel-entity build may start from (imported axioms, imported probes).
+RICA_KINDS = (QuestionSet.Kind.RICA_AXIOMS, QuestionSet.Kind.RICA_PROBES)
+
+
 class StatementSet(models.Model):
     name = models.SlugField(max_length=100, unique=True)
     source = models.CharField(max_length=255, blank=True)

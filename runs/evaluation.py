@@ -29,7 +29,7 @@ from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_write
 from commonsense.scoring.types import ItemResult
 from runs.item_facets import kba_correct, question_facets
 from runs.models import Prediction, Run
-from runs.reports import run_metrics as reports
+from runs.reports.run_metrics import run_metrics_compute
 from runs.scorers import item_count, items_for_run, question_item, scorer_for_run, statement_item
 from runs.signals import run_finished
 
@@ -204,7 +204,7 @@ def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
             time.sleep(pace)
 
     _set_state(run_id, token, Run.State.METRICS, eta_s=0.0)
-    reports.run_metrics_compute(run)
+    run_metrics_compute(run)
     _set_state(run_id, token, Run.State.DONE, finished_at=timezone.now(), eta_s=None)
     for receiver, result in run_finished.send_robust(sender=Run, run_id=run_id):
         if isinstance(result, Exception):

@@ -21,6 +21,7 @@ from django.utils.text import slugify
 from plotly.io.json import to_json_plotly
 
 from commonsense.io import csv_safe
+from runs.models import Run
 
 # what django.utils.html.json_script escapes inside <script>
 _JSON_SCRIPT_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
@@ -153,3 +154,8 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}" if abs(value) >= 1 or value == 0 else f"{value:.3f}"
     return str(value)
+
+
+def run_label(run: Run) -> str:
+    """How a run is named in every panel: ``#<id> <label> <scoring>``."""
+    return f"#{run.pk} {run.label} {run.scoring}".strip()

@@ -11,7 +11,7 @@ from commonsense.metrics.coco_tables import CATEGORIES
 from explorer import charts
 from explorer.panels.base import Panel
 from runs.models import Run
-from runs.selectors import metric_values
+from runs.selectors.runs import metric_values
 
 
 def error_category_panel(runs: Sequence[Run], want: Callable[..., bool], label: Callable[[Run], str]) -> list[Panel]:

@@ -13,7 +13,7 @@ from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 from explorer import charts
 from explorer.panels.base import Panel
 from runs.models import Run
-from runs.selectors import metric_values
+from runs.selectors.runs import metric_values
 
 METRICS = ("rouge_l", "bleu_2", "cider", "bertscore_f1")
 

@@ -1,4 +1,4 @@
-"""Panels of the NWW population analyses (runs.reports.nww_population): silicon fidelity against the
+"""Panels of the NWW population analyses (runs.selectors.nww_population): silicon fidelity against the
 survey raters with the human split-half baseline (Fig. 4A), feature differences with 50 %/95 %
 intervals (Fig. 3C), the Variant II majority (Table C.2) and the (a)/(b) divergence (Table B.2)."""
 
@@ -9,11 +9,11 @@ from typing import Any
 
 from explorer import charts
 from explorer.charts import nww_population as nww_population_charts
-from explorer.panels.base import Panel
+from explorer.panels.base import Panel, run_label
 from explorer.selectors import sources
 from explorer.selectors.run_aggregates import for_finished_runs
 from runs.models import Run
-from runs.reports.nww_population import population_report
+from runs.selectors.nww_population import population_report
 
 KEYS = ("fidelity", "feature-diff", "variant-ii", "ab-divergence")
 HUMANS_PENDING = (
@@ -24,8 +24,6 @@ ALPHA = 0.05
 
 
 def _label(run: Run) -> str:
-    from explorer.panels.runs import run_label
-
     return run_label(run)
 
 
@@ -38,7 +36,7 @@ def population_panels(
 ) -> list[Panel]:
     """The four panels of one statement run; ``others`` (runs on the same set) join the fidelity
     table and its Bonferroni factor. ``reads`` (the page's survey reads) and ``extras`` (the runs'
-    answers, runs.selectors.statement_extras): when the page read them already."""
+    answers, runs.selectors.runs.statement_extras): when the page read them already."""
     if not want(*KEYS):
         return []
     wants_humans = want("fidelity", "feature-diff", "variant-ii")

@@ -11,7 +11,7 @@ from explorer import charts
 from explorer.panels.base import Panel
 from explorer.selectors.errors import CoreWindow
 from runs.models import Run
-from runs.selectors import metric_values
+from runs.selectors.runs import metric_values
 
 
 def kba_accuracy_panel(runs: Sequence[Run], wins: dict[int, list[CoreWindow]], label: Any) -> Panel | None:

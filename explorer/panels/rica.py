@@ -13,7 +13,7 @@ from explorer import charts
 from explorer.panels.base import Panel
 from explorer.selectors import errors as es
 from runs.models import Run
-from runs.selectors import metric_values
+from runs.selectors.runs import metric_values
 
 NAMES = ("accuracy", "all_perturbations_correct", "positivity_bias", "gold_positive_share")
 

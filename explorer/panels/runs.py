@@ -16,7 +16,7 @@ from commonsense.metrics.consistency import category as coco_category
 from explorer import charts
 from explorer.charts import nww as nww_charts
 from explorer.panels import nww_population as nww_population_panels
-from explorer.panels.base import Panel
+from explorer.panels.base import Panel, run_label
 from explorer.panels.coco_errors import error_category_panel
 from explorer.panels.generation import generation_panel, judgement_panel
 from explorer.panels.recoms import kba_accuracy_panel, redundancy_panel
@@ -28,7 +28,7 @@ from explorer.selectors.errors import CocoSummary, CoreWindow
 from explorer.selectors.rows import GroupAccuracy
 from knowledge.models import StatementSet
 from runs.models import Run
-from runs.selectors import LazyStatementExtras, runs_on_statement_set
+from runs.selectors.runs import LazyStatementExtras, runs_on_statement_set
 
 
 def items_href(run: Run, **params: object) -> str:
@@ -67,7 +67,7 @@ def series_for(runs: Sequence[Run], rows: Sequence[GroupAccuracy], param: str) -
 
 
 def _wilson(row: GroupAccuracy) -> tuple[float, float] | None:
-    from runs.samples import wilson
+    from runs.selectors.samples import wilson
 
     low, high = wilson(int(row["ok"]), int(row["n"]))
     return None if low is None or high is None else (low, high)
@@ -80,10 +80,6 @@ def min_n_filter(rows: Sequence[GroupAccuracy], min_n: int) -> tuple[list[GroupA
     kept = [r for r in rows if int(r["n"]) >= min_n]
     hidden = {str(r["group"]) for r in rows} - {str(r["group"]) for r in kept}
     return kept, len(hidden)
-
-
-def run_label(run: Run) -> str:
-    return f"#{run.pk} {run.label} {run.scoring}".strip()
 
 
 def accuracy_panel(
@@ -361,7 +357,7 @@ def human_percentile_panel(
     """Fig. 2E for every yes/no run on this statement set against the latest survey campaign's
     humans, with the per-statement human rates d^a, d^b behind the fidelity columns (Fig. 3/4A).
     ``runs`` (:func:`runs_on_same_set` of ``run``), ``reads`` (its set's survey reads) and
-    ``extras`` (runs.selectors.statement_extras of runs): when the caller read them already."""
+    ``extras`` (runs.selectors.runs.statement_extras of runs): when the caller read them already."""
     from explorer.selectors.human_compare import Standing, latest_survey, model_standings, standings_figure
 
     reads = reads if reads is not None else sources.SurveyReads(run.statement_set)

@@ -12,10 +12,9 @@ from django.urls import reverse
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from explorer.panels.base import Panel
-from explorer.views.render import render_with_panels
+from explorer.views.panel_pages import render_with_panels
 from knowledge.models import Graph, Node
-from knowledge.selectors import graph_list, question_set_list
-from knowledge.services.triple_plausibility import attach_model_scores
+from knowledge.selectors import attach_model_scores, graph_list, question_set_list
 
 from .. import charts
 from ..charts.graph import GraphNode
@@ -27,7 +26,7 @@ from ..selectors.sources import runs_available, verified_accuracy
 def index(request: HttpRequest) -> HttpResponse:
     ctx: dict[str, Any] = {"graphs": graph_list(), "question_sets": question_set_list(), "runs": []}
     if runs_available():
-        from runs.selectors import runs_recent
+        from runs.selectors.runs import runs_recent
 
         ctx["runs"] = runs_recent(50)
     ctx["verified"] = verified_accuracy()

@@ -11,7 +11,7 @@ from cocoweb.http import Request
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 from explorer.panels.runs import compare_panels, question_run_panels, statement_run_panels
-from explorer.views.render import render_with_panels
+from explorer.views.panel_pages import render_with_panels
 
 from ..selectors import errors as es
 from ..selectors import sources

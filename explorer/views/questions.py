@@ -9,8 +9,8 @@ from django.shortcuts import get_object_or_404, render
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from explorer.panels.base import Panel
-from explorer.views.render import render_with_panels
-from knowledge.services.triple_plausibility import attach_model_scores
+from explorer.views.panel_pages import render_with_panels
+from knowledge.selectors import attach_model_scores
 
 from .. import charts
 from ..selectors import questions as qs

@@ -10,7 +10,7 @@ from rest_framework import generics, serializers
 from rest_framework.permissions import IsAuthenticated
 
 from accounts.roles import RESEARCHER
-from knowledge.api.schema import responses, role_permission
+from cocoweb.api_schema import responses, role_permission
 from knowledge.models import Graph, Question, QuestionSet
 
 NO_SET = "no question set of that name"

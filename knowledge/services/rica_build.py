@@ -11,11 +11,9 @@ from django.db import transaction
 
 from commonsense.io.questions import QuestionRecord
 from commonsense.questions.rica import novel_probes
-from knowledge.models import QuestionSet
+from knowledge.models import RICA_KINDS, QuestionSet
 from knowledge.services.builds import _store
 from knowledge.services.imports import ImportRefused
-
-RICA_KINDS = (QuestionSet.Kind.RICA_AXIOMS, QuestionSet.Kind.RICA_PROBES)
 
 
 def _record(q: Any) -> QuestionRecord:

@@ -7,22 +7,13 @@ stored questions by :func:`question_set_quality` (the same figures as counting t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
 from commonsense.questions.quality import chain_plausibility, text_checks
 from knowledge.models import QuestionSet
-
-# Higher apps (annotation) add the human validation figures without knowledge importing them:
-# each reporter returns {"campaign": ..., "items": n, "accepted": k, "share_accepted": ..., ...} or None.
-HumanReporter = Callable[[QuestionSet], Mapping[str, Any] | None]
-HUMAN_REPORTERS: list[HumanReporter] = []
-
-
-def human_reporter_register(fn: HumanReporter) -> None:
-    if fn not in HUMAN_REPORTERS:
-        HUMAN_REPORTERS.append(fn)
+from knowledge.signals import question_set_human_quality_wanted
 
 
 def _chains(qset: QuestionSet) -> tuple[list[list[float | None]], int]:
@@ -59,10 +50,10 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
             "chains_with_populated": with_populated,
         },
     }
-    for reporter in HUMAN_REPORTERS:
-        human = reporter(qset)
+    # the apps above knowledge (annotation) add the human validation figures
+    for _, human in question_set_human_quality_wanted.send(sender=QuestionSet, question_set=qset):
         if human is not None:
-            report["human"] = dict(human)
+            report["human"] = dict(cast(Mapping[str, Any], human))
     if store:
         qset.quality = report
         qset.save(update_fields=["quality"])

@@ -114,20 +114,3 @@ def plausibility_check(
         filter_edges=filter_edges,
         check_distractors=check_distractors,
     )
-
-
-def triple_model_scores(triple_ids: Sequence[int]) -> dict[int, list[tuple[str, float]]]:
-    """For the explorer: every cached model score of these triples, ``{triple id: [(model, p)]}``."""
-    out: dict[int, list[tuple[str, float]]] = {}
-    qs = TriplePlausibility.objects.filter(triple_id__in=list(triple_ids)).order_by("model")
-    for tid, model, p in qs.values_list("triple_id", "model", "p_yes"):
-        out.setdefault(int(tid), []).append((model, p))
-    return out
-
-
-def attach_model_scores(triples: Sequence[Any]) -> None:
-    """Set ``t.model_scores`` = ``[(model, P(yes))]`` on each triple row, from the cache (one query);
-    the explorer's node and question pages show them beside the stored plausibility label."""
-    scores = triple_model_scores([t.pk for t in triples])
-    for t in triples:
-        t.model_scores = scores.get(t.pk, [])

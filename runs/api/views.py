@@ -18,11 +18,12 @@ from rest_framework.response import Response
 
 from accounts.people import User
 from accounts.roles import RESEARCHER
-from knowledge.api.schema import detail, responses, role_permission
+from cocoweb.api_schema import detail, responses, role_permission
 from knowledge.models import QuestionSet, StatementSet
-from runs import samples, services
+from runs import services
 from runs.models import Prediction, Run, RunMetric
 from runs.scorers import BACKENDS, SCORINGS
+from runs.selectors import samples
 
 NO_RUN = "no run with that id"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from commonsense.io import csv_safe
 from runs.models import Prediction, Run
-from runs.selectors import run_predictions
+from runs.selectors.runs import run_predictions
 
 CSV_FIELDS = (
     "position",

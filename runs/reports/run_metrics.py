@@ -1,5 +1,6 @@
 """Metrics of a finished run: gather its predictions into plain records, hand them to the metric
-functions, store one :class:`RunMetric` row per (metric, scope), and read them back as JSON.
+functions, store one :class:`RunMetric` row per (metric, scope). They are read back by
+:func:`runs.selectors.runs.run_metrics_overall` and :func:`runs.selectors.runs.run_metrics_json`.
 
 Scopes: ``overall``; ``structure=<query kind>``, ``relation=<relation>``, ``category=<topic>``,
 ``feature:<name>=<0|1>``. ``<metric>_macro`` is the unweighted mean over the groups of one scope
@@ -8,7 +9,6 @@ kind (``accuracy_macro@structure``) next to the micro value (``accuracy``).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from django.db import transaction
@@ -23,17 +23,10 @@ from runs.reports.coco import coco_table_rows, error_rows
 from runs.reports.difficulty import difficulty_adopt, window_rows
 from runs.reports.recoms import krr_rows
 from runs.reports.rica import rica_bias_rows
+from runs.selectors.nww_population import record_p_yes
 
 Record = dict[str, Any]
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
-
-
-def _p_yes(rec: Any) -> float | None:
-    """P(yes) of one NWW question's record (``p_yes``, else the binary ``chosen``), None if absent."""
-    if not isinstance(rec, dict):
-        return None
-    v = rec.get("p_yes", rec.get("chosen"))
-    return None if v is None else float(v)
 
 
 def run_records(run: Run) -> list[Record]:
@@ -50,8 +43,8 @@ def run_records(run: Run) -> list[Record]:
                     "features": s.features or {},
                     "category": s.category,
                     "elicitation": s.elicitation,
-                    "p_yes_q1": _p_yes(p.extra.get("q1")),
-                    "p_yes_q2": _p_yes(p.extra.get("q2")),
+                    "p_yes_q1": record_p_yes(p.extra.get("q1")),
+                    "p_yes_q2": record_p_yes(p.extra.get("q2")),
                     "chosen": p.chosen,
                     "error": p.error,
                 }
@@ -326,36 +319,3 @@ def run_metrics_compute(run: Run) -> list[RunMetric]:
         RunMetric.objects.filter(run=run).delete()
         RunMetric.objects.bulk_create(objs)
     return objs
-
-
-def run_metrics_overall(run: Run) -> dict[str, float | None]:
-    """``{"accuracy": 0.41, …}``: the overall and macro values, keyed by metric name."""
-    out: dict[str, float | None] = {}
-    for m in RunMetric.objects.filter(run=run).order_by("name"):
-        if m.scope == "overall":
-            out[m.name] = m.value
-        elif m.name.endswith("_macro"):
-            out[f"{m.name}@{m.scope}"] = m.value
-    return out
-
-
-def run_metrics_json(run: Run) -> dict[str, Any]:
-    """Everything about a run's metrics, for the JSON export."""
-    by_scope: dict[str, dict[str, Any]] = defaultdict(dict)
-    for m in RunMetric.objects.filter(run=run):
-        by_scope[m.scope][m.name] = {"value": m.value, "ci95": [m.ci_low, m.ci_high], "n": m.n, **m.data}
-    return {
-        "run": run.pk,
-        "name": run.label,
-        "set": run.set_name,
-        "backend": run.backend,
-        "model": run.model,
-        "scoring": run.scoring,
-        "seed": run.seed,
-        "limit": run.limit,
-        "state": run.state,
-        "items_done": run.items_done,
-        "items_total": run.items_total,
-        "metrics": run_metrics_overall(run),
-        "scopes": dict(sorted(by_scope.items())),
-    }

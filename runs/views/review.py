@@ -10,9 +10,9 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 from commonsense.metrics.coco_tables import CATEGORIES
-from runs import selectors
 from runs.models import Run
 from runs.reports.coco import error_category_review
+from runs.selectors import runs as selectors
 
 
 @role_required(RESEARCHER)

@@ -13,11 +13,13 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
-from runs import catalog, samples, selectors, services
+from runs import catalog, services
 from runs.forms import RunForm
 from runs.models import Run
 from runs.reports import run_exports as exports
-from runs.reports.run_metrics import run_metrics_json
+from runs.selectors import runs as selectors
+from runs.selectors import samples
+from runs.selectors.runs import run_metrics_json
 
 
 @role_required(RESEARCHER)

@@ -9,8 +9,9 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
-from runs import samples, selectors
 from runs.models import Run
+from runs.selectors import runs as selectors
+from runs.selectors import samples
 
 
 def _run(run_id: int) -> Run:

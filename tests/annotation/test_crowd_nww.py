@@ -28,7 +28,7 @@ from django.urls import reverse
 from annotation.selectors.agreement import campaign_nww
 from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
-from explorer.panels.runs import run_label
+from explorer.panels.base import run_label
 from explorer.selectors.human_compare import latest_survey, model_standings
 from knowledge.models import Statement
 from runs.models import Prediction, Run

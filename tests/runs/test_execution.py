@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from runs.evaluation import run_claim, run_execute
 from runs.models import Prediction, Run, RunMetric
-from runs.reports.run_metrics import run_metrics_overall
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_cancel, run_create
 from tests.conftest import FIXTURES
 

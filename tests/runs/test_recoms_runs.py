@@ -19,7 +19,7 @@ from explorer.selectors import errors as es
 from runs.evaluation import run_claim, run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.reports.run_exports import predictions_jsonl
-from runs.reports.run_metrics import run_metrics_overall
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 from tests.commonsense import tiny_lm
 

@@ -15,7 +15,7 @@ from knowledge.services.builds import question_set_build
 from knowledge.services.imports import graph_import
 from runs.evaluation import run_execute
 from runs.models import Prediction, Run
-from runs.samples import PAGE_SIZE, partial_metrics
+from runs.selectors.samples import PAGE_SIZE, partial_metrics
 from runs.services import run_create
 from tests.conftest import FIXTURES
 

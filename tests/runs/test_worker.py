@@ -16,7 +16,7 @@ import pytest
 
 from runs.evaluation import run_execute
 from runs.models import Prediction, Run
-from runs.reports.run_metrics import run_metrics_overall
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 
 from .workers import ROOT, Worker, child_env

@@ -16,8 +16,7 @@ from typing import Any
 from django.db.models import Count, Max, Q, QuerySet
 
 from commonsense.scoring.types import LETTERS
-
-from .models import Prediction, Run
+from runs.models import Prediction, Run
 
 PAGE_SIZE = 25
 TEXT_MAX = 200
@@ -173,7 +172,7 @@ def _extra_json(extra: Any) -> str:
 def sample_rows(run: Run, preds: list[Prediction]) -> list[dict[str, Any]]:
     """One display row per prediction: item text, options with gold / chosen marks and the
     per-option scores, raw output, the prompt as rebuilt from the run's scoring settings."""
-    from .sample_prompts import rebuilt_prompt
+    from runs.sample_prompts import rebuilt_prompt
 
     rows = []
     for p in preds:

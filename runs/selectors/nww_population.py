@@ -5,7 +5,7 @@ app sits above this one), silicon fidelity with Bonferroni, the human split-half
 humans' feature differences and the Variant II majority.
 
 A statement's P(yes) is its prediction's ``extra["q1"]["p_yes"]`` (``extra["q2"]`` for question
-(b)), else the binary ``chosen`` (see :func:`runs.reports.run_metrics._p_yes`); missing = NaN.
+(b)), else the binary ``chosen`` (see :func:`runs.selectors.nww_population.record_p_yes`); missing = NaN.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -21,13 +21,21 @@ from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from commonsense.metrics.bootstrap import FloatArray
 from runs.models import Run
-from runs.reports.run_metrics import _p_yes
-from runs.selectors import statement_extras, statement_rows
+from runs.selectors.runs import statement_extras, statement_rows
+from runs.signals import human_ratings_wanted
 
 N_EXAMPLES = 10
 # the seed of the humans' own resampling (the split-half baseline, the humans' feature differences):
 # a survey's figures are the same beside every run; the model's own bootstraps take the run's seed
 HUMAN_SEED = 0
+
+
+def record_p_yes(rec: Any) -> float | None:
+    """P(yes) of one NWW question's record (``p_yes``, else the binary ``chosen``), None if absent."""
+    if not isinstance(rec, dict):
+        return None
+    v = rec.get("p_yes", rec.get("chosen"))
+    return None if v is None else float(v)
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,7 @@ def run_answers(
         i = pos.get(sid)
         if i is None or not isinstance(extra, dict):
             continue
-        a, b = _p_yes(extra.get("q1")), _p_yes(extra.get("q2"))
+        a, b = record_p_yes(extra.get("q1")), record_p_yes(extra.get("q2"))
         pa[i] = np.nan if a is None else a
         pb[i] = np.nan if b is None else b
     return pa, pb
@@ -89,7 +97,7 @@ def population_report(
 ) -> dict[str, Any]:
     """Everything as plain JSON. ``others``: the other statement runs on the same set, compared in
     the fidelity table (the Bonferroni factor is the number of runs with a defined r). ``extras``:
-    {run id: {statement id: prediction extra}} of runs read already (runs.selectors.statement_extras);
+    {run id: {statement id: prediction extra}} of runs read already (runs.selectors.runs.statement_extras);
     a run not in it is read here."""
     extras = extras or {}
     stmts = statement_rows(run.statement_set_id)
@@ -183,3 +191,12 @@ def population_report(
         },
     }
     return out
+
+
+def human_ratings(statement_set: Any) -> HumanRatings | None:
+    """The set's human ratings from the app above runs that keeps them (annotation's survey
+    campaigns, answering :data:`runs.signals.human_ratings_wanted`), or None."""
+    for _, got in human_ratings_wanted.send(sender=type(statement_set), statement_set=statement_set):
+        if got is not None:
+            return cast(HumanRatings, got)
+    return None

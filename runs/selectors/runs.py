@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -12,8 +13,7 @@ from django.db.models import Q, QuerySet
 
 from cocoweb.leases import lease_stale
 from knowledge.models import Statement
-
-from .models import Prediction, Run, RunMetric
+from runs.models import Prediction, Run, RunMetric
 
 StatementRow = tuple[int, str, Any, str]  # (id, text, features, elicitation): statement_rows
 
@@ -221,8 +221,6 @@ def run_metric_table(run: Run) -> list[MetricRow]:
 
 def runs_compare(runs: list[Run]) -> RunsComparison:
     """Overall metrics side by side, and item-level agreement between the first two runs."""
-    from runs.reports.run_metrics import run_metrics_overall
-
     per_run = [run_metrics_overall(r) for r in runs]
     names = sorted({k for m in per_run for k in m})
     table: list[CompareRow] = [{"name": n, "values": [m.get(n) for m in per_run]} for n in names]
@@ -238,3 +236,36 @@ def runs_compare(runs: list[Run]) -> RunsComparison:
         same = sum(a[k] == b[k] for k in common)
         overlap = Overlap(common=len(common), same_choice=same, agreement=same / len(common) if common else None)
     return {"runs": runs, "table": table, "overlap": overlap}
+
+
+def run_metrics_overall(run: Run) -> dict[str, float | None]:
+    """``{"accuracy": 0.41, …}``: the overall and macro values, keyed by metric name."""
+    out: dict[str, float | None] = {}
+    for m in RunMetric.objects.filter(run=run).order_by("name"):
+        if m.scope == "overall":
+            out[m.name] = m.value
+        elif m.name.endswith("_macro"):
+            out[f"{m.name}@{m.scope}"] = m.value
+    return out
+
+
+def run_metrics_json(run: Run) -> dict[str, Any]:
+    """Everything about a run's metrics, for the JSON export."""
+    by_scope: dict[str, dict[str, Any]] = defaultdict(dict)
+    for m in RunMetric.objects.filter(run=run):
+        by_scope[m.scope][m.name] = {"value": m.value, "ci95": [m.ci_low, m.ci_high], "n": m.n, **m.data}
+    return {
+        "run": run.pk,
+        "name": run.label,
+        "set": run.set_name,
+        "backend": run.backend,
+        "model": run.model,
+        "scoring": run.scoring,
+        "seed": run.seed,
+        "limit": run.limit,
+        "state": run.state,
+        "items_done": run.items_done,
+        "items_total": run.items_total,
+        "metrics": run_metrics_overall(run),
+        "scopes": dict(sorted(by_scope.items())),
+    }

@@ -1,5 +1,6 @@
 """OpenAPI pieces the data APIs share (drf-spectacular): the error bodies every operation can
-answer and a role permission. ``knowledge`` is the lowest Django app, so ``runs`` uses them too."""
+answer and a role permission, used by the ``knowledge`` and ``runs`` APIs (an app never imports
+another app's API)."""
 
 from __future__ import annotations
 
