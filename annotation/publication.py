@@ -5,9 +5,9 @@ and per item its votes, agreement, provenance, confidence and settled state.
 For a verified set it is the campaign it was made from, with the answers given up to the moment the
 set was made (the set is a snapshot: its labels were computed from those); for any other set, the
 set's latest MCQA validation campaign with every answer so far. Per-item figures come from one
-function, :func:`item_figures`: today the majority's share per option and no settling rule; the
-campaign's settling rule and annotator-weighted posteriors, where a verified item carries them
-(``metadata["verified"]["confidence"]`` / ``["settled"]``), take their place."""
+function, :func:`item_figures`: the campaign's posteriors and settled state where a verified item
+carries them (``metadata["verified"]``: ``posteriors``, ``confidence``, ``settled``, ``settlement``,
+``label_rule``), else the majority's share per option and no settled state."""
 
 from __future__ import annotations
 
@@ -27,28 +27,40 @@ from .selectors import campaign_agreement
 
 @dataclass(frozen=True, slots=True)
 class Figures:
-    """Per item: the label's confidence per source option and whether the item is settled."""
+    """Per item: the confidence of the label's verdict on each source option, the item's confidence
+    (the least of them), how it was computed, and whether (and how) the item is settled."""
 
     confidence: list[float | None]
+    least: float | None
     method: str
     settled: bool | None
+    settlement: str
 
 
 MAJORITY_SHARE = "majority share: the share of answers that agree with the final label on the option"
 
 
 def item_figures(verified: dict[str, Any], ticks: list[int], n: int, plausible: list[int]) -> Figures:
-    """The item's confidence and settled state: the stored ones where the verified item has them,
-    else the share of its ``n`` answers that agree with the label on each option (``ticks``: how
-    many ticked it; ``plausible``: the label's plausible options)."""
-    if verified.get("confidence") is not None:
-        return Figures(
-            [None if c is None else float(c) for c in verified["confidence"]],
-            str(verified.get("confidence_method") or "stored with the verified item"),
-            verified.get("settled"),
-        )
-    conf = [None if not n else (t if i in plausible else n - t) / n for i, t in enumerate(ticks)]
-    return Figures(conf, MAJORITY_SHARE, verified.get("settled"))
+    """The item's confidence and settled state. Where the verified item carries the campaign's
+    posteriors (``posteriors``: P(plausible) per option, then the bad-context verdict) the
+    confidence of each option's verdict is the posterior of that verdict; otherwise the share of the
+    ``n`` answers that agree with the label on the option (``ticks``: how many ticked it;
+    ``plausible``: the label's plausible options)."""
+    settled, settlement = verified.get("settled"), str(verified.get("settlement") or "")
+    post = verified.get("posteriors")
+    if post is not None:
+        conf: list[float | None] = [
+            None if p is None else (float(p) if i in plausible else 1.0 - float(p))
+            for i, p in enumerate(list(post)[: len(ticks)])
+        ]
+        method = f"posterior of the label's verdict ({verified.get('label_rule') or 'the campaign rule'})"
+    else:
+        conf = [None if not n else (t if i in plausible else n - t) / n for i, t in enumerate(ticks)]
+        method = MAJORITY_SHARE
+    known = [c for c in conf if c is not None]
+    least = verified.get("confidence")
+    least = float(least) if least is not None else (min(known) if known else None)
+    return Figures(conf, least, method, settled, settlement)
 
 
 def _campaign_of(qset: QuestionSet) -> tuple[Campaign, datetime | None, VerifiedSet | None] | None:
@@ -112,8 +124,10 @@ def _vote_row(q: Question, item: Item, answers: list[dict[str, Any]], final: Fin
         agreement=lab.agreement,
         provenance=str(verified.get("provenance") or (final.provenance if final else "majority")),
         confidence=fig.confidence,
+        confidence_least=fig.least,
         confidence_method=fig.method,
         settled=fig.settled,
+        settlement=fig.settlement,
     )
 
 
@@ -184,6 +198,10 @@ def question_set_human_part(qset: QuestionSet) -> HumanPart | None:
         counts.update({f"verified: {k.replace('_', ' ')}": n for k, n in (v.counts or {}).items()})
     for prov, n in sorted(Counter(r["provenance"] for r in votes).items()):
         counts[f"labels: {prov}"] = n
+    if any(r["settled"] is not None for r in votes):
+        counts["settled items"] = sum(bool(r["settled"]) for r in votes)
+        for how, n in sorted(Counter(r["settlement"] for r in votes if r["settlement"]).items()):
+            counts[f"settlement: {how}"] = n
     return HumanPart(
         answers=answers, votes=votes, campaign=_campaign_card(campaign, v), agreement=agreement, counts=counts
     )

@@ -124,6 +124,7 @@ def question_set_publication(qset: QuestionSet, questions: list[BuiltQuestion]) 
         sources=question_set_sources(qset),
         build=_build(qset),
         counts=_counts(items),
+        # SHORTCUT-AUDIT (hardneg): the stored report's audit; hardneg's function replaces this read
         shortcuts=quality.get("shortcuts"),
         quality=quality_lines(quality) if quality else [],
     )

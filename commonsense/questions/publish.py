@@ -60,9 +60,11 @@ class VoteRow(TypedDict):
     bad_context_votes: int
     agreement: float | None  # mean pairwise agreement over the source options
     provenance: str  # unanimous | majority | adjudicated
-    confidence: list[float | None]  # per source option, see ``confidence_method``
+    confidence: list[float | None]  # per source option: of the label's verdict, see ``confidence_method``
+    confidence_least: float | None  # the item's confidence: the least of its verdicts'
     confidence_method: str
     settled: bool | None  # None: the campaign had no settling rule
+    settlement: str  # how it settled (unanimous, confident, exhausted, open, below_min) or ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +140,10 @@ def _schemas() -> dict[str, Any]:
                 ("agreement", pa.float64()),
                 ("provenance", text),
                 ("confidence", pa.list_(pa.float64())),
+                ("confidence_least", pa.float64()),
                 ("confidence_method", text),
                 ("settled", pa.bool_()),
+                ("settlement", text),
             ]
         ),
     }

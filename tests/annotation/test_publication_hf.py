@@ -25,6 +25,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign, Response
+from annotation.publication import MAJORITY_SHARE, item_figures
 from commonsense.validation import NONE_CORRECT
 from knowledge.models import Question
 from tests.annotation.conftest import login
@@ -118,7 +119,8 @@ def test_hf_folder_of_a_verified_set_loads_offline_with_its_card(answered: Campa
             assert sorted(v["source_option_votes"], reverse=True)[:2] == [3, 1]
             assert v["agreement"] == pytest.approx(0.8667, abs=1e-3) and v["provenance"] == "majority"
             assert sorted(v["confidence"]) == pytest.approx([2 / 3, 1, 1, 1, 1])
-        assert v["confidence_method"].startswith("majority share") and v["settled"] is None
+        assert v["confidence_method"] == MAJORITY_SHARE and v["settled"] is None and v["settlement"] == ""
+        assert v["confidence_least"] == min(v["confidence"])
     assert Counter(v["provenance"] for v in votes.values()) == {"majority": 4, "unanimous": 2}
 
     meta, body = card_of((out / "README.md").read_text(encoding="utf-8"))
@@ -177,3 +179,22 @@ def test_hf_of_an_unvalidated_set_has_items_only(answered: Campaign, tmp_path: P
 
     n = pq.read_table(tmp_path / "src" / "data" / "answers.parquet").num_rows
     assert n == Response.objects.filter(campaign=answered, item__role="regular").count() == 24
+
+
+def test_item_figures_take_the_campaigns_posteriors_where_the_item_has_them() -> None:
+    """Three answers ticked option 0, two of them option 1 (label: 0 and 1 plausible). Without a
+    settling rule: the majority's share per option. With the posteriors a verified item carries
+    (verifya's ``metadata["verified"]``): the posterior of each verdict of the label."""
+    plain = item_figures({}, [3, 2, 0], 3, [0, 1])
+    assert plain.confidence == pytest.approx([1.0, 2 / 3, 1.0]) and plain.least == pytest.approx(2 / 3)
+    assert plain.method == MAJORITY_SHARE and plain.settled is None and plain.settlement == ""
+    verified = {
+        "posteriors": [0.99, 0.97, 0.02, 0.01],  # P(plausible) per option, then bad context
+        "confidence": 0.97,
+        "settled": True,
+        "settlement": "confident",
+        "label_rule": "Dawid-Skene posterior >= 0.95 for every verdict",
+    }
+    fig = item_figures(verified, [3, 2, 0], 3, [0, 1])
+    assert fig.confidence == pytest.approx([0.99, 0.97, 0.98]) and fig.least == 0.97
+    assert fig.settled is True and fig.settlement == "confident" and "Dawid-Skene" in fig.method
