@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from knowledge.builders import coco_build
+from knowledge.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import (
@@ -19,7 +20,7 @@ class Command(ImportCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--graph", required=True)
         parser.add_argument("--seed", type=int, required=True)
-        parser.add_argument("--name", required=True)
+        parser.add_argument("--name", required=True, type=name_arg)
         parser.add_argument("--abstract", help="conceptualisations file: head<TAB>concept<TAB>abstract head")
         parser.add_argument("--per-relation", type=int, default=2000)
         parser.add_argument("--per-kind", type=int, default=3000)
