@@ -15,14 +15,21 @@ def _human_ratings(sender: Any, *, statement_set: Any, **kwargs: Any) -> Any:
     return survey_ratings(statement_set)
 
 
+def _question_set_human_part(sender: Any, *, question_set: Any, **kwargs: Any) -> Any:
+    from annotation.selectors.publication import question_set_human_part
+
+    return question_set_human_part(question_set)
+
+
 class AnnotationConfig(AppConfig):
     name = "annotation"
 
     def ready(self) -> None:
         """Answer the lower apps' signals: a question set's human quality (knowledge), a statement
-        set's human ratings (runs)."""
-        from knowledge.signals import question_set_human_quality_wanted
+        set's human ratings (runs); and contribute the human part of a published set."""
+        from knowledge.signals import question_set_human_part_wanted, question_set_human_quality_wanted
         from runs.signals import human_ratings_wanted
 
         question_set_human_quality_wanted.connect(_question_set_human_quality, dispatch_uid="annotation-human-quality")
         human_ratings_wanted.connect(_human_ratings, dispatch_uid="annotation-human-ratings")
+        question_set_human_part_wanted.connect(_question_set_human_part, dispatch_uid="annotation-human-part")

@@ -9,3 +9,7 @@ from django.dispatch import Signal
 # a receiver (annotation: its latest MCQA validation campaign's figures) returns the mapping stored
 # under the report's ``human`` key, or None when it has nothing to say.
 question_set_human_quality_wanted = Signal()
+
+# Sent with ``question_set`` while it is written as a publication (knowledge/services/publication.py);
+# a receiver (annotation: its validation campaign's answers and votes) returns a ``HumanPart``, or None.
+question_set_human_part_wanted = Signal()

@@ -19,6 +19,7 @@ from annotation.selectors.agreement import campaign_item_labels, needs_adjudicat
 from commonsense.io.questions import MASK
 from commonsense.validation import ItemLabel, answer_normalise, item_label
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
+from knowledge.services.names import name_check
 from runs.models import Prediction, Run
 
 RICA_SETS = (QuestionSet.Kind.RICA_PROBES, QuestionSet.Kind.RICA_AXIOMS)
@@ -146,6 +147,7 @@ def campaign_create(
     RICA pair, the human majority of a statement) and leave the regular pool. A generation
     campaign takes its items from ``run`` (a finished generate-answer run; ``per_kind``: a seeded
     sample per query kind) and has no gold."""
+    name = name_check(name)  # its pages link to it by name
     if Campaign.objects.filter(name=name).exists():
         raise ValidationError(f"a campaign named {name!r} exists already")
     if kind not in Campaign.Kind.values:

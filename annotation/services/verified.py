@@ -23,6 +23,7 @@ from annotation.selectors.campaigns import campaign_progress
 from annotation.services.campaigns import final_labels_refresh
 from commonsense.validation import NONE_CORRECT, com2_postprocess
 from knowledge.models import Question, QuestionSet
+from knowledge.services.names import name_check
 
 
 def _refuse_unfinished(campaign: Campaign) -> None:
@@ -54,6 +55,7 @@ def _why_left_out(item: Item, final: FinalLabel | None) -> str | None:
 
 def verified_set_create(campaign: Campaign, *, name: str, user: Any = None) -> VerifiedSet:
     """Store the verified set ``name`` of ``campaign``; ValidationError says why it cannot be made."""
+    name = name_check(name)  # before anything is stored: the set's pages link to it by name
     _refuse_unfinished(campaign)
     if QuestionSet.objects.filter(name=name).exists():
         raise ValidationError(f"a question set named {name!r} already exists")

@@ -35,6 +35,7 @@ from knowledge.services.imports import ImportRefused
 log = logging.getLogger(__name__)
 
 COM2_PARAMS = (
+    "rules",
     "kind",
     "count",
     "relations",
@@ -48,6 +49,7 @@ COM2_PARAMS = (
     "near_duplicate",
 )
 COCO_PARAMS = (
+    "rules",
     "per_relation",
     "per_kind",
     "max_degree",
