@@ -8,9 +8,11 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from django.conf import settings
+
 from commonsense.kg.normalize import is_none
 from commonsense.scoring.factory import build_backend
-from commonsense.scoring.plausibility import DEFAULT_THRESHOLD, PlausibilityCheck, PlausibilityScorer
+from commonsense.scoring.plausibility import PlausibilityCheck, PlausibilityScorer
 from knowledge.models import Graph, TriplePlausibility
 
 Texts = tuple[str, str, str]
@@ -97,12 +99,14 @@ def plausibility_check(
     graph: Graph,
     scorer: PlausibilityScorer,
     *,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     filter_edges: bool = True,
     check_distractors: bool = True,
 ) -> PlausibilityCheck:
     """The builders' hook for ``graph``: the whole graph is scored first (once per model) so that
-    the edge filter reads only the cache."""
+    the edge filter reads only the cache. ``threshold``: ``COCOWEB_PLAUSIBILITY_THRESHOLD`` unless given."""
+    if threshold is None:
+        threshold = settings.COCOWEB_PLAUSIBILITY_THRESHOLD
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"the plausibility threshold is a probability, got {threshold}")
     if filter_edges:
