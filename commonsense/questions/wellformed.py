@@ -747,15 +747,33 @@ def _tail_reason(relation: str, tail: str) -> tuple[str, str | None]:
 RULES_VERSION = "v18"
 
 
+READABLE = "readable"
+
+
+def readable_reason(head: str, relation: str, tail: str) -> tuple[str, str] | None:
+    """:func:`display_reason` as a build funnel's (stage, reason): the reason's kind, not its words
+    ("head unreadable", "tail unreadable", "tail does not answer the relation", "tail repeats the head")."""
+    why = _head_reason(head)
+    if why:
+        return READABLE, "head unreadable"
+    shown_tail, why = _tail_reason(relation, tail)
+    if why:
+        return READABLE, "tail unreadable" if unreadable(shown_tail) else "tail does not answer the relation"
+    if repeats(display_form(clean(head)), shown_tail):
+        return READABLE, "tail repeats the head"
+    return None
+
+
 def well_formed(base: EdgeFilter) -> EdgeFilter:
     """``base``, and only triples :func:`display_reason` finds nothing wrong with."""
+    base_why = base.why
 
-    def keep(head: str, relation: str, tail: str, p: float | None) -> bool:
-        return base.keep(head, relation, tail, p) and display_reason(head, relation, tail) is None
+    def why(head: str, relation: str, tail: str, p: float | None) -> tuple[str, str] | None:
+        return base_why(head, relation, tail, p) or readable_reason(head, relation, tail)
 
     # the name keys the graph index cache and is stored with every set: it says whether the parse ran
     parsed = f"parsed:{grammar.version()}" if grammar.available() else "unparsed"
-    return EdgeFilter(f"{base.name}+well-formed-{RULES_VERSION}+{parsed}", keep, base.drop_origins)
+    return EdgeFilter(f"{base.name}+well-formed-{RULES_VERSION}+{parsed}", why, base.drop_origins)
 
 
 def build_edges(
