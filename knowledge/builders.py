@@ -38,11 +38,12 @@ from commonsense.questions.wellformed import build_edges
 from commonsense.scoring.plausibility import PlausibilityCheck
 
 from .models import Graph, Question, QuestionSet
+from .publication import question_set_publish
 from .quality import question_set_quality
 from .services import ImportRefused
 
 Progress = Callable[[int, int], None]
-EXPORT_FORMATS = ("jsonl", "csv", "lm-eval", "finetune-prompt", "finetune-chat")
+EXPORT_FORMATS = ("jsonl", "csv", "lm-eval", "hf", "finetune-prompt", "finetune-chat")
 
 
 @dataclass(frozen=True)
@@ -487,9 +488,10 @@ def _built(row: Question) -> BuiltQuestion:
 
 
 def question_set_export(name: str, fmt: str, out: str | Path, *, diverse_top: int | None = None) -> Path:
-    """Write a stored set as JSONL, CSV, an lm-eval task (``out`` is then a directory), or
-    fine-tuning pairs (``finetune-prompt``: prompt/completion JSONL, ``finetune-chat``: chat
-    messages); ``diverse_top`` keeps only COM2's top-N queries per answer by unigram gain."""
+    """Write a stored set as JSONL, CSV, an lm-eval task or a Hugging Face dataset folder (``hf``;
+    ``out`` is then a directory, :mod:`knowledge.publication`), or fine-tuning pairs
+    (``finetune-prompt``: prompt/completion JSONL, ``finetune-chat``: chat messages); ``diverse_top``
+    keeps only COM2's top-N queries per answer by unigram gain."""
     if fmt not in EXPORT_FORMATS:
         raise ImportRefused(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     try:
@@ -509,4 +511,6 @@ def question_set_export(name: str, fmt: str, out: str | Path, *, diverse_top: in
     if fmt == "csv":
         writers.write_csv(questions, out, qset.name)
         return out
+    if fmt == "hf":
+        return question_set_publish(qset, questions, out)
     return writers.write_lm_eval(questions, out, qset.name)

@@ -1,7 +1,12 @@
 """``build_rica``: a RICA set rewritten with novel entities (RICA §1.7) by the core function
 :func:`commonsense.questions.rica.novel_probes`: random strings of 3–12 letters, seeded, one pair
 per axiom (and variant) shared by all its perturbations, never an English word of the shipped word
-list; each probe keeps its axiom group and perturbation, and points at the probe it came from."""
+list; each probe keeps its axiom group and perturbation, and points at the probe it came from.
+
+``build_rica --from-graph``: axioms generated from an imported graph (RICA §2–3, Tables 2–4) by
+:mod:`commonsense.questions.rica_gen`: the crawl strategies the graph's relations support, over
+its well-formed edges (the builds' default filter), each axiom's statement set (NEGATION and ASYM;
+ANTONYM and PARAPHRASE where Debian's WordNet has the word) with novel entities."""
 
 from __future__ import annotations
 
@@ -10,9 +15,11 @@ from typing import Any
 from django.db import transaction
 
 from commonsense.io.questions import QuestionRecord
+from commonsense.questions import rica_gen, wordnet_adj
 from commonsense.questions.rica import novel_probes
+from commonsense.questions.wellformed import build_edges
 
-from .builders import _store
+from .builders import _graph, _records, _store
 from .models import QuestionSet
 from .services import ImportRefused
 
@@ -59,6 +66,59 @@ def rica_novel_build(*, source: str, name: str, seed: int, variants: int = 1, us
             seed=seed,
             created_by=user,
             params={"source_set": src.name, "seed": seed, "variants": variants, "entities": "novel"},
+        )
+        _store(qset, built)
+    return qset
+
+
+def rica_graph_build(
+    *, graph: str, name: str, seed: int, per_strategy: int = 100, entities: str = "novel", user: Any = None
+) -> QuestionSet:
+    """Store ``name``: RICA probes generated from the graph ``graph`` (kind ``rica-axioms``,
+    ``params.rica_set = "generated"``: RICA's raw set, neither Easy nor Hard)."""
+    if per_strategy < 1:
+        raise ImportRefused("per_strategy must be at least 1")
+    if entities not in ("novel", "AB"):
+        raise ImportRefused(f"entities must be 'novel' or 'AB', got {entities!r}")
+    g = _graph(graph)
+    if QuestionSet.objects.filter(name=name).exists():
+        raise ImportRefused(f"a question set named {name!r} already exists")
+    relations = set(g.triples.values_list("relation__name", flat=True).distinct())
+    strategies = rica_gen.supported(relations)
+    if not strategies:
+        needs = sorted({r for s in rica_gen.STRATEGIES for r in s.relations})
+        raise ImportRefused(f"graph {graph!r} supports no RICA crawl strategy (they need one of {', '.join(needs)})")
+    # events (xAttr heads) pass the builds' well-formed filter; CapableOf heads are entities (a role
+    # noun), which that filter, written for events, rejects: they pass the label filter alone
+    edges, entity_edges = build_edges(), build_edges(include_malformed=True)
+    triples = [(r[0], r[1], r[2]) for r in edges(_records(g)) if r[1] != "CapableOf"]
+    triples += [(r[0], r[1], r[2]) for r in entity_edges(_records(g)) if r[1] == "CapableOf"]
+    axioms = rica_gen.crawl(triples, per_strategy, seed, strategies)
+    lexicon = wordnet_adj.load()
+    built = rica_gen.probes(axioms, seed, lexicon, entities=entities)
+    if not built:
+        raise ImportRefused(f"graph {graph!r} gave no axiom: its {', '.join(sorted(relations))} triples fit none")
+    counts = {s.name: sum(a.strategy == s.name for a in axioms) for s in strategies}
+    with transaction.atomic():
+        qset = QuestionSet.objects.create(
+            name=name,
+            kind=QuestionSet.Kind.RICA_AXIOMS,
+            source=f"{g.name} (RICA axioms generated)",
+            graph=g,
+            seed=seed,
+            created_by=user,
+            params={
+                "rica_set": "generated",
+                "graph": g.name,
+                "seed": seed,
+                "per_strategy": per_strategy,
+                "entities": entities,
+                "strategies": counts,
+                "not_supported": rica_gen.NOT_SUPPORTED,
+                "edges": {"events": edges.name, "CapableOf": entity_edges.name},
+                "lexicon": "WordNet 3.0 adjectives (Debian wordnet-base)" if lexicon else None,
+                "realisation": "templates (no BART: the paper's conversion model was never released)",
+            },
         )
         _store(qset, built)
     return qset

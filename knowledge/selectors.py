@@ -44,6 +44,11 @@ def question_structure_counts(qset: QuestionSet) -> list[StructureCount]:
     return list(qset.questions.values("structure").annotate(n=Count("id")).order_by("-n"))
 
 
+def graph_names() -> list[str]:
+    """The imported graphs' names, in name order (the RICA generation form's sources)."""
+    return list(Graph.objects.order_by("name").values_list("name", flat=True))
+
+
 def rica_set_names() -> list[str]:
     """The names of the imported RICA axiom and probe sets, in name order (the novel-entity build's sources)."""
     from .rica_build import RICA_KINDS

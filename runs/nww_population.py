@@ -89,7 +89,8 @@ def population_report(
     extras: Mapping[int, Mapping[int, Any]] | None = None,
 ) -> dict[str, Any]:
     """Everything as plain JSON. ``others``: the other statement runs on the same set, compared in
-    the fidelity table (the Bonferroni factor is the number of runs with a defined r). ``extras``:
+    the fidelity table (the Bonferroni factor is the paper's 35 models, or the number of runs with a
+    defined r when larger: ``P.bonferroni_factor``). ``extras``:
     {run id: {statement id: prediction extra}} of runs read already (runs.selectors.statement_extras);
     a run not in it is read here."""
     extras = extras or {}
@@ -159,6 +160,7 @@ def population_report(
         }
         for row in table
     ]
+    out["bonferroni_factor"] = P.bonferroni_factor(sum(row.agree_r is not None for row in table))
     sh = P.split_half(ha, hb, n_rep=n_split, seed=HUMAN_SEED)
     out["split_half"] = {
         "commonsensicality_r": sh.commonsensicality_r,

@@ -229,7 +229,8 @@ def _coco_rows(records: list[Record], seed: int, group_sizes: dict[str, int]) ->
     rep = M.coco_report(answers, seed=seed)
     rows: list[Row] = []
     for m in M.coco.METRICS:
-        rows.append(_row(m, "overall", getattr(rep.micro, m), incomplete_sets_left_out=incomplete))
+        extra = {"sets_without_m_concepts_left_out": rep.com_left_out, "m": M.coco.M_CONCEPTS} if m == "COM" else {}
+        rows.append(_row(m, "overall", getattr(rep.micro, m), incomplete_sets_left_out=incomplete, **extra))
         rows.append(_row(f"{m}_macro", "aspect", getattr(rep.macro, m)))
         rows += [_row(m, f"aspect={a}", est) for a, est in rep.by_aspect.get(m, {}).items()]
     return rows

@@ -12,6 +12,7 @@ notes=()
 status=0
 
 [ -x /usr/bin/chromium ] || notes+=("browser tests skipped: Debian's chromium is not installed (apt-get install chromium)")
+[ -f /usr/share/wordnet/data.adj ] || notes+=("RICA generation without WordNet (antonym/paraphrase variants not made): apt-get install wordnet-base")
 [ -d /usr/lib/python3/dist-packages/linkgrammar ] || notes+=("Link Grammar parse-check tests skipped, builds unparsed: apt-get install link-grammar python3-link-grammar link-grammar-dictionaries-en")
 [ -d ../shared/data ] || notes+=("tests on ../shared/data skipped: the folder is absent (they use fixtures/ where they can)")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from commonsense.metrics.nww_population import PAPER_MODELS
 from runs.models import Run
 from runs.nww_population import population_report
 
@@ -131,9 +132,10 @@ def fidelity_panel(rep: dict[str, Any], names: dict[int, str]) -> Panel:
         rows,
         click="",
         note=(
-            f"Humans: {rep['humans']['source']}, {rep['humans']['raters']} raters. p-values × the number of runs "
-            "compared (Bonferroni); the split-half row is the mean r of 1,000 random halves of the raters "
-            "(n = repetitions)."
+            f"Humans: {rep['humans']['source']}, {rep['humans']['raters']} raters. Two-sided p-values × "
+            f"{rep.get('bonferroni_factor', PAPER_MODELS)} (Bonferroni over the paper's {PAPER_MODELS} models, "
+            "or over the runs compared when more); the split-half row is the mean r of 1,000 random halves "
+            "of the raters (n = repetitions)."
             if rep.get("humans")
             else HUMANS_PENDING
         ),

@@ -272,7 +272,7 @@ def windows_panel(
         links += hrefs
     return Panel(
         "difficulty",
-        "ReComSBench: accuracy over difficulty windows (length N//3, step N//9, last window ending at N)",
+        "ReComSBench: accuracy over difficulty windows (seven windows of N/3 at step N/9)",
         charts.line_series(series, x_title="mean knowledge number d(Q) in the window"),
         ["run", "window", "d min", "d max", "mean d", "n", "accuracy"],
         rows,
@@ -540,6 +540,8 @@ def coco_scatter_panels(runs: Sequence[Run], coco: dict[int, CocoSummary]) -> li
                 rows,
                 links=links,
                 click="navigate",
+                note="As Table 3: MEM and COM pooled (Eqs. 4–5, COM over sets of m = 3 conceptualisations), "
+                "REA, FAI and APP by Eqs. 6–8 per query kind, then the unweighted mean over the kinds.",
             )
         )
     return out

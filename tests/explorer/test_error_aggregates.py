@@ -80,8 +80,8 @@ def _coco_reference(run_id: int) -> dict[str, Any]:
             counts[(all(atomic), reason[0])] += 1
         if len(mem) == 1 and not concept and not reason:
             mem_n, mem_ok = mem_n + 1, mem_ok + mem[0]
-        if len(mem) == 1 and concept and mem[0]:
-            com_n, com_sum = com_n + 1, com_sum + sum(concept) / len(concept)
+        if len(mem) == 1 and len(concept) == 3 and mem[0]:  # Eq. 5, m = 3
+            com_n, com_sum = com_n + 1, com_sum + sum(concept) / 3
     return {"counts": counts, "MEM": mem_ok / mem_n if mem_n else None, "COM": com_sum / com_n if com_n else None}
 
 

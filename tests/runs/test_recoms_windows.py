@@ -31,7 +31,7 @@ def recoms_run(csqa_set) -> Run:  # type: ignore[no-untyped-def]
 def test_chart_windows_are_the_metric_windows(recoms_run: Run) -> None:
     stored = RunMetric.objects.filter(run=recoms_run, name="accuracy", scope__startswith="window=").order_by("scope")
     want = [(w.data["d_min"], w.data["d_max"], w.value) for w in stored]
-    assert len(want) == 3  # N = 3 items with a d(Q): window 1, step 1 (the 9-bucket cut gave 7)
+    assert len(want) == 7  # N = 3 items with a d(Q): the paper's seven windows (N/3 at step N/9)
     (panel,) = [p for p in question_run_panels(recoms_run) if p.key == "difficulty"]
     assert [(r[2], r[3], r[6]) for r in panel.rows] == want
     kba = RunMetric.objects.filter(run=recoms_run, name="kba", scope__startswith="window=").order_by("scope")
