@@ -17,7 +17,7 @@ from knowledge.forms.imports import DataImportForm
 from knowledge.models import Graph, QuestionSet, StatementSet
 from knowledge.services import imports as services
 from knowledge.services.set_actions import question_set_usage
-from knowledge.services.set_quality import quality_lines
+from knowledge.services.set_quality import build_funnels, quality_lines
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -65,7 +65,8 @@ def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
             "page": page,
             "structures": selectors.question_structure_counts(qset),
             "usage": question_set_usage(qset),
-            "quality": quality_lines(qset.quality or {}),
+            "quality": quality_lines(qset.quality or {}, funnels=False),
+            "funnels": build_funnels(qset.quality or {}),
         },
     )
 
