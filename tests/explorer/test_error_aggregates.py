@@ -120,13 +120,15 @@ def test_coco_summary_and_cells_equal_the_questions_sets(django_assert_num_queri
     with django_assert_num_queries(1):
         got = es.coco_summary([run])[run.pk]
     assert got["counts"] == ref["counts"]
-    assert got["MEM"] == pytest.approx(ref["MEM"]) and got["COM"] == pytest.approx(ref["COM"])
+    assert got["MEM"] == pytest.approx(ref["MEM"])
+    assert got["COM"] == pytest.approx(ref["COM"])
     for (knows, solves), n in ref["counts"].items():
         cell = Prediction.objects.filter(run=run).filter(es.coco_cell_filter(run, knows, solves))
         assert cell.count() == len({p.item_group for p in cell}) == n
         # the drawer counts a whole cell from the summary, a filtered one by counting
         found = es.drawer_items(run, {}, (knows, solves), 500)
-        assert found.total == n and sorted(r.p.pk for r in found.rows) == sorted(p.pk for p in cell)
+        assert found.total == n
+        assert sorted(r.p.pk for r in found.rows) == sorted(p.pk for p in cell)
         wrong = es.drawer_items(run, {"correct": "0"}, (knows, solves), 500)
         assert wrong.total == cell.exclude(correct=True).count() == len(wrong.rows)
 
@@ -255,7 +257,8 @@ def test_core_windows_equal_the_former_read_of_every_item(seed, django_assert_nu
     Prediction.objects.bulk_create(preds)
     ids = [r.pk for r in runs]
     want = _old_core_windows(ids)
-    assert want and all(want.values())
+    assert want
+    assert all(want.values())
     assert any(w["kba"] is not None for ws in want.values() for w in ws)
     with django_assert_num_queries(2):  # the sums per d(Q), then the first items of the values cut
         got = es.core_windows(runs)
@@ -321,10 +324,13 @@ def test_coco_roles_are_prefixes_exactly_and_runs_stay_apart(django_assert_num_q
     for run in runs:
         ref = refs[run.pk]
         assert got[run.pk]["counts"] == ref["counts"]
-        assert got[run.pk]["MEM"] == pytest.approx(ref["MEM"]) and got[run.pk]["COM"] == pytest.approx(ref["COM"])
+        assert got[run.pk]["MEM"] == pytest.approx(ref["MEM"])
+        assert got[run.pk]["COM"] == pytest.approx(ref["COM"])
         for (knows, solves), n in ref["counts"].items():
             cell = Prediction.objects.filter(es.coco_cell_filter(run, knows, solves))  # no run filter of its own
-            assert cell.count() == n and {p.run_id for p in cell} <= {run.pk}
+            assert cell.count() == n
+            assert {p.run_id for p in cell} <= {run.pk}
             assert {p.item_role for p in cell} <= {"reasoning"}
             found = es.drawer_items(run, {}, (knows, solves), 2)
-            assert found.total == n and len(found.rows) == min(n, 2)
+            assert found.total == n
+            assert len(found.rows) == min(n, 2)

@@ -63,7 +63,9 @@ def test_key_names_every_run_with_its_state_and_finish():
     a = Run(pk=1, state=Run.State.DONE, finished_at=now)
     b = Run(pk=2, state=Run.State.FAILED, finished_at=now)
     both = ra.entry([a, b], "coco")
-    assert both is not None and both.slot == "coco:1,2" and both.refs == ",run1,run2,"
+    assert both is not None
+    assert both.slot == "coco:1,2"
+    assert both.refs == ",run1,run2,"
     assert ra.cache_key([a, b], "coco") == both.key
     assert ra.cache_key([a, Run(pk=3, state=Run.State.SCORING, finished_at=now)], "coco") is None
     # the same runs in another state or finish: the same slot, another scope and key
@@ -72,15 +74,19 @@ def test_key_names_every_run_with_its_state_and_finish():
         Run(pk=2, state=Run.State.FAILED, finished_at=now + timedelta(seconds=1)),
     ):
         other = ra.entry([a, changed], "coco")
-        assert other is not None and other.slot == both.slot
-        assert other.scope != both.scope and other.key != both.key
+        assert other is not None
+        assert other.slot == both.slot
+        assert other.scope != both.scope
+        assert other.key != both.key
     # twenty runs: a digest of the whole key, short enough for every cache backend, still per state
     many = [Run(pk=i, state=Run.State.DONE, finished_at=now) for i in range(1, 61)]
     long_key = ra.cache_key(many, "coco")
-    assert long_key is not None and len(long_key) <= ra.MAX_KEY
+    assert long_key is not None
+    assert len(long_key) <= ra.MAX_KEY
     assert len(ra.entry(many, "coco").slot) <= ra.MAX_KEY  # type: ignore[union-attr]
     failed = [*many[:-1], Run(pk=60, state=Run.State.FAILED, finished_at=now)]
-    assert ra.cache_key(failed, "coco") != long_key and ra.cache_key(many, "other") != long_key
+    assert ra.cache_key(failed, "coco") != long_key
+    assert ra.cache_key(many, "other") != long_key
 
 
 def _loop_runs(n_runs: int) -> list[Run]:
