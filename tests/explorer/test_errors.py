@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from explorer.selectors import errors as es
+from explorer.selectors.difficulty import difficulty_buckets, sliding_windows
 
 from .factories import QuestionFactory, QuestionSetFactory, make_run, predict
 
@@ -164,9 +165,9 @@ def test_rica_and_difficulty_windows():
         predict(run, q, 0 if i < 9 else 1)  # easy half right, hard half wrong
     pert = {r["group"]: (r["ok"], r["n"]) for r in es.accuracy_by([run], "perturbation")}
     assert pert == {"negation": (4, 9), "original": (5, 9)}
-    buckets = es.difficulty_buckets([run])[run.pk]
+    buckets = difficulty_buckets([run])[run.pk]
     assert [b["n"] for b in buckets] == [2] * 9
-    wins = es.sliding_windows(buckets)
+    wins = sliding_windows(buckets)
     assert len(wins) == 7
     assert wins[0]["accuracy"] == 1.0
     assert wins[-1]["accuracy"] == 0.0
@@ -251,7 +252,7 @@ def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_ass
         extra = {"difficulty": None} if i == 8 else {"difficulty": 10 + i}
         predict(run, q, 0 if i < 4 else 1, extra=extra)
     with django_assert_num_queries(1):
-        buckets = es.difficulty_buckets([run], n_buckets=8)[run.pk]
+        buckets = difficulty_buckets([run], n_buckets=8)[run.pk]
     assert [(b["d_min"], b["d_max"]) for b in buckets] == [(10 + i, 10 + i) for i in range(8)]
     in_window = Prediction.objects.filter(run=run).filter(es.prediction_filter({"d_min": "12", "d_max": "14"}))
     assert sorted(p.extra["difficulty"] for p in in_window) == [12, 13, 14]

@@ -19,7 +19,8 @@ from annotation.services.ratings_import import ratings_import
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from explorer import charts
-from explorer.panels.runs import compare_panels, statement_run_panels
+from explorer.panels.runs import compare_panels
+from explorer.panels.statements import statement_run_panels
 from knowledge.models import Statement, StatementSet
 from knowledge.services.imports import statements_import
 from runs.evaluation import run_execute

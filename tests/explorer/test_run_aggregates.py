@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from explorer.selectors import errors as es
 from explorer.selectors import run_aggregates as ra
+from explorer.selectors.difficulty import _difficulty_present, core_windows, difficulty_buckets, runs_with_difficulty
 from runs.models import Run
 
 from .factories import QuestionFactory, QuestionSetFactory, make_run, predict
@@ -124,8 +125,8 @@ def _fresh(runs: list[Run]) -> dict[str, object]:
     return {
         "each-dims": es._accuracy_dims_each.__wrapped__(runs, dims),  # type: ignore[attr-defined]
         "coco": es.coco_summary.__wrapped__(runs),  # type: ignore[attr-defined]
-        "windows": es.core_windows.__wrapped__(runs),  # type: ignore[attr-defined]
-        "difficulty": es._difficulty_present.__wrapped__(runs),  # type: ignore[attr-defined]
+        "windows": core_windows.__wrapped__(runs),  # type: ignore[attr-defined]
+        "difficulty": _difficulty_present.__wrapped__(runs),  # type: ignore[attr-defined]
     }
 
 
@@ -139,12 +140,12 @@ def test_aggregates_cached_run_by_run_equal_a_fresh_computation_of_any_combinati
     cache.clear()
     cold = {p.key: p.rows for p in compare_panels(runs)}
     es.coco_summary([runs[0]])  # the first run's entries only, then every combination
-    es.core_windows([runs[2]])
+    core_windows([runs[2]])
     for combo in ([runs[0]], [runs[1], runs[0]], runs, [runs[2], runs[1]]):
         want = _fresh(combo)
         assert es.coco_summary(combo) == want["coco"]
-        assert es.core_windows(combo) == want["windows"]
-        assert es.runs_with_difficulty(combo) == set(want["difficulty"])  # type: ignore[arg-type]
+        assert core_windows(combo) == want["windows"]
+        assert runs_with_difficulty(combo) == set(want["difficulty"])  # type: ignore[arg-type]
         got = es.accuracy_by_dims(combo, dims)
         merged = {
             d: sorted((r for rows in want["each-dims"].values() for r in rows[d]), key=lambda r: (r["group"], r["run"]))
@@ -195,7 +196,7 @@ def test_a_map_cached_by_the_whole_run_decorator_is_not_read_as_a_run_entry() ->
         assert key is not None
         cache.set(key, {}, ra.TTL)  # the former decorator's entry for a run without CoCo rows
     assert es.coco_summary([run]) == fresh
-    assert es.core_windows([run]) == es.core_windows.__wrapped__([run])  # type: ignore[attr-defined]
+    assert core_windows([run]) == core_windows.__wrapped__([run])  # type: ignore[attr-defined]
 
 
 def test_an_argument_given_by_position_by_keyword_or_by_default_is_one_entry(django_assert_num_queries):  # type: ignore[no-untyped-def]
@@ -205,6 +206,6 @@ def test_an_argument_given_by_position_by_keyword_or_by_default_is_one_entry(dja
     rows = es.accuracy_by([run], "relation")
     with django_assert_num_queries(0):
         assert es.accuracy_by([run], dimension="relation") == rows
-    points = es.difficulty_buckets([run])
+    points = difficulty_buckets([run])
     with django_assert_num_queries(0):
-        assert es.difficulty_buckets([run], es.difficulty_buckets.__wrapped__.__defaults__[0]) == points  # type: ignore[attr-defined]
+        assert difficulty_buckets([run], difficulty_buckets.__wrapped__.__defaults__[0]) == points  # type: ignore[attr-defined]

@@ -96,7 +96,7 @@ def test_figure_json_is_plotly_to_json(with_survey):
     import plotly.io as pio
 
     from explorer.panels.base import figure_json
-    from explorer.panels.runs import statement_run_panels
+    from explorer.panels.statements import statement_run_panels
 
     statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
     sset = StatementSet.objects.get(name="statements-demo")

@@ -14,9 +14,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from explorer.models import StoredAggregate
-from explorer.panels.runs import accuracy_rows, compare_panels, statement_run_panels
+from explorer.panels.accuracy import accuracy_rows
+from explorer.panels.runs import compare_panels
+from explorer.panels.statements import statement_run_panels
 from explorer.selectors import errors as es
 from explorer.selectors import run_aggregates as ra
+from explorer.selectors.difficulty import core_windows
 
 from .test_run_aggregates import _empty_cache, _fresh, _loop_runs  # noqa: F401  (the autouse fixture applies here too)
 from .test_survey_cache import _figures, _ratings, surveyed_set
@@ -28,7 +31,7 @@ def _aggregates(runs):  # type: ignore[no-untyped-def]
     """Aggregates a run's page computes (so its end stored them)."""
     return {
         "coco": es.coco_summary(runs),
-        "windows": es.core_windows(runs),
+        "windows": core_windows(runs),
         "dims": accuracy_rows(runs, lambda *keys: True),
         "positions": es.position_table(runs[0]),
     }

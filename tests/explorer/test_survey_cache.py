@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from annotation.models import Assignment, Campaign, Response
 from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
-from explorer.panels.runs import statement_run_panels
+from explorer.panels.statements import statement_run_panels
 from knowledge.models import Statement, StatementSet
 from knowledge.services.imports import statements_import
 from runs.evaluation import run_execute

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from explorer.selectors import errors as es
+from explorer.selectors.difficulty import difficulty_buckets
 from runs.evaluation import run_claim, run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.reports.run_exports import predictions_jsonl
@@ -93,7 +94,7 @@ def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, resear
         (2, 0.0),
     ]
     # the explorer's windows read the stored d(Q)
-    buckets = es.difficulty_buckets([run], n_buckets=3)[run.pk]
+    buckets = difficulty_buckets([run], n_buckets=3)[run.pk]
     assert [(b["d_min"], b["n"], b["ok"]) for b in buckets] == [(0, 1, 1), (1, 1, 1), (2, 1, 0)]
     hard = Prediction.objects.filter(es.prediction_filter({"d_min": "1"}), run=run).order_by("position")
     assert [p.position for p in hard] == [preds[0].position, preds[1].position]
