@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from explorer import charts
+from explorer.charts import overview as overview_charts
 from explorer.charts.graph import GraphEdge, GraphNode, radial_layout
 
 
 def test_relation_distribution_sorted_bars():
-    fig = charts.relation_distribution([("xWant", 5), ("xAttr", 9), ("oReact", 1)])
+    fig = overview_charts.relation_distribution([("xWant", 5), ("xAttr", 9), ("oReact", 1)])
     (bar,) = fig.data
     assert bar.type == "bar"
     assert bar.orientation == "h"
@@ -18,7 +19,7 @@ def test_relation_distribution_sorted_bars():
 
 
 def test_degree_distribution_is_log_log_and_drops_zero():
-    fig = charts.degree_distribution([(0, 4), (1, 10), (3, 2)])
+    fig = overview_charts.degree_distribution([(0, 4), (1, 10), (3, 2)])
     assert fig.layout.xaxis.type == "log"
     assert fig.layout.yaxis.type == "log"
     assert list(fig.data[0].x) == [1, 3]
@@ -27,9 +28,9 @@ def test_degree_distribution_is_log_log_and_drops_zero():
 @pytest.mark.parametrize(
     "builder,args",
     [
-        (charts.relation_distribution, ([],)),
-        (charts.degree_distribution, ([(0, 3)],)),
-        (charts.top_nodes, ([],)),
+        (overview_charts.relation_distribution, ([],)),
+        (overview_charts.degree_distribution, ([(0, 3)],)),
+        (overview_charts.top_nodes, ([],)),
         (charts.position_bias, (5, [])),
         (charts.coco_quadrants, ({}, {})),
         (
