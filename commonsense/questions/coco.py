@@ -19,9 +19,11 @@ from ..queries.rules import DEFAULT_RULES, CompositionRules
 from . import distractors, verbalize
 from .com2 import Progress, sample_questions
 from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
+from .negatives import NegativeSpec
 from .record import BuiltQuestion, derive_seed
 
 APPLICATION_KINDS = ("2i", "2p", "ip", "pi")
+DEFAULT_NEGATIVES = NegativeSpec()
 
 
 def one_hop(
@@ -215,10 +217,14 @@ def application(
     max_degree: int = 10,
     progress: Progress | None = None,
     rules: CompositionRules | None = DEFAULT_RULES,
+    negatives: NegativeSpec | None = DEFAULT_NEGATIVES,
 ) -> list[BuiltQuestion]:
     """Reasoning questions (2i, 2p, ip, pi) on the normalised graph, each followed by the atomic
     memorization questions of the triples of its golden chain (CoCo A2.3, "2+1" / "3+1" sets).
-    ``rules``: the composition rules of :mod:`commonsense.queries.rules` (None: the bare sampler)."""
+    ``rules``: the composition rules of :mod:`commonsense.queries.rules` (None: the bare sampler).
+    ``negatives``: where the reasoning question's distractors come from (:mod:`.negatives`: COM2's
+    split, which CoCo does not state: two from the query's branches, two among the asked relation's
+    tails; None: any anchor neighbour and any tail)."""
     out: list[BuiltQuestion] = []
     for kind in kinds:
         qs = sample_questions(
@@ -231,6 +237,7 @@ def application(
             person_names=False,
             progress=progress,
             rules=rules,
+            negative_spec=negatives,
         )
         for i, rq in enumerate(qs, 1):
             gid = f"app-{kind}-{i:05d}"

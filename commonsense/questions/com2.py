@@ -18,10 +18,11 @@ from commonsense.scoring.plausibility import PlausibilityCheck
 from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES, CompositionRules
 from ..queries.sampling import QInter, QProj, Query, QuerySampler
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
-from . import distractors, fluent, names, verbalize, wellformed
+from . import distractors, fluent, names, negatives, verbalize, wellformed
 from .display import Display
 from .diverse import EmbeddingCache, select_diverse
 from .neardup import DEFAULT_THRESHOLD, NearDuplicates
+from .negatives import NegativeSpec, RelationTails
 from .plausible import pick_checked
 from .record import BuiltQuestion, derive_seed
 
@@ -57,6 +58,7 @@ class BuildReport:
     attempts: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
     distractors_rejected: Counter[str] = field(default_factory=Counter)
+    judge_vetoed: Counter[str] = field(default_factory=Counter)  # by provenance (adversarial / random)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -66,6 +68,7 @@ class BuildReport:
             "attempts": self.attempts,
             "dropped": dict(sorted(self.dropped.items())),
             "distractors_rejected": dict(sorted(self.distractors_rejected.items())),
+            "judge_vetoed": dict(sorted(self.judge_vetoed.items())),
         }
 
 
@@ -81,11 +84,17 @@ class BuildParams:
     composition_rules: bool = True
     fluent: bool = True
     near_duplicate: float | None = DEFAULT_THRESHOLD  # None: no near-duplicate check
-    # adversarial distractors only through anchor edges whose tails answer another kind of thing
-    # than the gold (a same-kind tail of one branch is often a defensible answer to the whole query)
-    adversarial_other_kind: bool = True
-    # no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
-    state_distractors: bool = False
+    # COM2's hard negatives (negatives.py): adversarial ones from the query's branches ("branch") or
+    # any anchor neighbour ("neighbours"); random ones among the asked relation's tails
+    # ("relation") or any event tail of the graph ("graph", COM2's literal "whole CSKG")
+    adversarial: str = "branch"
+    random_from: str = "relation"
+    # the former same-type veto (sessions 11-15), off by default: it removed exactly COM2's
+    # adversarial negatives and let option shape answer most items (issue 25). With
+    # adversarial="neighbours": only anchor edges whose tails answer another kind of thing
+    adversarial_other_kind: bool = False
+    # False: no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
+    state_distractors: bool = True
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -105,9 +114,25 @@ class BuildParams:
             "composition_rules": DEFAULT_RULES.name if self.composition_rules else None,
             "fluent": self.fluent,
             "near_duplicate": self.near_duplicate,
+            "adversarial": self.adversarial,
+            "random_from": self.random_from,
             "adversarial_other_kind": self.adversarial_other_kind,
             "state_distractors": self.state_distractors,
         }
+
+    @property
+    def negatives(self) -> NegativeSpec:
+        return NegativeSpec(self.adversarial, self.random_from)
+
+
+# The distractors of main before issue 25 (the same-type veto): BuildParams(**OLD_VETO, ...) builds
+# them again, for A/B measurements and the audit's test that it can fail.
+OLD_VETO: dict[str, object] = {
+    "adversarial": "neighbours",
+    "random_from": "graph",
+    "adversarial_other_kind": True,
+    "state_distractors": False,
+}
 
 
 def other_kind(index: GraphIndex, query: Query) -> Callable[[int], bool]:
@@ -229,10 +254,14 @@ def make_question(
     adversarial_other_kind: bool = False,
     random_pool: npt.NDArray[np.int64] | None = None,
     check: PlausibilityCheck | None = None,
+    negative_spec: NegativeSpec | None = None,
+    relation_tails: RelationTails | None = None,
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors). ``display`` renders node text (default: the
-    graph's text); ``checks`` may veto distractor candidates, counted in ``report``."""
+    graph's text); ``checks`` may veto distractor candidates, counted in ``report``.
+    ``negative_spec`` says where the negatives come from (:mod:`.negatives`; None: the anchors'
+    neighbours and ``random_pool``); ``relation_tails`` is the build's cache of the random pools."""
     answers = sampler.answers(query) if answers is None else answers
     anchors = query.anchors()
     if query.answer not in answers or answers.intersection(anchors):
@@ -263,13 +292,24 @@ def make_question(
         "adversarial_relations": other_kind(index, query) if adversarial_other_kind else None,
         "random_pool": random_pool,
     }
+    if negative_spec is not None:
+        if negative_spec.adversarial == "branch":
+            pick_options["adversarial_pools"] = negatives.branch_pools(index, sampler, query, answers)
+            pick_options["adversarial_relations"] = None
+        if negative_spec.random_from == "relation":
+            tails = relation_tails if relation_tails is not None else RelationTails(index)
+            # the asked relation's tails first, any tail where they run short
+            pick_options["random_pool"] = tails(negatives.asked_relations(query))
+            pick_options["random_fallback"] = index.tail_nodes if random_pool is None else random_pool
     picked = distractors.pick(index, rng, answers=answers | middle, anchors=anchors, **pick_options)
-    refused: list[str] = []
+    refused: list[tuple[str, str]] = []
     if picked is not None and check is not None:
         # a redraw passes the same checks (near-duplicates, states) as the first draw
         picked, refused = pick_checked(
             index, rng, query, picked, check, answers=answers | middle, anchors=anchors, **pick_options
         )
+        if report is not None:
+            report.judge_vetoed.update(how for _, how in refused)
     if picked is None:
         if report is not None:
             report.dropped["too few distractors"] += 1
@@ -302,7 +342,7 @@ def make_question(
             "distractors": [how for _, how in picked],
             "distractors_raw": [raw(n) for n, _ in picked],  # the graph's own text (options are shown fluent)
             "template": {"context": ctx, "question": qtext},
-            **({"plausible_distractors_refused": refused} if refused else {}),
+            **({"plausible_distractors_refused": [t for t, _ in refused]} if refused else {}),
         },
         triple_refs=[x for x in (index.edge_ref(h, r, t) for h, r, t in chain) if x >= 0],
     )
@@ -327,11 +367,13 @@ def sample_questions(
     report: BuildReport | None = None,
     adversarial_other_kind: bool = False,
     check: PlausibilityCheck | None = None,
+    negative_spec: NegativeSpec | None = None,
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed.
     ``rules``, ``display`` and ``checks`` are the quality options (:func:`build_com2` sets them
-    from :class:`BuildParams`); without them the papers' bare procedure runs."""
+    from :class:`BuildParams`); without them the papers' bare procedure runs. ``negative_spec``:
+    COM2's hard negatives (:mod:`.negatives`); None: any anchor neighbour and any tail."""
     if kind not in STRUCTURES:
         raise ValueError(f"unknown query kind {kind!r}; choose one of {', '.join(STRUCTURES)}")
     if sampler is None:
@@ -339,6 +381,7 @@ def sample_questions(
         sampler = QuerySampler(index, max_degree=max_degree, relations=relations, rules=rules, node_ok=usable)
     limit = max_attempts if max_attempts is not None else max(2000, 40 * count)
     pool = distractors.shared_event_tails(index) if display is not None else None  # quality builds only
+    relation_tails = RelationTails(index) if negative_spec is not None else None
     out: list[BuiltQuestion] = []
     seen: set[tuple[object, ...]] = set()
     for j in range(limit):
@@ -368,6 +411,8 @@ def sample_questions(
             adversarial_other_kind=adversarial_other_kind,
             random_pool=pool,
             check=check,
+            negative_spec=negative_spec,
+            relation_tails=relation_tails,
         )
         if q is None:
             continue
@@ -435,6 +480,7 @@ def build_com2(
         report=report,
         adversarial_other_kind=params.adversarial_other_kind,
         check=check,
+        negative_spec=params.negatives,
     )
     if near_duplicates is not None:
         near_duplicates.flush()
