@@ -20,6 +20,7 @@ from django.db import transaction
 
 from commonsense.validation import NONE_CORRECT, com2_postprocess
 from knowledge.models import Question, QuestionSet
+from knowledge.names import name_check
 
 from .models import Campaign, FinalLabel, Item, VerifiedSet
 from .selectors import campaign_progress
@@ -55,6 +56,7 @@ def _why_left_out(item: Item, final: FinalLabel | None) -> str | None:
 
 def verified_set_create(campaign: Campaign, *, name: str, user: Any = None) -> VerifiedSet:
     """Store the verified set ``name`` of ``campaign``; ValidationError says why it cannot be made."""
+    name = name_check(name)  # before anything is stored: the set's pages link to it by name
     _refuse_unfinished(campaign)
     if QuestionSet.objects.filter(name=name).exists():
         raise ValidationError(f"a question set named {name!r} already exists")
