@@ -188,6 +188,7 @@ def _store(qset: QuestionSet, questions: list[BuiltQuestion]) -> None:
     through.objects.bulk_create(links, batch_size=5000, ignore_conflicts=True)
     qset.question_count = len(questions)
     qset.save(update_fields=["question_count"])
+    question_set_quality(qset)  # text checks, chains and the shortcut audit, for every built set
 
 
 def question_set_build(
@@ -298,7 +299,6 @@ def question_set_build(
             quality={"build": report.as_dict()},
         )
         _store(qset, questions)
-        question_set_quality(qset)
         if on_stored is not None:
             on_stored(qset)
     return qset

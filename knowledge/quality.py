@@ -1,8 +1,10 @@
 """The quality report of a question set (issue 11, item 8), stored in ``QuestionSet.quality``.
 
 ``build``: what the builder counted (requested, built, shortfall, dropped attempts, distractors
-rejected by reason), written when the set is built. ``text`` and ``chains``: counted over the
-stored questions by :func:`question_set_quality` (the same figures as counting the exported JSONL).
+rejected by reason, negatives the plausibility judge vetoed), written when the set is built.
+``text`` and ``chains``: counted over the stored questions by :func:`question_set_quality` (the
+same figures as counting the exported JSONL). ``shortcuts``: the shortcut audit
+(:mod:`knowledge.shortcuts`); its option-only baseline is asked of a worker when missing.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
+from commonsense.questions.audit import shortcut_lines
 from commonsense.questions.quality import chain_plausibility, text_checks
 
 from .models import QuestionSet
+from .shortcuts import option_only_enqueue, question_set_shortcuts
 
 # Higher apps (annotation) add the human validation figures without knowledge importing them:
 # each reporter returns {"campaign": ..., "items": n, "accepted": k, "share_accepted": ..., ...} or None.
@@ -60,6 +64,8 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
             "chains_with_populated": with_populated,
         },
     }
+    shortcuts = question_set_shortcuts(qset)
+    report["shortcuts"] = shortcuts
     for reporter in HUMAN_REPORTERS:
         human = reporter(qset)
         if human is not None:
@@ -67,6 +73,8 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     if store:
         qset.quality = report
         qset.save(update_fields=["quality"])
+        if shortcuts["option_only"] is None or shortcuts["option_only"].get("error"):
+            option_only_enqueue(qset)
     return report
 
 
@@ -78,6 +86,12 @@ def quality_lines(report: dict[str, Any]) -> list[str]:
         out.append(f"built {b['built']} of {b['requested']} requested (shortfall {b['shortfall']})")
         rej = b.get("distractors_rejected") or {}
         out.append("distractors rejected: " + (", ".join(f"{k} {v}" for k, v in rej.items()) if rej else "none"))
+        vetoed = b.get("judge_vetoed")
+        if vetoed is not None:
+            out.append(
+                "negatives the plausibility judge found a plausible answer and redrew: "
+                + (", ".join(f"{k} {v}" for k, v in vetoed.items()) if vetoed else "none")
+            )
         dropped = b.get("dropped") or {}
         if dropped:
             out.append("attempts dropped: " + ", ".join(f"{k} {v}" for k, v in dropped.items()))
@@ -100,6 +114,7 @@ def quality_lines(report: dict[str, Any]) -> list[str]:
                 else ""
             )
         )
+    out += shortcut_lines(report.get("shortcuts"))
     h = report.get("human")
     if h:
         agree = h.get("agreement")

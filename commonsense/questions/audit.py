@@ -85,6 +85,40 @@ def audit_item(
     )
 
 
+def audit_rows(rows: Iterable[Mapping[str, Any]]) -> list[AuditItem]:
+    """Stored questions (``knowledge.models.Question``'s fields as a mapping: ``options``,
+    ``answer_index``, ``metadata``, ``structure``, ``answers``) as audit items; rows without a
+    gold are left out."""
+    out: list[AuditItem] = []
+    for r in rows:
+        it = audit_item(
+            r.get("options") or [],
+            r.get("answer_index"),
+            r.get("metadata") or {},
+            kind=str(r.get("structure") or ""),
+            answers=r.get("answers") or [],
+        )
+        if it is not None:
+            out.append(it)
+    return out
+
+
+def shortcut_audit_rows(rows: Iterable[Mapping[str, Any]], **options: Any) -> dict[str, Any]:
+    """:func:`shortcut_audit` of stored questions (:func:`audit_rows`): the one call a set page
+    or a verified set needs (``options``: ``option_only_report``, ``margin``)."""
+    return shortcut_audit(audit_rows(rows), **options)
+
+
+def fingerprint(items: Sequence[AuditItem]) -> str:
+    """What the option-only figures were computed on: the options and golds, in order."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for it in items:
+        h.update(repr((it["options"], it["answer_index"])).encode())
+    return h.hexdigest()[:16]
+
+
 def _placeholders(text: str, names: Mapping[str, str]) -> str:
     """The names shown turned back into PersonX / PersonY, which the form checks read."""
     back = {v: k for k, v in names.items()}
@@ -197,7 +231,7 @@ def shortcut_audit(
     """The audit without a model (answer type, position, length, answer-set members), per kind
     as well when the set mixes kinds; ``option_only_report`` (:func:`option_only`) is kept as given."""
     kinds = sorted({it["kind"] for it in items})
-    report = {"version": AUDIT_VERSION, "margin": margin, **_static(items, margin)}
+    report = {"version": AUDIT_VERSION, "margin": margin, "fingerprint": fingerprint(items), **_static(items, margin)}
     if len(kinds) > 1:
         report["by_kind"] = {k: _static([it for it in items if it["kind"] == k], margin) for k in kinds}
     members = [it for it in items if answer_members(it)]
@@ -261,6 +295,22 @@ def option_only(
     }
 
 
+def baseline_table(audit: Mapping[str, Any] | None) -> list[tuple[str, Mapping[str, Any]]]:
+    """(label, baseline) in a fixed order, for tables beside a model's accuracy (run pages)."""
+    if not audit:
+        return []
+    out: list[tuple[str, Mapping[str, Any]]] = [
+        ("answer type (option form vs the relation asked)", audit.get("answer_type") or {})
+    ]
+    oo = audit.get("option_only") or {}
+    if oo and not oo.get("error"):
+        labels = {"raw": "log-likelihood", "norm": "log-likelihood per character", "fitted": "fitted, held out"}
+        out += [(f"option only, {oo.get('model', '')}: {labels[k]}", oo.get(k) or {}) for k in labels]
+    out.append(("gold position (held-out majority letter)", audit.get("position") or {}))
+    out += [(f"{k} option", b) for k, b in (audit.get("length") or {}).items()]
+    return out
+
+
 def shortcut_lines(audit: Mapping[str, Any] | None) -> list[str]:
     """The audit as short lines of text (command output, set pages)."""
     if not audit:
@@ -276,8 +326,12 @@ def shortcut_lines(audit: Mapping[str, Any] | None) -> list[str]:
 
     out = [fmt("answer-type baseline", audit.get("answer_type"))]
     oo = audit.get("option_only")
-    if oo:
-        out += [fmt(f"option-only {k} ({oo.get('model', '')})", oo.get(k)) for k in ("raw", "norm", "fitted")]
+    if oo and oo.get("error"):
+        out.append(f"option-only baseline ({oo.get('model', '')}): not computed, {oo['error']}")
+    elif oo:
+        sampled = oo.get("sampled_from")
+        of = f", a sample of {oo.get('items')} of {sampled} items" if sampled and sampled > oo.get("items", 0) else ""
+        out += [fmt(f"option-only {k} ({oo.get('model', '')}{of})", oo.get(k)) for k in ("raw", "norm", "fitted")]
     else:
         out.append("option-only baseline: not computed yet")
     pos = audit.get("position") or {}

@@ -88,12 +88,13 @@ class BuildParams:
     near_duplicate: float | None = DEFAULT_THRESHOLD  # None: no near-duplicate check
     # COM2's hard negatives (negatives.py): adversarial ones from the query's branches ("branch") or
     # any anchor neighbour ("neighbours"); random ones among the asked relation's tails
-    # ("relation") or any event tail of the graph ("graph", COM2's literal "whole CSKG")
-    adversarial: str = "branch"
-    random_from: str = "relation"
+    # ("relation"), the graph's shared event tails ("shared") or any tail ("whole-graph", COM2's
+    # literal "randomly sampled across the whole CSKG")
+    adversarial_negatives: str = "branch"
+    random_negatives: str = "relation"
     # the former same-type veto (sessions 11-15), off by default: it removed exactly COM2's
     # adversarial negatives and let option shape answer most items (issue 25). With
-    # adversarial="neighbours": only anchor edges whose tails answer another kind of thing
+    # adversarial_negatives="neighbours": only anchor edges whose tails answer another kind of thing
     adversarial_other_kind: bool = False
     # False: no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
     state_distractors: bool = True
@@ -101,6 +102,7 @@ class BuildParams:
 
     def __post_init__(self) -> None:
         rules_for(self.rules)  # an unknown mode is refused here, naming the modes
+        NegativeSpec(self.adversarial_negatives, self.random_negatives)  # so is an unknown source of negatives
 
     @property
     def composition_rules(self) -> CompositionRules | None:
@@ -124,22 +126,22 @@ class BuildParams:
             "composition_rules": self.composition_rules.name if self.composition_rules is not None else None,
             "fluent": self.fluent,
             "near_duplicate": self.near_duplicate,
-            "adversarial": self.adversarial,
-            "random_from": self.random_from,
+            "adversarial_negatives": self.adversarial_negatives,
+            "random_negatives": self.random_negatives,
             "adversarial_other_kind": self.adversarial_other_kind,
             "state_distractors": self.state_distractors,
         }
 
     @property
     def negatives(self) -> NegativeSpec:
-        return NegativeSpec(self.adversarial, self.random_from)
+        return NegativeSpec(self.adversarial_negatives, self.random_negatives)
 
 
 # The distractors of main before issue 25 (the same-type veto): BuildParams(**OLD_VETO, ...) builds
 # them again, for A/B measurements and the audit's test that it can fail.
 OLD_VETO: dict[str, object] = {
-    "adversarial": "neighbours",
-    "random_from": "graph",
+    "adversarial_negatives": "neighbours",
+    "random_negatives": "shared",
     "adversarial_other_kind": True,
     "state_distractors": False,
 }
@@ -306,9 +308,9 @@ def make_question(
         if negative_spec.adversarial == "branch":
             pick_options["adversarial_pools"] = negatives.branch_pools(index, sampler, query, answers)
             pick_options["adversarial_relations"] = None
-        if negative_spec.random_from == "relation":
+        if negative_spec.random == "relation":
             tails = relation_tails if relation_tails is not None else RelationTails(index)
-            # the asked relation's tails first, any tail where they run short
+            # the asked relation's tails first, the build's graph-wide pool where they run short
             pick_options["random_pool"] = tails(negatives.asked_relations(query))
             pick_options["random_fallback"] = index.tail_nodes if random_pool is None else random_pool
     picked = distractors.pick(index, rng, answers=answers | middle, anchors=anchors, **pick_options)
@@ -390,7 +392,10 @@ def sample_questions(
         usable = display.usable() if display is not None else None
         sampler = QuerySampler(index, max_degree=max_degree, relations=relations, rules=rules, node_ok=usable)
     limit = max_attempts if max_attempts is not None else max(2000, 40 * count)
-    pool = distractors.shared_event_tails(index) if display is not None else None  # quality builds only
+    if negative_spec is not None and negative_spec.random != "relation":
+        pool = distractors.shared_event_tails(index) if negative_spec.random == "shared" else None
+    else:  # the graph-wide pool (the asked relation's tails are topped up from it): quality builds only
+        pool = distractors.shared_event_tails(index) if display is not None else None
     relation_tails = RelationTails(index) if negative_spec is not None else None
     out: list[BuiltQuestion] = []
     seen: set[tuple[object, ...]] = set()

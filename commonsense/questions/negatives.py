@@ -26,8 +26,10 @@ over the pools). ``"neighbours"`` keeps the former draw: any tail of any anchor.
 
 **Random** (``"relation"``, the default): tails of the asked relation (the relations of the edges
 into the answer; for 2in the positive branch's) anywhere in the graph, so that every option has
-the form the question asks for. ``"graph"`` is COM2's literal "randomly sampled across the whole
-CSKG": any event tail.
+the form the question asks for (topped up from the graph's shared event tails where the relation
+has too few). ``"whole-graph"`` is COM2's literal "randomly sampled across the whole CSKG": any
+tail; ``"shared"`` the event tails that several heads share
+(:func:`~commonsense.questions.distractors.shared_event_tails`, the pool before issue 25).
 
 Neither ever offers an answer of the whole query, an anchor or the chain's hidden middle node
 (:func:`commonsense.questions.distractors.pick` bans them).
@@ -47,7 +49,7 @@ from ..queries.sampling import QAnchor, QInter, QProj, Query, QuerySampler
 from ..queries.structures import STRUCTURES
 
 ADVERSARIAL_MODES = ("branch", "neighbours")
-RANDOM_MODES = ("relation", "graph")
+RANDOM_MODES = ("relation", "shared", "whole-graph")
 IntArray = npt.NDArray[np.int64]
 
 
@@ -56,15 +58,15 @@ class NegativeSpec:
     """Where the negatives of a build come from (stored with the set's parameters)."""
 
     adversarial: str = "branch"
-    random_from: str = "relation"
+    random: str = "relation"
 
     def __post_init__(self) -> None:
         if self.adversarial not in ADVERSARIAL_MODES:
             raise ValueError(
                 f"adversarial negatives: {self.adversarial!r} is not one of {', '.join(ADVERSARIAL_MODES)}"
             )
-        if self.random_from not in RANDOM_MODES:
-            raise ValueError(f"random negatives: {self.random_from!r} is not one of {', '.join(RANDOM_MODES)}")
+        if self.random not in RANDOM_MODES:
+            raise ValueError(f"random negatives: {self.random!r} is not one of {', '.join(RANDOM_MODES)}")
 
 
 def _top_projections(query: Query) -> list[tuple[int, QProj]]:

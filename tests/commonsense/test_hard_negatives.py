@@ -214,10 +214,10 @@ def test_the_judge_vets_adversarial_negatives_and_the_report_counts_its_vetoes()
 
 def test_the_set_parameters_record_where_the_negatives_come_from() -> None:
     d = BuildParams(kind="2i", count=1, seed=0).as_dict()
-    assert d["adversarial"] == "branch" and d["random_from"] == "relation"
+    assert d["adversarial_negatives"] == "branch" and d["random_negatives"] == "relation"
     assert d["state_distractors"] is True and d["adversarial_other_kind"] is False
     with pytest.raises(ValueError, match="random negatives"):
-        NegativeSpec(random_from="somewhere")
+        NegativeSpec(random="somewhere")
 
 
 def test_coco_application_questions_get_branch_negatives() -> None:
