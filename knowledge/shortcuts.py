@@ -33,7 +33,7 @@ from commonsense.scoring.types import Backend
 from .models import QuestionSet
 
 log = logging.getLogger(__name__)
-OPTION_ONLY_QUEUE = "default"
+OPTION_ONLY_QUEUE = "eval"  # the worker that loads models (scripts/run.sh), not the builds' one
 FIELDS = ("options", "answer_index", "metadata", "structure", "answers")
 
 

@@ -98,6 +98,8 @@ class BuildParams:
     adversarial_other_kind: bool = False
     # False: no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
     state_distractors: bool = True
+    # checked distractors kept beside the options for the validation's top-up (COM2 A.4)
+    spare_distractors: int = 3
     extra: dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -130,6 +132,7 @@ class BuildParams:
             "random_negatives": self.random_negatives,
             "adversarial_other_kind": self.adversarial_other_kind,
             "state_distractors": self.state_distractors,
+            "spare_distractors": self.spare_distractors,
         }
 
     @property
@@ -268,12 +271,15 @@ def make_question(
     check: PlausibilityCheck | None = None,
     negative_spec: NegativeSpec | None = None,
     relation_tails: RelationTails | None = None,
+    spare: int = 0,
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors). ``display`` renders node text (default: the
     graph's text); ``checks`` may veto distractor candidates, counted in ``report``.
     ``negative_spec`` says where the negatives come from (:mod:`.negatives`; None: the anchors'
-    neighbours and ``random_pool``); ``relation_tails`` is the build's cache of the random pools."""
+    neighbours and ``random_pool``); ``relation_tails`` is the build's cache of the random pools.
+    ``spare`` more distractors that pass the same checks are kept in ``metadata["distractor_pool"]``
+    (what a validation tops an item up from when annotators reject some of its options)."""
     answers = sampler.answers(query) if answers is None else answers
     anchors = query.anchors()
     if query.answer not in answers or answers.intersection(anchors):
@@ -332,9 +338,24 @@ def make_question(
     fluent_text = isinstance(display, Display) and display.fluent_text
     qtext = verbalize.question(query, text, rel, fluent.hindered_phrase if fluent_text else None)
     opts, pos = distractors.place(rng, text(query.answer), [text(n) for n, _ in picked])
+    how_of = {text(n): how for n, how in picked}  # texts are distinct (distractors.pick dedupes them)
+    provenance = ["gold" if i == pos else how_of[o] for i, o in enumerate(opts)]
     mapping = names.draw(rng) if person_names else {}
     ap = names.apply
     chain = query.chain()
+    pool: list[tuple[int, str]] = []
+    if spare > 0:
+        # spare distractors for the validation's top-up (COM2 A.4), from their own rng: the item is unchanged
+        pool = _spare(
+            index,
+            random.Random(derive_seed(seed, "spare")),
+            query,
+            spare,
+            answers | middle | {n for n, _ in picked},
+            pick_options,
+            check,
+            [n for n, _ in picked],
+        )
     return BuiltQuestion(
         id=qid,
         kind=query.kind,
@@ -353,11 +374,46 @@ def make_question(
             "names": mapping,
             "distractors": [how for _, how in picked],
             "distractors_raw": [raw(n) for n, _ in picked],  # the graph's own text (options are shown fluent)
+            "option_provenance": provenance,  # per option: gold / adversarial / random
+            **(
+                {
+                    "distractor_pool": [ap(text(n), mapping) for n, _ in pool],
+                    "distractor_pool_provenance": [how for _, how in pool],
+                }
+                if spare > 0
+                else {}
+            ),
             "template": {"context": ctx, "question": qtext},
             **({"plausible_distractors_refused": [t for t, _ in refused]} if refused else {}),
         },
         triple_refs=[x for x in (index.edge_ref(h, r, t) for h, r, t in chain) if x >= 0],
     )
+
+
+def _spare(
+    index: GraphIndex,
+    rng: random.Random,
+    query: Query,
+    n: int,
+    banned: set[int],
+    pick_options: dict[str, Any],
+    check: PlausibilityCheck | None,
+    shown: list[int],
+) -> list[tuple[int, str]]:
+    """Up to ``n`` more distractors (adversarial first), checked against the options shown too."""
+    opts = dict(pick_options, rejections=None)  # the build report counts the shown options' draws only
+    reject = pick_options.get("reject")
+    if reject is not None:
+        opts["reject"] = lambda node, chosen: reject(node, [*shown, *chosen])
+    for k in range(n, 0, -1):  # as many as the graph gives, up to n
+        got = distractors.pick(
+            index, rng, answers=banned, anchors=query.anchors(), n_random=k - min(2, k), n_adversarial=min(2, k), **opts
+        )
+        if got is not None and check is not None:
+            got, _ = pick_checked(index, rng, query, got, check, answers=banned, anchors=query.anchors(), **opts)
+        if got is not None:
+            return got
+    return []
 
 
 def sample_questions(
@@ -380,6 +436,7 @@ def sample_questions(
     adversarial_other_kind: bool = False,
     check: PlausibilityCheck | None = None,
     negative_spec: NegativeSpec | None = None,
+    spare: int = 0,
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed.
@@ -428,6 +485,7 @@ def sample_questions(
             check=check,
             negative_spec=negative_spec,
             relation_tails=relation_tails,
+            spare=spare,
         )
         if q is None:
             continue
@@ -496,6 +554,7 @@ def build_com2(
         adversarial_other_kind=params.adversarial_other_kind,
         check=check,
         negative_spec=params.negatives,
+        spare=params.spare_distractors,
     )
     if near_duplicates is not None:
         near_duplicates.flush()

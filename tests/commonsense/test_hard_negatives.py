@@ -241,3 +241,21 @@ def test_coco_application_questions_get_branch_negatives() -> None:
         if q.role == "reasoning"
     ]
     assert any("PersonX thank everyone" in q.metadata["distractors_raw"] for q in bare)
+
+
+def test_each_option_carries_its_provenance_and_spares_are_kept_apart() -> None:
+    idx = _party_graph()
+    seen_adv = 0
+    for seed in range(6):
+        p = BuildParams(kind="2i", count=1, seed=seed, relations=["xReact"], person_names=False, near_duplicate=None)
+        for q in build_com2(idx, p):
+            prov = q.metadata["option_provenance"]
+            assert len(prov) == len(q.options) and prov[q.answer_index] == "gold" and prov.count("gold") == 1
+            for o, how in zip(q.options, prov, strict=True):
+                if how == "adversarial":
+                    seen_adv += 1
+                    assert o in {"PersonX is tired", "PersonX is grateful"}, (o, q.options)
+            pool = q.metadata["distractor_pool"]
+            assert 0 < len(pool) <= 3 and len(q.metadata["distractor_pool_provenance"]) == len(pool)
+            assert not set(pool) & set(q.options) and not set(pool) & set(q.answers)
+    assert seen_adv

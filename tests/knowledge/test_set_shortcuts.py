@@ -127,3 +127,23 @@ def test_a_large_set_is_scored_on_a_seeded_sample(demo_graph: Graph, tiny_models
         assert got is not None and got["items"] == 4 and got["sampled_from"] == qset.question_count
         qset.refresh_from_db()
         assert shortcuts.question_set_shortcuts(qset)["option_only"] == got  # fresh: same sample, same model
+
+
+def test_the_same_type_veto_is_a_stored_option_of_the_cli_build(demo_graph: Graph) -> None:
+    default = _build(demo_graph, "plain")
+    assert default.params["adversarial_negatives"] == "branch" and default.params["random_negatives"] == "relation"
+    assert default.params["state_distractors"] is True and default.params["adversarial_other_kind"] is False
+    call_command(
+        "build_questions",
+        graph="demo",
+        kind="2i",
+        count=6,
+        seed=3,
+        name="veto",
+        adversarial_negatives="neighbours",
+        same_type_veto=True,
+        verbosity=0,
+    )
+    veto = QuestionSet.objects.get(name="veto")
+    assert veto.params["adversarial_negatives"] == "neighbours"
+    assert veto.params["state_distractors"] is False and veto.params["adversarial_other_kind"] is True
