@@ -35,7 +35,8 @@ from commonsense.kg.normalize import normalize_tail
 from commonsense.metrics.shortcuts import MARGIN, baseline, fitted_choice, pick_expected, position_baseline
 from commonsense.scoring.types import Backend, LoglikRequest
 
-from .wellformed import NEED, WANT, WANTS, _tokens, display_form, misfit
+from .wellformed import NEED, WANT, WANTS, display_form, misfit
+from .words import tokens
 
 AUDIT_VERSION = "shortcuts-v1"
 BASELINES = ("answer_type", "option_only", "position")
@@ -156,7 +157,7 @@ def _preferred(relations: Sequence[str]) -> re.Pattern[str] | None:
 
 
 def _predicate(option: str, relation: str, names: Mapping[str, str]) -> str:
-    return " ".join(_tokens(form_text(option, relation, names))[1:])
+    return " ".join(tokens(form_text(option, relation, names))[1:])
 
 
 def kept_by_form(item: AuditItem) -> list[int] | None:

@@ -16,9 +16,9 @@ from django.core.management.base import CommandError
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from knowledge import shortcuts
 from knowledge.models import Graph, QuestionSet
-from knowledge.services import questions_import
+from knowledge.services import shortcuts
+from knowledge.services.imports import questions_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db

@@ -7,11 +7,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from knowledge.builders import question_set_build
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Run, RunMetric
-from runs.selectors import run_beside_baselines
+from runs.selectors.runs import run_beside_baselines
 from runs.services import run_create
 from tests.conftest import FIXTURES
 

@@ -7,8 +7,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from knowledge.models import QuestionSet
-from knowledge.quality import quality_lines, question_set_quality
-from knowledge.shortcuts import question_set_option_only
+from knowledge.services.set_quality import quality_lines, question_set_quality
+from knowledge.services.shortcuts import question_set_option_only
 
 
 class Command(BaseCommand):
