@@ -15,6 +15,7 @@ from explorer.panels.statements import statement_run_panels
 from explorer.selectors import errors as es
 from explorer.selectors.drawer import drawer_items
 from explorer.views.panel_pages import render_with_panels
+from runs.selectors.runs import run_beside_baselines
 
 from ..selectors import sources
 from .drawer_rows import rows_html
@@ -33,7 +34,7 @@ def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
         if run.is_statement_run
         else question_run_panels(run, only=only, min_n=min_n)
     )
-    ctx = {"run": run, "min_n": min_n}
+    ctx = {"run": run, "min_n": min_n, "baselines": run_beside_baselines(run)}
     return render_with_panels(request, "explorer/run_errors.html", ctx, panels, stem=f"run-{run.pk}")
 
 
