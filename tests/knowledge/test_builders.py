@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from django.core.management import call_command
 from django.test import override_settings
 
 from knowledge.models import Question, QuestionSet
 from knowledge.services import graph_import
 from tests.conftest import FIXTURES
+from tests.lm_eval_cli import task_yaml
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +78,7 @@ def test_export_lm_eval_loads_in_task_manager(graph, tmp_path: Path) -> None:
     call_command("build_questions", graph=graph, kind="2i", count=4, seed=0, name="demo-2i", verbosity=0)
     call_command("export_questions", "demo-2i", fmt="lm-eval", out=str(tmp_path / "lm"), verbosity=0)
     cfg_path = tmp_path / "lm" / "cocoweb_demo_2i.yaml"
-    cfg = yaml.safe_load(cfg_path.read_text())
+    cfg = task_yaml(cfg_path)
     assert cfg["task"] == "cocoweb_demo_2i"
     script = (
         "from lm_eval.tasks import TaskManager\n"

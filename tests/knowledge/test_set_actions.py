@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -50,10 +51,11 @@ def test_export_lm_eval_is_a_zip_of_the_task(researcher: Client, qset: QuestionS
     assert r.status_code == 200 and r["Content-Type"] == "application/zip"
     zf = zipfile.ZipFile(io.BytesIO(r.content))
     names = sorted(zf.namelist())
-    assert [n.rsplit(".", 1)[1] for n in names] == ["jsonl", "yaml"]
+    assert names == ["cocoweb_csqa_demo.jsonl", "cocoweb_csqa_demo.yaml", "cocoweb_csqa_demo_data.py"]
     rows = [json.loads(x) for x in zf.read(names[0]).decode().splitlines()]
     assert len(rows) == 300 and rows[0]["label"] == 0
     assert "output_type: multiple_choice" in zf.read(names[1]).decode()
+    assert not any(tempfile.gettempdir() in zf.read(n).decode() for n in names)  # no server path: runs anywhere
     assert researcher.get(reverse("knowledge:question_set_export", args=[qset.name, "xml"])).status_code == 404
 
 
