@@ -19,12 +19,14 @@ from accounts.people import User, Visitor
 from accounts.roles import RESEARCHER, has_role
 from cocoweb import rowselect
 from commonsense import agreement
+from commonsense.annotators import Judged
 from commonsense.metrics import nww
 from commonsense.metrics.bootstrap import mean_ci
 from commonsense.validation import JUDGEMENTS, ItemLabel, JudgementShares, item_label, judgement_shares
 from knowledge.models import QuestionSet
 
 from .models import Assignment, Campaign, FinalLabel, Item, Membership, Response
+from .quality import item_judge
 
 
 def campaign_list_for(user: Visitor) -> QuerySet[Campaign]:
@@ -233,11 +235,15 @@ class CampaignProgress(TypedDict):
     membership state, present when someone is in it)."""
 
     items: int
-    complete: int
+    complete: int  # items that want no more answers (settled, exhausted, or at a fixed redundancy)
     answers: int
-    target: int
+    target: int  # the answers the items want now (grows while items are unsettled)
     reserved: int
     annotators: int
+    settled: int  # MCQA: the label meets the confidence rule (or a person decided)
+    exhausted: int  # MCQA: at the maximum of answers, not settled
+    open: int  # MCQA: answered, still wanting answers
+    unanswered: NotRequired[int]
     members_qualifying: NotRequired[int]
     members_active: NotRequired[int]
     members_failed: NotRequired[int]
@@ -247,8 +253,11 @@ class CampaignProgress(TypedDict):
 def campaign_progress(campaign: Campaign) -> CampaignProgress:
     agg = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).aggregate(
         items=Count("id"),
-        complete=Count("id", filter=Q(answer_count__gte=campaign.redundancy)),
+        complete=Count("id", filter=Q(answer_count__gte=models.F("answers_wanted"))),
+        target=models.Sum("answers_wanted"),
     )
+    labels = FinalLabel.objects.filter(item__campaign=campaign, item__role=Item.Role.REGULAR)
+    by_settlement = dict(labels.values_list("settlement").annotate(n=Count("id")).order_by())
     answers = Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR).count()
     members = Membership.objects.filter(campaign=campaign).values("state").annotate(n=Count("id"))
     by_state = {m["state"]: m["n"] for m in members}
@@ -257,10 +266,14 @@ def campaign_progress(campaign: Campaign) -> CampaignProgress:
         items=agg["items"],
         complete=agg["complete"],
         answers=answers,
-        target=agg["items"] * campaign.redundancy,
+        target=agg["target"] or 0,
         reserved=live,
         annotators=sum(by_state.values()),
+        settled=sum(by_settlement.get(k, 0) for k in ("unanimous", "confident", "adjudicated")),
+        exhausted=by_settlement.get("exhausted", 0),
+        open=sum(by_settlement.get(k, 0) for k in ("open", "below_min")),
     )
+    out["unanswered"] = out["items"] - out["settled"] - out["exhausted"] - out["open"]
     out.update({f"members_{k}": v for k, v in by_state.items()})  # type: ignore[typeddict-item]
     return out
 
@@ -282,6 +295,7 @@ class ItemLabelRow:
     item_id: int
     label: ItemLabel
     below_threshold: bool
+    judged: Judged | None = None  # MCQA: posteriors and settlement under the campaign's annotator model
 
 
 def needs_adjudication(lab: ItemLabel, threshold: float) -> bool:
@@ -294,17 +308,23 @@ def needs_adjudication(lab: ItemLabel, threshold: float) -> bool:
 
 
 def campaign_item_labels(campaign: Campaign, *, item_ids: list[int] | None = None) -> list[ItemLabelRow]:
+    """Every answered regular item's final label from its answers; an MCQA item's under the
+    campaign's label rule, with its posteriors and settlement (``judged``)."""
     items = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR)
     if item_ids is not None:
         items = items.filter(pk__in=item_ids)
     n_options = dict(items.values_list("id", "payload__options"))
-    by_item: dict[int, list[dict[str, Any]]] = {}
-    for _user, item, answer in regular_answers(campaign, item_ids):
-        by_item.setdefault(item, []).append(answer)
+    by_item: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for user, item, answer in regular_answers(campaign, item_ids):
+        by_item.setdefault(item, []).append((user, answer))
     rows = []
     for item_id, answers in by_item.items():
-        lab = item_label(campaign.kind, answers, n_options=len(n_options.get(item_id) or []))
-        rows.append(ItemLabelRow(item_id, lab, needs_adjudication(lab, campaign.agreement_threshold)))
+        n_opts = len(n_options.get(item_id) or [])
+        judged = item_judge(campaign, n_opts, answers) if campaign.adaptive else None
+        lab = (
+            judged.label if judged is not None else item_label(campaign.kind, [a for _, a in answers], n_options=n_opts)
+        )
+        rows.append(ItemLabelRow(item_id, lab, needs_adjudication(lab, campaign.agreement_threshold), judged))
     return rows
 
 
