@@ -36,7 +36,7 @@ def researcher(role_clients: dict[str, Client]) -> Client:
     return role_clients["researcher"]
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "finetune-prompt", "finetune-chat"])
 def test_export_gives_the_commands_file(researcher: Client, qset: QuestionSet, tmp_path: Path, fmt: str) -> None:
     r = researcher.get(reverse("knowledge:question_set_export", args=[qset.name, fmt]))
     assert r.status_code == 200 and f'filename="csqa-demo.{fmt}"' in r["Content-Disposition"]
