@@ -23,7 +23,9 @@ def verified_set_make(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, "Give the verified set a name.")
         return redirect("annotation:dashboard", slug=slug)
     try:
-        v = verified_set_create(campaign, name=name, user=request.user)
+        v = verified_set_create(
+            campaign, name=name, user=request.user, include_unsettled=request.POST.get("include_unsettled") == "on"
+        )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect("annotation:dashboard", slug=slug)
