@@ -17,7 +17,7 @@ from django.db.models import Count, F, Q, QuerySet, Sum
 from accounts.people import User
 from cocoweb import rowselect
 
-from .models import Assignment, Campaign, Item, Membership, Response
+from .models import AnnotatorQuality, Assignment, Campaign, Item, Membership, Response
 from .participants_models import CrowdStudy, Participant
 from .selectors import Progress, answered_progress, assignment_with_item
 
@@ -177,6 +177,7 @@ class PersonRow:
     qualification_attempts: int
     completion_code: str
     demographics: dict[str, Any]
+    quality: AnnotatorQuality | None = None  # the latest Dawid-Skene / MACE estimates (MCQA campaigns)
 
 
 def _answer_stats(campaign: Campaign) -> dict[int, tuple[int, float]]:
@@ -193,6 +194,7 @@ def person_rows(campaign: Campaign, *, named: bool = False) -> list[PersonRow]:
     """One row per crowd participant (``named=False``) or per named account with a membership."""
     stats = _answer_stats(campaign)
     members = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
+    quality = {q.user_id: q for q in AnnotatorQuality.objects.filter(campaign=campaign)}
     rows: list[PersonRow] = []
     if not named:
         for p in Participant.objects.filter(campaign=campaign).order_by("started_at", "id"):
@@ -219,6 +221,7 @@ def person_rows(campaign: Campaign, *, named: bool = False) -> list[PersonRow]:
                     len(p.qualification_scores) + graded,
                     p.completion_code or "",
                     p.demographics,
+                    quality.get(p.user_id),
                 )
             )
         return rows
@@ -247,6 +250,7 @@ def person_rows(campaign: Campaign, *, named: bool = False) -> list[PersonRow]:
                 1 if m.qualification_score is not None else 0,
                 "",
                 {},
+                quality.get(m.user_id),
             )
         )
     return rows

@@ -16,14 +16,16 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
+from commonsense.annotators import RULE
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 
-from . import charts, exports, selectors, services
+from . import charts, exports, selectors, services, verification_selectors
 from .export_access import REFUSAL, campaign_export_allowed
 from .forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
 from .imports import RatingsImportRefused, ratings_import
 from .models import Campaign
 from .presentation import NWW_MIN_RATERS, option_rows
+from .verified import preview_text, verified_set_preview
 
 
 def _campaign(slug: str) -> Campaign:
@@ -45,6 +47,23 @@ def campaign_new(request: Request) -> HttpResponse:
             messages.success(request, f"Campaign {campaign.name} created with {campaign.items.count()} items.")
             return redirect("annotation:dashboard", slug=campaign.name)
     return render(request, "annotation/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _verification(campaign: Campaign, progress: selectors.CampaignProgress) -> dict[str, Any]:
+    """The verification loop's part of an MCQA dashboard: settlement, the rule, the annotators'
+    estimates, the models' votes against the majority, and what a verified set would keep."""
+    fit = campaign.annotator_model or {}
+    settled = progress["settled"]
+    spent_settled = selectors.answers_on_settled(campaign)
+    return {
+        "rule": RULE,
+        "fit": fit,
+        "quality": verification_selectors.campaign_quality_rows(campaign),
+        "models": verification_selectors.model_agreement(campaign),
+        "answers_per_settled": f"{spent_settled / settled:.2f}" if settled else "—",
+        "preview": preview_text(campaign, verified_set_preview(campaign)),
+        "preview_all": preview_text(campaign, verified_set_preview(campaign, include_unsettled=True)),
+    }
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -111,9 +130,12 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     recent = [
         {"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in selectors.recent_responses(campaign, 50)
     ]
+    progress = selectors.campaign_progress(campaign)
+    verification = _verification(campaign, progress) if campaign.adaptive else None
     ctx = {
         "campaign": campaign,
-        "progress": selectors.campaign_progress(campaign),
+        "verification": verification,
+        "progress": progress,
         "agr": agr,
         "nww": nww_ctx,
         "nww_short": nww_short,

@@ -278,6 +278,14 @@ def campaign_progress(campaign: Campaign) -> CampaignProgress:
     return out
 
 
+def answers_on_settled(campaign: Campaign) -> int:
+    """Answers spent on the items the confidence rule settled (or a person decided)."""
+    agg = FinalLabel.objects.filter(item__campaign=campaign, item__role=Item.Role.REGULAR, settled=True).aggregate(
+        n=models.Sum("n_answers")
+    )
+    return int(agg["n"] or 0)
+
+
 def regular_answers(campaign: Campaign, item_ids: list[int] | None = None) -> list[tuple[int, int, dict[str, Any]]]:
     """``(user_id, item_id, answer)`` of every regular item's responses, oldest first."""
     return list(_regular_responses(campaign, item_ids).values_list("user_id", "item_id", "answer"))

@@ -28,4 +28,5 @@ urlpatterns = [
         name="person_action",
     ),
     path("c/<slug:slug>/verified-set/", verified_views.verified_set_make, name="verified_set"),
+    path("c/<slug:slug>/quality/", verified_views.quality_refresh, name="quality_refresh"),
 ]

@@ -1,4 +1,5 @@
-"""The campaign dashboard's "Make verified set" button (issue 11 item 7)."""
+"""The campaign dashboard's "Make verified set" button (issue 11 item 7) and "Refit annotator
+models" button (issue 26)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import RESEARCHER, role_required
 
 from .models import Campaign
+from .quality import annotator_quality_refresh
 from .verified import verified_set_create
 
 
@@ -33,3 +35,16 @@ def verified_set_make(request: HttpRequest, slug: str) -> HttpResponse:
         request, f"Verified set {v.question_set.name}: {v.counts['kept']} of {v.counts['items']} items kept."
     )
     return redirect("knowledge:question_set", name=v.question_set.name)
+
+
+@require_POST
+@role_required(RESEARCHER)
+def quality_refresh(request: HttpRequest, slug: str) -> HttpResponse:
+    """Fit the campaign's annotator models now and judge every item again."""
+    campaign = get_object_or_404(Campaign, name=slug)
+    if not campaign.adaptive:
+        messages.error(request, "Annotator models are fitted over MCQA validation answers.")
+        return redirect("annotation:dashboard", slug=slug)
+    n = annotator_quality_refresh(campaign)
+    messages.success(request, f"Annotator models fitted over {n} annotators; every item judged again.")
+    return redirect("annotation:dashboard", slug=slug)

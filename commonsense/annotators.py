@@ -37,6 +37,14 @@ from typing import Any, Literal
 from .validation import ItemLabel, item_label
 
 THRESHOLD = 0.95  # the posterior each verdict of a settled item's label needs
+RULE = (
+    "An item is settled when it has at least the campaign's minimum of answers and either all its answers give "
+    "every verdict alike (each option plausible or not, and whether the context makes sense; two answers or more), "
+    "or the posterior of each verdict of its final label is at least the campaign's threshold (0.95 by default) "
+    "under the campaign's latest Dawid-Skene fit of its annotators (MACE's when labels are weighted by MACE). "
+    "An item that is not settled goes to further annotators first, one more answer at a time, up to the maximum; "
+    "at the maximum it closes unsettled (exhausted) and stays out of verified sets unless the researcher includes it."
+)
 LABEL_RULES = ("majority", "dawid_skene", "mace")
 _EPS = 1e-10  # crowd-kit clips its error matrices at 1e-10 too
 MIN_VERDICTS_TO_FLAG = 12  # two items' worth of verdicts before an annotator is flagged

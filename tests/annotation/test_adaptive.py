@@ -145,3 +145,24 @@ def test_refit_is_sent_every_n_answers(csqa_set, people, settings, monkeypatch, 
     assert Response.objects.filter(campaign=c).count() == 9
     assert sent == [(c.pk, "housekeeping"), (c.pk, "housekeeping")]  # after answers 4 and 8
     assert tasks.annotator_quality_task(c.pk) == 3 and AnnotatorQuality.objects.filter(campaign=c).count() == 3
+
+
+def test_dashboard_shows_settlement_rule_and_annotators(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    from django.urls import reverse
+
+    from django.utils.html import escape
+
+    from commonsense.annotators import RULE
+    from tests.annotation.conftest import login
+
+    c = _campaign(csqa_set, 3, name="dash")
+    for u in people("annotator", "d1", "d2", "d3"):
+        while _answer_next(c, u, {"plausible": [2]}) is not None:
+            pass
+    annotator_quality_refresh(c)
+    people("researcher", "res")
+    page = login("res").get(reverse("annotation:dashboard", args=[c.name])).content.decode()
+    assert '<strong data-stat="settled">3</strong> settled' in page
+    assert '<strong data-stat="answers-spent">9</strong> answers spent' in page and "3.00 per settled item" in page
+    assert escape(RULE)[:60] in page and 'id="annotator-quality"' in page and "d1" in page
+    assert "3 of 3 items would be kept" in page
