@@ -18,6 +18,7 @@ from commonsense.annotators import Judged
 from commonsense.io.questions import MASK
 from commonsense.validation import ItemLabel, answer_normalise, item_label
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
+from knowledge.names import name_check
 from runs.models import Prediction, Run
 
 from .models import Adjudication, Campaign, FinalLabel, Item
@@ -149,6 +150,7 @@ def campaign_create(
     RICA pair, the human majority of a statement) and leave the regular pool. A generation
     campaign takes its items from ``run`` (a finished generate-answer run; ``per_kind``: a seeded
     sample per query kind) and has no gold."""
+    name = name_check(name)  # its pages link to it by name
     if Campaign.objects.filter(name=name).exists():
         raise ValidationError(f"a campaign named {name!r} exists already")
     if kind not in Campaign.Kind.values:

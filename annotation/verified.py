@@ -30,6 +30,7 @@ from django.db import transaction
 
 from commonsense.validation import NONE_CORRECT, com2_postprocess
 from knowledge.models import Question, QuestionSet
+from knowledge.names import name_check
 
 from .models import Campaign, FinalLabel, Item, Response, VerifiedSet
 from .selectors import campaign_progress
@@ -105,6 +106,7 @@ def verified_set_create(
     campaign: Campaign, *, name: str, user: Any = None, include_unsettled: bool = False
 ) -> VerifiedSet:
     """Store the verified set ``name`` of ``campaign``; ValidationError says why it cannot be made."""
+    name = name_check(name)  # before anything is stored: the set's pages link to it by name
     _refuse_unfinished(campaign)
     if QuestionSet.objects.filter(name=name).exists():
         raise ValidationError(f"a question set named {name!r} already exists")

@@ -4,6 +4,7 @@ from typing import Any
 
 from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
 from knowledge.builders import coco_build
+from knowledge.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import (
@@ -20,7 +21,7 @@ class Command(ImportCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--graph", required=True)
         parser.add_argument("--seed", type=int, required=True)
-        parser.add_argument("--name", required=True)
+        parser.add_argument("--name", required=True, type=name_arg)
         parser.add_argument("--abstract", help="conceptualisations file: head<TAB>concept<TAB>abstract head")
         parser.add_argument("--per-relation", type=int, default=2000)
         parser.add_argument("--per-kind", type=int, default=3000)

@@ -5,6 +5,7 @@ from typing import Any
 from commonsense.queries import KINDS
 from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
 from knowledge.builders import question_set_build
+from knowledge.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import add_fluent_arguments, add_plausibility_arguments, check_from_options, fluent_from_options
@@ -18,7 +19,7 @@ class Command(ImportCommand):
         parser.add_argument("--kind", required=True, choices=KINDS)
         parser.add_argument("--count", type=int, required=True)
         parser.add_argument("--seed", type=int, required=True)
-        parser.add_argument("--name", required=True)
+        parser.add_argument("--name", required=True, type=name_arg)
         parser.add_argument(
             "--relations", help="comma-separated relation names to restrict every hop to (default: COM2's twelve)"
         )
