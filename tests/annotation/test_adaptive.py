@@ -97,7 +97,9 @@ def test_rest_api_loop_follows_the_answers_an_item_wants(csqa_set, people) -> No
             served.append(uid)
             pick = [i % 2] if uid == split_uid else [3]
             r = api.post(
-                f"/api/annotation/campaigns/{c.name}/items/{uid}/response/", {"answer": {"plausible": pick}}, format="json"
+                f"/api/annotation/campaigns/{c.name}/items/{uid}/response/",
+                {"answer": {"plausible": pick}},
+                format="json",
             )
             assert r.status_code == 201, r.content
     counts = {i.uid: i.answer_count for i in Item.objects.filter(campaign=c)}
@@ -127,7 +129,9 @@ def test_refit_estimates_every_annotator_and_flags_the_spammer(csqa_set, people)
     assert FinalLabel.objects.filter(item__campaign=c, settled=True).count() == 12
 
 
-def test_refit_is_sent_every_n_answers(csqa_set, people, settings, monkeypatch, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_refit_is_sent_every_n_answers(
+    csqa_set, people, settings, monkeypatch, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
     """Every COCOWEB_QUALITY_REFIT_EVERY answers a process stores, one refit goes to the
     housekeeping queue once the answer commits; and the task refits."""
     from annotation import quality, tasks
@@ -149,7 +153,6 @@ def test_refit_is_sent_every_n_answers(csqa_set, people, settings, monkeypatch, 
 
 def test_dashboard_shows_settlement_rule_and_annotators(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
     from django.urls import reverse
-
     from django.utils.html import escape
 
     from commonsense.annotators import RULE
