@@ -169,3 +169,25 @@ def test_dashboard_shows_settlement_rule_and_annotators(csqa_set, people) -> Non
     assert '<strong data-stat="answers-spent">9</strong> answers spent' in page and "3.00 per settled item" in page
     assert escape(RULE)[:60] in page and 'id="annotator-quality"' in page and "d1" in page
     assert "3 of 3 items would be kept" in page
+
+
+def test_annotator_accounts_and_quality_commands(csqa_set, people, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The commands a REST API campaign needs: accounts with tokens, then the refit and its table."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = tmp_path / "readers.tsv"
+    call_command("annotator_accounts", 3, prefix="reader", out=str(out), stdout=StringIO())
+    rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert [r[0] for r in rows] == ["reader01", "reader02", "reader03"] and oct(out.stat().st_mode)[-3:] == "600"
+    c = _campaign(csqa_set, 2, name="cmd-q")
+    for _name, _pw, token in rows:
+        api = APIClient()
+        api.credentials(HTTP_AUTHORIZATION="Token " + token)
+        while (nxt := api.post(f"/api/annotation/campaigns/{c.name}/next/").json())["state"] == "item":
+            url = f"/api/annotation/campaigns/{c.name}/items/{nxt['item']['id']}/response/"
+            assert api.post(url, {"answer": {"plausible": [1]}}, format="json").status_code == 201
+    text = StringIO()
+    call_command("annotator_quality", c.name, stdout=text)
+    assert "cmd-q: 3 annotators; items 2: 2 settled" in text.getvalue() and "reader03" in text.getvalue()
