@@ -57,6 +57,7 @@ def _verification(campaign: Campaign, progress: selectors.CampaignProgress) -> d
     spent_settled = selectors.answers_on_settled(campaign)
     return {
         "rule": RULE,
+        "label_rules": Campaign._meta.get_field("label_rule").choices,
         "fit": fit,
         "quality": verification_selectors.campaign_quality_rows(campaign),
         "models": verification_selectors.model_agreement(campaign),

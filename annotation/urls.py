@@ -29,4 +29,5 @@ urlpatterns = [
     ),
     path("c/<slug:slug>/verified-set/", verified_views.verified_set_make, name="verified_set"),
     path("c/<slug:slug>/quality/", verified_views.quality_refresh, name="quality_refresh"),
+    path("c/<slug:slug>/label-rule/", verified_views.label_rule_set, name="label_rule"),
 ]

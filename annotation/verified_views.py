@@ -10,9 +10,11 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
+from commonsense.annotators import LABEL_RULES
 
 from .models import Campaign
 from .quality import annotator_quality_refresh
+from .services import final_labels_refresh
 from .verified import verified_set_create
 
 
@@ -47,4 +49,21 @@ def quality_refresh(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("annotation:dashboard", slug=slug)
     n = annotator_quality_refresh(campaign)
     messages.success(request, f"Annotator models fitted over {n} annotators; every item judged again.")
+    return redirect("annotation:dashboard", slug=slug)
+
+
+@require_POST
+@role_required(RESEARCHER)
+def label_rule_set(request: HttpRequest, slug: str) -> HttpResponse:
+    """The researcher's choice of final labels (majority, or weighted by Dawid–Skene or MACE):
+    stored on the campaign, and every item judged again under it."""
+    campaign = get_object_or_404(Campaign, name=slug)
+    rule = request.POST.get("label_rule", "")
+    if not campaign.adaptive or rule not in LABEL_RULES:
+        messages.error(request, f"Choose one of {', '.join(LABEL_RULES)} (MCQA validation campaigns).")
+        return redirect("annotation:dashboard", slug=slug)
+    Campaign.objects.filter(pk=campaign.pk).update(label_rule=rule)
+    campaign.label_rule = rule
+    final_labels_refresh(campaign)
+    messages.success(request, f"Final labels are now made by {campaign.get_label_rule_display().lower()}.")
     return redirect("annotation:dashboard", slug=slug)

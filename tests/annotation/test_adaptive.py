@@ -191,3 +191,44 @@ def test_annotator_accounts_and_quality_commands(csqa_set, people, tmp_path) -> 
     text = StringIO()
     call_command("annotator_quality", c.name, stdout=text)
     assert "cmd-q: 3 annotators; items 2: 2 settled" in text.getvalue() and "reader03" in text.getvalue()
+
+
+def test_researcher_switches_to_weighted_labels_and_every_item_is_judged_again(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    """Three careful annotators, a spammer and an adversary answer every item. Switching the final
+    labels to MACE's weights stores MACE's posteriors for every item (judged again at once), and the
+    labels follow the careful annotators."""
+    from django.urls import reverse
+
+    from annotation.quality import item_judge
+    from tests.annotation.conftest import login
+
+    c = _campaign(csqa_set, 8, name="weights", redundancy=5, max_answers=5)
+    gold = {i.pk: i.question.answer_index for i in Item.objects.filter(campaign=c).select_related("question")}
+    plans = {
+        "careful1": lambda item: {"plausible": [gold[item.pk]]},
+        "careful2": lambda item: {"plausible": [gold[item.pk]]},
+        "careful3": lambda item: {"plausible": [gold[item.pk]]},
+        "spam": lambda item: {"plausible": [4]},
+        "adv": lambda item: {"plausible": [(gold[item.pk] + 1) % 5]},
+    }
+    for u, plan in zip(people("annotator", *plans), plans.values(), strict=True):
+        while _answer_next(c, u, plan) is not None:
+            pass
+    annotator_quality_refresh(c)
+    before = {fl.item_id: fl.posteriors for fl in FinalLabel.objects.filter(item__campaign=c)}
+    people("researcher", "res")
+    client = login("res")
+    assert client.post(reverse("annotation:label_rule", args=[c.name]), {"label_rule": "mace"}).status_code == 302
+    c.refresh_from_db()
+    assert c.label_rule == "mace"
+    answers: dict[int, list[tuple[int, dict]]] = {}
+    for user, item, answer in (
+        Response.objects.filter(campaign=c).order_by("id").values_list("user_id", "item_id", "answer")
+    ):
+        answers.setdefault(item, []).append((user, answer))
+    for fl in FinalLabel.objects.filter(item__campaign=c):
+        assert fl.posteriors == pytest.approx(item_judge(c, 5, answers[fl.item_id]).posteriors)
+        assert fl.posteriors != pytest.approx(before[fl.item_id])  # MACE's, not Dawid-Skene's
+        assert fl.label["plausible"] == [gold[fl.item_id]]
+    r = client.post(reverse("annotation:label_rule", args=[c.name]), {"label_rule": "vibes"}, follow=True)
+    assert "Choose one of" in r.content.decode() and Campaign.objects.get(pk=c.pk).label_rule == "mace"
