@@ -9,11 +9,11 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation import queue
 from annotation.models import AnnotatorQuality, Campaign, FinalLabel, Item, Response
-from annotation.quality import annotator_quality_refresh
-from annotation.selectors import campaign_progress
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.selectors.campaigns import campaign_progress
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.quality import annotator_quality_refresh
 
 pytestmark = pytest.mark.django_db
 
@@ -134,12 +134,13 @@ def test_refit_is_sent_every_n_answers(
 ) -> None:  # type: ignore[no-untyped-def]
     """Every COCOWEB_QUALITY_REFIT_EVERY answers a process stores, one refit goes to the
     housekeeping queue once the answer commits; and the task refits."""
-    from annotation import quality, tasks
+    from annotation import tasks
+    from annotation.services import campaigns as campaign_services
 
     settings.COCOWEB_QUALITY_REFIT_EVERY = 4
     sent: list[tuple[int, str]] = []
     monkeypatch.setattr(tasks.annotator_quality_task, "apply_async", lambda args, queue: sent.append((*args, queue)))
-    quality._since.clear()
+    campaign_services._refits_since.clear()
     c = _campaign(csqa_set, 3, name="cadence")
     users = people("annotator", "k1", "k2", "k3")
     with django_capture_on_commit_callbacks(execute=True):
@@ -199,7 +200,7 @@ def test_researcher_switches_to_weighted_labels_and_every_item_is_judged_again(c
     labels follow the careful annotators."""
     from django.urls import reverse
 
-    from annotation.quality import item_judge
+    from annotation.selectors.quality import item_judge
     from tests.annotation.conftest import login
 
     c = _campaign(csqa_set, 8, name="weights", redundancy=5, max_answers=5)

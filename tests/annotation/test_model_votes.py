@@ -14,11 +14,11 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation import queue
-from annotation.model_votes import model_votes_record
 from annotation.models import Campaign, FinalLabel, Item, ModelVote, Response
-from annotation.services import campaign_create, campaign_status_set
-from annotation.verification_selectors import model_agreement
+from annotation.queue import operations as queue
+from annotation.selectors.verification import model_agreement
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.model_votes import model_votes_record
 from tests.annotation.conftest import login
 
 pytestmark = pytest.mark.django_db

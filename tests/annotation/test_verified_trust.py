@@ -12,10 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from annotation import queue
 from annotation.models import Campaign, FinalLabel, Item, VerifiedSet
-from annotation.services import campaign_create, campaign_status_set
-from annotation.verified import verified_set_preview
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.verified import verified_set_preview
 from commonsense.validation import NONE_CORRECT
 from knowledge.models import Question
 from tests.annotation.conftest import login

@@ -9,9 +9,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
-from annotation.quality import annotator_quality_refresh
-from annotation.selectors import campaign_progress
-from annotation.verification_selectors import campaign_quality_rows
+from annotation.selectors.campaigns import campaign_progress
+from annotation.selectors.verification import campaign_quality_rows
+from annotation.services.quality import annotator_quality_refresh
 
 
 class Command(BaseCommand):

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.model_votes import DEFAULT_THRESHOLD, model_votes_record
 from annotation.models import Campaign
-from knowledge.plausibility import plausibility_scorer
+from annotation.services.model_votes import DEFAULT_THRESHOLD, model_votes_record
+from knowledge.services.triple_plausibility import plausibility_scorer
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
-from annotation.verified import preview_text, verified_set_create, verified_set_preview
+from annotation.services.verified import preview_text, verified_set_create, verified_set_preview
 
 
 class Command(BaseCommand):
