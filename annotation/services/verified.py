@@ -34,6 +34,7 @@ from annotation.services.campaigns import final_labels_refresh
 from commonsense.validation import NONE_CORRECT, com2_postprocess
 from knowledge.models import Question, QuestionSet
 from knowledge.services.names import name_check
+from knowledge.services.set_quality import question_set_quality
 
 
 def _refuse_unfinished(campaign: Campaign) -> None:
@@ -218,11 +219,15 @@ def verified_set_create(
             batch_size=5000,
         )
         qset.question_count = len(rows)
+        qset.save(update_fields=["question_count"])
+        # the set's quality report as any set's (text, chains and - issue 25 - the shortcut audit), then
+        # what the validation says of it
+        report = question_set_quality(qset)
         qset.quality = {
-            **(qset.quality or {}),
-            "verified": verified_figures(campaign, stored, counts, include_unsettled),
+            **report,
+            "verified": verified_figures(campaign, stored, counts, include_unsettled, report),
         }
-        qset.save(update_fields=["question_count", "quality"])
+        qset.save(update_fields=["quality"])
         return VerifiedSet.objects.create(
             campaign=campaign,
             source_set=source,
@@ -234,7 +239,11 @@ def verified_set_create(
 
 
 def verified_figures(
-    campaign: Campaign, questions: list[Question], counts: dict[str, int], include_unsettled: bool
+    campaign: Campaign,
+    questions: list[Question],
+    counts: dict[str, int],
+    include_unsettled: bool,
+    report: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What the set page shows of a verified set (stored in ``QuestionSet.quality["verified"]``):
     its counts, whether unsettled items were let in, the answers spent, the share of items whose
@@ -255,12 +264,14 @@ def verified_figures(
         "answers_per_item": round(sum(a["n_answers"] for a in answers) / n, 3) if n else None,
         "none_correct_items_share": round(counts["none_correct"] / n, 4) if n else None,
         "none_correct_answers_share": round(none_answers / total_answers, 4) if total_answers else None,
-        "shortcut_audit": _shortcut_audit(questions),
+        "shortcut_audit": _shortcut_audit(report or {}),
     }
     return out
 
 
-def _shortcut_audit(questions: list[Question]) -> Any:
-    # SHORTCUT-AUDIT (hardneg): the shortcut audit of issue 25 goes here once its function lands
-    # (see /work/COORD.md "Interfaces"); until then the page says it was not run.
-    return None
+def _shortcut_audit(report: dict[str, Any]) -> Any:
+    """The shortcut audit of the kept questions: issue 25's ``quality["shortcuts"]``, which
+    :func:`knowledge.services.set_quality.question_set_quality` stores for every set once the
+    hard-negatives work lands; None (the page says it was not run) until then."""
+    # SHORTCUT-AUDIT (hardneg): COORD.md "Interfaces" - question_set_quality stores quality["shortcuts"]
+    return report.get("shortcuts")

@@ -43,7 +43,7 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     )
     person_names = qset.params.get("person_names", True) is not False
     plausibilities, with_populated = _chains(qset)
-    report = {
+    report: dict[str, Any] = {
         "build": (qset.quality or {}).get("build"),
         "text": text_checks(items, person_names=person_names),
         "chains": {
@@ -55,6 +55,9 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     for _, human in question_set_human_quality_wanted.send(sender=QuestionSet, question_set=qset):
         if human is not None:
             report["human"] = dict(cast(Mapping[str, Any], human))
+    verified = (qset.quality or {}).get("verified")  # a verified set's validation figures (annotation) stay
+    if verified:
+        report["verified"] = verified
     if store:
         qset.quality = report
         qset.save(update_fields=["quality"])
@@ -155,8 +158,12 @@ def _verified_lines(v: dict[str, Any] | None) -> list[str]:
     audit = v.get("shortcut_audit")
     if audit is None:
         out.append("shortcut audit: not run (it comes with the hard-negatives audit, issue 25)")
-    elif isinstance(audit, dict):
-        out.append("shortcut audit: " + ", ".join(f"{k} {val}" for k, val in audit.items()))
+    elif isinstance(audit, dict) and "flagged" in audit:
+        flagged = audit.get("flagged") or []
+        out.append(
+            f"shortcut audit of the kept items: {len(flagged)} baseline(s) above chance"
+            + (f" ({', '.join(map(str, flagged))})" if flagged else "")
+        )
     else:
         out.append(f"shortcut audit: {audit}")
     return out

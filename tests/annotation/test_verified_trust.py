@@ -81,6 +81,11 @@ def test_only_settled_items_by_default_and_the_override_is_stored_and_shown(trus
     page = client.get(reverse("knowledge:question_set", args=["trust-all"])).content.decode()
     assert "UNSETTLED ITEMS INCLUDED" in page and "shortcut audit" in page
     assert "None of the answers are correct." in page and "answers spent per kept item: 3.00" in page
+    # the set's report recomputed (set_quality) keeps the validation figures
+    from knowledge.services.set_quality import question_set_quality
+
+    assert question_set_quality(v2.question_set)["verified"]["include_unsettled"] is True
+    assert "shortcut_audit" in v2.question_set.quality["verified"]
     default_page = client.get(reverse("knowledge:question_set", args=["trust-v"])).content.decode()
     assert "only settled items (the default)" in default_page and "UNSETTLED" not in default_page
     # the dashboard's button takes the same choice
