@@ -135,7 +135,7 @@ def test_refit_is_sent_every_n_answers(
     """Every COCOWEB_QUALITY_REFIT_EVERY answers a process stores, one refit goes to the
     housekeeping queue once the answer commits; and the task refits."""
     from annotation import tasks
-    from annotation.services import campaigns as campaign_services
+    from annotation.services import labels as campaign_services
 
     settings.COCOWEB_QUALITY_REFIT_EVERY = 4
     sent: list[tuple[int, str]] = []
