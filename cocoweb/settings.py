@@ -272,6 +272,13 @@ COCOWEB_MODELS_DIRS = [Path(p) for p in env.list("COCOWEB_MODELS_DIRS", default=
 COCOWEB_RUN_FILES_DIRS = [Path(p) for p in env.list("COCOWEB_RUN_FILES_DIRS", default=[str(VAR_DIR / "run-files")])]
 COCOWEB_MODEL_ENDPOINTS = env.json("COCOWEB_MODEL_ENDPOINTS", default={})
 
+# The shortcut audit's option-only baseline (issue 25, knowledge/services/shortcuts.py): the model that scores
+# each option with the question withheld, computed on a worker after every set is stored. A packaged
+# model's name or a model under COCOWEB_MODELS_DIRS; "" turns the job off (the page says "not
+# computed"). At most COCOWEB_OPTION_ONLY_MAX_ITEMS items of a set are scored (a seeded sample).
+COCOWEB_OPTION_ONLY_MODEL = env.str("COCOWEB_OPTION_ONLY_MODEL", default="smollm2-135m-instruct")
+COCOWEB_OPTION_ONLY_MAX_ITEMS = env.int("COCOWEB_OPTION_ONLY_MAX_ITEMS", default=2000)
+
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)

@@ -30,3 +30,6 @@ COCOWEB_RUN_FILES_DIRS = [*COCOWEB_RUN_FILES_DIRS, BASE_DIR / "tests", BASE_DIR 
 # No automatic refit of annotator models while tests answer (no worker consumes the queue; the test
 # of the trigger sets its own cadence).
 COCOWEB_QUALITY_REFIT_EVERY = 0
+
+# No option-only audit job after every set a test stores (tests that want one configure a tiny model).
+COCOWEB_OPTION_ONLY_MODEL = ""

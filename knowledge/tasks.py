@@ -49,3 +49,16 @@ def build_jobs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
     if ids:
         log.warning("re-enqueued build job(s) %s", ", ".join(map(str, ids)))
     return ids
+
+
+@shared_task(name="knowledge.question_set_option_only", acks_late=True, ignore_result=True)
+def question_set_option_only_task(set_id: int) -> bool:
+    """The shortcut audit's option-only baseline of one set (knowledge/services/shortcuts.py): idempotent,
+    a redelivered message finds the figures stored and does nothing."""
+    from .models import QuestionSet
+    from .services.shortcuts import question_set_option_only
+
+    qset = QuestionSet.objects.filter(pk=set_id).first()
+    if qset is None:  # deleted since
+        return False
+    return question_set_option_only(qset) is not None

@@ -20,9 +20,11 @@ from . import distractors, verbalize
 from . import funnel as stages
 from .com2 import BuildReport, Progress, sample_questions
 from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
+from .negatives import NegativeSpec
 from .record import BuiltQuestion, derive_seed
 
 APPLICATION_KINDS = ("2i", "2p", "ip", "pi")
+DEFAULT_NEGATIVES = NegativeSpec()
 
 
 def one_hop(
@@ -216,12 +218,16 @@ def application(
     max_degree: int = 10,
     progress: Progress | None = None,
     rules: CompositionRules | None = DEFAULT_RULES,
+    negatives: NegativeSpec | None = DEFAULT_NEGATIVES,
     report: BuildReport | None = None,
 ) -> list[BuiltQuestion]:
     """Reasoning questions (2i, 2p, ip, pi) on the normalised graph, each followed by the atomic
     memorization questions of the triples of its golden chain (CoCo A2.3, "2+1" / "3+1" sets).
     ``rules``: the composition rules of :mod:`commonsense.queries.rules` (None: the bare sampler).
-    ``report`` (one kind at a time) receives the build funnel's counts."""
+    ``negatives``: where the reasoning question's distractors come from (:mod:`.negatives`: COM2's
+    split, which CoCo does not state: two from the query's branches, two among the asked relation's
+    tails; None: any anchor neighbour and any tail). ``report`` (one kind at a time) receives the
+    build funnel's counts."""
     out: list[BuiltQuestion] = []
     if report is not None:
         report.requested += per_kind * len(kinds)
@@ -237,6 +243,7 @@ def application(
             person_names=False,
             progress=progress,
             rules=rules,
+            negative_spec=negatives,
             report=report,
         )
         kept = 0

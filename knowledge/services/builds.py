@@ -202,6 +202,7 @@ def _store(qset: QuestionSet, questions: list[BuiltQuestion]) -> None:
     through.objects.bulk_create(links, batch_size=5000, ignore_conflicts=True)
     qset.question_count = len(questions)
     qset.save(update_fields=["question_count"])
+    question_set_quality(qset)  # text checks, chains and the shortcut audit, for every built set
 
 
 def question_set_build(
@@ -221,6 +222,8 @@ def question_set_build(
     near_duplicate: float | None = DEFAULT_THRESHOLD,
     person_names: bool = True,
     rules: str = DEFAULT_RULES_MODE,
+    adversarial_negatives: str = "branch",
+    same_type_veto: bool = False,
     user: User | None = None,
     progress: Progress | None = None,
     step: StepHook | None = None,
@@ -239,7 +242,10 @@ def question_set_build(
     filter and ``option_checks`` add distractor vetoes. ``plausibility``
     (:func:`knowledge.services.triple_plausibility.plausibility_check`) filters edges and distractors with a model;
     ``fluent`` rewrites contexts with COM2's Table 6 prompt and drops the items the model marks NA.
-    ``rules`` chooses the composition rules (:data:`commonsense.queries.rules.RULES_MODES`). The build report and text checks are stored in ``QuestionSet.quality``."""
+    ``rules`` chooses the composition rules (:data:`commonsense.queries.rules.RULES_MODES`).
+    ``adversarial_negatives`` where two distractors come from (:mod:`commonsense.questions.negatives`);
+    ``same_type_veto`` turns the veto of sessions 11-15 back on (no state where a state answers).
+    The build report, text checks and shortcut audit are stored in ``QuestionSet.quality``."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     _rules(rules)
@@ -260,6 +266,9 @@ def question_set_build(
         diverse=diverse,
         near_duplicate=near_duplicate,
         rules=rules,
+        adversarial_negatives=adversarial_negatives,
+        adversarial_other_kind=same_type_veto,
+        state_distractors=not same_type_veto,
     )
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     near = (
@@ -315,7 +324,6 @@ def question_set_build(
             quality={"build": report.as_dict()},
         )
         _store(qset, questions)
-        question_set_quality(qset)
         if on_stored is not None:
             on_stored(qset)
     return qset
@@ -436,6 +444,8 @@ def coco_build(
                 "include_populated": include_populated,
                 "edges": edges.name,
                 "relations": list(params.relations),
+                # the reasoning questions' distractors (coco.DEFAULT_NEGATIVES: COM2's split, issue 25)
+                "application_negatives": {"adversarial_negatives": "branch", "random_negatives": "relation"},
                 "rules": rules,
                 "composition_rules": getattr(rules_for(rules), "name", None),
                 "abstract": Path(abstract).name if abstract else None,
@@ -445,8 +455,7 @@ def coco_build(
             },
             quality={"build": application_report(funnels)},
         )
-        _store(qset, questions)
-        question_set_quality(qset)
+        _store(qset, questions)  # with its quality report
         if on_stored is not None:
             on_stored(qset)
     return qset

@@ -452,6 +452,9 @@ def questions_import(
             ],
             batch_size=2000,
         )
+        from .set_quality import question_set_quality
+
+        question_set_quality(qset)  # text checks and the shortcut audit
 
     return _set_import(
         QuestionSet,

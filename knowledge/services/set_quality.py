@@ -1,8 +1,10 @@
 """The quality report of a question set (issue 11, item 8), stored in ``QuestionSet.quality``.
 
 ``build``: what the builder counted (requested, built, shortfall, dropped attempts, distractors
-rejected by reason), written when the set is built. ``text`` and ``chains``: counted over the
-stored questions by :func:`question_set_quality` (the same figures as counting the exported JSONL).
+rejected by reason, negatives the plausibility judge vetoed), written when the set is built.
+``text`` and ``chains``: counted over the stored questions by :func:`question_set_quality` (the
+same figures as counting the exported JSONL). ``shortcuts``: the shortcut audit
+(:mod:`knowledge.services.shortcuts`); its option-only baseline is asked of a worker when missing.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
+from commonsense.questions.audit import shortcut_lines
 from commonsense.questions.funnel import lines as funnel_text
 from commonsense.questions.quality import chain_plausibility, text_checks
 from knowledge.models import QuestionSet
+from knowledge.services.shortcuts import option_only_enqueue, question_set_shortcuts
 from knowledge.signals import question_set_human_quality_wanted
 
 
@@ -51,6 +55,8 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
             "chains_with_populated": with_populated,
         },
     }
+    shortcuts = question_set_shortcuts(qset)
+    report["shortcuts"] = shortcuts
     # the apps above knowledge (annotation) add the human validation figures
     for _, human in question_set_human_quality_wanted.send(sender=QuestionSet, question_set=qset):
         if human is not None:
@@ -61,6 +67,8 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     if store:
         qset.quality = report
         qset.save(update_fields=["quality"])
+        if shortcuts["option_only"] is None or shortcuts["option_only"].get("error"):
+            option_only_enqueue(qset)
     return report
 
 
@@ -89,6 +97,12 @@ def quality_lines(report: dict[str, Any], *, funnels: bool = True) -> list[str]:
         out.append(f"built {b['built']} of {b['requested']} requested (shortfall {b['shortfall']})")
         rej = b.get("distractors_rejected") or {}
         out.append("distractors rejected: " + (", ".join(f"{k} {v}" for k, v in rej.items()) if rej else "none"))
+        vetoed = b.get("judge_vetoed")
+        if vetoed is not None:
+            out.append(
+                "negatives the plausibility judge found a plausible answer and redrew: "
+                + (", ".join(f"{k} {v}" for k, v in vetoed.items()) if vetoed else "none")
+            )
         dropped = b.get("dropped") or {}
         if dropped:
             out.append("attempts dropped: " + ", ".join(f"{k} {v}" for k, v in dropped.items()))
@@ -111,6 +125,7 @@ def quality_lines(report: dict[str, Any], *, funnels: bool = True) -> list[str]:
                 else ""
             )
         )
+    out += shortcut_lines(report.get("shortcuts"))
     if funnels:
         out.extend(funnel_lines(report))
     h = report.get("human")

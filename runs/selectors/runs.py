@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 
 from cocoweb.leases import lease_stale
+from commonsense.questions.audit import baseline_table
 from knowledge.models import Statement
 from runs.models import Prediction, Run, RunMetric
 
@@ -202,6 +203,20 @@ class Overlap(TypedDict):
     agreement: float | None
 
 
+class BaselineRow(TypedDict):
+    """One row of the table beside a run's accuracy: the run's own figures, then the set's
+    shortcut baselines (knowledge/services/shortcuts.py)."""
+
+    label: str
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int | None
+    chance: float | None
+    flagged: bool
+    model: bool  # the run's own accuracy, not a baseline
+
+
 class RunsComparison(TypedDict):
     runs: list[Run]
     table: list[CompareRow]
@@ -217,6 +232,45 @@ def run_metric_table(run: Run) -> list[MetricRow]:
         scopes.setdefault(m.scope, {})[m.name] = m
     order = sorted(scopes, key=lambda s: (s != "overall", "=" not in s, s))
     return [{"scope": s, "cells": [scopes[s].get(n) for n in names], "names": names} for s in order]
+
+
+def run_beside_baselines(run: Run) -> list[BaselineRow]:
+    """The run's overall accuracy (and length-normalised accuracy) above the shortcut baselines of
+    its question set; empty when the set has no audit (a statement run, an old set)."""
+    qset = run.question_set
+    audit = (qset.quality or {}).get("shortcuts") if qset is not None else None
+    if not audit:
+        return []
+    rows: list[BaselineRow] = []
+    for m in RunMetric.objects.filter(run=run, scope="overall", name__in=("accuracy", "accuracy_norm")).order_by(
+        "name"
+    ):
+        rows.append(
+            BaselineRow(
+                label=f"this run: {m.name.replace('_', ' ')}",
+                value=m.value,
+                low=m.ci_low,
+                high=m.ci_high,
+                n=m.n,
+                chance=None,
+                flagged=False,
+                model=True,
+            )
+        )
+    for label, b in baseline_table(audit):
+        rows.append(
+            BaselineRow(
+                label=label,
+                value=b.get("value"),
+                low=b.get("low"),
+                high=b.get("high"),
+                n=b.get("n"),
+                chance=b.get("chance"),
+                flagged=bool(b.get("flagged")),
+                model=False,
+            )
+        )
+    return rows
 
 
 def runs_compare(runs: list[Run]) -> RunsComparison:

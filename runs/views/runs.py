@@ -78,6 +78,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "metric_rows": selectors.run_metric_table(run),
             "preds": [exports.prediction_record(run, p) for p in preds],
             "live": samples.partial_metrics(run),
+            "baselines": selectors.run_beside_baselines(run),
         },
     )
 
