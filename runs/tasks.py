@@ -20,12 +20,11 @@ and polls for more (``Unrecoverable error: AttributeError … 'hostname'``).
 from __future__ import annotations
 
 import logging
-from functools import partial
 from typing import Any
 
 from celery import bootsteps, shared_task
 
-from cocoweb.leases import stale_seconds, worker_name
+from cocoweb.leases import lease_requeue, stale_seconds, worker_name
 from knowledge.tasks import build_jobs_requeue_stale_task
 from runs.evaluation import run_execute
 
@@ -46,8 +45,6 @@ def run_execute_task(run_id: int) -> str:
 def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
     """Re-enqueue active runs whose worker died; with ``resend_queued`` also every queued run (its
     message may have died with the broker; a duplicate message is skipped by the run's claim)."""
-    from django.db import transaction
-
     from runs.selectors.runs import runs_stale
 
     ids = [r.pk for r in runs_stale()]
@@ -57,11 +54,7 @@ def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
             .order_by("created_at", "pk")
             .values_list("pk", flat=True)
         )
-    for run_id in ids:
-        transaction.on_commit(partial(run_execute_task.apply_async, (run_id,), queue=EVAL_QUEUE))
-    if ids:
-        log.warning("re-enqueued run(s) %s", ", ".join(map(str, ids)))
-    return ids
+    return lease_requeue(ids, run_execute_task, queue=EVAL_QUEUE, what="run(s)")
 
 
 class HousekeepingTicker(bootsteps.StartStopStep):

@@ -252,7 +252,8 @@ def application(
             atomics: list[BuiltQuestion] = []
             for k, (h, rname, t) in enumerate(rq.chain, 1):
                 hi, ti, ri = index.node(h), index.node(t), index.rel_ids[rname]
-                assert hi is not None and ti is not None
+                assert hi is not None
+                assert ti is not None
                 qseed = derive_seed(seed, gid, k)
                 aq = one_hop(
                     index,

@@ -103,7 +103,8 @@ def test_32_annotators_over_http_never_exceed_redundancy(live_server, csqa_set, 
     assert not any(t.is_alive() for t in threads), "annotators still running after 300 s"
     assert not errors, errors[:5]
     per_item = dict(Response.objects.filter(campaign=c).values_list("item_id").annotate(n=Count("id")))
-    assert len(per_item) == N_ITEMS and REDUNDANCY <= min(per_item.values()) <= max(per_item.values()) <= MAX_ANSWERS
+    assert len(per_item) == N_ITEMS
+    assert REDUNDANCY <= min(per_item.values()) <= max(per_item.values()) <= MAX_ANSWERS
     assert max(per_item.values()) == MAX_ANSWERS  # random answers split: some item went to the maximum
     settled = dict(FinalLabel.objects.filter(item__campaign=c).values_list("item_id", "settlement"))
     for item in Item.objects.filter(campaign=c):
@@ -142,7 +143,9 @@ def test_concurrent_answers_to_one_item_leave_its_final_label_counting_both(
     )
     u1, u2 = people("annotator", "lr1", "lr2")
     a1, a2 = (queue.next_step(c, u).assignment for u in (u1, u2))
-    assert a1 is not None and a2 is not None and a1.item_id == a2.item_id  # the most-answered item first
+    assert a1 is not None
+    assert a2 is not None
+    assert a1.item_id == a2.item_id
     first_read, second_done = threading.Event(), threading.Event()
     real = labels.item_judge  # what an MCQA answer's label is computed by (adaptive redundancy)
 
@@ -176,4 +179,5 @@ def test_concurrent_answers_to_one_item_leave_its_final_label_counting_both(
         t.join(timeout=60)
     assert not errors, errors
     label = FinalLabel.objects.get(item_id=a1.item_id)
-    assert label.n_answers == 2 and label.votes["option_ticks"][:2] == [1, 1]
+    assert label.n_answers == 2
+    assert label.votes["option_ticks"][:2] == [1, 1]
