@@ -24,7 +24,7 @@ from accounts.people import User
 from annotation.models import Assignment, Campaign, Item, Membership, Response
 from annotation.queue import pg as queue_pg
 from annotation.selectors.work import item_counts, live_reservation, membership_of
-from annotation.services.campaigns import final_label_compute, final_label_refresh_item
+from annotation.services.labels import final_label_compute, final_label_refresh_item
 from commonsense.validation import answer_normalise, gold_passed, qualification_grade
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (

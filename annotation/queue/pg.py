@@ -164,7 +164,7 @@ def _label_params(label: FinalLabel, wanted: int | None) -> dict[str, Any]:
 
 def label_rows(item: Item) -> list[tuple[Any, Any, Any, int]]:
     """``(answer, latest adjudication id, its label, user id)`` of each answer to ``item``, oldest first:
-    the input of :func:`annotation.services.campaigns.final_label_compute`, in one precompiled statement."""
+    the input of :func:`annotation.services.labels.final_label_compute`, in one precompiled statement."""
     with rowselect.cursor() as cur:
         cur.execute(_LABEL_ROWS, {"item": item.pk})
         rows = cur.fetchall()

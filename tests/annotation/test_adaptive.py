@@ -145,7 +145,7 @@ def test_refit_is_sent_every_n_answers(
     """Every COCOWEB_QUALITY_REFIT_EVERY answers a process stores, one refit goes to the
     housekeeping queue once the answer commits; and the task refits."""
     from annotation import tasks
-    from annotation.services import campaigns as campaign_services
+    from annotation.services import labels as campaign_services
 
     settings.COCOWEB_QUALITY_REFIT_EVERY = 4
     sent: list[tuple[int, str]] = []
@@ -250,3 +250,17 @@ def test_researcher_switches_to_weighted_labels_and_every_item_is_judged_again(c
     r = client.post(reverse("annotation:label_rule", args=[c.name]), {"label_rule": "vibes"}, follow=True)
     assert "Choose one of" in r.content.decode()
     assert Campaign.objects.get(pk=c.pk).label_rule == "mace"
+
+
+def test_crowd_budget_counts_the_answers_items_want_now_and_at_most(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    from annotation.crowd.selectors import crowd_overview
+
+    c = _campaign(csqa_set, 3, name="budget")
+    o = crowd_overview(c)
+    assert (o.items_short, o.answers_missing, o.answers_missing_max) == (3, 9, 15)
+    picks = iter([[0], [0], [1]])  # the first item splits 2-1: it wants a fourth answer
+    for u in people("annotator", "b1", "b2", "b3"):
+        _answer_next(c, u, lambda _item: {"plausible": next(picks)})
+    o = crowd_overview(c)
+    # three answers in; the split item wants one more now (4), the others 3 each; at most 5 each
+    assert (o.items_short, o.answers_missing, o.answers_missing_max) == (3, 4 + 3 + 3 - 3, 15 - 3)

@@ -144,7 +144,7 @@ def test_com2_tied_item_goes_to_adjudication_and_threshold_is_strict(csqa_set, p
     an untied item at exactly 0.6 is not ("IAA lower than 0.6", A.4), one below it is."""
     from annotation.models import FinalLabel
     from annotation.queue import operations as queue
-    from annotation.services import campaigns as services
+    from annotation.services import labels as services
 
     c = campaign_create(name="tie", title="t", kind="mcqa", question_set=csqa_set, redundancy=3)
     campaign_status_set(c, "open")

@@ -20,7 +20,8 @@ from django.db.models import Count
 from django.test import Client
 
 from annotation.models import Assignment, FinalLabel, Item, Response
-from annotation.services.campaigns import campaign_create, campaign_status_set, final_labels_refresh
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.labels import final_labels_refresh
 from tests.annotation.conftest import PASSWORD
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -135,7 +136,7 @@ def test_concurrent_answers_to_one_item_leave_its_final_label_counting_both(
     its label counts both; with the label computed after the answer's own commit, the second would
     finish first and the first's stale label (one answer) would overwrite it."""
     from annotation.queue import operations as queue
-    from annotation.services import campaigns as services
+    from annotation.services import labels
 
     c = campaign_status_set(
         campaign_create(name="label-race", title="t", kind="mcqa", question_set=csqa_set, redundancy=3), "open"
@@ -146,15 +147,15 @@ def test_concurrent_answers_to_one_item_leave_its_final_label_counting_both(
     assert a2 is not None
     assert a1.item_id == a2.item_id
     first_read, second_done = threading.Event(), threading.Event()
-    real = services.item_label
+    real = labels.item_judge  # what an MCQA answer's label is computed by (adaptive redundancy)
 
-    def item_label(kind, answers, **kw):  # type: ignore[no-untyped-def]
+    def item_judge(campaign, n_options, answers):  # type: ignore[no-untyped-def]
         if threading.current_thread().name == "first" and not first_read.is_set():
             first_read.set()
             second_done.wait(timeout=3)  # returns at once when the second could finish meanwhile
-        return real(kind, answers, **kw)
+        return real(campaign, n_options, answers)
 
-    monkeypatch.setattr(services, "item_label", item_label)
+    monkeypatch.setattr(labels, "item_judge", item_judge)
     errors: list[BaseException] = []
 
     def answer(a: Assignment, user, pick: int, after: threading.Event | None) -> None:  # type: ignore[no-untyped-def]

@@ -11,7 +11,8 @@ from django.core.management import call_command
 
 from annotation.models import FinalLabel, Item
 from annotation.selectors.agreement import campaign_agreement
-from annotation.services.campaigns import campaign_create, final_labels_refresh
+from annotation.services.campaigns import campaign_create
+from annotation.services.labels import final_labels_refresh
 from annotation.services.ratings_import import ratings_import
 from knowledge.models import QuestionSet
 

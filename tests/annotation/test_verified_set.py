@@ -84,6 +84,10 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
         "awaiting_adjudication": 1,
     }
     src = {q.pk: q for q in Question.objects.filter(question_set__name="ckbp-2i")}
+    # the build keeps spare checked distractors for COM2 A.4's top-up (issue 25), none among the shown options
+    pools = [s.metadata.get("distractor_pool") or [] for s in src.values()]
+    assert any(pools)
+    assert all(not set(p) & set(s.options) for p, s in zip(pools, src.values(), strict=True))
     verified = list(Question.objects.filter(question_set=v.question_set).order_by("position"))
     assert len(verified) == 6 == v.question_set.question_count
     by_pos = {}
