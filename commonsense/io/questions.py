@@ -1,4 +1,5 @@
-"""Readers for multiple-choice question files: CommonsenseQA JSONL and the RICA probe files."""
+"""Readers for multiple-choice question files: CommonsenseQA JSONL and the RICA probe files (the
+transfer sets αNLI, PIQA, Social IQa and WinoGrande: :mod:`commonsense.io.transfer`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from .errors import DataFormatError, check_field
 from .jsonline import json_line
 from .text import iter_lines
 
-FORMATS = ("csqa", "rica-probes", "rica-axioms")
+# and COM2 Table 2's transfer sets in their official formats (commonsense.io.transfer)
+FORMATS = ("csqa", "rica-probes", "rica-axioms", "anli", "piqa", "siqa", "winogrande")
 MASK = "[MASK]"
 
 
@@ -271,4 +273,8 @@ def read_questions(path: str | Path, fmt: str) -> Iterator[QuestionRecord]:
         return read_rica_probes_tsv(path)
     if fmt == "rica-axioms":
         return read_rica_axioms_jsonl(path)
+    from .transfer import TRANSFER_FORMATS, read_transfer
+
+    if fmt in TRANSFER_FORMATS:
+        return read_transfer(path, fmt)
     raise ValueError(f"unknown question format {fmt!r}; choose one of {', '.join(FORMATS)}")
