@@ -36,12 +36,15 @@ class ThrottledLoginView(LoginView):
             form.errors.clear()
             form.add_error(None, f"Too many failed log-in attempts. Try again in {WINDOW_SECONDS // 60} minutes.")
             return self.render_to_response(self.get_context_data(form=form), status=429)
-        response = super().post(request, *args, **kwargs)
-        if request.user.is_authenticated:
+        # Success is the form's verdict on these credentials, never ``request.user`` afterwards: a
+        # browser already signed in (as anyone, a study link's participant too) would count every
+        # failure as a success, never reach 429 and reset the victim's counter (issue 31 item 1).
+        form = self.get_form()
+        if form.is_valid():
             login_succeeded(request, username)
-        else:
-            login_failed(request, username)
-        return response
+            return self.form_valid(form)
+        login_failed(request, username)
+        return self.form_invalid(form)
 
 
 login_view = ThrottledLoginView.as_view()

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
+from knowledge.names import name_arg
 from knowledge.rica_build import rica_graph_build, rica_novel_build
 
 from ._base import ImportCommand
@@ -20,7 +21,7 @@ class Command(ImportCommand):
         src = parser.add_mutually_exclusive_group(required=True)
         src.add_argument("--set", dest="source", help="the imported RICA set to rewrite with novel entities")
         src.add_argument("--from-graph", dest="graph", help="generate axioms from this imported graph (RICA §2-3)")
-        parser.add_argument("--name", required=True, help="name of the new set")
+        parser.add_argument("--name", required=True, type=name_arg, help="name of the new set")
         parser.add_argument("--seed", type=int, required=True)
         parser.add_argument("--variants", type=int, default=1, help="fresh entity pairs per probe (default 1)")
         parser.add_argument("--per-strategy", type=int, default=100, help="axioms per crawl strategy (--from-graph)")
