@@ -29,7 +29,8 @@ from cocoweb.leases import stale_seconds, worker_name
 from knowledge.tasks import build_jobs_requeue_stale_task
 
 from .execution import run_execute
-from .models import Run
+from .finetune import finetune_execute
+from .models import FineTune, Run
 
 EVAL_QUEUE = "eval"
 HOUSEKEEPING_QUEUE = "housekeeping"
@@ -60,6 +61,27 @@ def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
         transaction.on_commit(partial(run_execute_task.apply_async, (run_id,), queue=EVAL_QUEUE))
     if ids:
         log.warning("re-enqueued run(s) %s", ", ".join(map(str, ids)))
+    return ids
+
+
+@shared_task(name="runs.finetune_execute", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def finetune_execute_task(job_id: int) -> str:
+    return finetune_execute(job_id, worker=worker_name())
+
+
+@shared_task(name="runs.finetunes_requeue_stale", ignore_result=True)
+def finetunes_requeue_stale_task(resend_queued: bool = False) -> list[int]:
+    """Re-enqueue fine-tunes whose worker died (the next claim takes over from the last
+    checkpoint); with ``resend_queued`` also every queued one."""
+    from django.db import transaction
+
+    from cocoweb.leases import lease_stale
+
+    ids = list(lease_stale(FineTune).values_list("pk", flat=True))
+    if resend_queued:
+        ids += list(FineTune.objects.filter(state=FineTune.State.QUEUED).order_by("pk").values_list("pk", flat=True))
+    for job_id in ids:
+        transaction.on_commit(partial(finetune_execute_task.apply_async, (job_id,), queue=EVAL_QUEUE))
     return ids
 
 
@@ -94,6 +116,7 @@ class HousekeepingTicker(bootsteps.StartStopStep):
         for task, kwargs, options in (
             (runs_requeue_stale_task, {"resend_queued": resend_queued}, {}),
             (build_jobs_requeue_stale_task, {"resend_queued": resend_queued}, {}),
+            (finetunes_requeue_stale_task, {"resend_queued": resend_queued}, {}),
             # the survey figures of the sets that received answers since the last tick (two ticks:
             # overlap); a message that waited a whole tick is superseded by the next one
             (surveys_warm_task, {"within_seconds": 2 * tick}, {"expires": tick}),

@@ -30,7 +30,7 @@ from .generation_panels import generation_panel, judgement_panel
 from .panels import Panel
 from .recoms_panels import kba_accuracy_panel, redundancy_panel
 from .rica_panels import rica_panels
-from .transfer_panels import transfer_panel
+from .transfer_panels import curriculum_panel, transfer_panel
 
 
 def items_href(run: Run, **params: object) -> str:
@@ -488,7 +488,7 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
             panels += coco_scatter_panels(qruns, coco)
         panels += dimension_panels(qruns, want, min_n, "perturbation", acc=acc)
         panels += rica_panels(qruns, want, run_label)
-        panels += transfer_panel(qruns, want)
+        panels += transfer_panel(qruns, want) + curriculum_panel(qruns, want)
         with_difficulty = es.runs_with_difficulty(qruns) if want("difficulty") else set()
         if with_difficulty:
             panels.append(windows_panel(qruns, with_difficulty))

@@ -10,7 +10,7 @@ from typing import Any
 
 from knowledge.models import QuestionSet
 from runs.models import Run
-from runs.selectors import metric_values
+from runs.selectors import metric_values, table3_rows
 
 from .. import charts
 from .panels import Panel
@@ -65,5 +65,30 @@ def transfer_panel(runs: Sequence[Run], want: Callable[..., bool]) -> list[Panel
             note="Accuracy of each model's latest run per set; Avg over the five transfer sets when all are run. "
             "The paper's Table 2 (e.g. CAR + COM2: 81.2 / 70.9 / 80.3 / 65.6 / 77.4, Avg 75.1, COM2 63.8) used "
             "DeBERTa-v3-large trained on ATOMIC and COM2, scored by Eq. 2 (`--scoring mlm-pll`).",
+        )
+    ]
+
+
+def curriculum_panel(runs: Sequence[Run], want: Callable[..., bool]) -> list[Panel]:
+    """ReComSBench Table 3's shape: the base model and each fine-tune (RandSample, Score-CL,
+    Reason-CL; runs.finetune) evaluated by ReComSBench runs, Acc / KBA / Δ / Δ* per set."""
+    if not want("curriculum-table"):
+        return []
+    rows = table3_rows(list(runs))
+    if not rows:
+        return []
+    sets = sorted({r[1] for r in rows})
+    series = [charts.Series(f"{r[0]} · {r[1]}", [r[2], r[3]]) for r in rows]
+    return [
+        Panel(
+            "curriculum-table",
+            "ReComSBench: training strategies compared (Table 3's shape: Acc / KBA / Δ / Δ*)",
+            charts.grouped_bars(["accuracy", "KBA"], series, axis="measure", value="share"),
+            ["method", "set", "Acc", "KBA", "Δ (Easy − Hard)", "Δ* (on KBA)"],
+            rows,
+            click="",
+            note=f"Sets: {', '.join(sets)}. Base = runs of a fine-tune's base model; each fine-tuned row is a run on "
+            "its merged model. The paper (Llama3.1, CSQA): Base 73.2 / 83.8 / 24.8 / 6.9, RandSample 82.4 / 87.1 / "
+            "14.6 / 8.9, Score-CL 81.4 / 87.1 / 15.1 / 7.9, Reason-CL 82.7 / 88.2 / 13.4 / 7.9.",
         )
     ]
