@@ -32,11 +32,6 @@ log = logging.getLogger(__name__)
 LORA_KEYS = ("r", "alpha", "dropout", "lr", "batch_size", "max_length", "checkpoint_every")
 
 
-def training_prompt(context: str, stem: str, options: list[str]) -> str:
-    q = f"{context} {stem}".strip()
-    return f"Question: {q}\nOptions: {'; '.join(options)}\nAnswer:"
-
-
 def finetune_create(
     *,
     name: str,
@@ -94,7 +89,7 @@ def training_items(job: FineTune) -> list[C.TrainItem]:
     return [
         C.TrainItem(
             id=str(q.pk),
-            prompt=training_prompt(q.context, q.stem, [str(o) for o in q.options]),
+            prompt=C.training_prompt(q.context, q.stem, [str(o) for o in q.options]),
             answer=str(q.options[q.answer_index]),
             difficulty=d.get(q.pk),
         )

@@ -33,6 +33,12 @@ class TrainItem:
     loss: float | None = None  # NLL of the answer under the base model (Score-CL)
 
 
+def training_prompt(context: str, stem: str, options: Sequence[str]) -> str:
+    """A question as the fine-tuned model reads it; the answer's text follows "Answer:"."""
+    q = f"{context} {stem}".strip()
+    return f"Question: {q}\nOptions: {'; '.join(options)}\nAnswer:"
+
+
 def levels(items: Sequence[TrainItem]) -> tuple[list[tuple[int, list[TrainItem]]], int]:
     """Eq. 6: ``[(l, D_l)]`` by ascending d(Q), and how many items had no d(Q)."""
     by: dict[int, list[TrainItem]] = {}
