@@ -7,6 +7,7 @@ built in pure Python and stored in one transaction with their triples linked.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from django.db.models.fields.json import KT
 
 from accounts.people import User
 from commonsense.io.abstract import read_abstract_triples
-from commonsense.kg.edges import ORIGIN_FIELD, EdgeFilter
+from commonsense.kg.edges import ORIGIN_FIELD, EdgeFilter, EdgeTally
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
 from commonsense.queries.rules import DEFAULT_RULES_MODE, rules_for
@@ -30,6 +31,7 @@ from commonsense.questions.conceptualize import MIN_VALID, Conceptualizer
 from commonsense.questions.diverse import EmbeddingCache, eq9_neighbour_order
 from commonsense.questions.finetune import diversity_filter, write_finetune
 from commonsense.questions.fluent_contexts import FluentContexts
+from commonsense.questions.funnel import FLUENT
 from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
 from commonsense.questions.wellformed import build_edges
@@ -104,8 +106,16 @@ def graph_index(graph: Graph, options: IndexOptions, edges: EdgeFilter | ModelEd
     triples not labelled implausible, no ``none`` tails)."""
     edges = edges or build_edges()
     agg = graph.triples.aggregate(last=Max("id"))
-    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}"
-    return GraphIndex.cached(_cache_dir(graph), fingerprint, lambda: edges(_records(graph)), options)
+    # v2: the index carries the edge filter's tally (the build funnel); an index cached without it is rebuilt
+    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}:tally-v2"
+    tally: EdgeTally = Counter()
+
+    def annotate(index: GraphIndex) -> None:
+        index.edge_tally = sorted((r, s, w, n) for (r, s, w), n in tally.items())
+
+    return GraphIndex.cached(
+        _cache_dir(graph), fingerprint, lambda: edges(_records(graph), tally), options, annotate=annotate
+    )
 
 
 class ModelEdges:
@@ -118,9 +128,14 @@ class ModelEdges:
         self.drop_origins = base.drop_origins
         self.name = f"{base.name}+model:{check.key}:{check.threshold!r}"
 
-    def __call__(self, records: Any) -> list[Any]:
-        rows = list(self.base(records))
+    def __call__(self, records: Any, tally: EdgeTally | None = None) -> list[Any]:
+        sub: EdgeTally = Counter()
+        rows = list(self.base(records, sub))
         keep = self.check.keep_edges([(r[0], r[1], r[2]) for r in rows])
+        if tally is not None:
+            tally.update({k: n for k, n in sub.items() if k[1] != "kept"})
+            for row, k in zip(rows, keep, strict=True):
+                tally[(row[1], *(("kept", "") if k else ("plausibility model", "implausible to the model")))] += 1
         return [row for row, k in zip(rows, keep, strict=True) if k]
 
 
@@ -266,7 +281,10 @@ def question_set_build(
         check=plausibility,
     )
     if fluent is not None:
+        before = len(questions)
         questions = fluent.rewrite(questions)
+        report.sampling.after.append((*FLUENT, before - len(questions)))
+        report.built = len(questions)
     if not questions:
         why = ", ".join(f"{k}: {v}" for k, v in report.dropped.most_common(3)) or "no query found"
         raise ImportRefused(
@@ -379,8 +397,10 @@ def coco_build(
             "min_valid": MIN_VALID,
             "scored": scored,
         }
+    funnels: dict[str, BuildReport] = {}
     for kind in APPLICATION_KINDS:
         steps.next(per_kind)
+        funnels[kind] = BuildReport()
         got = application(
             norm,
             per_kind,
@@ -390,6 +410,7 @@ def coco_build(
             max_degree=max_degree,
             progress=progress,
             rules=rules_for(rules),
+            report=funnels[kind],
         )
         built = sum(q.kind == kind for q in got)
         if built < per_kind:
@@ -409,6 +430,7 @@ def coco_build(
                 "per_kind": per_kind,
                 "max_degree": max_degree,
                 "diverse": diverse,
+                "person_names": False,  # CoCo's text keeps PersonX / PersonY (the quality report's leak count)
                 "min_plausibility": min_plausibility,
                 "include_implausible": include_implausible,
                 "include_malformed": include_malformed,
@@ -422,11 +444,27 @@ def coco_build(
                 **({"conceptualizations": generated} if generated else {}),
                 **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
             },
+            quality={"build": application_report(funnels)},
         )
         _store(qset, questions)
+        question_set_quality(qset)
         if on_stored is not None:
             on_stored(qset)
     return qset
+
+
+def application_report(reports: dict[str, BuildReport]) -> dict[str, Any]:
+    """A CoCo build's report: its application kinds' counts summed, and each kind's funnel."""
+    out: dict[str, Any] = {"requested": 0, "built": 0, "attempts": 0, "dropped": Counter(), "distractors_rejected": {}}
+    for r in reports.values():
+        out["requested"] += r.requested
+        out["built"] += r.built
+        out["attempts"] += r.attempts
+        out["dropped"].update(r.dropped)
+    out["shortfall"] = max(out["requested"] - out["built"], 0)
+    out["dropped"] = dict(sorted(out["dropped"].items()))
+    out["funnels"] = {kind: r.funnel() for kind, r in reports.items()}
+    return out
 
 
 def _built(row: Question) -> BuiltQuestion:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
+from commonsense.questions.funnel import lines as funnel_text
 from commonsense.questions.quality import chain_plausibility, text_checks
 
 from .models import QuestionSet
@@ -70,8 +71,25 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     return report
 
 
-def quality_lines(report: dict[str, Any]) -> list[str]:
-    """The report as short lines of text (command output and the set page)."""
+def build_funnels(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The build funnel of every kind of a set's report (:mod:`commonsense.questions.funnel`): a
+    COM2 set's one kind, a CoCo set's application kinds; {} for a set built before funnels."""
+    b = report.get("build") or {}
+    if b.get("funnels"):
+        return dict(b["funnels"])
+    if b.get("funnel"):
+        return {str(b.get("kind") or "built"): b["funnel"]}
+    return {}
+
+
+def funnel_lines(report: Mapping[str, Any]) -> list[str]:
+    """Each kind's funnel as a line per chain (:func:`commonsense.questions.funnel.lines`)."""
+    return [line for kind, f in build_funnels(report).items() for line in funnel_text(kind, f)]
+
+
+def quality_lines(report: dict[str, Any], *, funnels: bool = True) -> list[str]:
+    """The report as short lines of text (command output and the set page, which shows the build
+    funnels as tables: ``funnels=False``)."""
     out: list[str] = []
     b = report.get("build")
     if b:
@@ -100,6 +118,8 @@ def quality_lines(report: dict[str, Any]) -> list[str]:
                 else ""
             )
         )
+    if funnels:
+        out.extend(funnel_lines(report))
     h = report.get("human")
     if h:
         agree = h.get("agreement")

@@ -16,7 +16,7 @@ from commonsense.io import DataFormatError
 from . import selectors, services
 from .forms import DataImportForm
 from .models import Graph, QuestionSet, StatementSet
-from .quality import quality_lines
+from .quality import build_funnels, quality_lines
 from .set_actions import question_set_usage
 
 
@@ -65,7 +65,8 @@ def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
             "page": page,
             "structures": selectors.question_structure_counts(qset),
             "usage": question_set_usage(qset),
-            "quality": quality_lines(qset.quality or {}),
+            "quality": quality_lines(qset.quality or {}, funnels=False),
+            "funnels": build_funnels(qset.quality or {}),
         },
     )
 

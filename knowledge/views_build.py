@@ -19,6 +19,7 @@ from .abstract_files import abstract_file_save
 from .build_forms import CocoBuildForm, QuestionBuildForm
 from .build_jobs import build_job_command, build_job_create, build_job_is_stalled, build_job_retry
 from .models import BuildJob
+from .quality import build_funnels
 from .services import ImportRefused
 
 
@@ -94,7 +95,15 @@ def _job(job_id: int) -> BuildJob:
 def _progress_context(job: BuildJob) -> dict[str, object]:
     requested = job.params.get("count") if job.kind == BuildJob.Kind.COM2 else None
     short = job.question_set is not None and isinstance(requested, int) and job.question_set.question_count < requested
-    return {"job": job, "stalled": build_job_is_stalled(job), "requested": requested, "short": short}
+    done = job.question_set if job.state == BuildJob.State.DONE else None
+    return {
+        "job": job,
+        "stalled": build_job_is_stalled(job),
+        "requested": requested,
+        "short": short,
+        # issue 27: the build funnel says which stage kept how many candidates
+        "funnels": build_funnels(done.quality or {}) if done is not None else {},
+    }
 
 
 @role_required(RESEARCHER)

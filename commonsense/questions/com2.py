@@ -19,6 +19,7 @@ from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES_MODE, CompositionRules, 
 from ..queries.sampling import QInter, QProj, Query, QuerySampler
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
 from . import distractors, fluent, names, verbalize, wellformed
+from . import funnel as stages
 from .display import Display
 from .diverse import EmbeddingCache, select_diverse
 from .neardup import DEFAULT_THRESHOLD, NearDuplicates
@@ -54,18 +55,28 @@ class BuildReport:
 
     requested: int = 0
     built: int = 0
+    kind: str = ""
     attempts: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
     distractors_rejected: Counter[str] = field(default_factory=Counter)
+    # the build funnel (:mod:`.funnel`): the graph's stages and what sampling counted
+    graph: list[stages.Stage] = field(default_factory=list)
+    sampling: stages.SamplingCounts = field(default_factory=stages.SamplingCounts)
+
+    def funnel(self) -> dict[str, object]:
+        s = self.sampling
+        return stages.funnel(self.graph, stages.sampling_stages(s), stages.candidate_stage(s))
 
     def as_dict(self) -> dict[str, object]:
         return {
+            **({"kind": self.kind} if self.kind else {}),
             "requested": self.requested,
             "built": self.built,
             "shortfall": max(self.requested - self.built, 0),
             "attempts": self.attempts,
             "dropped": dict(sorted(self.dropped.items())),
             "distractors_rejected": dict(sorted(self.distractors_rejected.items())),
+            "funnel": self.funnel(),
         }
 
 
@@ -217,6 +228,16 @@ class StateDistractorCheck:
         return None
 
 
+def _counted(reject: distractors.Reject, counts: stages.SamplingCounts) -> distractors.Reject:
+    """``reject`` counting every candidate it sees (the funnel's distractor candidates)."""
+
+    def counted(node: int, chosen: list[int]) -> str | None:
+        counts.candidates_checked += 1
+        return reject(node, chosen)
+
+    return counted
+
+
 def near_duplicate_check(nd: NearDuplicates) -> OptionCheck:
     return NearDuplicateCheck(nd)
 
@@ -248,6 +269,7 @@ def make_question(
     if query.answer not in answers or answers.intersection(anchors):
         if report is not None:
             report.dropped["an anchor is an answer"] += 1
+            report.sampling.anchor_answers += 1
         return None
     raw = index.names.__getitem__
     text = display or raw
@@ -262,6 +284,9 @@ def make_question(
 
     if checks:
         reject = option_checks(index, query, text, shown, checks, text(query.answer))
+        if report is not None:
+            reject = _counted(reject, report.sampling)
+    rejected_before = Counter(report.distractors_rejected) if report is not None else Counter()
     # The chain's intermediate nodes answer the question's first hops: read blind, a 2p item offering
     # both "Adam gains confidence" (the hidden middle step) and the gold "Adam is confident" had two
     # defensible answers (COM2's human evaluation names such answers "1-hop").
@@ -280,9 +305,14 @@ def make_question(
         picked, refused = pick_checked(
             index, rng, query, picked, check, answers=answers | middle, anchors=anchors, **pick_options
         )
+        if report is not None and refused:
+            report.distractors_rejected[stages.PLAUSIBLE_TO_MODEL] += len(refused)
+    if report is not None:
+        report.sampling.candidates_rejected.update(report.distractors_rejected - rejected_before)
     if picked is None:
         if report is not None:
             report.dropped["too few distractors"] += 1
+            report.sampling.too_few[stages.too_few_cause(report.distractors_rejected - rejected_before)] += 1
         return None
     rel = index.rel_names.__getitem__
     st = STRUCTURES[query.kind]
@@ -359,9 +389,14 @@ def sample_questions(
         query = sampler.sample(kind, rng)
         if report is not None:
             report.attempts += 1
+            report.sampling.attempts += 1
         if query is None or query.signature() in seen:
             if report is not None:
                 report.dropped["no query from the sampled answer" if query is None else "repeated query"] += 1
+                if query is None:
+                    report.sampling.no_query[sampler.last_failure] += 1
+                else:
+                    report.sampling.repeated += 1
             continue
         q = make_question(
             index,
@@ -428,6 +463,9 @@ def build_com2(
     checks.extend(extra_checks)
     report = report if report is not None else BuildReport()
     report.requested = params.count
+    report.kind = params.kind
+    hops = [*params.hop_relations, *([NEGATION_RELATION] if STRUCTURES[params.kind].negated_branch is not None else [])]
+    report.graph = stages.graph_stages(index, hops)
     n = params.count * (pool_factor if params.diverse else 1)
     relations = params.hop_relations  # 2in's negated branch always uses HinderedBy (the sampler's own mask)
     qs = sample_questions(
@@ -451,6 +489,7 @@ def build_com2(
     if params.diverse and diverse_cache is not None and len(qs) > params.count:
         texts = [f"{q.metadata['template']['context']} {q.metadata['template']['question']}" for q in qs]
         keep = select_diverse(texts, params.count, diverse_cache)
+        report.sampling.after.append((*stages.DIVERSE, len(qs) - len(keep)))
         qs = renumber([qs[i] for i in keep], "")
         if progress is not None:
             progress(len(qs), params.count)

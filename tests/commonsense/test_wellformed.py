@@ -16,6 +16,7 @@ from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.queries.rules import ANSWER_CLASS, DEFAULT_RULES, composes, same_question
 from commonsense.questions import fluent, grammar, wellformed
 from commonsense.questions.com2 import STATE_CLASSES, BuildParams, BuildReport, build_com2
+from commonsense.questions.text_rules import verdict
 from commonsense.questions.wellformed import build_edges, display_reason, misfit, triple_reason, unreadable
 from tests.conftest import shared_file
 
@@ -328,12 +329,12 @@ needs_parser = pytest.mark.skipif(
 def test_the_parser_names_sentences_the_lexical_checks_pass(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert unreadable(text) == "no complete parse (Link Grammar)", text
     # the fault it guards: without the parser these read as English to the lexical checks
-    unreadable.cache_clear()
+    verdict.cache_clear()
     monkeypatch.setattr(grammar, "available", lambda: False)
     try:
         assert unreadable(text) is None, (text, unreadable(text))
     finally:
-        unreadable.cache_clear()
+        verdict.cache_clear()
 
 
 @needs_parser
@@ -348,10 +349,10 @@ def test_parser_reads_placeholders_as_names_and_keeps_every_linkage() -> None:
 def test_edge_filter_says_whether_the_parse_ran(monkeypatch: pytest.MonkeyPatch) -> None:
     # the name keys the graph index cache and is stored with every set
     monkeypatch.setattr(grammar, "available", lambda: False)
-    assert build_edges().name.endswith(f"+well-formed-{wellformed.RULES_VERSION}+unparsed")
+    assert build_edges().name.endswith(f"+well-formed-{wellformed.rules_version()}+unparsed")
     monkeypatch.setattr(grammar, "available", lambda: True)
     monkeypatch.setattr(grammar, "version", lambda: "link-grammar-9.9.9")
-    assert build_edges().name.endswith(f"+well-formed-{wellformed.RULES_VERSION}+parsed:link-grammar-9.9.9")
+    assert build_edges().name.endswith(f"+well-formed-{wellformed.rules_version()}+parsed:link-grammar-9.9.9")
     assert wellformed.build_edges(include_malformed=True).name == plausible_only().name
 
 

@@ -111,6 +111,8 @@ def test_com2_job_from_the_form_equals_the_cli_build(
     assert web.params["include_implausible"] is True and web.params["near_duplicate"] == 0.9
     assert (web.params["rules"], web.params["composition_rules"]) == ("paper", "papers-printed-v1")
     assert "--rules paper" in build_job_command(job)
+    page = researcher.get(reverse("knowledge:build_job", args=[job.pk])).content.decode()
+    assert "Build funnel: 2i" in page and '<th scope="row">distractors</th>' in page  # issue 27 item 5
     assert web.quality["build"]["built"] == 12
     assert web.created_by is not None and web.created_by.username == "b-researcher"
 
