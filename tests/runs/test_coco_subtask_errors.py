@@ -38,8 +38,12 @@ def test_stored_rows_split_by_subtask() -> None:
     }
     for g, (atoms, chosen) in plan.items():
         for k, ok in enumerate(atoms, 1):
-            predict(run, QuestionFactory(question_set=qset, group=g, role=f"atomic_{k}", answer_index=0), 0 if ok else 1)
-        predict(run, QuestionFactory(question_set=qset, group=g, role="reasoning", structure="2p", answer_index=0), chosen)
+            predict(
+                run, QuestionFactory(question_set=qset, group=g, role=f"atomic_{k}", answer_index=0), 0 if ok else 1
+            )
+        predict(
+            run, QuestionFactory(question_set=qset, group=g, role="reasoning", structure="2p", answer_index=0), chosen
+        )
     Prediction.objects.filter(run=run, chosen__isnull=True).update(raw_output="")
     rows = {(n, s): (v, k) for n, s, v, _, _, k, _ in error_rows(run)}
     assert rows[("subtask_error_share", "REA:Reasoning Error")] == (0.5, 1)
