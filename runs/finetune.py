@@ -80,15 +80,19 @@ def finetune_create(
 
 
 def training_items(job: FineTune) -> list[C.TrainItem]:
+    return set_items(job.question_set, job.difficulty_run_id, (job.params or {}).get("limit"))
+
+
+def set_items(question_set: Any, difficulty_run_id: int | None, limit: int | None = None) -> list[C.TrainItem]:
+    """The set's questions with an answer as training items, with d(Q) from the recoms run (if any)."""
     d: dict[int, int | None] = {}
-    if job.difficulty_run_id is not None:
-        d = dict(Prediction.objects.filter(run_id=job.difficulty_run_id).values_list("question_id", "item_difficulty"))
-    qs = job.question_set.questions.filter(answer_index__isnull=False).order_by("position")
-    limit = (job.params or {}).get("limit")
+    if difficulty_run_id is not None:
+        d = dict(Prediction.objects.filter(run_id=difficulty_run_id).values_list("question_id", "item_difficulty"))
+    qs = question_set.questions.filter(answer_index__isnull=False).order_by("position")
     rows = list(qs[: int(limit)] if limit else qs)
     return [
         C.TrainItem(
-            id=str(q.pk),
+            id=q.external_id or str(q.pk),
             prompt=C.training_prompt(q.context, q.stem, [str(o) for o in q.options]),
             answer=str(q.options[q.answer_index]),
             difficulty=d.get(q.pk),

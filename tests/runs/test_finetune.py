@@ -112,6 +112,18 @@ def test_reason_cl_job_resumes_after_a_killed_worker(csqa_set, tiny, difficulty_
     assert rows["Reason-CL (whole)"][2] == pytest.approx(acc)
 
 
+def test_levels_exported_as_training_splits(csqa_set, difficulty_run, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    call_command(
+        "finetune", "--set", "csqa-demo", "--model", "x", "--strategy", "reason-cl", "--name", "x",
+        "--difficulty-run", str(difficulty_run.pk), "--export-levels", str(tmp_path / "levels"),
+    )  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["levels"] == {"0": 1, "1": 1, "2": 1}
+    rows = {p.name: [json.loads(x) for x in p.read_text().splitlines()] for p in (tmp_path / "levels").iterdir()}
+    assert sorted(rows) == ["level-0.jsonl", "level-1.jsonl", "level-2.jsonl"]
+    assert rows["level-1.jsonl"][0]["difficulty"] == 1 and rows["level-1.jsonl"][0]["prompt"].startswith("Question:")
+    assert not FineTune.objects.exists()
+
+
 def test_finetune_command_refusals(csqa_set, tiny, capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(CommandError, match="Reason-CL needs --difficulty-run"):
         call_command("finetune", "--set", "csqa-demo", "--model", str(tiny), "--strategy", "reason-cl", "--name", "x")

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from commonsense.training.curriculum import TrainItem, export_levels
 from knowledge.models import QuestionSet
-from runs.finetune import LORA_KEYS, finetune_create, finetune_execute
+from runs.finetune import LORA_KEYS, finetune_create, finetune_execute, set_items
 from runs.models import FineTune, Run
 
 
@@ -29,6 +31,11 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, help="train on the first N questions")
         parser.add_argument("--param", action="append", default=[], help=f"KEY=VALUE, KEY in {', '.join(LORA_KEYS)}")
         parser.add_argument("--inline", action="store_true", help="train in this process (no worker)")
+        parser.add_argument(
+            "--export-levels",
+            metavar="DIR",
+            help="write Eq. 6's levels (d(Q) of --difficulty-run) as training splits DIR/level-<d>.jsonl and stop",
+        )
 
     def handle(self, *args: Any, **o: Any) -> None:
         qset = QuestionSet.objects.filter(name=o["qset"]).first()
@@ -43,6 +50,9 @@ class Command(BaseCommand):
         if o["limit"]:
             params["limit"] = o["limit"]
         run = Run.objects.filter(pk=o["difficulty_run"]).first() if o["difficulty_run"] else None
+        if o["export_levels"]:
+            self._export(qset, run, Path(o["export_levels"]), o["limit"])
+            return
         try:
             job = finetune_create(
                 name=o["name"],
@@ -65,3 +75,17 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(out))
         if job.state == FineTune.State.FAILED:
             raise CommandError(f"fine-tune {job.name} failed: {out.get('error')}")
+
+    def _export(self, qset: QuestionSet, run: Run | None, folder: Path, limit: int | None) -> None:
+        if run is None or run.scoring != "recoms" or run.question_set_id != qset.pk:
+            raise CommandError("--export-levels needs --difficulty-run: a recoms run on the set (its d(Q))")
+        folder.mkdir(parents=True, exist_ok=True)
+
+        def write(d: int, items: list[TrainItem]) -> None:
+            with (folder / f"level-{d}.jsonl").open("w", encoding="utf-8") as f:
+                for it in items:
+                    row = {"id": it.id, "prompt": it.prompt, "answer": it.answer, "difficulty": d}
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+        sizes = export_levels(set_items(qset, run.pk, limit), write)
+        self.stdout.write(json.dumps({"folder": str(folder), "levels": {str(k): v for k, v in sizes.items()}}))
