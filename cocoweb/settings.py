@@ -146,7 +146,7 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = env.str("DJANGO_MEDIA_ROOT", default=str(VAR_DIR / "media"))
-# Conceptualisation files for CoCo builds from the browser (knowledge/abstract_files.py); web
+# Conceptualisation files for CoCo builds from the browser (knowledge/services/abstract_files.py); web
 # processes and workers must share this folder.
 COCOWEB_ABSTRACT_DIR = Path(env.str("COCOWEB_ABSTRACT_DIR", default=str(Path(MEDIA_ROOT) / "abstract")))
 
@@ -206,6 +206,11 @@ COCOWEB_BUILD_HEARTBEAT_SECONDS = env.float(
 # The explorer's stored aggregates (explorer.models.StoredAggregate) not computed again for this
 # many days are deleted by the housekeeping tick; a page computes them again when asked.
 COCOWEB_STORED_AGGREGATE_DAYS = env.float("COCOWEB_STORED_AGGREGATE_DAYS", default=30)
+# The plausibility model's decision threshold, which a researcher may tune: a triple or a distractor
+# the model scores at least this is plausible (COM2 uses Vera's 0.5, the core's one constant
+# commonsense.kg.edges.PLAUSIBLE). The default of build_questions/build_coco --plausibility-threshold
+# and of knowledge.services.triple_plausibility.plausibility_check; a build keys its index by it.
+COCOWEB_PLAUSIBILITY_THRESHOLD = env.float("COCOWEB_PLAUSIBILITY_THRESHOLD", default=0.5)
 # A build writes its progress on the job row at most this often (seconds).
 COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", default=0.5)
 # Items a run scores between two writes of its predictions and progress (a run's chunk_size wins).

@@ -1,4 +1,4 @@
-"""Thin Celery wrappers: they take ids and call :mod:`knowledge.execution`.
+"""Thin Celery wrappers: they take ids and call :mod:`knowledge.services.build_execution`.
 
 ``build_job_run_task`` is acknowledged late and idempotent: a redelivered message finds its job
 done, failed, or held by a live worker and does nothing; a job whose worker died (stale
@@ -19,8 +19,7 @@ from functools import partial
 from celery import shared_task
 
 from cocoweb.leases import worker_name
-
-from .execution import build_job_run
+from knowledge.services.build_execution import build_job_run
 
 BUILD_QUEUE = "default"
 log = logging.getLogger(__name__)

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import logging
 import traceback
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -41,9 +39,9 @@ def finetune_create(
     seed: int = 0,
     difficulty_run: Run | None = None,
     params: dict[str, Any] | None = None,
-    enqueue: bool = True,
     user: Any = None,
 ) -> FineTune:
+    """Store a queued job (``runs.tasks.finetune_enqueue`` sends it to a worker)."""
     from commonsense.scoring.registry import Refused, resolve_model
 
     if strategy not in C.STRATEGIES:
@@ -72,10 +70,6 @@ def finetune_create(
         params=params or {},
         created_by=user,
     )
-    if enqueue:
-        from .tasks import EVAL_QUEUE, finetune_execute_task
-
-        transaction.on_commit(partial(finetune_execute_task.apply_async, (job.pk,), queue=EVAL_QUEUE))
     return job
 
 

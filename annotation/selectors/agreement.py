@@ -17,6 +17,10 @@ from commonsense.metrics import nww
 from commonsense.metrics.bootstrap import mean_ci
 from commonsense.validation import JUDGEMENTS, ItemLabel, item_label
 
+# NWW scores each rater against the majority of the *other* raters and each statement by how
+# far its raters agree: with fewer than two raters there is nothing to agree or disagree with.
+NWW_MIN_RATERS = 2
+
 
 def regular_answers(campaign: Campaign, item_ids: list[int] | None = None) -> list[tuple[int, int, dict[str, Any]]]:
     """``(user_id, item_id, answer)`` of every regular item's responses, oldest first."""

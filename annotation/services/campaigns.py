@@ -19,7 +19,7 @@ from annotation.selectors.agreement import campaign_item_labels, needs_adjudicat
 from commonsense.io.questions import MASK
 from commonsense.validation import ItemLabel, answer_normalise, item_label
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
-from knowledge.names import name_check
+from knowledge.services.names import name_check
 from runs.models import Prediction, Run
 
 RICA_SETS = (QuestionSet.Kind.RICA_PROBES, QuestionSet.Kind.RICA_AXIOMS)

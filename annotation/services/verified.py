@@ -23,7 +23,7 @@ from annotation.selectors.campaigns import campaign_progress
 from annotation.services.campaigns import final_labels_refresh
 from commonsense.validation import NONE_CORRECT, com2_postprocess
 from knowledge.models import Question, QuestionSet
-from knowledge.names import name_check
+from knowledge.services.names import name_check
 
 
 def _refuse_unfinished(campaign: Campaign) -> None:

@@ -17,7 +17,13 @@ from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
 from annotation import charts
 from annotation.forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
 from annotation.models import Campaign
-from annotation.selectors.agreement import campaign_agreement, campaign_item_labels, campaign_matrices, campaign_nww
+from annotation.selectors.agreement import (
+    NWW_MIN_RATERS,
+    campaign_agreement,
+    campaign_item_labels,
+    campaign_matrices,
+    campaign_nww,
+)
 from annotation.selectors.campaigns import (
     adjudicated_labels,
     answered_items,
@@ -36,7 +42,7 @@ from annotation.selectors.verdicts import generation_judgements
 from annotation.services import campaign_exports as exports
 from annotation.services import campaigns as services
 from annotation.services.ratings_import import RatingsImportRefused, ratings_import
-from annotation.views.presentation import NWW_MIN_RATERS, option_rows
+from annotation.views.presentation import option_rows
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS

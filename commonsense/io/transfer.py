@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DataFormatError, check_field
-from .questions import QuestionRecord, _json_lines
+from .records import QuestionRecord, _json_lines
 from .text import iter_lines
 
 TRANSFER_FORMATS = ("anli", "piqa", "siqa", "winogrande")

@@ -10,12 +10,12 @@ from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
+from explorer.panels.runs import compare_panels, question_run_panels, statement_run_panels
+from explorer.views.panel_pages import render_with_panels
 
 from ..selectors import errors as es
 from ..selectors import sources
 from .drawer_rows import rows_html
-from .panels import render_with_panels
-from .run_panels import compare_panels, question_run_panels, statement_run_panels
 
 DRAWER_LIMIT = 50
 PAGE_LIMIT = 500  # "open as page" shows more of the same items

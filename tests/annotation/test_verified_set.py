@@ -18,10 +18,10 @@ from annotation.models import Campaign, Item, VerifiedSet
 from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.validation import NONE_CORRECT
-from knowledge.builders import question_set_build
 from knowledge.models import Question, QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.annotation.conftest import login

@@ -214,7 +214,7 @@ def _former_feature_difference(m: np.ndarray, poles: np.ndarray, *, n_boot: int,
 )
 def test_feature_difference_draws_as_the_former_implementation(n: int, n_boot: int, seed: int) -> None:
     """Golden: the same figures, to the bit, as the unsliced draws, on a silicon population's m_i
-    (runs.nww_population's path: P(yes) to (a) and (b) → silicon_population → feature_difference)."""
+    (runs.selectors.nww_population's path: P(yes) to (a) and (b) → silicon_population → feature_difference)."""
     from commonsense.metrics.nww import silicon_population
 
     rng = np.random.default_rng(seed + 100)

@@ -216,13 +216,13 @@ def _old_core_windows(run_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
 def test_core_windows_equal_the_former_read_of_every_item(seed, django_assert_num_queries):
-    """Predictions stored by the evaluation loop's own constructor (runs.execution._prediction) from
+    """Predictions stored by the evaluation loop's own constructor (runs.evaluation._prediction) from
     ItemResults shaped as the recoms scoring's: d(Q) in the question or the prediction's extra (JSON
     null too), a KBA answer right, wrong, null or absent, failed items, questions without an answer,
     ties in d(Q); sizes where the window steps miss the end and where a boundary falls inside a
     difficulty value."""
     from commonsense.scoring.types import ItemResult
-    from runs.execution import _prediction
+    from runs.evaluation import _prediction
 
     rng = random.Random(seed)
     qset = QuestionSetFactory(name=f"windows-{seed}")

@@ -243,7 +243,7 @@ def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_ass
 def test_csv_download_computes_only_its_panel_with_the_same_numbers(
     com2, coco, researcher, django_assert_max_num_queries
 ):
-    from explorer.views.run_panels import compare_panels, question_run_panels
+    from explorer.panels.runs import compare_panels, question_run_panels
 
     for run in (com2["run"], coco):
         full = {p.key: p.csv_response("x").content for p in question_run_panels(run)}

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.views.run_panels import compare_panels
+from explorer.panels.runs import compare_panels
 from knowledge.models import QuestionSet
-from knowledge.services import questions_import
-from runs.execution import run_execute
+from knowledge.services.imports import questions_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
-from runs.selectors import metric_values
+from runs.selectors.runs import metric_values
 from runs.services import run_create
 from tests.conftest import shared_file
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from explorer.views.run_panels import compare_panels
+from explorer.panels.runs import compare_panels
 from knowledge.models import QuestionSet
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES

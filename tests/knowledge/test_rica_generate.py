@@ -11,10 +11,10 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from commonsense.questions import rica_gen
-from explorer.views.run_panels import question_run_panels
+from explorer.panels.runs import question_run_panels
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES, shared_file

@@ -17,9 +17,9 @@ from commonsense.kg.relations import COM2_RELATIONS
 from commonsense.questions.fluent import has_lemma_form
 from commonsense.questions.funnel import check as funnel_check
 from commonsense.questions.quality import PLACEHOLDER
-from knowledge.build_forms import QuestionBuildForm
+from knowledge.forms.builds import QuestionBuildForm
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import shared_file
 
 pytestmark = pytest.mark.django_db

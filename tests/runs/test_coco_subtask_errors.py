@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from commonsense.metrics.coco_tables import fai_category, subtask_errors
-from runs.coco_rows import error_rows
 from runs.models import Prediction
+from runs.reports.coco import error_rows
 from tests.explorer.factories import QuestionFactory, QuestionSetFactory, make_run, predict
 
 

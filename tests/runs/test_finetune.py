@@ -15,9 +15,9 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from runs import finetune as F
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import FineTune, Run, RunMetric
-from runs.selectors import table3_rows
+from runs.selectors.runs import table3_rows
 from runs.services import run_create
 from tests.commonsense import tiny_lm
 
@@ -49,7 +49,6 @@ def _job(name: str, csqa_set: Any, tiny: Path, run: Run) -> FineTune:
         strategy="reason-cl",
         difficulty_run=run,
         params=params,
-        enqueue=False,
     )
 
 

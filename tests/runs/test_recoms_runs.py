@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from explorer.selectors import errors as es
-from runs.execution import run_claim, run_execute
-from runs.exports import predictions_jsonl
+from runs.evaluation import run_claim, run_execute
 from runs.models import Prediction, Run, RunMetric
-from runs.reports import run_metrics_overall
+from runs.reports.run_exports import predictions_jsonl
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 from tests.commonsense import tiny_lm
 

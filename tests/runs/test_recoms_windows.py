@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from explorer import charts
-from explorer.views.run_panels import question_run_panels
-from runs.execution import run_execute
+from explorer.panels.runs import question_run_panels
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 
@@ -41,7 +41,7 @@ def test_chart_windows_are_the_metric_windows(recoms_run: Run) -> None:
 
 
 def test_the_loop_copies_the_kba_answer(recoms_run: Run) -> None:
-    """runs.execution stores ``extra.kba.correct`` in Prediction.kba_correct (the windows' index reads it)."""
+    """runs.evaluation stores ``extra.kba.correct`` in Prediction.kba_correct (the windows' index reads it)."""
     from runs.item_facets import kba_correct
 
     preds = list(Prediction.objects.filter(run=recoms_run))

@@ -12,10 +12,10 @@ import pytest
 from django.core.management import call_command
 
 from explorer import charts
-from explorer.views.run_panels import compare_panels, question_run_panels
+from explorer.panels.runs import compare_panels, question_run_panels
 from knowledge.models import QuestionSet
-from knowledge.services import questions_import
-from runs.execution import run_execute
+from knowledge.services.imports import questions_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import shared_file

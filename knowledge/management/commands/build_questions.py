@@ -4,8 +4,8 @@ from typing import Any
 
 from commonsense.queries import KINDS
 from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
-from knowledge.builders import question_set_build
-from knowledge.names import name_arg
+from knowledge.services.builds import question_set_build
+from knowledge.services.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import add_fluent_arguments, add_plausibility_arguments, check_from_options, fluent_from_options

@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from knowledge.models import QuestionSet
-from knowledge.quality import quality_lines, question_set_quality
+from knowledge.services.set_quality import quality_lines, question_set_quality
 
 
 class Command(BaseCommand):

@@ -62,12 +62,15 @@ class Command(BaseCommand):
                 seed=o["seed"],
                 difficulty_run=run,
                 params=params,
-                enqueue=not o["inline"],
             )
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         if o["inline"]:
             finetune_execute(job.pk, heartbeat=False)
+        else:
+            from runs.tasks import finetune_enqueue
+
+            finetune_enqueue(job)
         job.refresh_from_db()
         out = {"id": job.pk, "name": job.name, "state": job.state, "steps": job.steps_done, "model": job.output_dir}
         if job.error:
