@@ -17,7 +17,7 @@ from annotation.models import Campaign, Item, Response, VerifiedSet
 from commonsense.agreement import fleiss_kappa
 from commonsense.rica_verify import round_matrices, verdict
 from knowledge.models import Question, QuestionSet
-from knowledge.names import name_check
+from knowledge.services.names import name_check
 
 
 def _votes(campaign: Campaign) -> dict[int, list[int]]:
