@@ -47,6 +47,7 @@ COM2_PARAMS = (
     "include_malformed",
     "include_populated",
     "near_duplicate",
+    "near_synonym",
 )
 COCO_PARAMS = (
     "rules",

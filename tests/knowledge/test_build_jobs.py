@@ -77,6 +77,7 @@ def test_com2_job_from_the_form_equals_the_cli_build(
             "max_degree": 7,
             "relations": ["xNeed", "xIntent", "xWant", "xEffect"],
             "near_duplicate": "0.9",  # the form's initial value, as a browser posts it
+            "near_synonym": "0.5",  # so does the near-synonym guard's
             "include_implausible": "on",  # issue 11: the flag travels through the job to the set
             "rules": "paper",  # issue 27: so do the composition rules
         },
