@@ -1,5 +1,5 @@
 """What a researcher does to a question set from its page: export it (JSONL, CSV, an lm-eval task
-as a zip), rename it, delete it. A set that model runs or annotation campaigns use is neither
+or a Hugging Face dataset folder as a zip), rename it, delete it. A set that model runs or annotation campaigns use is neither
 renamed (their results are filed under its name) nor deleted (its runs would go with it;
 campaigns protect it): the refusal names who uses it.
 
@@ -22,22 +22,32 @@ from .builders import EXPORT_FORMATS, question_set_export
 from .models import Question, QuestionSet
 from .names import name_check
 
-CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv; charset=utf-8", "lm-eval": "application/zip"}
+CONTENT_TYPES = {
+    "jsonl": "application/x-ndjson",
+    "csv": "text/csv; charset=utf-8",
+    "lm-eval": "application/zip",
+    "hf": "application/zip",
+    "finetune-prompt": "application/x-ndjson",
+    "finetune-chat": "application/x-ndjson",
+}
+FOLDERS = {"lm-eval": "lm-eval", "hf": "hf"}  # formats written as a folder, downloaded as its zip
 
 
 def question_set_export_bytes(qset: QuestionSet, fmt: str) -> tuple[bytes, str, str]:
     """``(body, content type, file name)`` of the set in ``fmt``, written by the same code as the
-    ``export_questions`` command; the lm-eval task (YAML + JSONL) comes as one zip."""
+    ``export_questions`` command; a folder (the lm-eval task, the Hugging Face dataset) comes as one zip."""
     if fmt not in EXPORT_FORMATS:
         raise ValidationError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
     with tempfile.TemporaryDirectory() as tmp:
-        if fmt == "lm-eval":
-            question_set_export(qset.name, fmt, Path(tmp) / "task")
+        if fmt in FOLDERS:
+            folder = Path(tmp) / "out"
+            question_set_export(qset.name, fmt, folder)
             buf = io.BytesIO()
             with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-                for f in sorted((Path(tmp) / "task").iterdir()):
-                    zf.write(f, f.name)
-            return buf.getvalue(), CONTENT_TYPES[fmt], f"{task_name(qset.name)}-lm-eval.zip"
+                for f in sorted(folder.rglob("*")):
+                    if f.is_file():
+                        zf.write(f, f.relative_to(folder).as_posix())
+            return buf.getvalue(), CONTENT_TYPES[fmt], f"{task_name(qset.name)}-{FOLDERS[fmt]}.zip"
         out = question_set_export(qset.name, fmt, Path(tmp) / f"{qset.name}.{fmt}")
         return out.read_bytes(), CONTENT_TYPES[fmt], out.name
 

@@ -1,5 +1,6 @@
 """Run an exported lm-eval task (``export_questions --format lm-eval``) in the real ``lm_eval`` CLI
-on a local model, offline, and return its logged samples."""
+on a local model, offline, and return its logged samples; read a task's YAML as lm-eval does
+(``!function`` tags kept as their text)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
 
-def lm_eval_samples(task_dir: Path, task: str, model: Path, tmp_path: Path) -> list[dict[str, Any]]:
+
+def task_yaml(path: Path) -> dict[str, Any]:
+    """The task's YAML with each ``!function module.name`` read as the string ``!function module.name``."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!function", lambda loader, node: f"!function {loader.construct_scalar(node)}")
+    return dict(yaml.load(path.read_text(encoding="utf-8"), Loader=Loader))  # noqa: S506 - a SafeLoader
+
+
+def lm_eval_samples(
+    task_dir: Path, task: str, model: Path, tmp_path: Path, *, cwd: Path | None = None
+) -> list[dict[str, Any]]:
+    """``cwd``: the folder lm_eval runs in (default ``tmp_path``)."""
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE"))},
         "HF_HUB_OFFLINE": "1",
@@ -43,7 +59,7 @@ def lm_eval_samples(task_dir: Path, task: str, model: Path, tmp_path: Path) -> l
         text=True,
         timeout=600,
         env=env,
-        cwd=tmp_path,
+        cwd=cwd or tmp_path,
     )
     assert res.returncode == 0, res.stderr[-4000:]
     return [json.loads(x) for f in out.rglob(f"samples_{task}_*.jsonl") for x in f.read_text().splitlines()]

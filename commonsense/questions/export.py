@@ -1,5 +1,5 @@
-"""Writers for built questions: JSONL, CSV and an lm-evaluation-harness task (YAML + JSONL) that
-``lm_eval --include_path DIR --tasks NAME`` runs unmodified."""
+"""Writers for built questions: JSONL, CSV and an lm-evaluation-harness task (YAML + JSONL + its
+loader) that ``lm_eval --include_path DIR --tasks NAME`` runs unmodified, from any folder."""
 
 from __future__ import annotations
 
@@ -83,9 +83,27 @@ def task_name(set_name: str) -> str:
 DOC_TO_TEXT = "{% if context %}Context: {{context}}\n{% endif %}Question: {{question}}\nAnswer:"
 
 
+# The task's data loader, shipped beside the YAML: lm-eval resolves ``!function`` relative to the
+# YAML's folder, while ``datasets`` resolves ``data_files`` against the working directory, so a
+# relative data path would only work from the task's own folder and an absolute one only on the
+# machine that wrote it. This loader finds the JSONL next to itself: the folder (or the zip of it)
+# runs unchanged wherever it is unpacked, from any working directory.
+LOADER = '''"""Loads {data} for the lm-eval task {task} (written by cocoweb): the JSONL beside this file."""
+
+from pathlib import Path
+
+import datasets
+
+
+def load(**_kwargs):
+    return datasets.load_dataset("json", data_files={{"test": str(Path(__file__).with_name("{data}"))}})
+'''
+
+
 def write_lm_eval(questions: Iterable[BuiltQuestion], out_dir: str | Path, set_name: str) -> Path:
-    """Write ``<task>.jsonl`` and ``<task>.yaml`` into ``out_dir`` and return the YAML path. The
-    task is a loglikelihood multiple-choice task over the option texts (metric: acc, acc_norm)."""
+    """Write ``<task>.jsonl``, ``<task>.yaml`` and its loader ``<task>_data.py`` into ``out_dir``
+    and return the YAML path. The task is a loglikelihood multiple-choice task over the option
+    texts (metric: acc, acc_norm); the folder names no path outside itself."""
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     name = task_name(set_name)
@@ -108,12 +126,10 @@ def write_lm_eval(questions: Iterable[BuiltQuestion], out_dir: str | Path, set_n
                 )
                 + "\n"
             )
+    (out / f"{name}_data.py").write_text(LOADER.format(data=data.name, task=name), encoding="utf-8")
     yaml_lines = [
         f"task: {name}",
-        "dataset_path: json",
-        "dataset_kwargs:",
-        "  data_files:",
-        f"    test: {json.dumps(str(data))}",
+        f"custom_dataset: !function {name}_data.load",
         "test_split: test",
         "output_type: multiple_choice",
         f"doc_to_text: {json.dumps(DOC_TO_TEXT)}",

@@ -166,12 +166,14 @@ def test_exports(tmp_path: Path, demo_records) -> None:
     write_csv(qs, tmp_path / "a.csv", "demo")
     assert (tmp_path / "a.csv").read_text().count("\n") == 7
     yaml_path = write_lm_eval(qs, tmp_path / "lm", "demo set")
-    import yaml
+    from tests.lm_eval_cli import task_yaml
 
-    cfg = yaml.safe_load(yaml_path.read_text())
+    cfg = task_yaml(yaml_path)
     assert cfg["task"] == "cocoweb_demo_set" and cfg["output_type"] == "multiple_choice"
-    data = Path(cfg["dataset_kwargs"]["data_files"]["test"])
-    assert data.exists() and len(data.read_text().splitlines()) == 6
+    # the data is found beside the loader, never by a path of the machine that wrote it
+    assert cfg["custom_dataset"] == "!function cocoweb_demo_set_data.load"
+    assert str(tmp_path) not in yaml_path.read_text() + (tmp_path / "lm" / "cocoweb_demo_set_data.py").read_text()
+    assert len((tmp_path / "lm" / "cocoweb_demo_set.jsonl").read_text().splitlines()) == 6
 
 
 # --- CoCo Eq. 9 over the whole relation -------------------------------------------------------

@@ -1,16 +1,21 @@
 """``export_questions --format lm-eval`` writes a task that the ``lm_eval`` command line runs
 unmodified: the real CLI (a subprocess, offline) on a tiny GPT-2 built from a config with a
 locally trained tokenizer, loaded by lm-eval's own ``hf`` model class. Its per-option
-log-likelihoods and choices equal cocoweb's ``loglik`` scorer given the same prompt (float32)."""
+log-likelihoods and choices equal cocoweb's ``loglik`` scorer given the same prompt (float32).
+The zip the set page downloads runs as it is after unzipping anywhere, from any working folder
+(issue 26 item 6: it used to name the server's deleted temp folder)."""
 
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
-from django.test import override_settings
+from django.test import Client, override_settings
+from django.urls import reverse
 
 from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.loglik import LoglikScorer
@@ -47,3 +52,22 @@ def test_lm_eval_cli_runs_the_exported_task(tmp_path: Path) -> None:
         assert lm_scores == pytest.approx(own.scores, abs=1e-4)
         assert max(range(len(lm_scores)), key=lm_scores.__getitem__) == own.chosen
         assert s["acc"] == float(own.chosen == q.answer_index)
+
+
+def test_set_page_zip_runs_unzipped_elsewhere(researcher: Client, tmp_path: Path) -> None:
+    if connection.vendor != "sqlite":
+        pytest.skip("run once, in pass 1 (SQLite): nothing here depends on the database server")
+    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
+        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
+        call_command("build_questions", graph="ckbp", kind="2i", count=5, seed=2, name="ckbp-zip", verbosity=0)
+    r = researcher.get(reverse("knowledge:question_set_export", args=["ckbp-zip", "lm-eval"]))
+    assert r.status_code == 200
+    unpacked, elsewhere = tmp_path / "downloads" / "unpacked here", tmp_path / "another" / "folder"
+    elsewhere.mkdir(parents=True)
+    zipfile.ZipFile(io.BytesIO(r.content)).extractall(unpacked)
+    model = build_tiny_gpt2(tmp_path / "tiny")
+    samples = lm_eval_samples(unpacked, "cocoweb_ckbp_zip", model, tmp_path, cwd=elsewhere)
+    golds = list(Question.objects.filter(question_set__name="ckbp-zip").order_by("position"))
+    assert sorted((s["doc_id"], int(s["target"])) for s in samples) == [
+        (i, q.answer_index) for i, q in enumerate(golds)
+    ]

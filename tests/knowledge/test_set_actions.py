@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -35,7 +36,7 @@ def researcher(role_clients: dict[str, Client]) -> Client:
     return role_clients["researcher"]
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "finetune-prompt", "finetune-chat"])
 def test_export_gives_the_commands_file(researcher: Client, qset: QuestionSet, tmp_path: Path, fmt: str) -> None:
     r = researcher.get(reverse("knowledge:question_set_export", args=[qset.name, fmt]))
     assert r.status_code == 200 and f'filename="csqa-demo.{fmt}"' in r["Content-Disposition"]
@@ -50,10 +51,11 @@ def test_export_lm_eval_is_a_zip_of_the_task(researcher: Client, qset: QuestionS
     assert r.status_code == 200 and r["Content-Type"] == "application/zip"
     zf = zipfile.ZipFile(io.BytesIO(r.content))
     names = sorted(zf.namelist())
-    assert [n.rsplit(".", 1)[1] for n in names] == ["jsonl", "yaml"]
+    assert names == ["cocoweb_csqa_demo.jsonl", "cocoweb_csqa_demo.yaml", "cocoweb_csqa_demo_data.py"]
     rows = [json.loads(x) for x in zf.read(names[0]).decode().splitlines()]
     assert len(rows) == 300 and rows[0]["label"] == 0
     assert "output_type: multiple_choice" in zf.read(names[1]).decode()
+    assert not any(tempfile.gettempdir() in zf.read(n).decode() for n in names)  # no server path: runs anywhere
     assert researcher.get(reverse("knowledge:question_set_export", args=[qset.name, "xml"])).status_code == 404
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
 from knowledge.builders import coco_build
 from knowledge.names import name_arg
 
@@ -44,6 +45,13 @@ class Command(ImportCommand):
             help="also use CSKB-Population's candidate triples mined from ASER (class cs_head / all_head) as "
             "edges (default: the knowledge base's own triples only)",
         )
+        parser.add_argument(
+            "--rules",
+            choices=list(RULES_MODES),
+            default=DEFAULT_RULES_MODE,
+            help="which hops may be chained and intersected: curated (default: the papers' chains less those "
+            "read blind as nonsense), paper (every query pattern the papers print), any (no rule)",
+        )
         add_plausibility_arguments(parser)
         add_conceptualize_arguments(parser)
 
@@ -61,6 +69,7 @@ class Command(ImportCommand):
             include_malformed=o["include_malformed"],
             include_populated=o["include_populated"],
             diverse=o["diverse"],
+            rules=o["rules"],
             plausibility=check_from_options(o["graph"], o),
             conceptualizer=conceptualizer_from_options(o),
             progress=lambda d, t: self.progress("application", d, t),
