@@ -19,6 +19,7 @@ from rest_framework.response import Response as ApiResponse
 
 from accounts.people import User, Visitor
 from accounts.roles import ANNOTATOR, RESEARCHER, has_role
+from cocoweb.params import digits
 
 from . import exports, queue, selectors
 from .api_schema import (
@@ -193,7 +194,8 @@ def skip(request: Request, slug: str, item_id: str) -> ApiResponse:
 def agreement(request: Request, slug: str) -> ApiResponse:
     campaign = _campaign(request.user, slug)
     raw = request.query_params.get("n_boot", "1000")
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= N_BOOT_MAX:
+    n_boot = digits(raw, max_digits=len(str(N_BOOT_MAX)))
+    if n_boot is None or not 1 <= n_boot <= N_BOOT_MAX:
         return ApiResponse({"detail": f"n_boot must be a whole number from 1 to {N_BOOT_MAX}"}, status=400)
     m = selectors.campaign_matrices(campaign)
     a = selectors.campaign_agreement(campaign, m)
@@ -207,7 +209,7 @@ def agreement(request: Request, slug: str) -> ApiResponse:
         "fleiss_dropped_items": a.fleiss_dropped,
         "krippendorff_alpha": a.krippendorff,
     }
-    res = selectors.campaign_nww(campaign, m, n_boot=int(raw))
+    res = selectors.campaign_nww(campaign, m, n_boot=n_boot)
     if res is not None:
         body["nww"] = res.summary
     return ApiResponse(body)

@@ -55,6 +55,13 @@ def _clean_id(value: str, name: str) -> str:
     return v
 
 
+def _clean_ref(query: Any, name: str) -> str:
+    """An optional platform field (study, session, HIT, assignment): absent or empty is "", any
+    other value is held to ``_clean_id``'s rules (it is stored and shown to researchers)."""
+    value = query.get(name)
+    return _clean_id(value, name) if value is not None and value.strip() else ""
+
+
 def identity_from_query(query: Any) -> Identity:
     """The participant's identity from a study link's query string: Prolific (``PROLIFIC_PID``,
     ``STUDY_ID``, ``SESSION_ID``), MTurk (``workerId``, ``assignmentId``, ``hitId``) or a plain
@@ -63,17 +70,17 @@ def identity_from_query(query: Any) -> Identity:
         return Identity(
             Participant.Platform.PROLIFIC,
             _clean_id(query["PROLIFIC_PID"], "PROLIFIC_PID"),
-            query.get("STUDY_ID", "")[:MAX_ID],
-            query.get("SESSION_ID", "")[:MAX_ID],
+            _clean_ref(query, "STUDY_ID"),
+            _clean_ref(query, "SESSION_ID"),
         )
     if query.get("assignmentId") == MTURK_PREVIEW:
-        return Identity(Participant.Platform.MTURK, "", query.get("hitId", "")[:MAX_ID], "", preview=True)
+        return Identity(Participant.Platform.MTURK, "", _clean_ref(query, "hitId"), "", preview=True)
     if query.get("workerId") is not None:
         return Identity(
             Participant.Platform.MTURK,
             _clean_id(query["workerId"], "workerId"),
-            query.get("hitId", "")[:MAX_ID],
-            query.get("assignmentId", "")[:MAX_ID],
+            _clean_ref(query, "hitId"),
+            _clean_ref(query, "assignmentId"),
         )
     if query.get("participant") is not None:
         return Identity(Participant.Platform.OTHER, _clean_id(query["participant"], "participant"))

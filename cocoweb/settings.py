@@ -57,12 +57,15 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # serves static files under gunicorn
-    "cocoweb.uploads.UploadRoutesMiddleware",  # body cap (413) and file parts parsed only on upload routes
+    "cocoweb.params.QueryGuardMiddleware",  # a NUL in the path or query string: 400 naming it
     "cocoweb.middleware.DatabaseUnavailableMiddleware",  # a lost database: 503 + Retry-After, not a bare 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "accounts.middleware.AuthenticationMiddleware",  # Django's, letting the backend see the session's user copy
+    # Body cap (413) and file parts parsed only on upload routes, for the role they need: after the
+    # user is known, before CSRF's process_view reads the form.
+    "cocoweb.uploads.UploadRoutesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -233,6 +236,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": [  # DRF's three, JSON with a bound on nesting (cocoweb/api_parsers.py)
+        "cocoweb.api_parsers.DepthLimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
@@ -242,7 +250,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Commonsense knowledge workbench: question sets, annotation campaigns, model runs.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],  # schema and docs: signed-in people
+    # The schema and its docs: people with a role (a crowd participant is signed in without one).
+    "SERVE_PERMISSIONS": ["accounts.api_permissions.HasAnnotatorRole"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

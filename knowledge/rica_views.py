@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.params import MAX_SEED
 
 from .rica_build import rica_novel_build
 from .selectors import rica_set_names
@@ -20,7 +21,9 @@ from .services import ImportRefused
 class RicaBuildForm(forms.Form):
     source = forms.ChoiceField(label="RICA set", help_text="an imported RICA axiom or probe set")
     name = forms.SlugField(max_length=100, help_text="name of the new set")
-    seed = forms.IntegerField(min_value=0, initial=0, help_text="seeds the novel entities (stored on the set)")
+    seed = forms.IntegerField(
+        min_value=0, max_value=MAX_SEED, initial=0, help_text="seeds the novel entities (stored on the set)"
+    )
     variants = forms.IntegerField(min_value=1, max_value=10, initial=1, help_text="fresh entity pairs per probe")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -238,8 +238,8 @@ MATRIX: dict[str, Entry] = {
     "accounts/password_change/": E(get=SIGNED_IN_ALL, post=SIGNED_IN_ALL),  # posted empty: the form with errors
     "accounts/password_change/done/": E(get=SIGNED_IN_ALL),
     "accounts/api-token/": E(get=SIGNED_IN, post=SIGNED_IN),  # a post makes a new token
-    "api/schema/": E(get=R(401, 200, 200, 200, 200)),  # the API's description, no data
-    "api/docs/": E(get=R(401, 200, 200, 200, 200)),
+    "api/schema/": E(get=R(401, 200, 200, 200, 403)),  # the API's description: people with a role (issue 31)
+    "api/docs/": E(get=R(401, 200, 200, 200, 403)),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
     "admin/login/": E(get=R(200, 403, 403, 200), post=ALL_200),  # signed in, not staff: "no access" (issue 14)
     "favicon.ico": E(get=R(302, 302, 302, 302)),  # to the static icon
