@@ -125,14 +125,14 @@ def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, A
     def kw(w: World) -> dict[str, Any]:
         user = w.spare_user if spare else w.users["annotator"]
         group = w.spare_group if spare else w.users["annotator"].groups.get()
-        obj = {"user": user.pk, "group": group.pk, "tokenproxy": user.pk}[model]  # TokenProxy's pk is its user's
+        obj = {"user": user.pk, "group": group.pk}[model]
         return {"object_id": obj, "id": obj}
 
     return kw
 
 
 def _admin_model(model: str) -> dict[str, Entry]:
-    base = f"admin/{'authtoken' if model == 'tokenproxy' else 'auth'}/{model}/"
+    base = f"admin/auth/{model}/"
     obj = _admin_obj(model)
     out = {
         base: E(get=DJANGO_ADMIN),
@@ -169,6 +169,34 @@ def _admin_readonly_model(app: str, model: str, pk: Callable[[World], int]) -> d
             get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")),
             kwargs=obj,
             url=lambda w: f"/{base}{pk(w)}/",
+        ),
+    }
+
+
+def _api_token_admin() -> dict[str, Entry]:
+    """API tokens (stored hashed): the admin role may list, look at and delete them; nobody adds or
+    changes one there (a person makes theirs at /accounts/api-token/)."""
+    from accounts.models import ApiToken
+
+    base = "admin/accounts/apitoken/"
+
+    def obj(w: World, spare: bool = False) -> dict[str, Any]:
+        pk = ApiToken.objects.get(user=w.spare_user if spare else w.users["annotator"]).pk
+        return {"object_id": pk}
+
+    no = R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 403)
+    return {
+        base: E(get=DJANGO_ADMIN),
+        base + "add/": E(get=no, post=no),
+        base + "<path:object_id>/history/": E(get=DJANGO_ADMIN, kwargs=obj),
+        base + "<path:object_id>/delete/": E(  # empty post: asks again
+            get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=lambda w: obj(w, spare=True)
+        ),
+        base + "<path:object_id>/change/": E(get=DJANGO_ADMIN, post=no, kwargs=obj),
+        base + "<path:object_id>/": E(
+            get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")),
+            kwargs=obj,
+            url=lambda w: f"/{base}{obj(w)['object_id']}/",
         ),
     }
 
@@ -256,10 +284,10 @@ MATRIX: dict[str, Entry] = {
     **_admin_model("group"),
     **_admin_model("user"),
     "admin/auth/user/<id>/password/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=_admin_obj("user")),
-    **_admin_model("tokenproxy"),
+    **_api_token_admin(),
     **_admin_readonly_model("runs", "run", lambda w: w.run.pk),
     **_admin_readonly_model("knowledge", "buildjob", lambda w: w.build_job.pk),
-    "admin/(?P<app_label>auth|authtoken|knowledge|runs|annotation)/$": E(
+    "admin/(?P<app_label>auth|accounts|knowledge|runs|annotation)/$": E(
         get=DJANGO_ADMIN, kwargs=lambda w: {"app_label": "auth"}
     ),
     **{k: v for m in ANNOTATION_ADMIN_MODELS for k, v in _annotation_admin(m).items()},
