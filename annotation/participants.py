@@ -95,8 +95,11 @@ def crowd_study_enable(campaign: Campaign, **settings: Any) -> CrowdStudy:
     unknown = set(settings.get("demographics") or []) - set(DEMOGRAPHIC_FIELDS)
     if unknown:
         raise ValidationError(f"unknown demographic fields {sorted(unknown)}; choose from {list(DEMOGRAPHIC_FIELDS)}")
-    study, _ = CrowdStudy.objects.update_or_create(campaign=campaign, defaults=settings)
-    study.full_clean()
+    study = CrowdStudy.objects.filter(campaign=campaign).first() or CrowdStudy(campaign=campaign)
+    for name, value in settings.items():
+        setattr(study, name, value)
+    study.full_clean()  # before anything is written: a javascript: completion URL is never stored
+    study.save()
     Campaign.objects.filter(pk=campaign.pk).update(assign_order="even")
     campaign.assign_order = "even"
     return study

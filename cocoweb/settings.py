@@ -55,6 +55,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "cocoweb.csp.ContentSecurityPolicyMiddleware",  # script-src 'self': no inline script runs
     "whitenoise.middleware.WhiteNoiseMiddleware",  # serves static files under gunicorn
     "cocoweb.params.QueryGuardMiddleware",  # a NUL in the path or query string: 400 naming it
     "cocoweb.middleware.DatabaseUnavailableMiddleware",  # a lost database: 503 + Retry-After, not a bare 500
@@ -215,6 +216,12 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
 # Number of trusted reverse proxies in front of the web server (0: clients connect directly). The
 # log-in throttle then takes the client's address from X-Forwarded-For, as that many proxies saw it.
 COCOWEB_PROXY_HOPS = env.int("COCOWEB_PROXY_HOPS", default=0)
+# The Content-Security-Policy of every response (cocoweb/csp.py); empty: none.
+COCOWEB_CONTENT_SECURITY_POLICY = env.str(
+    "COCOWEB_CONTENT_SECURITY_POLICY",
+    default="default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+)
 # Sessions are read through the cache (one Redis GET instead of a database query per request) only
 # when every process shares that cache: with a per-process local-memory cache another process
 # would keep serving a session that was ended (log-out) elsewhere.
@@ -279,7 +286,10 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    if COCOWEB_PROXY_HOPS > 0:
+        # Only a proxy we trust sets X-Forwarded-Proto; without one, a client would send the header
+        # itself and a plain-HTTP request would pass for HTTPS (no redirect, secure cookies sent).
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {
     "version": 1,
