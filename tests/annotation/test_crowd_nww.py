@@ -25,11 +25,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from annotation import selectors
-from annotation.imports import ratings_import
-from annotation.services import campaign_create
+from annotation.selectors.agreement import campaign_nww
+from annotation.services.campaigns import campaign_create
+from annotation.services.ratings_import import ratings_import
+from explorer.panels.base import run_label
 from explorer.selectors.human_compare import latest_survey, model_standings
-from explorer.views.run_panels import run_label
 from knowledge.models import Statement
 from runs.models import Prediction, Run
 from tests.annotation.conftest import login
@@ -53,7 +53,7 @@ def _campaign(statement_set):  # type: ignore[no-untyped-def]
 
 
 def _scores(c, **kw):  # type: ignore[no-untyped-def]
-    res = selectors.campaign_nww(c, n_boot=20, **kw)
+    res = campaign_nww(c, n_boot=20, **kw)
     names = dict(get_user_model().objects.values_list("pk", "username"))
     rs = res.raters
     return {
@@ -86,7 +86,7 @@ def test_rater_scores_leave_one_out_is_a_named_option(statement_set) -> None:
 
 
 def _run(statement_set, keys, qa, qb, model):  # type: ignore[no-untyped-def]
-    """A statement run's predictions as runs.execution stores a yes/no scorer's (extra q1/q2)."""
+    """A statement run's predictions as runs.evaluation stores a yes/no scorer's (extra q1/q2)."""
     run = Run.objects.create(statement_set=statement_set, backend="replay", scoring="yesno", model=model, state="done")
     for k, pa, pb in zip(keys, qa, qb, strict=True):
         st = Statement.objects.get(statement_set=statement_set, external_id=k)

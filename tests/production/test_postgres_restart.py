@@ -43,7 +43,7 @@ from django.test import Client
 
 from accounts.services import api_token_renew, role_groups_sync, user_create_with_role
 from annotation.models import Item, Membership, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.services.campaigns import campaign_create, campaign_status_set
 
 from .processes import Gunicorn, Postgres, wait_for
 

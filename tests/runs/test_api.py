@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from accounts.services import api_token_renew, role_groups_sync, user_create_with_role
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 
@@ -52,7 +52,7 @@ def test_in_production_a_failed_run_shows_one_line_and_logs_the_traceback(  # ty
 ) -> None:
     model = broken_model(tmp_path_factory.getbasetemp())
     run = run_create(question_set=csqa_set, backend="hf", model=model, scoring="loglik", enqueue=False)
-    with caplog.at_level("ERROR", logger="runs.execution"):
+    with caplog.at_level("ERROR", logger="runs.evaluation"):
         assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
     run.refresh_from_db()
     assert run.error.startswith("ValueError: ")  # the exception's own message, no traceback

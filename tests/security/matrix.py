@@ -211,7 +211,7 @@ def _annotation_obj(model: str) -> Callable[[World], dict[str, Any]]:
 
     def kw(w: World) -> dict[str, Any]:
         from annotation import models as am
-        from annotation.services import adjudication_record
+        from annotation.services.campaigns import adjudication_record
 
         cls = {
             "campaign": am.Campaign,

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotation.participants import identity_from_query
+from annotation.crowd.services import identity_from_query
 from tests.security.conftest import World
 
 pytestmark = pytest.mark.django_db

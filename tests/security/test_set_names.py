@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign, VerifiedSet
-from annotation.services import campaign_create, campaign_status_set
-from annotation.verified import verified_set_create
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.verified import verified_set_create
 from knowledge.models import Graph, QuestionSet, StatementSet
 from tests.security.conftest import World
 

@@ -8,9 +8,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from annotation.models import Campaign
-from annotation.participants import crowd_study_enable
-from annotation.participants_models import CrowdStudy
+from annotation.crowd.services import crowd_study_enable
+from annotation.models import Campaign, CrowdStudy
 from tests.security.conftest import World
 
 pytestmark = pytest.mark.django_db

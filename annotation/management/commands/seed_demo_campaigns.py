@@ -16,7 +16,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from annotation.models import Campaign
-from annotation.services import campaign_create
+from annotation.services.campaigns import campaign_create
 from knowledge.models import QuestionSet, StatementSet
 
 SURVEY_INSTRUCTIONS = (
