@@ -11,7 +11,7 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 
-from accounts.roles import has_role
+from accounts.roles import ANNOTATOR, has_role
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -49,3 +49,8 @@ def role_permission(role: str) -> type[BasePermission]:
 
     HasRole.__name__ = f"Has{role.title()}Role"
     return HasRole
+
+
+# The API's schema and its docs page: people with a role (a crowd participant is signed in without
+# one). settings.SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"] names it.
+HasAnnotatorRole = role_permission(ANNOTATOR)

@@ -262,7 +262,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and its docs: people with a role (a crowd participant is signed in without one).
-    "SERVE_PERMISSIONS": ["accounts.api_permissions.HasAnnotatorRole"],
+    "SERVE_PERMISSIONS": ["cocoweb.api_schema.HasAnnotatorRole"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -31,6 +31,7 @@ from annotation.models import (
     Participant,
     Response,
 )
+from annotation.queue import operations as queue
 
 # How long a browser keeps a participant after its last request: a second browser (or a second
 # device) with the same id is refused until then; after it, the new browser takes over (the first
@@ -240,6 +241,7 @@ def qualification_reset(campaign: Campaign, user: Any, *, keep_history: bool = T
     quals = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION)
     Response.objects.filter(item__in=quals, user=user).delete()
     Assignment.objects.filter(item__in=quals, user=user).delete()
+    queue.reservations_release(campaign, user)  # a live regular reservation is not theirs to answer now
     Membership.objects.filter(pk=m.pk).update(state=Membership.State.QUALIFYING, qualification_score=None)
 
 
@@ -282,6 +284,7 @@ def membership_block(campaign: Campaign, user: Any, blocked: bool) -> None:
     p = Participant.objects.filter(campaign=campaign, user=user).first()
     if blocked:
         m.update(state=Membership.State.BLOCKED)
+        queue.reservations_release(campaign, user)  # no live reservation outlives the block
         if p is not None:
             screen_out(p)
         return
