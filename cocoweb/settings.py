@@ -263,6 +263,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and its docs: people with a role (a crowd participant is signed in without one).
     "SERVE_PERMISSIONS": ["cocoweb.api_schema.HasAnnotatorRole"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "cocoweb.api_schema.nul_refusal_documented",  # the query guard's 400, on every operation
+    ],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

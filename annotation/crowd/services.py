@@ -140,12 +140,30 @@ def _new_participant(campaign: Campaign, ident: Identity, claim: str, now: datet
         return None
 
 
+ENDED_STAGES = (Participant.Stage.FINISHED, Participant.Stage.RETURNED, Participant.Stage.SCREENED_OUT)
+
+
+def _may_take_over(p: Participant, ident: Identity) -> bool:
+    """Whether a browser that does not hold ``p`` may take them over (once the holder is silent):
+    never a participant whose study has ended (their completion code stays with the browser that
+    holds them); on Prolific and MTurk only with the session reference stored at the join (Prolific
+    ``SESSION_ID``, MTurk ``assignmentId``), which the platform gives the person and nobody else
+    sees, so their platform id alone is not enough. Other panels have no such reference: their
+    ids are the secret (docs/crowd-studies.md)."""
+    if p.stage in ENDED_STAGES:
+        return False
+    if p.platform == Participant.Platform.OTHER:
+        return True
+    return bool(p.session_ref) and secrets.compare_digest(p.session_ref.encode(), ident.session_ref.encode())
+
+
 def participant_join(campaign: Campaign, ident: Identity, held_claim: str, now: datetime | None = None) -> Joined:
     """The participant of this id in this campaign, created on the first visit. ``held_claim`` is
     the claim this browser holds (empty if none). A browser that holds the participant resumes; a
-    different browser takes it over only when the holder has been silent for ``SESSION_HOLD``,
-    otherwise it is refused (``busy``). The take-over is one conditional UPDATE, so two browsers
-    arriving at once cannot both win."""
+    different browser takes it over only when :func:`_may_take_over` allows it and the holder has
+    been silent for ``SESSION_HOLD``, otherwise it is refused (``busy``, whatever the reason, so the
+    answer does not tell whether an id is active). The take-over is one conditional UPDATE, so two
+    browsers arriving at once cannot both win."""
     now = now or timezone.now()
     key = {"campaign": campaign, "platform": ident.platform, "external_id": ident.external_id}
     p = Participant.objects.filter(**key).first()
@@ -157,6 +175,8 @@ def participant_join(campaign: Campaign, ident: Identity, held_claim: str, now: 
         p = Participant.objects.get(**key)
     if held_claim and p.claim == held_claim:
         return Joined(p, "resumed")
+    if not _may_take_over(p, ident):
+        return Joined(p, "busy")
     free = Q(claim="") | Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SESSION_HOLD)
     if not Participant.objects.filter(free, pk=p.pk, claim=p.claim).update(claim=claim, last_seen_at=now):
         return Joined(p, "busy")
