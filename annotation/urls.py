@@ -29,4 +29,6 @@ urlpatterns = [
         name="person_action",
     ),
     path("c/<slug:slug>/verified-set/", verified.verified_set_make, name="verified_set"),
+    path("c/<slug:slug>/quality/", verified.quality_refresh, name="quality_refresh"),
+    path("c/<slug:slug>/label-rule/", verified.label_rule_set, name="label_rule"),
 ]

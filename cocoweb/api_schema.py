@@ -1,6 +1,6 @@
 """OpenAPI pieces the data APIs share (drf-spectacular): the error bodies every operation can
-answer and a role permission, used by the ``knowledge`` and ``runs`` APIs (an app never imports
-another app's API)."""
+answer and a role permission, used by the ``knowledge``, ``runs`` and ``annotation`` APIs (an app
+never imports another app's API)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from accounts.roles import ANNOTATOR, has_role
 
 
 class ErrorSerializer(serializers.Serializer):
-    """An error body (the annotation API calls the same shape Detail)."""
+    """The error body of every API (``{"detail": "..."}``), in the schema once."""
 
     detail = serializers.CharField()
 

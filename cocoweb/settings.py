@@ -193,9 +193,18 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # abandoned and is taken over (housekeeping re-sends it); a live worker beats every HEARTBEAT
 # seconds (default: a sixth of the stale limit).
 COCOWEB_RUN_STALE_SECONDS = env.float("COCOWEB_RUN_STALE_SECONDS", default=60)
+# Adaptive redundancy (issue 26): a process that stored this many answers of an MCQA campaign sends a
+# refit of the campaign's annotator models (Dawid-Skene, MACE) to the housekeeping queue; 0: never.
+COCOWEB_QUALITY_REFIT_EVERY = env.int("COCOWEB_QUALITY_REFIT_EVERY", default=200)
 COCOWEB_RUN_HEARTBEAT_SECONDS = env.float(
     "COCOWEB_RUN_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_RUN_STALE_SECONDS / 6)
 )
+COCOWEB_FINETUNE_STALE_SECONDS = env.float("COCOWEB_FINETUNE_STALE_SECONDS", default=120)
+COCOWEB_FINETUNE_HEARTBEAT_SECONDS = env.float(
+    "COCOWEB_FINETUNE_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_FINETUNE_STALE_SECONDS / 6)
+)
+# Where fine-tuned models land (runs.FineTune): inside the first models folder, so runs can name them.
+COCOWEB_FINETUNE_DIR = Path(env.str("COCOWEB_FINETUNE_DIR", default=str(VAR_DIR / "models" / "finetuned")))
 COCOWEB_BUILD_STALE_SECONDS = env.float("COCOWEB_BUILD_STALE_SECONDS", default=120)
 COCOWEB_BUILD_HEARTBEAT_SECONDS = env.float(
     "COCOWEB_BUILD_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_BUILD_STALE_SECONDS / 6)

@@ -11,11 +11,13 @@ from cocoweb.http import Request
 from cocoweb.params import digits, int_list
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
-from explorer.panels.runs import compare_panels, question_run_panels, statement_run_panels
+from explorer.panels.runs import compare_panels, question_run_panels
+from explorer.panels.statements import statement_run_panels
+from explorer.selectors import errors as es
+from explorer.selectors.drawer import drawer_items
 from explorer.views.panel_pages import render_with_panels
 from runs.selectors.runs import run_beside_baselines
 
-from ..selectors import errors as es
 from ..selectors import sources
 from .drawer_rows import rows_html
 
@@ -75,7 +77,7 @@ def run_items(request: Request, run_id: int) -> HttpResponse:
         title = COCO_LABELS[coco_category(knows, solves)]
     as_page = not request.htmx
     limit = PAGE_LIMIT if as_page else DRAWER_LIMIT
-    found = es.drawer_items(run, params, cell, limit)
+    found = drawer_items(run, params, cell, limit)
     ctx = {
         "run": run,
         "rows": found.rows,

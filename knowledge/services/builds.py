@@ -376,7 +376,23 @@ def coco_build(
     questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
     if abstract:
         steps.next()
-        questions += comprehension(raw, list(read_abstract_triples(abstract)), seed, relations=params.relations)
+        # CoCo A2.2: the given conceptualisations pass the plausibility check (when the build has one) and a
+        # head needs at least 3 valid ones (Eq. 5's m); heads in Eq. 9's order with --diverse
+        check_abs = plausibility
+
+        def abstract_valid(triples: list[tuple[str, str, str]]) -> list[bool]:
+            assert check_abs is not None
+            return [p >= check_abs.threshold for p in check_abs.score(triples)]
+
+        questions += comprehension(
+            raw,
+            list(read_abstract_triples(abstract)),
+            seed,
+            relations=params.relations,
+            valid=abstract_valid if check_abs is not None else None,
+            min_valid=MIN_VALID,
+            diverse_cache=cache,
+        )
     shortfall: dict[str, list[int]] = {}  # kind -> [built, requested], for the kinds the graph could not fill
     generated: dict[str, Any] = {}
     if conceptualizer is not None and plausibility is not None:

@@ -47,7 +47,7 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     )
     person_names = qset.params.get("person_names", True) is not False
     plausibilities, with_populated = _chains(qset)
-    report = {
+    report: dict[str, Any] = {
         "build": (qset.quality or {}).get("build"),
         "text": text_checks(items, person_names=person_names),
         "chains": {
@@ -61,6 +61,9 @@ def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, 
     for _, human in question_set_human_quality_wanted.send(sender=QuestionSet, question_set=qset):
         if human is not None:
             report["human"] = dict(cast(Mapping[str, Any], human))
+    verified = (qset.quality or {}).get("verified")  # a verified set's validation figures (annotation) stay
+    if verified:
+        report["verified"] = verified
     if store:
         qset.quality = report
         qset.save(update_fields=["quality"])
@@ -133,4 +136,49 @@ def quality_lines(report: dict[str, Any], *, funnels: bool = True) -> list[str]:
             f"({h['share_accepted']:.1%}), gold confirmed in {h['gold_confirmed']}"
             + (f", per-option agreement {agree:.2f}" if agree is not None else "")
         )
+    out.extend(_verified_lines(report.get("verified")))
+    return out
+
+
+def _verified_lines(v: dict[str, Any] | None) -> list[str]:
+    """A verified set's figures (stored by the annotation app when it made the set)."""
+    if not v:
+        return []
+    c = v.get("counts") or {}
+    left = {
+        k: n
+        for k, n in c.items()
+        if k not in ("items", "kept", "none_correct", "needs_manual_negatives", "topped_up") and n
+    }
+    out = [
+        f"verified from campaign {v['campaign']}: {c.get('kept', 0)} of {c.get('items', 0)} items kept, "
+        f"{v.get('settled', 0)} of them settled by the campaign's confidence rule; "
+        + (
+            "UNSETTLED ITEMS INCLUDED by the researcher's choice"
+            if v.get("include_unsettled")
+            else "only settled items (the default)"
+        ),
+        "left out: " + (", ".join(f"{k.replace('_', ' ')} {n}" for k, n in left.items()) if left else "none"),
+    ]
+    if v.get("answers_per_item") is not None:
+        out.append(f"answers spent per kept item: {v['answers_per_item']:.2f}")
+    if c.get("topped_up"):
+        out.append(f"{c['topped_up']} items topped up with negatives from their own checked distractor pool (COM2 A.4)")
+    share_i, share_a = v.get("none_correct_items_share"), v.get("none_correct_answers_share")
+    if share_i is not None:
+        out.append(
+            f"'None of the answers are correct.' is the answer of {share_i:.1%} of the items"
+            + (f"; {share_a:.1%} of the annotators' answers said so" if share_a is not None else "")
+        )
+    audit = v.get("shortcut_audit")
+    if audit is None:
+        out.append("shortcut audit: not run (it comes with the hard-negatives audit, issue 25)")
+    elif isinstance(audit, dict) and "flagged" in audit:
+        flagged = audit.get("flagged") or []
+        out.append(
+            f"shortcut audit of the kept items: {len(flagged)} baseline(s) above chance"
+            + (f" ({', '.join(map(str, flagged))})" if flagged else "")
+        )
+    else:
+        out.append(f"shortcut audit: {audit}")
     return out

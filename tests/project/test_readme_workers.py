@@ -18,7 +18,8 @@ def _commands(text: str) -> list[str]:
 
 def test_the_rule_sees_a_prefork_worker() -> None:
     planted = "`celery -A cocoweb worker -Q eval --concurrency=1`"
-    assert _commands(planted) and not all("--pool=solo" in c for c in _commands(planted))
+    assert _commands(planted)
+    assert not all("--pool=solo" in c for c in _commands(planted))
 
 
 def test_every_worker_command_uses_the_solo_pool() -> None:

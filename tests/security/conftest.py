@@ -143,7 +143,7 @@ def world_build() -> World:
             status,
         )
 
-    plain = mcqa("sec-plain", "open", redundancy=1)
+    plain = mcqa("sec-plain", "open", redundancy=1, max_answers=1)  # a fixed redundancy of one
     gold = mcqa(
         "sec-gold",
         "open",

@@ -173,41 +173,10 @@ def _admin_readonly_model(app: str, model: str, pk: Callable[[World], int]) -> d
     }
 
 
-def _api_token_admin() -> dict[str, Entry]:
-    """API tokens (stored hashed): the admin role may list, look at and delete them; nobody adds or
-    changes one there (a person makes theirs at /accounts/api-token/)."""
-    from django.contrib.auth import get_user_model
-
+def _api_token_pk(w: World) -> int:
     from accounts.models import ApiToken
-    from accounts.services import api_token_renew
 
-    base = "admin/accounts/apitoken/"
-
-    def obj(w: World, spare: bool = False) -> dict[str, Any]:
-        if not spare:
-            return {"object_id": ApiToken.objects.get(user=w.users["annotator"]).pk}
-        # A token of its own for the delete page (the CSRF test really deletes it, and the spare
-        # user, whose token would go with them, may be gone by then).
-        holder, _ = get_user_model().objects.get_or_create(username="spare-token-holder")
-        if not ApiToken.objects.filter(user=holder).exists():
-            api_token_renew(holder)
-        return {"object_id": ApiToken.objects.get(user=holder).pk}
-
-    no = R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 403)
-    return {
-        base: E(get=DJANGO_ADMIN),
-        base + "add/": E(get=no, post=no),
-        base + "<path:object_id>/history/": E(get=DJANGO_ADMIN, kwargs=obj),
-        base + "<path:object_id>/delete/": E(  # empty post: asks again
-            get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=lambda w: obj(w, spare=True)
-        ),
-        base + "<path:object_id>/change/": E(get=DJANGO_ADMIN, post=no, kwargs=obj),
-        base + "<path:object_id>/": E(
-            get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, To(f"/{base}")),
-            kwargs=obj,
-            url=lambda w: f"/{base}{obj(w)['object_id']}/",
-        ),
-    }
+    return int(ApiToken.objects.get(user=w.users["annotator"]).pk)
 
 
 ANNOTATION_ADMIN_MODELS = ("campaign", "item", "membership", "assignment", "response", "adjudication", "finallabel")
@@ -293,7 +262,7 @@ MATRIX: dict[str, Entry] = {
     **_admin_model("group"),
     **_admin_model("user"),
     "admin/auth/user/<id>/password/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=_admin_obj("user")),
-    **_api_token_admin(),
+    **_admin_readonly_model("accounts", "apitoken", lambda w: _api_token_pk(w)),
     **_admin_readonly_model("runs", "run", lambda w: w.run.pk),
     **_admin_readonly_model("knowledge", "buildjob", lambda w: w.build_job.pk),
     "admin/(?P<app_label>auth|accounts|knowledge|runs|annotation)/$": E(
@@ -348,6 +317,8 @@ MATRIX: dict[str, Entry] = {
     "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),
     "annotation/c/<slug:slug>/status/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
     "annotation/c/<slug:slug>/verified-set/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),  # no name
+    "annotation/c/<slug:slug>/quality/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
+    "annotation/c/<slug:slug>/label-rule/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
     "annotation/c/<slug:slug>/adjudication/": E(get=RESEARCHER),
     "annotation/c/<slug:slug>/adjudication/<int:item_id>/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/import/": E(get=RESEARCHER, post=FORM_AGAIN),

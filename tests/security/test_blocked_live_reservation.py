@@ -24,7 +24,8 @@ ANSWER = {"plausible": [1], "none_correct": False, "bad_context": False}
 def _reserved(world: World) -> tuple[object, Item]:
     user = world.users["annotator"]
     step = queue.next_step(world.plain, user)
-    assert step.assignment is not None and step.assignment.item.role == Item.Role.REGULAR
+    assert step.assignment is not None
+    assert step.assignment.item.role == Item.Role.REGULAR
     return user, step.assignment.item
 
 
@@ -61,7 +62,8 @@ def test_a_reservation_left_behind_a_block_is_not_answered(world: World) -> None
         content_type="application/json",
         headers={"Authorization": f"Token {world.tokens['annotator']}"},
     )
-    assert r.status_code in (400, 403, 409) and _stored(world, user) == 0
+    assert r.status_code in (400, 403, 409)
+    assert _stored(world, user) == 0
 
 
 def test_a_qualification_reset_releases_the_live_reservation(world: World) -> None:
@@ -76,7 +78,8 @@ def test_a_qualification_reset_releases_the_live_reservation(world: World) -> No
 def test_an_active_person_still_answers(world: World) -> None:
     user, item = _reserved(world)
     done = queue.response_submit(item, user, ANSWER)
-    assert done.created and _stored(world, user) == 1
+    assert done.created
+    assert _stored(world, user) == 1
 
 
 def test_a_person_blocked_by_a_researcher_is_not_told_they_missed_checks(world: World) -> None:
@@ -85,7 +88,8 @@ def test_a_person_blocked_by_a_researcher_is_not_told_they_missed_checks(world: 
     membership_block(world.plain, user, True)
     step = queue.next_step(world.plain, user)
     assert step.state == Membership.State.BLOCKED
-    assert "attention" not in step.message and "researchers running this campaign" in step.message
+    assert "attention" not in step.message
+    assert "researchers running this campaign" in step.message
     # Blocked by the checks themselves: that is what they are told.
     Membership.objects.filter(campaign=world.plain, user=user).update(
         attention_failed=world.plain.attention_max_failures + 1

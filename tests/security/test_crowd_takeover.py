@@ -88,7 +88,8 @@ def test_a_finished_participant_is_never_handed_to_a_new_browser(world: World) -
     _idle(p)
     intruder = Client()
     r = intruder.get(_full(world))  # even with the right session reference
-    assert r.status_code == 409 and p.completion_code not in r.content.decode()
+    assert r.status_code == 409
+    assert p.completion_code not in r.content.decode()
     assert p.completion_code not in intruder.get(f"/join/{world.survey.name}/done/").content.decode()
     done = holder.get(f"/join/{world.survey.name}/done/").content.decode()
     assert p.completion_code in done  # the browser that holds the claim
@@ -113,16 +114,20 @@ def test_a_lab_user_is_asked_before_the_link_signs_them_out(world: World) -> Non
         user = world.users[role]
         r = c.get(_link(world, PROLIFIC_PID=f"lab-{role}"))
         body = r.content.decode()
-        assert r.status_code == 200 and 'method="post"' in body and user.username in body, role
+        assert r.status_code == 200, role
+        assert 'method="post"' in body, role
+        assert user.username in body, role
         assert c.session.get(SESSION_KEY) == str(user.pk)  # still signed in as themselves
         assert not Participant.objects.filter(external_id=f"lab-{role}").exists()  # nothing made
         token = c.cookies["csrftoken"].value
         assert c.post(_link(world, PROLIFIC_PID=f"lab-{role}")).status_code == 403  # the button needs CSRF
         r = c.post(_link(world, PROLIFIC_PID=f"lab-{role}"), {"csrfmiddlewaretoken": token})
         p = Participant.objects.get(external_id=f"lab-{role}")
-        assert r.status_code in (200, 302) and _signed_in_as(c, p), role  # they chose to
+        assert r.status_code in (200, 302), role
+        assert _signed_in_as(c, p), role  # they chose to
 
 
 def test_a_participant_or_a_visitor_goes_straight_in(world: World) -> None:
     r = Client().get(_link(world, PROLIFIC_PID="fresh-visitor"))
-    assert r.status_code == 200 and Participant.objects.filter(external_id="fresh-visitor").exists()
+    assert r.status_code == 200
+    assert Participant.objects.filter(external_id="fresh-visitor").exists()

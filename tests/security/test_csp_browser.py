@@ -48,7 +48,8 @@ def test_charts_htmx_and_swagger_work_under_the_policy(page, live_server):  # ty
     )
     page.wait_for_timeout(200)
     assert page.evaluate("() => window.injected === undefined")
-    assert len(violations) == 1 and "inline script" in violations[0]
+    assert len(violations) == 1
+    assert "inline script" in violations[0]
     violations.clear()
     chart = page.locator('#panel-by-relation .chart[data-ready="1"]')  # Plotly drew it
     chart.wait_for()

@@ -60,7 +60,9 @@ def test_an_answer_within_the_bound_is_stored(world: World) -> None:
 
 
 def test_json_depth_walks_without_recursion() -> None:
-    assert json_depth(1) == 0 and json_depth([]) == 1 and json_depth({"a": [1, {"b": []}]}) == 4
+    assert json_depth(1) == 0
+    assert json_depth([]) == 1
+    assert json_depth({"a": [1, {"b": []}]}) == 4
     deep: list[object] = []
     for _ in range(100_000):  # far past the interpreter's recursion limit
         deep = [deep]

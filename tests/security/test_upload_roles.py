@@ -67,4 +67,5 @@ def test_a_researcher_still_uploads(world: World, spooled: list[str], settings: 
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
     url, fields = _routes(world)[0]
     r = world.client("researcher").post(url, {**fields, "file": SimpleUploadedFile("a.tsv", TSV * 1000)})
-    assert r.status_code == 302 and spooled == ["file"]
+    assert r.status_code == 302
+    assert spooled == ["file"]
