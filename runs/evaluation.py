@@ -148,13 +148,15 @@ def run_execute(run_id: int, *, worker: str = "", heartbeat: bool = True) -> str
         log.warning("run %s: another worker took over; this attempt stops", run_id)
         return "skipped"
     except Exception as exc:
-        log.exception("run %s failed", run_id)
+        log.exception("run %s failed", run_id)  # the traceback goes to the log
+        # Researchers see the one line; the traceback (server paths, code) only in development.
+        detail = f"\n\n{traceback.format_exc(limit=8)}" if settings.DEBUG else ""
         try:
             _set_state(
                 run_id,
                 token,
                 Run.State.FAILED,
-                error=f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=8)}",
+                error=f"{type(exc).__name__}: {exc}{detail}",
                 finished_at=timezone.now(),
                 eta_s=None,
             )

@@ -52,7 +52,9 @@ class _BuildForm(forms.Form):
         label="Max degree T",
         help_text="COM2's top-T neighbours per (node, relation)",
     )
-    min_plausibility = forms.FloatField(required=False, help_text="keep only triples with at least this plausibility")
+    min_plausibility = forms.FloatField(
+        required=False, min_value=0.0, max_value=1.0, help_text="keep only triples with at least this plausibility"
+    )
     include_implausible = forms.BooleanField(
         required=False,
         label="Include implausible triples",

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
+from cocoweb.params import int_list
 from runs import catalog, services
 from runs.forms import RunForm
 from runs.models import Run
@@ -137,7 +138,7 @@ def run_rerun(request: Request, run_id: int) -> HttpResponse:
 
 @role_required(RESEARCHER)
 def run_compare(request: HttpRequest) -> HttpResponse:
-    ids = [int(i) for i in request.GET.getlist("runs") if i.isdigit()][:6]
+    ids = int_list(request.GET.getlist("runs"), limit=6)
     runs = selectors.runs_by_ids(ids)
     if len(runs) < 2:
         messages.info(request, "Tick at least two runs to compare.")
