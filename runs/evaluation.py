@@ -126,6 +126,16 @@ def _store_chunk(run: Run, token: uuid.UUID, preds: list[Prediction], started: f
     return fresh
 
 
+def run_chunk_size(run: Run, scorer_settings: dict[str, Any]) -> int:
+    """Items scored (and stored) together: the run's ``chunk_size``, else the setting, raised to the
+    requests an endpoint takes at once (``concurrency`` in the scorer's settings) so that a chunk
+    keeps them all busy."""
+    asked = run.params.get("chunk_size")
+    if asked:
+        return int(asked)
+    return max(int(settings.COCOWEB_RUN_CHUNK_SIZE), int(scorer_settings.get("concurrency") or 1))
+
+
 def _cancelled(run_id: int) -> bool:
     return bool(Run.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
 
@@ -183,7 +193,7 @@ def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
 
     stored = set(Prediction.objects.filter(run_id=run_id).values_list("position", flat=True))
     pending = [(pos, row) for pos, row in items_for_run(run) if pos not in stored]
-    chunk_size = int(run.params.get("chunk_size") or settings.COCOWEB_RUN_CHUNK_SIZE)
+    chunk_size = run_chunk_size(run, scorer.describe())
     pace = float(run.params.get("pace_s") or 0.0)
     to_item = statement_item if run.is_statement_run else question_item
     started, done_before = time.monotonic(), len(stored)
