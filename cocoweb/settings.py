@@ -223,8 +223,10 @@ COCOWEB_STORED_AGGREGATE_DAYS = env.float("COCOWEB_STORED_AGGREGATE_DAYS", defau
 COCOWEB_PLAUSIBILITY_THRESHOLD = env.float("COCOWEB_PLAUSIBILITY_THRESHOLD", default=0.5)
 # A build writes its progress on the job row at most this often (seconds).
 COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", default=0.5)
-# Items a run scores between two writes of its predictions and progress (a run's chunk_size wins).
+# Items a run scores between two writes of its predictions and progress, at most (a run's chunk_size
+# wins); fewer when the model is slow, so that progress moves about every COCOWEB_RUN_PROGRESS_SECONDS.
 COCOWEB_RUN_CHUNK_SIZE = env.int("COCOWEB_RUN_CHUNK_SIZE", default=32)
+COCOWEB_RUN_PROGRESS_SECONDS = env.float("COCOWEB_RUN_PROGRESS_SECONDS", default=5.0)
 
 # Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
 # production sets CACHE_URL (a deploy check warns otherwise).
