@@ -52,7 +52,8 @@ class RunSerializer(serializers.ModelSerializer):
     )
 
     def _place(self, run: Run) -> queue.QueuePlace | None:
-        cache: dict[int, queue.QueuePlace | None] = self.context.setdefault("queue_places", {})
+        """Computed once per run for both fields."""
+        cache: dict[int, queue.QueuePlace | None] = self.__dict__.setdefault("_queue_places", {})
         if run.pk not in cache:
             cache[run.pk] = queue.run_queue_place(run)
         return cache[run.pk]

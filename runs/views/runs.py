@@ -25,8 +25,9 @@ from runs.selectors.runs import run_metrics_json
 @role_required(RESEARCHER)
 def index(request: HttpRequest) -> HttpResponse:
     page = Paginator(selectors.run_list(), 50).get_page(request.GET.get("page"))
-    places = queue.runs_queue_places(page.object_list)
-    rows = [(r, places.get(r.pk)) for r in page.object_list]
+    runs = list(page.object_list)
+    places = queue.runs_queue_places(runs)
+    rows = [(r, places.get(r.pk)) for r in runs]
     return render(request, "runs/index.html", {"page": page, "rows": rows})
 
 
