@@ -140,14 +140,21 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env.str("DJANGO_STATIC_ROOT", default=str(VAR_DIR / "staticfiles"))
+# Static files collected compressed (gzip beside each file) under content-hashed names, served by
+# WhiteNoise with far-future caching: always in production, and in the demo (`make run` collects
+# them and runs `runserver --nostatic`). False: served as they lie in static/ (edit and reload).
+COCOWEB_STATIC_COMPRESSED = env.bool("COCOWEB_STATIC_COMPRESSED", default=not DEBUG)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if COCOWEB_STATIC_COMPRESSED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+# Compressed: WhiteNoise serves only what collectstatic wrote (hashed names, with their .gz).
+WHITENOISE_USE_FINDERS = not COCOWEB_STATIC_COMPRESSED
+WHITENOISE_AUTOREFRESH = DEBUG and not COCOWEB_STATIC_COMPRESSED
 MEDIA_ROOT = env.str("DJANGO_MEDIA_ROOT", default=str(VAR_DIR / "media"))
 # Conceptualisation files for CoCo builds from the browser (knowledge/services/abstract_files.py); web
 # processes and workers must share this folder.
@@ -219,8 +226,10 @@ COCOWEB_STORED_AGGREGATE_DAYS = env.float("COCOWEB_STORED_AGGREGATE_DAYS", defau
 COCOWEB_PLAUSIBILITY_THRESHOLD = env.float("COCOWEB_PLAUSIBILITY_THRESHOLD", default=0.5)
 # A build writes its progress on the job row at most this often (seconds).
 COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", default=0.5)
-# Items a run scores between two writes of its predictions and progress (a run's chunk_size wins).
+# Items a run scores between two writes of its predictions and progress, at most (a run's chunk_size
+# wins); fewer when the model is slow, so that progress moves about every COCOWEB_RUN_PROGRESS_SECONDS.
 COCOWEB_RUN_CHUNK_SIZE = env.int("COCOWEB_RUN_CHUNK_SIZE", default=32)
+COCOWEB_RUN_PROGRESS_SECONDS = env.float("COCOWEB_RUN_PROGRESS_SECONDS", default=5.0)
 
 # Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
 # production sets CACHE_URL (a deploy check warns otherwise).

@@ -60,9 +60,27 @@ def _set_state(run_id: int, token: uuid.UUID, state: str, **fields: Any) -> None
         run.save(update_fields=["phases", "state", *fields])
 
 
-def _chunks(seq: list[Any], size: int) -> Iterator[list[Any]]:
-    for i in range(0, len(seq), size):
+def chunk_size_next(seconds_per_item: float | None, *, target_s: float, most: int) -> int:
+    """How many items the next chunk scores so that progress is written about every ``target_s``
+    seconds: a slow model (the demo's SmolLM2 on a busy CPU: ~15 s an item) stores and shows each
+    item, a fast one grows to ``most`` (the run's chunk_size). Before any timing: one item."""
+    if seconds_per_item is None:
+        return 1
+    if seconds_per_item <= 0:
+        return most
+    return max(1, min(most, int(target_s / seconds_per_item)))
+
+
+def _chunks(seq: list[Any], most: int, target_s: float) -> Iterator[list[Any]]:
+    """``seq`` in chunks sized by :func:`chunk_size_next` from the time the previous chunk took
+    between two yields (scoring and storing it)."""
+    i, per_item = 0, None
+    while i < len(seq):
+        size = chunk_size_next(per_item, target_s=target_s, most=most)
+        started = time.monotonic()
         yield seq[i : i + size]
+        per_item = (time.monotonic() - started) / size
+        i += size
 
 
 def _no_nul(value: Any) -> Any:
@@ -195,9 +213,10 @@ def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
     pending = [(pos, row) for pos, row in items_for_run(run) if pos not in stored]
     chunk_size = run_chunk_size(run, scorer.describe())
     pace = float(run.params.get("pace_s") or 0.0)
+    target_s = float(settings.COCOWEB_RUN_PROGRESS_SECONDS)
     to_item = statement_item if run.is_statement_run else question_item
     started, done_before = time.monotonic(), len(stored)
-    for chunk in _chunks(pending, chunk_size):
+    for chunk in _chunks(pending, chunk_size, target_s):
         if _cancelled(run_id):
             _set_state(run_id, token, Run.State.CANCELLED, finished_at=timezone.now(), eta_s=None)
             return Run.State.CANCELLED

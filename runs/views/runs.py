@@ -18,15 +18,18 @@ from runs import catalog, services
 from runs.forms import RunForm
 from runs.models import Run
 from runs.reports import run_exports as exports
+from runs.selectors import queue, samples
 from runs.selectors import runs as selectors
-from runs.selectors import samples
 from runs.selectors.runs import run_metrics_json
 
 
 @role_required(RESEARCHER)
 def index(request: HttpRequest) -> HttpResponse:
     page = Paginator(selectors.run_list(), 50).get_page(request.GET.get("page"))
-    return render(request, "runs/index.html", {"page": page})
+    runs = list(page.object_list)
+    places = queue.runs_queue_places(runs)
+    rows = [(r, places.get(r.pk)) for r in runs]
+    return render(request, "runs/index.html", {"page": page, "rows": rows})
 
 
 @role_required(RESEARCHER)
@@ -80,6 +83,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "preds": [exports.prediction_record(run, p) for p in preds],
             "live": samples.partial_metrics(run),
             "baselines": selectors.run_beside_baselines(run),
+            "place": queue.run_queue_place(run),
         },
     )
 
@@ -91,7 +95,7 @@ def run_progress(request: Request, run_id: int) -> HttpResponse:
     if not request.htmx:
         return redirect("runs:detail", run_id=run_id)
     run = _run(run_id)
-    resp = render(request, "runs/_progress.html", {"run": run})
+    resp = render(request, "runs/_progress.html", {"run": run, "place": queue.run_queue_place(run)})
     if run.is_finished and request.GET.get("polling"):
         resp["HX-Refresh"] = "true"
     return resp

@@ -330,7 +330,7 @@ def test_dashboard_shows_numbers_charts_and_answers(survey_campaign, people, res
         "p3",
         "agree no · most agree yes",
         "charts.js",
-        "plotly.min.js",
+        "plotly-cocoweb.min.js",
     ):
         assert needle in page, needle
     assert page.count("<tr>") > 12
