@@ -543,7 +543,7 @@ def sample_questions(
             continue
         seen.add(query.signature())
         out.append(q)
-        if progress is not None and (len(out) % 50 == 0 or len(out) == count):
+        if progress is not None:  # every question: the caller throttles its writes (a 30-item build sat at 0 / 30)
             progress(len(out), count)
     return out
 
