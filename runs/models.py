@@ -118,6 +118,18 @@ class Run(LeasedJob):
     def percent(self) -> int:
         return int(100 * self.items_done / self.items_total) if self.items_total else 0
 
+    @property
+    def eta_text(self) -> str:
+        """The time left in words ("about 8 min", "40 s"), empty when unknown or finished."""
+        if self.eta_s is None or self.is_finished:
+            return ""
+        s = round(self.eta_s)
+        if s < 90:
+            return f"{s} s"
+        if s < 5400:
+            return f"about {round(s / 60)} min"
+        return f"about {s / 3600:.1f} h"
+
 
 class Prediction(models.Model):
     """One scored item. Unique per (run, item): a retried or resumed task never stores an item twice."""
