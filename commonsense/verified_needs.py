@@ -17,7 +17,11 @@ An option the label leaves tied (a 1-1 split under the majority rule) is neither
 **confidence** is the posterior probability that the verified item is right: the product of the
 posteriors of the verdicts it rests on (each verdict is its own task of the Dawid–Skene model,
 independent given the annotators), so two annotators the fit trusts can settle an item at two
-answers, and one the fit finds a spammer cannot.
+answers, and one the fit finds a spammer cannot. Where the label leaves fewer negatives than the
+verified item needs (several plausible options, or options a 1-1 split left tied), the confidence
+also multiplies the posteriors that each remaining option is plausible: a tied or doubtful option
+keeps the item open (a further answer may make it the missing negative); only options the answers
+are sure are plausible let it settle short of negatives, for A.4's top-up from the distractor pool.
 
 :func:`needs` is pure; :func:`commonsense.annotators.judge` calls it when a campaign's settlement rule
 is ``needs``, and ``annotation/services/verified.py`` builds the verified item from exactly the gold
@@ -39,6 +43,8 @@ NEEDS_RULE = (
     "(the label's plausible option the answers are surest of) is plausible and the three negatives the verified item "
     "keeps (the label's implausible options the answers are surest of; four when no option is plausible and the gold "
     "is 'None of the answers are correct.') are implausible; or the context makes no sense (the item is left out). "
+    "Where the label leaves fewer negatives, every other option must be confidently plausible too (A.4 then tops the "
+    "negatives up from the item's distractor pool). "
     "Options the verified item drops need no verdict. The probability multiplies the Dawid-Skene posteriors of those "
     "verdicts under the campaign's latest fit of its annotators, so answers count by the annotator's estimated "
     "quality: two reliable annotators can settle an item, a likely spammer adds little. An item that is not settled "
@@ -89,6 +95,8 @@ def needs(
     kept = tuple(sorted(negative, key=lambda i: (posteriors[i], i))[:want])
     p = (1 - p_bad) * (posteriors[gold] if gold is not None else 1.0)
     p *= math.prod(1 - posteriors[i] for i in kept)
+    if len(kept) < want:  # too few negatives: settled only if no further answer could make one of the rest
+        p *= math.prod(posteriors[i] for i in range(n_options) if i != gold and i not in kept)
     return Needs("gold" if gold is not None else "none", gold, kept, want - len(kept), p)
 
 
