@@ -4,15 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0006_adaptive_redundancy_quality_model_votes'),
+        ("annotation", "0006_adaptive_redundancy_quality_model_votes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='campaign',
-            name='settlement_rule',
-            field=models.CharField(choices=[('all_verdicts', 'Every verdict of the label confident (or unanimous)'), ('needs', 'What the verified item needs: context, gold, three negatives')], default='all_verdicts', help_text='MCQA: when an item is settled (commonsense.annotators.RULE / commonsense.verified_needs.NEEDS_RULE)', max_length=16),
+            model_name="campaign",
+            name="settlement_rule",
+            field=models.CharField(
+                choices=[
+                    ("all_verdicts", "Every verdict of the label confident (or unanimous)"),
+                    ("needs", "What the verified item needs: context, gold, three negatives"),
+                ],
+                default="all_verdicts",
+                help_text="MCQA: when an item is settled (commonsense.annotators.RULE / commonsense.verified_needs.NEEDS_RULE)",
+                max_length=16,
+            ),
         ),
     ]

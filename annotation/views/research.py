@@ -50,8 +50,8 @@ from annotation.views.presentation import option_rows
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
 from commonsense.annotators import RULE
-from commonsense.verified_needs import NEEDS_RULE
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
+from commonsense.verified_needs import NEEDS_RULE
 
 
 def _campaign(slug: str) -> Campaign:

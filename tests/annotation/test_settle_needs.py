@@ -103,4 +103,6 @@ def test_the_dashboard_states_the_rule_and_the_form_offers_it(csqa_set, people, 
     assert 'name="settlement_rule"' in form
     assert 'value="needs"' in form
     with pytest.raises(Exception, match="settlement-rule"):
-        call_command("campaign_create", "--set", csqa_set.name, "--type", "mcqa", "--name", "bad", "--settlement-rule", "most")
+        call_command(
+            "campaign_create", "--set", csqa_set.name, "--type", "mcqa", "--name", "bad", "--settlement-rule", "most"
+        )
