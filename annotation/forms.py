@@ -91,6 +91,14 @@ class CampaignForm(forms.Form):
         label="MCQA: final labels",
         help_text="the majority of the answers, or weighted by the annotators' estimated quality",
     )
+    settlement_rule = forms.ChoiceField(
+        choices=Campaign._meta.get_field("settlement_rule").choices,  # type: ignore[arg-type]
+        required=False,
+        initial="all_verdicts",
+        label="MCQA: when an item is settled",
+        help_text="every verdict of its label confident, or only what its verified item needs (the context, "
+        "the gold and the three negatives it keeps)",
+    )
     serve_disagreements_first = forms.BooleanField(
         required=False, label="MCQA: serve first the items where a model's vote and the build disagree"
     )
@@ -162,6 +170,7 @@ class CampaignForm(forms.Form):
             "max_answers",
             "settle_threshold",
             "label_rule",
+            "settlement_rule",
             "serve_disagreements_first",
             "max_items_per_annotator",
             "ask_common_sense",

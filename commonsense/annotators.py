@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .validation import ItemLabel, item_label
+from .verified_needs import SETTLEMENT_RULES, Needs, needs, unanimous_on
 
 THRESHOLD = 0.95  # the posterior each verdict of a settled item's label needs
 RULE = (
@@ -172,8 +173,11 @@ State = Literal["below_min", "unanimous", "confident", "open", "exhausted"]
 @dataclass(frozen=True, slots=True)
 class Settlement:
     state: State
-    confidence: float | None  # the least posterior of a verdict of the label (None: no answer)
+    confidence: (
+        float | None
+    )  # all_verdicts: the least posterior of a verdict of the label; needs: P(verified item right)
     wanted: int  # the answers the item wants now: the queue's cap for it
+    needs: Needs | None = None  # settlement rule "needs": the verified item it settles (gold, negatives)
 
     @property
     def settled(self) -> bool:
@@ -210,6 +214,32 @@ def settle(
     return Settlement("open", confidence, n + 1)
 
 
+def settle_needs(
+    answer_bits: Sequence[Sequence[int]],
+    needed: Needs,
+    *,
+    min_answers: int,
+    max_answers: int,
+    threshold: float = THRESHOLD,
+) -> Settlement:
+    """The settlement rule ``needs`` (:data:`commonsense.verified_needs.NEEDS_RULE`): settled at the
+    minimum of answers or more when the posterior probability that the verified item ``needed``
+    describes is right reaches ``threshold``; ``unanimous`` names a settled item whose answers all
+    give its verdicts alike."""
+    n = len(answer_bits)
+    max_answers = max(max_answers, min_answers)
+    if not n:
+        return Settlement("below_min", None, min_answers, needed)
+    if n < min_answers:
+        return Settlement("below_min", needed.confidence, min_answers, needed)
+    if needed.confidence >= threshold - 1e-12:
+        alike = unanimous_on(needed, answer_bits, len(answer_bits[0]) - 1)
+        return Settlement("unanimous" if alike else "confident", needed.confidence, n, needed)
+    if n >= max_answers:
+        return Settlement("exhausted", needed.confidence, n, needed)
+    return Settlement("open", needed.confidence, n + 1, needed)
+
+
 @dataclass(frozen=True, slots=True)
 class Judged:
     label: ItemLabel  # the final label (majority, or weighted by the annotator model), its votes and agreement
@@ -226,11 +256,15 @@ def judge(
     min_answers: int,
     max_answers: int,
     threshold: float = THRESHOLD,
+    settlement: str = "all_verdicts",
 ) -> Judged:
     """One MCQA item's final label and settlement from its ``(annotator, answer)`` pairs: what the
-    queue stores on every answer and the simulated study (``perf/settle_sim.py``) calls."""
+    queue stores on every answer and the simulated study (``perf/settle_sim.py``) calls.
+    ``settlement``: ``all_verdicts`` (:data:`RULE`) or ``needs`` (:mod:`commonsense.verified_needs`)."""
     if rule not in LABEL_RULES:
         raise ValueError(f"label rule must be one of {', '.join(LABEL_RULES)}, got {rule!r}")
+    if settlement not in SETTLEMENT_RULES:
+        raise ValueError(f"settlement rule must be one of {', '.join(SETTLEMENT_RULES)}, got {settlement!r}")
     lab = item_label("mcqa", [a for _, a in answers], n_options=n_options)
     bits = [verdicts(a, n_options) for _, a in answers]
     post = posterior(rule, [(model.worker(w), b) for (w, _), b in zip(answers, bits, strict=True)], model)
@@ -239,7 +273,11 @@ def judge(
     label_bits = label_verdicts({**lab.label, "tied_options": lab.votes.get("tied_options", [])}, n_options)
     if not lab.decided and lab.label.get("bad_context") is False and 2 * lab.votes.get("bad_context", 0) == lab.n:
         label_bits = (*label_bits[:-1], None)  # a tie on "the context doesn't make sense"
-    s = settle(bits, label_bits, post, min_answers=min_answers, max_answers=max_answers, threshold=threshold)
+    if settlement == "needs" and answers:
+        needed = needs(lab.label, post, n_options, tied=lab.votes.get("tied_options", []) if rule == "majority" else ())
+        s = settle_needs(bits, needed, min_answers=min_answers, max_answers=max_answers, threshold=threshold)
+    else:
+        s = settle(bits, label_bits, post, min_answers=min_answers, max_answers=max_answers, threshold=threshold)
     return Judged(lab, s, post)
 
 

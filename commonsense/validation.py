@@ -208,20 +208,36 @@ class Com2Item:
 
 
 def com2_postprocess(
-    options: Sequence[str], plausible: Sequence[int], *, seed: int, key: str, pool: Sequence[str] = ()
+    options: Sequence[str],
+    plausible: Sequence[int],
+    *,
+    seed: int,
+    key: str,
+    pool: Sequence[str] = (),
+    keep: tuple[int | None, Sequence[int]] | None = None,
 ) -> Com2Item:
     """COM2 Appendix A.4: "randomly sample one option that is labeled as plausible by majority
     voting as the final positive answer, and sample three negative options"; with no plausible
     option the answer is "None of the answers are correct" (then four negatives fill A-D).
     Where fewer negatives remain than that (the paper adds "one or two negative options" by hand),
     they are topped up from ``pool``, the item's own checked distractors that were not shown
-    (texts already among the options are skipped); ``topped_up`` marks them. Seeded by ``(seed, key)``."""
+    (texts already among the options are skipped); ``topped_up`` marks them. Seeded by ``(seed, key)``.
+    ``keep = (gold, negatives)``: the options the settlement chose (the settlement rule ``needs``,
+    :mod:`commonsense.verified_needs`) instead of the random draw; ``plausible`` is then ignored."""
     rng = random.Random(f"{seed}:{key}")
-    plaus = sorted(set(plausible))
-    negatives = [o for i, o in enumerate(options) if i not in plaus and o != NONE_CORRECT]
-    positive = options[rng.choice(plaus)] if plaus else None
-    want = N_NEGATIVES if positive is not None else N_NEGATIVES + 1  # keep five options A-E
-    picked = rng.sample(negatives, min(want, len(negatives)))
+    if keep is not None:
+        gold, chosen = keep
+        positive = options[gold] if gold is not None else None
+        picked = [options[i] for i in chosen]
+        want = N_NEGATIVES if positive is not None else N_NEGATIVES + 1
+        if len(picked) > want:
+            raise ValueError(f"keep: {len(picked)} negatives, at most {want} fit five options")
+    else:
+        plaus = sorted(set(plausible))
+        negatives = [o for i, o in enumerate(options) if i not in plaus and o != NONE_CORRECT]
+        positive = options[rng.choice(plaus)] if plaus else None
+        want = N_NEGATIVES if positive is not None else N_NEGATIVES + 1  # keep five options A-E
+        picked = rng.sample(negatives, min(want, len(negatives)))
     spare = list(dict.fromkeys(p for p in pool if p not in options and p != NONE_CORRECT))
     extra = rng.sample(spare, min(want - len(picked), len(spare))) if len(picked) < want else []
     missing = want - len(picked) - len(extra)

@@ -116,7 +116,7 @@ def setup(var_dir: Path, *, seed: int, count: int, annotators: int, prefix: str)
             "max_answers": c.answers_max,
             "label_rule": c.label_rule,
             "settle_threshold": c.settle_threshold,
-            **({"settlement_rule": c.settlement_rule} if hasattr(c, "settlement_rule") else {}),
+            "settlement_rule": c.settlement_rule,
         }
         for c in rows
     }

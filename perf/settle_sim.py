@@ -32,6 +32,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from commonsense.agreement import fleiss_kappa, option_agreement  # noqa: E402
-from commonsense.annotators import COLD_START, AnnotatorModel, fit, judge, label_verdicts, verdicts  # noqa: E402
+from commonsense.annotators import COLD_START, AnnotatorModel, Judged, fit, judge, label_verdicts, verdicts  # noqa: E402
+from commonsense.validation import NONE_CORRECT, com2_postprocess  # noqa: E402
 
 N_OPTIONS = 5
 TICK_RATE = 0.27
@@ -97,12 +99,55 @@ class Outcome:
     per_verdict: float
     settled: float
     exact_settled: float | None
-    agreement: float | None = None
-    kappa: float | None = None
+    kept: float = 0.0  # share of the items the verified set keeps
+    verified: float | None = None  # share of the kept verified items that are right (gold plausible, negatives not)
+    right_per_item: float = 0.0  # right verified items per item (the yield)
+    answers_per_kept: float | None = None  # all answers spent per kept verified item
+    none_share: float | None = None  # share of kept items whose gold is "None of the answers are correct."
+    spent: dict[int, int] | None = None  # items by the answers they got
+
+
+def verified_item(world: World, i: int, j: Judged, settlement: str, keep_all: bool) -> bool | None:
+    """What ``verified_set`` would make of item ``i`` (None: left out) and whether it is right: its
+    context makes sense, its gold is truly plausible (or no shown option is, for "None of the answers
+    are correct.") and its kept negatives are truly implausible. ``keep_all``: COM2 as published (every
+    item whose label does not reject the context, settled or not; A.4's random draw)."""
+    truth = world.truth[i]
+    if not keep_all and not j.settlement.settled:
+        return None
+    options = [str(k) for k in range(N_OPTIONS)]
+    if settlement == "needs":
+        nd = j.settlement.needs
+        if nd is None or nd.use == "bad_context":
+            return None
+        post = com2_postprocess(options, [], seed=0, key=str(i), keep=(nd.gold, nd.negatives))
+    else:
+        if j.label.label.get("bad_context") or (
+            j.label.label.get("none_correct") is None and not j.label.label.get("plausible")
+        ):
+            return None  # rejected context, or a tie with no plausible option (awaits adjudication)
+        post = com2_postprocess(options, j.label.label.get("plausible", []), seed=0, key=str(i))
+    if post.needs_manual_negatives:  # no distractor pool in the simulation: left out (too_few_negatives)
+        return None
+    shown = [int(o) for o in post.options if o != NONE_CORRECT]
+    gold = None if post.positive is None else int(post.positive)
+    if truth[-1]:
+        return False
+    return all(truth[k] == (1 if k == gold else 0) for k in shown)
 
 
 def run(
-    world: World, *, name: str, min_a: int, max_a: int, rule: str, refit: int, seed: int, threshold: float = 0.95
+    world: World,
+    *,
+    name: str,
+    min_a: int,
+    max_a: int,
+    rule: str,
+    refit: int,
+    seed: int,
+    threshold: float = 0.95,
+    settlement: str = "all_verdicts",
+    keep_all: bool = False,
 ) -> Outcome:
     rng = random.Random(seed)
     n = len(world.truth)
@@ -121,6 +166,7 @@ def run(
             min_answers=min_a,
             max_answers=max_a,
             threshold=threshold,
+            settlement=settlement,
         )
         wanted[i] = j.settlement.wanted
 
@@ -155,7 +201,7 @@ def run(
             since = 0
             refit_all()
     refit_all()  # the final labels are computed under the last fit, as after a refresh
-    exact = per = settled = exact_s = 0
+    exact = per = settled = exact_s = kept = n_right = none = 0
     for i in range(n):
         j = judge(
             answers[i],
@@ -165,7 +211,14 @@ def run(
             min_answers=min_a,
             max_answers=max_a,
             threshold=threshold,
+            settlement=settlement,
         )
+        v = verified_item(world, i, j, settlement, keep_all)
+        if v is not None:
+            kept += 1
+            n_right += v
+            nd = j.settlement.needs
+            none += (nd.use == "none") if nd is not None else not j.label.label.get("plausible")
         got = label_verdicts({**j.label.label, "tied_options": j.label.votes.get("tied_options", [])}, N_OPTIONS)
         right = [g == t for g, t in zip(got, world.truth[i], strict=True)]
         exact += all(right)
@@ -181,6 +234,12 @@ def run(
         per / (n * (N_OPTIONS + 1)),
         settled / n,
         exact_s / settled if settled else None,
+        kept / n,
+        n_right / kept if kept else None,
+        n_right / n,
+        total / kept if kept else None,
+        none / kept if kept else None,
+        dict(sorted(Counter(len(a) for a in answers).items())),
     )
 
 
@@ -230,6 +289,7 @@ def main() -> int:
         help="share of option verdicts that are ambiguous (every good annotator right with 0.6 there); 0: "
         "disagreement comes from the annotators' accuracy spread alone, as the issue asks",
     )
+    ap.add_argument("--only", help="comma-separated indices of the configurations to run (0, fixed 3, always runs)")
     args = ap.parse_args()
     t0 = time.time()
     mean_acc = calibrate(args.items, args.pool, args.spammers, args.seed, args.hard_share)
@@ -244,32 +304,52 @@ def main() -> int:
         f"every verdict alike on {alike:.1%} of the items: a rule that settles no split item at two answers "
         f"spends at least {2 + (1 - alike):.2f} answers per item ({(2 + (1 - alike)) / 3 - 1:+.1%} answers vs fixed 3)"
     )
-    configs = [
-        ("fixed 3 (majority)", 3, 3, "majority"),
-        ("adaptive 2-5 (majority)", 2, 5, "majority"),
-        ("adaptive 3-5 (majority, the defaults)", 3, 5, "majority"),
-        ("weighted: adaptive 2-5, Dawid-Skene labels", 2, 5, "dawid_skene"),
-        ("weighted: adaptive 3-5, Dawid-Skene labels", 3, 5, "dawid_skene"),
-        ("weighted: adaptive 2-3, Dawid-Skene labels", 2, 3, "dawid_skene"),
+    configs = [  # name, min, max, label rule, settlement rule, threshold, keep every item (COM2 as published)
+        ("fixed 3 (majority; COM2: every item kept)", 3, 3, "majority", "all_verdicts", 0.95, True),
+        ("adaptive 3-5 (majority, all verdicts)", 3, 5, "majority", "all_verdicts", 0.95, False),
+        ("weighted 2-5 (Dawid-Skene, all verdicts)", 2, 5, "dawid_skene", "all_verdicts", 0.95, False),
+        ("needs 3-5 (majority)", 3, 5, "majority", "needs", 0.95, False),
+        ("needs 2-5 (majority)", 2, 5, "majority", "needs", 0.95, False),
+        ("needs 2-5 (Dawid-Skene)", 2, 5, "dawid_skene", "needs", 0.95, False),
+        ("needs 2-4 (Dawid-Skene)", 2, 4, "dawid_skene", "needs", 0.95, False),
+        ("needs 2-5 (Dawid-Skene), threshold 0.90", 2, 5, "dawid_skene", "needs", 0.90, False),
     ]
+    if args.only:
+        keep = {int(k) for k in args.only.split(",")}
+        configs = [c for k, c in enumerate(configs) if k in keep or k == 0]
     results = []
-    for name, lo, hi, rule in configs:
+    head = "answers/item  exact  per-verdict  settled  kept   verified  right/item  answers/kept  none"
+    print(f"{'config (min-max answers, label rule, settlement rule)':<44} {head}")
+    for name, lo, hi, rule, settlement, threshold, keep_all in configs:
         t = time.time()
-        o = run(world, name=name, min_a=lo, max_a=hi, rule=rule, refit=args.refit, seed=args.seed)
+        o = run(
+            world,
+            name=name,
+            min_a=lo,
+            max_a=hi,
+            rule=rule,
+            refit=args.refit,
+            seed=args.seed,
+            threshold=threshold,
+            settlement=settlement,
+            keep_all=keep_all,
+        )
         results.append(o)
         print(
-            f"{o.name:<44} answers/item {o.answers_per_item:.2f}  exact {o.exact:.3f}  per-verdict "
-            f"{o.per_verdict:.4f}  settled {o.settled:.3f}  exact among settled "
-            f"{(o.exact_settled or 0):.3f}  ({time.time() - t:.0f} s)",
+            f"{o.name:<44} {o.answers_per_item:12.2f}  {o.exact:.3f}  {o.per_verdict:11.4f}  {o.settled:7.3f}  "
+            f"{o.kept:.3f}  {(o.verified or 0):8.3f}  {o.right_per_item:10.3f}  {(o.answers_per_kept or 0):12.2f}  "
+            f"{(o.none_share or 0):.3f}  ({time.time() - t:.0f} s)",
             flush=True,
         )
     base = results[0]
     for o in results[1:]:
         saved = 1 - o.answers_per_item / base.answers_per_item
-        ok = o.exact >= base.exact and saved >= 0.20
+        ok = (o.verified or 0) >= (base.verified or 0) and saved >= 0.20
         print(
-            f"{o.name:<44} vs fixed 3: accuracy {o.exact - base.exact:+.3f}, answers {-saved:+.1%} -> target "
-            f"(>= fixed-3 accuracy, >= 20 % fewer answers) {'met' if ok else 'not met'}"
+            f"{o.name:<44} vs fixed 3: verified-item accuracy {(o.verified or 0) - (base.verified or 0):+.3f}, "
+            f"exact {o.exact - base.exact:+.3f}, right verified items per item {o.right_per_item - base.right_per_item:+.3f}, "
+            f"answers {-saved:+.1%} -> target (>= fixed-3 verified-item accuracy, >= 20 % fewer answers) "
+            f"{'met' if ok else 'not met'}"
         )
     print(f"total {time.time() - t0:.0f} s")
     return 0

@@ -74,6 +74,15 @@ class Campaign(models.Model):
         default="majority",
         help_text="how an MCQA item's final label is made from its answers",
     )
+    settlement_rule = models.CharField(
+        max_length=16,
+        choices=[
+            ("all_verdicts", "Every verdict of the label confident (or unanimous)"),
+            ("needs", "What the verified item needs: context, gold, three negatives"),
+        ],
+        default="all_verdicts",
+        help_text="MCQA: when an item is settled (commonsense.annotators.RULE / commonsense.verified_needs.NEEDS_RULE)",
+    )
     annotator_model = models.JSONField(
         default=dict, blank=True, help_text="the latest annotator-model fit: prior, pooled annotator, answers, when"
     )

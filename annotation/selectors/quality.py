@@ -67,4 +67,5 @@ def item_judge(campaign: Campaign, n_options: int, answers: Sequence[tuple[Hasha
         min_answers=campaign.redundancy,
         max_answers=campaign.answers_max,
         threshold=campaign.settle_threshold,
+        settlement=campaign.settlement_rule,
     )

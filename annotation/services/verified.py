@@ -18,7 +18,9 @@ how many fall short before the set is made (the command prints it, the dashboard
 fewer than three negatives remain, A.4's hand-added negatives come from the item's own checked
 distractor pool (``metadata["distractor_pool"]`` of the source question: distractors the build
 checked and did not show), marked in ``verified["topped_up"]``; an item whose pool cannot fill
-five options is left out (``too_few_negatives``) rather than stored with three or four."""
+five options is left out (``too_few_negatives``) rather than stored with three or four.
+Under the settlement rule ``needs`` (:mod:`commonsense.verified_needs`) the item keeps exactly the gold
+and the negatives its settlement rested on, not a random draw."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from annotation.models import Campaign, FinalLabel, Item, Response, VerifiedSet
 from annotation.selectors.campaigns import campaign_progress
 from annotation.services.labels import final_labels_refresh
 from commonsense.validation import NONE_CORRECT, com2_postprocess
+from commonsense.verified_needs import Needs, needs
 from knowledge.models import Question, QuestionSet
 from knowledge.services.names import name_check
 from knowledge.services.set_quality import question_set_quality
@@ -66,6 +69,17 @@ def _why_left_out(campaign: Campaign, item: Item, final: FinalLabel | None, incl
     if item.question_id is None:
         return "no_source_question"
     return None
+
+
+def _needed(campaign: Campaign, item: Item, final: FinalLabel) -> Needs | None:
+    """Under the settlement rule ``needs``, the gold and negatives the settlement rested on (the verified
+    item keeps exactly those instead of A.4's random draw); None otherwise, or for an adjudicated item
+    (a person's label: A.4's draw) or one stored without posteriors."""
+    n = len(item.payload.get("options", []))
+    if campaign.settlement_rule != "needs" or final.adjudication_id is not None or len(final.posteriors) != n + 1:
+        return None
+    tied = final.votes.get("tied_options", []) if campaign.label_rule == "majority" else ()
+    return needs(final.label, [float(p) for p in final.posteriors], n, tied=tied)
 
 
 def _sorted_items(campaign: Campaign) -> list[Item]:
@@ -148,6 +162,7 @@ def verified_set_create(
                     "max_answers": campaign.answers_max,
                     "label_rule": campaign.label_rule,
                     "settle_threshold": campaign.settle_threshold,
+                    "settlement_rule": campaign.settlement_rule,
                 },
                 "source_params": source.params,
             },
@@ -158,12 +173,14 @@ def verified_set_create(
         pos = 0
         for item, final in kept:
             q: Question = item.question  # type: ignore[assignment]
+            needed = _needed(campaign, item, final)
             post = com2_postprocess(
                 item.payload.get("options", []),
                 final.label.get("plausible", []),
                 seed=campaign.seed,
                 key=item.key,
                 pool=[str(o) for o in (q.metadata or {}).get("distractor_pool", [])],
+                keep=(needed.gold, needed.negatives) if needed is not None else None,
             )
             if post.needs_manual_negatives:  # A.4 would add them by hand: never store 3-4 options
                 counts["too_few_negatives"] = counts.get("too_few_negatives", 0) + 1
@@ -188,6 +205,8 @@ def verified_set_create(
                 "confidence": final.confidence,
                 "posteriors": final.posteriors,
                 "label_rule": campaign.label_rule,
+                "settlement_rule": campaign.settlement_rule,
+                "needs": needed.as_dict() if needed is not None else None,
                 "min_answers": campaign.redundancy,
                 "topped_up": post.topped_up,
                 "com2": asdict(post),

@@ -51,6 +51,7 @@ from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
 from commonsense.annotators import RULE
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
+from commonsense.verified_needs import NEEDS_RULE
 
 
 def _campaign(slug: str) -> Campaign:
@@ -81,7 +82,7 @@ def _verification(campaign: Campaign, progress: CampaignProgress) -> dict[str, A
     settled = progress["settled"]
     spent_settled = answers_on_settled(campaign)
     return {
-        "rule": RULE,
+        "rule": NEEDS_RULE if campaign.settlement_rule == "needs" else RULE,
         "label_rules": Campaign._meta.get_field("label_rule").choices,
         "fit": fit,
         "quality": campaign_quality_rows(campaign),

@@ -54,6 +54,12 @@ class Command(BaseCommand):
             "--label-rule", choices=["majority", "dawid_skene", "mace"], help="MCQA: final labels (default majority)"
         )
         parser.add_argument(
+            "--settlement-rule",
+            choices=["all_verdicts", "needs"],
+            help="MCQA: when an item is settled: every verdict of its label (all_verdicts, the default) or what its "
+            "verified item needs (needs: the context, the gold, three negatives)",
+        )
+        parser.add_argument(
             "--serve-disagreements-first",
             action="store_true",
             help="MCQA: items where a model's vote and the build disagree are served first",
@@ -104,6 +110,7 @@ class Command(BaseCommand):
             "max_answers": o["max_answers"],
             "settle_threshold": o["settle_threshold"],
             "label_rule": o["label_rule"],
+            "settlement_rule": o["settlement_rule"],
             "serve_disagreements_first": o["serve_disagreements_first"],
             "max_items_per_annotator": "" if o["budget"] is None else o["budget"],
             "per_kind": "" if o["per_kind"] is None else o["per_kind"],
