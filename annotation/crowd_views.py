@@ -31,6 +31,7 @@ from .item_box import render as item_box_html
 from .models import Assignment, Campaign, Item, Membership
 from .participants_models import CrowdStudy, Participant
 from .presentation import option_rows, survey_questions
+from .qualification import Terms, qualification_terms
 
 CLAIM = "crowd_claim"
 STAGE_VIEW: dict[str, str] = {
@@ -119,6 +120,12 @@ def _at(p: Participant, stage: str) -> HttpResponse | None:
     return None if p.stage == stage else redirect(STAGE_VIEW[p.stage], slug=p.campaign.name)
 
 
+def _terms(campaign: Campaign, study: CrowdStudy) -> Terms | None:
+    """The qualification's items, pass mark and attempts, stated before it starts."""
+    pool = selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0)
+    return qualification_terms(campaign, pool, attempts=study.qualification_attempts)
+
+
 def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, form: Any = None) -> HttpResponse:
     """Consent, the instructions with their worked examples and the demographics questions on one
     page: one request (and one answer) instead of three on the way to the first item."""
@@ -128,7 +135,7 @@ def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, f
         "campaign": campaign,
         "study": study,
         "form": form if form is not None else DemographicsForm(study.demographics),
-        "n_qual": selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0),
+        "terms": _terms(campaign, study),
         "budget": campaign.max_items_per_annotator,
     }
     return render(request, "annotation/crowd/consent.html", ctx)
@@ -161,11 +168,15 @@ def instructions(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     if request.method == "POST":
         svc.instructions_done(p, study)
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
-    n_qual = selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0)
     return render(
         request,
         "annotation/crowd/instructions.html",
-        {"campaign": campaign, "study": study, "n_qual": n_qual, "budget": campaign.max_items_per_annotator},
+        {
+            "campaign": campaign,
+            "study": study,
+            "terms": _terms(campaign, study),
+            "budget": campaign.max_items_per_annotator,
+        },
     )
 
 
@@ -206,7 +217,7 @@ def _box(
             return _go(request, done_url)
         if request.htmx:  # the result is a page of its own
             return _go(request, reverse("crowd:work", kwargs={"slug": campaign.name}))
-        ctx_q = {"campaign": campaign, "membership": m, "left": left, "pass_mark": campaign.qualification_pass_mark}
+        ctx_q = {"campaign": campaign, "left": left, "terms": _terms(campaign, study)}  # no score: attempts remain
         return render(request, "annotation/crowd/qualification_failed.html", ctx_q, status=status)
     if step.state == Membership.State.BLOCKED:
         svc.screen_out(p)
@@ -300,4 +311,10 @@ def done(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     if p.stage not in (Participant.Stage.FINISHED, Participant.Stage.RETURNED, Participant.Stage.SCREENED_OUT):
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
     link = svc.completion_link(study, p) if p.stage == Participant.Stage.FINISHED else study.return_url
-    return render(request, "annotation/crowd/done.html", {"campaign": campaign, "participant": p, "link": link})
+    ctx_d: dict[str, Any] = {"campaign": campaign, "participant": p, "link": link, "qualification": None}
+    m = selectors.membership_of(campaign, request.user)
+    if p.stage == Participant.Stage.SCREENED_OUT and m is not None and m.state == Membership.State.FAILED:
+        terms = _terms(campaign, study)  # the last attempt failed: now its score is told
+        if terms is not None and m.qualification_score is not None:
+            ctx_d["qualification"] = {"right": round(m.qualification_score * terms.items), "terms": terms}
+    return render(request, "annotation/crowd/done.html", ctx_d)

@@ -20,8 +20,9 @@ from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 from . import queue, selectors
 from .forms import answer_draft, web_submission
 from .item_box import render as item_box_html
-from .models import Campaign
+from .models import Campaign, Item, Membership
 from .presentation import option_rows, survey_questions
+from .qualification import qualification_terms
 from .rica import rica_choice
 
 # COM2 §6.3 / Table 4, as the annotator reads them beside the three keys
@@ -122,6 +123,11 @@ def _item_response(
     ctx = _item_context(request, campaign, step, error=error, previous=previous)
     if request.htmx:  # the template's markup, built without the template engine (annotation/item_box.py)
         return HttpResponse(item_box_html(request, ctx), status=status)
+    m = step.membership
+    qualifying = m is not None and m.state == Membership.State.QUALIFYING
+    ctx["qualifying"] = qualifying  # no Undo offered inside the test (nor accepted: queue.response_undo)
+    if qualifying:
+        ctx["terms"] = qualification_terms(campaign, selectors.item_counts(campaign).get(Item.Role.QUALIFICATION, 0))
     return render(request, "annotation/work.html", ctx, status=status)
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+GOLD_FILE = FIXTURES / "qualification" / "com2_demo_gold.jsonl"  # the demo qualification's gold items
 SHARED_DATA = Path(os.environ.get("COCOWEB_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
