@@ -2,7 +2,7 @@
 items, memberships, reservations, answers, adjudications and final labels.
 
 Everything is read-only except a campaign's title and instructions: answers, counters and
-labels are written by ``annotation.services`` / ``annotation.queue``, which keep the
+labels are written by ``annotation.services.campaigns`` / ``annotation.queue.operations``, which keep the
 denormalised counts (``Item.answer_count``, ``slots_taken``) and the final labels consistent; an
 edit here would bypass them. Campaigns are created from the "New campaign" page (which copies
 the items) and closed from their dashboard."""

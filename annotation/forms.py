@@ -9,12 +9,12 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from annotation.services.rica import rica_answer
 from commonsense.validation import JUDGEMENTS
 from knowledge.models import QuestionSet, StatementSet
 from runs.models import Run
 
 from .models import Campaign, Item
-from .rica import rica_answer
 
 
 def _positions(text: str) -> list[int]:
@@ -221,7 +221,7 @@ class SentWith(TypedDict):
 
 
 def web_submission(campaign: Campaign, item: Item, data: Any) -> tuple[dict[str, Any], SentWith]:
-    """A work page's answer post, read for :func:`annotation.queue.response_submit`: the answer
+    """A work page's answer post, read for :func:`annotation.queue.operations.response_submit`: the answer
     (ValidationError when it is incomplete) and the keywords the page sends with it (its
     idempotency key, the time on the item)."""
     return answer_from_post(campaign, item, data), SentWith(

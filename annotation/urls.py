@@ -1,6 +1,9 @@
 from django.urls import path
 
-from . import crowd_research_views, research_views, verified_views, views
+from annotation.views import annotator as views
+from annotation.views import crowd_study as crowd_research_views
+from annotation.views import research as research_views
+from annotation.views import verified as verified_views
 
 app_name = "annotation"
 urlpatterns = [

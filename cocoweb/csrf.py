@@ -1,5 +1,5 @@
 """``django.middleware.csrf.get_token`` with the same token drawn faster, for the item box that
-every annotation's answer carries (annotation/item_box.py).
+every annotation's answer carries (annotation/views/item_box.py).
 
 Django masks the CSRF secret anew for every page (BREACH): a random mask of 32 characters of
 ``CSRF_ALLOWED_CHARS`` is added to the secret character by character, and the form carries mask

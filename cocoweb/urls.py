@@ -21,10 +21,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("knowledge/", include("knowledge.urls")),
     path("annotation/", include("annotation.urls")),
-    path("join/", include("annotation.crowd_urls")),  # crowd study links (Prolific, MTurk, panels)
+    path("join/", include("annotation.crowd.urls")),  # crowd study links (Prolific, MTurk, panels)
     path("runs/", include("runs.urls")),
     path("explorer/", include("explorer.urls")),
-    path("api/annotation/", include("annotation.api_urls")),
+    path("api/annotation/", include("annotation.api.urls")),
     path("api/knowledge/", include("knowledge.api_urls")),
     path("api/runs/", include("runs.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

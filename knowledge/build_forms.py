@@ -9,6 +9,7 @@ from django import forms
 from django.conf import settings
 
 from commonsense.queries import KINDS
+from commonsense.queries.rules import DEFAULT_RULES_MODE
 
 from . import selectors
 from .abstract_files import SUFFIXES, abstract_file_list
@@ -27,6 +28,13 @@ KIND_LABELS = {
     "pi": "chain and hop, intersected",
     "2in": "2i with one HinderedBy branch (COM2 2i-neg)",
 }
+
+
+RULES_CHOICES = [
+    ("curated", "curated: the papers' chains, less those read blind as nonsense"),
+    ("paper", "paper: every query pattern the papers print (CoCo Table 12, COM2 Appendix D)"),
+    ("any", "any: no rule, every composition of the graph's hops"),
+]
 
 
 class _BuildForm(forms.Form):
@@ -62,6 +70,13 @@ class _BuildForm(forms.Form):
         label="Include populated candidates",
         help_text="also use CSKB-Population's candidate triples mined from ASER (class cs_head / all_head) as "
         "edges; off: only the knowledge base's own triples (COM2 samples from ATOMIC)",
+    )
+    rules = forms.ChoiceField(
+        required=False,  # not posted: the default
+        choices=RULES_CHOICES,
+        initial=DEFAULT_RULES_MODE,
+        label="Composition rules",
+        help_text="which hops may be chained and intersected (stored with the set)",
     )
     diverse = forms.BooleanField(
         required=False,
@@ -109,6 +124,7 @@ class QuestionBuildForm(_BuildForm):
         "seed",
         "name",
         "relations",
+        "rules",
         "max_degree",
         "diverse",
         "min_plausibility",
@@ -143,6 +159,7 @@ class QuestionBuildForm(_BuildForm):
             "kind": d["kind"],
             "count": d["count"],
             "relations": list(d["relations"]) or None,
+            "rules": d["rules"] or DEFAULT_RULES_MODE,
             "max_degree": d["max_degree"],
             "diverse": d["diverse"],
             "min_plausibility": d["min_plausibility"],
@@ -182,6 +199,7 @@ class CocoBuildForm(_BuildForm):
         "abstract_upload",
         "per_relation",
         "per_kind",
+        "rules",
         "max_degree",
         "diverse",
         "min_plausibility",
@@ -218,6 +236,7 @@ class CocoBuildForm(_BuildForm):
             "abstract": abstract,
             "per_relation": d["per_relation"],
             "per_kind": d["per_kind"],
+            "rules": d["rules"] or DEFAULT_RULES_MODE,
             "max_degree": d["max_degree"],
             "diverse": d["diverse"],
             "min_plausibility": d["min_plausibility"],

@@ -22,6 +22,7 @@ from commonsense.io.abstract import read_abstract_triples
 from commonsense.kg.edges import ORIGIN_FIELD, EdgeFilter
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
+from commonsense.queries.rules import DEFAULT_RULES_MODE, rules_for
 from commonsense.questions import export as writers
 from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
 from commonsense.questions.com2 import BuildParams, BuildReport, OptionCheck, build_com2
@@ -137,6 +138,13 @@ def edges_for(
     return ModelEdges(base, plausibility) if plausibility is not None and plausibility.filter_edges else base
 
 
+def _rules(mode: str) -> None:
+    try:
+        rules_for(mode)
+    except ValueError as exc:
+        raise ImportRefused(str(exc)) from None
+
+
 def _graph(name: str) -> Graph:
     try:
         return Graph.objects.get(name=name)
@@ -198,6 +206,7 @@ def question_set_build(
     include_populated: bool = False,
     near_duplicate: float | None = DEFAULT_THRESHOLD,
     person_names: bool = True,
+    rules: str = DEFAULT_RULES_MODE,
     user: User | None = None,
     progress: Progress | None = None,
     step: StepHook | None = None,
@@ -216,9 +225,10 @@ def question_set_build(
     filter and ``option_checks`` add distractor vetoes. ``plausibility``
     (:func:`knowledge.plausibility.plausibility_check`) filters edges and distractors with a model;
     ``fluent`` rewrites contexts with COM2's Table 6 prompt and drops the items the model marks NA.
-    The build report and text checks are stored in ``QuestionSet.quality``."""
+    ``rules`` chooses the composition rules (:data:`commonsense.queries.rules.RULES_MODES`). The build report and text checks are stored in ``QuestionSet.quality``."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
+    _rules(rules)
     g = _graph(graph)
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
@@ -235,6 +245,7 @@ def question_set_build(
         person_names=person_names,
         diverse=diverse,
         near_duplicate=near_duplicate,
+        rules=rules,
     )
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     near = (
@@ -260,8 +271,9 @@ def question_set_build(
         why = ", ".join(f"{k}: {v}" for k, v in report.dropped.most_common(3)) or "no query found"
         raise ImportRefused(
             f"no {kind} question could be built from graph {g.name!r} ({report.attempts} attempts; {why}); "
-            "the graph may hold no such query under the composition rules and the well-formed filter "
-            "(--relations, --include-malformed, --include-populated and --include-implausible widen it)"
+            f"the graph may hold no such query under the {rules} composition rules and the well-formed filter "
+            "(--rules paper or any, --relations, --include-malformed, --include-populated and "
+            "--include-implausible widen it)"
         )
     steps.next()
     with transaction.atomic():
@@ -306,6 +318,7 @@ def coco_build(
     include_malformed: bool = False,
     include_populated: bool = False,
     diverse: bool = False,
+    rules: str = DEFAULT_RULES_MODE,
     user: User | None = None,
     progress: Progress | None = None,
     step: StepHook | None = None,
@@ -320,10 +333,11 @@ def coco_build(
     that ``step`` can report each of them."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
+    _rules(rules)
     g = _graph(graph)
     if conceptualizer is not None and (abstract or plausibility is None):
         raise ImportRefused("generated conceptualisations need a plausibility model and no --abstract file")
-    params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree)
+    params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree, rules=rules)
     steps = _Steps(step, coco_steps(bool(abstract or conceptualizer)))
     steps.next()
     edges = edges_for(include_implausible, plausibility, include_malformed, include_populated)
@@ -368,7 +382,14 @@ def coco_build(
     for kind in APPLICATION_KINDS:
         steps.next(per_kind)
         got = application(
-            norm, per_kind, seed, kinds=(kind,), relations=params.relations, max_degree=max_degree, progress=progress
+            norm,
+            per_kind,
+            seed,
+            kinds=(kind,),
+            relations=params.relations,
+            max_degree=max_degree,
+            progress=progress,
+            rules=rules_for(rules),
         )
         built = sum(q.kind == kind for q in got)
         if built < per_kind:
@@ -394,6 +415,8 @@ def coco_build(
                 "include_populated": include_populated,
                 "edges": edges.name,
                 "relations": list(params.relations),
+                "rules": rules,
+                "composition_rules": getattr(rules_for(rules), "name", None),
                 "abstract": Path(abstract).name if abstract else None,
                 "shortfall": shortfall,
                 **({"conceptualizations": generated} if generated else {}),

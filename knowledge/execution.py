@@ -36,6 +36,7 @@ from .services import ImportRefused
 log = logging.getLogger(__name__)
 
 COM2_PARAMS = (
+    "rules",
     "kind",
     "count",
     "relations",
@@ -49,6 +50,7 @@ COM2_PARAMS = (
     "near_duplicate",
 )
 COCO_PARAMS = (
+    "rules",
     "per_relation",
     "per_kind",
     "max_degree",

@@ -14,13 +14,13 @@ import zipfile
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_slug
 from django.db import models, transaction
 
 from commonsense.questions.export import task_name
 
 from .builders import EXPORT_FORMATS, question_set_export
 from .models import Question, QuestionSet
+from .names import name_check
 
 CONTENT_TYPES = {
     "jsonl": "application/x-ndjson",
@@ -71,15 +71,7 @@ def question_set_usage(qset: QuestionSet) -> list[tuple[str, int]]:
 def question_set_rename(qset: QuestionSet, new_name: str) -> QuestionSet:
     """Rename a set no run or campaign uses yet (their results, exports and commands name the
     set: a new name would disown them); refused, with who uses it, otherwise."""
-    new_name = new_name.strip()
-    try:
-        validate_slug(new_name)
-    except ValidationError:
-        raise ValidationError(
-            f"{new_name!r} is not a valid name: use letters, digits, hyphens and underscores"
-        ) from None
-    if len(new_name) > QuestionSet._meta.get_field("name").max_length:  # type: ignore[operator]
-        raise ValidationError("a set name has at most 100 characters")
+    new_name = name_check(new_name)
     if new_name == qset.name:
         return qset
     with transaction.atomic():

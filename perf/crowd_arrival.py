@@ -31,9 +31,9 @@ def setup_crowd(n_items: int, redundancy: int, budget: int) -> None:
     django.setup()
     from django.core.management import call_command
 
+    from annotation.crowd.services import crowd_study_enable
     from annotation.models import Campaign
-    from annotation.participants import crowd_study_enable
-    from annotation.services import campaign_create, campaign_status_set
+    from annotation.services.campaigns import campaign_create, campaign_status_set
     from knowledge.models import Statement, StatementSet
 
     call_command("migrate", verbosity=0)
@@ -258,8 +258,7 @@ def check_crowd(redundancy: int, budget: int, seen_codes: dict[str, str], n_bad:
     from django.db import connection
     from django.db.models import Count
 
-    from annotation.models import Item, Response
-    from annotation.participants_models import Participant
+    from annotation.models import Item, Participant, Response
 
     connection.close()
     parts = Participant.objects.filter(campaign__name=SLUG)

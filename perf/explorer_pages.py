@@ -214,8 +214,8 @@ def build_surveyed_statements(n: int, raters: int, per_rater: int) -> list[objec
     and a survey campaign whose (a)/(b) answers come in through ``ratings_import``: ``raters``
     people, each rating ``per_rater`` statements (NWW's design: 50 statements per participant).
     The statement run page then shows every human-side panel: percentiles, distributions, fidelity."""
-    from annotation.imports import ratings_import
-    from annotation.services import campaign_create
+    from annotation.services.campaigns import campaign_create
+    from annotation.services.ratings_import import ratings_import
     from knowledge.models import Statement
     from runs.reports import run_metrics_compute
 

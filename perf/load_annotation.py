@@ -90,7 +90,7 @@ def setup_data(n_items: int, redundancy: int, n_annotators: int) -> None:
 
     from accounts.services import role_groups_sync
     from annotation.models import Campaign
-    from annotation.services import campaign_create, campaign_status_set
+    from annotation.services.campaigns import campaign_create, campaign_status_set
     from knowledge.models import Question, QuestionSet
 
     call_command("migrate", verbosity=0)

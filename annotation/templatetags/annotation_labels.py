@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 
-from annotation import presentation
+from annotation.views import presentation
 
 register = template.Library()
 

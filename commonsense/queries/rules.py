@@ -22,7 +22,10 @@ hops that keep one protagonist and one kind of answer:
 * Of those chains, the default rules leave out :data:`NONSENSE_COMPOSITIONS` (v3): pairs that
   read blind had no defensible answer far more often than the average item (an effect of an
   effect, anything after an attribute, what PersonX wants / the effect after "what happens before
-  / after"). :data:`PAPER_RULES` keeps every chain of the papers.
+  / after"). :data:`PAPER_RULES` keeps them, and adds every pattern the papers print that the
+  tables above refuse (:data:`PAPER_PATTERNS`: CoCo Table 12 chains xEffect then xNeed and
+  intersects an attribute with a feeling or an action). A build chooses with ``--rules
+  curated|paper|any`` (:data:`RULES_MODES`; ``any`` is the papers' bare sampler, no rule at all).
 * Every hop's head names the person its prompt asks about: an x-relation ("what PersonX feels
   after …") needs PersonX in the head, an o-relation ("the effect on PersonY after …") needs PersonY
   there (else the question asks about someone the context never mentions).
@@ -152,19 +155,126 @@ def same_question(rels: Iterable[str]) -> bool:
 
 
 @dataclass(frozen=True)
+class PaperPattern:
+    """One query the papers print, as its relations: ``chains`` the (inner, outer) hops chained
+    (2p, ip, pi), ``intersection`` the relations of the intersected branches (2i, ip, pi, 2in)."""
+
+    kind: str
+    source: str
+    question: str
+    chains: tuple[tuple[str, str], ...] = ()
+    intersection: frozenset[str] = frozenset()
+
+
+# Every query pattern the papers print, with the question as printed (placeholders as printed;
+# COM2's names stand for PersonX). ``--rules paper`` samples all of them (tests/commonsense/
+# test_paper_patterns.py samples each from these very triples); the curated rules refuse some.
+PAPER_PATTERNS: tuple[PaperPattern, ...] = (
+    PaperPattern(
+        "2i",
+        "CoCo Table 12",
+        "What event or state is both what PersonX is seen as given PersonX fills PersonY's glass and also what "
+        "PersonX feels after PersonX gets beer?",
+        intersection=frozenset({"xAttr", "xReact"}),
+    ),
+    PaperPattern(
+        "2p",
+        "CoCo Table 12",
+        "What event or state is what PersonX needed to do before the effect on PersonX after PersonX does "
+        "PersonX's hair and makeup?",
+        chains=(("xEffect", "xNeed"),),
+    ),
+    PaperPattern(
+        "ip",
+        "CoCo Table 12",
+        "What event or state is the effect on PersonX after both what PersonX needed to do before PersonX work "
+        "hard and well, and also what PersonX is seen as given PersonX is deserving?",
+        chains=(("xNeed", "xEffect"), ("xAttr", "xEffect")),
+        intersection=frozenset({"xNeed", "xAttr"}),
+    ),
+    PaperPattern(
+        "pi",
+        "CoCo Table 12",
+        "What event or state is both what PersonX is seen as given the effect on PersonX after PersonX asks "
+        "PersonY out on a date, and also the effect on PersonX after PersonX loses twenty pounds?",
+        chains=(("xEffect", "xAttr"),),
+        intersection=frozenset({"xAttr", "xEffect"}),
+    ),
+    PaperPattern(
+        "2p",
+        "CoCo Figures 1 and 8",
+        "What event or state is what PersonX wants to do after the effect on PersonX after PersonX plays a "
+        "football game?",
+        chains=(("xEffect", "xWant"),),
+    ),
+    PaperPattern(
+        "2p",
+        "COM2 Appendix D",
+        "What event or state is the intention of PersonX before the intention of PersonX before PersonX updates "
+        "PersonX's resume?",
+        chains=(("xIntent", "xIntent"),),
+    ),
+    PaperPattern(
+        "2in",
+        "COM2 Appendix D",
+        "What event or state is both the effect on PersonX after PersonX go to work every day and also what "
+        "hindered PersonX work hard on it?",
+        intersection=frozenset({"xEffect", "HinderedBy"}),
+    ),
+    PaperPattern(
+        "2i",
+        "COM2 Appendix D",
+        "What event or state is both the effect on PersonX after PersonX is hardworking and also what PersonX "
+        "wants to do after PersonX leads a good life?",
+        intersection=frozenset({"xEffect", "xWant"}),
+    ),
+    PaperPattern(
+        "ip",
+        "COM2 Appendix D",
+        "What event or state is what PersonX needed to do before both what PersonX wants to do after PersonX is "
+        "looking for a new car, and also what PersonX needed to do before PersonX is driving to school?",
+        chains=(("xWant", "xNeed"), ("xNeed", "xNeed")),
+        intersection=frozenset({"xWant", "xNeed"}),
+    ),
+    PaperPattern(
+        "2i",
+        "COM2 Figure 1",
+        "What event or state is both what PersonX wants to do after PersonX gets tired of it and also the "
+        "intention of PersonX before PersonX goes skydiving?",
+        intersection=frozenset({"xWant", "xIntent"}),
+    ),
+    # COM2's 8-shot exemplars (its code, Appendix B): two 2p chains and the "negated cause"
+    PaperPattern("2p", "COM2 8-shot exemplars", "", chains=(("xEffect", "xEffect"),)),
+    PaperPattern("2p", "COM2 8-shot exemplars", "", chains=(("xNeed", "xNeed"),)),
+    PaperPattern("2in", "COM2 8-shot exemplars", "", intersection=frozenset({"xNeed", "HinderedBy"})),
+)
+PRINTED_CHAINS: frozenset[tuple[str, str]] = frozenset(c for p in PAPER_PATTERNS for c in p.chains)
+PRINTED_INTERSECTIONS: frozenset[frozenset[str]] = frozenset(
+    p.intersection for p in PAPER_PATTERNS if len(p.intersection) > 1
+)
+
+
+@dataclass(frozen=True)
 class CompositionRules:
     """The rules as the sampler applies them (relation names in, booleans out). ``name`` goes
-    into the set's parameters."""
+    into the set's parameters. ``chains`` and ``intersections`` are allowed on top of the tables
+    (the papers' printed patterns, :data:`PAPER_PATTERNS`)."""
 
     name: str = "com2-examples-v3"
     # (inner, outer) pairs of COMPOSES not chained: by default the ones read as nonsense
     excluded: frozenset[tuple[str, str]] = NONSENSE_COMPOSITIONS
+    chains: frozenset[tuple[str, str]] = frozenset()
+    intersections: frozenset[frozenset[str]] = frozenset()
 
     def composes(self, inner: str, outer: str) -> bool:
+        if (inner, outer) in self.chains:
+            return True
         return composes(inner, outer) and (inner, outer) not in self.excluded
 
     def intersectable(self, rels: Iterable[str]) -> bool:
         rs = list(rels)
+        if frozenset(rs) in self.intersections:
+            return True
         return all(intersectable(rs[0], r) for r in rs[1:]) and same_question(rs)
 
     def head_ok(self, head: str, relation: str) -> bool:
@@ -172,6 +282,22 @@ class CompositionRules:
 
 
 DEFAULT_RULES = CompositionRules()
-# the papers' worked examples as they are (v2): every pair of COMPOSES, NONSENSE_COMPOSITIONS included;
-# pass it as ``rules=`` (sample_questions, QuerySampler, coco.application) to build as the papers do
-PAPER_RULES = CompositionRules(name="com2-examples-v2", excluded=frozenset())
+# ``--rules paper``: every chain of COMPOSES (NONSENSE_COMPOSITIONS included: COM2's exemplars chain
+# xEffect twice) and every pattern the papers print, which COMPOSES and ANSWER_CLASS alone refuse
+# (CoCo Table 12's xEffect -> xNeed, xAttr ∧ xReact, xNeed ∧ xAttr, xAttr ∧ xEffect; COM2's xEffect ∧ xWant)
+PAPER_RULES = CompositionRules(
+    name="papers-printed-v1", excluded=frozenset(), chains=PRINTED_CHAINS, intersections=PRINTED_INTERSECTIONS
+)
+
+# What a build's ``rules`` parameter may say: the curated rules (default), the papers' patterns,
+# or any composition of the graph's hops (the papers' bare samplers: no rule at all, None).
+RULES_MODES: dict[str, CompositionRules | None] = {"curated": DEFAULT_RULES, "paper": PAPER_RULES, "any": None}
+DEFAULT_RULES_MODE = "curated"
+
+
+def rules_for(mode: str) -> CompositionRules | None:
+    """The composition rules of a ``--rules`` mode; a ValueError names the modes for any other."""
+    try:
+        return RULES_MODES[mode]
+    except KeyError:
+        raise ValueError(f"unknown composition rules {mode!r}; choose one of {', '.join(RULES_MODES)}") from None

@@ -15,7 +15,7 @@ from commonsense.kg import relations as registry
 from commonsense.kg.index import GraphIndex, IndexOptions, Record
 from commonsense.kg.relations import COCO_RELATIONS
 
-from ..queries.rules import DEFAULT_RULES, CompositionRules
+from ..queries.rules import DEFAULT_RULES, DEFAULT_RULES_MODE, CompositionRules, rules_for
 from . import distractors, verbalize
 from .com2 import Progress, sample_questions
 from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
@@ -271,6 +271,7 @@ class CocoParams:
     max_concepts: int = 3
     max_degree: int = 10
     relations: tuple[str, ...] = COCO_RELATIONS
+    rules: str = DEFAULT_RULES_MODE  # rules.RULES_MODES: curated, paper or any
 
 
 def build_coco(
@@ -292,6 +293,12 @@ def build_coco(
     out = memorization(raw, params.per_relation, params.seed, relations=params.relations, diverse_cache=diverse_cache)
     out += comprehension(raw, abstract, params.seed, relations=params.relations, max_concepts=params.max_concepts)
     out += application(
-        norm, params.per_kind, params.seed, relations=params.relations, max_degree=params.max_degree, progress=progress
+        norm,
+        params.per_kind,
+        params.seed,
+        relations=params.relations,
+        max_degree=params.max_degree,
+        progress=progress,
+        rules=rules_for(params.rules),
     )
     return out

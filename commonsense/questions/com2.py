@@ -15,7 +15,7 @@ from commonsense.kg.index import GraphIndex
 from commonsense.kg.relations import COM2_RELATIONS
 from commonsense.scoring.plausibility import PlausibilityCheck
 
-from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES, CompositionRules
+from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES_MODE, CompositionRules, rules_for
 from ..queries.sampling import QInter, QProj, Query, QuerySampler
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
 from . import distractors, fluent, names, verbalize, wellformed
@@ -78,7 +78,9 @@ class BuildParams:
     max_degree: int = 10
     person_names: bool = True
     diverse: bool = False
-    composition_rules: bool = True
+    # which hops may be chained and intersected (rules.RULES_MODES): "curated" (the default), "paper"
+    # (every pattern the papers print), "any" (no rule: the papers' bare sampler)
+    rules: str = DEFAULT_RULES_MODE
     fluent: bool = True
     near_duplicate: float | None = DEFAULT_THRESHOLD  # None: no near-duplicate check
     # adversarial distractors only through anchor edges whose tails answer another kind of thing
@@ -87,6 +89,13 @@ class BuildParams:
     # no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
     state_distractors: bool = False
     extra: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rules_for(self.rules)  # an unknown mode is refused here, naming the modes
+
+    @property
+    def composition_rules(self) -> CompositionRules | None:
+        return rules_for(self.rules)
 
     @property
     def hop_relations(self) -> list[str]:
@@ -102,7 +111,8 @@ class BuildParams:
             "max_degree": self.max_degree,
             "person_names": self.person_names,
             "diverse": self.diverse,
-            "composition_rules": DEFAULT_RULES.name if self.composition_rules else None,
+            "rules": self.rules,
+            "composition_rules": self.composition_rules.name if self.composition_rules is not None else None,
             "fluent": self.fluent,
             "near_duplicate": self.near_duplicate,
             "adversarial_other_kind": self.adversarial_other_kind,
@@ -429,7 +439,7 @@ def build_com2(
         max_degree=params.max_degree,
         person_names=params.person_names,
         progress=None if params.diverse else progress,
-        rules=DEFAULT_RULES if params.composition_rules else None,
+        rules=params.composition_rules,
         display=Display(index, fluent_text=params.fluent),
         checks=checks,
         report=report,

@@ -34,7 +34,7 @@ def latest_survey(statement_set: Any, reads: sources.SurveyReads | None = None) 
     last ``sources.SURVEY_CAMPAIGNS_READ``). ``reads``: the page's survey reads, if it has them."""
     if statement_set is None or not apps.is_installed("annotation"):
         return None
-    from annotation.selectors import survey_matrix
+    from annotation.selectors.agreement import survey_matrix
 
     reads = reads if reads is not None else sources.SurveyReads(statement_set)
     for campaign in reads.campaigns:

@@ -254,9 +254,9 @@ class SurveyReads:
         return self.campaigns[0] if self.campaigns else None
 
     def matrices(self, campaign: Any) -> Any:
-        """annotation.selectors.campaign_matrices of one of :attr:`campaigns`, read once."""
+        """annotation.selectors.agreement.campaign_matrices of one of :attr:`campaigns`, read once."""
         if campaign.pk not in self._matrices:
-            from annotation.selectors import campaign_matrices
+            from annotation.selectors.agreement import campaign_matrices
 
             self._matrices[campaign.pk] = campaign_matrices(campaign)
         return self._matrices[campaign.pk]
@@ -286,7 +286,7 @@ def survey_raters(statement_set: Any, reads: SurveyReads | None = None) -> tuple
 
 def human_scores_pending(statement_set: Any, reads: SurveyReads | None = None) -> str:
     """Why there are no human commonsensicality scores, with the number of raters there are."""
-    from annotation.presentation import NWW_MIN_RATERS
+    from annotation.views.presentation import NWW_MIN_RATERS
 
     found = survey_raters(statement_set, reads)
     if found is None:
@@ -309,8 +309,8 @@ def human_commonsensicality(statement_set: Any, reads: SurveyReads | None = None
     campaign = reads.latest
     if campaign is None:
         return []
-    from annotation.presentation import NWW_MIN_RATERS
-    from annotation.selectors import campaign_nww
+    from annotation.selectors.agreement import campaign_nww
+    from annotation.views.presentation import NWW_MIN_RATERS
 
     def compute() -> list[float]:
         nww = campaign_nww(campaign, reads.matrices(campaign), n_boot=50)
@@ -326,7 +326,7 @@ def survey_ratings(statement_set: Any, reads: SurveyReads | None = None) -> Any:
     (runs.nww_population.HumanRatings), or None."""
     if not annotation_available() or statement_set is None:
         return None
-    from annotation.survey_ratings import campaign_survey_ratings
+    from annotation.selectors.surveys import campaign_survey_ratings
 
     reads = _reads(statement_set, reads)
     campaign = reads.latest

@@ -70,7 +70,7 @@ def judgement_panel(runs: Sequence[Run], want: Callable[..., bool], label: Calla
     gen = {r.pk: r for r in runs if r.scoring == "generate-answer"}
     if not gen or not want("judgements") or not apps.is_installed("annotation"):
         return []
-    from annotation.selectors import generation_judgements, run_generation_campaigns
+    from annotation.selectors.verdicts import generation_judgements, run_generation_campaigns
 
     campaigns = run_generation_campaigns(list(gen))
     if not campaigns:

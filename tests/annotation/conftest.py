@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Campaign
-from annotation.services import campaign_create, campaign_status_set
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from knowledge.models import QuestionSet, StatementSet
 from tests.conftest import PASSWORD, login
 

@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 from statsmodels.stats import inter_rater
 
-from annotation import exports, selectors
-from annotation.imports import ratings_import
 from annotation.models import Campaign, Item
-from annotation.services import campaign_create, campaign_status_set
+from annotation.selectors.agreement import campaign_agreement, campaign_matrices, campaign_nww
+from annotation.selectors.campaigns import adjudication_queue
+from annotation.services import campaign_exports as exports
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.ratings_import import ratings_import
 from commonsense.metrics import nww
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +48,7 @@ def test_nww_worked_example_through_import_dashboard_and_export(statement_set, p
     rows = [(f"r{j}", {key: (int(j < 19), int(j < 21))}) for j in range(22)]
     result = ratings_import(c, _csv([key], rows), create_raters=True)
     assert (result.raters, result.responses, result.created_raters) == (22, 22, 22)
-    res = selectors.campaign_nww(c, n_boot=50)
+    res = campaign_nww(c, n_boot=50)
     assert res is not None
     assert round(float(res.statements.consensus[0]), 3) == 0.727
     assert round(float(res.statements.awareness[0]), 3) == 0.955
@@ -80,9 +82,9 @@ def _random_campaign(statement_set, seed: int, n_raters: int = 9, n_items: int =
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_agreement_equals_reference_libraries_with_missing_values(statement_set, seed: int) -> None:  # type: ignore[no-untyped-def]
     c = _random_campaign(statement_set, seed)
-    m = selectors.campaign_matrices(c)
+    m = campaign_matrices(c)
     assert np.isnan(m.primary).any()  # missing values present
-    got = selectors.campaign_agreement(c, m)
+    got = campaign_agreement(c, m)
     # Krippendorff: the package on the raw rater x item matrix with NaN
     ref_alpha = krippendorff.alpha(reliability_data=m.primary, level_of_measurement="nominal")
     assert got.krippendorff == pytest.approx(ref_alpha, abs=1e-12)
@@ -113,8 +115,8 @@ def test_mcqa_per_option_agreement_and_kappa_match_references(csqa_set, people) 
             cells += [("yes" if rng.random() < 0.35 else "no") if seen else "" for _ in range(5)]
         lines.append(f"m{j}," + ",".join(cells))
     ratings_import(c, "\n".join(lines) + "\n", create_raters=True)
-    m = selectors.campaign_matrices(c)
-    got = selectors.campaign_agreement(c, m)
+    m = campaign_matrices(c)
+    got = campaign_agreement(c, m)
     flat = m.selections.reshape(len(m.raters), -1)
     assert got.krippendorff == pytest.approx(
         krippendorff.alpha(reliability_data=flat, level_of_measurement="nominal"), abs=1e-12
@@ -138,8 +140,9 @@ def test_com2_tied_item_goes_to_adjudication_and_threshold_is_strict(csqa_set, p
     """Issue 14 bug 7, through the submit path: two annotators tick options 5 and 2 -> the item is
     not labelled "none correct" and is in the adjudication queue although its agreement is 0.600;
     an untied item at exactly 0.6 is not ("IAA lower than 0.6", A.4), one below it is."""
-    from annotation import queue, services
     from annotation.models import FinalLabel
+    from annotation.queue import operations as queue
+    from annotation.services import campaigns as services
 
     c = campaign_create(name="tie", title="t", kind="mcqa", question_set=csqa_set, redundancy=3)
     campaign_status_set(c, "open")
@@ -152,7 +155,7 @@ def test_com2_tied_item_goes_to_adjudication_and_threshold_is_strict(csqa_set, p
     fl = FinalLabel.objects.get(item=first)
     assert fl.label["none_correct"] is None and fl.label["plausible"] == []
     assert fl.agreement == pytest.approx(0.6) and fl.below_threshold
-    assert list(selectors.adjudication_queue(c).values_list("item_id", flat=True)) == [first.pk]
+    assert list(adjudication_queue(c).values_list("item_id", flat=True)) == [first.pk]
 
     assert queue.next_step(c, d).assignment.item_id == first.pk
     queue.response_submit(first, d, {"plausible": [0]})  # the third answer: 1/3 each, agreement exactly 0.6
@@ -166,7 +169,7 @@ def test_survey_matrices_read_each_answer_as_stored(statement_set) -> None:  # t
     # PostgreSQL; the import stores 0/1, but a true/false or a JSON null stored by other means must
     # read as 1/0 and as missing (SQLite names a null's type, 'null': it once made the page fail)
     c = _random_campaign(statement_set, 4, n_raters=3, n_items=4, p_missing=0.0)
-    m = selectors.campaign_matrices(c)
+    m = campaign_matrices(c)
     from annotation.models import Response
 
     stored = {(r.user_id, r.item_id): r.answer for r in Response.objects.filter(campaign=c)}
@@ -178,7 +181,7 @@ def test_survey_matrices_read_each_answer_as_stored(statement_set) -> None:  # t
         odd, ({"agree": True, "predict": False}, {"agree": None, "predict": 1}, {"predict": 0}), strict=True
     ):
         Response.objects.filter(pk=resp.pk).update(answer=answer)
-    m = selectors.campaign_matrices(c)
+    m = campaign_matrices(c)
     got = [
         (
             m.primary[m.raters.index(o.user_id), m.items.index(o.item_id)],

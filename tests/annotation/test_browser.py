@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Item, Membership, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from tests.annotation.conftest import PASSWORD
 from tests.conftest import GOLD_FILE
 

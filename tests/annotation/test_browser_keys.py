@@ -93,7 +93,7 @@ def test_keyboard_only_judging_of_generations(live_server, people, browser, tmp_
     submits, U brings the last generation back with its judgement ticked for a correction."""
     import json
 
-    from annotation.services import campaign_create, campaign_status_set
+    from annotation.services.campaigns import campaign_create, campaign_status_set
     from knowledge.builders import question_set_build
     from knowledge.services import graph_import
     from runs.execution import run_execute

@@ -18,7 +18,7 @@ from django.db.models import Count
 from django.test import Client
 
 from annotation.models import Assignment, FinalLabel, Item, Response
-from annotation.services import campaign_create, campaign_status_set, final_labels_refresh
+from annotation.services.campaigns import campaign_create, campaign_status_set, final_labels_refresh
 from tests.annotation.conftest import PASSWORD
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -123,7 +123,8 @@ def test_concurrent_answers_to_one_item_leave_its_final_label_counting_both(
     label are one transaction holding the item's row, so the second answer waits for that commit and
     its label counts both; with the label computed after the answer's own commit, the second would
     finish first and the first's stale label (one answer) would overwrite it."""
-    from annotation import queue, services
+    from annotation.queue import operations as queue
+    from annotation.services import campaigns as services
 
     c = campaign_status_set(
         campaign_create(name="label-race", title="t", kind="mcqa", question_set=csqa_set, redundancy=3), "open"

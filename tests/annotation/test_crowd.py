@@ -13,8 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 
-from annotation.models import Campaign, Item, Membership, Response
-from annotation.participants_models import CrowdStudy, Participant
+from annotation.models import Campaign, CrowdStudy, Item, Membership, Participant, Response
 from tests.annotation.crowd_helpers import (
     answer,
     crowd_campaign,
@@ -289,7 +288,7 @@ def test_a_deactivated_participant_account_is_refused(statement_set) -> None:
 def test_participant_hot_path_reads_return_what_the_orm_returns(statement_set) -> None:
     """The precompiled reads of every crowd request (participant, campaign, study settings, user)
     and of every answer (assignment, item): every field as the ORM loads it."""
-    from annotation import crowd_selectors
+    from annotation.crowd import selectors as crowd_selectors
     from annotation.models import Assignment
 
     c = crowd_campaign("rows", "--budget", "3", "--demographics", "age_band")

@@ -14,8 +14,7 @@ from django.utils.html import escape
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Assignment, Item, Membership
-from annotation.participants_models import Participant
+from annotation.models import Assignment, Item, Membership, Participant
 from tests.annotation.conftest import login
 from tests.annotation.crowd_helpers import answer, crowd_campaign, current, to_items
 

@@ -12,8 +12,7 @@ import os
 
 import pytest
 
-from annotation.models import Item, Membership, Response
-from annotation.participants_models import Participant
+from annotation.models import Item, Membership, Participant, Response
 from tests.annotation.crowd_helpers import crowd_campaign
 from tests.annotation.test_browser import CHROMIUM_ARGS, _current_item, _login
 

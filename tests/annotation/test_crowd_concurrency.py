@@ -14,8 +14,7 @@ import pytest
 import requests
 from django.db.models import Count
 
-from annotation.models import Item, Response
-from annotation.participants_models import Participant
+from annotation.models import Item, Participant, Response
 from tests.annotation.crowd_helpers import crowd_campaign
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

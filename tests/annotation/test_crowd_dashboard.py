@@ -13,9 +13,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from annotation import queue
-from annotation.models import Membership
-from annotation.participants_models import CrowdStudy, Participant
+from annotation.models import CrowdStudy, Membership, Participant
+from annotation.queue import operations as queue
 from tests.annotation.conftest import login
 from tests.annotation.crowd_helpers import answer, crowd_campaign, current, gold_answer, join, prolific, to_items
 

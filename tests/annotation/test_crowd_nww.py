@@ -25,9 +25,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from annotation import selectors
-from annotation.imports import ratings_import
-from annotation.services import campaign_create
+from annotation.selectors.agreement import campaign_nww
+from annotation.services.campaigns import campaign_create
+from annotation.services.ratings_import import ratings_import
 from explorer.selectors.human_compare import latest_survey, model_standings
 from explorer.views.run_panels import run_label
 from knowledge.models import Statement
@@ -53,7 +53,7 @@ def _campaign(statement_set):  # type: ignore[no-untyped-def]
 
 
 def _scores(c, **kw):  # type: ignore[no-untyped-def]
-    res = selectors.campaign_nww(c, n_boot=20, **kw)
+    res = campaign_nww(c, n_boot=20, **kw)
     names = dict(get_user_model().objects.values_list("pk", "username"))
     rs = res.raters
     return {

@@ -12,9 +12,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 
-from annotation import queue
 from annotation.models import Campaign, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from knowledge.models import QuestionSet
 from tests.annotation.conftest import login
 

@@ -16,9 +16,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from annotation import queue
 from annotation.models import Campaign, FinalLabel, Item, Response
-from annotation.selectors import generation_judgements
+from annotation.queue import operations as queue
+from annotation.selectors.verdicts import generation_judgements
 from explorer.views.run_panels import question_run_panels
 from knowledge.builders import question_set_build
 from knowledge.models import QuestionSet
@@ -188,7 +188,7 @@ def test_generations_judged_by_three_annotators_give_table_4(gen_run: Run, peopl
     )
     assert [len(r["answers"]) for r in recs] == [3] * len(items)
 
-    from annotation.imports import RatingsImportRefused, ratings_import
+    from annotation.services.ratings_import import RatingsImportRefused, ratings_import
 
     with pytest.raises(RatingsImportRefused):  # ratings files are 0/1 cells: no silent misreading
         ratings_import(campaign, "rater," + items[0].key + "\nx,1\n")

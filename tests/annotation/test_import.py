@@ -9,9 +9,9 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotation.imports import RatingsImportRefused, ratings_import
 from annotation.models import Assignment, Item, Membership, Response
-from annotation.services import campaign_create
+from annotation.services.campaigns import campaign_create
+from annotation.services.ratings_import import RatingsImportRefused, ratings_import
 
 pytestmark = pytest.mark.django_db
 

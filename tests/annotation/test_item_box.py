@@ -1,4 +1,4 @@
-"""The item box built in Python (annotation/item_box.py, what every htmx answer returns) is the
+"""The item box built in Python (annotation/views/item_box.py, what every htmx answer returns) is the
 template annotation/_item.html character for character: both are rendered over every kind of
 campaign and every state - answers shown again, an error, progress shown or not, qualification and
 attention items, the wait and done messages, text that needs escaping - and compared."""
@@ -14,10 +14,12 @@ from django.template.loader import render_to_string
 from django.test import RequestFactory
 from django.urls import reverse
 
-from annotation import item_box, queue, views
 from annotation.models import Campaign, Item, Membership
-from annotation.selectors import Progress
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.selectors.work import Progress
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.views import annotator as views
+from annotation.views import item_box
 from commonsense.validation import JUDGEMENTS
 from knowledge.models import Question, QuestionSet
 from tests.conftest import GOLD_FILE

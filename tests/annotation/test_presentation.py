@@ -11,9 +11,9 @@ import io
 import pytest
 from django.urls import reverse
 
-from annotation import queue
-from annotation.exports import columns_for
-from annotation.services import final_labels_refresh
+from annotation.queue import operations as queue
+from annotation.services.campaign_exports import columns_for
+from annotation.services.campaigns import final_labels_refresh
 from tests.annotation.conftest import login
 from tests.annotation.test_views import _three_answers
 

@@ -25,7 +25,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign, Response
-from annotation.publication import MAJORITY_SHARE, item_figures
+from annotation.selectors.publication import MAJORITY_SHARE, item_figures
 from commonsense.validation import NONE_CORRECT
 from knowledge.models import Question
 from tests.annotation.conftest import login

@@ -9,9 +9,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from annotation import queue
 from annotation.models import Assignment, Campaign, Item, Membership, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from tests.conftest import GOLD_FILE
 
 pytestmark = pytest.mark.django_db

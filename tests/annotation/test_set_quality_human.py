@@ -9,10 +9,10 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from annotation import selectors
-from annotation.imports import ratings_import
 from annotation.models import FinalLabel, Item
-from annotation.services import campaign_create, final_labels_refresh
+from annotation.selectors.agreement import campaign_agreement
+from annotation.services.campaigns import campaign_create, final_labels_refresh
+from annotation.services.ratings_import import ratings_import
 from knowledge.models import QuestionSet
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def test_report_has_the_humans_share_and_agreement(csqa_set: QuestionSet) -> Non
     assert human["campaign"] == "val" and human["items"] == 9
     assert human["accepted"] == 6 and human["gold_confirmed"] == 3
     assert human["share_accepted"] == pytest.approx(6 / 9, abs=1e-4)
-    assert human["agreement"] == pytest.approx(selectors.campaign_agreement(c).pairwise, abs=1e-4)
+    assert human["agreement"] == pytest.approx(campaign_agreement(c).pairwise, abs=1e-4)
     csqa_set.refresh_from_db()
     assert csqa_set.quality["human"] == human
     text = StringIO()

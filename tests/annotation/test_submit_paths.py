@@ -1,5 +1,5 @@
 """The htmx submit as the load test drives it, on whichever database the pass uses (on PostgreSQL
-the one-statement answer and reservation of ``annotation/queue_pg.py``; on SQLite the ORM path):
+the one-statement answer and reservation of ``annotation/queue/pg.py``; on SQLite the ORM path):
 the next item comes from the submit's own response with the membership the answer left (an
 attention item is due after N answers), a key reused for another item is refused without storing
 anything, and the SQL statements per submit stay few."""
@@ -13,9 +13,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation import queue
 from annotation.models import Assignment, Item, Membership, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from tests.annotation.conftest import login
 
 pytestmark = pytest.mark.django_db
@@ -105,7 +105,7 @@ def test_hot_path_statements_are_prepared_once_per_connection_on_postgresql(mcqa
     assert Response.objects.filter(campaign=mcqa_campaign).count() == 2
 
 
-# --- the submit's precompiled lookup (annotation.selectors.submit_target) -------------------------
+# --- the submit's precompiled lookup (annotation.selectors.work.submit_target) -------------------------
 
 
 @pytest.mark.django_db
@@ -115,9 +115,10 @@ def test_submit_target_returns_what_the_orm_returns() -> None:
     unless the person is a researcher."""
     from accounts.roles import ANNOTATOR, RESEARCHER
     from accounts.services import role_groups_sync, user_create_with_role
-    from annotation import queue, selectors
     from annotation.models import Assignment, Campaign, Item
-    from annotation.services import campaign_create, campaign_status_set
+    from annotation.queue import operations as queue
+    from annotation.selectors.work import submit_target
+    from annotation.services.campaigns import campaign_create, campaign_status_set
     from knowledge.models import Question, QuestionSet
 
     role_groups_sync()
@@ -143,31 +144,31 @@ def test_submit_target_returns_what_the_orm_returns() -> None:
     step = queue.next_step(c, ann)
     assert step.assignment is not None
     uid = step.assignment.item.uid
-    a = selectors.submit_target("st-camp", ann, uid)
+    a = submit_target("st-camp", ann, uid)
     assert a is not None
     orm = Assignment.objects.select_related("item", "campaign").get(pk=a.pk)
     for got, want in ((a, orm), (a.item, orm.item), (a.campaign, orm.campaign)):
         for f in type(want)._meta.concrete_fields:
             assert getattr(got, f.attname) == getattr(want, f.attname), f.name
     assert isinstance(a.item, Item) and a.item.payload == orm.item.payload and a.item.campaign is a.campaign
-    assert selectors.submit_target("st-camp", ann, Item.objects.exclude(uid=uid).first().uid) is None  # not theirs
-    assert selectors.submit_target("no-such", ann, uid) is None
+    assert submit_target("st-camp", ann, Item.objects.exclude(uid=uid).first().uid) is None  # not theirs
+    assert submit_target("no-such", ann, uid) is None
     campaign_status_set(Campaign.objects.get(pk=c.pk), "closed")
-    assert selectors.submit_target("st-camp", ann, uid) is None  # closed: not visible
+    assert submit_target("st-camp", ann, uid) is None  # closed: not visible
     Assignment.objects.filter(pk=a.pk).update(user=res)
-    assert selectors.submit_target("st-camp", res, uid) is not None  # researchers see closed ones
+    assert submit_target("st-camp", res, uid) is not None  # researchers see closed ones
 
 
 def test_item_box_lookups_return_what_the_orm_returns(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
     """The item box's membership and live-reservation reads (precompiled statements) give every
     field as the ORM loads it, and nothing when there is none."""
-    from annotation import selectors
+    from annotation.selectors.work import live_reservation, membership_of
 
     (u,) = people("annotator", "box")
-    assert selectors.membership_of(mcqa_campaign, u) is None and selectors.live_reservation(mcqa_campaign, u) is None
+    assert membership_of(mcqa_campaign, u) is None and live_reservation(mcqa_campaign, u) is None
     step = queue.next_step(mcqa_campaign, u)
     assert step.assignment is not None
-    m, live = selectors.membership_of(mcqa_campaign, u), selectors.live_reservation(mcqa_campaign, u)
+    m, live = membership_of(mcqa_campaign, u), live_reservation(mcqa_campaign, u)
     assert m is not None and live is not None
     want_m = Membership.objects.get(campaign=mcqa_campaign, user=u)
     want_a = Assignment.objects.select_related("item").get(pk=step.assignment.pk)
@@ -175,7 +176,7 @@ def test_item_box_lookups_return_what_the_orm_returns(mcqa_campaign, people) -> 
         for f in type(want)._meta.concrete_fields:
             assert getattr(got, f.attname) == getattr(want, f.attname), f.name
     queue.response_submit(live.item, u, {"plausible": [0]}, assignment=live)
-    assert selectors.live_reservation(mcqa_campaign, u) is None  # answered: no longer live
+    assert live_reservation(mcqa_campaign, u) is None  # answered: no longer live
 
 
 def test_rowselect_from_db_makes_the_orms_instances(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]

@@ -14,9 +14,9 @@ from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 
-from annotation import queue
 from annotation.models import Campaign, Item, VerifiedSet
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.validation import NONE_CORRECT
 from knowledge.builders import question_set_build
 from knowledge.models import Question, QuestionSet

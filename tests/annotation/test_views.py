@@ -16,9 +16,9 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation import queue
 from annotation.models import Adjudication, Campaign, FinalLabel, Item, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.validation import NONE_CORRECT
 from tests.annotation.conftest import login
 from tests.conftest import GOLD_FILE

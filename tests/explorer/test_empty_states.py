@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from annotation import queue
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from knowledge.models import StatementSet
 from knowledge.services import statements_import
 from runs.execution import run_execute

@@ -14,8 +14,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from scipy import stats
 
-from annotation.imports import ratings_import
-from annotation.services import campaign_create
+from annotation.services.campaigns import campaign_create
+from annotation.services.ratings_import import ratings_import
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from explorer import charts

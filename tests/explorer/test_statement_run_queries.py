@@ -10,8 +10,8 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.imports import ratings_import
-from annotation.services import campaign_create
+from annotation.services.campaigns import campaign_create
+from annotation.services.ratings_import import ratings_import
 from knowledge.models import Statement, StatementSet
 from knowledge.services import statements_import
 from runs.execution import run_execute

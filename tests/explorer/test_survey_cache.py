@@ -11,9 +11,9 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.imports import ratings_import
 from annotation.models import Assignment, Campaign, Response
-from annotation.services import campaign_create
+from annotation.services.campaigns import campaign_create
+from annotation.services.ratings_import import ratings_import
 from explorer.views.run_panels import statement_run_panels
 from knowledge.models import Statement, StatementSet
 from knowledge.services import statements_import

@@ -17,7 +17,7 @@ from django.utils import timezone
 from commonsense.kg.index import IndexOptions
 from commonsense.questions.coco import APPLICATION_KINDS, application
 from knowledge import execution
-from knowledge.build_jobs import build_job_create, build_job_retry
+from knowledge.build_jobs import build_job_command, build_job_create, build_job_retry
 from knowledge.builders import graph_index
 from knowledge.execution import Reporter, build_job_claim
 from knowledge.models import BuildJob, Graph, Question, QuestionSet
@@ -78,6 +78,7 @@ def test_com2_job_from_the_form_equals_the_cli_build(
             "relations": ["xNeed", "xIntent", "xWant", "xEffect"],
             "near_duplicate": "0.9",  # the form's initial value, as a browser posts it
             "include_implausible": "on",  # issue 11: the flag travels through the job to the set
+            "rules": "paper",  # issue 27: so do the composition rules
         },
     )
     job = BuildJob.objects.get()
@@ -100,6 +101,7 @@ def test_com2_job_from_the_form_equals_the_cli_build(
         relations="xNeed,xIntent,xWant,xEffect",
         max_degree=7,
         include_implausible=True,
+        rules="paper",
         verbosity=0,
     )
     assert _export("job-2i", build_dirs / "job.jsonl") == _export("cli-2i", build_dirs / "cli.jsonl")
@@ -107,6 +109,8 @@ def test_com2_job_from_the_form_equals_the_cli_build(
     web, cli = QuestionSet.objects.get(name="job-2i"), QuestionSet.objects.get(name="cli-2i")
     assert (web.params, web.seed, web.kind, web.graph_id) == (cli.params, cli.seed, cli.kind, cli.graph_id)
     assert web.params["include_implausible"] is True and web.params["near_duplicate"] == 0.9
+    assert (web.params["rules"], web.params["composition_rules"]) == ("paper", "papers-printed-v1")
+    assert "--rules paper" in build_job_command(job)
     assert web.quality["build"]["built"] == 12
     assert web.created_by is not None and web.created_by.username == "b-researcher"
 

@@ -108,3 +108,27 @@ def test_a_build_that_finds_no_question_is_refused_with_the_reason(graph) -> Non
     with pytest.raises(CommandError, match=r"no 2p question could be built from graph 'demo' \(\d+ attempts; "):
         call_command("build_questions", graph=graph, kind="2p", count=5, seed=0, name="none-2p", verbosity=0)
     assert not QuestionSet.objects.filter(name="none-2p").exists()  # no empty set left behind
+
+
+def test_composition_rules_mode_is_stored_with_the_set_and_an_unknown_one_refused(graph) -> None:
+    from django.core.management.base import CommandError
+
+    from knowledge.build_forms import RULES_CHOICES
+    from knowledge.builders import question_set_build
+    from knowledge.services import ImportRefused
+
+    assert [k for k, _ in RULES_CHOICES] == ["curated", "paper", "any"]  # the form offers every mode
+    call_command("build_questions", graph=graph, kind="2i", count=4, seed=3, name="r-curated", verbosity=0)
+    call_command("build_questions", graph=graph, kind="2i", count=4, seed=3, name="r-any", rules="any", verbosity=0)
+    curated, bare = QuestionSet.objects.get(name="r-curated"), QuestionSet.objects.get(name="r-any")
+    assert (curated.params["rules"], curated.params["composition_rules"]) == ("curated", "com2-examples-v3")
+    assert (bare.params["rules"], bare.params["composition_rules"]) == ("any", None)
+    with pytest.raises(CommandError, match="nothing was stored: unknown composition rules 'papers'"):
+        call_command("build_questions", graph=graph, kind="2i", count=4, seed=3, name="r-bad", rules="papers")
+    with pytest.raises(ImportRefused, match="choose one of curated, paper, any"):
+        question_set_build(graph=graph, kind="2i", count=4, seed=3, name="r-bad", rules="papers")
+    call_command(
+        "build_coco", graph=graph, seed=1, name="r-coco", per_relation=2, per_kind=2, rules="paper", verbosity=0
+    )
+    assert QuestionSet.objects.get(name="r-coco").params["rules"] == "paper"
+    assert not QuestionSet.objects.filter(name="r-bad").exists()

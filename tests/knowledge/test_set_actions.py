@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from annotation.services import campaign_create
+from annotation.services.campaigns import campaign_create
 from knowledge.models import Question, QuestionSet
 from knowledge.services import questions_import
 from runs.services import run_create

@@ -44,7 +44,7 @@ from rest_framework.authtoken.models import Token
 
 from accounts.services import role_groups_sync, user_create_with_role
 from annotation.models import Item, Membership, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.services.campaigns import campaign_create, campaign_status_set
 
 from .processes import Gunicorn, Postgres, wait_for
 

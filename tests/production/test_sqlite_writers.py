@@ -14,7 +14,7 @@ from django.db import connection
 from django.test import Client
 
 from annotation.models import Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -15,12 +15,11 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from accounts.services import role_groups_sync, user_create_with_role
-from annotation import queue
-from annotation.crowd_views import CLAIM
-from annotation.models import Campaign, Item
-from annotation.participants import crowd_study_enable, identity_from_query, participant_join
-from annotation.participants_models import Participant
-from annotation.services import campaign_create, campaign_status_set
+from annotation.crowd.services import crowd_study_enable, identity_from_query, participant_join
+from annotation.crowd.views import CLAIM
+from annotation.models import Campaign, Item, Participant
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.io.questions import MASK
 from knowledge.models import BuildJob, Graph, Node, Question, QuestionSet, Statement, StatementSet, Triple
 from runs.models import Prediction, Run

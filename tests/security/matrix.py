@@ -183,7 +183,7 @@ def _annotation_obj(model: str) -> Callable[[World], dict[str, Any]]:
 
     def kw(w: World) -> dict[str, Any]:
         from annotation import models as am
-        from annotation.services import adjudication_record
+        from annotation.services.campaigns import adjudication_record
 
         cls = {
             "campaign": am.Campaign,
@@ -266,18 +266,18 @@ MATRIX: dict[str, Entry] = {
     "admin/(?P<url>.*)$": E(get=R(ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 404), url=lambda w: "/admin/no-such-page/"),
     # knowledge
     "knowledge/import/": E(get=RESEARCHER, post=FORM_AGAIN),
-    "knowledge/graphs/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
-    "knowledge/question-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.qset.name}),
-    "knowledge/question-sets/<slug:name>/export.<str:fmt>": E(
+    "knowledge/graphs/<storedname:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
+    "knowledge/question-sets/<storedname:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.qset.name}),
+    "knowledge/question-sets/<storedname:name>/export.<str:fmt>": E(
         get=RESEARCHER, kwargs=lambda w: {"name": w.qset.name, "fmt": "csv"}
     ),
-    "knowledge/question-sets/<slug:name>/rename/": E(  # posted empty: refused, back to the set's page
+    "knowledge/question-sets/<storedname:name>/rename/": E(  # posted empty: refused, back to the set's page
         get=R(LOGIN, 403, 405, 405), post=R(LOGIN, 403, QSET, QSET), kwargs=lambda w: {"name": w.qset.name}
     ),
-    "knowledge/question-sets/<slug:name>/delete/": E(  # the world's runs use the set: refused, back to it
+    "knowledge/question-sets/<storedname:name>/delete/": E(  # the world's runs use the set: refused, back to it
         get=RESEARCHER, post=R(LOGIN, 403, QSET, QSET), kwargs=lambda w: {"name": w.qset.name}
     ),
-    "knowledge/statement-sets/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.sset.name}),
+    "knowledge/statement-sets/<storedname:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.sset.name}),
     "knowledge/build/questions/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),  # posted empty: 400, errors
     "knowledge/build/coco/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),
     "knowledge/build/rica/": E(get=RESEARCHER, post=R(LOGIN, 403, 400, 400)),
@@ -344,9 +344,11 @@ MATRIX: dict[str, Entry] = {
     "runs/<int:run_id>/metrics.json": E(get=RESEARCHER),
     # explorer (graphs, questions, model errors: researchers only)
     "explorer/": E(get=RESEARCHER),
-    "explorer/graphs/<slug:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
-    "explorer/graphs/<slug:name>/search/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}, query="?q=thing"),
-    "explorer/graphs/<slug:name>/nodes/<int:node_id>/": E(
+    "explorer/graphs/<storedname:name>/": E(get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}),
+    "explorer/graphs/<storedname:name>/search/": E(
+        get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name}, query="?q=thing"
+    ),
+    "explorer/graphs/<storedname:name>/nodes/<int:node_id>/": E(
         get=RESEARCHER, kwargs=lambda w: {"name": w.graph.name, "node_id": w.node.pk}
     ),
     "explorer/questions/": E(get=RESEARCHER),
@@ -368,8 +370,10 @@ MATRIX: dict[str, Entry] = {
     "api/annotation/campaigns/<slug:slug>/export/": E(get=API_RESEARCHER, api=True),  # creator or admin
     # REST API of question sets and runs: researchers read, launch and cancel
     "api/knowledge/question-sets/": E(get=API_RESEARCHER, api=True),
-    "api/knowledge/question-sets/<slug:name>/": E(get=API_RESEARCHER, api=True, kwargs=lambda w: {"name": w.qset.name}),
-    "api/knowledge/question-sets/<slug:name>/questions/": E(
+    "api/knowledge/question-sets/<storedname:name>/": E(
+        get=API_RESEARCHER, api=True, kwargs=lambda w: {"name": w.qset.name}
+    ),
+    "api/knowledge/question-sets/<storedname:name>/questions/": E(
         get=API_RESEARCHER, api=True, kwargs=lambda w: {"name": w.qset.name}
     ),
     "api/runs/": E(get=API_RESEARCHER, post=R(401, 403, 400, 400), api=True),  # {} names no set

@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.services import role_groups_sync, user_create_with_role
-from annotation import queue
-from annotation.imports import RatingsImportRefused, ratings_import
 from annotation.models import Assignment, Campaign, FinalLabel, Item, Membership, Response
-from annotation.services import campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.ratings_import import RatingsImportRefused, ratings_import
 from knowledge.models import QuestionSet
 from knowledge.services import questions_import
 from tests.conftest import FIXTURES

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from accounts.services import role_groups_sync, user_create_with_role
-from annotation import queue
 from annotation.models import Item
-from annotation.services import adjudication_record, campaign_create, campaign_status_set
+from annotation.queue import operations as queue
+from annotation.services.campaigns import adjudication_record, campaign_create, campaign_status_set
 from commonsense.io.csv_safe import FORMULA_STARTS, safe_cell
 from knowledge.models import QuestionSet
 from knowledge.services import graph_import, questions_import

@@ -18,8 +18,8 @@ from hypothesis import settings as fuzz_settings
 from hypothesis import strategies as st
 
 from accounts.services import role_groups_sync, user_create_with_role
-from annotation.imports import RatingsImportRefused, ratings_import
-from annotation.services import campaign_create, campaign_status_set
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.ratings_import import RatingsImportRefused, ratings_import
 from commonsense.io import DataFormatError
 from commonsense.io.questions import read_questions
 from commonsense.scoring.recoms_replay import PathsFile, PathsFileError

@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation import queue
 from annotation.models import Assignment, Campaign, Item, Response
+from annotation.queue import operations as queue
 from tests.security.conftest import World
 
 pytestmark = pytest.mark.django_db

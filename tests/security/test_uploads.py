@@ -225,9 +225,9 @@ def _ratings_files(draw: st.DrawFn, keys: list[str]) -> bytes:
 def test_ratings_import_fuzz(world: World) -> None:
     from django.contrib.auth import get_user_model
 
-    from annotation.imports import RatingsImportRefused, ratings_import
     from annotation.models import Item
-    from annotation.services import campaign_create
+    from annotation.services.campaigns import campaign_create
+    from annotation.services.ratings_import import RatingsImportRefused, ratings_import
 
     target = campaign_create(name="sec-fuzz", title="fuzz", kind="mcqa", question_set=world.qset, redundancy=1000)
     keys = list(Item.objects.filter(campaign=target, role="regular").values_list("key", flat=True)[:3])

@@ -21,11 +21,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.urls import reverse
 
+from annotation.crowd.services import crowd_study_enable
 from annotation.forms import CampaignForm
-from annotation.models import Campaign
-from annotation.participants import crowd_study_enable
-from annotation.participants_models import DEMOGRAPHIC_FIELDS
-from annotation.services import campaign_create, campaign_status_set, generation_run_check
+from annotation.models import DEMOGRAPHIC_FIELDS, Campaign
+from annotation.services.campaigns import campaign_create, campaign_status_set, generation_run_check
 from knowledge.models import QuestionSet, StatementSet
 from runs.models import Run
 

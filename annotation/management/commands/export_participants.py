@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.crowd_exports import participants_csv
+from annotation.crowd.exports import participants_csv
 from annotation.models import Campaign
 
 

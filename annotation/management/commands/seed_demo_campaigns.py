@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from annotation.models import Campaign
-from annotation.services import campaign_create
+from annotation.services.campaigns import campaign_create
 from knowledge.models import QuestionSet, StatementSet
 
 QUALIFICATION_GOLD = settings.BASE_DIR / "fixtures" / "qualification" / "com2_demo_gold.jsonl"

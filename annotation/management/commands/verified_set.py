@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
-from annotation.verified import verified_set_create
+from annotation.services.verified import verified_set_create
 
 
 class Command(BaseCommand):

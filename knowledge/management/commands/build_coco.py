@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
 from knowledge.builders import coco_build
+from knowledge.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import (
@@ -19,7 +21,7 @@ class Command(ImportCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--graph", required=True)
         parser.add_argument("--seed", type=int, required=True)
-        parser.add_argument("--name", required=True)
+        parser.add_argument("--name", required=True, type=name_arg)
         parser.add_argument("--abstract", help="conceptualisations file: head<TAB>concept<TAB>abstract head")
         parser.add_argument("--per-relation", type=int, default=2000)
         parser.add_argument("--per-kind", type=int, default=3000)
@@ -43,6 +45,13 @@ class Command(ImportCommand):
             help="also use CSKB-Population's candidate triples mined from ASER (class cs_head / all_head) as "
             "edges (default: the knowledge base's own triples only)",
         )
+        parser.add_argument(
+            "--rules",
+            choices=list(RULES_MODES),
+            default=DEFAULT_RULES_MODE,
+            help="which hops may be chained and intersected: curated (default: the papers' chains less those "
+            "read blind as nonsense), paper (every query pattern the papers print), any (no rule)",
+        )
         add_plausibility_arguments(parser)
         add_conceptualize_arguments(parser)
 
@@ -60,6 +69,7 @@ class Command(ImportCommand):
             include_malformed=o["include_malformed"],
             include_populated=o["include_populated"],
             diverse=o["diverse"],
+            rules=o["rules"],
             plausibility=check_from_options(o["graph"], o),
             conceptualizer=conceptualizer_from_options(o),
             progress=lambda d, t: self.progress("application", d, t),

@@ -3,7 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 from commonsense.queries import KINDS
+from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
 from knowledge.builders import question_set_build
+from knowledge.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import add_fluent_arguments, add_plausibility_arguments, check_from_options, fluent_from_options
@@ -17,7 +19,7 @@ class Command(ImportCommand):
         parser.add_argument("--kind", required=True, choices=KINDS)
         parser.add_argument("--count", type=int, required=True)
         parser.add_argument("--seed", type=int, required=True)
-        parser.add_argument("--name", required=True)
+        parser.add_argument("--name", required=True, type=name_arg)
         parser.add_argument(
             "--relations", help="comma-separated relation names to restrict every hop to (default: COM2's twelve)"
         )
@@ -50,6 +52,13 @@ class Command(ImportCommand):
             default=0.9,
             help="reject distractors with MiniLM cosine >= this to an answer or option (default 0.9; 0: off)",
         )
+        parser.add_argument(
+            "--rules",
+            choices=list(RULES_MODES),
+            default=DEFAULT_RULES_MODE,
+            help="which hops may be chained and intersected: curated (default: the papers' chains less those "
+            "read blind as nonsense), paper (every query pattern the papers print), any (no rule)",
+        )
         add_plausibility_arguments(parser)
         add_fluent_arguments(parser)
 
@@ -70,6 +79,7 @@ class Command(ImportCommand):
             include_populated=o["include_populated"],
             near_duplicate=o["near_duplicate"] or None,
             person_names=not o["keep_placeholders"],
+            rules=o["rules"],
             plausibility=check_from_options(o["graph"], o),
             fluent=fluent_from_options(o),
             progress=lambda d, t: self.progress("questions", d, t),

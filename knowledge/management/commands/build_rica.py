@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from knowledge.names import name_arg
 from knowledge.rica_build import rica_novel_build
 
 from ._base import ImportCommand
@@ -15,7 +16,7 @@ class Command(ImportCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--set", required=True, dest="source", help="the imported RICA set")
-        parser.add_argument("--name", required=True, help="name of the new set")
+        parser.add_argument("--name", required=True, type=name_arg, help="name of the new set")
         parser.add_argument("--seed", type=int, required=True)
         parser.add_argument("--variants", type=int, default=1, help="fresh entity pairs per probe (default 1)")
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from commonsense.io.questions import FORMATS
+from knowledge.names import name_arg
 from knowledge.services import questions_import
 
 from ._base import ImportCommand
@@ -13,7 +14,7 @@ class Command(ImportCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("path")
-        parser.add_argument("--name", required=True)
+        parser.add_argument("--name", required=True, type=name_arg)
         parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
 
     def handle(self, *args: Any, path: str, name: str, fmt: str, **options: Any) -> None:

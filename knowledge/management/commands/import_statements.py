@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from knowledge.names import name_arg
 from knowledge.services import statements_import
 
 from ._base import ImportCommand
@@ -12,7 +13,7 @@ class Command(ImportCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("path")
-        parser.add_argument("--name", required=True)
+        parser.add_argument("--name", required=True, type=name_arg)
 
     def handle(self, *args: Any, path: str, name: str, **options: Any) -> None:
         result = statements_import(path, name=name, progress=self.progress, allow_duplicate=options["allow_duplicate"])

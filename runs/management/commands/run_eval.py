@@ -50,7 +50,7 @@ def _nww_population(run: Run) -> dict[str, Any]:
 
     humans = None
     if apps.is_installed("annotation"):
-        from annotation.survey_ratings import survey_ratings
+        from annotation.selectors.surveys import survey_ratings
 
         humans = survey_ratings(run.statement_set)
     others = Run.objects.filter(statement_set_id=run.statement_set_id, state=Run.State.DONE).exclude(pk=run.pk)

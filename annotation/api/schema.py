@@ -1,0 +1,81 @@
+"""OpenAPI descriptions of what the annotation API answers (drf-spectacular): every status code
+and body, errors included, so that clients — and the schema-driven fuzz test — know them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+
+from annotation.models import Item
+from annotation.services import campaign_exports as exports
+
+
+class DetailSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class ItemOutSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text="opaque item id (neither the row id nor the source dataset's id)")
+    role = serializers.ChoiceField(
+        choices=[Item.Role.REGULAR.value, Item.Role.QUALIFICATION.value],
+        help_text="attention checks are reported as regular items",
+    )
+    payload = serializers.DictField(
+        help_text="survey {text}; mcqa {context, stem, options}; rica {statements}; "
+        "generation {context, stem, generation, structure, prediction}"
+    )
+
+
+class NextStepSerializer(serializers.Serializer):
+    state = serializers.ChoiceField(choices=["item", "wait", "done", "closed", "failed", "blocked"])
+    message = serializers.CharField(allow_blank=True)
+    item = ItemOutSerializer(required=False)
+    expires_at = serializers.DateTimeField(required=False)
+
+
+class SubmittedSerializer(serializers.Serializer):
+    response_id = serializers.IntegerField()
+    created = serializers.BooleanField(help_text="false: this answer was stored by an earlier request")
+    answer = serializers.DictField(help_text="the answer as stored (rica: {choice})")
+
+
+class SkippedSerializer(serializers.Serializer):
+    skipped = serializers.BooleanField()
+
+
+def _detail(text: str) -> OpenApiResponse:
+    return OpenApiResponse(DetailSerializer, description=text)
+
+
+UNAUTHENTICATED = _detail("no or an invalid token / session")
+FORBIDDEN = _detail("the caller's role may not do this (or a session post without its CSRF token)")
+NOT_FOUND = _detail("no such campaign open to the caller, or no such item in it")
+UNSUPPORTED = _detail("the request body's media type is not accepted")
+
+
+def responses(ok: Any, *extra: int, also: dict[Any, Any] | None = None) -> dict[Any, Any]:
+    """``ok`` for 200, the errors every operation can give, the ``extra`` ones, and ``also``."""
+    out: dict[Any, Any] = {200: ok, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND}
+    if 400 in extra:
+        out[400] = OpenApiResponse(OpenApiTypes.OBJECT, description="invalid input: {detail} or {field: [errors]}")
+    if 415 in extra:
+        out[415] = UNSUPPORTED
+    if 409 in extra:
+        out[409] = _detail("the reservation expired and the item has all its answers now")
+    out.update(also or {})
+    return out
+
+
+N_BOOT_MAX = 10_000
+N_BOOT = OpenApiParameter("n_boot", int, description=f"bootstrap resamples for the NWW intervals (1..{N_BOOT_MAX})")
+FMT = OpenApiParameter("fmt", str, enum=list(exports.FORMATS))
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="a retried request with the same key stores one answer",
+)

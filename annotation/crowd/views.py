@@ -1,0 +1,320 @@
+"""The crowd participant's pages under ``/join/<campaign>/``: the study link, consent,
+instructions with worked examples, the researcher's demographics questions, the items (the
+qualification first, with its score and the attempts allowed), and the completion page with the
+participant's completion code. Items are addressed by their opaque ``uid``; attention items are
+rendered exactly like regular ones (Skip included).
+
+Only the participant the study link signed in, in the browser that holds them, gets these pages
+for their own campaign; everyone else gets 403 (or the "open in another window" page)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth import SESSION_KEY, login
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from annotation.crowd import selectors as crowd_selectors
+from annotation.crowd import services as svc
+from annotation.crowd.selectors import crowd_progress
+from annotation.forms import web_submission
+from annotation.models import Assignment, Campaign, CrowdStudy, Item, Membership, Participant
+from annotation.queue import operations as queue
+from annotation.selectors.work import item_counts, membership_of
+from annotation.services.qualification import Terms, qualification_terms
+from annotation.views.item_box import render as item_box_html
+from annotation.views.presentation import option_rows, survey_questions
+from cocoweb.http import Request
+
+CLAIM = "crowd_claim"
+STAGE_VIEW: dict[str, str] = {
+    Participant.Stage.CONSENT: "crowd:consent",
+    Participant.Stage.INSTRUCTIONS: "crowd:instructions",
+    Participant.Stage.DEMOGRAPHICS: "crowd:demographics",
+    Participant.Stage.ITEMS: "crowd:work",
+    Participant.Stage.FINISHED: "crowd:done",
+    Participant.Stage.RETURNED: "crowd:done",
+    Participant.Stage.SCREENED_OUT: "crowd:done",
+}
+# The URL names the item box (annotation/_item.html, crowd/_item.html) posts to and polls.
+ITEM_VIEWS = {"submit": "crowd:submit", "skip": "crowd:skip", "poll": "crowd:work", "work": "crowd:work"}
+BUSY = (
+    "This study is already open for your participant id in another browser window or on another device. "
+    "Carry on there, or close it: this link works again {minutes} minutes after that window's last answer."
+)
+
+
+def _message(request: HttpRequest, title: str, text: str, status: int) -> HttpResponse:
+    return render(request, "annotation/crowd/message.html", {"title": title, "text": text}, status=status)
+
+
+def _busy(request: HttpRequest) -> HttpResponse:
+    minutes = int(svc.SESSION_HOLD.total_seconds() // 60)
+    return _message(request, "Already open elsewhere", BUSY.format(minutes=minutes), 409)
+
+
+def join(request: HttpRequest, slug: str) -> HttpResponse:
+    """The study link. A GET that may create the participant: crowd platforms send people here
+    with a plain link, so there is no form to post."""
+    campaign = get_object_or_404(Campaign.objects.select_related("crowd"), name=slug, crowd__isnull=False)
+    if not campaign.is_open:
+        return _message(request, "Study not open", "This study is not taking participants at the moment.", 410)
+    try:
+        ident = svc.identity_from_query(request.GET)
+    except ValidationError as exc:
+        return _message(request, "Incomplete study link", " ".join(exc.messages), 400)
+    if ident.preview:
+        return render(request, "annotation/crowd/preview.html", {"campaign": campaign})
+    held = request.session.get(CLAIM, "") if request.user.is_authenticated else ""
+    joined = svc.participant_join(campaign, ident, held)
+    if joined.outcome == "busy":
+        return _busy(request)
+    p = joined.participant
+    if request.user.pk != p.user_id:
+        login(request, p.user, backend="accounts.backends.RoleModelBackend")
+    request.session[CLAIM] = p.claim
+    if p.stage == Participant.Stage.CONSENT:  # the study link answers with the first page itself
+        return _consent_page(request, campaign, campaign.crowd)
+    return redirect(STAGE_VIEW[p.stage], slug=slug)
+
+
+Ctx = tuple[Participant, Campaign, CrowdStudy]
+
+
+def participant_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The signed-in participant of this campaign, in the browser that holds them."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        # The signed-in user's id from the session, and the participant, campaign, study and user row
+        # in one statement: the participant's requests skip the authentication backend's lookup
+        # (the claim below, a secret this browser got at the study link, is what binds them).
+        signed_in = request.session.get(SESSION_KEY)
+        if signed_in is None or not str(signed_in).isdigit():
+            return _message(
+                request, "Open your study link", "Please open this study through the link your platform gave you.", 403
+            )
+        got = crowd_selectors.participant_of(int(signed_in))
+        if got is None or got[1].name != slug or not got[0].user.is_active:
+            raise PermissionDenied("this page belongs to another study")
+        p, campaign, study = got
+        if request.session.get(CLAIM) != p.claim:
+            return _busy(request)
+        p.user._cocoweb_role = None  # type: ignore[attr-defined]  # a participant holds no role
+        request.user = p.user
+        svc.participant_touch(p)
+        return view(request, (p, campaign, study), *args, **kwargs)
+
+    return wrapper
+
+
+def _at(p: Participant, stage: str) -> HttpResponse | None:
+    """A redirect to the participant's current stage when it is not ``stage``."""
+    return None if p.stage == stage else redirect(STAGE_VIEW[p.stage], slug=p.campaign.name)
+
+
+def _terms(campaign: Campaign, study: CrowdStudy) -> Terms | None:
+    """The qualification's items, pass mark and attempts, stated before it starts."""
+    pool = item_counts(campaign).get(Item.Role.QUALIFICATION, 0)
+    return qualification_terms(campaign, pool, attempts=study.qualification_attempts)
+
+
+def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, form: Any = None) -> HttpResponse:
+    """Consent, the instructions with their worked examples and the demographics questions on one
+    page: one request (and one answer) instead of three on the way to the first item."""
+    from annotation.crowd.forms import DemographicsForm
+
+    ctx = {
+        "campaign": campaign,
+        "study": study,
+        "form": form if form is not None else DemographicsForm(study.demographics),
+        "terms": _terms(campaign, study),
+        "budget": campaign.max_items_per_annotator,
+    }
+    return render(request, "annotation/crowd/consent.html", ctx)
+
+
+@participant_required
+def consent(request: HttpRequest, ctx: Ctx) -> HttpResponse:
+    from annotation.crowd.forms import DemographicsForm
+
+    p, campaign, study = ctx
+    if (r := _at(p, Participant.Stage.CONSENT)) is not None:
+        return r
+    if request.method != "POST":
+        return _consent_page(request, campaign, study)
+    if request.POST.get("consent") != "yes":
+        svc.consent_record(p, False, study)
+    else:
+        form = DemographicsForm(study.demographics, request.POST)
+        if not form.is_valid():
+            return _consent_page(request, campaign, study, form)
+        svc.consent_record(p, True, study, form.cleaned_data)
+    return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
+
+
+@participant_required
+def instructions(request: HttpRequest, ctx: Ctx) -> HttpResponse:
+    p, campaign, study = ctx
+    if (r := _at(p, Participant.Stage.INSTRUCTIONS)) is not None:
+        return r
+    if request.method == "POST":
+        svc.instructions_done(p, study)
+        return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
+    return render(
+        request,
+        "annotation/crowd/instructions.html",
+        {
+            "campaign": campaign,
+            "study": study,
+            "terms": _terms(campaign, study),
+            "budget": campaign.max_items_per_annotator,
+        },
+    )
+
+
+@participant_required
+def demographics(request: HttpRequest, ctx: Ctx) -> HttpResponse:
+    from annotation.crowd.forms import DemographicsForm
+
+    p, campaign, study = ctx
+    if (r := _at(p, Participant.Stage.DEMOGRAPHICS)) is not None:
+        return r
+    form = DemographicsForm(study.demographics, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        svc.demographics_record(p, study, form.cleaned_data)
+        return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
+    return render(request, "annotation/crowd/demographics.html", {"campaign": campaign, "form": form})
+
+
+def _go(request: Request, url: str) -> HttpResponse:
+    if request.htmx:
+        resp = HttpResponse(status=204)
+        resp["HX-Redirect"] = url
+        return resp
+    return redirect(url)
+
+
+def _box(
+    request: Request, ctx: Ctx, *, step: queue.Step | None = None, error: str = "", status: int = 200
+) -> HttpResponse:
+    """The participant's next thing: an item, the qualification result, or the end of the study."""
+    p, campaign, study = ctx
+    step = step or queue.next_step(campaign, request.user)
+    m = step.membership or queue.membership_get(campaign, request.user)
+    done_url = reverse("crowd:done", kwargs={"slug": campaign.name})
+    if step.state == Membership.State.FAILED:
+        left = svc.qualification_attempts_left(p, study)
+        if not left:
+            svc.screen_out(p)
+            return _go(request, done_url)
+        if request.htmx:  # the result is a page of its own
+            return _go(request, reverse("crowd:work", kwargs={"slug": campaign.name}))
+        ctx_q = {"campaign": campaign, "left": left, "terms": _terms(campaign, study)}  # no score: attempts remain
+        return render(request, "annotation/crowd/qualification_failed.html", ctx_q, status=status)
+    if step.state == Membership.State.BLOCKED:
+        svc.screen_out(p)
+        return _go(request, done_url)
+    if step.state == "done" and m.state == Membership.State.ACTIVE:
+        svc.participant_finish(p)
+        return _go(request, done_url)
+    c: dict[str, Any] = {
+        "campaign": campaign,
+        "step": step,
+        "membership": m,
+        "error": error,
+        "idempotency_key": uuid.uuid4().hex,
+        "progress": crowd_progress(campaign, m),
+        "item_views": ITEM_VIEWS,
+    }
+    if step.assignment is not None:
+        item = step.assignment.item
+        c["item"] = item
+        c["item_ref"] = item.uid
+        c["options"] = option_rows(item.payload.get("options", []))
+        c["survey_questions"] = survey_questions(campaign.ask_common_sense)
+    if request.htmx:  # the template's markup, built without the template engine (annotation/views/item_box.py)
+        return HttpResponse(item_box_html(request, c, crowd=True), status=status)
+    return render(request, "annotation/crowd/work.html", c, status=status)
+
+
+@participant_required
+def work(request: Request, ctx: Ctx) -> HttpResponse:
+    if (r := _at(ctx[0], Participant.Stage.ITEMS)) is not None:
+        return r
+    return _box(request, ctx)
+
+
+def _assignment(ctx: Ctx, user: Any, uid: str) -> Assignment:
+    a = crowd_selectors.assignment_of(ctx[1], user.pk, uid)
+    if a is None:
+        raise Http404("no such item of yours")
+    return a
+
+
+@require_POST
+@participant_required
+def submit(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
+    if (r := _at(ctx[0], Participant.Stage.ITEMS)) is not None:
+        return _go(request, r["Location"])
+    a = _assignment(ctx, request.user, uid)
+    item = a.item
+    item.campaign = ctx[1]
+    try:
+        answer, sent = web_submission(ctx[1], item, request.POST)
+        queue.response_submit(item, request.user, answer, assignment=a, **sent)
+    except ValidationError as exc:
+        return _box(request, ctx, error=" ".join(exc.messages), status=422 if request.htmx else 200)
+    if not request.htmx:
+        return redirect("crowd:work", slug=ctx[1].name)
+    return _box(request, ctx)
+
+
+@require_POST
+@participant_required
+def skip(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
+    if (r := _at(ctx[0], Participant.Stage.ITEMS)) is not None:
+        return _go(request, r["Location"])
+    a = _assignment(ctx, request.user, uid)
+    error = ""
+    try:
+        queue.assignment_skip(ctx[1], request.user, a.item)
+    except ValidationError as exc:
+        error = " ".join(exc.messages)
+    if not request.htmx and not error:
+        return redirect("crowd:work", slug=ctx[1].name)
+    return _box(request, ctx, error=error)
+
+
+@require_POST
+@participant_required
+def qualification_retry(request: Request, ctx: Ctx) -> HttpResponse:
+    p, campaign, study = ctx
+    if (r := _at(p, Participant.Stage.ITEMS)) is not None:
+        return r
+    m = queue.membership_get(campaign, request.user)
+    if m.state == Membership.State.FAILED and svc.qualification_attempts_left(p, study) > 0:
+        svc.qualification_reset(campaign, request.user)
+    return redirect("crowd:work", slug=campaign.name)
+
+
+@participant_required
+def done(request: HttpRequest, ctx: Ctx) -> HttpResponse:
+    p, campaign, study = ctx
+    if p.stage not in (Participant.Stage.FINISHED, Participant.Stage.RETURNED, Participant.Stage.SCREENED_OUT):
+        return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
+    link = svc.completion_link(study, p) if p.stage == Participant.Stage.FINISHED else study.return_url
+    ctx_d: dict[str, Any] = {"campaign": campaign, "participant": p, "link": link, "qualification": None}
+    m = membership_of(campaign, request.user)
+    if p.stage == Participant.Stage.SCREENED_OUT and m is not None and m.state == Membership.State.FAILED:
+        terms = _terms(campaign, study)  # the last attempt failed: now its score is told
+        if terms is not None and m.qualification_score is not None:
+            ctx_d["qualification"] = {"right": round(m.qualification_score * terms.items), "terms": terms}
+    return render(request, "annotation/crowd/done.html", ctx_d)

@@ -1,0 +1,245 @@
+"""PostgreSQL single-statement forms of the two hot queue operations, used by :mod:`.operations` when
+the database is PostgreSQL (SQLite keeps the ORM path, which takes the same decisions in several
+statements). Each is one data-modifying ``WITH`` statement, so it is atomic on its own and costs one
+round trip instead of five or six (``BEGIN``, the reads and writes, ``COMMIT``):
+
+- :func:`reserve_regular`: pick an unseen item under its redundancy, most-answered first, skipping
+  rows other transactions hold (``FOR UPDATE SKIP LOCKED``), take one slot with the same
+  conditional ``slots_taken < redundancy`` and insert the reservation.
+- :func:`answer_store`: move a *live* reservation to ``answered``, insert the response and bump
+  the item's and the person's counters (returning the person's membership as updated, which the
+  next reservation needs) — or do nothing when the reservation was not live (a double click's twin
+  already answered it, or it expired): the caller then takes the general path.
+- :func:`label_rows` and the ``label`` argument of :func:`reserve_regular`: the answered item's
+  final label, read and stored (upserted in the same statement as the next reservation), so that
+  an htmx submit - answer, final label, next item - is one transaction of three statements with one
+  commit (:func:`.operations.response_submit_next`). The label is read after the answer statement has
+  locked the item's row (its ``answer_count`` update), so it counts every answer committed before
+  and a concurrent answer to the same item waits for this commit, then counts this one.
+
+Unique constraints still guard everything (one assignment and one response per item and person,
+one live reservation per person, unique idempotency keys): a violation raises ``IntegrityError``
+and the whole statement leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import connection, transaction
+
+from accounts.people import User
+from annotation.models import Adjudication, Assignment, Campaign, FinalLabel, Item, Membership, Response
+from cocoweb import rowselect
+
+_ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
+_MEMBERSHIP_COLUMNS = [str(f.column) for f in Membership._meta.concrete_fields]
+_ITEM_ATTNAMES = [f.attname for f in Item._meta.concrete_fields]
+_MEMBERSHIP_ATTNAMES = [f.attname for f in Membership._meta.concrete_fields]
+
+_RESERVE = f"""
+WITH cand AS (
+    SELECT i.id FROM annotation_item i
+    WHERE i.campaign_id = %(campaign)s AND i.role = '{Item.Role.REGULAR.value}' AND i.slots_taken < %(redundancy)s
+      AND NOT EXISTS (SELECT 1 FROM annotation_assignment a WHERE a.item_id = i.id AND a.user_id = %(user)s)
+    ORDER BY {{order}}
+    LIMIT 1
+    FOR UPDATE OF i SKIP LOCKED
+), took AS (
+    UPDATE annotation_item i SET slots_taken = i.slots_taken + 1
+    FROM cand WHERE i.id = cand.id AND i.slots_taken < %(redundancy)s
+    RETURNING {", ".join(f"i.{c}" for c in _ITEM_COLUMNS)}
+), res AS (
+    INSERT INTO annotation_assignment (campaign_id, item_id, user_id, state, reserved_at, expires_at)
+    SELECT %(campaign)s, took.id, %(user)s, 'reserved', %(now)s, %(expires)s FROM took
+    RETURNING id, item_id
+)
+SELECT res.id, {", ".join(f"took.{c}" for c in _ITEM_COLUMNS)} FROM res JOIN took ON took.id = res.item_id
+"""
+
+_RESERVE_FILL = _RESERVE.replace("{order}", "i.slots_taken DESC, i.position")  # the item_queue_desc index order
+_RESERVE_EVEN = _RESERVE.replace("{order}", "i.slots_taken, md5(%(salt)s || i.uid)")
+
+# The answered item's final label, upserted by the statement that reserves the next item (a
+# data-modifying WITH runs to completion whether or not a row is reserved).
+_LABEL_FIELDS = ["label", "provenance", "agreement", "votes", "n_answers", "below_threshold", "adjudication_id"]
+_LABEL_CTE = f"""fl AS (
+    INSERT INTO {FinalLabel._meta.db_table} (item_id, {", ".join(_LABEL_FIELDS)}, computed_at)
+    VALUES (%(fl_item)s, %(fl_label)s::jsonb, %(fl_provenance)s, %(fl_agreement)s, %(fl_votes)s::jsonb,
+            %(fl_n_answers)s, %(fl_below_threshold)s, %(fl_adjudication_id)s, %(now)s)
+    ON CONFLICT (item_id) DO UPDATE SET {", ".join(f"{c} = EXCLUDED.{c}" for c in [*_LABEL_FIELDS, "computed_at"])}
+), """
+_RESERVE_LABELLED = {
+    sql: sql.replace("WITH cand AS", "WITH " + _LABEL_CTE + "cand AS", 1) for sql in (_RESERVE_FILL, _RESERVE_EVEN)
+}
+_LABEL_ONLY = "WITH " + _LABEL_CTE.rstrip(", ") + " SELECT 1"
+
+_LABEL_ROWS = f"""
+SELECT r.answer, adj.id, adj.label FROM {Response._meta.db_table} r
+LEFT JOIN LATERAL (
+    SELECT d.id, d.label FROM {Adjudication._meta.db_table} d WHERE d.item_id = %(item)s
+    ORDER BY d.decided_at DESC, d.id DESC LIMIT 1
+) adj ON true
+WHERE r.item_id = %(item)s ORDER BY r.id
+"""
+
+_ANSWER = f"""
+WITH a AS (
+    UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
+    WHERE id = %(assignment)s AND state = 'reserved'
+    RETURNING id
+), r AS (
+    INSERT INTO annotation_response
+        (campaign_id, item_id, user_id, assignment_id, answer, time_ms, idempotency_key, source, created_at)
+    SELECT %(campaign)s, %(item)s, %(user)s, a.id, %(answer)s::jsonb, %(time_ms)s, %(key)s, %(source)s, %(now)s FROM a
+    RETURNING id
+), i AS (
+    UPDATE annotation_item SET answer_count = answer_count + 1 WHERE id = %(item)s AND EXISTS (SELECT 1 FROM r)
+), m AS (
+    UPDATE annotation_membership SET regular_answered = regular_answered + 1
+    WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND EXISTS (SELECT 1 FROM r)
+    RETURNING {", ".join(_MEMBERSHIP_COLUMNS)}
+)
+SELECT r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)} FROM r LEFT JOIN m ON true
+"""
+
+
+def _one(sql: str, params: dict[str, Any], *, savepoint: bool = True) -> tuple[Any, ...] | None:
+    """Run one statement and return its first row. Outside a transaction the statement commits
+    on its own (autocommit); inside one it runs under a savepoint, so a constraint violation does
+    not break the caller's transaction (``savepoint=False``: the caller rolls the whole
+    transaction back on a violation)."""
+    if savepoint and connection.in_atomic_block:
+        with transaction.atomic(), rowselect.cursor() as cur:
+            cur.execute(sql, params)
+            return cur.fetchone()
+    with rowselect.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchone()
+
+
+def _label_params(label: FinalLabel) -> dict[str, Any]:
+    return {
+        "fl_item": label.item_id,
+        "fl_label": json.dumps(label.label),
+        "fl_provenance": label.provenance,
+        "fl_agreement": label.agreement,
+        "fl_votes": json.dumps(label.votes),
+        "fl_n_answers": label.n_answers,
+        "fl_below_threshold": label.below_threshold,
+        "fl_adjudication_id": label.adjudication_id,
+    }
+
+
+def label_rows(item: Item) -> list[tuple[Any, Any, Any]]:
+    """``(answer, latest adjudication id, its label)`` of each answer to ``item``, oldest first:
+    the input of :func:`annotation.services.campaigns.final_label_compute`, in one precompiled statement."""
+    with rowselect.cursor() as cur:
+        cur.execute(_LABEL_ROWS, {"item": item.pk})
+        rows = cur.fetchall()
+    # jsonb arrives as text through Django's cursor
+    return [
+        (json.loads(a) if isinstance(a, str) else a, d, json.loads(lab) if isinstance(lab, str) else lab)
+        for a, d, lab in rows
+    ]
+
+
+def label_store(label: FinalLabel, now: datetime) -> None:
+    """Upsert one final label (the statement :func:`reserve_regular` runs with ``label``, alone)."""
+    _one(_LABEL_ONLY, {**_label_params(label), "now": now}, savepoint=False)
+
+
+def reserve_regular(
+    campaign: Campaign, user: User, now: datetime, *, label: FinalLabel | None = None, savepoint: bool = True
+) -> Assignment | None:
+    """One slot of the first free unseen regular item, reserved for ``user``; None when no item
+    is free (all full, seen, or locked by concurrent reservations at this instant). ``label``: a
+    final label to upsert in the same statement (stored whether or not an item is reserved)."""
+    expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
+    sql, salt = _RESERVE_FILL, ""
+    if campaign.assign_order == "even":  # least-answered first, in this person's own random order
+        sql, salt = _RESERVE_EVEN, f"{campaign.seed}:{user.pk}:"
+    params = {
+        "campaign": campaign.pk,
+        "user": user.pk,
+        "redundancy": campaign.redundancy,
+        "now": now,
+        "expires": expires,
+        "salt": salt,
+    }
+    if label is not None:
+        sql, params = _RESERVE_LABELLED[sql], {**params, **_label_params(label)}
+    row = _one(sql, params, savepoint=savepoint)
+    if row is None:
+        return None
+    values = dict(zip(_ITEM_COLUMNS, row[1:], strict=True))
+    for name in ("payload", "gold"):  # jsonb arrives as text through Django's cursor
+        if isinstance(values[name], str):
+            values[name] = json.loads(values[name])
+    item = rowselect.from_db(Item, _ITEM_ATTNAMES, list(values.values()))
+    item.campaign = campaign
+    a = rowselect.from_db(
+        Assignment,
+        ["id", "campaign_id", "item_id", "user_id", "state", "reserved_at", "expires_at", "finished_at"],
+        [row[0], campaign.pk, item.pk, user.pk, Assignment.State.RESERVED, now, expires, None],
+    )
+    a.item = item
+    return a
+
+
+def answer_store(
+    a: Assignment,
+    item: Item,
+    user: User,
+    clean: dict[str, Any],
+    *,
+    key: str,
+    time_ms: int,
+    source: str,
+    now: datetime,
+    savepoint: bool = True,
+) -> tuple[Response, Membership | None] | None:
+    """Answer a live reservation of a regular item in one statement; None when it was not live.
+    Returns the response and the person's membership as the statement left it."""
+    campaign = item.campaign
+    row = _one(
+        _ANSWER,
+        {
+            "assignment": a.pk,
+            "campaign": campaign.pk,
+            "item": item.pk,
+            "user": user.pk,
+            "answer": json.dumps(clean),
+            "time_ms": time_ms,
+            "key": key,
+            "source": source,
+            "now": now,
+        },
+        savepoint=savepoint,
+    )
+    if row is None:
+        return None
+    resp = rowselect.from_db(
+        Response,
+        [
+            "id",
+            "campaign_id",
+            "item_id",
+            "user_id",
+            "assignment_id",
+            "answer",
+            "time_ms",
+            "idempotency_key",
+            "source",
+            "created_at",
+        ],
+        [row[0], campaign.pk, item.pk, user.pk, a.pk, clean, time_ms, key, source, now],
+    )
+    a.state, a.finished_at = Assignment.State.ANSWERED, now
+    resp.assignment = a
+    m = None
+    if row[1] is not None:
+        m = rowselect.from_db(Membership, _MEMBERSHIP_ATTNAMES, list(row[1:]))
+    return resp, m
