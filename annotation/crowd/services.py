@@ -129,6 +129,13 @@ def _new_participant(campaign: Campaign, ident: Identity, claim: str, now: datet
         return None
 
 
+def participant_known(campaign: Campaign, ident: Identity) -> bool:
+    """Whether this participant id has joined the study before."""
+    return Participant.objects.filter(
+        campaign=campaign, platform=ident.platform, external_id=ident.external_id
+    ).exists()
+
+
 def participant_join(campaign: Campaign, ident: Identity, held_claim: str, now: datetime | None = None) -> Joined:
     """The participant of this id in this campaign, created on the first visit. ``held_claim`` is
     the claim this browser holds (empty if none). A browser that holds the participant resumes; a
@@ -143,7 +150,11 @@ def participant_join(campaign: Campaign, ident: Identity, held_claim: str, now: 
         p = _new_participant(campaign, ident, claim, now)
         if p is not None:  # created, and held by this browser from the start
             return Joined(p, "new")
-        p = Participant.objects.get(**key)
+        p = Participant.objects.filter(**key).first()
+        if p is None:  # not a concurrent twin of this id: the platform session belongs to another id
+            raise ValidationError(
+                "this study session already belongs to another participant id: one participant per platform session"
+            )
     if held_claim and p.claim == held_claim:
         return Joined(p, "resumed")
     free = Q(claim="") | Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SESSION_HOLD)

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.crowd import selectors as crowd_selectors
 from annotation.crowd import services as svc
+from annotation.crowd.join_limits import join_refused
 from annotation.crowd.selectors import crowd_progress
 from annotation.forms import web_submission
 from annotation.models import Assignment, Campaign, CrowdStudy, Item, Membership, Participant
@@ -73,7 +74,14 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
     if ident.preview:
         return render(request, "annotation/crowd/preview.html", {"campaign": campaign})
     held = request.session.get(CLAIM, "") if request.user.is_authenticated else ""
-    joined = svc.participant_join(campaign, ident, held)
+    if not svc.participant_known(campaign, ident):  # a new participant: within the join limits?
+        refused = join_refused(request, campaign)
+        if refused:
+            return _message(request, "Please try again later", refused, 429)
+    try:
+        joined = svc.participant_join(campaign, ident, held)
+    except ValidationError as exc:
+        return _message(request, "Study session in use", " ".join(exc.messages), 409)
     if joined.outcome == "busy":
         return _busy(request)
     p = joined.participant
