@@ -57,6 +57,8 @@ def test_the_form_takes_an_uploaded_gold_file(csqa_set, researcher) -> None:  # 
         ("gold:g1", {"plausible": [1, 2]}, ["a", "b", "c", "d"]),
     ]
     assert Item.objects.filter(campaign=c, role=Item.Role.REGULAR).count() == csqa_set.question_count
+    page = researcher.get(reverse("annotation:dashboard", args=["up"])).content.decode()
+    assert "Qualification: gold file mine.jsonl; pass mark 100 % of them exactly right." in page
 
 
 def test_the_form_refuses_a_bad_file_and_a_test_that_does_not_screen(csqa_set, researcher) -> None:  # type: ignore[no-untyped-def]
