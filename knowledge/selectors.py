@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
 
 from cocoweb.leases import stale_cutoff, stale_q
+from knowledge.db.graph_stats import stats_current
+from knowledge.db.node_search import FTS_TABLE  # noqa: F401  (explorer's node search reads this index)
 
-from .graph_stats import stats_current
-from .models import BuildJob, Graph, QuestionSet, StatementSet, Triple
+from .models import RICA_KINDS, BuildJob, Graph, QuestionSet, StatementSet, Triple, TriplePlausibility
 
 
 def graph_list() -> QuerySet[Graph]:
@@ -44,10 +46,13 @@ def question_structure_counts(qset: QuestionSet) -> list[StructureCount]:
     return list(qset.questions.values("structure").annotate(n=Count("id")).order_by("-n"))
 
 
+def graph_names() -> list[str]:
+    """The imported graphs' names, in name order (the RICA generation form's sources)."""
+    return list(Graph.objects.order_by("name").values_list("name", flat=True))
+
+
 def rica_set_names() -> list[str]:
     """The names of the imported RICA axiom and probe sets, in name order (the novel-entity build's sources)."""
-    from .rica_build import RICA_KINDS
-
     return list(QuestionSet.objects.filter(kind__in=RICA_KINDS).order_by("name").values_list("name", flat=True))
 
 
@@ -70,3 +75,20 @@ def build_jobs_stalled() -> QuerySet[BuildJob]:
         Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff)
     )
     return BuildJob.objects.filter(stale_q(BuildJob, cutoff) | orphaned)
+
+
+def triple_model_scores(triple_ids: Sequence[int]) -> dict[int, list[tuple[str, float]]]:
+    """For the explorer: every cached model score of these triples, ``{triple id: [(model, p)]}``."""
+    out: dict[int, list[tuple[str, float]]] = {}
+    qs = TriplePlausibility.objects.filter(triple_id__in=list(triple_ids)).order_by("model")
+    for tid, model, p in qs.values_list("triple_id", "model", "p_yes"):
+        out.setdefault(int(tid), []).append((model, p))
+    return out
+
+
+def attach_model_scores(triples: Sequence[Any]) -> None:
+    """Set ``t.model_scores`` = ``[(model, P(yes))]`` on each triple row, from the cache (one query);
+    the explorer's node and question pages show them beside the stored plausibility label."""
+    scores = triple_model_scores([t.pk for t in triples])
+    for t in triples:
+        t.model_scores = scores.get(t.pk, [])

@@ -1,4 +1,4 @@
-"""Thin Celery wrappers: they take ids and call :mod:`knowledge.execution`.
+"""Thin Celery wrappers: they take ids and call :mod:`knowledge.services.build_execution`.
 
 ``build_job_run_task`` is acknowledged late and idempotent: a redelivered message finds its job
 done, failed, or held by a live worker and does nothing; a job whose worker died (stale
@@ -19,8 +19,7 @@ from functools import partial
 from celery import shared_task
 
 from cocoweb.leases import worker_name
-
-from .execution import build_job_run
+from knowledge.services.build_execution import build_job_run
 
 BUILD_QUEUE = "default"
 log = logging.getLogger(__name__)
@@ -50,3 +49,16 @@ def build_jobs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
     if ids:
         log.warning("re-enqueued build job(s) %s", ", ".join(map(str, ids)))
     return ids
+
+
+@shared_task(name="knowledge.question_set_option_only", acks_late=True, ignore_result=True)
+def question_set_option_only_task(set_id: int) -> bool:
+    """The shortcut audit's option-only baseline of one set (knowledge/services/shortcuts.py): idempotent,
+    a redelivered message finds the figures stored and does nothing."""
+    from .models import QuestionSet
+    from .services.shortcuts import question_set_option_only
+
+    qset = QuestionSet.objects.filter(pk=set_id).first()
+    if qset is None:  # deleted since
+        return False
+    return question_set_option_only(qset) is not None

@@ -12,11 +12,12 @@ notes=()
 status=0
 
 [ -x /usr/bin/chromium ] || notes+=("browser tests skipped: Debian's chromium is not installed (apt-get install chromium)")
+[ -f /usr/share/wordnet/data.adj ] || notes+=("RICA generation without WordNet (antonym/paraphrase variants not made): apt-get install wordnet-base")
 [ -d /usr/lib/python3/dist-packages/linkgrammar ] || notes+=("Link Grammar parse-check tests skipped, builds unparsed: apt-get install link-grammar python3-link-grammar link-grammar-dictionaries-en")
 [ -d ../shared/data ] || notes+=("tests on ../shared/data skipped: the folder is absent (they use fixtures/ where they can)")
 
 echo "== pass 1: SQLite + embedded broker"
-"$PY" -m pytest "$@"
+"$PY" -m pytest --durations=15 "$@"
 rc=$?; [ $rc -ne 0 ] && status=$rc
 
 source scripts/services.sh
@@ -25,7 +26,7 @@ if services_available; then
   if services_start "$svc_dir"; then
     trap services_stop EXIT
     echo "== pass 2: PostgreSQL ($DATABASE_URL) + Redis ($CELERY_BROKER_URL)"
-    "$PY" -m pytest -m "not browser" --ignore=tests/commonsense -p no:cacheprovider "$@"
+    "$PY" -m pytest -m "not browser" --ignore=tests/commonsense -p no:cacheprovider --durations=15 "$@"
     rc=$?; [ $rc -ne 0 ] && [ $rc -ne 5 ] && status=$rc
     services_stop; trap - EXIT
   else

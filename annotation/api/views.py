@@ -61,6 +61,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "status",
             "instructions",
             "redundancy",
+            "max_answers",
             "max_items_per_annotator",
             "ask_common_sense",
             "agreement_threshold",

@@ -188,10 +188,11 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
     by_pk = items_by_pk(items)
     for item_id, k in counts.items():
         item = by_pk[item_id]
-        if item.slots_taken + k > campaign.redundancy:
+        if item.slots_taken + k > campaign.answers_max:
             errors.append(
-                f"item {item.key!r} would get {item.slots_taken + k} answers, over the campaign's redundancy "
-                f"of {campaign.redundancy} (raise it first)"
+                f"item {item.key!r} would get {item.slots_taken + k} answers, over the campaign's "
+                f"{'maximum' if campaign.answers_max > campaign.redundancy else 'redundancy'} "
+                f"of {campaign.answers_max} (raise it first)"
             )
             if len(errors) >= MAX_ERRORS:
                 break

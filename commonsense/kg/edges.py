@@ -18,6 +18,7 @@ populated hop in 16 of 63.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -26,53 +27,72 @@ from .normalize import is_none
 
 # (head, relation, tail, plausibility or None) -> keep the triple as an edge
 EdgePredicate = Callable[[str, str, str, float | None], bool]
+# the same, but says why a triple is no edge: (stage, reason), or None to keep it. The stages are the
+# build funnel's (commonsense/questions/funnel.py): "labels" (a label, an origin, a "none" tail),
+# "readable" (the text rules); every filter of a build names its reasons this way
+EdgeReason = Callable[[str, str, str, float | None], tuple[str, str] | None]
+# (relation, stage, reason) -> triples; stage "kept" (reason "") for the edges
+EdgeTally = Counter[tuple[str, str, str]]
 
 PLAUSIBLE = 0.5  # CSKB label 1 (and Vera's threshold in COM2)
 # CSKB-Population's classes of candidate triples populated from ASER (not the knowledge base's own)
 POPULATED = frozenset({"cs_head", "all_head"})
 ORIGIN_FIELD = "class"  # the key of a triple's stored ``extra`` that holds its origin
+KEPT = ("kept", "")
+LABELS = "labels"
+NONE_TAIL = (LABELS, "a 'none' tail")
+IMPLAUSIBLE = (LABELS, "labelled implausible")
+POPULATED_REASON = (LABELS, "a candidate populated from ASER")
 
 
 @dataclass(frozen=True)
 class EdgeFilter:
     name: str  # stored with the set's parameters and part of the index cache key
-    keep: EdgePredicate
+    why: EdgeReason  # why a triple is no edge, or None
     drop_origins: frozenset[str] = frozenset()  # records whose origin (sixth field) is here are no edges
 
-    def __call__(self, records: Iterable[Record]) -> Iterator[Record]:
-        keep, drop = self.keep, self.drop_origins
+    def keep(self, head: str, relation: str, tail: str, p: float | None) -> bool:
+        return self.why(head, relation, tail, p) is None
+
+    def __call__(self, records: Iterable[Record], tally: EdgeTally | None = None) -> Iterator[Record]:
+        """The records that are edges; ``tally`` (when given) counts every record by relation and
+        by the stage and reason that dropped it (the build funnel's first stages)."""
+        why, drop = self.why, self.drop_origins
         for rec in records:
             n = len(rec)
             if drop and n > 5 and rec[5] in drop:
+                if tally is not None:
+                    tally[(rec[1], *POPULATED_REASON)] += 1
                 continue
             p = rec[3] if n > 3 else None
-            if keep(rec[0], rec[1], rec[2], p):
+            got = why(rec[0], rec[1], rec[2], p)
+            if tally is not None:
+                tally[(rec[1], *(got or KEPT))] += 1
+            if got is None:
                 yield rec
-
-
-def _not_none(tail: str) -> bool:
-    return not is_none(tail)
 
 
 def plausible_only(threshold: float = PLAUSIBLE, *, include_populated: bool = False) -> EdgeFilter:
     """Labelled triples below ``threshold`` are dropped, unlabelled ones kept; ``none`` tails never
     become edges; populated candidates (:data:`POPULATED`) only with ``include_populated``."""
 
-    def keep(head: str, relation: str, tail: str, p: float | None) -> bool:
-        return (p is None or p >= threshold) and _not_none(tail)
+    def why(head: str, relation: str, tail: str, p: float | None) -> tuple[str, str] | None:
+        if p is not None and p < threshold:
+            return IMPLAUSIBLE
+        return NONE_TAIL if is_none(tail) else None
 
-    return _origins(EdgeFilter(f"plausible>={threshold:g}", keep), include_populated)
+    return _origins(EdgeFilter(f"plausible>={threshold:g}", why), include_populated)
 
 
 def all_triples(*, include_populated: bool = False) -> EdgeFilter:
     """Every triple, implausible ones too (the researcher asked for it); ``none`` tails still out."""
-    return _origins(EdgeFilter("all", lambda h, r, t, p: _not_none(t)), include_populated)
+    return _origins(EdgeFilter("all", lambda h, r, t, p: NONE_TAIL if is_none(t) else None), include_populated)
 
 
 def _origins(f: EdgeFilter, include_populated: bool) -> EdgeFilter:
     if include_populated:
         return f
-    return EdgeFilter(f"{f.name}+kb-only", f.keep, POPULATED)
+    return EdgeFilter(f"{f.name}+kb-only", f.why, POPULATED)
 
 
 def edge_filter(include_implausible: bool, include_populated: bool = False) -> EdgeFilter:

@@ -63,6 +63,9 @@ class GraphIndex:
         self.tail_nodes = arrays["tail_nodes"]
         self.rel_ids = {r: i for i, r in enumerate(rel_names)}
         self._node_ids: dict[str, int] | None = None
+        # what the edge filter did to the graph's triples, [relation, stage, reason, count] rows (the
+        # build funnel's first stages), kept with the cached index; None when not counted
+        self.edge_tally: list[tuple[str, str, str, int]] | None = None
 
     # ------------------------------------------------------------------ size and lookup
     @property
@@ -230,7 +233,14 @@ class GraphIndex:
             k: getattr(self, k)
             for k in ("f_off", "f_rel", "f_dst", "f_ref", "g_key", "g_start", "b_off", "b_rel", "b_src", "tail_nodes")
         }
-        meta = json.dumps({"version": FORMAT_VERSION, "rel_names": self.rel_names, "options": asdict(self.options)})
+        meta = json.dumps(
+            {
+                "version": FORMAT_VERSION,
+                "rel_names": self.rel_names,
+                "options": asdict(self.options),
+                **({"edge_tally": self.edge_tally} if self.edge_tally is not None else {}),
+            }
+        )
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, suffix=".npz.tmp")
@@ -253,7 +263,10 @@ class GraphIndex:
             blob = z["names"].tobytes().decode("utf-8")
             arrays = {k: z[k] for k in z.files if k not in ("names", "meta")}
         names = blob.split("\n") if blob else []
-        return cls(names, list(meta["rel_names"]), arrays, IndexOptions(**meta["options"]))
+        index = cls(names, list(meta["rel_names"]), arrays, IndexOptions(**meta["options"]))
+        if "edge_tally" in meta:
+            index.edge_tally = [(str(r), str(s), str(w), int(n)) for r, s, w, n in meta["edge_tally"]]
+        return index
 
     @classmethod
     def cached(
@@ -262,10 +275,12 @@ class GraphIndex:
         fingerprint: str,
         records: Iterable[Record] | Any,
         options: IndexOptions | None = None,
+        annotate: Any = None,
     ) -> GraphIndex:
         """Load the index for ``fingerprint`` (a content hash of the graph chosen by the caller)
         and ``options`` from ``cache_dir``, or build it from ``records`` (an iterable, or a
-        zero-argument callable returning one, so nothing is read on a cache hit) and store it."""
+        zero-argument callable returning one, so nothing is read on a cache hit) and store it.
+        ``annotate`` (a callable taking the index) runs after a build, before the index is saved."""
         opts = options or IndexOptions()
         digest = hashlib.sha256(f"{fingerprint}\0{opts.key()}\0{FORMAT_VERSION}".encode()).hexdigest()[:24]
         path = Path(cache_dir) / f"index-{digest}.npz"
@@ -275,6 +290,8 @@ class GraphIndex:
             except (OSError, ValueError, KeyError):
                 path.unlink(missing_ok=True)  # a corrupt or outdated cache file is rebuilt
         index = cls.build(records() if callable(records) else records, opts)
+        if annotate is not None:
+            annotate(index)
         index.save(path)
         return index
 

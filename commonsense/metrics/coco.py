@@ -6,6 +6,9 @@ the roles (CoCo Eq. 2):
 
 - memorization set: one ``memorization`` question (aspect = relation);
 - comprehension set: one ``memorization`` question + ``conceptualization_<k>`` (aspect = relation);
+  Eq. 5 divides the conceptualisations answered right by m, the paper's m = 3 (``M_CONCEPTS``), so
+  a comprehension set is one with exactly m conceptualisation questions; a set with another number
+  is not an Eq. 5 set and is left out of COM (counted in ``CocoSets.com_left_out``);
 - application set: ``atomic_<k>`` sub-questions + one ``reasoning`` question (aspect = query kind).
 
 Micro scores are the pooled Eqs. 4–8. Macro scores average per aspect first: over relations for
@@ -25,6 +28,7 @@ from .bootstrap import EMPTY, LEVEL, N_BOOT, Estimate, FloatArray, group_indices
 
 _ROLE = re.compile(r"^(memorization|reasoning|conceptualization_\d+|atomic_\d+)$")
 METRICS = ("MEM", "COM", "REA", "FAI", "APP")
+M_CONCEPTS = 3  # Eq. 5's m: conceptualisation questions per comprehension set (§A2.2 samples 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +51,14 @@ class CocoSets:
     app_aspect: list[str]
     app_reasoning: FloatArray  # the composed question correct
     app_atomic: FloatArray  # every atomic sub-question correct
+    com_left_out: int = 0  # comprehension sets without exactly m conceptualisations (not Eq. 5 sets)
 
     @staticmethod
     def build(
         mem: Iterable[tuple[str, bool]] = (),
         com: Iterable[tuple[str, bool, float]] = (),
         app: Iterable[tuple[str, bool, bool]] = (),
+        com_left_out: int = 0,
     ) -> CocoSets:
         """From per-set tuples: ``(aspect, correct)``, ``(aspect, base_correct, concept_share)``,
         ``(aspect, reasoning_correct, all_atomic_correct)``."""
@@ -66,6 +72,7 @@ class CocoSets:
             [x[0] for x in a],
             np.asarray([x[1] for x in a], dtype=float),
             np.asarray([x[2] for x in a], dtype=float),
+            com_left_out,
         )
 
 
@@ -76,8 +83,9 @@ def _aspect(group: str, rows: list[CocoAnswer]) -> str:
     return found.pop() if found else ""
 
 
-def assemble_sets(answers: Iterable[CocoAnswer]) -> CocoSets:
-    """Group answers into question sets and check each set's structure."""
+def assemble_sets(answers: Iterable[CocoAnswer], *, m: int = M_CONCEPTS) -> CocoSets:
+    """Group answers into question sets and check each set's structure; a comprehension set's
+    share is Eq. 5's Σ 1[p_{k*^c} = a_{k*^c}] / m over its m conceptualisations."""
     by_group: dict[str, list[CocoAnswer]] = {}
     for ans in answers:
         if not _ROLE.match(ans.role):
@@ -86,6 +94,7 @@ def assemble_sets(answers: Iterable[CocoAnswer]) -> CocoSets:
     mem: list[tuple[str, bool]] = []
     com: list[tuple[str, bool, float]] = []
     app: list[tuple[str, bool, bool]] = []
+    left_out = 0
     for group, rows in by_group.items():
         roles = [r.role for r in rows]
         if len(set(roles)) != len(roles):
@@ -105,10 +114,13 @@ def assemble_sets(answers: Iterable[CocoAnswer]) -> CocoSets:
         elif concepts:
             if len(base) != 1:
                 raise ValueError(f"set {group!r}: a comprehension set needs its memorization question")
-            com.append((aspect, bool(base[0].correct), float(np.mean([r.correct for r in concepts]))))
+            if len(concepts) != m:
+                left_out += 1
+                continue
+            com.append((aspect, bool(base[0].correct), sum(bool(r.correct) for r in concepts) / m))
         else:
             mem.append((aspect, bool(base[0].correct)))
-    return CocoSets.build(mem, com, app)
+    return CocoSets.build(mem, com, app, left_out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +191,7 @@ class CocoReport:
     micro: CocoScores
     macro: CocoScores
     by_aspect: dict[str, dict[str, Estimate]]
+    com_left_out: int = 0  # comprehension sets without exactly m conceptualisations
 
 
 def coco_report(
@@ -190,4 +203,5 @@ def coco_report(
         coco_scores_micro(sets, n_boot=n_boot, seed=seed, level=level),
         coco_scores_macro(sets, n_boot=n_boot, seed=seed, level=level),
         coco_scores_by_aspect(sets, n_boot=n_boot, seed=seed, level=level),
+        sets.com_left_out,
     )

@@ -9,10 +9,10 @@ agree?". Rating matrices are **rater × statement** (rows = raters, columns = st
   counts as "agree"), consensus ``c = 2·|d_a − 0.5|``, awareness ``a`` = share whose (b) answer
   equals the majority (= ``d_b`` if the majority agrees, else ``1 − d_b``), ``m = √(c·a)``.
 - Rater level (Eqs. 9–11): consensus ``C`` = share of the rater's statements where their (a) answer
-  equals the majority, awareness ``A`` = the same for their (b) answer, ``M = √(C·A)``. With
-  ``leave_one_out=True`` (the default, as the workbench compares a person with the *other* raters,
-  and a model is never part of the majority it is scored against) the majority excludes the rater;
-  ``leave_one_out=False`` is the paper's Eqs. 9–11 exactly (own vote included).
+  equals the majority, awareness ``A`` = the same for their (b) answer, ``M = √(C·A)``. The default
+  (``leave_one_out=False``) is the paper's Eqs. 9–11 exactly: the majority includes the rater's own
+  vote (SI A, no leave-one-out). ``leave_one_out=True`` is a named variant that scores each rater
+  against the *other* raters, as a model is never part of the majority it is scored against.
 - A model as one respondent (Eqs. 14–18): its answers (binary, or P(yes) binarised at 0.5) scored
   against the human majority like a rater.
 """
@@ -133,7 +133,7 @@ def _hit_share(answers: FloatArray, majority: FloatArray) -> tuple[FloatArray, F
         return hits / n, n
 
 
-def rater_scores(agree: npt.ArrayLike, predict: npt.ArrayLike, *, leave_one_out: bool = True) -> RaterScores:
+def rater_scores(agree: npt.ArrayLike, predict: npt.ArrayLike, *, leave_one_out: bool = False) -> RaterScores:
     """C_j, A_j, M_j for every rater (Eqs. 9–11; see the module note on ``leave_one_out``)."""
     a, b = _pair(agree, predict)
     maj = _loo_majority(a, leave_one_out)

@@ -1,7 +1,9 @@
 """Comparing a model with the human raters (NWW SI C.4 and SI D).
 
 - :func:`respondent_percentile`: for each human rater j, the model's commonsensicality recomputed on
-  j's statements only, compared with M_j; "model wins" = share of raters with M_model − M_j > 0.
+  j's statements only (C.4: every statement of Φ_j with a human majority counts, a statement the
+  model left unanswered is a miss, as in Eq. 16), compared with M_j (Eqs. 9–11, own vote included
+  by default); "model wins" = share of raters with M_model − M_j > 0.
 - :func:`silicon_fidelity`: Pearson r between the model's P(yes) and the human agree rate per
   statement and, when (b) rates are given, between the silicon and human statement
   commonsensicality m_i (the paper's "fidelity"), with bootstrap intervals over statements.
@@ -35,12 +37,13 @@ def respondent_percentile(
     agree: npt.ArrayLike,
     predict: npt.ArrayLike,
     *,
-    leave_one_out: bool = True,
+    leave_one_out: bool = False,
     threshold: float = 0.5,
 ) -> Percentile:
     """The model's standing among the raters of a rater × statement matrix. The model is scored
-    against the full human majority; each rater against the majority with (``leave_one_out``) or
-    without their own vote left out (``False`` reproduces the paper's C.4 exactly)."""
+    against the full human majority on each rater's statements (unanswered = miss); each rater
+    against the majority with their own vote (the default, the paper's C.4 exactly) or, with
+    ``leave_one_out=True``, without it."""
     (p,) = respondent_percentiles(
         [(answer_agree, answer_predict)], agree, predict, leave_one_out=leave_one_out, threshold=threshold
     )
@@ -52,7 +55,7 @@ def respondent_percentiles(
     agree: npt.ArrayLike,
     predict: npt.ArrayLike,
     *,
-    leave_one_out: bool = True,
+    leave_one_out: bool = False,
     threshold: float = 0.5,
 ) -> list[Percentile]:
     """:func:`respondent_percentile` of several models (their (a), (b) answers) among the same
@@ -66,13 +69,12 @@ def respondent_percentiles(
         qa, qb = binarise(answer_agree, threshold), binarise(answer_predict, threshold)
         if not qa.size == qb.size == a.shape[1]:
             raise ValueError(f"model answers cover {qa.size}/{qb.size} statements, the matrix {a.shape[1]}")
-        ok_c = ~np.isnan(qa) & ~np.isnan(maj)
-        ok_a = ~np.isnan(qb) & ~np.isnan(maj)
-        hit_c = np.where(ok_c, qa == maj, False).astype(float)
-        hit_a = np.where(ok_a, qb == maj, False).astype(float)
+        rated = (~np.isnan(maj)).astype(float)  # Eq. 16: n_s counts every statement with a majority
+        hit_c = np.where(~np.isnan(qa) & (rated > 0), qa == maj, False).astype(float)
+        hit_a = np.where(~np.isnan(qb) & (rated > 0), qb == maj, False).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            mc = (seen_a @ hit_c) / (seen_a @ ok_c.astype(float))
-            ma = (seen_b @ hit_a) / (seen_b @ ok_a.astype(float))
+            mc = (seen_a @ hit_c) / (seen_a @ rated)
+            ma = (seen_b @ hit_a) / (seen_b @ rated)
             model = np.sqrt(mc * ma)
         both = np.isfinite(model) & np.isfinite(human)
         n = int(both.sum())

@@ -246,18 +246,31 @@ def _r(x: FloatArray, y: FloatArray) -> tuple[float | None, float | None, int]:
     return float(res.statistic), float(res.pvalue), n
 
 
+# NWW Fig. 4A: "significance stars are Bonferroni-corrected" over the paper's comparison, its 35 models.
+PAPER_MODELS = 35
+
+
 def bonferroni(p: float | None, k: int) -> float | None:
     return None if p is None else min(1.0, p * k)
+
+
+def bonferroni_factor(n_models: int, n_tests: int = PAPER_MODELS) -> int:
+    """The factor a two-sided p is multiplied by: the paper's 35 models, or the number of models in
+    this comparison when it is larger (a correction over fewer tests than were made would be too
+    lenient)."""
+    return max(n_tests, n_models)
 
 
 def fidelity_table(
     models: Sequence[tuple[str, npt.ArrayLike, npt.ArrayLike | None]],
     human_agree_rate: npt.ArrayLike,
     human_predict_rate: npt.ArrayLike | None = None,
+    *,
+    n_tests: int = PAPER_MODELS,
 ) -> list[FidelityRow]:
     """One row per (name, P(yes | a), P(yes | b) or None), statements aligned with the human
-    rates. Two-sided p-values are multiplied by the number of models with a defined r (Bonferroni,
-    as the paper corrects over its 35 models), capped at 1."""
+    rates. Two-sided p-values are multiplied by :func:`bonferroni_factor` (the paper's 35 models,
+    or more when more models with a defined r are compared), capped at 1."""
     ha = as_float_vector(human_agree_rate, "human_agree_rate")
     hm = None
     if human_predict_rate is not None:
@@ -273,8 +286,8 @@ def fidelity_table(
             xm = scores_from_rates(xa, as_float_vector(pb, f"{name} P(yes | b)")).commonsensicality
             rm, pm, _ = _r(xm, hm)
         raw.append((name, ra, pa_, rm, pm, n))
-    ka = sum(1 for r in raw if r[1] is not None)
-    km = sum(1 for r in raw if r[3] is not None)
+    ka = bonferroni_factor(sum(1 for r in raw if r[1] is not None), n_tests)
+    km = bonferroni_factor(sum(1 for r in raw if r[3] is not None), n_tests)
     return [
         FidelityRow(name, ra, pa_, bonferroni(pa_, ka), rm, pm, bonferroni(pm, km), n)
         for name, ra, pa_, rm, pm, n in raw

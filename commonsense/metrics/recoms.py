@@ -11,8 +11,9 @@ array — so nothing here loads a model. A triple is embedded as ``"subject pred
 - ``KCR(S) = |K(S) ∩ K_prior| / |K_prior|`` (Eq. 5): the share of prior triples the path covers.
 - ``MSG(K) = pass@K − pass@(K−1)`` (Eq. 4) with pass@K the share of questions solved by one of
   the first K samples.
-- Sliding windows (§4.2): sort by d(Q) ascending, window = N/3, step = window/3; Easy = first
-  window, Hard = last, Δ = Acc_Easy − Acc_Hard (Δ* the same on KBA predictions).
+- Sliding windows (§4.2): sort by d(Q) ascending, window = N/3, step = window/3 = N/9, so seven
+  windows, the last ending at N (:func:`window_bounds`); Easy = first window, Hard = last,
+  Δ = Acc_Easy − Acc_Hard (Δ* the same on KBA predictions).
 """
 
 from __future__ import annotations
@@ -166,8 +167,8 @@ class Window:
 def sliding_windows(
     difficulty: npt.ArrayLike, correct: npt.ArrayLike, *, window: int | None = None, step: int | None = None
 ) -> list[Window]:
-    """Windows over the items sorted by d(Q) (stable: ties keep input order). Defaults: window =
-    N // 3, step = window // 3; a last window ending at N is added if the steps miss it."""
+    """Windows over the items sorted by d(Q) (stable: ties keep input order), cut by
+    :func:`window_bounds` (default: the paper's seven windows of N/3 at step N/9)."""
     d, c = np.asarray(difficulty, dtype=float), np.asarray(correct, dtype=float)
     if d.shape != c.shape or d.ndim != 1:
         raise ValueError("difficulty and correct must be 1-D and of equal length")
@@ -181,9 +182,28 @@ def sliding_windows(
     ]
 
 
+def _half_up(num: int, den: int) -> int:
+    """round(num / den), halves up, in integers."""
+    return (2 * num + den) // (2 * den)
+
+
 def window_bounds(n: int, *, window: int | None = None, step: int | None = None) -> list[tuple[int, int]]:
-    """[start, stop) of each window over n sorted items (window N // 3, step window // 3, plus a
-    last window ending at N if the steps miss it); [] when n = 0 or the window exceeds n."""
+    """[start, stop) of each window over n sorted items.
+
+    Default: the paper's windows exactly (§4.2, "the window length is one-third of the dataset size,
+    and the step size is one-third of the window length"): seven windows, the i-th (i = 0..6)
+    covering [i·N/9, i·N/9 + N/3), its bounds rounded to whole items (halves up). When 9 divides N
+    every window holds exactly N/3 items; otherwise a window holds ⌊N/3⌋ or ⌈N/3⌉ items. The first
+    window starts at 0 and the seventh ends at N, so no extra window is needed. [] when N < 3 (a
+    third of the set is not one item).
+
+    With ``window`` (and ``step``, default window // 3) given, windows start at 0, step, 2·step, …
+    while they fit, and a last window ending at N is added if the steps miss it: Hard is then still
+    the hardest items, which a custom cut would otherwise leave out."""
+    if window is None and step is None:
+        if n < 3:
+            return []
+        return [(_half_up(i * n, 9), _half_up((i + 3) * n, 9)) for i in range(7)]
     w = window or max(1, n // 3)
     s = step or max(1, w // 3)
     if n == 0 or w > n:

@@ -10,7 +10,8 @@ greedy one). Output (:func:`recoms_report`):
   bootstrap interval.
 - **Accuracy** (direct prompt) and **KBA** (Eq. 3, hints prompt) overall.
 - **Sliding windows** Easy → Hard over the questions with a difficulty, sorted by d(Q) (stable,
-  ties in input order), window N/3, step window/3: accuracy and KBA per window; Easy = first
+  ties in input order), the paper's seven windows of N/3 at step N/9 (:func:`.recoms.window_bounds`):
+  accuracy and KBA per window; Easy = first
   window, Hard = last; Δ = Acc_Easy − Acc_Hard, Δ* = KBA_Easy − KBA_Hard (§4.2, Table 5).
 - **KCR** (Eq. 5) of correct vs incorrect paths (paths of questions whose K_prior is empty have
   no KCR), their means with intervals, and the two-sided Mann–Whitney U test (Fig. 5).

@@ -2,9 +2,10 @@
 
 A probe is correct when the model prefers the gold comparative over its opposite (MWP) or the
 correct sentence over the flipped one (SP); the paper reports the mean of that (chance = 0.5).
-The axiom-level joint score — an axiom counts only if *every* probe of its statement set is right
+The all-perturbations score — an axiom counts only if *every* probe of its statement set is right
 (the paper's §2.1 success criterion, never reported as a number there) — is our extension and is
-labelled so.
+labelled so. It is not the paper's "Joint" column, which is per-probe accuracy on the union of the
+Easy and Hard sets (:func:`commonsense.metrics.rica_bias.joint_accuracy`).
 """
 
 from __future__ import annotations

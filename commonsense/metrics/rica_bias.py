@@ -1,12 +1,21 @@
-"""RICA analyses beyond accuracy (Fig. 5): the positivity bias — the share of answered probes
-where the model picks the "positive" comparative (more, better, easier, higher, larger, faster)
-over its opposite, beside the same share among the gold answers — and names vs novel entities:
-accuracy of two runs restricted to the axioms both answered."""
+"""RICA analyses beyond accuracy (Fig. 5).
+
+- Fig. 5a, :func:`polarity_accuracy`: accuracy on the probes whose gold comparative is the
+  positive word (more, better, easier, higher, larger, faster) and on those whose gold is the
+  negative one ("accuracy on positive-valence words is much higher than on negative ones").
+- :func:`positivity`: a diagnostic beside it, the share of answered probes where the model picks
+  the positive word, with the same share among the gold answers (an unbiased model sits there).
+- Fig. 5b, :func:`shared_axiom_accuracy`: names vs novel entities, accuracy of two runs restricted
+  to the axioms both answered.
+- Appendix tables, :func:`joint_accuracy`: the "Joint Set" score, per-probe accuracy on Easy ∪ Hard
+  (the human-verified test set and the human-curated set): (n_E·Acc_E + n_H·Acc_H) / (n_E + n_H).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from .accuracy import correctness
 from .bootstrap import EMPTY, Estimate, mean_ci
 
 PAIRS = (
@@ -28,6 +37,34 @@ def positivity(words: Sequence[str | None], *, seed: int = 0, n_boot: int = 1000
     if not flags:
         return EMPTY
     return mean_ci([float(f) for f in flags], seed=seed, n_boot=n_boot)
+
+
+def polarity(word: str | None) -> str | None:
+    """ "positive", "negative", or None for a word of neither list (or no word)."""
+    w = (word or "").lower()
+    return "positive" if w in POSITIVE else "negative" if w in NEGATIVE else None
+
+
+def polarity_accuracy(
+    golds: Sequence[str | None], correct: Sequence[bool | None], *, seed: int = 0, n_boot: int = 1000
+) -> dict[str, Estimate]:
+    """RICA Fig. 5a: ``{"positive": acc, "negative": acc}`` over the probes whose gold word is of
+    that polarity (None = no answer = wrong); probes whose gold is neither are left out."""
+    if len(golds) != len(correct):
+        raise ValueError(f"{len(golds)} gold words for {len(correct)} answers")
+    x = correctness(list(correct), "wrong")
+    out: dict[str, Estimate] = {}
+    for pol in ("positive", "negative"):
+        sel = [float(x[i]) for i, g in enumerate(golds) if polarity(g) == pol]
+        out[pol] = mean_ci(sel, seed=seed, n_boot=n_boot) if sel else EMPTY
+    return out
+
+
+def joint_accuracy(easy: tuple[float, float], hard: tuple[float, float]) -> float | None:
+    """RICA's Joint Set score from ``(probes, right)`` of the Easy and the Hard set: per-probe
+    accuracy on their union (None when both are empty)."""
+    n = easy[0] + hard[0]
+    return (easy[1] + hard[1]) / n if n else None
 
 
 def axiom_counts(answers: Iterable[tuple[str, bool | None]]) -> dict[str, tuple[int, int]]:

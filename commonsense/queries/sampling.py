@@ -10,6 +10,7 @@ intersection (Query2box semantics), so every answer satisfies the whole query.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -100,6 +101,15 @@ def _sig(q: QNode) -> object:
 
 BoolArray = npt.NDArray[np.bool_]
 
+# Why a sampling attempt found no query (QuerySampler.failures): the stage at which the last
+# candidate predecessor of some node was lost. The build funnel reports them per kind.
+NO_CANDIDATE = "no node can answer this structure"
+NO_IN_EDGE = "no in-edge of the hop relations"
+HEAD_SUBJECT = "no head names the person its relation asks about"
+COMPOSITION = "refused by the composition rules"
+UNUSABLE = "only nodes left out of queries (unfilled blanks)"
+STRUCTURE = "no chain long enough, or only nodes already used"
+
 
 class QuerySampler:
     """Samples queries of any kind from one index. ``relations`` restricts every hop (default:
@@ -139,6 +149,10 @@ class QuerySampler:
         if neg is not None:
             self.negated[neg] = True
         self._cands: dict[str, npt.NDArray[np.int64]] = {}
+        # attempts that found no query, by the stage that lost the last candidate (the funnel)
+        self.failures: Counter[str] = Counter()
+        self.last_failure = ""  # why the last sample() found no query
+        self._lost = ""
         self._depth: npt.NDArray[np.int64] | None = None
         self._rule_tables: tuple[BoolArray, BoolArray, tuple[BoolArray, BoolArray, npt.NDArray[np.int64]]] | None = None
 
@@ -219,11 +233,18 @@ class QuerySampler:
         st = STRUCTURES[kind]
         cands = self.candidates(kind)
         if cands.shape[0] == 0:
+            self.last_failure = NO_CANDIDATE
+            self.failures[NO_CANDIDATE] += 1
             return None
         answer = int(cands[rng.randrange(cands.shape[0])])
         used = {answer}
+        self._lost = ""
         root = self._down(st, st.shape, answer, rng, used, top=True)
-        return None if root is None else Query(kind, root)
+        if root is None:
+            self.last_failure = self._lost or STRUCTURE
+            self.failures[self.last_failure] += 1
+            return None
+        return Query(kind, root)
 
     def _preds(
         self, node: int, mask: BoolArray, used: set[int], need: int, outer: int = -1, sibling: int = -1
@@ -235,23 +256,39 @@ class QuerySampler:
         sel = mask[rels]
         rl = rels[sel][: self.max_degree]
         sl = srcs[sel][: self.max_degree]
-        if self.rules is not None and rl.shape[0]:
+        if not rl.shape[0]:
+            self._lost = NO_IN_EDGE
+            return []
+        if self.rules is not None:
             comp, inter, (has_x, has_y, subject) = self.rule_tables
             nr = subject[rl]
             keep = np.where(nr == 1, has_x[sl], np.where(nr == 2, has_y[sl], True))
+            if not keep.any():
+                self._lost = HEAD_SUBJECT
+                return []
             if outer >= 0:
                 keep &= comp[rl, outer]
             if sibling >= 0:
                 keep &= inter[rl, sibling]
+            if not keep.any():
+                self._lost = COMPOSITION
+                return []
             rl, sl = rl[keep], sl[keep]
-        if self.node_ok is not None and rl.shape[0]:
+        if self.node_ok is not None:
             keep = self.node_ok[sl]
+            if not keep.any():
+                self._lost = UNUSABLE
+                return []
             rl, sl = rl[keep], sl[keep]
         pairs = zip(rl.tolist(), sl.tolist(), strict=True)
         if need == 0:
-            return [(r, s) for r, s in pairs if s not in used]
-        depth = self.depth
-        return [(r, s) for r, s in pairs if s not in used and depth[s] >= need]
+            got = [(r, s) for r, s in pairs if s not in used]
+        else:
+            depth = self.depth
+            got = [(r, s) for r, s in pairs if s not in used and depth[s] >= need]
+        if not got:
+            self._lost = STRUCTURE
+        return got
 
     def _down(
         self,

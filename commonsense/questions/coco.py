@@ -17,11 +17,14 @@ from commonsense.kg.relations import COCO_RELATIONS
 
 from ..queries.rules import DEFAULT_RULES, DEFAULT_RULES_MODE, CompositionRules, rules_for
 from . import distractors, verbalize
-from .com2 import Progress, sample_questions
+from . import funnel as stages
+from .com2 import BuildReport, Progress, sample_questions
 from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
+from .negatives import NegativeSpec
 from .record import BuiltQuestion, derive_seed
 
 APPLICATION_KINDS = ("2i", "2p", "ip", "pi")
+DEFAULT_NEGATIVES = NegativeSpec()
 
 
 def one_hop(
@@ -215,11 +218,20 @@ def application(
     max_degree: int = 10,
     progress: Progress | None = None,
     rules: CompositionRules | None = DEFAULT_RULES,
+    negatives: NegativeSpec | None = DEFAULT_NEGATIVES,
+    report: BuildReport | None = None,
 ) -> list[BuiltQuestion]:
     """Reasoning questions (2i, 2p, ip, pi) on the normalised graph, each followed by the atomic
     memorization questions of the triples of its golden chain (CoCo A2.3, "2+1" / "3+1" sets).
-    ``rules``: the composition rules of :mod:`commonsense.queries.rules` (None: the bare sampler)."""
+    ``rules``: the composition rules of :mod:`commonsense.queries.rules` (None: the bare sampler).
+    ``negatives``: where the reasoning question's distractors come from (:mod:`.negatives`: COM2's
+    split, which CoCo does not state: two from the query's branches, two among the asked relation's
+    tails; None: any anchor neighbour and any tail). ``report`` (one kind at a time) receives the
+    build funnel's counts."""
     out: list[BuiltQuestion] = []
+    if report is not None:
+        report.requested += per_kind * len(kinds)
+        report.graph = stages.graph_stages(index, relations)
     for kind in kinds:
         qs = sample_questions(
             index,
@@ -231,7 +243,10 @@ def application(
             person_names=False,
             progress=progress,
             rules=rules,
+            negative_spec=negatives,
+            report=report,
         )
+        kept = 0
         for i, rq in enumerate(qs, 1):
             gid = f"app-{kind}-{i:05d}"
             atomics: list[BuiltQuestion] = []
@@ -260,6 +275,10 @@ def application(
                 q.metadata["task"] = "application"
             out.extend(atomics)
             out.append(rq)
+            kept += 1
+        if report is not None:
+            report.sampling.after.append((*stages.ATOMICS, len(qs) - kept))
+            report.built += kept
     return out
 
 

@@ -15,6 +15,27 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
+from .lexicon import (
+    ADVERBS,
+    DETERMINERS,
+    DITRANSITIVE,
+    FINITE,
+    GERUND_TAKERS,
+    HAVE_NOUNS,
+    MODALS,
+    MOTION_AND_ACTIVITY,
+    NOT_POSSESSED,
+    PARTICLES,
+    PEOPLE_SLOT,
+    PERFECT_NEXT,
+    PERSON_SLOT,
+    POSSESSED_NOUNS,
+    POSSESSOR_SLOT,
+    PRE_VERB_ADVERBS,
+    PRONOUNS_3SG,
+    PRONOUNS_PLURAL,
+)
+
 
 @cache
 def lemmas(word: str, upos: str | None = None) -> dict[str, tuple[str, ...]]:
@@ -34,29 +55,6 @@ def inflections(word: str, upos: str) -> dict[str, tuple[str, ...]]:
 
     got: dict[str, tuple[str, ...]] = getAllInflections(word, upos=upos)
     return got
-
-
-_PEOPLE = re.compile(r"\bPeople ?[XYZ]\b")
-_PERSON = re.compile(r"^Person ?[XYZ]$")
-_POSSESSOR = re.compile(r"^Person ?[XYZ]'s$")
-PRONOUNS_3SG = frozenset({"he", "she", "it", "that", "this", "someone", "everyone", "somebody", "everybody"})
-PRONOUNS_PLURAL = frozenset({"i", "you", "we", "they", "people", "others"})
-DETERMINERS = frozenset(
-    {"the", "a", "an", "my", "your", "his", "her", "its", "our", "their", "thier", "this", "that", "these", "those"}
-)
-MODALS = frozenset({"would", "will", "can", "could", "should", "must", "may", "might", "shall", "cannot"})
-ADVERBS = frozenset({"not", "n't", "never", "really", "so", "very", "too", "always", "still", "just", "also", "all"})
-# Verbs whose verb complement reads as a gerund ("love read" -> "loves reading").
-GERUND_TAKERS = frozenset(
-    {"love", "like", "hate", "start", "stop", "finish", "enjoy", "keep", "begin", "avoid", "quit", "practice", "mind"}
-)
-# After "be", a verb followed by one of these (or by nothing) reads as a passive participle
-# ("is stolen by", "is stuck in", "is tired"), unless it is an intransitive verb of MOTION_AND_ACTIVITY.
-PARTICLES = frozenset({"by", "out", "up", "off", "down", "away", "over", "back", "in", "with"})
-MOTION_AND_ACTIVITY = frozenset(
-    {"go", "come", "run", "walk", "try", "work", "wait", "talk", "play", "sleep", "rest", "sit", "lie", "think"}
-    | {"care", "feel", "cry", "laugh", "smile", "swim", "dance", "sing", "drive", "ride", "travel", "live", "die"}
-)
 
 
 @lru_cache(maxsize=65536)
@@ -89,26 +87,6 @@ def _adverb(word: str) -> bool:
     return set(pos) == {"ADV"} and w.endswith("ly")
 
 
-PRE_VERB_ADVERBS = frozenset({"finally", "already", "usually", "often", "sometimes", "eventually", "even", "only"})
-PRE_VERB_ADVERBS |= frozenset({"super", "pretty", "extremely", "quite", "rather", "truly", "totally", "almost"})
-# verbs taking two objects ("gives PersonY money"): the person after them is no possessor
-DITRANSITIVE = frozenset(
-    {"give", "buy", "tell", "show", "send", "offer", "bring", "pass", "teach", "lend", "hand", "make", "get", "pay"}
-    | {"owe", "ask", "call", "find", "leave", "cook", "read", "write", "sell", "throw", "cost", "promise", "serve"}
-    | {"feed", "allow", "deny", "wish", "save", "spare", "bake", "fetch", "grant", "name", "consider", "keep"}
-)
-
-
-# nouns that are verbs too but, right after a person, are what the person has ("PersonX mother die")
-POSSESSED_NOUNS = frozenset(
-    """husband wife mother father mom dad son daughter brother sister friend boss parent child kid
-    baby family team dog cat car house home school phone hair face eye hand leg arm foot heart life
-    boyfriend girlfriend partner doctor teacher neighbor plan voice head stomach back nail finger lip
-    mouth nose neck shoulder knee skin name room bag wallet book bike seat""".split()
-)
-NOT_POSSESSED = frozenset("home outside inside up down daily there here back away over one some any all".split())
-
-
 def possessives(text: str) -> str:
     """ASER drops the possessive: "PersonX catch PersonY eye" -> "PersonX catch PersonY's eye",
     "PersonX pass PersonX exam" -> "PersonX pass PersonX's exam". A placeholder that follows a verb
@@ -116,7 +94,7 @@ def possessives(text: str) -> str:
     ("PersonX give PersonY money") and the person is someone else than the subject."""
 
     toks = text.split()
-    if len(toks) < 3 or not _PERSON.match(toks[0]):
+    if len(toks) < 3 or not PERSON_SLOT.match(toks[0]):
         return text
     second = set(lemmas(toks[1].lower()))
     if toks[1].islower() and "NOUN" in second and (second == {"NOUN"} or toks[1].lower() in POSSESSED_NOUNS):
@@ -126,7 +104,7 @@ def possessives(text: str) -> str:
         if set(lemmas(toks[k].lower())) & {"VERB"} or toks[k].lower() in MODALS | {"be", "have", "do"}:
             toks[0] += "'s"  # "PersonX husband ask" -> "PersonX's husband ask"
     for i in range(1, len(toks) - 1):
-        if not _PERSON.match(toks[i]):
+        if not PERSON_SLOT.match(toks[i]):
             continue
         nxt = toks[i + 1].lower()
         pos = set(lemmas(nxt))
@@ -144,9 +122,6 @@ def possessives(text: str) -> str:
     return " ".join(toks)
 
 
-_FINITE = frozenset({"is", "are", "am", "was", "were", "has", "had", "does", "did"})
-
-
 @lru_cache(maxsize=65536)
 def _inflected_verb(word: str) -> bool:
     """An inflected verb form that is no noun or adjective too ("banned", "keeps", "used"; not
@@ -157,25 +132,25 @@ def _inflected_verb(word: str) -> bool:
 
 
 def _is_person(tok: str) -> bool:
-    return bool(_PERSON.match(tok)) or (tok[:1].isupper() and tok.lower() not in DETERMINERS | PRONOUNS_PLURAL)
+    return bool(PERSON_SLOT.match(tok)) or (tok[:1].isupper() and tok.lower() not in DETERMINERS | PRONOUNS_PLURAL)
 
 
 def _subject_end(toks: list[str]) -> int:
     """Index of the first verb token (the end of the subject), or -1 if the event has none."""
-    if _POSSESSOR.match(toks[0]) and len(toks) > 2:
+    if POSSESSOR_SLOT.match(toks[0]) and len(toks) > 2:
         i = 2  # "PersonX's husband ask": the possessed noun is no verb
         while i < len(toks):
             w = toks[i].lower()
             if w in MODALS or w in ("be", "have", "do") or _verb_lemma(w):
                 return i
-            if w in _FINITE or _inflected_verb(w):
+            if w in FINITE or _inflected_verb(w):
                 return -1  # ATOMIC's inflected text: "PersonX's township banned the use of water"
             i += 1
         return -1
     first = toks[0].lower()
     if toks[0].islower() and first not in DETERMINERS | PRONOUNS_3SG | PRONOUNS_PLURAL and _verb_lemma(first):
         return -1  # a subject-less fragment ("go visit relatives"): nothing to conjugate
-    if first in PRONOUNS_3SG | PRONOUNS_PLURAL or _PERSON.match(toks[0]) or _PEOPLE.match(toks[0]):
+    if first in PRONOUNS_3SG | PRONOUNS_PLURAL or PERSON_SLOT.match(toks[0]) or PEOPLE_SLOT.match(toks[0]):
         if len(toks) > 1 and toks[1] != "'s":
             j = 1
             while j < len(toks) - 1 and _adverb(toks[j]) and toks[j].lower() not in ("not", "n't"):
@@ -197,7 +172,7 @@ def _subject_end(toks: list[str]) -> int:
 def _plural(subject: list[str]) -> bool:
     head = subject[-1]
     low = head.lower()
-    if low in PRONOUNS_PLURAL or _PEOPLE.match(head):
+    if low in PRONOUNS_PLURAL or PEOPLE_SLOT.match(head):
         return True
     if low in PRONOUNS_3SG or _is_person(head):
         return False
@@ -258,13 +233,6 @@ def present_tense(text: str) -> str:
     return " ".join(toks)
 
 
-# nouns that are verbs too but after ASER's "have" and before a place or nothing are had, not done:
-# "have cash on hand", "have change in pocket", "have room in fridge", "have trouble in school",
-# "have phone on" (read in the CSKB-Population and ATOMIC texts; "have work at dealership" and "have
-# stay in phoenix" are the perfect and stay so)
-HAVE_NOUNS = frozenset("cash change room trouble time phone eye brace money fun".split())
-
-
 def _perfect(toks: list[str], j: int) -> None:
     """After "have": "have keep silence" -> "kept silence", "have be go" -> "been going"."""
     while j < len(toks) and toks[j].lower() in ADVERBS:
@@ -290,7 +258,7 @@ def _perfect(toks: list[str], j: int) -> None:
 
 def people(text: str) -> str:
     """``PeopleX`` / ``PeopleY`` -> "people" (a plural that reads right with ASER's plain verb)."""
-    return _PEOPLE.sub("people", text)
+    return PEOPLE_SLOT.sub("people", text)
 
 
 _CLITIC = re.compile(r"\s+('s|n't|'re|'ll|'ve|'m|'d)\b")
@@ -350,9 +318,6 @@ def has_lemma_form(text: str) -> bool:
 _LEMMA_AFTER_NAME = re.compile(r"\b(?:[A-Z][a-z]+|Person[XYZ])\s+(?:be|have)\b|\b(?:People[XYZ]|people)\s+be\b")
 
 
-_PERFECT_NEXT = frozenset({"been", "not", "never", "already", "just"})
-
-
 def verb_lemma(word: str) -> str | None:
     """The verb lemma of an inflected or base verb form ("camping" -> "camp"), or None."""
     got = lemmas(word.lower(), "VERB").get("VERB", ())
@@ -367,7 +332,7 @@ def hindered_phrase(text: str) -> str | None:
     unreadable for it. None where no gerund reads right (a modal, a negation, a perfect, no verb):
     the caller keeps the template's own words."""
     toks = text.split()
-    if len(toks) < 2 or not (_PERSON.match(toks[0]) or _PEOPLE.match(toks[0])):
+    if len(toks) < 2 or not (PERSON_SLOT.match(toks[0]) or PEOPLE_SLOT.match(toks[0])):
         return None  # only a person's own event ("PersonX's car breaks down" keeps the template)
     k = 1  # pre-verbal adverbs stay before the gerund ("finally getting up")
     while k < len(toks) - 1 and _adverb(toks[k]):
@@ -386,7 +351,7 @@ def hindered_phrase(text: str) -> str | None:
         gerund = "being"
     elif verb in ("has", "have"):
         nxt = rest[0].lower() if rest else ""
-        if not rest or nxt in _PERFECT_NEXT or nxt.endswith("ed") or nxt == verb_lemma(nxt):
+        if not rest or nxt in PERFECT_NEXT or nxt.endswith("ed") or nxt == verb_lemma(nxt):
             return None  # "has finished the work", "has been", "has lost": no plain possession
         gerund = "having"
     else:
@@ -553,7 +518,7 @@ def _goes_on(toks: list[str], k: int) -> bool:
     w = toks[k].lower()
     if w in _PHRASE_GOES_ON:
         return True
-    if w in _AFTER_IDIOM or _PERSON.match(toks[k]) or toks[k][:1].isupper():
+    if w in _AFTER_IDIOM or PERSON_SLOT.match(toks[k]) or toks[k][:1].isupper():
         return False
     pos = set(lemmas(w))
     return bool(pos & {"NOUN", "ADJ"}) and not pos & {"ADP", "ADV", "CCONJ", "SCONJ", "PRON", "DET"}

@@ -21,9 +21,13 @@ For each item:
    Easy → Hard sliding-window accuracy. With a model *and* a paths file, the model answers over
    the file's paths and K_prior (the paper derives d(Q) and K_prior from one model, Llama3.1, "the
    sole basis", and evaluates others against them: export that model's recoms run and pass it as
-   the paths file); pass@k, MSG and KCR then describe the file's paths. **KBA**: the knowledge-hints prompt with K_prior as
-   ``{HINT}`` (``kba_hints="all"``: every correct path's new triples, deduplicated — the paper's
-   experimental variant); asked for every item (no correct path: empty hints).
+   the paths file); pass@k, MSG and KCR then describe the file's paths. **KBA**: the knowledge-hints
+   prompt with ``{HINT}`` = all knowledge generated (``kba_hints="all"``, the default and the paper's
+   experiments: "to mitigate variance from stochastic knowledge selection, all knowledge generated
+   as standard snippets was incorporated into prompts", §4.3): the new triples (not in K(Q)) of
+   every correct path, deduplicated — the knowledge S* is chosen from, so the hints no longer hang
+   on which correct path was the shortest. ``kba_hints="prior"`` is Eq. 3 as written, K_prior
+   alone (the named variant ``K_prior``). Asked for every item (no correct path: empty hints).
 6. **KCR** (Eq. 5) and the derived redundancy ratio per path, against K_prior.
 
 Everything lands in ``ItemResult.extra`` (see :func:`RecomsScorer.score_item`); ``scores`` are
@@ -139,7 +143,7 @@ class RecomsScorer:
         answer_tokens: int = 32,
         threshold: float = THRESHOLD,
         minimise: Literal["all", "new"] = "all",
-        kba_hints: Literal["prior", "all"] = "prior",
+        kba_hints: Literal["prior", "all"] = "all",
         question_knowledge: Literal["question", "question+options"] = "question",
         paths: PathSource | None = None,
     ) -> None:

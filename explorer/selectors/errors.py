@@ -29,6 +29,7 @@ from django.db.models import (
 )
 from django.db.models.expressions import RawSQL
 
+from commonsense.metrics.coco import M_CONCEPTS
 from commonsense.metrics.recoms import window_bounds
 from knowledge.models import Triple
 from runs.models import Prediction, Run
@@ -43,7 +44,8 @@ DIMENSIONS = {"relation": "item_relation", "kind": "item_kind", "perturbation": 
 
 
 class CocoSummary(TypedDict):
-    """One run's CoCo application sets: the 2×2 (knows all atoms, solves composed) and pooled scores."""
+    """One run's CoCo sets: the 2×2 of application sets (knows all atoms, solves composed; pooled),
+    MEM and COM pooled, REA / FAI / APP macro over query kinds (Table 3)."""
 
     counts: dict[tuple[bool, bool], int]
     MEM: float | None
@@ -214,15 +216,17 @@ def _role_prefix(prefix: str) -> str:
 
 
 def _coco_summary_sql(n_runs: int) -> str:
-    """Per run: the 2×2 counts, MEM sets and right ones, COM sets and their summed share of right
-    conceptualizations. The questions without a group are counted as one group, ``''``: a set of
-    one question is at most a memorization set (no application or comprehension set), so they add
-    their memorization questions to MEM. Parameters: the runs."""
+    """Per run and query kind of the application sets (the kind of their reasoning question; NULL
+    for the other sets): the 2×2 counts, MEM sets and right ones, COM sets and their summed share
+    of right conceptualizations (Eq. 5: right ones / m, m = 3; only sets with exactly m). The
+    questions without a group are counted as one group, ``''``: a set of one question is at most a
+    memorization set (no application or comprehension set), so they add their memorization
+    questions to MEM. Parameters: the runs."""
     atomic, concept = _role_prefix("atomic_"), _role_prefix("conceptualization_")
     app = "item_group <> '' AND n_reason = 1 AND n_atomic > 0"
     mem = "n_mem = 1 AND n_concept = 0 AND n_reason = 0"
-    com = "item_group <> '' AND n_mem = 1 AND n_concept > 0 AND mem_ok = 1"
-    return f"""SELECT run_id,
+    com = f"item_group <> '' AND n_mem = 1 AND n_concept = {M_CONCEPTS} AND mem_ok = 1"
+    return f"""SELECT run_id, app_kind,
   SUM(CASE WHEN {app} AND atomic_ok = n_atomic AND reason_ok = 1 THEN 1 ELSE 0 END),
   SUM(CASE WHEN {app} AND atomic_ok = n_atomic AND reason_ok = 0 THEN 1 ELSE 0 END),
   SUM(CASE WHEN {app} AND atomic_ok < n_atomic AND reason_ok = 1 THEN 1 ELSE 0 END),
@@ -230,8 +234,9 @@ def _coco_summary_sql(n_runs: int) -> str:
   SUM(CASE WHEN item_group = '' THEN n_mem WHEN {mem} THEN 1 ELSE 0 END),
   SUM(CASE WHEN item_group = '' OR {mem} THEN mem_ok ELSE 0 END),
   SUM(CASE WHEN {com} THEN 1 ELSE 0 END),
-  SUM(CASE WHEN {com} THEN 1.0 * concept_ok / n_concept ELSE 0 END)
+  SUM(CASE WHEN {com} THEN 1.0 * concept_ok / {M_CONCEPTS} ELSE 0 END)
 FROM (SELECT run_id, item_group,
+    MAX(item_kind) FILTER (WHERE item_role = 'reasoning') AS app_kind,
     COUNT(*) FILTER (WHERE item_role = 'reasoning') AS n_reason,
     COUNT(*) FILTER (WHERE item_role = 'reasoning' AND {_OK}) AS reason_ok,
     COUNT(*) FILTER (WHERE {atomic}) AS n_atomic,
@@ -242,7 +247,7 @@ FROM (SELECT run_id, item_group,
     COUNT(*) FILTER (WHERE {concept} AND {_OK}) AS concept_ok
   FROM {_PRED} WHERE run_id IN ({", ".join(["%s"] * n_runs)}) AND item_role <> ''
   GROUP BY run_id, item_group ORDER BY run_id, item_group) s
-GROUP BY run_id"""
+GROUP BY run_id, app_kind"""
 
 
 def _application_cell_sql(knows: bool, solves: bool) -> str:
@@ -258,34 +263,53 @@ HAVING COUNT(*) FILTER (WHERE item_role = 'reasoning') = 1
   AND COUNT(*) FILTER (WHERE item_role = 'reasoning' AND {_OK}) = {1 if solves else 0}"""
 
 
+def _div(a: float, b: float) -> float | None:
+    return a / b if b else None
+
+
+def _macro(values: Sequence[float | None]) -> float | None:
+    """Unweighted mean over the kinds with a value (a kind whose denominator is 0 is left out, as
+    commonsense.metrics.coco.coco_scores_macro does)."""
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
 @each_finished_run("coco")
 def coco_summary(runs: Sequence[Run]) -> dict[int, CocoSummary]:
     """Per run: the 2×2 counts of application sets (knows all atoms × solves the composed
-    question) and pooled MEM, COM, REA, FAI, APP (CoCo Eqs. 4–8). One query."""
+    question, pooled over kinds), MEM and COM pooled (Eqs. 4–5, COM with m = 3) and REA, FAI, APP
+    as Table 3 reports them: Eqs. 6–8 per query kind, then the unweighted mean over the kinds (the
+    run's ``*_macro`` metrics, commonsense.metrics.coco). One query."""
     ids = [int(r.pk) for r in runs]
     if not ids:
         return {}
     with connection.cursor() as cur:
         cur.execute(_coco_summary_sql(len(ids)), ids)
         rows = cur.fetchall()
-
-    def div(a: float, b: float) -> float | None:
-        return a / b if b else None
-
+    acc: dict[int, dict[str, Any]] = {}
+    for run_id, kind, tt, tf, ft, ff, n_mem, mem_ok, n_com, com_sum in rows:
+        a = acc.setdefault(int(run_id), {"kinds": {}, "mem": [0, 0.0], "com": [0, 0.0]})
+        cell = (int(tt or 0), int(tf or 0), int(ft or 0), int(ff or 0))
+        if kind is not None and any(cell):
+            a["kinds"][kind] = cell
+        a["mem"][0] += int(n_mem or 0)
+        a["mem"][1] += float(mem_ok or 0)
+        a["com"][0] += int(n_com or 0)
+        a["com"][1] += float(com_sum or 0)
     out: dict[int, CocoSummary] = {}
-    for run_id, tt, tf, ft, ff, n_mem, mem_ok, n_com, com_sum in rows:
-        tt, tf, ft, ff = int(tt or 0), int(tf or 0), int(ft or 0), int(ff or 0)
-        n_app = tt + tf + ft + ff
-        out[int(run_id)] = CocoSummary(
+    for run_id, a in acc.items():
+        kinds: list[tuple[int, int, int, int]] = list(a["kinds"].values())
+        tt, tf, ft, ff = (sum(c[i] for c in kinds) for i in range(4))
+        out[run_id] = CocoSummary(
             counts={(True, True): tt, (True, False): tf, (False, True): ft, (False, False): ff},
-            MEM=div(float(mem_ok or 0), float(n_mem or 0)),
-            COM=div(float(com_sum or 0), float(n_com or 0)),
-            REA=div(tt + ft, n_app),
-            FAI=div(tt, tt + ft),
-            APP=div(tt, tt + tf),
-            n_app=n_app,
-            n_mem=int(n_mem or 0),
-            n_com=int(n_com or 0),
+            MEM=_div(a["mem"][1], a["mem"][0]),
+            COM=_div(a["com"][1], a["com"][0]),
+            REA=_macro([_div(k[0] + k[2], sum(k)) for k in kinds]),
+            FAI=_macro([_div(k[0], k[0] + k[2]) for k in kinds]),
+            APP=_macro([_div(k[0], k[0] + k[1]) for k in kinds]),
+            n_app=tt + tf + ft + ff,
+            n_mem=a["mem"][0],
+            n_com=a["com"][0],
         )
     return out
 
@@ -421,8 +445,8 @@ _WINDOW_SUMS = (
 def core_windows(runs: Sequence[Run]) -> dict[int, list[CoreWindow]]:
     """Per run, ReComSBench's windows by the same definition as the run's metrics table
     (commonsense.metrics.recoms.window_bounds: the questions with a difficulty and a known answer,
-    failed items left out, sorted by d(Q) with ties in item order, window N // 3, step window // 3,
-    plus a last window ending at N).
+    failed items left out, sorted by d(Q) with ties in item order, the paper's seven windows of N/3
+    items at step N/9, the last ending at N).
 
     Two statements in the order of the ``prediction_core_windows`` index (run, item_difficulty,
     position, correct, kba_correct), with no sort and no row per prediction (as

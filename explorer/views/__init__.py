@@ -11,22 +11,22 @@ from django.urls import reverse
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
+from explorer.panels.base import Panel
+from explorer.views.panel_pages import render_with_panels
 from knowledge.models import Graph, Node
-from knowledge.plausibility import attach_model_scores
-from knowledge.selectors import graph_list, question_set_list
+from knowledge.selectors import attach_model_scores, graph_list, question_set_list
 
 from .. import charts
 from ..charts.graph import GraphNode
 from ..selectors import graph as gs
 from ..selectors.sources import runs_available, verified_accuracy
-from .panels import Panel, render_with_panels
 
 
 @role_required(RESEARCHER)
 def index(request: HttpRequest) -> HttpResponse:
     ctx: dict[str, Any] = {"graphs": graph_list(), "question_sets": question_set_list(), "runs": []}
     if runs_available():
-        from runs.selectors import runs_recent
+        from runs.selectors.runs import runs_recent
 
         ctx["runs"] = runs_recent(50)
     ctx["verified"] = verified_accuracy()

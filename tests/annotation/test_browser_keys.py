@@ -94,9 +94,9 @@ def test_keyboard_only_judging_of_generations(live_server, people, browser, tmp_
     import json
 
     from annotation.services.campaigns import campaign_create, campaign_status_set
-    from knowledge.builders import question_set_build
-    from knowledge.services import graph_import
-    from runs.execution import run_execute
+    from knowledge.services.builds import question_set_build
+    from knowledge.services.imports import graph_import
+    from runs.evaluation import run_execute
     from runs.models import Run
     from runs.services import run_create
     from tests.commonsense.tiny_bert import build_tiny_bert

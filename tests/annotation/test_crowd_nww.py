@@ -28,8 +28,8 @@ from django.urls import reverse
 from annotation.selectors.agreement import campaign_nww
 from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
+from explorer.panels.base import run_label
 from explorer.selectors.human_compare import latest_survey, model_standings
-from explorer.views.run_panels import run_label
 from knowledge.models import Statement
 from runs.models import Prediction, Run
 from tests.annotation.conftest import login
@@ -86,7 +86,7 @@ def test_rater_scores_leave_one_out_is_a_named_option(statement_set) -> None:
 
 
 def _run(statement_set, keys, qa, qb, model):  # type: ignore[no-untyped-def]
-    """A statement run's predictions as runs.execution stores a yes/no scorer's (extra q1/q2)."""
+    """A statement run's predictions as runs.evaluation stores a yes/no scorer's (extra q1/q2)."""
     run = Run.objects.create(statement_set=statement_set, backend="replay", scoring="yesno", model=model, state="done")
     for k, pa, pb in zip(keys, qa, qb, strict=True):
         st = Statement.objects.get(statement_set=statement_set, external_id=k)

@@ -19,11 +19,11 @@ from django.urls import reverse
 from annotation.models import Campaign, FinalLabel, Item, Response
 from annotation.queue import operations as queue
 from annotation.selectors.verdicts import generation_judgements
-from explorer.views.run_panels import question_run_panels
-from knowledge.builders import question_set_build
+from explorer.panels.runs import question_run_panels
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 from tests.annotation.conftest import login

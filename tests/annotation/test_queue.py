@@ -68,7 +68,13 @@ def test_retried_submit_stores_one_answer(mcqa_campaign, people) -> None:  # typ
 def test_expired_reservation_is_reclaimed_and_late_submit_refused_when_full(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
     c = campaign_status_set(
         campaign_create(
-            name="ttl", title="t", kind="mcqa", question_set=csqa_set, redundancy=1, reservation_ttl_seconds=60
+            name="ttl",
+            title="t",
+            kind="mcqa",
+            question_set=csqa_set,
+            redundancy=1,
+            max_answers=1,
+            reservation_ttl_seconds=60,
         ),
         "open",
     )

@@ -5,6 +5,7 @@ verified set runs in the real ``lm_eval`` CLI."""
 
 from __future__ import annotations
 
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,10 @@ from annotation.models import Campaign, Item, VerifiedSet
 from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.validation import NONE_CORRECT
-from knowledge.builders import question_set_build
 from knowledge.models import Question, QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.annotation.conftest import login
@@ -77,6 +78,7 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
         "kept": 6,
         "none_correct": 1,
         "needs_manual_negatives": 0,
+        "topped_up": 0,
         "bad_context": 1,
         "awaiting_adjudication": 1,
     }
@@ -140,7 +142,19 @@ def test_campaign_with_missing_answers_is_refused_until_closed(people, tmp_path:
         call_command("verified_set", "half", name="half-v", verbosity=0)
     assert not QuestionSet.objects.filter(name="half-v").exists()
     campaign_status_set(c, "closed")
-    call_command("verified_set", "half", name="half-v", verbosity=0)  # closed: the answers it has
+    # closed: the answers it has - but the one answered item has one vote, below the minimum of two
+    with pytest.raises(CommandError, match="1 fall short of the minimum of 2 answers"):
+        call_command("verified_set", "half", name="half-v", verbosity=0)
+    assert not QuestionSet.objects.filter(name="half-v").exists()
+    campaign_status_set(c, "open")
+    (v,) = people("annotator", "second")
+    while (step := queue.next_step(c, v)).assignment is not None and step.assignment.item_id != item.pk:
+        queue.assignment_skip(c, v, step.assignment.item)
+    queue.response_submit(item, v, {"plausible": [item.question.answer_index]}, idempotency_key="k2")
+    campaign_status_set(c, "closed")
+    out = StringIO()
+    call_command("verified_set", "half", name="half-v", stdout=out)
+    assert "1 of 3 items would be kept" in out.getvalue() and "unanswered 2" in out.getvalue()
     assert QuestionSet.objects.get(name="half-v").question_count == 1
 
 

@@ -407,7 +407,8 @@ def test_ckbp_2in_questions_read_what_hindered_someone_from_doing() -> None:
 
 def test_distractors_redrawn_after_a_plausibility_veto_pass_the_same_checks() -> None:
     """The model refuses the first draw; what is drawn instead must still pass the build's option
-    checks (here the state check: "PersonX is tired" beside the feeling gold "PersonX is proud")."""
+    checks (here the state check, the same-type veto kept as an option: "PersonX is tired" beside
+    the feeling gold "PersonX is proud")."""
     from commonsense.scoring.plausibility import PlausibilityCheck
 
     idx = _hike_graph()
@@ -423,7 +424,15 @@ def test_distractors_redrawn_after_a_plausibility_veto_pass_the_same_checks() ->
     for seed in range(15):
         first.clear()
         check = PlausibilityCheck(score=score, key="first-draw", filter_edges=False)
-        p = BuildParams(kind="1p", count=1, seed=seed, relations=["xReact"], person_names=False, near_duplicate=None)
+        p = BuildParams(
+            kind="1p",
+            count=1,
+            seed=seed,
+            relations=["xReact"],
+            person_names=False,
+            near_duplicate=None,
+            state_distractors=False,
+        )
         for q in build_com2(idx, p, check=check):
             built += 1
             assert "PersonX is tired" not in q.options, q.options

@@ -8,7 +8,9 @@ import pytest
 from scipy import stats
 
 from commonsense.metrics.nww_population import (
+    PAPER_MODELS,
     ab_divergence,
+    bonferroni_factor,
     divergence_counts,
     feature_difference,
     fidelity_table,
@@ -83,17 +85,25 @@ def test_split_half_of_identical_raters_is_one_and_missing_cells_are_skipped() -
     assert s.commonsensicality_ci95 == pytest.approx((1.0, 1.0))
 
 
-def test_fidelity_table_bonferroni_over_models_with_an_r() -> None:
+def test_fidelity_table_bonferroni_over_the_papers_35_models() -> None:
+    """NWW Fig. 4A: p × 35 (the paper's comparison), whatever the number of runs compared here;
+    more models than 35 with a defined r raise the factor; ``n_tests`` names another comparison."""
     human_a = [0.9, 0.8, 0.2, 0.5, 0.1, 0.7]
     human_b = [0.8, 0.9, 0.3, 0.5, 0.2, 0.6]
     good = [0.95, 0.7, 0.1, 0.6, 0.2, 0.8]
     noisy = [0.4, 0.9, 0.5, 0.2, 0.3, 0.6]
-    flat = [0.5] * 6  # no variance: r undefined, not counted by the correction
+    flat = [0.5] * 6  # no variance: r undefined
     rows = fidelity_table([("good", good, good), ("noisy", noisy, None), ("flat", flat, flat)], human_a, human_b)
     by = {r.name: r for r in rows}
     res = stats.pearsonr(good, human_a)
     assert by["good"].agree_r == pytest.approx(res.statistic)
-    assert by["good"].agree_p_bonferroni == pytest.approx(min(1.0, 2 * res.pvalue))
+    assert PAPER_MODELS == 35
+    assert by["good"].agree_p_bonferroni == pytest.approx(min(1.0, 35 * res.pvalue))
+    two = fidelity_table([("good", good, good), ("noisy", noisy, None)], human_a, human_b, n_tests=1)
+    assert two[0].agree_p_bonferroni == pytest.approx(2 * res.pvalue)  # the models with an r, when more
+    many = fidelity_table([(f"m{i}", good, None) for i in range(40)], human_a)
+    assert many[0].agree_p_bonferroni == pytest.approx(min(1.0, 40 * res.pvalue))
+    assert bonferroni_factor(3) == 35 and bonferroni_factor(40) == 40
     assert by["noisy"].m_r is None and by["flat"].agree_r is None and by["flat"].agree_p_bonferroni is None
     hm = np.sqrt(
         2 * np.abs(np.array(human_a) - 0.5) * np.where(np.array(human_a) >= 0.5, human_b, 1 - np.array(human_b))
@@ -101,7 +111,7 @@ def test_fidelity_table_bonferroni_over_models_with_an_r() -> None:
     gm = np.sqrt(2 * np.abs(np.array(good) - 0.5) * np.where(np.array(good) >= 0.5, good, 1 - np.array(good)))
     mres = stats.pearsonr(gm, hm)
     assert by["good"].m_r == pytest.approx(mres.statistic)
-    assert by["good"].m_p_bonferroni == pytest.approx(min(1.0, mres.pvalue))  # one model with m_r
+    assert by["good"].m_p_bonferroni == pytest.approx(min(1.0, 35 * mres.pvalue))
     with pytest.raises(ValueError, match="answers for 6 statements"):
         fidelity_table([("short", [0.1], None)], human_a)
 
@@ -204,7 +214,7 @@ def _former_feature_difference(m: np.ndarray, poles: np.ndarray, *, n_boot: int,
 )
 def test_feature_difference_draws_as_the_former_implementation(n: int, n_boot: int, seed: int) -> None:
     """Golden: the same figures, to the bit, as the unsliced draws, on a silicon population's m_i
-    (runs.nww_population's path: P(yes) to (a) and (b) → silicon_population → feature_difference)."""
+    (runs.selectors.nww_population's path: P(yes) to (a) and (b) → silicon_population → feature_difference)."""
     from commonsense.metrics.nww import silicon_population
 
     rng = np.random.default_rng(seed + 100)

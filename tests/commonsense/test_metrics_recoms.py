@@ -133,6 +133,6 @@ def test_sliding_windows_easy_to_hard() -> None:
     assert ws[0].accuracy == pytest.approx(1.0) and ws[0].mean_difficulty == pytest.approx(1 / 3)
     eh = easy_hard(d, c)
     assert eh is not None and eh.easy == 1.0 and eh.hard == 0.0 and eh.delta == 1.0
-    assert len(sliding_windows(list(range(10)), [1] * 10)) == 8  # steps miss the end: a last window is added
+    assert len(sliding_windows(list(range(10)), [1] * 10)) == 7  # always the paper's seven windows
     with pytest.raises(ValueError):
         sliding_windows([1, np.nan], [1, 0])

@@ -150,7 +150,8 @@ def test_the_hand_made_file_sits_clearly_on_each_side_of_the_threshold(embed: An
 
 @pytest.mark.slow  # loads the real MiniLM embedder
 def test_replayed_paths_give_the_hand_computed_prior_knowledge(embed: Any) -> None:
-    work, mag, burger, farm = RecomsScorer(None, embed, paths=PathsFile(PATHS)).score_batch(demo_items())
+    scorer = RecomsScorer(None, embed, paths=PathsFile(PATHS), kba_hints="prior")  # Eq. 3's K_prior variant
+    work, mag, burger, farm = scorer.score_batch(demo_items())
     # magazines: S* = path 0 (|K| = 2 after "bookstores sell" merges into "bookstore sells"; path 2 has 3);
     # "magazine is a printed work" is the question's own knowledge -> K_prior = the bookstore triple.
     x = mag.extra
@@ -201,10 +202,15 @@ def test_report_of_the_replayed_file_by_hand(embed: Any) -> None:
     assert {k: e.value for k, e in rep.msg.items()} == pytest.approx({2: 0.25, 3: 0.0})
     assert rep.msg_sum.value == pytest.approx(0.25)
     assert rep.accuracy.value == 0.5 and rep.kba.value == 0.75  # direct: B, C, D, A; KBA: A, B, D, A
-    # windows over the 3 questions with d(Q): farmland (0), magazines (1), work (2); window 1, step 1
+    # the paper's 7 windows over the 3 questions with d(Q): farmland (0), magazines (1), work (2);
+    # window i = [i·3/9, i·3/9 + 1) rounded half up: items 0, 0, 1, 1, 1, 2, 2
     assert [(w.d_min, w.accuracy.value, w.kba.value) for w in rep.windows] == [
         (0, 1.0, 1.0),
+        (0, 1.0, 1.0),
         (1, 1.0, 1.0),
+        (1, 1.0, 1.0),
+        (1, 1.0, 1.0),
+        (2, 0.0, 1.0),
         (2, 0.0, 1.0),
     ]
     assert rep.delta == 1.0 and rep.delta_kba == 0.0
@@ -219,8 +225,10 @@ def test_report_of_the_replayed_file_by_hand(embed: Any) -> None:
 
 @pytest.mark.slow  # loads the real MiniLM embedder
 def test_kba_all_hints_and_missing_items(embed: Any) -> None:
+    """KBA's default hints are the paper's experiments' "all knowledge generated" (§4.3)."""
     items = demo_items()
-    scorer = RecomsScorer(None, embed, paths=PathsFile(PATHS), kba_hints="all")
+    scorer = RecomsScorer(None, embed, paths=PathsFile(PATHS))
+    assert scorer.describe()["kba_hints"] == "all"
     work = scorer.score_batch(items[:1])[0]
     # every correct path's new triples, deduplicated: path 1's three and path 2's "earn money"
     # ("want to complete their job" merges into "aim to complete jobs")
@@ -263,7 +271,7 @@ def test_report_uses_the_smallest_path_count_and_skips_unjudged() -> None:
     rep = recoms_report(items)
     assert rep.k == 2 and [e.value for e in rep.pass_at] == [0.0, 0.5] and rep.pass_at[0].n == 2
     assert rep.kba.n == 1 and rep.accuracy.n == 2 and rep.kcr_test is None
-    assert [w.accuracy.value for w in rep.windows] == [1.0, 0.0]  # 2 questions with d: window 1
+    assert rep.windows == []  # 2 questions with d: a third of them is not one question, no window
 
 
 # ----------------------------------------------------------------------------- sampling on the tiny GPT-2

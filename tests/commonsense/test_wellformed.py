@@ -16,6 +16,7 @@ from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.queries.rules import ANSWER_CLASS, DEFAULT_RULES, composes, same_question
 from commonsense.questions import fluent, grammar, wellformed
 from commonsense.questions.com2 import STATE_CLASSES, BuildParams, BuildReport, build_com2
+from commonsense.questions.text_rules import verdict
 from commonsense.questions.wellformed import build_edges, display_reason, misfit, triple_reason, unreadable
 from tests.conftest import shared_file
 
@@ -273,7 +274,7 @@ def test_ckbp_default_build_has_only_readable_text_and_fitting_answers(kind: str
 
 
 @pytest.mark.slow  # the ATOMIC sample graph and two builds (~15 s)
-def test_no_state_distractor_where_a_state_answers() -> None:
+def test_the_same_type_veto_keeps_states_out_where_a_state_answers() -> None:
     path = shared_file("atomic2020_sample/atomic2020_triples.tsv")
     rows = [(r.head, r.relation, r.tail) for r in read_atomic_tsv(path)]
     idx = GraphIndex.build(build_edges()(rows), IndexOptions(normalize=True))
@@ -288,11 +289,13 @@ def test_no_state_distractor_where_a_state_answers() -> None:
         n = sum(o in names for q in asked for i, o in enumerate(q.options) if i != q.answer_index)
         return n, report.distractors_rejected["a state where a state answers"]
 
-    p = BuildParams(kind="2i", count=30, seed=3, person_names=False, near_duplicate=None)
+    # the same-type veto, an option off by default since issue 25 (COM2's adversarial negatives are
+    # states beside a state gold); with it on, no state is offered where a state answers
+    p = BuildParams(kind="2i", count=30, seed=3, person_names=False, near_duplicate=None, state_distractors=False)
     strict, rejected = state_options(p)
     assert strict == 0 and rejected > 0
     loose, _ = state_options(BuildParams(**{**p.__dict__, "state_distractors": True}))
-    assert loose > 0  # the fault the default removes: "Samantha is happy" beside gold "Samantha is needy"
+    assert loose > 0  # what the veto removes: "Samantha is happy" beside gold "Samantha is needy"
     assert plausible_only().name in build_edges().name
 
 
@@ -328,12 +331,12 @@ needs_parser = pytest.mark.skipif(
 def test_the_parser_names_sentences_the_lexical_checks_pass(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert unreadable(text) == "no complete parse (Link Grammar)", text
     # the fault it guards: without the parser these read as English to the lexical checks
-    unreadable.cache_clear()
+    verdict.cache_clear()
     monkeypatch.setattr(grammar, "available", lambda: False)
     try:
         assert unreadable(text) is None, (text, unreadable(text))
     finally:
-        unreadable.cache_clear()
+        verdict.cache_clear()
 
 
 @needs_parser
@@ -348,10 +351,10 @@ def test_parser_reads_placeholders_as_names_and_keeps_every_linkage() -> None:
 def test_edge_filter_says_whether_the_parse_ran(monkeypatch: pytest.MonkeyPatch) -> None:
     # the name keys the graph index cache and is stored with every set
     monkeypatch.setattr(grammar, "available", lambda: False)
-    assert build_edges().name.endswith(f"+well-formed-{wellformed.RULES_VERSION}+unparsed")
+    assert build_edges().name.endswith(f"+well-formed-{wellformed.rules_version()}+unparsed")
     monkeypatch.setattr(grammar, "available", lambda: True)
     monkeypatch.setattr(grammar, "version", lambda: "link-grammar-9.9.9")
-    assert build_edges().name.endswith(f"+well-formed-{wellformed.RULES_VERSION}+parsed:link-grammar-9.9.9")
+    assert build_edges().name.endswith(f"+well-formed-{wellformed.rules_version()}+parsed:link-grammar-9.9.9")
     assert wellformed.build_edges(include_malformed=True).name == plausible_only().name
 
 

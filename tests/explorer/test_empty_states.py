@@ -9,8 +9,8 @@ from django.urls import reverse
 from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from knowledge.models import StatementSet
-from knowledge.services import statements_import
-from runs.execution import run_execute
+from knowledge.services.imports import statements_import
+from runs.evaluation import run_execute
 from runs.services import run_create
 from tests.conftest import FIXTURES
 

@@ -80,8 +80,8 @@ def _coco_reference(run_id: int) -> dict[str, Any]:
             counts[(all(atomic), reason[0])] += 1
         if len(mem) == 1 and not concept and not reason:
             mem_n, mem_ok = mem_n + 1, mem_ok + mem[0]
-        if len(mem) == 1 and concept and mem[0]:
-            com_n, com_sum = com_n + 1, com_sum + sum(concept) / len(concept)
+        if len(mem) == 1 and len(concept) == 3 and mem[0]:  # Eq. 5, m = 3
+            com_n, com_sum = com_n + 1, com_sum + sum(concept) / 3
     return {"counts": counts, "MEM": mem_ok / mem_n if mem_n else None, "COM": com_sum / com_n if com_n else None}
 
 
@@ -216,13 +216,13 @@ def _old_core_windows(run_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
 def test_core_windows_equal_the_former_read_of_every_item(seed, django_assert_num_queries):
-    """Predictions stored by the evaluation loop's own constructor (runs.execution._prediction) from
+    """Predictions stored by the evaluation loop's own constructor (runs.evaluation._prediction) from
     ItemResults shaped as the recoms scoring's: d(Q) in the question or the prediction's extra (JSON
     null too), a KBA answer right, wrong, null or absent, failed items, questions without an answer,
     ties in d(Q); sizes where the window steps miss the end and where a boundary falls inside a
     difficulty value."""
     from commonsense.scoring.types import ItemResult
-    from runs.execution import _prediction
+    from runs.evaluation import _prediction
 
     rng = random.Random(seed)
     qset = QuestionSetFactory(name=f"windows-{seed}")

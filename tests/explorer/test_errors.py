@@ -104,6 +104,34 @@ def test_coco_summary_counts_and_scores(coco, django_assert_num_queries):
     assert s["MEM"] == pytest.approx(0.5) and s["COM"] == pytest.approx(2 / 3)
 
 
+def test_coco_summary_is_table3s_macro_and_eq5_with_m_3(django_assert_num_queries):
+    """REA / FAI / APP per query kind, then the mean over kinds (Table 3); COM over sets of exactly
+    m = 3 conceptualisations, right ones / 3 (Eq. 5)."""
+    qset = QuestionSetFactory(name="coco-kinds", kind="coco")
+    run = make_run(question_set=qset)
+
+    def add(group: str, role: str, kind: str, ok: bool) -> None:
+        q = QuestionFactory(question_set=qset, group=group, role=role, structure=kind, answer_index=0)
+        predict(run, q, 0 if ok else 1)
+
+    for i in range(3):  # 2i: three sets, all atoms and the reasoning right
+        add(f"i{i}", "atomic_1", "1p", True)
+        add(f"i{i}", "reasoning", "2i", True)
+    add("p0", "atomic_1", "1p", True)  # 2p: one set, atoms right, reasoning wrong
+    add("p0", "reasoning", "2p", False)
+    for g, concepts in (("c3", (True, False, True)), ("c2", (True, True))):
+        add(g, "memorization", "1p", True)
+        for k, ok in enumerate(concepts, 1):
+            add(g, f"conceptualization_{k}", "1p", ok)
+    with django_assert_num_queries(1):
+        s = es.coco_summary.__wrapped__([run])[run.pk]  # type: ignore[attr-defined]
+    assert s["counts"][(True, True)] == 3 and s["counts"][(True, False)] == 1 and s["n_app"] == 4
+    assert s["REA"] == pytest.approx((1 + 0) / 2)  # pooled would be 3/4
+    assert s["APP"] == pytest.approx((1 + 0) / 2)
+    assert s["FAI"] == pytest.approx(1.0)  # 2p has no right reasoning: left out of the mean
+    assert s["COM"] == pytest.approx(2 / 3) and s["n_com"] == 1  # the 2-concept set is no Eq. 5 set
+
+
 def test_coco_cell_lists_its_reasoning_question(coco, researcher, django_assert_max_num_queries):
     from django.core.cache import cache
 
@@ -215,7 +243,7 @@ def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_ass
 def test_csv_download_computes_only_its_panel_with_the_same_numbers(
     com2, coco, researcher, django_assert_max_num_queries
 ):
-    from explorer.views.run_panels import compare_panels, question_run_panels
+    from explorer.panels.runs import compare_panels, question_run_panels
 
     for run in (com2["run"], coco):
         full = {p.key: p.csv_response("x").content for p in question_run_panels(run)}

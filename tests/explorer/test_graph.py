@@ -224,7 +224,7 @@ def test_hub_edge_groups_are_the_most_plausible_of_each_relation(django_assert_m
 
 
 def test_overview_reads_the_figures_materialised_at_import(tmp_path, django_assert_num_queries):
-    from knowledge.services import graph_import
+    from knowledge.services.imports import graph_import
 
     src = tmp_path / "g.tsv"
     src.write_text("A\txWant\tB\nA\txWant\tC\nB\txEffect\tC\nC\txWant\tC\nD\toReact\tA\n", encoding="utf-8")

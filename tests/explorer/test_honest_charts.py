@@ -121,8 +121,8 @@ def test_min_n_hides_small_groups_on_the_run_and_compare_pages(breakdown_run, re
 @pytest.mark.django_db
 def test_feature_bars_carry_the_stored_bootstrap_intervals(researcher: Client) -> None:
     from knowledge.models import StatementSet
-    from knowledge.services import statements_import
-    from runs.execution import run_execute
+    from knowledge.services.imports import statements_import
+    from runs.evaluation import run_execute
     from runs.models import RunMetric
     from runs.services import run_create
     from tests.conftest import FIXTURES

@@ -19,10 +19,10 @@ from annotation.services.ratings_import import ratings_import
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from explorer import charts
-from explorer.views.run_panels import compare_panels, statement_run_panels
+from explorer.panels.runs import compare_panels, statement_run_panels
 from knowledge.models import Statement, StatementSet
-from knowledge.services import statements_import
-from runs.execution import run_execute
+from knowledge.services.imports import statements_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 from tests.conftest import FIXTURES
@@ -177,7 +177,7 @@ def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type
     from django.test.utils import CaptureQueriesContext
 
     from explorer.selectors import nww as ns
-    from runs.nww_population import population_report
+    from runs.selectors.nww_population import population_report
 
     assert scored.finished_at is not None
     cache.clear()
@@ -209,9 +209,9 @@ def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type
 
 
 def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) -> None:
-    """runs.selectors.statement_extras reads the answers without the ORM's converters: the same
+    """runs.selectors.runs.statement_extras reads the answers without the ORM's converters: the same
     decoded ``extra`` per statement as the ORM's JSONField gives, for every run asked for."""
-    from runs.selectors import statement_extras
+    from runs.selectors.runs import statement_extras
 
     other = _yesno_run(scored.statement_set, tiny_dir, seed=1)
     idle = Run.objects.create(statement_set=scored.statement_set, backend="random", scoring="yesno")
@@ -224,9 +224,9 @@ def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) ->
 
 
 def test_statement_rows_are_what_the_orm_reads(scored: Run) -> None:
-    """runs.selectors.statement_rows: the statements' (id, text, features, elicitation) by position
+    """runs.selectors.runs.statement_rows: the statements' (id, text, features, elicitation) by position
     as the ORM's values_list gives them (features decoded as JSONField decodes them)."""
-    from runs.selectors import statement_rows
+    from runs.selectors.runs import statement_rows
 
     Statement.objects.filter(statement_set=scored.statement_set, position=3).update(features={})
     want = list(
@@ -241,7 +241,7 @@ def test_statement_rows_are_what_the_orm_reads(scored: Run) -> None:
 def test_json_values_decode_each_value_as_jsonfield_does() -> None:
     """One json.loads of all the texts gives each value's own decoding; texts that are not one JSON
     document each (none in a JSON column, planted here) are decoded one by one as before."""
-    from runs.selectors import _json, json_values
+    from runs.selectors.runs import _json, json_values
 
     valid = ['{"q1": {"p_yes": 0.1234567890123, "chosen": 0}}', "[1, 2.5e-7, null]", '"x"', "true", None, "  {} "]
     assert json_values(valid) == [_json(v) for v in valid] and json_values(valid)[4] is None

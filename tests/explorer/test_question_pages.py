@@ -16,7 +16,7 @@ from django.urls import reverse
 from annotation.models import Campaign, Item
 from explorer.selectors import questions as qsel
 from knowledge.models import Question
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from tests.conftest import shared_file
 
 from .factories import QuestionFactory, QuestionSetFactory

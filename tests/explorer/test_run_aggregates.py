@@ -86,7 +86,7 @@ def test_key_names_every_run_with_its_state_and_finish():
 def _loop_runs(n_runs: int) -> list[Run]:
     """A CoCo-shaped set with a d(Q) per question, scored by the evaluation loop (random backend):
     the runs end as every run ends, warming their aggregates (runs.signals.run_finished)."""
-    from runs.execution import run_execute
+    from runs.evaluation import run_execute
     from runs.services import run_create
 
     qset = QuestionSetFactory(name="warm", kind="coco")
@@ -126,7 +126,7 @@ def _fresh(runs: list[Run]) -> dict[str, object]:
 def test_aggregates_cached_run_by_run_equal_a_fresh_computation_of_any_combination(django_assert_max_num_queries):
     """A page over several runs is served each run's entry from the cache and computes only the
     others (together); whatever is cached, the result is the fresh computation's."""
-    from explorer.views.run_panels import compare_panels
+    from explorer.panels.runs import compare_panels
 
     runs = _loop_runs(3)
     dims = ("relation", "kind", "perturbation")

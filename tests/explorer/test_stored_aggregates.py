@@ -14,9 +14,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from explorer.models import StoredAggregate
+from explorer.panels.runs import accuracy_rows, compare_panels, statement_run_panels
 from explorer.selectors import errors as es
 from explorer.selectors import run_aggregates as ra
-from explorer.views.run_panels import accuracy_rows, compare_panels, statement_run_panels
 
 from .test_run_aggregates import _empty_cache, _fresh, _loop_runs  # noqa: F401  (the autouse fixture applies here too)
 from .test_survey_cache import _figures, _ratings, surveyed_set

@@ -14,10 +14,10 @@ from django.test.utils import CaptureQueriesContext
 from annotation.models import Assignment, Campaign, Response
 from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
-from explorer.views.run_panels import statement_run_panels
+from explorer.panels.runs import statement_run_panels
 from knowledge.models import Statement, StatementSet
-from knowledge.services import statements_import
-from runs.execution import run_execute
+from knowledge.services.imports import statements_import
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 from tests.conftest import FIXTURES

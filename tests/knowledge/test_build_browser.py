@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
-from knowledge.execution import build_job_run
 from knowledge.models import BuildJob, Graph
+from knowledge.services.build_execution import build_job_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop

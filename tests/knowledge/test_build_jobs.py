@@ -16,12 +16,12 @@ from django.utils import timezone
 
 from commonsense.kg.index import IndexOptions
 from commonsense.questions.coco import APPLICATION_KINDS, application
-from knowledge import execution
-from knowledge.build_jobs import build_job_command, build_job_create, build_job_retry
-from knowledge.builders import graph_index
-from knowledge.execution import Reporter, build_job_claim
 from knowledge.models import BuildJob, Graph, Question, QuestionSet
-from knowledge.services import ImportRefused
+from knowledge.services import build_execution as execution
+from knowledge.services.build_execution import Reporter, build_job_claim
+from knowledge.services.build_jobs import build_job_command, build_job_create, build_job_retry
+from knowledge.services.builds import graph_index
+from knowledge.services.imports import ImportRefused
 from knowledge.tasks import build_job_run_task
 from tests.conftest import FIXTURES
 
@@ -111,6 +111,8 @@ def test_com2_job_from_the_form_equals_the_cli_build(
     assert web.params["include_implausible"] is True and web.params["near_duplicate"] == 0.9
     assert (web.params["rules"], web.params["composition_rules"]) == ("paper", "papers-printed-v1")
     assert "--rules paper" in build_job_command(job)
+    page = researcher.get(reverse("knowledge:build_job", args=[job.pk])).content.decode()
+    assert "Build funnel: 2i" in page and '<th scope="row">distractors</th>' in page  # issue 27 item 5
     assert web.quality["build"]["built"] == 12
     assert web.created_by is not None and web.created_by.username == "b-researcher"
 
@@ -190,7 +192,7 @@ def test_unexpected_error_is_stored_then_a_requeued_job_builds(
         kind="com2", graph=demo_graph, name="unlucky", seed=4, params={"kind": "2i", "count": 3, "max_degree": 10}
     )
     with monkeypatch.context() as m:
-        m.setattr("knowledge.builders.build_com2", boom)
+        m.setattr("knowledge.services.builds.build_com2", boom)
         build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "failed"

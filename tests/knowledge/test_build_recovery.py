@@ -13,10 +13,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cocoweb.leases import LeaseLost, lease_write
-from knowledge.build_jobs import build_job_create, build_job_is_stalled, build_job_retry
-from knowledge.execution import build_job_claim
 from knowledge.models import BuildJob, Graph, QuestionSet
-from knowledge.services import ImportRefused
+from knowledge.services.build_execution import build_job_claim
+from knowledge.services.build_jobs import build_job_create, build_job_is_stalled, build_job_retry
+from knowledge.services.imports import ImportRefused
 from knowledge.tasks import build_job_run_task, build_jobs_requeue_stale_task
 
 # Transactional: the task's heartbeat thread writes through its own database connection.

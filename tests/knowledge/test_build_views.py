@@ -10,10 +10,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from knowledge.build_forms import MAX_COUNT
-from knowledge.build_jobs import build_job_create
-from knowledge.execution import build_job_run
+from knowledge.forms.builds import MAX_COUNT
 from knowledge.models import BuildJob, Graph, QuestionSet
+from knowledge.services.build_execution import build_job_run
+from knowledge.services.build_jobs import build_job_create
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db

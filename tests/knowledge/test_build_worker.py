@@ -14,8 +14,8 @@ import pytest
 from celery import current_app
 from django.core.management import call_command
 
-from knowledge.build_jobs import build_job_create
 from knowledge.models import BuildJob, Graph
+from knowledge.services.build_jobs import build_job_create
 from knowledge.tasks import BUILD_QUEUE, build_job_run_task
 from tests.runs.workers import CELERY, ROOT, Worker, child_env
 

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from knowledge.models import Question, QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 from tests.lm_eval_cli import task_yaml
 
@@ -113,9 +113,9 @@ def test_a_build_that_finds_no_question_is_refused_with_the_reason(graph) -> Non
 def test_composition_rules_mode_is_stored_with_the_set_and_an_unknown_one_refused(graph) -> None:
     from django.core.management.base import CommandError
 
-    from knowledge.build_forms import RULES_CHOICES
-    from knowledge.builders import question_set_build
-    from knowledge.services import ImportRefused
+    from knowledge.forms.builds import RULES_CHOICES
+    from knowledge.services.builds import question_set_build
+    from knowledge.services.imports import ImportRefused
 
     assert [k for k, _ in RULES_CHOICES] == ["curated", "paper", "any"]  # the form offers every mode
     call_command("build_questions", graph=graph, kind="2i", count=4, seed=3, name="r-curated", verbosity=0)

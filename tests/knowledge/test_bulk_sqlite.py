@@ -10,7 +10,7 @@ from django.db import IntegrityError, connection, transaction
 
 from explorer.selectors.graph import node_search
 from knowledge.models import Graph, Node, Triple
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 
 pytestmark = [
     pytest.mark.django_db,
@@ -79,7 +79,7 @@ def test_bulk_import_keeps_search_index_and_schema_in_sync(tmp_path: Path) -> No
 
 def test_failed_bulk_import_restores_trigger_and_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A failure after the trigger and the indexes were dropped rolls the DDL back too."""
-    import knowledge.bulk as bulk
+    import knowledge.db.bulk as bulk
 
     schema = _schema()
     real = bulk._droppable_indexes
@@ -110,7 +110,7 @@ def test_import_as_its_own_transaction_skips_fk_checks_and_restores_them(
     valid by construction): afterwards they are on again, every stored reference resolves, and a
     deleted node id is never reused. The guard on relation ids (read before the transaction) is
     proven by planting a stale one: refused, nothing stored, checks back on."""
-    import knowledge.services as services
+    import knowledge.services.imports as services
 
     assert _fk_state() == (1, [])
     seen: list[int] = []

@@ -14,9 +14,9 @@ from commonsense.kg import relations as registry
 from commonsense.kg.index import IndexOptions
 from commonsense.kg.relations import COCO_RELATIONS
 from commonsense.questions.diverse import EmbeddingCache
-from knowledge import builders
-from knowledge.builders import coco_build
-from knowledge.services import graph_import
+from knowledge.services import builds as builders
+from knowledge.services.builds import coco_build
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db

@@ -15,10 +15,10 @@ from django.test import override_settings
 from commonsense.questions.conceptualize import Conceptualizer
 from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.plausibility import PlausibilityScorer
-from knowledge.builders import coco_build
 from knowledge.models import Graph, Question, TriplePlausibility
-from knowledge.plausibility import plausibility_check, triple_key
-from knowledge.services import ImportRefused, graph_import
+from knowledge.services.builds import coco_build
+from knowledge.services.imports import ImportRefused, graph_import
+from knowledge.services.triple_plausibility import plausibility_check, triple_key
 from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES, ROOT
 

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
 from knowledge.models import Graph, QuestionSet, StatementSet
-from knowledge.services import DuplicateContent, graph_import, questions_import, statements_import
+from knowledge.services.imports import DuplicateContent, graph_import, questions_import, statements_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ import pytest
 from django.test import override_settings
 
 from commonsense.questions.fluent_contexts import FluentContexts
-from knowledge.builders import question_set_build
 from knowledge.models import Question
-from knowledge.services import graph_import
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES, ROOT
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

@@ -1,4 +1,4 @@
-"""Materialised degree statistics (knowledge.graph_stats): after a first import, an incremental
+"""Materialised degree statistics (knowledge.db.graph_stats): after a first import, an incremental
 import, a repeated import and a recount, the stored figures equal a fresh count of the triples."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from django.apps import apps as django_apps
 from django.db import connection
 
-from knowledge import graph_stats
+from knowledge.db import graph_stats
 from knowledge.models import Graph, Node, Relation, Triple
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db

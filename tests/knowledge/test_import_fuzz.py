@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from commonsense.io import DataFormatError
 from knowledge.models import Graph, Node, Question, Statement, Triple
-from knowledge.services import ImportRefused, graph_import, questions_import, statements_import
+from knowledge.services.imports import ImportRefused, graph_import, questions_import, statements_import
 
 pytestmark = pytest.mark.django_db
 

@@ -12,10 +12,10 @@ from django.db import connection, transaction
 from django.db.models import Count
 
 import commonsense.io.text as text_io
-import knowledge.bulk as bulk
+import knowledge.db.bulk as bulk
 from commonsense.io import DataFormatError
 from knowledge.models import Graph, ImportSource, Node, Triple
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -151,7 +151,7 @@ def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypa
         taken.append(enc is not None)
         return enc
 
-    monkeypatch.setattr("knowledge.services.read_atomic_tsv_encoded", spy)
+    monkeypatch.setattr("knowledge.services.imports.read_atomic_tsv_encoded", spy)
     graph_import(DEMO, name="fast", fmt="atomic-tsv")
     monkeypatch.setattr(triples_io, "ARROW_BLOCK_BYTES", 1024)  # ~300 Arrow blocks, texts numbered across them
     graph_import(DEMO, name="chunked", fmt="atomic-tsv", allow_duplicate=True)

@@ -16,10 +16,10 @@ from django.urls import reverse
 
 from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.plausibility import PlausibilityScorer
-from knowledge.builders import question_set_build
 from knowledge.models import Graph, Question, QuestionSet, TriplePlausibility
-from knowledge.plausibility import graph_plausibility, plausibility_check, triple_key
-from knowledge.services import graph_import
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from knowledge.services.triple_plausibility import graph_plausibility, plausibility_check, triple_key
 from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES
 
@@ -174,3 +174,22 @@ def test_build_coco_cli_generates_conceptualisations(setup, tmp_path: Path) -> N
     gen = QuestionSet.objects.get(name="gen").params["conceptualizations"]
     assert gen["heads"] == 3 and gen["n_candidates"] == 5 and gen["min_valid"] == 3
     assert gen["heads_with_candidates"] <= 3 and gen["heads_kept"] <= gen["heads_with_candidates"]
+
+
+def test_the_threshold_is_the_named_setting_unless_given(setup) -> None:  # type: ignore[no-untyped-def]
+    """COCOWEB_PLAUSIBILITY_THRESHOLD is the default of the builders' hook and of the commands'
+    --plausibility-threshold; an explicit value still wins."""
+    import argparse
+
+    from knowledge.management.commands._plausibility import add_plausibility_arguments
+
+    graph, scorer = setup
+    with override_settings(COCOWEB_PLAUSIBILITY_THRESHOLD=0.8):
+        assert plausibility_check(graph, scorer, filter_edges=False, check_distractors=False).threshold == 0.8
+        parser = argparse.ArgumentParser()
+        add_plausibility_arguments(parser)
+        assert parser.parse_args([]).plausibility_threshold == 0.8
+    assert (
+        plausibility_check(graph, scorer, threshold=0.3, filter_edges=False, check_distractors=False).threshold == 0.3
+    )
+    assert plausibility_check(graph, scorer, filter_edges=False, check_distractors=False).threshold == 0.5

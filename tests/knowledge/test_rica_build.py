@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 
 from commonsense.questions.rica import english_words, novel_entity
 from knowledge.models import Question, QuestionSet
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from tests.conftest import shared_file
 
 pytestmark = pytest.mark.django_db

@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from annotation.services.campaigns import campaign_create
 from knowledge.models import Question, QuestionSet
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from runs.services import run_create
 from tests.conftest import FIXTURES
 

@@ -15,10 +15,11 @@ from django.urls import reverse
 from commonsense.kg.normalize import is_none
 from commonsense.kg.relations import COM2_RELATIONS
 from commonsense.questions.fluent import has_lemma_form
+from commonsense.questions.funnel import check as funnel_check
 from commonsense.questions.quality import PLACEHOLDER
-from knowledge.build_forms import QuestionBuildForm
+from knowledge.forms.builds import QuestionBuildForm
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import shared_file
 
 pytestmark = pytest.mark.django_db
@@ -82,6 +83,29 @@ def test_set_page_shows_the_report(ckbp: str, researcher) -> None:
     call_command("build_questions", graph=ckbp, kind="2p", count=5, seed=1, name="page", verbosity=0)
     html = researcher.get(reverse("knowledge:question_set", args=["page"])).content.decode()
     assert "Quality report" in html and "built 5 of 5 requested" in html
+    # issue 27 item 5: the build funnel, stage by stage, as stored and as set_quality prints it
+    funnel = QuestionSet.objects.get(name="page").quality["build"]["funnel"]
+    assert funnel_check(funnel) == [] and funnel["sampling"][-1]["kept"] == 5
+    assert "Build funnel: 2p" in html and "refused by the composition rules" in html
+    for s in (*funnel["graph"], *funnel["sampling"]):
+        assert f'<th scope="row">{s["stage"]}</th>' in html
+    assert funnel["graph"][0]["considered"] == 22212  # every triple of the CSV
+    text = StringIO()
+    call_command("set_quality", "page", stdout=text)
+    assert "2p graph: 22,212 triples -> relations" in text.getvalue() and "2p sampling: " in text.getvalue()
+
+
+def test_coco_set_page_shows_a_report_and_each_application_kinds_funnel(ckbp: str, researcher) -> None:
+    call_command("build_coco", graph=ckbp, seed=1, name="coco", per_relation=2, per_kind=3, verbosity=0)
+    qset = QuestionSet.objects.get(name="coco")
+    assert set(qset.quality["build"]["funnels"]) == {"2i", "2p", "ip", "pi"}
+    for kind, f in qset.quality["build"]["funnels"].items():
+        assert funnel_check(f) == [], kind
+        built = sum(1 for q in qset.questions.filter(structure=kind, role="reasoning"))
+        assert f["sampling"][-1]["kept"] == built, kind
+    assert qset.quality["text"]["placeholder_leaks"] == 0  # CoCo keeps PersonX on purpose
+    html = researcher.get(reverse("knowledge:question_set", args=["coco"])).content.decode()
+    assert "Quality report" in html and "Build funnel: ip" in html and "atomic questions" in html
 
 
 def test_build_form_has_the_flag_and_threshold(ckbp: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, transaction
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 

@@ -9,10 +9,10 @@ from collections import defaultdict
 
 import pytest
 
-from knowledge.builders import coco_build, question_set_build
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import coco_build, question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES

@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from runs.execution import run_claim, run_execute
+from runs.evaluation import run_claim, run_execute
 from runs.models import Prediction, Run, RunMetric
-from runs.reports import run_metrics_overall
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_cancel, run_create
 from tests.conftest import FIXTURES
 
@@ -116,7 +116,7 @@ def test_rica_run_reports_all_perturbations_correct_per_axiom() -> None:
     from collections import defaultdict
 
     from knowledge.models import QuestionSet
-    from knowledge.services import questions_import
+    from knowledge.services.imports import questions_import
     from tests.conftest import shared_file
 
     questions_import(shared_file("rica/RICA_10k_axiom2set.jsonl"), name="rica10k", fmt="rica-axioms")
@@ -180,7 +180,7 @@ def test_model_output_with_nul_characters_is_stored(csqa_set) -> None:  # type: 
     """A model may generate NUL; PostgreSQL's text and jsonb columns refuse it, which failed a whole
     run. The prediction is stored with U+FFFD in its place (raw output, extra, error)."""
     from commonsense.scoring.types import ItemResult
-    from runs.execution import _prediction
+    from runs.evaluation import _prediction
 
     run = run_create(question_set=csqa_set, backend="random", scoring="loglik", enqueue=False)
     q = csqa_set.questions.order_by("position").first()

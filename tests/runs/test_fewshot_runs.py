@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.models import QuestionSet
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 

@@ -12,10 +12,10 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
 from commonsense.metrics import generation as G
-from knowledge.builders import question_set_build
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES
@@ -113,7 +113,7 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
 
     from accounts.services import role_groups_sync, user_create_with_role
     from explorer import charts
-    from explorer.views.run_panels import compare_panels, question_run_panels
+    from explorer.panels.runs import compare_panels, question_run_panels
 
     qs = list(com2.questions.order_by("position"))
     path = tmp_path / "gens.jsonl"
@@ -145,7 +145,7 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
 
 def test_export_fine_tuning_pairs_with_the_diversity_filter(com2: QuestionSet, tmp_path: Path) -> None:
     from commonsense.questions.finetune import diversity_filter
-    from knowledge.builders import _built
+    from knowledge.services.builds import _built
 
     out = tmp_path / "ft.jsonl"
     call_command("export_questions", "com2-gen", "--format", "finetune-chat", "--out", str(out), "--diverse-top", "1")

@@ -11,7 +11,7 @@ from django.apps import apps as django_apps
 from django.db import connection
 
 from knowledge.models import Question, QuestionSet
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.item_facets import FACET_FIELDS, as_int, question_facets
 from runs.models import Prediction, Run
 from runs.services import run_create

@@ -16,10 +16,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from explorer.selectors import errors as es
-from runs.execution import run_claim, run_execute
-from runs.exports import predictions_jsonl
+from runs.evaluation import run_claim, run_execute
 from runs.models import Prediction, Run, RunMetric
-from runs.reports import run_metrics_overall
+from runs.reports.run_exports import predictions_jsonl
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 from tests.commonsense import tiny_lm
 
@@ -80,7 +80,16 @@ def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, resear
     assert 0.0 < m["kcr_mannwhitney_p"] < 1.0
     assert RunMetric.objects.get(run=run, name="kcr_mannwhitney_p").data["u"] == 8.0
     wins = RunMetric.objects.filter(run=run, name="accuracy", scope__startswith="window=").order_by("scope")
-    assert [(w.data["d_min"], w.value) for w in wins] == [(0, 1.0), (1, 1.0), (2, 0.0)]
+    # the paper's seven windows over N = 3: items 0, 0, 1, 1, 1, 2, 2
+    assert [(w.data["d_min"], w.value) for w in wins] == [
+        (0, 1.0),
+        (0, 1.0),
+        (1, 1.0),
+        (1, 1.0),
+        (1, 1.0),
+        (2, 0.0),
+        (2, 0.0),
+    ]
     # the explorer's windows read the stored d(Q)
     buckets = es.difficulty_buckets([run], n_buckets=3)[run.pk]
     assert [(b["d_min"], b["n"], b["ok"]) for b in buckets] == [(0, 1, 1), (1, 1, 1), (2, 1, 0)]
@@ -246,7 +255,8 @@ def test_tiny_model_answers_over_replayed_paths(csqa_set, tiny_dir: Path, capsys
     preds = list(Prediction.objects.filter(run=Run.objects.get()).order_by("position"))
     assert [p.extra["difficulty"] for p in preds] == [2, 1, None, 0]
     assert all(p.extra["chosen_from"] == "direct" and p.chosen == p.extra["direct"]["chosen"] for p in preds)
-    assert preds[1].extra["kba"]["hints"] == [["bookstore", "sells", "printed works"]]
+    # KBA hints: all generated knowledge (every correct path's new triples), the paper's default
+    assert preds[1].extra["kba"]["hints"] == [["bookstore", "sells", "printed works"], ["market", "sells", "food"]]
     assert {k: m[k] for k in ("pass@1", "pass@2", "pass@3", "difficulty")} == pytest.approx(
         {"pass@1": 0.5, "pass@2": 0.75, "pass@3": 0.75, "difficulty": 1.0}
     )

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from explorer import charts
-from explorer.views.run_panels import question_run_panels
-from runs.execution import run_execute
+from explorer.panels.runs import question_run_panels
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 
@@ -31,7 +31,7 @@ def recoms_run(csqa_set) -> Run:  # type: ignore[no-untyped-def]
 def test_chart_windows_are_the_metric_windows(recoms_run: Run) -> None:
     stored = RunMetric.objects.filter(run=recoms_run, name="accuracy", scope__startswith="window=").order_by("scope")
     want = [(w.data["d_min"], w.data["d_max"], w.value) for w in stored]
-    assert len(want) == 3  # N = 3 items with a d(Q): window 1, step 1 (the 9-bucket cut gave 7)
+    assert len(want) == 7  # N = 3 items with a d(Q): the paper's seven windows (N/3 at step N/9)
     (panel,) = [p for p in question_run_panels(recoms_run) if p.key == "difficulty"]
     assert [(r[2], r[3], r[6]) for r in panel.rows] == want
     kba = RunMetric.objects.filter(run=recoms_run, name="kba", scope__startswith="window=").order_by("scope")
@@ -41,7 +41,7 @@ def test_chart_windows_are_the_metric_windows(recoms_run: Run) -> None:
 
 
 def test_the_loop_copies_the_kba_answer(recoms_run: Run) -> None:
-    """runs.execution stores ``extra.kba.correct`` in Prediction.kba_correct (the windows' index reads it)."""
+    """runs.evaluation stores ``extra.kba.correct`` in Prediction.kba_correct (the windows' index reads it)."""
     from runs.item_facets import kba_correct
 
     preds = list(Prediction.objects.filter(run=recoms_run))

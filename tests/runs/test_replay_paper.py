@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from knowledge.models import StatementSet
-from knowledge.services import statements_import
-from runs.execution import run_execute
-from runs.reports import run_metrics_overall
+from knowledge.services.imports import statements_import
+from runs.evaluation import run_execute
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 from tests.conftest import shared_file
 

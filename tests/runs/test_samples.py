@@ -11,11 +11,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
-from knowledge.builders import question_set_build
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
-from runs.samples import PAGE_SIZE, partial_metrics
+from runs.selectors.samples import PAGE_SIZE, partial_metrics
 from runs.services import run_create
 from tests.conftest import FIXTURES
 

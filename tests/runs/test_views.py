@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
-from runs.reports import run_metrics_overall
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 
 from .workers import ROOT, Worker, child_env

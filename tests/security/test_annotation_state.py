@@ -21,7 +21,7 @@ from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from annotation.services.ratings_import import RatingsImportRefused, ratings_import
 from knowledge.models import QuestionSet
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db

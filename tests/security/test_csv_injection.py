@@ -17,8 +17,8 @@ from annotation.queue import operations as queue
 from annotation.services.campaigns import adjudication_record, campaign_create, campaign_status_set
 from commonsense.io.csv_safe import FORMULA_STARTS, safe_cell
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import, questions_import
-from runs.execution import run_execute
+from knowledge.services.imports import graph_import, questions_import
+from runs.evaluation import run_execute
 from runs.services import run_create
 
 pytestmark = pytest.mark.django_db
@@ -120,8 +120,8 @@ def test_campaign_csv_export_is_neutralised(researcher_client, tmp_path: Path) -
 
 
 def test_question_set_csv_export_is_neutralised(tmp_path: Path) -> None:
-    from knowledge.builders import question_set_export
+    from knowledge.services.builds import question_set_export_file
 
     questions_import(_csqa(tmp_path), name="evil-set3", fmt="csqa")
-    out = question_set_export("evil-set3", "csv", tmp_path / "out.csv")
+    out = question_set_export_file("evil-set3", "csv", tmp_path / "out.csv")
     _assert_neutral(out.read_bytes(), "'" + PAYLOAD, "'-where?")

@@ -24,7 +24,7 @@ from commonsense.io import DataFormatError
 from commonsense.io.questions import read_questions
 from commonsense.scoring.recoms_replay import PathsFile, PathsFileError
 from knowledge.models import QuestionSet, StatementSet
-from knowledge.services import ImportRefused, graph_import, questions_import, statements_import
+from knowledge.services.imports import ImportRefused, graph_import, questions_import, statements_import
 
 pytestmark = pytest.mark.django_db
 CHOICES = {"label": list("ABCDE"), "text": ["a", "b", "c", "d", "e"]}

@@ -22,7 +22,7 @@ from django.urls import reverse
 
 from commonsense.io.errors import DataFormatError
 from commonsense.scoring.recoms_replay import PathsFile
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 from tests.security.conftest import World

@@ -4,8 +4,9 @@ from typing import Any
 
 from commonsense.queries import KINDS
 from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
-from knowledge.builders import question_set_build
-from knowledge.names import name_arg
+from commonsense.questions.negatives import ADVERSARIAL_MODES
+from knowledge.services.builds import question_set_build
+from knowledge.services.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import add_fluent_arguments, add_plausibility_arguments, check_from_options, fluent_from_options
@@ -59,6 +60,20 @@ class Command(ImportCommand):
             help="which hops may be chained and intersected: curated (default: the papers' chains less those "
             "read blind as nonsense), paper (every query pattern the papers print), any (no rule)",
         )
+        parser.add_argument(
+            "--adversarial-negatives",
+            choices=list(ADVERSARIAL_MODES),
+            default="branch",
+            help="where two of the four distractors come from: branch (default, COM2: answers of one branch of the "
+            "query but not of the whole query), neighbours (any neighbour of an anchor)",
+        )
+        parser.add_argument(
+            "--same-type-veto",
+            action="store_true",
+            help="no feeling or attribute as a distractor where one can answer, and (with --adversarial-negatives "
+            "neighbours) no adversarial distractor of the gold's kind: the veto of sessions 11-15, which lets option "
+            "shape answer most items (issue 25); off by default",
+        )
         add_plausibility_arguments(parser)
         add_fluent_arguments(parser)
 
@@ -80,6 +95,8 @@ class Command(ImportCommand):
             near_duplicate=o["near_duplicate"] or None,
             person_names=not o["keep_placeholders"],
             rules=o["rules"],
+            adversarial_negatives=o["adversarial_negatives"],
+            same_type_veto=o["same_type_veto"],
             plausibility=check_from_options(o["graph"], o),
             fluent=fluent_from_options(o),
             progress=lambda d, t: self.progress("questions", d, t),

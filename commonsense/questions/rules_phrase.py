@@ -1,0 +1,198 @@
+"""Rules of the table (:mod:`.rule_table`) about phrases and endings: articles before count nouns,
+numbers before singulars, verbs that lost their object, sentences that end on a function word or
+on a word that points at nothing, idioms the display could not repair, and last the parse (Link
+Grammar). Tried after :mod:`.rules_sentence`, in the order of this module."""
+
+from __future__ import annotations
+
+from . import fluent, grammar
+from .fluent import lemmas
+from .lexicon import (
+    ADVERBIALS,
+    AUXILIARIES,
+    CAUSATIVES,
+    COMPLETE_INTRANSITIVES,
+    COUNTED_SINGULAR,
+    COUNTING,
+    DANGLING,
+    FUNCTION_WORDS,
+    INTENSIFIERS,
+    LINKS,
+    NEEDS_OBJECT,
+    PERSON,
+    PREPOSITIONS,
+    VAGUE_ENDINGS,
+)
+from .rule_table import rule
+from .words import bare_count_noun, singular_count, tags, third_person, verb_form
+
+
+@rule(
+    "no-article",
+    "a singular count noun without an article or a possessive",
+    accept=["PersonX goes to school", "PersonX watches a cartoon", "PersonX pays attention"],
+    reject=["PersonX makes some cookie", "PersonX runs lap", "PersonX walks to room"],
+    library="lemminflect",
+)
+def no_article(toks: list[str], text: str) -> str | None:
+    for i in range(1, len(toks)):
+        if bare_count_noun(toks, i):
+            return f"no article before {toks[i]!r}"
+    return None
+
+
+@rule(
+    "counting-singular",
+    "a singular noun after a number or 'all the', 'many'",
+    accept=["PersonX has two kids", "PersonX works all day"],
+    reject=["PersonX has two kid", "PersonX sees all the animal"],
+    library="lemminflect",
+)
+def counting_singular(toks: list[str], text: str) -> str | None:
+    for i in range(1, len(toks)):
+        if toks[i - 1].lower() not in COUNTING:
+            continue
+        k = i + 1 if toks[i].lower() == "the" and toks[i - 1].lower() == "all" else i
+        while k < len(toks) - 1 and tags(toks[k].lower()) == frozenset({"ADJ"}):
+            k += 1
+        w = toks[k].lower() if k < len(toks) else ""
+        if w and w not in COUNTED_SINGULAR and singular_count(w) and (k == i or toks[i].lower() == "the"):
+            if k + 1 == len(toks) or toks[k + 1].lower() in PREPOSITIONS | {"and", "or", "but"}:
+                return f"{toks[i - 1]!r} before a singular: {toks[k]!r}"
+    return None
+
+
+@rule(
+    "two-adjectives-at-end",
+    "two adjectives with nothing between after a person at the end ('leaves PersonY high dry')",
+    accept=["PersonX leaves PersonY high and dry"],
+    reject=["PersonX leaves PersonY high dry", "PersonX keeps PersonY safe warm"],
+)
+def two_adjectives_at_end(toks: list[str], text: str) -> str | None:
+    if (
+        len(toks) > 3
+        and PERSON.match(toks[-3])
+        and all("ADJ" in tags(t.lower()) and t.lower() not in INTENSIFIERS | FUNCTION_WORDS for t in toks[-2:])
+    ):
+        return f"two adjectives with nothing between: {toks[-2]!r} {toks[-1]!r}"
+    return None
+
+
+@rule(
+    "bare-verb-after-verb",
+    "a verb's lemma right after the subject's verb ('PersonX wells know'), causatives apart",
+    accept=["PersonX helps cook dinner", "PersonX goes swimming"],
+    reject=["PersonX wells know", "PersonX likes eat pizza"],
+    library="lemminflect",
+)
+def bare_verb_after_verb(toks: list[str], text: str) -> str | None:
+    if len(toks) > 2 and PERSON.match(toks[0]) and third_person(toks[1]) and tags(toks[2].lower()) == {"VERB"}:
+        if toks[2].lower() in lemmas(toks[2].lower(), "VERB").get("VERB", ()):
+            if verb_form(toks[1].lower()) not in CAUSATIVES | {"go", "come", "dare", "help"}:
+                return f"a bare verb after {toks[1]!r}: {toks[2]!r}"
+    return None
+
+
+@rule(
+    "needs-object-at-end",
+    "the sentence ends on a verb that needs an object ('PersonX wants to take')",
+    accept=["PersonX takes a nap", "PersonX wants to take a break"],
+    reject=["PersonX wants to take", "PersonX needs"],
+)
+def needs_object_at_end(toks: list[str], text: str) -> str | None:
+    last, before = toks[-1].lower(), toks[-2].lower()
+    if verb_form(last) in NEEDS_OBJECT and (PERSON.match(toks[-2]) or before in ADVERBIALS | AUXILIARIES | {"to"}):
+        if last == verb_form(last) or third_person(last):
+            return f"ends on {toks[-1]!r}, which needs an object"
+    return None
+
+
+@rule(
+    "adjective-at-end",
+    "the sentence ends on an adjective after an article ('PersonX buys a new')",
+    accept=["PersonX buys a new car"],
+    reject=["PersonX buys a new", "PersonX is a happy"],
+)
+def adjective_at_end(toks: list[str], text: str) -> str | None:
+    if len(toks) > 2 and tags(toks[-1].lower()) == frozenset({"ADJ"}) and toks[-2].lower() in ("a", "an", "the"):
+        return f"ends on an adjective: {toks[-1]!r}"
+    return None
+
+
+@rule(
+    "dangling-end",
+    "the sentence ends on a preposition, an article, a conjunction or an auxiliary",
+    accept=["PersonX needs to go", "PersonX knows the answer"],
+    reject=["PersonX needs to", "PersonX knows that"],
+)
+def dangling_end(toks: list[str], text: str) -> str | None:
+    return f"ends on {toks[-1]!r}" if toks[-1].lower() in DANGLING else None
+
+
+@rule(
+    "no-verb",
+    "no verb at all",
+    accept=["the red car stops"],
+    reject=["the red car", "an apple a day"],
+)
+def no_verb(toks: list[str], text: str) -> str | None:
+    if not any(
+        "VERB" in tags(t) or t.lower() in FUNCTION_WORDS - DANGLING | {"is", "are", "has", "does"} for t in toks[1:]
+    ):
+        return "no verb"
+    return None
+
+
+@rule(
+    "vague-end",
+    "the sentence ends on 'it', 'this', 'so', 'there': it points at something the reader was not told",
+    accept=["PersonX wraps the gift", "PersonX goes home"],
+    reject=["PersonX wraps it", "PersonX says so", "PersonX gets one"],
+)
+def vague_end(toks: list[str], text: str) -> str | None:
+    if toks[-1].lower() in VAGUE_ENDINGS:
+        return f"ends on {toks[-1]!r}, which refers to nothing the reader has seen"
+    return None
+
+
+@rule(
+    "nothing-after-verb",
+    "a verb alone after the subject that makes no whole event ('PersonX asks')",
+    accept=["PersonX smiles", "PersonX is relieved", "PersonY does not mind"],
+    reject=["PersonX asks", "PersonX figures"],
+)
+def nothing_after_verb(toks: list[str], text: str) -> str | None:
+    if PERSON.match(toks[0]) or toks[0].lower() in ("people", "someone"):
+        j = 1
+        while j < len(toks) - 1 and (toks[j].lower() in ADVERBIALS | AUXILIARIES or toks[j].lower().endswith("ly")):
+            j += 1
+        verb = verb_form(toks[-1].lower())
+        linked = any(t.lower() in LINKS for t in toks[1:j])
+        if verb in ("mind", "care") and toks[j - 1].lower() in ("not", "n't", "never"):
+            linked = True
+        if j == len(toks) - 1 and verb is not None and verb not in COMPLETE_INTRANSITIVES and not linked:
+            return f"nothing after {toks[-1]!r}"
+    return None
+
+
+@rule(
+    "idiom",
+    "an idiom the display could not repair: clipped, or someone else's possessive in an idiom of one's own",
+    accept=["PersonX loses PersonX's temper", "PersonX changes PersonY's mind"],
+    reject=["someone loses PersonY's temper", "people get to foot"],
+)
+def idiom(toks: list[str], text: str) -> str | None:
+    return fluent.idiom_fault(text)
+
+
+@rule(
+    "no-parse",
+    "Link Grammar finds no parse that links every word (structure the word rules cannot see)",
+    accept=["PersonX walks to the room", "PersonX ends up going home"],
+    reject=["PersonX ends up go home", "PersonX develops a plan meet the request"],
+    library="Link Grammar",
+)
+def no_parse(toks: list[str], text: str) -> str | None:
+    if grammar.available() and not grammar.parses(text):
+        return "no complete parse (Link Grammar)"
+    return None
