@@ -21,6 +21,7 @@ from commonsense.questions.record import BuiltQuestion
 from commonsense.validation import NONE_CORRECT
 from knowledge.models import ImportSource, Question, QuestionSet
 from knowledge.services.set_quality import quality_lines
+from knowledge.services.shortcuts import question_set_shortcuts
 from knowledge.signals import question_set_human_part_wanted
 
 
@@ -114,9 +115,10 @@ def question_set_publication(qset: QuestionSet, questions: list[BuiltQuestion]) 
         sources=question_set_sources(qset),
         build=_build(qset),
         counts=_counts(items),
-        # SHORTCUT-AUDIT (hardneg): the stored report's audit; hardneg's function replaces this read
-        shortcuts=quality.get("shortcuts"),
-        quality=quality_lines(quality) if quality else [],
+        # the shortcut audit (issue 25): the stored one, else computed now (without the option-only
+        # baseline, which needs a model on a worker: the card then says it was not computed)
+        shortcuts=quality.get("shortcuts") or question_set_shortcuts(qset),
+        quality=quality_lines({k: v for k, v in quality.items() if k != "shortcuts"}) if quality else [],
     )
     ids = {i["id"] for i in items}
     # the apps above knowledge (annotation) contribute the human part

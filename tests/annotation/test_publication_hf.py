@@ -140,6 +140,8 @@ def test_hf_folder_of_a_verified_set_loads_offline_with_its_card(answered: Campa
         "| campaign | val |",
         "Fleiss kappa",
         "## Shortcut audit",
+        "- answer-type baseline: ",  # hardneg's audit of the verified set, as its set page reads it
+        "- gold-position baseline: ",
         "| verified: kept | 6 |",
         "| verified: bad context | 1 |",
         "| answers published | 18 |",
@@ -176,6 +178,7 @@ def test_hf_of_an_unvalidated_set_has_items_only(answered: Campaign, tmp_path: P
     meta, body = card_of((tmp_path / "fresh" / "README.md").read_text(encoding="utf-8"))
     assert [c["config_name"] for c in meta["configs"]] == ["items"]
     assert "No validation campaign" in body and not (tmp_path / "fresh" / "data" / "answers.parquet").exists()
+    assert "- gold-position baseline: " in body and body.count("gold-position baseline") == 1  # not twice
     call_command("export_questions", "ckbp-2i", fmt="hf", out=str(tmp_path / "src"), verbosity=0)
     import pyarrow.parquet as pq
 
