@@ -14,11 +14,10 @@ queued job (the broker may have restarted empty). A duplicate message is skipped
 from __future__ import annotations
 
 import logging
-from functools import partial
 
 from celery import shared_task
 
-from cocoweb.leases import worker_name
+from cocoweb.leases import lease_requeue, worker_name
 from knowledge.services.build_execution import build_job_run
 
 BUILD_QUEUE = "default"
@@ -32,7 +31,6 @@ def build_job_run_task(job_id: int) -> str:
 
 @shared_task(name="knowledge.build_jobs_requeue_stale", ignore_result=True)
 def build_jobs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
-    from django.db import transaction
     from django.utils import timezone
 
     from .models import BuildJob
@@ -44,11 +42,7 @@ def build_jobs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
         ids += list(queued.order_by("created_at", "pk").values_list("pk", flat=True))
     # For a queued job, heartbeat_at says when its message was last sent (see build_jobs_stalled).
     BuildJob.objects.filter(pk__in=ids, state=BuildJob.State.QUEUED).update(heartbeat_at=timezone.now())
-    for job_id in ids:
-        transaction.on_commit(partial(build_job_run_task.apply_async, (job_id,), queue=BUILD_QUEUE))
-    if ids:
-        log.warning("re-enqueued build job(s) %s", ", ".join(map(str, ids)))
-    return ids
+    return lease_requeue(ids, build_job_run_task, queue=BUILD_QUEUE, what="build job(s)")
 
 
 @shared_task(name="knowledge.question_set_option_only", acks_late=True, ignore_result=True)

@@ -70,7 +70,9 @@ def participant_of(user_id: int) -> tuple[Participant, Campaign, CrowdStudy] | N
     parts = (Participant, Campaign, User)
     n = sum(len(m._meta.concrete_fields) for m in parts)
     p, campaign, user = rowselect.instances(row[:n], parts)
-    assert isinstance(p, Participant) and isinstance(campaign, Campaign) and isinstance(user, User)
+    assert isinstance(p, Participant)
+    assert isinstance(campaign, Campaign)
+    assert isinstance(user, User)
     p.user = user
     study = rowselect.instances(row[n:], (CrowdStudy,))[0] if row[n] is not None else CrowdStudy()
     assert isinstance(study, CrowdStudy)

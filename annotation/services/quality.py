@@ -4,7 +4,7 @@ replaces the campaign's :class:`~annotation.models.AnnotatorQuality` rows and ju
 again (an item the new fit no longer finds settled wants more answers again, one the new fit
 settles closes). It runs from ``manage.py annotator_quality``, the dashboard's button and, every
 ``COCOWEB_QUALITY_REFIT_EVERY`` answers a process stores for a campaign, as a task on the
-housekeeping queue (:func:`annotation.services.campaigns.final_label_compute` counts them)."""
+housekeeping queue (:func:`annotation.services.labels.final_label_compute` counts them)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import AnnotatorQuality, Campaign, Item, Response
-from annotation.services.campaigns import final_labels_refresh
+from annotation.services.labels import final_labels_refresh
 from commonsense.annotators import COLD_START, Worker, fit, verdicts
 
 

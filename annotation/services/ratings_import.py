@@ -27,7 +27,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, Item, Membership, Response
-from annotation.services.campaigns import final_labels_refresh
+from annotation.services.labels import final_labels_refresh
 
 YES, NO = {"yes", "y", "1", "true"}, {"no", "n", "0", "false"}
 SURVEY_Q = {"a": "agree", "agree": "agree", "b": "predict", "predict": "predict", "c": "common", "common": "common"}

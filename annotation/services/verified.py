@@ -7,7 +7,7 @@ majority-plausible option as the answer, three negatives, "None of the answers a
 option E — the answer when no option was plausible. Every question keeps its votes, agreement,
 label provenance and the source question's provenance under ``metadata["verified"]``.
 
-The final labels are the ones :func:`annotation.services.campaigns.final_labels_refresh` stores; the rule
+The final labels are the ones :func:`annotation.services.labels.final_labels_refresh` stores; the rule
 that makes them lives there, not here.
 
 Trust (issue 26 item 3): only **settled** items are kept by default (the campaign's confidence rule,
@@ -30,7 +30,7 @@ from django.db import transaction
 
 from annotation.models import Campaign, FinalLabel, Item, Response, VerifiedSet
 from annotation.selectors.campaigns import campaign_progress
-from annotation.services.campaigns import final_labels_refresh
+from annotation.services.labels import final_labels_refresh
 from commonsense.validation import NONE_CORRECT, com2_postprocess
 from knowledge.models import Question, QuestionSet
 from knowledge.services.names import name_check

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 from annotation.models import Campaign
-from annotation.services.campaigns import final_labels_refresh
+from annotation.services.labels import final_labels_refresh
 from annotation.services.quality import annotator_quality_refresh
 from annotation.services.verified import verified_set_create
 from commonsense.annotators import LABEL_RULES

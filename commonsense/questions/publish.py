@@ -39,6 +39,7 @@ class ItemRow(TypedDict):
     chain: list[list[str]]
     group: str
     role: str
+    option_provenance: list[str]  # per option: gold / adversarial / random ([] where the build kept none)
 
 
 class AnswerRow(TypedDict):
@@ -116,6 +117,7 @@ def _schemas() -> dict[str, Any]:
                 ("chain", pa.list_(texts)),
                 ("group", text),
                 ("role", text),
+                ("option_provenance", texts),
             ]
         ),
         "answers": pa.schema(

@@ -1,5 +1,5 @@
 """ReComSBench panels: Fig. 4, KBA against accuracy per difficulty window (the windows of
-:func:`explorer.selectors.errors.core_windows`, by the run metrics' definition), and Fig. 6, the
+:func:`explorer.selectors.difficulty.core_windows`, by the run metrics' definition), and Fig. 6, the
 knowledge redundancy ratio of correct and incorrect paths."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 from explorer import charts
 from explorer.panels.base import Panel
-from explorer.selectors.errors import CoreWindow
+from explorer.selectors.difficulty import CoreWindow
 from runs.models import Run
 from runs.selectors.runs import metric_values
 

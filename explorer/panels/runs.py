@@ -4,167 +4,32 @@ RICA, a difficulty for ReComSBench); each link opens the items behind a bar in t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
-from functools import lru_cache
-from typing import Any
-from urllib.parse import quote_plus, urlencode
+from collections.abc import Collection, Mapping, Sequence
 
-from django.urls import get_script_prefix, reverse
+from django.urls import reverse
 
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 from explorer import charts
-from explorer.charts import nww as nww_charts
 from explorer.panels import nww_population as nww_population_panels
+from explorer.panels.accuracy import accuracy_panel, accuracy_rows, dimension_panels, items_href, panels_wanted
 from explorer.panels.base import Panel, run_label
 from explorer.panels.coco_errors import error_category_panel
 from explorer.panels.generation import generation_panel, judgement_panel
 from explorer.panels.recoms import kba_accuracy_panel, redundancy_panel
 from explorer.panels.rica import rica_panels
+from explorer.panels.statements import feature_panel, nww_scatter_panel
+from explorer.panels.transfer import curriculum_panel, transfer_panel
 from explorer.selectors import errors as es
 from explorer.selectors import nww as ns
 from explorer.selectors import sources
-from explorer.selectors.errors import CocoSummary, CoreWindow
-from explorer.selectors.rows import GroupAccuracy
-from knowledge.models import StatementSet
+from explorer.selectors.difficulty import CoreWindow, core_windows, runs_with_difficulty
+from explorer.selectors.errors import CocoSummary
 from runs.models import Run
-from runs.selectors.runs import LazyStatementExtras, runs_on_statement_set
-
-
-def items_href(run: Run, **params: object) -> str:
-    return _items_base(run.pk, get_script_prefix()) + "?" + urlencode({k: v for k, v in params.items() if v != ""})
-
-
-def items_hrefs(run: Run, key: str, values: Sequence[object]) -> list[str]:
-    """``items_href(run, key=v)`` for many values (a statement run links each of 4,000 points)."""
-    base = _items_base(run.pk, get_script_prefix()) + "?" + quote_plus(key) + "="
-    return [base + quote_plus(str(v)) for v in values]
-
-
-@lru_cache(maxsize=1024)
-def _items_base(run_id: int, script_prefix: str) -> str:
-    """The drawer URL of a run, resolved once (a statement run links each of thousands of points)."""
-    return reverse("explorer:run_items", args=[run_id])
-
-
-def series_for(runs: Sequence[Run], rows: Sequence[GroupAccuracy], param: str) -> tuple[list[str], list[charts.Series]]:
-    """Turn [{run, group, n, ok}] into the shared group axis and one Series per run, each bar
-    with its 95% Wilson interval."""
-    groups = sorted({str(r["group"]) for r in rows})
-    series = []
-    for run in runs:
-        mine = {str(r["group"]): r for r in rows if r["run"] == run.pk}
-        series.append(
-            charts.Series(
-                run_label(run),
-                [(mine[g]["ok"] / mine[g]["n"]) if g in mine and mine[g]["n"] else None for g in groups],
-                [int(mine[g]["n"]) if g in mine else 0 for g in groups],
-                [items_href(run, **{param: g}) for g in groups],
-                [_wilson(mine[g]) if g in mine else None for g in groups],
-            )
-        )
-    return groups, series
-
-
-def _wilson(row: GroupAccuracy) -> tuple[float, float] | None:
-    from runs.selectors.samples import wilson
-
-    low, high = wilson(int(row["ok"]), int(row["n"]))
-    return None if low is None or high is None else (low, high)
-
-
-def min_n_filter(rows: Sequence[GroupAccuracy], min_n: int) -> tuple[list[GroupAccuracy], int]:
-    """The breakdown rows with at least ``min_n`` items, and how many groups fell out entirely."""
-    if min_n <= 1:
-        return list(rows), 0
-    kept = [r for r in rows if int(r["n"]) >= min_n]
-    hidden = {str(r["group"]) for r in rows} - {str(r["group"]) for r in kept}
-    return kept, len(hidden)
-
-
-def accuracy_panel(
-    key: str,
-    title: str,
-    runs: Sequence[Run],
-    rows: Sequence[GroupAccuracy],
-    param: str,
-    axis: str,
-    min_n: int = 0,
-) -> Panel:
-    kept, hidden = min_n_filter(rows, min_n)
-    groups, series = series_for(runs, kept, param)
-    table = [
-        (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)
-        for run in runs
-        for g in groups
-        for r in kept
-        if r["run"] == run.pk and str(r["group"]) == g
-    ]
-    links = [
-        items_href(run, **{param: g})
-        for run in runs
-        for g in groups
-        for r in kept
-        if r["run"] == run.pk and str(r["group"]) == g
-    ]
-    note = "Bars: accuracy with its 95% Wilson interval; n = items in the group."
-    if min_n > 1:
-        note += f" Groups under {min_n} items hidden" + (
-            f" ({hidden} {axis} group{'s' if hidden != 1 else ''})." if hidden else "."
-        )
-    empty = f"No {axis} group has {min_n} items or more." if min_n > 1 else "No predictions to group."
-    return Panel(
-        key,
-        title,
-        charts.grouped_bars(groups, series, axis=axis, empty=empty),
-        ["run", axis, "n", "correct", "accuracy"],
-        table,
-        links=links,
-        note=note,
-    )
-
-
-# dimension -> (panel key, title, shown without any group): the accuracy breakdowns of es.DIMENSIONS
-DIMENSION_PANELS = {
-    "relation": ("by-relation", "Accuracy by relation", True),
-    "kind": ("by-kind", "Accuracy by query kind", True),
-    "perturbation": ("rica", "RICA: accuracy by perturbation", False),  # only on a RICA set
-}
-
-
-def dimension_panels(
-    runs: Sequence[Run],
-    want: Callable[..., bool],
-    min_n: int,
-    *dimensions: str,
-    acc: Mapping[str, Sequence[GroupAccuracy]] | None = None,
-) -> list[Panel]:
-    """The accuracy-by-group panels of ``dimensions`` that are wanted (``acc``: rows read already by
-    :func:`accuracy_rows`; else one query each, cached)."""
-    out = []
-    for dim in dimensions:
-        key, title, keep_empty = DIMENSION_PANELS[dim]
-        if not want(key):
-            continue
-        rows = acc[dim] if acc is not None and dim in acc else es.accuracy_by(runs, dim)
-        if rows or keep_empty:
-            out.append(accuracy_panel(key, title, runs, rows, dim, dim, min_n))
-    return out
-
-
-def accuracy_rows(runs: Sequence[Run], want: Callable[..., bool]) -> dict[str, list[GroupAccuracy]]:
-    """The wanted dimensions' accuracy rows in one statement (:func:`es.accuracy_by_dims`)."""
-    dims = tuple(d for d, (key, _, _) in DIMENSION_PANELS.items() if want(key))
-    return es.accuracy_by_dims(runs, dims) if dims else {}
-
-
-def _wanted(only: str) -> Callable[..., bool]:
-    """``only``: the one panel a CSV download asks for ("" = all): the others are not computed."""
-    return lambda *keys: not only or only in keys
 
 
 def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Panel]:
-    runs, want, panels = [run], _wanted(only), []
+    runs, want, panels = [run], panels_wanted(only), []
     if run.scoring == "generate-answer":  # no option is chosen: the accuracy panels would say 0
         return generation_panel(runs, want, run_label) + judgement_panel(runs, want, run_label)
     acc = accuracy_rows(runs, want)
@@ -189,8 +54,8 @@ def question_run_panels(run: Run, *, only: str = "", min_n: int = 0) -> list[Pan
     panels += dimension_panels(runs, want, min_n, "perturbation", acc=acc)
     panels += rica_panels(runs, want, run_label)
     panels += error_category_panel(runs, want, run_label)
-    windows = want("difficulty", "kba-accuracy") and run.pk in es.runs_with_difficulty(runs)
-    core = es.core_windows(runs) if windows else {}  # one read for both panels
+    windows = want("difficulty", "kba-accuracy") and run.pk in runs_with_difficulty(runs)
+    core = core_windows(runs) if windows else {}  # one read for both panels
     if windows and want("difficulty"):
         panels.append(windows_panel(runs, {run.pk}, core))
     fig4 = kba_accuracy_panel(runs, core, run_label) if windows and want("kba-accuracy") else None
@@ -249,13 +114,13 @@ def _fmt(x: object) -> str:
 def windows_panel(
     runs: Sequence[Run], with_difficulty: Collection[int], core: Mapping[int, Sequence[CoreWindow]] | None = None
 ) -> Panel:
-    """The windows by the run metrics' definition (explorer.selectors.errors.core_windows, or ``core``
+    """The windows by the run metrics' definition (explorer.selectors.difficulty.core_windows, or ``core``
     when the caller read them already); ``with_difficulty``: the ids of the runs with a d(Q)
-    (:func:`es.runs_with_difficulty`)."""
+    (:func:`runs_with_difficulty`)."""
     series: list[tuple[str, list[float], list[float | None], list[str]]] = []
     rows, links = [], []
     if core is None:
-        core = es.core_windows([r for r in runs if r.pk in with_difficulty])
+        core = core_windows([r for r in runs if r.pk in with_difficulty])
     for run in runs:
         wins = core.get(run.pk, [])
         hrefs = [items_href(run, d_min=w["d_min"], d_max=w["d_max"]) for w in wins]
@@ -276,202 +141,10 @@ def windows_panel(
     )
 
 
-ANSWER_PANELS = ("human-percentile", *nww_population_panels.KEYS)  # read every statement's (a)/(b) answers
-
-
-def statement_run_panels(run: Run, *, only: str = "") -> list[Panel]:
-    want, panels = _wanted(only), []
-    # the runs on this set (the run among them) and their stored NWW metrics, each read once for all panels
-    on_set = runs_on_same_set(run) if want("nww-ca", *ANSWER_PANELS) else [run]
-    metrics = ns.nww_run_metrics(on_set) if want("nww-ca", "features", "human-distribution") else None
-    reads = sources.SurveyReads(run.statement_set)  # the survey campaigns and answers, read once for all panels
-    # the predictions' answers, of every run on the set, where a survey may compare them with its humans;
-    # without a survey the panels read this run's answers themselves (cached once the run is finished)
-    extras = LazyStatementExtras(on_set) if want(*ANSWER_PANELS) and reads.campaigns else None
-    if want("nww-ca"):
-        panels.append(nww_scatter_panel(on_set, run.statement_set, metrics))
-    if want("silicon"):
-        pts = ns.silicon_points(run)
-        rates = sources.statement_agree_rates(run.statement_set)
-        rate_axis = "human agree rate" if rates else "human majority (0/1)"
-        if rates:
-            pts = [(s, p, rates[s]) for s, p, _ in pts if s in rates]  # type: ignore[misc]  # a rate, not 0/1
-        rows = [(s, p, h) for s, p, h in pts]
-        links = items_hrefs(run, "statement", [s for s, _, _ in pts])
-        panels.append(
-            Panel(
-                "silicon",
-                "Silicon P(yes) vs human judgement per statement (NWW Fig. 3)",
-                nww_charts.silicon_vs_human(
-                    [(p, h, href) for (_, p, h), href in zip(pts, links, strict=True)], human_axis=rate_axis
-                ),
-                ["statement", "model P(yes)", rate_axis],
-                rows,
-                links=links,
-                note=sources.HUMAN_RATES_NOTE,
-            )
-        )
-    if want("features"):
-        panels.append(feature_panel([run], metrics))
-    if want("human-percentile"):
-        panels.append(human_percentile_panel(run, on_set, reads, extras))
-    if want("human-distribution"):
-        human = sources.human_commonsensicality(run.statement_set, reads)
-        pending = "" if human else sources.human_scores_pending(run.statement_set, reads)
-        score = metrics.scores.get(run.pk, {}).get("commonsensicality") if metrics is not None else None
-        panels.append(
-            Panel(
-                "human-distribution",
-                "The model among human raters (commonsensicality M)",
-                nww_charts.model_in_human_distribution(human, [(run_label(run), score)] if score is not None else [])
-                if human
-                else charts.empty_figure(pending),
-                ["rater", "M"],
-                [(i + 1, m) for i, m in enumerate(human)],
-                click="",
-                note="" if human else pending,
-            )
-        )
-    if want(*nww_population_panels.KEYS):
-        others = [r for r in on_set if r.pk != run.pk][:19]
-        panels += nww_population_panels.population_panels(run, want, others, reads, extras)
-    return panels
-
-
-def runs_on_same_set(run: Run, limit: int = 20) -> list[Run]:
-    """The first ``limit`` runs (by id) on ``run``'s statement set, with ``run`` appended when it is
-    not among them. Without ``run``, the first ``limit - 1`` of them are the first ``limit - 1``
-    others, whether ``run`` is among the first ``limit`` or not."""
-    runs = runs_on_statement_set(run.statement_set_id, limit=limit)
-    if run not in runs:
-        runs.append(run)
-    return runs
-
-
-def human_percentile_panel(
-    run: Run,
-    runs: Sequence[Run] | None = None,
-    reads: sources.SurveyReads | None = None,
-    extras: Mapping[int, Mapping[int, Any]] | None = None,
-) -> Panel:
-    """Fig. 2E for every yes/no run on this statement set against the latest survey campaign's
-    humans, with the per-statement human rates d^a, d^b behind the fidelity columns (Fig. 3/4A).
-    ``runs`` (:func:`runs_on_same_set` of ``run``), ``reads`` (its set's survey reads) and
-    ``extras`` (runs.selectors.runs.statement_extras of runs): when the caller read them already."""
-    from explorer.selectors.human_compare import Standing, latest_survey, model_standings, standings_figure
-
-    reads = reads if reads is not None else sources.SurveyReads(run.statement_set)
-    runs = list(runs) if runs is not None else runs_on_same_set(run)
-
-    def compute() -> tuple[str, int, list[tuple[Any, ...]]] | None:
-        sm = latest_survey(run.statement_set, reads)
-        if sm is None:
-            return None
-        standings = model_standings(runs, sm, extras=extras)
-        numbers = [(s.above, s.ties, s.n_humans, s.r_agree, s.r_m) for s in standings]  # cached without the runs
-        return sm.campaign.name, len(sm.rater_ids), numbers
-
-    # finished runs against the same survey answers: the same standings (the percentiles and the
-    # fidelity bootstraps cost more than the rest of the page)
-    found = reads.cached("nww-standings", compute, runs)
-    columns = ["run", "rated above % of humans", "ties %", "humans compared", "r(P(yes), d^a)", "r(m silicon, m human)"]
-    if found is None:
-        return Panel(
-            "human-percentile",
-            "The model among the campaign's humans (NWW Fig. 2E)",
-            charts.empty_figure(sources.HUMAN_SCORES_PENDING),
-            columns,
-            [],
-            click="",
-            note=sources.HUMAN_SCORES_PENDING,
-        )
-    campaign_name, n_raters, numbers = found
-    standings = [Standing(r, *row) for r, row in zip(runs, numbers, strict=True)]
-    labels = [run_label(r) for r in runs]
-    rows = [
-        (
-            lab,
-            None if s.above is None else round(s.above * 100, 1),
-            None if s.ties is None else round(s.ties * 100, 1),
-            s.n_humans,
-            s.r_agree,
-            s.r_m,
-        )
-        for lab, s in zip(labels, standings, strict=True)
-    ]
-    mine = standings[runs.index(run)]
-    return Panel(
-        "human-percentile",
-        "The model among the campaign's humans (NWW Fig. 2E)",
-        standings_figure(labels, standings),
-        columns,
-        rows,
-        click="",
-        note=f"{mine.sentence(run_label(run))} Each human's M (NWW Eqs. 9–11) against the model's M on that "
-        f"human's statements; humans from campaign {campaign_name} ({n_raters} raters).",
-    )
-
-
-def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None, metrics: ns.NwwMetrics | None = None) -> Panel:
-    """``metrics``: :func:`ns.nww_run_metrics` of these runs (or more) when the caller read them already."""
-    scores = (metrics or ns.nww_run_metrics(runs)).scores
-    points = [
-        (
-            run_label(r),
-            scores[r.pk].get("consensus"),
-            scores[r.pk].get("awareness"),
-            reverse("explorer:run_errors", args=[r.pk]),
-            "runs",
-        )
-        for r in runs
-    ]
-    if sset is not None:
-        points += [(m, c, a, "", "answers stored with the statements") for m, c, a in ns.nww_stored_model_scores(sset)]
-    rows = [(name, c, a, ns.commonsensicality(c, a), group) for name, c, a, _, group in points]
-    return Panel(
-        "nww-ca",
-        "Consensus vs awareness, with commonsensicality level curves (NWW Fig. 2B)",
-        nww_charts.consensus_awareness(points),
-        ["model", "consensus", "awareness", "commonsensicality", "source"],
-        rows,
-        links=[p[3] for p in points],
-        click="navigate",
-    )
-
-
-def feature_panel(runs: Sequence[Run], metrics: ns.NwwMetrics | None = None) -> Panel:
-    """``metrics``: :func:`ns.nww_run_metrics` of these runs (or more) when the caller read them already."""
-    read = (metrics or ns.nww_run_metrics(runs)).for_runs(runs)
-    rows, intervals = read.features, read.intervals
-    groups = sorted({f"{f}={pole}" for _, f, pole, _, _ in rows})
-    series = []
-    for run in runs:
-        mine = {f"{f}={pole}": (v, n) for rid, f, pole, v, n in rows if rid == run.pk}
-        series.append(
-            charts.Series(
-                run_label(run),
-                [mine.get(g, (None, 0))[0] for g in groups],
-                [mine.get(g, (None, 0))[1] for g in groups],
-                [],
-                [intervals.get((run.pk, g)) for g in groups],
-            )
-        )
-    return Panel(
-        "features",
-        "Commonsensicality by statement feature (pole 1 / pole 0)",
-        charts.grouped_bars(
-            groups, series, axis="feature", value="commonsensicality", empty="No feature scores stored for these runs."
-        ),
-        ["run", "feature", "pole", "commonsensicality", "n"],
-        [(run_label(next(r for r in runs if r.pk == rid)), f, pole, v, n) for rid, f, pole, v, n in rows],
-        click="",
-    )
-
-
 def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> list[Panel]:
     qruns = [r for r in runs if not r.is_statement_run]
     sruns = [r for r in runs if r.is_statement_run]
-    want, panels = _wanted(only), []
+    want, panels = panels_wanted(only), []
     panels += generation_panel(qruns, want, run_label) + judgement_panel(qruns, want, run_label)
     qruns = [r for r in qruns if r.scoring != "generate-answer"]  # no option chosen: no accuracy
     if qruns:
@@ -482,7 +155,8 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
             panels += coco_scatter_panels(qruns, coco)
         panels += dimension_panels(qruns, want, min_n, "perturbation", acc=acc)
         panels += rica_panels(qruns, want, run_label)
-        with_difficulty = es.runs_with_difficulty(qruns) if want("difficulty") else set()
+        panels += transfer_panel(qruns, want) + curriculum_panel(qruns, want)
+        with_difficulty = runs_with_difficulty(qruns) if want("difficulty") else set()
         if with_difficulty:
             panels.append(windows_panel(qruns, with_difficulty))
     if sruns:

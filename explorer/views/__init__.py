@@ -17,6 +17,7 @@ from knowledge.models import Graph, Node
 from knowledge.selectors import attach_model_scores, graph_list, question_set_list
 
 from .. import charts
+from ..charts import overview as overview_charts
 from ..charts.graph import GraphNode
 from ..selectors import graph as gs
 from ..selectors.sources import runs_available, verified_accuracy
@@ -46,7 +47,7 @@ def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
         Panel(
             "relations",
             "Triples per relation",
-            charts.relation_distribution(data["relations"]),
+            overview_charts.relation_distribution(data["relations"]),
             ["relation", "triples"],
             data["relations"],
             click="",
@@ -54,7 +55,7 @@ def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
         Panel(
             "degrees",
             "Degree distribution (log–log)",
-            charts.degree_distribution(data["degrees"]),
+            overview_charts.degree_distribution(data["degrees"]),
             ["degree", "nodes"],
             data["degrees"],
             click="",
@@ -62,7 +63,7 @@ def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
         Panel(
             "top-nodes",
             "Most connected nodes",
-            charts.top_nodes(top),
+            overview_charts.top_nodes(top),
             ["node", "degree"],
             [(t, d) for t, d, _ in top],
             links=[h for _, _, h in top],

@@ -58,6 +58,7 @@ def _item_row(pos: int, q: BuiltQuestion) -> ItemRow:
         chain=[[str(x) for x in c] for c in q.chain],
         group=q.group,
         role=q.role,
+        option_provenance=[str(x) for x in q.metadata.get("option_provenance") or []],
     )
 
 
@@ -116,9 +117,10 @@ def question_set_publication(qset: QuestionSet, questions: list[BuiltQuestion]) 
         build=_build(qset),
         counts=_counts(items),
         # the shortcut audit (issue 25): the stored one, else computed now (without the option-only
-        # baseline, which needs a model on a worker: the card then says it was not computed)
+        # baseline, which needs a model on a worker: the card then says it was not computed); the
+        # quality lines leave it out (the card has its own section for it)
         shortcuts=quality.get("shortcuts") or question_set_shortcuts(qset),
-        quality=quality_lines({k: v for k, v in quality.items() if k != "shortcuts"}) if quality else [],
+        quality=quality_lines(quality, shortcuts=False) if quality else [],
     )
     ids = {i["id"] for i in items}
     # the apps above knowledge (annotation) contribute the human part

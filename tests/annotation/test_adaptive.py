@@ -50,7 +50,9 @@ def test_unanimous_items_close_at_the_minimum(csqa_set, people) -> None:  # type
     for item in Item.objects.filter(campaign=c):
         assert item.answer_count == 3 == item.answers_wanted == item.slots_taken
         fl = FinalLabel.objects.get(item=item)
-        assert fl.settled and fl.settlement == "unanimous" and fl.n_answers == 3
+        assert fl.settled
+        assert fl.settlement == "unanimous"
+        assert fl.n_answers == 3
     p = campaign_progress(c)
     assert (p["settled"], p["complete"], p["answers"], p["target"]) == (4, 4, 12, 12)
     # the first three answered every item; the other three found nothing left
@@ -67,14 +69,20 @@ def test_split_items_get_answers_up_to_the_maximum_first(csqa_set, people) -> No
     for u in users[:5]:
         item = _answer_next(c, u, lambda _item: {"plausible": next(picks)})
         first = first or item
-        assert item is not None and item.pk == first.pk  # the unsettled item first, every time
+        assert item is not None
+        assert item.pk == first.pk
     item = Item.objects.get(pk=first.pk)
     fl = FinalLabel.objects.get(item=item)
-    assert item.answer_count == 5 == item.answers_wanted and fl.settlement == "exhausted" and not fl.settled
+    assert item.answer_count == 5 == item.answers_wanted
+    assert fl.settlement == "exhausted"
+    assert not fl.settled
     nxt = queue.next_step(c, users[5])
-    assert nxt.state == "item" and nxt.assignment.item_id != first.pk  # closed: no sixth answer
+    assert nxt.state == "item"
+    assert nxt.assignment.item_id != first.pk
     p = campaign_progress(c)
-    assert p["exhausted"] == 1 and p["settled"] == 0 and p["complete"] == 1
+    assert p["exhausted"] == 1
+    assert p["settled"] == 0
+    assert p["complete"] == 1
 
 
 def test_rest_api_loop_follows_the_answers_an_item_wants(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -103,7 +111,8 @@ def test_rest_api_loop_follows_the_answers_an_item_wants(csqa_set, people) -> No
             )
             assert r.status_code == 201, r.content
     counts = {i.uid: i.answer_count for i in Item.objects.filter(campaign=c)}
-    assert counts[split_uid] == 5 and [n for u, n in counts.items() if u != split_uid] == [3]
+    assert counts[split_uid] == 5
+    assert [n for u, n in counts.items() if u != split_uid] == [3]
     assert served.count(split_uid) == 5
 
 
@@ -121,7 +130,8 @@ def test_refit_estimates_every_annotator_and_flags_the_spammer(csqa_set, people)
         pass
     assert annotator_quality_refresh(c) == 5
     q = {r.user.username: r for r in AnnotatorQuality.objects.filter(campaign=c).select_related("user")}
-    assert q["spam"].flag in ("spammer", "adversary") and all(q[u.username].flag == "" for u in careful)
+    assert q["spam"].flag in ("spammer", "adversary")
+    assert all(q[u.username].flag == "" for u in careful)
     assert min(q[u.username].accuracy for u in careful) > q["spam"].accuracy
     c.refresh_from_db()
     assert c.annotator_model["answers"] == Response.objects.filter(campaign=c).count()
@@ -135,7 +145,7 @@ def test_refit_is_sent_every_n_answers(
     """Every COCOWEB_QUALITY_REFIT_EVERY answers a process stores, one refit goes to the
     housekeeping queue once the answer commits; and the task refits."""
     from annotation import tasks
-    from annotation.services import campaigns as campaign_services
+    from annotation.services import labels as campaign_services
 
     settings.COCOWEB_QUALITY_REFIT_EVERY = 4
     sent: list[tuple[int, str]] = []
@@ -149,7 +159,8 @@ def test_refit_is_sent_every_n_answers(
                 pass
     assert Response.objects.filter(campaign=c).count() == 9
     assert sent == [(c.pk, "housekeeping"), (c.pk, "housekeeping")]  # after answers 4 and 8
-    assert tasks.annotator_quality_task(c.pk) == 3 and AnnotatorQuality.objects.filter(campaign=c).count() == 3
+    assert tasks.annotator_quality_task(c.pk) == 3
+    assert AnnotatorQuality.objects.filter(campaign=c).count() == 3
 
 
 def test_dashboard_shows_settlement_rule_and_annotators(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -167,8 +178,11 @@ def test_dashboard_shows_settlement_rule_and_annotators(csqa_set, people) -> Non
     people("researcher", "res")
     page = login("res").get(reverse("annotation:dashboard", args=[c.name])).content.decode()
     assert '<strong data-stat="settled">3</strong> settled' in page
-    assert '<strong data-stat="answers-spent">9</strong> answers spent' in page and "3.00 per settled item" in page
-    assert escape(RULE)[:60] in page and 'id="annotator-quality"' in page and "d1" in page
+    assert '<strong data-stat="answers-spent">9</strong> answers spent' in page
+    assert "3.00 per settled item" in page
+    assert escape(RULE)[:60] in page
+    assert 'id="annotator-quality"' in page
+    assert "d1" in page
     assert "3 of 3 items would be kept" in page
 
 
@@ -181,7 +195,8 @@ def test_annotator_accounts_and_quality_commands(csqa_set, people, tmp_path) -> 
     out = tmp_path / "readers.tsv"
     call_command("annotator_accounts", 3, prefix="reader", out=str(out), stdout=StringIO())
     rows = [line.split("\t") for line in out.read_text().splitlines()]
-    assert [r[0] for r in rows] == ["reader01", "reader02", "reader03"] and oct(out.stat().st_mode)[-3:] == "600"
+    assert [r[0] for r in rows] == ["reader01", "reader02", "reader03"]
+    assert oct(out.stat().st_mode)[-3:] == "600"
     c = _campaign(csqa_set, 2, name="cmd-q")
     for _name, _pw, token in rows:
         api = APIClient()
@@ -191,7 +206,8 @@ def test_annotator_accounts_and_quality_commands(csqa_set, people, tmp_path) -> 
             assert api.post(url, {"answer": {"plausible": [1]}}, format="json").status_code == 201
     text = StringIO()
     call_command("annotator_quality", c.name, stdout=text)
-    assert "cmd-q: 3 annotators; items 2: 2 settled" in text.getvalue() and "reader03" in text.getvalue()
+    assert "cmd-q: 3 annotators; items 2: 2 settled" in text.getvalue()
+    assert "reader03" in text.getvalue()
 
 
 def test_researcher_switches_to_weighted_labels_and_every_item_is_judged_again(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -232,4 +248,19 @@ def test_researcher_switches_to_weighted_labels_and_every_item_is_judged_again(c
         assert fl.posteriors != pytest.approx(before[fl.item_id])  # MACE's, not Dawid-Skene's
         assert fl.label["plausible"] == [gold[fl.item_id]]
     r = client.post(reverse("annotation:label_rule", args=[c.name]), {"label_rule": "vibes"}, follow=True)
-    assert "Choose one of" in r.content.decode() and Campaign.objects.get(pk=c.pk).label_rule == "mace"
+    assert "Choose one of" in r.content.decode()
+    assert Campaign.objects.get(pk=c.pk).label_rule == "mace"
+
+
+def test_crowd_budget_counts_the_answers_items_want_now_and_at_most(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    from annotation.crowd.selectors import crowd_overview
+
+    c = _campaign(csqa_set, 3, name="budget")
+    o = crowd_overview(c)
+    assert (o.items_short, o.answers_missing, o.answers_missing_max) == (3, 9, 15)
+    picks = iter([[0], [0], [1]])  # the first item splits 2-1: it wants a fourth answer
+    for u in people("annotator", "b1", "b2", "b3"):
+        _answer_next(c, u, lambda _item: {"plausible": next(picks)})
+    o = crowd_overview(c)
+    # three answers in; the split item wants one more now (4), the others 3 each; at most 5 each
+    assert (o.items_short, o.answers_missing, o.answers_missing_max) == (3, 4 + 3 + 3 - 3, 15 - 3)

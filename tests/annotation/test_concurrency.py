@@ -20,7 +20,8 @@ from django.db.models import Count
 from django.test import Client
 
 from annotation.models import Assignment, FinalLabel, Item, Response
-from annotation.services.campaigns import campaign_create, campaign_status_set, final_labels_refresh
+from annotation.services.campaigns import campaign_create, campaign_status_set
+from annotation.services.labels import final_labels_refresh
 from tests.annotation.conftest import PASSWORD
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -102,7 +103,8 @@ def test_32_annotators_over_http_never_exceed_redundancy(live_server, csqa_set, 
     assert not any(t.is_alive() for t in threads), "annotators still running after 300 s"
     assert not errors, errors[:5]
     per_item = dict(Response.objects.filter(campaign=c).values_list("item_id").annotate(n=Count("id")))
-    assert len(per_item) == N_ITEMS and REDUNDANCY <= min(per_item.values()) <= max(per_item.values()) <= MAX_ANSWERS
+    assert len(per_item) == N_ITEMS
+    assert REDUNDANCY <= min(per_item.values()) <= max(per_item.values()) <= MAX_ANSWERS
     assert max(per_item.values()) == MAX_ANSWERS  # random answers split: some item went to the maximum
     settled = dict(FinalLabel.objects.filter(item__campaign=c).values_list("item_id", "settlement"))
     for item in Item.objects.filter(campaign=c):
@@ -134,24 +136,26 @@ def test_concurrent_answers_to_one_item_leave_its_final_label_counting_both(
     its label counts both; with the label computed after the answer's own commit, the second would
     finish first and the first's stale label (one answer) would overwrite it."""
     from annotation.queue import operations as queue
-    from annotation.services import campaigns as services
+    from annotation.services import labels
 
     c = campaign_status_set(
         campaign_create(name="label-race", title="t", kind="mcqa", question_set=csqa_set, redundancy=3), "open"
     )
     u1, u2 = people("annotator", "lr1", "lr2")
     a1, a2 = (queue.next_step(c, u).assignment for u in (u1, u2))
-    assert a1 is not None and a2 is not None and a1.item_id == a2.item_id  # the most-answered item first
+    assert a1 is not None
+    assert a2 is not None
+    assert a1.item_id == a2.item_id
     first_read, second_done = threading.Event(), threading.Event()
-    real = services.item_label
+    real = labels.item_judge  # what an MCQA answer's label is computed by (adaptive redundancy)
 
-    def item_label(kind, answers, **kw):  # type: ignore[no-untyped-def]
+    def item_judge(campaign, n_options, answers):  # type: ignore[no-untyped-def]
         if threading.current_thread().name == "first" and not first_read.is_set():
             first_read.set()
             second_done.wait(timeout=3)  # returns at once when the second could finish meanwhile
-        return real(kind, answers, **kw)
+        return real(campaign, n_options, answers)
 
-    monkeypatch.setattr(services, "item_label", item_label)
+    monkeypatch.setattr(labels, "item_judge", item_judge)
     errors: list[BaseException] = []
 
     def answer(a: Assignment, user, pick: int, after: threading.Event | None) -> None:  # type: ignore[no-untyped-def]
@@ -175,4 +179,5 @@ def test_concurrent_answers_to_one_item_leave_its_final_label_counting_both(
         t.join(timeout=60)
     assert not errors, errors
     label = FinalLabel.objects.get(item_id=a1.item_id)
-    assert label.n_answers == 2 and label.votes["option_ticks"][:2] == [1, 1]
+    assert label.n_answers == 2
+    assert label.votes["option_ticks"][:2] == [1, 1]

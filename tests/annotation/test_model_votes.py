@@ -58,7 +58,8 @@ def test_model_votes_never_count_and_are_never_shown(csqa_set, people) -> None: 
     assert model_votes_record(c, judge) == 6
     assert model_votes_record(c, judge) == 0  # idempotent: one vote per item and model
     assert ModelVote.objects.filter(campaign=c, disagrees=True).count() == 2
-    assert not Response.objects.exists() and not FinalLabel.objects.exists()
+    assert not Response.objects.exists()
+    assert not FinalLabel.objects.exists()
     assert set(Item.objects.filter(campaign=c).values_list("answer_count", "slots_taken", "answers_wanted")) == {
         (0, 0, 3)
     }
@@ -69,7 +70,8 @@ def test_model_votes_never_count_and_are_never_shown(csqa_set, people) -> None: 
     nxt = api.post(f"/api/annotation/campaigns/{c.name}/next/").content.decode()
     page = login("ann").get(reverse("annotation:item", args=[c.name])).content.decode()
     for shown in (nxt, page):
-        assert MODEL not in shown and "model" not in shown.lower().replace("modal", "")
+        assert MODEL not in shown
+        assert "model" not in shown.lower().replace("modal", "")
         assert "0.9" not in shown
     # humans answer with the build's gold: the model agrees on four items, not on two
     users = [u, *people("annotator", "h1", "h2")]  # ann answers the item on their screen
@@ -80,12 +82,17 @@ def test_model_votes_never_count_and_are_never_shown(csqa_set, people) -> None: 
     assert Response.objects.filter(campaign=c).count() == 18  # the model's votes added none
     assert all(fl.n_answers == 3 and fl.votes["n"] == 3 for fl in FinalLabel.objects.filter(item__campaign=c))
     (m,) = model_agreement(c)
-    assert m.model == MODEL and m.items == 6 and m.disagrees_with_build == 2
+    assert m.model == MODEL
+    assert m.items == 6
+    assert m.disagrees_with_build == 2
     assert m.agreement == pytest.approx((30 - 4) / 30)  # two items, two option verdicts each, differ
-    assert m.overall is not None and 0 < m.overall < 1
+    assert m.overall is not None
+    assert 0 < m.overall < 1
     people("researcher", "res")
     dash = login("res").get(reverse("annotation:dashboard", args=[c.name])).content.decode()
-    assert 'id="model-agreement"' in dash and MODEL in dash and "κ A" in dash
+    assert 'id="model-agreement"' in dash
+    assert MODEL in dash
+    assert "κ A" in dash
 
 
 def test_queue_serves_disagreements_first_when_asked(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -116,6 +123,7 @@ def test_model_votes_command_with_a_real_model(csqa_set, tmp_path: Path) -> None
     model = build_tiny_gpt2(tmp_path / "tiny")
     call_command("model_votes", c.name, backend="hf", model=str(model), text=True, verbosity=0)
     votes = list(ModelVote.objects.filter(campaign=c))
-    assert len(votes) == 6 and all(len(v.scores) == 5 and 0 <= min(v.scores) <= max(v.scores) <= 1 for v in votes)
+    assert len(votes) == 6
+    assert all(len(v.scores) == 5 and 0 <= min(v.scores) <= max(v.scores) <= 1 for v in votes)
     assert all(v.answer["plausible"] == [j for j, s in enumerate(v.scores) if s >= 0.5] for v in votes)
     assert not Response.objects.exists()

@@ -65,7 +65,8 @@ def test_the_form_refuses_a_bad_file_and_a_test_that_does_not_screen(csqa_set, r
     bad = [_row(0, [0]), {**_row(1, [0]), "gold": [7]}]
     r = researcher.post(reverse("annotation:campaign_new"), {**FORM, "qualification_file": _upload(bad)})
     page = r.content.decode()
-    assert r.status_code == 400 and "gold file mine.jsonl, line 2, field &#x27;gold&#x27;: [7] outside 0..3" in page
+    assert r.status_code == 400
+    assert "gold file mine.jsonl, line 2, field &#x27;gold&#x27;: [7] outside 0..3" in page
     lazy = [_row(0, []), _row(1, []), _row(2, []), _row(3, [1])]  # "none" is right on three of four
     data = {**FORM, "qualification_pass_mark": "0.75", "qualification_file": _upload(lazy)}
     page = researcher.post(reverse("annotation:campaign_new"), data).content.decode()
@@ -96,7 +97,8 @@ def test_campaign_create_takes_a_verified_set(csqa_set, answered) -> None:  # ty
     quals = list(Item.objects.filter(campaign=c, role=Item.Role.QUALIFICATION).order_by("position"))
     assert len(quals) == len(verified) == 6
     for item, q in zip(quals, verified, strict=True):
-        assert item.question_id == q.pk and NONE_CORRECT not in item.payload["options"]  # the test has its own box
+        assert item.question_id == q.pk
+        assert NONE_CORRECT not in item.payload["options"]
         answer = q.options[q.answer_index]
         expected = [] if answer == NONE_CORRECT else [item.payload["options"].index(answer)]
         assert item.gold == {"plausible": expected}

@@ -57,8 +57,11 @@ def test_retried_submit_stores_one_answer(mcqa_campaign, people) -> None:  # typ
     first = queue.response_submit(item, u, {"plausible": [1]}, idempotency_key="same")
     again = queue.response_submit(item, u, {"plausible": [1]}, idempotency_key="same")
     other_key = queue.response_submit(item, u, {"plausible": [2]}, idempotency_key="other")
-    assert first.created and not again.created and not other_key.created
-    assert Response.objects.count() == 1 and Response.objects.get().answer["plausible"] == [1]
+    assert first.created
+    assert not again.created
+    assert not other_key.created
+    assert Response.objects.count() == 1
+    assert Response.objects.get().answer["plausible"] == [1]
     assert Item.objects.get(pk=item.pk).answer_count == 1
     (v,) = people("annotator", "v")
     with pytest.raises(ValidationError):  # somebody else's key
@@ -82,17 +85,20 @@ def test_expired_reservation_is_reclaimed_and_late_submit_refused_when_full(csqa
     a, b = people("annotator", "a", "b")
     item = queue.next_step(c, a).assignment.item
     waiting = queue.next_step(c, b)  # the only slot is reserved by a: not "done", it may come back
-    assert waiting.state == "wait" and "looks again" in waiting.message
+    assert waiting.state == "wait"
+    assert "looks again" in waiting.message
     later = timezone.now() + timedelta(seconds=61)
     step = queue.next_step(c, b, now=later)  # a's reservation expired: reclaimed for b
-    assert step.state == "item" and step.assignment.item_id == item.pk
+    assert step.state == "item"
+    assert step.assignment.item_id == item.pk
     assert Assignment.objects.get(user=a).state == Assignment.State.EXPIRED
     queue.response_submit(item, b, {"plausible": [0]}, now=later)
     assert queue.next_step(c, b, now=later).state == "done"
     assert queue.next_step(c, a, now=later).state == "done"  # the item is full: nothing can come back
     with pytest.raises(ValidationError, match="all its answers"):
         queue.response_submit(item, a, {"plausible": [0]}, now=later)
-    assert Item.objects.get(pk=item.pk).slots_taken == 1 and Response.objects.count() == 1
+    assert Item.objects.get(pk=item.pk).slots_taken == 1
+    assert Response.objects.count() == 1
 
 
 def test_late_submit_accepted_when_a_slot_is_free(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -128,8 +134,10 @@ def test_undo_gives_the_last_item_back(mcqa_campaign, people) -> None:  # type: 
     queue.response_submit(first, a, {"plausible": [3]})
     nxt = queue.next_step(mcqa_campaign, a).assignment.item
     back = queue.response_undo(mcqa_campaign, a)
-    assert back.item_id == first.pk and back.previous_answer["plausible"] == [3]
-    assert not Response.objects.exists() and Membership.objects.get(user=a).regular_answered == 0
+    assert back.item_id == first.pk
+    assert back.previous_answer["plausible"] == [3]
+    assert not Response.objects.exists()
+    assert Membership.objects.get(user=a).regular_answered == 0
     step = queue.next_step(mcqa_campaign, a)
     assert step.assignment.item_id == first.pk  # shown again to finish, not a second person
     assert Item.objects.get(pk=nxt.pk).slots_taken == 0  # the released reservation went back to the pool
@@ -184,23 +192,25 @@ def test_qualification_graded_per_item_from_a_gold_file(csqa_set, people) -> Non
     good, five, four = people("annotator", "good", "five", "four")
     drawn = _take_test(c, good, lambda i, g: _exact(g))
     m = Membership.objects.get(user=good)
-    assert m.state == Membership.State.ACTIVE and m.qualification_score == 1.0
+    assert m.state == Membership.State.ACTIVE
+    assert m.qualification_score == 1.0
     assert queue.next_step(c, good).assignment.item.role == Item.Role.REGULAR
     _take_test(c, five, lambda i, g: _off(g) if i == 0 else _exact(g))  # 5 of 6 exactly right: the mark
     assert Membership.objects.get(user=five).state == Membership.State.ACTIVE
     _take_test(c, four, lambda i, g: _off(g) if i < 2 else _exact(g))  # 4 of 6: below
     m = Membership.objects.get(user=four)
-    assert m.state == Membership.State.FAILED and m.qualification_score == pytest.approx(4 / 6)
+    assert m.state == Membership.State.FAILED
+    assert m.qualification_score == pytest.approx(4 / 6)
     step = queue.next_step(c, four)
-    assert (
-        step.state == "failed" and "you answered 4 of its 6 questions exactly right, and 5 were needed" in step.message
-    )
+    assert step.state == "failed"
+    assert "you answered 4 of its 6 questions exactly right, and 5 were needed" in step.message
     assert not Response.objects.filter(user=four, item__role=Item.Role.REGULAR).exists()
     # each person gets six of the ten, drawn and ordered for them alone
     draws = {tuple(i.pk for i in drawn)}
     for u in people("annotator", *[f"d{k}" for k in range(8)]):
         draws.add(tuple(i.pk for i in _take_test(c, u, lambda i, g: _exact(g))))
-    assert len(draws) > 4 and len({frozenset(d) for d in draws}) > 1
+    assert len(draws) > 4
+    assert len({frozenset(d) for d in draws}) > 1
 
 
 def test_none_everywhere_and_same_option_everywhere_fail_the_demo_test(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -214,7 +224,8 @@ def test_none_everywhere_and_same_option_everywhere_fail_the_demo_test(csqa_set,
         for u in users:
             _take_test(c, u, lambda i, g, a=answer: a)
             m = Membership.objects.get(user=u)
-            assert m.state == Membership.State.FAILED and m.qualification_score <= 2 / 6, (answer, u.username)
+            assert m.state == Membership.State.FAILED, (answer, u.username)
+            assert m.qualification_score <= 2 / 6, (answer, u.username)
 
 
 def test_undo_is_refused_inside_the_qualification(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -265,12 +276,14 @@ def test_attention_checks_at_random_places_from_a_pool(csqa_set, people) -> None
                 checks.append(item.pk)
             queue.response_submit(item, u, {"plausible": [0]})
         regular_before = [roles[:i].count("regular") for i, r in enumerate(roles) if r == "attention"]
-        assert len(regular_before) == 4 and len(set(checks)) == 4  # (13 - 1) // 3 checks, never one twice
+        assert len(regular_before) == 4
+        assert len(set(checks)) == 4
         for block, n in enumerate(regular_before):  # one check in each block of three
             assert block * 3 + 1 <= n <= block * 3 + 3
         places.add(tuple(regular_before))
         firsts.add(checks[0])
-    assert len(places) > 3 and len(firsts) > 1  # not the same places, nor the same first check, for everyone
+    assert len(places) > 3
+    assert len(firsts) > 1
 
 
 def test_failed_attention_checks_block(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -299,7 +312,8 @@ def test_failed_attention_checks_block(csqa_set, people) -> None:  # type: ignor
             item, a, {"plausible": [(item.gold["plausible"][0] + 1) % 5]} if wrong else {"plausible": [0]}
         )
     assert roles == ["regular", "attention", "regular", "attention"]  # every=1: after each regular answer
-    assert step.state == "blocked" and Membership.objects.get(user=a).state == Membership.State.BLOCKED
+    assert step.state == "blocked"
+    assert Membership.objects.get(user=a).state == Membership.State.BLOCKED
 
 
 def test_max_items_per_annotator_and_closed_campaign(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -308,7 +322,8 @@ def test_max_items_per_annotator_and_closed_campaign(csqa_set, people) -> None: 
     )
     (a,) = people("annotator", "a")
     seen, last = answer_all(c, a, {"plausible": [0]})
-    assert len(seen) == 4 and last.state == "done"
+    assert len(seen) == 4
+    assert last.state == "done"
     campaign_status_set(c, "closed")
     assert queue.next_step(c, a).state == "closed"
 

@@ -56,41 +56,57 @@ def trust_campaign(csqa_set, people) -> Campaign:  # type: ignore[no-untyped-def
 def test_only_settled_items_by_default_and_the_override_is_stored_and_shown(trust_campaign: Campaign, people) -> None:  # type: ignore[no-untyped-def]
     c = trust_campaign
     fl = FinalLabel.objects.get(item__campaign=c, item__position=2)
-    assert fl.settlement == "exhausted" and not fl.settled and fl.confidence < 0.95
+    assert fl.settlement == "exhausted"
+    assert not fl.settled
+    assert fl.confidence < 0.95
     assert verified_set_preview(c)["unsettled"] == 1
     out = StringIO()
     call_command("verified_set", "trust", name="trust-v", stdout=out)
     assert "1 are not settled" in out.getvalue()
     v = VerifiedSet.objects.get(question_set__name="trust-v")
     assert not v.include_unsettled
-    assert v.counts["kept"] == 3 and v.counts["unsettled"] == 1 and v.counts["too_few_negatives"] == 1
+    assert v.counts["kept"] == 3
+    assert v.counts["unsettled"] == 1
+    assert v.counts["too_few_negatives"] == 1
     kept = {q.metadata["verified"]["item_id"] for q in v.question_set.questions.all()}
     assert Item.objects.get(campaign=c, position=2).pk not in kept
     for q in v.question_set.questions.all():
         meta = q.metadata["verified"]
-        assert meta["settled"] and meta["settlement"] == "unanimous" and meta["confidence"] >= 0.95
-        assert len(meta["posteriors"]) == 6 and meta["votes"]["n"] == 3 and meta["n_answers"] == 3
-        assert meta["provenance"] == "unanimous" and meta["label_rule"] == "majority" and meta["campaign"] == "trust"
+        assert meta["settled"]
+        assert meta["settlement"] == "unanimous"
+        assert meta["confidence"] >= 0.95
+        assert len(meta["posteriors"]) == 6
+        assert meta["votes"]["n"] == 3
+        assert meta["n_answers"] == 3
+        assert meta["provenance"] == "unanimous"
+        assert meta["label_rule"] == "majority"
+        assert meta["campaign"] == "trust"
 
     call_command("verified_set", "trust", name="trust-all", include_unsettled=True, stdout=StringIO())
     v2 = VerifiedSet.objects.get(question_set__name="trust-all")
-    assert v2.include_unsettled and v2.counts["kept"] == 4 and "unsettled" not in v2.counts
+    assert v2.include_unsettled
+    assert v2.counts["kept"] == 4
+    assert "unsettled" not in v2.counts
     assert v2.question_set.params["verified_from"]["include_unsettled"] is True
     people("researcher", "res")
     client = login("res")
     page = client.get(reverse("knowledge:question_set", args=["trust-all"])).content.decode()
-    assert "UNSETTLED ITEMS INCLUDED" in page and "shortcut audit" in page
-    assert "None of the answers are correct." in page and "answers spent per kept item: 3.00" in page
+    assert "UNSETTLED ITEMS INCLUDED" in page
+    assert "shortcut audit" in page
+    assert "None of the answers are correct." in page
+    assert "answers spent per kept item: 3.00" in page
     # the set's report recomputed (set_quality) keeps the validation figures
     from knowledge.services.set_quality import question_set_quality
 
     assert question_set_quality(v2.question_set)["verified"]["include_unsettled"] is True
     assert "shortcut_audit" in v2.question_set.quality["verified"]
     default_page = client.get(reverse("knowledge:question_set", args=["trust-v"])).content.decode()
-    assert "only settled items (the default)" in default_page and "UNSETTLED" not in default_page
+    assert "only settled items (the default)" in default_page
+    assert "UNSETTLED" not in default_page
     # the dashboard's button takes the same choice
     r = client.post(reverse("annotation:verified_set", args=["trust"]), {"name": "btn", "include_unsettled": "on"})
-    assert r.status_code == 302 and VerifiedSet.objects.get(question_set__name="btn").include_unsettled
+    assert r.status_code == 302
+    assert VerifiedSet.objects.get(question_set__name="btn").include_unsettled
 
 
 def test_top_up_keeps_five_options_from_the_items_own_pool(trust_campaign: Campaign) -> None:
@@ -102,12 +118,16 @@ def test_top_up_keeps_five_options_from_the_items_own_pool(trust_campaign: Campa
         if q.metadata["verified"]["item_id"] == item3.pk
     ]
     meta = q.metadata["verified"]
-    assert len(q.options) == 5 and q.options[4] == NONE_CORRECT
+    assert len(q.options) == 5
+    assert q.options[4] == NONE_CORRECT
     (topped,) = meta["topped_up"]
-    assert q.options[topped] in POOL and q.options[topped] not in item3.payload["options"]
+    assert q.options[topped] in POOL
+    assert q.options[topped] not in item3.payload["options"]
     negatives = [o for i, o in enumerate(q.options[:4]) if i != q.answer_index]
     plausible = {item3.payload["options"][i] for i in meta["label"]["plausible"]}
-    assert len(plausible) == 3 and len(negatives) == 3 and q.options[q.answer_index] in plausible  # A.4: one of them
+    assert len(plausible) == 3
+    assert len(negatives) == 3
+    assert q.options[q.answer_index] in plausible
     assert not plausible & set(negatives)
     # the item without a pool is left out rather than stored with four options
     assert all(len(x.options) == 5 for x in Question.objects.filter(question_set__name="trust-v"))

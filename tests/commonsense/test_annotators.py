@@ -42,7 +42,8 @@ def test_planted_matrix_ranks_good_spammer_adversary() -> None:
     w = model.workers
     by_j = sorted(w, key=lambda k: w[k].youden, reverse=True)
     assert by_j == ["good95", "good90", "good85", "spammer", "adversary"]
-    assert w["adversary"].youden < -0.5 and abs(w["spammer"].youden) < A.SPAMMER_J
+    assert w["adversary"].youden < -0.5
+    assert abs(w["spammer"].youden) < A.SPAMMER_J
     assert [w[k].flag for k in by_j] == ["", "", "", "spammer", "adversary"]
     # MACE: every good annotator is more competent than the spammer and the adversary
     assert min(w[k].competence for k in ("good95", "good90", "good85")) > max(
@@ -116,12 +117,18 @@ def test_unanimous_items_close_at_the_minimum_and_split_items_want_up_to_the_max
 
     assert judge([_answer(1)] * 2) == A.Settlement("below_min", judge([_answer(1)] * 2).confidence, 3)
     s = judge([_answer(1)] * 3)
-    assert s.state == "unanimous" and s.settled and s.wanted == 3
+    assert s.state == "unanimous"
+    assert s.settled
+    assert s.wanted == 3
     split = [_answer(1), _answer(1), _answer(2)]
-    assert judge(split).state == "open" and judge(split).wanted == 4
-    assert judge([*split, _answer(1)]).wanted == 5 and not judge([*split, _answer(1)]).settled
+    assert judge(split).state == "open"
+    assert judge(split).wanted == 4
+    assert judge([*split, _answer(1)]).wanted == 5
+    assert not judge([*split, _answer(1)]).settled
     s = judge([*split, _answer(2), _answer(1)])  # 3-2 at the maximum: no more answers, not settled
-    assert s.state == "exhausted" and s.wanted == 5 and not s.settled
+    assert s.state == "exhausted"
+    assert s.wanted == 5
+    assert not s.settled
     # a confident (not unanimous) item settles: good annotators outvote one who ticked a second option
     good = A.Worker(0.97, 0.97, 0.95, 0.2, 0.8, verdicts=100)
     m2 = A.AnnotatorModel(prior=0.19, default=good)
@@ -132,12 +139,15 @@ def test_unanimous_items_close_at_the_minimum_and_split_items_want_up_to_the_max
         min_answers=3,
         max_answers=5,
     ).settlement
-    assert s.state == "confident" and s.confidence is not None and s.confidence >= A.THRESHOLD
+    assert s.state == "confident"
+    assert s.confidence is not None
+    assert s.confidence >= A.THRESHOLD
 
 
 def test_one_answer_is_never_unanimous() -> None:
     s = A.judge([(0, _answer(2))], n_options=N_OPTIONS, model=A.COLD_START, min_answers=1, max_answers=3).settlement
-    assert s.state == "open" and s.wanted == 2
+    assert s.state == "open"
+    assert s.wanted == 2
 
 
 def test_too_little_data_keeps_the_cold_start_model() -> None:

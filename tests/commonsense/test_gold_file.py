@@ -25,8 +25,10 @@ OK = {"question": "What does Ann feel?", "options": ["happy", "sad", "a chair"],
 
 def test_the_demo_gold_file_reads() -> None:
     items = read_gold_items(GOLD_FILE)
-    assert len(items) == 10 and all(len(i.options) == 5 for i in items)
-    assert sum(not i.plausible for i in items) == 2 and sum(len(i.plausible) == 2 for i in items) == 3
+    assert len(items) == 10
+    assert all(len(i.options) == 5 for i in items)
+    assert sum(not i.plausible for i in items) == 2
+    assert sum(len(i.plausible) == 2 for i in items) == 3
     assert all(i.why for i in items)
 
 
@@ -50,7 +52,8 @@ def test_the_three_ways_to_give_the_gold(tmp_path: Path) -> None:
         )
     )
     assert [i.plausible for i in items] == [[0, 1], [], [1], [0], []]
-    assert items[4].options == ["proud", "bored", "rich", "tall"] and items[4].context == "Ann trips."
+    assert items[4].options == ["proud", "bored", "rich", "tall"]
+    assert items[4].context == "Ann trips."
     assert [i.key for i in items] == ["1", "b", "c", "d", "v1"]
 
 
@@ -73,7 +76,8 @@ def test_errors_name_file_line_and_field(tmp_path: Path, row: dict[str, object],
     with pytest.raises(DataFormatError) as err:
         read_gold_items(_write(tmp_path, OK, row))
     e = err.value
-    assert (Path(e.path).name, e.line, e.field) == ("gold.jsonl", 2, field) and message in e.message
+    assert (Path(e.path).name, e.line, e.field) == ("gold.jsonl", 2, field)
+    assert message in e.message
 
 
 def test_bad_json_repeated_ids_and_an_empty_file(tmp_path: Path) -> None:

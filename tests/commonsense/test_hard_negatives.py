@@ -60,7 +60,9 @@ def _party_graph() -> GraphIndex:
 def _two_i(idx: GraphIndex) -> Query:
     n, r = idx.node, idx.rel_ids["xReact"]
     a, b, gold = n("PersonX wins the race"), n("PersonX gets a prize"), n("PersonX is proud")
-    assert a is not None and b is not None and gold is not None
+    assert a is not None
+    assert b is not None
+    assert gold is not None
     return Query("2i", QInter((QProj(r, QAnchor(a), gold), QProj(r, QAnchor(b), gold)), gold))
 
 
@@ -74,7 +76,8 @@ def test_adversarial_negatives_answer_one_branch_but_not_the_whole_query() -> No
     assert [{idx.names[x] for x in p} for p in pools] == [{"PersonX is tired"}, {"PersonX is grateful"}]
     # the random ones: the asked relation's tails anywhere in the graph, never a want
     tails = {idx.names[int(x)] for x in RelationTails(idx, min_pool=1000)(negatives.asked_relations(q))}
-    assert "PersonX is bored" in tails and not tails & {"PersonX thank everyone", "PersonX sleep"}
+    assert "PersonX is bored" in tails
+    assert not tails & {"PersonX thank everyone", "PersonX sleep"}
 
 
 def test_the_two_adversarial_negatives_come_from_different_branches() -> None:
@@ -106,7 +109,9 @@ def test_2p_adversarial_negatives_are_the_asked_relations_tails_from_the_anchors
     idx = GraphIndex.build(rows, IndexOptions(normalize=True))
     n, rel = idx.node, idx.rel_ids
     anchor, mid, gold = n("PersonX takes a hike"), n("PersonX gets hungry"), n("PersonX eat a sandwich")
-    assert anchor is not None and mid is not None and gold is not None
+    assert anchor is not None
+    assert mid is not None
+    assert gold is not None
     q = Query("2p", QProj(rel["xWant"], QProj(rel["xEffect"], QAnchor(anchor), mid), gold))
     sampler = QuerySampler(idx)
     answers = sampler.answers(q)
@@ -138,7 +143,8 @@ def test_a_planted_answer_in_the_pools_is_never_offered(monkeypatch: pytest.Monk
             built += 1
             assert "PersonX is happy" in q.answers
             assert not [o for i, o in enumerate(q.options) if i != q.answer_index and o in q.answers], q.options
-    assert built and planted  # the planted pools were used
+    assert built
+    assert planted
 
 
 def test_the_audit_catches_a_distractor_from_the_answer_set() -> None:
@@ -184,7 +190,8 @@ def test_answer_type_baseline_at_most_35_percent_and_above_it_with_the_old_veto(
         assert not new["flagged"]
         old = shortcut_audit(_audit_items(_build(graph, kind, True)))["answer_type"]
         if old["n"] >= 10:  # CSKB 2in builds two items
-            assert old["value"] > 0.35 and old["flagged"], (graph, kind, old)
+            assert old["value"] > 0.35, (graph, kind, old)
+            assert old["flagged"], (graph, kind, old)
             flagged_old += 1
     assert flagged_old >= 4
 
@@ -214,8 +221,10 @@ def test_the_judge_vets_adversarial_negatives_and_the_report_counts_its_vetoes()
 
 def test_the_set_parameters_record_where_the_negatives_come_from() -> None:
     d = BuildParams(kind="2i", count=1, seed=0).as_dict()
-    assert d["adversarial_negatives"] == "branch" and d["random_negatives"] == "relation"
-    assert d["state_distractors"] is True and d["adversarial_other_kind"] is False
+    assert d["adversarial_negatives"] == "branch"
+    assert d["random_negatives"] == "relation"
+    assert d["state_distractors"] is True
+    assert d["adversarial_other_kind"] is False
     with pytest.raises(ValueError, match="random negatives"):
         NegativeSpec(random="somewhere")
 
@@ -231,7 +240,8 @@ def test_coco_application_questions_get_branch_negatives() -> None:
             for o, how in zip(q.metadata["distractors_raw"], q.metadata["distractors"], strict=True)
             if how == "adversarial"
         ]
-        assert adv and set(adv) <= {"PersonX is tired", "PersonX is grateful"}
+        assert adv
+        assert set(adv) <= {"PersonX is tired", "PersonX is grateful"}
         assert not set(q.options) & (set(q.answers) - {q.answer})
     # without them (the bare procedure), any neighbour of an anchor: a want beside a feeling gold
     bare = [
@@ -250,12 +260,16 @@ def test_each_option_carries_its_provenance_and_spares_are_kept_apart() -> None:
         p = BuildParams(kind="2i", count=1, seed=seed, relations=["xReact"], person_names=False, near_duplicate=None)
         for q in build_com2(idx, p):
             prov = q.metadata["option_provenance"]
-            assert len(prov) == len(q.options) and prov[q.answer_index] == "gold" and prov.count("gold") == 1
+            assert len(prov) == len(q.options)
+            assert prov[q.answer_index] == "gold"
+            assert prov.count("gold") == 1
             for o, how in zip(q.options, prov, strict=True):
                 if how == "adversarial":
                     seen_adv += 1
                     assert o in {"PersonX is tired", "PersonX is grateful"}, (o, q.options)
             pool = q.metadata["distractor_pool"]
-            assert 0 < len(pool) <= 3 and len(q.metadata["distractor_pool_provenance"]) == len(pool)
-            assert not set(pool) & set(q.options) and not set(pool) & set(q.answers)
+            assert 0 < len(pool) <= 3
+            assert len(q.metadata["distractor_pool_provenance"]) == len(pool)
+            assert not set(pool) & set(q.options)
+            assert not set(pool) & set(q.answers)
     assert seen_adv

@@ -34,10 +34,15 @@ def _item(options: list[str], gold: int, relation: str = "xReact", kind: str = "
 
 def test_wilson_and_the_flag() -> None:
     low, high = wilson(8, 10)
-    assert low is not None and high is not None and 0.44 < low < 0.5 and 0.94 < high < 0.97
+    assert low is not None
+    assert high is not None
+    assert 0.44 < low < 0.5
+    assert 0.94 < high < 0.97
     assert baseline([1.0] * 10, [0.2] * 10).flagged
     b = baseline([0.2] * 40, [0.2] * 40)
-    assert b.value == 0.2 and not b.flagged and b.n == 40
+    assert b.value == 0.2
+    assert not b.flagged
+    assert b.n == 40
     assert baseline([], []).value is None
 
 
@@ -49,10 +54,13 @@ def test_ties_share_the_expected_accuracy() -> None:
 
 def test_a_set_whose_gold_is_mostly_at_one_letter_is_flagged() -> None:
     planted = position_baseline([0] * 30 + [1, 2, 3, 4] * 3, [5] * 42)
-    assert planted["flagged"] and planted["value"] > 0.6 and planted["counts"][0] == 30
+    assert planted["flagged"]
+    assert planted["value"] > 0.6
+    assert planted["counts"][0] == 30
     assert planted["p_uniform"] < 0.001
     spread = position_baseline([i % 5 for i in range(40)], [5] * 40)
-    assert not spread["flagged"] and spread["value"] <= 0.2  # held out: no letter is ahead of the others
+    assert not spread["flagged"]
+    assert spread["value"] <= 0.2
 
 
 def test_option_forms_read_through_the_names_and_raw_tails() -> None:
@@ -74,10 +82,12 @@ def test_answer_type_flags_a_lone_state_among_events_and_not_states_among_states
         planted.append(_item(opts, g))
         fair.append(_item(rng.sample(STATES, 5), g))
     a = shortcut_audit(planted)
-    assert a["answer_type"]["value"] == 1.0 and a["answer_type"]["flagged"]
+    assert a["answer_type"]["value"] == 1.0
+    assert a["answer_type"]["flagged"]
     assert "answer_type" in a["flagged"]
     b = shortcut_audit(fair)
-    assert b["answer_type"]["value"] == pytest.approx(0.2) and not b["answer_type"]["flagged"]
+    assert b["answer_type"]["value"] == pytest.approx(0.2)
+    assert not b["answer_type"]["flagged"]
 
 
 def test_wants_prefer_the_options_that_say_wants_to() -> None:
@@ -88,9 +98,11 @@ def test_wants_prefer_the_options_that_say_wants_to() -> None:
 
 def test_an_item_without_a_known_relation_is_not_counted() -> None:
     it = audit_item(["a", "b", "c"], 1, {}, kind="csqa")
-    assert it is not None and kept_by_form(it) is None
+    assert it is not None
+    assert kept_by_form(it) is None
     a = shortcut_audit([it])
-    assert a["answer_type"]["n"] == 0 and a["answer_type"]["value"] is None
+    assert a["answer_type"]["n"] == 0
+    assert a["answer_type"]["value"] is None
     assert any("not applicable" in line for line in shortcut_lines(a))
     assert audit_item(["a", "b"], None, {}) is None
 
@@ -98,7 +110,8 @@ def test_an_item_without_a_known_relation_is_not_counted() -> None:
 def test_a_mixed_set_is_audited_per_kind() -> None:
     items = [_item(STATES, 0, kind="2i"), _item(STATES, 1, kind="1p")]
     a = shortcut_audit(items)
-    assert set(a["by_kind"]) == {"1p", "2i"} and a["by_kind"]["1p"]["items"] == 1
+    assert set(a["by_kind"]) == {"1p", "2i"}
+    assert a["by_kind"]["1p"]["items"] == 1
 
 
 def test_fitted_choice_learns_a_feature_on_held_out_folds() -> None:
@@ -148,9 +161,11 @@ def test_option_only_on_a_tiny_model_is_reproducible_and_flags_a_longest_gold_se
     first = option_only(items, score_options(backend, items), model="tiny")
     again = option_only(items, score_options(HFBackend(folder, dtype="float32"), items), model="tiny")
     assert first == again  # the same figures on a second computation, with a fresh backend
-    assert first["fitted"]["flagged"] and first["fitted"]["value"] > 0.8
+    assert first["fitted"]["flagged"]
+    assert first["fitted"]["value"] > 0.8
     audit = shortcut_audit(items, option_only_report=first)
-    assert "option only fitted" in audit["flagged"] and "length longest" in audit["flagged"]
+    assert "option only fitted" in audit["flagged"]
+    assert "length longest" in audit["flagged"]
     assert any("option-only fitted (tiny)" in line for line in shortcut_lines(audit))
     # the same options with the gold drawn at random: nothing to learn
     fair = [_item(it["options"], rng.randrange(5), relation="isAfter") for it in items]

@@ -19,7 +19,8 @@ from annotation.services.ratings_import import ratings_import
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from explorer import charts
-from explorer.panels.runs import compare_panels, statement_run_panels
+from explorer.panels.runs import compare_panels
+from explorer.panels.statements import statement_run_panels
 from knowledge.models import Statement, StatementSet
 from knowledge.services.imports import statements_import
 from runs.evaluation import run_execute
@@ -95,7 +96,8 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     assert set(panels) == set(POPULATION)
     assert not charts.is_empty(panels["feature-diff"].figure)  # the silicon population alone
     assert not charts.is_empty(panels["ab-divergence"].figure)
-    assert charts.is_empty(panels["fidelity"].figure) and "survey" in panels["fidelity"].note
+    assert charts.is_empty(panels["fidelity"].figure)
+    assert "survey" in panels["fidelity"].note
 
     stmts, agree, predict = _survey(scored.statement_set)
     other = _yesno_run(scored.statement_set, tiny_dir, seed=1)  # a second run: Bonferroni over two
@@ -103,7 +105,8 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     for key in POPULATION:
         assert not charts.is_empty(panels[key].figure), key
         page = researcher.get(reverse("explorer:run_errors", args=[scored.pk]) + f"?csv={key}")
-        assert page.status_code == 200 and len(page.content.decode().strip().splitlines()) > 1, key
+        assert page.status_code == 200, key
+        assert len(page.content.decode().strip().splitlines()) > 1, key
 
     ids = [s.pk for s in stmts]
     p = {x.statement_id: x.extra for x in Prediction.objects.filter(run=scored)}
@@ -121,12 +124,14 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     human_rows = [r for r in panels["feature-diff"].rows if r[0] == "humans"]
     poles = np.array([float(s.features.get(human_rows[0][1], np.nan)) for s in stmts])
     want = P.feature_difference(hs.commonsensicality, poles, seed=0)
-    assert human_rows[0][2] == pytest.approx(want.value) and human_rows[0][3:5] == pytest.approx(want.ci50)
+    assert human_rows[0][2] == pytest.approx(want.value)
+    assert human_rows[0][3:5] == pytest.approx(want.ci50)
     # the humans' resampling belongs to the survey: the same beside a run with another seed
     theirs = {p.key: p for p in statement_run_panels(other) if p.key in POPULATION}
     assert other.seed != scored.seed
     assert [r for r in theirs["feature-diff"].rows if r[0] == "humans"] == human_rows
-    assert theirs["fidelity"].rows[-1] == fid[-1] and theirs["fidelity"].note == panels["fidelity"].note
+    assert theirs["fidelity"].rows[-1] == fid[-1]
+    assert theirs["fidelity"].note == panels["fidelity"].note
 
     page = researcher.get(reverse("explorer:run_errors", args=[scored.pk])).content.decode()
     assert all(f'id="fig-{k}"' in page for k in POPULATION)
@@ -157,13 +162,24 @@ def test_run_eval_json_carries_the_population_analyses(scored: Run, capsys: pyte
     )
     out = json.loads(capsys.readouterr().out)
     pop = out["nww_population"]
-    assert pop["humans"]["raters"] == 7 and pop["humans"]["statements"] == N
-    assert 0 <= pop["ab_divergence"]["rate"] <= 1 and pop["ab_divergence"]["n"] == N
+    assert pop["humans"]["raters"] == 7
+    assert pop["humans"]["statements"] == N
+    assert 0 <= pop["ab_divergence"]["rate"] <= 1
+    assert pop["ab_divergence"]["n"] == N
     assert {f["run"] for f in pop["fidelity"]} == {scored.pk, Run.objects.latest("pk").pk}
-    assert pop["split_half"]["repetitions"] == 1000 and pop["split_half"]["commonsensicality_r"] is not None
+    assert pop["split_half"]["repetitions"] == 1000
+    assert pop["split_half"]["commonsensicality_r"] is not None
     assert set(pop["variant_two"]) >= {"consensus", "awareness", "commonsensicality", "default"}
     assert set(pop["feature_differences"]["behavior"]) == {"model", "human"}
     assert out["consensus"] is not None
+    # the regressions (issue 28 item 4): D.1's errors and B.2's bins, recomputed here from the same answers
+    assert pop["bonferroni_factor"] == 35
+    cal = pop["calibration"]["q1"]
+    assert len(cal["bins"]) == 10
+    assert sum(b["n"] for b in cal["bins"]) == N
+    assert pop["errors"]["n"] > 0
+    assert 0 <= pop["errors"]["mae"] <= pop["errors"]["rmse"] <= 1
+    assert pop["cv_r2"] is None  # fewer than 100 statements with both: no 50-fold fit
 
 
 def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type: ignore[no-untyped-def]
@@ -219,7 +235,8 @@ def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) ->
     for run in (scored, other, idle):
         want = dict(Prediction.objects.filter(run=run, statement__isnull=False).values_list("statement_id", "extra"))
         assert got[run.pk] == want
-    assert len(got[scored.pk]) == N and got[idle.pk] == {}
+    assert len(got[scored.pk]) == N
+    assert got[idle.pk] == {}
     assert statement_extras([]) == {}
 
 
@@ -234,7 +251,8 @@ def test_statement_rows_are_what_the_orm_reads(scored: Run) -> None:
         .order_by("position")
         .values_list("id", "text", "features", "elicitation")
     )
-    assert any(f for _, _, f, _ in want) and statement_rows(scored.statement_set_id) == want
+    assert any(f for _, _, f, _ in want)
+    assert statement_rows(scored.statement_set_id) == want
     assert statement_rows(-1) == []
 
 
@@ -244,7 +262,9 @@ def test_json_values_decode_each_value_as_jsonfield_does() -> None:
     from runs.selectors.runs import _json, json_values
 
     valid = ['{"q1": {"p_yes": 0.1234567890123, "chosen": 0}}', "[1, 2.5e-7, null]", '"x"', "true", None, "  {} "]
-    assert json_values(valid) == [_json(v) for v in valid] and json_values(valid)[4] is None
+    assert json_values(valid) == [_json(v) for v in valid]
+    assert json_values(valid)[4] is None
     for invalid in (["[1", "2]"], ["1, 2", "3"], ['{"a": 1}', "not json", None], ["1", ""]):
         assert json_values(invalid) == [_json(v) for v in invalid]
-    assert json_values([]) == [] and json_values([None]) == [None]
+    assert json_values([]) == []
+    assert json_values([None]) == [None]

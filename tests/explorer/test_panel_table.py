@@ -63,6 +63,7 @@ def test_figure_json_converts_what_plotly_converts() -> None:
     fig.layout.meta = ({"v": np.array([1, 2])}, "s")  # a tuple holding a dict with an array
     before = fig.to_dict()
     assert figure_json(fig) == pio.to_json(fig, validate=False)
-    assert '"bdata"' in figure_json(fig) and '"uid"' not in figure_json(fig)
+    assert '"bdata"' in figure_json(fig)
+    assert '"uid"' not in figure_json(fig)
     np.testing.assert_equal(fig.to_dict(), before)
     assert figure_json(charts.empty_figure("x")) == pio.to_json(charts.empty_figure("x"), validate=False)

@@ -80,7 +80,8 @@ def test_statement_drawer_shows_the_p_yes_the_scorer_stored(researcher):
     sset = StatementSet.objects.get(name="statements-demo")
     run = _replay_run(sset, "Mixtral-8x22B")
     p = run.predictions.exclude(extra={}).order_by("position").first()
-    assert p is not None and "p_yes" in p.extra["q1"]
+    assert p is not None
+    assert "p_yes" in p.extra["q1"]
     r = researcher.get(reverse("explorer:run_items", args=[run.pk]))
     assert r.status_code == 200
     html = r.content.decode()
@@ -95,7 +96,7 @@ def test_figure_json_is_plotly_to_json(with_survey):
     import plotly.io as pio
 
     from explorer.panels.base import figure_json
-    from explorer.panels.runs import statement_run_panels
+    from explorer.panels.statements import statement_run_panels
 
     statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
     sset = StatementSet.objects.get(name="statements-demo")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -77,19 +78,24 @@ def test_com2_job_from_the_form_equals_the_cli_build(
             "max_degree": 7,
             "relations": ["xNeed", "xIntent", "xWant", "xEffect"],
             "near_duplicate": "0.9",  # the form's initial value, as a browser posts it
+            "near_synonym": "0.5",  # so does the near-synonym guard's
             "include_implausible": "on",  # issue 11: the flag travels through the job to the set
             "rules": "paper",  # issue 27: so do the composition rules
         },
     )
     job = BuildJob.objects.get()
-    assert r.status_code == 302 and queued == [job.pk]
+    assert r.status_code == 302
+    assert queued == [job.pk]
     result = build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "done", (job.error, job.error_detail)
     assert result == f"build job {job.pk}: job-2i stored (12 questions)"
     assert (job.stage, job.stage_index, job.stage_count, job.attempts) == ("done", 3, 3, 1)
     assert job.progress_done == job.progress_total == job.question_set.question_count == 12
-    assert job.started_at and job.finished_at and job.finished_at >= job.started_at and job.worker
+    assert job.started_at
+    assert job.finished_at
+    assert job.finished_at >= job.started_at
+    assert job.worker
 
     call_command(
         "build_questions",
@@ -108,13 +114,16 @@ def test_com2_job_from_the_form_equals_the_cli_build(
     assert _rows("job-2i") == _rows("cli-2i")
     web, cli = QuestionSet.objects.get(name="job-2i"), QuestionSet.objects.get(name="cli-2i")
     assert (web.params, web.seed, web.kind, web.graph_id) == (cli.params, cli.seed, cli.kind, cli.graph_id)
-    assert web.params["include_implausible"] is True and web.params["near_duplicate"] == 0.9
+    assert web.params["include_implausible"] is True
+    assert web.params["near_duplicate"] == 0.9
     assert (web.params["rules"], web.params["composition_rules"]) == ("paper", "papers-printed-v1")
     assert "--rules paper" in build_job_command(job)
     page = researcher.get(reverse("knowledge:build_job", args=[job.pk])).content.decode()
-    assert "Build funnel: 2i" in page and '<th scope="row">distractors</th>' in page  # issue 27 item 5
+    assert "Build funnel: 2i" in page
+    assert '<th scope="row">distractors</th>' in page
     assert web.quality["build"]["built"] == 12
-    assert web.created_by is not None and web.created_by.username == "b-researcher"
+    assert web.created_by is not None
+    assert web.created_by.username == "b-researcher"
 
     # a re-delivered message finds the job done and stores nothing more
     assert build_job_run_task(job.pk) == f"build job {job.pk}: skipped (done)"
@@ -139,7 +148,8 @@ def test_coco_job_from_the_form_equals_the_cli_build(
         },
     )
     job = BuildJob.objects.get()
-    assert r.status_code == 302 and queued == [job.pk]
+    assert r.status_code == 302
+    assert queued == [job.pk]
     build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "done", (job.error, job.error_detail)
@@ -166,7 +176,8 @@ def test_application_kind_by_kind_equals_one_call(demo_graph: Graph, build_dirs:
     norm = graph_index(demo_graph, IndexOptions(normalize=True, max_degree=10))
     together = application(norm, 5, 9)
     apart = [q for k in APPLICATION_KINDS for q in application(norm, 5, 9, kinds=(k,))]
-    assert [q.__dict__ for q in together] == [q.__dict__ for q in apart] and len(together) > 10
+    assert [q.__dict__ for q in together] == [q.__dict__ for q in apart]
+    assert len(together) > 10
 
 
 def test_name_taken_while_queued_fails_with_a_message_and_stores_nothing(demo_graph: Graph) -> None:
@@ -177,14 +188,17 @@ def test_name_taken_while_queued_fails_with_a_message_and_stores_nothing(demo_gr
     assert build_job_run_task(job.pk).endswith("failed: a question set named 'clash' already exists")
     job.refresh_from_db()
     assert (job.state, job.error, job.question_set) == ("failed", "a question set named 'clash' already exists", None)
-    assert job.finished_at is not None and QuestionSet.objects.get(name="clash").question_count == 2
+    assert job.finished_at is not None
+    assert QuestionSet.objects.get(name="clash").question_count == 2
     with pytest.raises(ImportRefused, match="already exists; start a new build with another name"):
         build_job_retry(job)
 
 
 def test_unexpected_error_is_stored_then_a_requeued_job_builds(
-    demo_graph: Graph, monkeypatch: pytest.MonkeyPatch, queued: list[int]
+    demo_graph: Graph, monkeypatch: pytest.MonkeyPatch, queued: list[int], settings: Any
 ) -> None:
+    settings.DEBUG = True  # development: the traceback is kept for the page (production: the log only)
+
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("sampler exploded")
 
@@ -197,15 +211,41 @@ def test_unexpected_error_is_stored_then_a_requeued_job_builds(
     job.refresh_from_db()
     assert job.state == "failed"
     assert job.error == "unexpected error in step 'sampling questions': RuntimeError: sampler exploded"
-    assert "Traceback" in job.error_detail and "boom" in job.error_detail
+    assert "Traceback" in job.error_detail
+    assert "boom" in job.error_detail
     assert not QuestionSet.objects.filter(name="unlucky").exists()
+    settings.DEBUG = False
 
     build_job_retry(job)
     job.refresh_from_db()
-    assert queued == [job.pk, job.pk] and (job.state, job.error, job.error_detail) == ("queued", "", "")
+    assert queued == [job.pk, job.pk]
+    assert (job.state, job.error, job.error_detail) == ("queued", "", "")
     build_job_run_task(job.pk)
     job.refresh_from_db()
-    assert job.state == "done" and job.attempts == 2 and job.question_set.question_count == 3
+    assert job.state == "done"
+    assert job.attempts == 2
+    assert job.question_set.question_count == 3
+
+
+def test_in_production_the_traceback_goes_to_the_log_only(
+    demo_graph: Graph, monkeypatch: pytest.MonkeyPatch, queued: list[int], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 31 item 11: researchers see the one-line error; the traceback (server paths) is logged."""
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("sampler exploded")
+
+    job = build_job_create(
+        kind="com2", graph=demo_graph, name="unlucky2", seed=4, params={"kind": "2i", "count": 3, "max_degree": 10}
+    )
+    with monkeypatch.context() as m, caplog.at_level("ERROR", logger="knowledge.services.build_execution"):
+        m.setattr("knowledge.builders.build_com2", boom)
+        build_job_run_task(job.pk)
+    job.refresh_from_db()
+    assert job.state == "failed"
+    assert "sampler exploded" in job.error
+    assert job.error_detail == ""
+    assert any(r.exc_info and "sampler exploded" in str(r.exc_info[1]) for r in caplog.records)
 
 
 def test_deleted_abstract_file_fails_with_its_name(demo_graph: Graph) -> None:
@@ -218,7 +258,8 @@ def test_deleted_abstract_file_fails_with_its_name(demo_graph: Graph) -> None:
     )
     build_job_run_task(job.pk)
     job.refresh_from_db()
-    assert job.state == "failed" and "abstract file 'feedbeef/gone.tsv' is not in" in job.error
+    assert job.state == "failed"
+    assert "abstract file 'feedbeef/gone.tsv' is not in" in job.error
 
 
 def test_lease_live_job_is_skipped_stale_job_is_taken_over(demo_graph: Graph) -> None:
@@ -226,12 +267,15 @@ def test_lease_live_job_is_skipped_stale_job_is_taken_over(demo_graph: Graph) ->
         kind="com2", graph=demo_graph, name="leased", seed=1, params={"kind": "1p", "count": 2, "max_degree": 10}
     )
     first = build_job_claim(job.pk, "w1")
-    assert first is not None and build_job_claim(job.pk, "w2") is None  # held by a live worker
+    assert first is not None
+    assert build_job_claim(job.pk, "w2") is None
     assert build_job_run_task(job.pk) == f"build job {job.pk}: skipped (running)"
     BuildJob.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
     build_job_run_task(job.pk)  # the worker died: taken over and built
     job.refresh_from_db()
-    assert job.state == "done" and job.attempts == 2 and job.lease != first
+    assert job.state == "done"
+    assert job.attempts == 2
+    assert job.lease != first
     # the first attempt lost its lease: its writes are refused
     with pytest.raises(execution.LeaseLost):
         Reporter(job.pk, first).progress(1, 1)
@@ -265,9 +309,12 @@ def test_stalled_job_can_be_requeued_a_live_one_cannot(demo_graph: Graph, queued
     job.refresh_from_db()
     build_job_retry(job)
     job.refresh_from_db()
-    assert job.state == "queued" and job.lease is None and queued[-1] == job.pk
+    assert job.state == "queued"
+    assert job.lease is None
+    assert queued[-1] == job.pk
     with pytest.raises(execution.LeaseLost):  # the stalled attempt, should it wake up, is refused
         Reporter(job.pk, old).progress(1, 1)  # type: ignore[arg-type]
     build_job_run_task(job.pk)
     job.refresh_from_db()
-    assert job.state == "done" and job.attempts == 2
+    assert job.state == "done"
+    assert job.attempts == 2

@@ -44,22 +44,32 @@ def test_a_built_set_stores_the_audit_and_set_quality_prints_it(demo_graph: Grap
     assert audit["items"] == qset.question_count
     for name in ("answer_type", "position"):
         b = audit[name]
-        assert b["n"] == qset.question_count and 0 <= b["value"] <= 1 and b["low"] <= b["value"] <= b["high"]
-    assert audit["option_only"] is None and audit["answer_members"] == 0
+        assert b["n"] == qset.question_count
+        assert 0 <= b["value"] <= 1
+        assert b["low"] <= b["value"] <= b["high"]
+    assert audit["option_only"] is None
+    assert audit["answer_members"] == 0
     out = StringIO()
     call_command("set_quality", qset.name, json=True, stdout=out)
     assert json.loads(out.getvalue())["shortcuts"]["answer_type"] == audit["answer_type"]
     assert "judge_vetoed" in qset.quality["build"]
     page = researcher.get(reverse("knowledge:question_set", args=[qset.name])).content.decode()
-    assert "answer-type baseline:" in page and "gold-position baseline:" in page
-    assert "option-only baseline: not computed yet" in page
+    assert "Shortcut audit" in page
+    assert "answer type (option form vs the relation asked)" in page
+    assert "gold position (held-out majority letter)" in page
+    assert "not computed yet" in page
+    lines = StringIO()
+    call_command("set_quality", qset.name, stdout=lines)
+    assert "answer-type baseline:" in lines.getvalue()
+    assert "option-only baseline: not computed yet" in lines.getvalue()
 
 
 def test_coco_and_imported_sets_are_audited_too(demo_graph: Graph) -> None:
     call_command("build_coco", graph="demo", seed=1, name="coco", per_relation=3, per_kind=2, verbosity=0)
     coco = QuestionSet.objects.get(name="coco")
     audit = coco.quality["shortcuts"]
-    assert audit["items"] == coco.question_count and audit["answer_type"]["n"] > 0
+    assert audit["items"] == coco.question_count
+    assert audit["answer_type"]["n"] > 0
     assert "1p" in audit["by_kind"]  # memorization beside the reasoning kinds
     questions_import(FIXTURES / "csqa_demo.jsonl", name="csqa", fmt="csqa")
     csqa = QuestionSet.objects.get(name="csqa").quality["shortcuts"]
@@ -82,8 +92,10 @@ def test_the_option_only_job_is_enqueued_after_a_build_and_not_once_it_is_stored
         assert tasks.question_set_option_only_task(qset.pk) is True
         qset.refresh_from_db()
         oo = qset.quality["shortcuts"]["option_only"]
-        assert oo["model"] == "tiny" and oo["items"] == qset.question_count
-        assert {"raw", "norm", "fitted"} <= set(oo) and oo["fitted"]["n"] == qset.question_count
+        assert oo["model"] == "tiny"
+        assert oo["items"] == qset.question_count
+        assert {"raw", "norm", "fitted"} <= set(oo)
+        assert oo["fitted"]["n"] == qset.question_count
         # a recomputed report keeps them and sends nothing more
         with django_capture_on_commit_callbacks(execute=True):
             call_command("set_quality", qset.name, stdout=StringIO())
@@ -107,15 +119,16 @@ def test_option_only_figures_are_reproducible_and_shown_on_the_page(
     assert again is not None
     assert {k: again[k] for k in ("raw", "norm", "fitted")} == {k: first[k] for k in ("raw", "norm", "fitted")}
     page = researcher.get(reverse("knowledge:question_set", args=[qset.name])).content.decode()
-    assert "option-only fitted (tiny)" in page
+    assert "option only, tiny: fitted, held out" in page
 
 
 def test_a_model_that_cannot_load_is_said_on_the_page_and_by_the_command(demo_graph: Graph, researcher: Client) -> None:
     qset = _build(demo_graph)
     got = shortcuts.question_set_option_only(qset, model="no-such-model")
-    assert got is not None and "not a model this installation can run" in got["error"]
+    assert got is not None
+    assert "not a model this installation can run" in got["error"]
     page = researcher.get(reverse("knowledge:question_set", args=[qset.name])).content.decode()
-    assert "option-only baseline (no-such-model): not computed" in page
+    assert "no-such-model: Refused" in page
     with pytest.raises(CommandError, match="could not be computed with no-such-model"):
         call_command("set_quality", qset.name, option_only=True, model="no-such-model", stdout=StringIO())
 
@@ -124,15 +137,19 @@ def test_a_large_set_is_scored_on_a_seeded_sample(demo_graph: Graph, tiny_models
     qset = _build(demo_graph)
     with override_settings(COCOWEB_MODELS_DIRS=[tiny_models], COCOWEB_OPTION_ONLY_MAX_ITEMS=4):
         got = shortcuts.question_set_option_only(qset, model="tiny")
-        assert got is not None and got["items"] == 4 and got["sampled_from"] == qset.question_count
+        assert got is not None
+        assert got["items"] == 4
+        assert got["sampled_from"] == qset.question_count
         qset.refresh_from_db()
         assert shortcuts.question_set_shortcuts(qset)["option_only"] == got  # fresh: same sample, same model
 
 
 def test_the_same_type_veto_is_a_stored_option_of_the_cli_build(demo_graph: Graph) -> None:
     default = _build(demo_graph, "plain")
-    assert default.params["adversarial_negatives"] == "branch" and default.params["random_negatives"] == "relation"
-    assert default.params["state_distractors"] is True and default.params["adversarial_other_kind"] is False
+    assert default.params["adversarial_negatives"] == "branch"
+    assert default.params["random_negatives"] == "relation"
+    assert default.params["state_distractors"] is True
+    assert default.params["adversarial_other_kind"] is False
     call_command(
         "build_questions",
         graph="demo",
@@ -146,4 +163,5 @@ def test_the_same_type_veto_is_a_stored_option_of_the_cli_build(demo_graph: Grap
     )
     veto = QuestionSet.objects.get(name="veto")
     assert veto.params["adversarial_negatives"] == "neighbours"
-    assert veto.params["state_distractors"] is False and veto.params["adversarial_other_kind"] is True
+    assert veto.params["state_distractors"] is False
+    assert veto.params["adversarial_other_kind"] is True

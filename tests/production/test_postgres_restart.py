@@ -40,9 +40,8 @@ import requests
 from django.db import connection
 from django.db.models import Count
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
-from accounts.services import role_groups_sync, user_create_with_role
+from accounts.services import api_token_renew, role_groups_sync, user_create_with_role
 from annotation.models import Item, Membership, Response
 from annotation.services.campaigns import campaign_create, campaign_status_set
 
@@ -128,7 +127,7 @@ class Annotator(threading.Thread):
         self.deadline = time.monotonic() + DEADLINE_S
         self.s = requests.Session()
         if api:
-            self.s.headers["Authorization"] = f"Token {Token.objects.create(user=user).key}"
+            self.s.headers["Authorization"] = f"Token {api_token_renew(user)}"
         else:
             c = Client()
             assert c.login(username=user.username, password=PASSWORD)
@@ -319,7 +318,8 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
     statuses = {c.status for c in traffic.calls}
     assert statuses <= {200, 201, 503}, sorted(statuses)
     failed = [c for c in traffic.calls if c.status == 503]
-    assert len(failed) >= 6 and all(p.status == 503 for p in probes), [(p.what, p.status, p.body[:100]) for p in probes]
+    assert len(failed) >= 6, [(p.what, p.status, p.body[:100]) for p in probes]
+    assert all(p.status == 503 for p in probes), [(p.what, p.status, p.body[:100]) for p in probes]
     for c in failed:
         clear = _unavailable_json(c.body) if c.api else _unavailable_html(c.body)
         assert clear, f"{c.who} {c.what}: unclear error {c.body[:300]}"
@@ -339,7 +339,8 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
     assert set(stored) == set(acked), "the database holds answers that were never acknowledged"
     for k, a in acked.items():
         r = stored[k]
-        assert r.answer == a.answer and r.idempotency_key == a.key, (k, r.answer, a.answer)
+        assert r.answer == a.answer, (k, r.answer, a.answer)
+        assert r.idempotency_key == a.key, (k, r.answer, a.answer)
         assert a.response_id in (None, r.pk)
     per_item = dict(Response.objects.filter(campaign__name=SLUG).values_list("item_id").annotate(n=Count("id")))
     for item_id, answer_count in Item.objects.filter(campaign__name=SLUG, answer_count__gt=0).values_list(

@@ -52,7 +52,8 @@ def test_replayed_generations_scored_against_every_reference(com2: QuestionSet, 
     )
     assert run_execute(run.pk, heartbeat=False) == Run.State.DONE, Run.objects.get(pk=run.pk).error
     preds = list(Prediction.objects.filter(run=run).select_related("question").order_by("position"))
-    assert preds[-1].error and "no generation" in preds[-1].error  # the file left the last one out
+    assert preds[-1].error
+    assert "no generation" in preds[-1].error
     done = [p for p in preds if not p.error]
     want = G.generation_scores(
         [gens[p.question_id] for p in done], [p.question.answers for p in done], bert=G.bertscore_model(bert_dir)
@@ -130,9 +131,11 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
         assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
         runs.append(run)
     (panel,) = question_run_panels(runs[0])
-    assert panel.key == "generation" and not charts.is_empty(panel.figure)
+    assert panel.key == "generation"
+    assert not charts.is_empty(panel.figure)
     overall = next(r for r in panel.rows if r[1] == "overall")
-    assert overall[2] == pytest.approx(1.0) and overall[5] == pytest.approx(1.0, abs=1e-5)  # exact matches
+    assert overall[2] == pytest.approx(1.0)
+    assert overall[5] == pytest.approx(1.0, abs=1e-5)
     assert [p.key for p in compare_panels(runs)] == ["generation"]
     role_groups_sync()
     user_create_with_role("res", "researcher", "pw-long-enough-123")
@@ -140,7 +143,8 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
     c.login(username="res", password="pw-long-enough-123")
     assert 'id="fig-generation"' in c.get(reverse("explorer:run_errors", args=[runs[0].pk])).content.decode()
     body = c.get(reverse("explorer:run_errors", args=[runs[0].pk]) + "?csv=generation").content.decode()
-    assert "overall" in body and len(body.strip().splitlines()) == 1 + len(panel.rows)
+    assert "overall" in body
+    assert len(body.strip().splitlines()) == 1 + len(panel.rows)
 
 
 def test_export_fine_tuning_pairs_with_the_diversity_filter(com2: QuestionSet, tmp_path: Path) -> None:
@@ -156,4 +160,5 @@ def test_export_fine_tuning_pairs_with_the_diversity_filter(com2: QuestionSet, t
     call_command("export_questions", "com2-gen", "--format", "finetune-prompt", "--out", str(out))
     first = json.loads(out.read_text().splitlines()[0])
     q0 = com2.questions.order_by("position").first()
-    assert first["completion"] == q0.options[q0.answer_index] and q0.stem in first["prompt"]
+    assert first["completion"] == q0.options[q0.answer_index]
+    assert q0.stem in first["prompt"]

@@ -26,15 +26,19 @@ def test_run_pages_show_the_accuracy_beside_the_baselines(researcher: Client) ->
     run = Run.objects.get(pk=run.pk)
     rows = run_beside_baselines(run)
     acc = RunMetric.objects.get(run=run, name="accuracy", scope="overall")
-    assert rows[0]["model"] and rows[0]["value"] == acc.value and rows[0]["n"] == acc.n
+    assert rows[0]["model"]
+    assert rows[0]["value"] == acc.value
+    assert rows[0]["n"] == acc.n
     audit = qset.quality["shortcuts"]
     by_label = {r["label"]: r for r in rows if not r["model"]}
     at = by_label["answer type (option form vs the relation asked)"]
-    assert at["value"] == audit["answer_type"]["value"] and at["n"] == audit["answer_type"]["n"]
+    assert at["value"] == audit["answer_type"]["value"]
+    assert at["n"] == audit["answer_type"]["n"]
     assert "gold position (held-out majority letter)" in by_label
     for url in (reverse("runs:detail", args=[run.pk]), reverse("explorer:run_errors", args=[run.pk])):
         page = researcher.get(url).content.decode()
-        assert "Beside the shortcut baselines" in page and "this run: accuracy" in page, url
+        assert "Beside the shortcut baselines" in page, url
+        assert "this run: accuracy" in page, url
         assert "answer type (option form vs the relation asked)" in page
     # a set without an audit (stored before issue 25): no table, no error
     qset.quality = {}

@@ -50,10 +50,12 @@ def test_five_forged_ids_learn_pass_or_fail_only(csqa_set) -> None:
         b = to_items(Client(), c, f"forged-{k}")
         for _ in range(6):
             _r, item = current(b, c)
-            assert item is not None and item.role == Item.Role.QUALIFICATION
+            assert item is not None
+            assert item.role == Item.Role.QUALIFICATION
             b.post(f"/join/{c.name}/items/{item.uid}/submit/", {"plausible": [str(k)]})
         page = b.get(f"/join/{c.name}/items/", follow=True).content.decode()
-        assert "Qualification not passed" in page and "1 more attempt" in page
+        assert "Qualification not passed" in page
+        assert "1 more attempt" in page
         assert not re.search(r"\d+ ?%|\bscore\b|\d+ of 6 answered|right: \d", page, re.I), page
         pages.append(_box(page))
     assert len(set(pages)) == 1  # the five attempts read the same: nothing about which items were right
@@ -77,7 +79,8 @@ def test_checks_sit_at_each_participants_own_places(statement_set) -> None:
         at = tuple(i for i, r in enumerate(roles) if r == "attention")
         assert len(at) == 2  # (9 - 1) // 4 checks, as the progress bar counts them
         places.add(at)
-    assert len(places) > 2 and len(firsts) > 1
+    assert len(places) > 2
+    assert len(firsts) > 1
 
 
 def test_new_participants_per_address_and_per_study_are_limited(statement_set, settings) -> None:
@@ -85,17 +88,20 @@ def test_new_participants_per_address_and_per_study_are_limited(statement_set, s
     settings.COCOWEB_JOIN_PER_ADDRESS, settings.COCOWEB_JOIN_PER_STUDY = 10, 25
     c = crowd_campaign("flood", "--budget", "3")
     codes = [join(Client(), c, prolific(f"bot{i}", session=f"s{i}")).status_code for i in range(60)]
-    assert codes[:10] == [200] * 10 and set(codes[10:]) == {429}
+    assert codes[:10] == [200] * 10
+    assert set(codes[10:]) == {429}
     assert Participant.objects.filter(campaign=c).count() == 10  # was 60 in 2.3 s
     page = join(Client(), c, prolific("bot99", session="s99")).content.decode()
     assert "Too many new participants have joined from your network" in page
     again = join(Client(), c, prolific("bot3", session="s3"))  # a known id is not a new participant
-    assert again.status_code != 429 and Participant.objects.filter(campaign=c).count() == 10
+    assert again.status_code != 429
+    assert Participant.objects.filter(campaign=c).count() == 10
     # other addresses still join, until the study's own limit
     codes = [
         join(Client(REMOTE_ADDR=f"10.0.0.{i}"), c, prolific(f"far{i}", session=f"f{i}")).status_code for i in range(20)
     ]
-    assert codes[:15] == [200] * 15 and set(codes[15:]) == {429}
+    assert codes[:15] == [200] * 15
+    assert set(codes[15:]) == {429}
     assert Participant.objects.filter(campaign=c).count() == 25
 
 
@@ -103,7 +109,8 @@ def test_one_participant_per_platform_session(statement_set) -> None:
     c = crowd_campaign("sessions", "--budget", "3")
     assert join(Client(), c, prolific("alice", study="ST", session="SE1")).status_code == 200
     r = join(Client(), c, prolific("mallory", study="ST", session="SE1"))  # alice's session, another id
-    assert r.status_code == 409 and "already belongs to another participant id" in r.content.decode()
+    assert r.status_code == 409
+    assert "already belongs to another participant id" in r.content.decode()
     assert join(Client(), c, prolific("bob", study="ST", session="SE2")).status_code == 200
     assert join(Client(), c, prolific("carol", study="OTHER", session="SE1")).status_code == 200  # another study
     mturk = "?workerId={w}&assignmentId=A1&hitId=H1"

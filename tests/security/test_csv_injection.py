@@ -30,7 +30,9 @@ def test_safe_cell_prefixes_formula_text_only() -> None:
     for text in [PAYLOAD, *OTHERS]:
         assert safe_cell(text) == "'" + text
     assert safe_cell("a plain answer") == "a plain answer"
-    assert safe_cell(-0.25) == -0.25 and safe_cell(3) == 3 and safe_cell(None) is None  # numbers stay numbers
+    assert safe_cell(-0.25) == -0.25
+    assert safe_cell(3) == 3
+    assert safe_cell(None) is None
 
 
 def _cells(body: bytes) -> list[str]:
@@ -89,7 +91,8 @@ def test_explorer_chart_csv_is_neutralised(researcher_client, tmp_path: Path) ->
     tsv.write_text(f"{PAYLOAD}\txWant\tto go home\n{PAYLOAD}\txNeed\t@SUM(A1)\n")
     graph_import(tsv, name="evil-graph", fmt="atomic-tsv")
     r = researcher_client.get("/explorer/graphs/evil-graph/?csv=top-nodes")
-    assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
+    assert r.status_code == 200
+    assert r["Content-Type"].startswith("text/csv")
     _assert_neutral(r.content, "'" + PAYLOAD, "'@SUM(A1)")
 
 
