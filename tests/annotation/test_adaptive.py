@@ -6,9 +6,9 @@ every item again."""
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.services import api_token_renew
 from annotation.models import AnnotatorQuality, Campaign, FinalLabel, Item, Response
 from annotation.queue import operations as queue
 from annotation.selectors.campaigns import campaign_progress
@@ -94,7 +94,7 @@ def test_rest_api_loop_follows_the_answers_an_item_wants(csqa_set, people) -> No
     served = []
     for i, u in enumerate(users):
         api = APIClient()
-        api.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.create(user=u).key)
+        api.credentials(HTTP_AUTHORIZATION="Token " + api_token_renew(u))
         assert api.get(f"/api/annotation/campaigns/{c.name}/").json()["max_answers"] == 5
         while True:
             nxt = api.post(f"/api/annotation/campaigns/{c.name}/next/").json()

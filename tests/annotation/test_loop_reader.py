@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rest_framework.authtoken.models import Token
 
+from accounts.services import api_token_renew
 from annotation.models import Item, Response
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from perf.loop_reader import main
@@ -51,7 +51,7 @@ def test_reader_shows_only_the_item_and_stores_each_answer(live_server, csqa_set
     for c in (first, second):
         campaign_status_set(c, "open")
     (user,) = people("annotator", "blind1")
-    run = _reader(live_server.url, Token.objects.create(user=user).key, tmp_path / "state.json", "loop-a,loop-b")
+    run = _reader(live_server.url, api_token_renew(user), tmp_path / "state.json", "loop-a,loop-b")
 
     rc, out = run("next")
     assert rc == 0

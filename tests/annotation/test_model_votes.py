@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.services import api_token_renew
 from annotation.models import Campaign, FinalLabel, Item, ModelVote, Response
 from annotation.queue import operations as queue
 from annotation.selectors.verification import model_agreement
@@ -66,7 +66,7 @@ def test_model_votes_never_count_and_are_never_shown(csqa_set, people) -> None: 
     # annotators: every item still wants three human answers, and nothing of the vote reaches them
     (u,) = people("annotator", "ann")
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.create(user=u).key)
+    api.credentials(HTTP_AUTHORIZATION="Token " + api_token_renew(u))
     nxt = api.post(f"/api/annotation/campaigns/{c.name}/next/").content.decode()
     page = login("ann").get(reverse("annotation:item", args=[c.name])).content.decode()
     for shown in (nxt, page):

@@ -12,10 +12,9 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from rest_framework.authtoken.models import Token
 
 from accounts.roles import ANNOTATOR
-from accounts.services import role_groups_sync, user_create_with_role
+from accounts.services import api_token_renew, role_groups_sync, user_create_with_role
 
 
 class Command(BaseCommand):
@@ -41,8 +40,7 @@ class Command(BaseCommand):
             else:
                 user.set_password(pw)
                 user.save(update_fields=["password"])
-            Token.objects.filter(user=user).delete()
-            lines.append(f"{name}\t{pw}\t{Token.objects.create(user=user).key}\n")
+            lines.append(f"{name}\t{pw}\t{api_token_renew(user)}\n")  # hashed in the database, in clear here only
         out = Path(o["out"])
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
