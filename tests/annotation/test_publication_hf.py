@@ -167,7 +167,8 @@ def test_hf_folder_of_a_verified_set_loads_offline_with_its_card(answered: Campa
 def test_set_page_download_is_the_folder_zipped(answered: Campaign, tmp_path: Path, people) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     call_command("verified_set", "val", name="val-verified", verbosity=0)
     call_command("export_questions", "val-verified", fmt="hf", out=str(tmp_path / "cmd"), verbosity=0)
-    people("researcher", "res")
+    (res,) = people("researcher", "res")
+    Campaign.objects.filter(pk=answered.pk).update(created_by=res)  # its exports are its creator's (issue 31 item 8)
     client: Client = login("res")
     page = client.get(reverse("knowledge:question_set", args=["val-verified"])).content.decode()
     url = reverse("knowledge:question_set_export", args=["val-verified", "hf"])
