@@ -163,6 +163,7 @@ OLD_VETO: dict[str, object] = {
     "random_negatives": "shared",
     "adversarial_other_kind": True,
     "state_distractors": False,
+    "near_synonym": None,
 }
 
 

@@ -50,7 +50,8 @@ def test_participants_csv_and_ids_follow_the_export_rule(world: World) -> None:
 
 def test_a_verified_sets_exports_follow_its_campaigns_rule(world: World) -> None:
     campaign = campaign_status_set(world.plain, "closed")
-    v = verified_set_create(campaign, name="plain-verified", user=world.users["researcher"])
+    # the rule is the subject here, not settlement: the world's one answered item is kept unsettled
+    v = verified_set_create(campaign, name="plain-verified", user=world.users["researcher"], include_unsettled=True)
     name = v.question_set.name
     other = _other_researcher()
     for fmt in ("jsonl", "csv", "lm-eval", "hf"):

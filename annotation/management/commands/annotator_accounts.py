@@ -40,7 +40,7 @@ class Command(BaseCommand):
             else:
                 user.set_password(pw)
                 user.save(update_fields=["password"])
-            lines.append(f"{name}\t{pw}\t{api_token_renew(user)}\n")  # hashed in the database, in clear here only
+            lines.append(f"{name}\t{pw}\t{api_token_renew(user)}\n")  # the old token ends with it
         out = Path(o["out"])
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
