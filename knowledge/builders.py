@@ -34,10 +34,11 @@ from commonsense.questions.fluent_contexts import FluentContexts
 from commonsense.questions.funnel import FLUENT
 from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
-from commonsense.questions.wellformed import build_edges
+from commonsense.questions.wellformed import build_edges, rules_version
 from commonsense.scoring.plausibility import PlausibilityCheck
 
 from .models import Graph, Question, QuestionSet
+from .node_texts import StoredTexts
 from .publication import question_set_publish
 from .quality import question_set_quality
 from .services import ImportRefused
@@ -100,18 +101,29 @@ def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int, s
     yield from rows.iterator(chunk_size=20_000)
 
 
-def graph_index(graph: Graph, options: IndexOptions, edges: EdgeFilter | ModelEdges | None = None) -> GraphIndex:
+def graph_index(
+    graph: Graph,
+    options: IndexOptions,
+    edges: EdgeFilter | ModelEdges | None = None,
+    texts: StoredTexts | None = None,
+) -> GraphIndex:
     """The graph's index, built once per (graph content, options, edge filter) and reused from
     disk. ``edges`` decides which triples are edges (default: :func:`build_edges`: only well-formed
-    triples not labelled implausible, no ``none`` tails)."""
-    edges = edges or build_edges()
+    triples not labelled implausible, no ``none`` tails, judged by the graph's stored node texts).
+    A normalised index keeps every node's stored display text (``GraphIndex.displays``)."""
+    if texts is None:
+        texts = StoredTexts(graph)
+    edges = edges or build_edges(texts=texts)
     agg = graph.triples.aggregate(last=Max("id"))
-    # v2: the index carries the edge filter's tally (the build funnel); an index cached without it is rebuilt
-    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}:tally-v2"
+    # v3: the index carries the edge filter's tally (the build funnel) and the nodes' stored display
+    # texts, which the rules' version decides (also where the edge filter does not name it)
+    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}:v3:texts={rules_version()}"
     tally: EdgeTally = Counter()
 
     def annotate(index: GraphIndex) -> None:
         index.edge_tally = sorted((r, s, w, n) for (r, s, w), n in tally.items())
+        if options.normalize:  # the nodes are node texts: questions show their stored display
+            index.displays = [texts(name).display for name in index.names]
 
     return GraphIndex.cached(
         _cache_dir(graph), fingerprint, lambda: edges(_records(graph), tally), options, annotate=annotate
@@ -144,12 +156,13 @@ def edges_for(
     plausibility: PlausibilityCheck | None,
     include_malformed: bool = False,
     include_populated: bool = False,
+    texts: StoredTexts | None = None,
 ) -> EdgeFilter | ModelEdges:
     """The build's edge filter: labels (unless ``include_implausible``), well-formed text (unless
-    ``include_malformed``, :mod:`commonsense.questions.wellformed`), the knowledge base's own
-    triples (unless ``include_populated``: CSKB-Population's candidates mined from ASER), then the
-    model if one filters edges."""
-    base = build_edges(include_implausible, include_malformed, include_populated)
+    ``include_malformed``, :mod:`commonsense.questions.wellformed`, reading the graph's stored node
+    ``texts``), the knowledge base's own triples (unless ``include_populated``: CSKB-Population's
+    candidates mined from ASER), then the model if one filters edges."""
+    base = build_edges(include_implausible, include_malformed, include_populated, texts)
     return ModelEdges(base, plausibility) if plausibility is not None and plausibility.filter_edges else base
 
 
@@ -247,9 +260,10 @@ def question_set_build(
     g = _graph(graph)
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
-    edges = edges or edges_for(include_implausible, plausibility, include_malformed, include_populated)
+    texts = StoredTexts(g)
+    edges = edges or edges_for(include_implausible, plausibility, include_malformed, include_populated, texts)
     index = graph_index(
-        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges
+        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges, texts
     )
     params = BuildParams(
         kind=kind,
@@ -358,10 +372,13 @@ def coco_build(
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree, rules=rules)
     steps = _Steps(step, coco_steps(bool(abstract or conceptualizer)))
     steps.next()
-    edges = edges_for(include_implausible, plausibility, include_malformed, include_populated)
-    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges)
+    texts = StoredTexts(g)
+    edges = edges_for(include_implausible, plausibility, include_malformed, include_populated, texts)
+    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges, texts)
     steps.next()
-    norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges)
+    norm = graph_index(
+        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges, texts
+    )
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     if cache is not None:  # CoCo A2.3: top-T neighbours by Eq. 9 in the application graph
         norm = eq9_neighbour_order(norm, cache, max_degree, relations=params.relations)

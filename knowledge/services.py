@@ -453,6 +453,9 @@ def questions_import(
             ],
             batch_size=2000,
         )
+        from .quality import question_set_quality
+
+        question_set_quality(qset)  # the set page's report, for imported sets too (RICA's probes)
 
     return _set_import(
         QuestionSet,

@@ -66,6 +66,9 @@ class GraphIndex:
         # what the edge filter did to the graph's triples, [relation, stage, reason, count] rows (the
         # build funnel's first stages), kept with the cached index; None when not counted
         self.edge_tally: list[tuple[str, str, str, int]] | None = None
+        # each node's text as questions show it, when the graph's stored node texts were read at the
+        # build (knowledge.node_texts), kept with the cached index; None: computed where needed
+        self.displays: list[str] | None = None
 
     # ------------------------------------------------------------------ size and lookup
     @property
@@ -245,6 +248,8 @@ class GraphIndex:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, suffix=".npz.tmp")
         os.close(fd)
+        if self.displays is not None:
+            arrays["displays"] = np.frombuffer("\n".join(self.displays).encode("utf-8"), dtype=np.uint8)
         with open(tmp, "wb") as fh:
             np.savez(
                 fh,
@@ -261,9 +266,12 @@ class GraphIndex:
             if meta.get("version") != FORMAT_VERSION:
                 raise ValueError(f"{path}: index format {meta.get('version')} != {FORMAT_VERSION}")
             blob = z["names"].tobytes().decode("utf-8")
-            arrays = {k: z[k] for k in z.files if k not in ("names", "meta")}
+            shown = z["displays"].tobytes().decode("utf-8") if "displays" in z.files else None
+            arrays = {k: z[k] for k in z.files if k not in ("names", "meta", "displays")}
         names = blob.split("\n") if blob else []
         index = cls(names, list(meta["rel_names"]), arrays, IndexOptions(**meta["options"]))
+        if shown is not None:
+            index.displays = shown.split("\n") if names else []
         if "edge_tally" in meta:
             index.edge_tally = [(str(r), str(s), str(w), int(n)) for r, s, w, n in meta["edge_tally"]]
         return index

@@ -332,7 +332,7 @@ def hindered_phrase(text: str) -> str | None:
     unreadable for it. None where no gerund reads right (a modal, a negation, a perfect, no verb):
     the caller keeps the template's own words."""
     toks = text.split()
-    if len(toks) < 2 or not (PERSON_SLOT.match(toks[0]) or PEOPLE_SLOT.match(toks[0])):
+    if len(toks) < 2 or not (PERSON_SLOT.match(toks[0]) or PEOPLE_SLOT.match(toks[0]) or toks[0] == "people"):
         return None  # only a person's own event ("PersonX's car breaks down" keeps the template)
     k = 1  # pre-verbal adverbs stay before the gerund ("finally getting up")
     while k < len(toks) - 1 and _adverb(toks[k]):

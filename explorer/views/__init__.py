@@ -13,7 +13,7 @@ from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from knowledge.models import Graph, Node
 from knowledge.plausibility import attach_model_scores
-from knowledge.selectors import graph_list, question_set_list
+from knowledge.selectors import graph_list, node_display_texts, question_set_list
 
 from .. import charts
 from ..charts.graph import GraphNode
@@ -77,7 +77,7 @@ def graph_search(request: Request, name: str) -> HttpResponse:
     """Full page, or just the result list for htmx (the search box updates as one types)."""
     graph = get_object_or_404(Graph, name=name)
     q = request.GET.get("q", "").strip()[:200]
-    results = gs.node_search(graph, q) if q else []
+    results = gs.node_search_shown(graph, q) if q else []
     ctx = {"graph": graph, "q": q, "results": results}
     if request.htmx and not request.htmx.boosted:
         return render(request, "explorer/_search_results.html", ctx)
@@ -115,5 +115,6 @@ def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
         "degree_in": degree_in,
         "degree": degree_out + degree_in,
         "shown_nodes": len(nodes) - 1,
+        "shown_as": node_display_texts(node),  # issue 27: the text questions show, beside the graph's
     }
     return render_with_panels(request, "explorer/node_detail.html", ctx, panels, stem=f"node-{node.pk}")
