@@ -107,6 +107,14 @@ class QuestionBuildForm(_BuildForm):
         help_text="restrict every hop to these relations (none selected: COM2's twelve, HinderedBy only in 2in)",
     )
     keep_placeholders = forms.BooleanField(required=False, help_text="keep PersonX/Y/Z instead of person names")
+    merge_nodes = forms.FloatField(
+        required=False,
+        min_value=0.5,
+        max_value=0.9999,
+        label="Merge nodes above cosine",
+        help_text="COM2's node merging: one node for texts whose all-MiniLM-L6-v2 cosine is above this (COM2: "
+        "0.95; empty: off)",
+    )
     near_duplicate = forms.FloatField(
         required=False,
         min_value=0.01,
@@ -132,6 +140,7 @@ class QuestionBuildForm(_BuildForm):
         "include_malformed",
         "include_populated",
         "near_duplicate",
+        "merge_nodes",
         "keep_placeholders",
     ]
 
@@ -168,6 +177,7 @@ class QuestionBuildForm(_BuildForm):
             "include_populated": d["include_populated"],
             "near_duplicate": d["near_duplicate"],
             "person_names": not d["keep_placeholders"],
+            "merge_nodes": d["merge_nodes"],
         }
 
 

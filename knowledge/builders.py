@@ -32,6 +32,7 @@ from commonsense.questions.diverse import EmbeddingCache, eq9_neighbour_order
 from commonsense.questions.finetune import diversity_filter, write_finetune
 from commonsense.questions.fluent_contexts import FluentContexts
 from commonsense.questions.funnel import FLUENT
+from commonsense.questions.graph_steps import model_neighbour_order, node_merger
 from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
 from commonsense.questions.wellformed import build_edges, rules_version
@@ -125,8 +126,16 @@ def graph_index(
         if options.normalize:  # the nodes are node texts: questions show their stored display
             index.displays = [texts(name).display for name in index.names]
 
+    merger = None
+    if options.merge is not None:  # COM2 §3.1: MiniLM embeddings of the node texts, cached per graph
+        merger = node_merger(EmbeddingCache(_cache_dir(graph), minilm_encoder(), "merge").get, options.merge)
     return GraphIndex.cached(
-        _cache_dir(graph), fingerprint, lambda: edges(_records(graph), tally), options, annotate=annotate
+        _cache_dir(graph),
+        fingerprint,
+        lambda: edges(_records(graph), tally),
+        options,
+        annotate=annotate,
+        merger=merger,
     )
 
 
@@ -235,6 +244,7 @@ def question_set_build(
     near_duplicate: float | None = DEFAULT_THRESHOLD,
     person_names: bool = True,
     rules: str = DEFAULT_RULES_MODE,
+    merge_nodes: float | None = None,
     user: User | None = None,
     progress: Progress | None = None,
     step: StepHook | None = None,
@@ -253,7 +263,9 @@ def question_set_build(
     filter and ``option_checks`` add distractor vetoes. ``plausibility``
     (:func:`knowledge.plausibility.plausibility_check`) filters edges and distractors with a model;
     ``fluent`` rewrites contexts with COM2's Table 6 prompt and drops the items the model marks NA.
-    ``rules`` chooses the composition rules (:data:`commonsense.queries.rules.RULES_MODES`). The build report and text checks are stored in ``QuestionSet.quality``."""
+    ``rules`` chooses the composition rules (:data:`commonsense.queries.rules.RULES_MODES`).
+    ``merge_nodes`` merges nodes whose MiniLM cosine is above it (COM2 §3.1: 0.95); with a
+    ``plausibility`` model the top-T neighbours are the model's most plausible in-edges (COM2). The build report and text checks are stored in ``QuestionSet.quality``."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
     _rules(rules)
@@ -262,9 +274,8 @@ def question_set_build(
     steps.next()
     texts = StoredTexts(g)
     edges = edges or edges_for(include_implausible, plausibility, include_malformed, include_populated, texts)
-    index = graph_index(
-        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges, texts
-    )
+    opts = IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree, merge=merge_nodes)
+    index = graph_index(g, opts, edges, texts)
     params = BuildParams(
         kind=kind,
         count=count,
@@ -276,6 +287,9 @@ def question_set_build(
         near_duplicate=near_duplicate,
         rules=rules,
     )
+    if plausibility is not None:  # COM2: the top-T neighbours are the model's most plausible in-edges
+        hops = [*params.hop_relations, *(["HinderedBy"] if kind == "2in" else [])]
+        index = model_neighbour_order(index, plausibility.score, max_degree, relations=hops)
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     near = (
         NearDuplicates(minilm_encoder(), near_duplicate, EmbeddingCache(_cache_dir(g), minilm_encoder(), "neardup"))
@@ -324,6 +338,8 @@ def question_set_build(
                 "include_populated": include_populated,
                 "edges": edges.name,
                 "normalize": True,
+                "merge_nodes": merge_nodes,
+                "top_t_by": "plausibility model" if plausibility is not None else "stored plausibility",
                 **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
                 **({"fluent_contexts": fluent.as_params()} if fluent is not None else {}),
             },

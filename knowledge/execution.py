@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 COM2_PARAMS = (
     "rules",
+    "merge_nodes",
     "kind",
     "count",
     "relations",

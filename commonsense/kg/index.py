@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,9 @@ class IndexOptions:
     min_plausibility: float | None = None  # keep rows with plausibility >= this (CSKB label 1: 0.5)
     drop_none: bool = True  # ATOMIC's "none" tails are not entities
     max_degree: int = 10  # default top-T neighbour cut for sampling (COM2 --max-degree)
+    # COM2 §3.1's node merging: nodes whose embeddings have cosine above this are one (None: off);
+    # the merge itself is passed to build() (commonsense.questions.graph_steps.node_merger)
+    merge: float | None = None
 
     def key(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -126,8 +129,17 @@ class GraphIndex:
 
     # ------------------------------------------------------------------ build
     @classmethod
-    def build(cls, records: Iterable[Record], options: IndexOptions | None = None) -> GraphIndex:
+    def build(
+        cls,
+        records: Iterable[Record],
+        options: IndexOptions | None = None,
+        merger: Callable[[list[str]], dict[str, str]] | None = None,
+    ) -> GraphIndex:
+        """The index of ``records``; with ``options.merge`` the node texts go through ``merger``
+        (text -> the text it merges into) and edges that merging made a loop are dropped."""
         opts = options or IndexOptions()
+        if opts.merge is not None and merger is None:
+            raise ValueError("IndexOptions.merge needs a merger (commonsense.questions.graph_steps.node_merger)")
         rel_ids: dict[str, int] = {}
         hs: list[str] = []
         ts: list[str] = []
@@ -162,6 +174,8 @@ class GraphIndex:
             rel.append(rt[0])
             plaus.append(nan if p is None else float(p))
             refs.append(int(rec[4]) if n > 4 and rec[4] is not None else -1)
+        if opts.merge is not None and merger is not None:
+            hs, ts, rel, plaus, refs = cls._merged(hs, ts, rel, plaus, refs, merger)
         # Interning in C (pandas.factorize) is several times faster than a dict loop at 1 M rows.
         import pandas as pd
 
@@ -169,6 +183,25 @@ class GraphIndex:
         codes = codes.astype(np.int64)
         m = len(hs)
         return cls._from_arrays([str(u) for u in uniques], list(rel_ids), codes[:m], rel, codes[m:], plaus, refs, opts)
+
+    @staticmethod
+    def _merged(
+        hs: list[str],
+        ts: list[str],
+        rel: array[int],
+        plaus: array[float],
+        refs: array[int],
+        merger: Callable[[list[str]], dict[str, str]],
+    ) -> tuple[list[str], list[str], array[int], array[float], array[int]]:
+        to = merger(sorted(set(hs) | set(ts)))
+        keep = [i for i, (h, t) in enumerate(zip(hs, ts, strict=True)) if to.get(h, h) != to.get(t, t)]
+        return (
+            [to.get(hs[i], hs[i]) for i in keep],
+            [to.get(ts[i], ts[i]) for i in keep],
+            array("q", (rel[i] for i in keep)),
+            array("d", (plaus[i] for i in keep)),
+            array("q", (refs[i] for i in keep)),
+        )
 
     @staticmethod
     def _tail(r: str, t: str, opts: IndexOptions, rel_ids: dict[str, int]) -> tuple[int, str] | None:
@@ -284,6 +317,7 @@ class GraphIndex:
         records: Iterable[Record] | Any,
         options: IndexOptions | None = None,
         annotate: Any = None,
+        merger: Callable[[list[str]], dict[str, str]] | None = None,
     ) -> GraphIndex:
         """Load the index for ``fingerprint`` (a content hash of the graph chosen by the caller)
         and ``options`` from ``cache_dir``, or build it from ``records`` (an iterable, or a
@@ -297,7 +331,7 @@ class GraphIndex:
                 return cls.load(path)
             except (OSError, ValueError, KeyError):
                 path.unlink(missing_ok=True)  # a corrupt or outdated cache file is rebuilt
-        index = cls.build(records() if callable(records) else records, opts)
+        index = cls.build(records() if callable(records) else records, opts, merger)
         if annotate is not None:
             annotate(index)
         index.save(path)

@@ -61,6 +61,7 @@ def test_com2_form_lists_the_graphs_relations_and_queues_after_commit(
         "near_duplicate": None,  # the field left empty: no near-duplicate check (the form's initial is 0.9)
         "person_names": True,
         "rules": "curated",  # not posted: the default mode
+        "merge_nodes": None,  # not posted: no node merging
     }
     assert job.created_by is not None and job.created_by.username == "b-researcher"
 

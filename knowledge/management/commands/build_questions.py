@@ -59,6 +59,13 @@ class Command(ImportCommand):
             help="which hops may be chained and intersected: curated (default: the papers' chains less those "
             "read blind as nonsense), paper (every query pattern the papers print), any (no rule)",
         )
+        parser.add_argument(
+            "--merge-nodes",
+            type=float,
+            default=None,
+            metavar="COSINE",
+            help="merge nodes whose all-MiniLM-L6-v2 cosine is above this (COM2 section 3.1: 0.95; default: off)",
+        )
         add_plausibility_arguments(parser)
         add_fluent_arguments(parser)
 
@@ -80,6 +87,7 @@ class Command(ImportCommand):
             near_duplicate=o["near_duplicate"] or None,
             person_names=not o["keep_placeholders"],
             rules=o["rules"],
+            merge_nodes=o["merge_nodes"],
             plausibility=check_from_options(o["graph"], o),
             fluent=fluent_from_options(o),
             progress=lambda d, t: self.progress("questions", d, t),
