@@ -181,7 +181,13 @@ def memorization(
             pool = [int(i) for i in order]
             ranks = {int(i): (r, s) for r, (i, s) in enumerate(zip(order, scores, strict=True))}
         else:
-            pool = sorted(rng.sample(range(edges.shape[0]), min(edges.shape[0], per_relation)))
+            first = sorted(rng.sample(range(edges.shape[0]), min(edges.shape[0], per_relation)))
+            # then the others, at random: a triple that gives no question (a blank head the graph
+            # cannot fill, no distractor that is not an answer in other words) gives way to the next
+            taken = set(first)
+            rest = [i for i in range(edges.shape[0]) if i not in taken]
+            rng.shuffle(rest)
+            pool = first + rest
         n = 0
         for i in pool:
             if n >= per_relation:
