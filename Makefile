@@ -3,7 +3,7 @@
 #                web server on 127.0.0.1:8000 and a Celery worker on the embedded broker.
 #   make test  - the same set-up plus the development tools, then the whole test suite (scripts/test.sh).
 #   make test-fast - the Django-free core and unit tests (tests/commonsense, tests/project; no database).
-#   make lint  - ruff check, ruff format --check, mypy (CI runs it before make test).
+#   make lint  - ruff check, ruff format --check, mypy, import-linter's layer contracts (CI runs it before make test).
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -59,6 +59,7 @@ lint: setup-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	COCOWEB_VAR_DIR=$${COCOWEB_VAR_DIR:-$$(mktemp -d /tmp/cocoweb-lint.XXXXXX)} $(VENV)/bin/mypy
+	PYTHONPATH=. $(VENV)/bin/lint-imports --no-cache
 
 # Production topology on 127.0.0.1 (PostgreSQL, Redis, gunicorn, 2 Celery workers) + HTTP smoke test.
 prod-check: setup

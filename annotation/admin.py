@@ -13,21 +13,9 @@ from typing import Any, cast
 
 from django.contrib import admin
 
+from cocoweb.admin import ReadOnlyAdmin
+
 from .models import Adjudication, Assignment, Campaign, FinalLabel, Item, Membership, Response
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    list_per_page = 50
-    show_full_result_count = False  # no COUNT(*) over a large table on every page
-
-    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Campaign)

@@ -64,7 +64,34 @@ class CampaignForm(forms.Form):
         min_value=1,
         max_value=500,
         required=False,
-        help_text="answers per item; empty = 3 for MCQA and RICA, 20 for surveys",
+        label="Minimum answers per item",
+        help_text="answers every item gets; empty = 3 for MCQA and RICA, 20 for surveys (a fixed redundancy there)",
+    )
+    max_answers = forms.IntegerField(
+        min_value=1,
+        max_value=500,
+        required=False,
+        label="MCQA: maximum answers per item",
+        help_text="adaptive redundancy: an item the confidence rule has not settled gets more answers, one at a "
+        "time, up to this; empty = 5 (or the minimum when higher); the minimum = a fixed redundancy",
+    )
+    settle_threshold = forms.FloatField(
+        min_value=0.5,
+        max_value=1,
+        required=False,
+        initial=0.95,
+        label="MCQA: confidence to settle",
+        help_text="the posterior every verdict of an item's label needs (Dawid-Skene) unless all answers agree",
+    )
+    label_rule = forms.ChoiceField(
+        choices=Campaign._meta.get_field("label_rule").choices,  # type: ignore[arg-type]
+        required=False,
+        initial="majority",
+        label="MCQA: final labels",
+        help_text="the majority of the answers, or weighted by the annotators' estimated quality",
+    )
+    serve_disagreements_first = forms.BooleanField(
+        required=False, label="MCQA: serve first the items where a model's vote and the build disagree"
     )
     max_items_per_annotator = forms.IntegerField(min_value=1, required=False)
     per_kind = forms.IntegerField(
@@ -102,6 +129,12 @@ class CampaignForm(forms.Form):
             )
         return d
 
+    def clean_max_answers(self) -> int | None:
+        hi, lo = self.cleaned_data.get("max_answers"), self.cleaned_data.get("redundancy")
+        if hi is not None and hi < (lo or 3):
+            raise forms.ValidationError(f"the maximum ({hi}) is below the minimum ({lo})")
+        return hi
+
     def clean_qualification_positions(self) -> list[int]:
         return _positions(self.cleaned_data.get("qualification_positions", ""))
 
@@ -122,6 +155,10 @@ class CampaignForm(forms.Form):
         keys = (
             "instructions",
             "redundancy",
+            "max_answers",
+            "settle_threshold",
+            "label_rule",
+            "serve_disagreements_first",
             "max_items_per_annotator",
             "ask_common_sense",
             "qualification_pass_mark",

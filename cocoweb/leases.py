@@ -24,11 +24,13 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, ClassVar
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
@@ -81,6 +83,18 @@ def stale_q(model: type[LeasedJob], cutoff: datetime | None = None) -> Q:
 def lease_stale(model: type[LeasedJob]) -> QuerySet[Any]:
     """Held rows whose worker stopped beating (died): to be taken over by another attempt."""
     return model._default_manager.filter(stale_q(model))
+
+
+def lease_requeue(ids: Sequence[int], task: Any, *, queue: str, what: str) -> list[int]:
+    """Send ``task`` once more for each job id once the transaction commits (the housekeeping
+    sweep's requeue of stale or lost jobs, runs' and builds' alike). A duplicate message is harmless:
+    the job's claim skips it. ``what`` names the jobs in the log line ("run(s)", "build job(s)")."""
+    out = list(ids)
+    for pk in out:
+        transaction.on_commit(partial(task.apply_async, (pk,), queue=queue))
+    if out:
+        log.warning("re-enqueued %s %s", what, ", ".join(map(str, out)))
+    return out
 
 
 def lease_claim(model: type[LeasedJob], pk: int, claimable: Q, worker: str = "", **fields: Any) -> uuid.UUID | None:

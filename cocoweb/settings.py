@@ -146,7 +146,7 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = env.str("DJANGO_MEDIA_ROOT", default=str(VAR_DIR / "media"))
-# Conceptualisation files for CoCo builds from the browser (knowledge/abstract_files.py); web
+# Conceptualisation files for CoCo builds from the browser (knowledge/services/abstract_files.py); web
 # processes and workers must share this folder.
 COCOWEB_ABSTRACT_DIR = Path(env.str("COCOWEB_ABSTRACT_DIR", default=str(Path(MEDIA_ROOT) / "abstract")))
 
@@ -190,6 +190,9 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # abandoned and is taken over (housekeeping re-sends it); a live worker beats every HEARTBEAT
 # seconds (default: a sixth of the stale limit).
 COCOWEB_RUN_STALE_SECONDS = env.float("COCOWEB_RUN_STALE_SECONDS", default=60)
+# Adaptive redundancy (issue 26): a process that stored this many answers of an MCQA campaign sends a
+# refit of the campaign's annotator models (Dawid-Skene, MACE) to the housekeeping queue; 0: never.
+COCOWEB_QUALITY_REFIT_EVERY = env.int("COCOWEB_QUALITY_REFIT_EVERY", default=200)
 COCOWEB_RUN_HEARTBEAT_SECONDS = env.float(
     "COCOWEB_RUN_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_RUN_STALE_SECONDS / 6)
 )
@@ -200,6 +203,11 @@ COCOWEB_BUILD_HEARTBEAT_SECONDS = env.float(
 # The explorer's stored aggregates (explorer.models.StoredAggregate) not computed again for this
 # many days are deleted by the housekeeping tick; a page computes them again when asked.
 COCOWEB_STORED_AGGREGATE_DAYS = env.float("COCOWEB_STORED_AGGREGATE_DAYS", default=30)
+# The plausibility model's decision threshold, which a researcher may tune: a triple or a distractor
+# the model scores at least this is plausible (COM2 uses Vera's 0.5, the core's one constant
+# commonsense.kg.edges.PLAUSIBLE). The default of build_questions/build_coco --plausibility-threshold
+# and of knowledge.services.triple_plausibility.plausibility_check; a build keys its index by it.
+COCOWEB_PLAUSIBILITY_THRESHOLD = env.float("COCOWEB_PLAUSIBILITY_THRESHOLD", default=0.5)
 # A build writes its progress on the job row at most this often (seconds).
 COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", default=0.5)
 # Items a run scores between two writes of its predictions and progress (a run's chunk_size wins).
@@ -263,6 +271,13 @@ COCOWEB_CACHE_DIR = Path(env.str("COCOWEB_CACHE_DIR", default=str(VAR_DIR / "cac
 COCOWEB_MODELS_DIRS = [Path(p) for p in env.list("COCOWEB_MODELS_DIRS", default=[str(VAR_DIR / "models")])]
 COCOWEB_RUN_FILES_DIRS = [Path(p) for p in env.list("COCOWEB_RUN_FILES_DIRS", default=[str(VAR_DIR / "run-files")])]
 COCOWEB_MODEL_ENDPOINTS = env.json("COCOWEB_MODEL_ENDPOINTS", default={})
+
+# The shortcut audit's option-only baseline (issue 25, knowledge/services/shortcuts.py): the model that scores
+# each option with the question withheld, computed on a worker after every set is stored. A packaged
+# model's name or a model under COCOWEB_MODELS_DIRS; "" turns the job off (the page says "not
+# computed"). At most COCOWEB_OPTION_ONLY_MAX_ITEMS items of a set are scored (a seeded sample).
+COCOWEB_OPTION_ONLY_MODEL = env.str("COCOWEB_OPTION_ONLY_MODEL", default="smollm2-135m-instruct")
+COCOWEB_OPTION_ONLY_MAX_ITEMS = env.int("COCOWEB_OPTION_ONLY_MAX_ITEMS", default=2000)
 
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)

@@ -26,3 +26,10 @@ STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.s
 
 # The test suite's own data files (e.g. tests/commonsense/recoms_paths_demo.jsonl) may be replayed.
 COCOWEB_RUN_FILES_DIRS = [*COCOWEB_RUN_FILES_DIRS, BASE_DIR / "tests", BASE_DIR / "fixtures"]  # noqa: F405
+
+# No automatic refit of annotator models while tests answer (no worker consumes the queue; the test
+# of the trigger sets its own cadence).
+COCOWEB_QUALITY_REFIT_EVERY = 0
+
+# No option-only audit job after every set a test stores (tests that want one configure a tiny model).
+COCOWEB_OPTION_ONLY_MODEL = ""

@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 from accounts import views as account_views
 from accounts import views_token
 from cocoweb import views as project_views
-from knowledge import views as knowledge_views
+from knowledge.views import browse as knowledge_views
 
 urlpatterns = [
     path("", knowledge_views.home, name="home"),
@@ -25,8 +25,8 @@ urlpatterns = [
     path("runs/", include("runs.urls")),
     path("explorer/", include("explorer.urls")),
     path("api/annotation/", include("annotation.api.urls")),
-    path("api/knowledge/", include("knowledge.api_urls")),
-    path("api/runs/", include("runs.api_urls")),
+    path("api/knowledge/", include("knowledge.api.urls")),
+    path("api/runs/", include("runs.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", project_views.api_docs, name="api-docs"),
     path("favicon.ico", project_views.favicon),

@@ -1,7 +1,8 @@
 """Inter-annotator agreement over **rater × item** matrices (rows = raters, columns = items; a
 category code per cell, NaN = not rated).
 
-Fleiss' kappa comes from ``statsmodels.stats.inter_rater`` and Krippendorff's alpha from the
+Fleiss' kappa comes from ``statsmodels.stats.inter_rater``, Cohen's kappa between two raters
+(a model and the human majority) from scikit-learn, and Krippendorff's alpha from the
 ``krippendorff`` package; this module validates and shapes the input for them. Pairwise percent
 agreement (COM2's "per-option IAA", spec B3/§13: the share of agreeing rater pairs) and majority
 vote are simple counts done here.
@@ -206,3 +207,16 @@ def majority_vote(
     with np.errstate(invalid="ignore", divide="ignore"):
         support = np.where(n > 0, top / n, np.nan)
     return MajorityVote(labels, support, n.astype(np.int64), tied)
+
+
+def cohen_kappa(a: npt.ArrayLike, b: npt.ArrayLike) -> float | None:
+    """Cohen's kappa of two raters' labels on the same cells (scikit-learn); None with no cell, or
+    when both gave one and the same label everywhere (chance agreement 1: undefined)."""
+    x, y = np.asarray(a), np.asarray(b)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"two label vectors of one length are needed, got shapes {x.shape} and {y.shape}")
+    if x.size == 0 or len(set(x.tolist()) | set(y.tolist())) < 2:
+        return None
+    from sklearn.metrics import cohen_kappa_score
+
+    return float(cohen_kappa_score(x, y))

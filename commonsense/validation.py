@@ -204,25 +204,33 @@ class Com2Item:
     positive: str | None  # None when no option was plausible
     negatives: list[str] = field(default_factory=list)
     needs_manual_negatives: int = 0  # the paper adds one or two negatives by hand in that case
+    topped_up: list[int] = field(default_factory=list)  # indices of options taken from the distractor pool
 
 
-def com2_postprocess(options: Sequence[str], plausible: Sequence[int], *, seed: int, key: str) -> Com2Item:
+def com2_postprocess(
+    options: Sequence[str], plausible: Sequence[int], *, seed: int, key: str, pool: Sequence[str] = ()
+) -> Com2Item:
     """COM2 Appendix A.4: "randomly sample one option that is labeled as plausible by majority
     voting as the final positive answer, and sample three negative options"; with no plausible
     option the answer is "None of the answers are correct" (then four negatives fill A-D).
-    Seeded by ``(seed, key)``."""
+    Where fewer negatives remain than that (the paper adds "one or two negative options" by hand),
+    they are topped up from ``pool``, the item's own checked distractors that were not shown
+    (texts already among the options are skipped); ``topped_up`` marks them. Seeded by ``(seed, key)``."""
     rng = random.Random(f"{seed}:{key}")
     plaus = sorted(set(plausible))
     negatives = [o for i, o in enumerate(options) if i not in plaus and o != NONE_CORRECT]
     positive = options[rng.choice(plaus)] if plaus else None
     want = N_NEGATIVES if positive is not None else N_NEGATIVES + 1  # keep five options A-E
     picked = rng.sample(negatives, min(want, len(negatives)))
-    missing = want - len(picked)
-    body = ([positive] if positive is not None else []) + picked
+    spare = list(dict.fromkeys(p for p in pool if p not in options and p != NONE_CORRECT))
+    extra = rng.sample(spare, min(want - len(picked), len(spare))) if len(picked) < want else []
+    missing = want - len(picked) - len(extra)
+    body = ([positive] if positive is not None else []) + picked + extra
     rng.shuffle(body)
     final = [*body, NONE_CORRECT]
     answer = final.index(positive) if positive is not None else len(final) - 1
-    return Com2Item(final, answer, positive, picked, missing)
+    topped = sorted(final.index(e) for e in extra)
+    return Com2Item(final, answer, positive, picked + extra, missing, topped)
 
 
 @dataclass(frozen=True, slots=True)

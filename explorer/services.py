@@ -24,9 +24,10 @@ def run_aggregates_warm(run_id: int, **_: Any) -> None:
     one of them; the compare page reads the same entries run by run), so that the first view of the
     run is served them from the cache or the database. Connected to ``runs.signals.run_finished``:
     the worker that ran the run does it when the run ends."""
-    from .selectors import errors as es  # the panels import plotly: not at start-up
-    from .views.nww_population_panels import silicon_report
-    from .views.run_panels import question_run_panels, statement_run_panels
+    from explorer.panels.nww_population import silicon_report
+    from explorer.panels.runs import question_run_panels
+    from explorer.panels.statements import statement_run_panels
+    from explorer.selectors import errors as es  # the panels import plotly: not at start-up
 
     run = es.runs_with_sets().filter(pk=run_id).first()
     if run is None or not run.is_finished or run.finished_at is None:
@@ -46,9 +47,10 @@ def survey_aggregates_warm(statement_set_id: int) -> list[int]:
     the answers' present state; returns the runs' ids ([] when that state was computed before by
     any process sharing the cache, or the set has no survey campaign). Figures already kept for
     that state are read, not computed again."""
-    from .selectors import errors as es
+    from explorer.panels.statements import statement_run_panels
+    from explorer.selectors import errors as es
+
     from .selectors.sources import SurveyReads
-    from .views.run_panels import statement_run_panels
 
     StatementSet = apps.get_model("knowledge", "StatementSet")
     version = SurveyReads(StatementSet(pk=statement_set_id)).version

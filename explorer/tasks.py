@@ -18,3 +18,10 @@ def surveys_warm_task(within_seconds: float) -> dict[int, list[int]]:
 
     prune(timedelta(days=settings.COCOWEB_STORED_AGGREGATE_DAYS))
     return surveys_warm_recent(timedelta(seconds=within_seconds))
+
+
+def housekeeping_share(sender: object, *, tick: float, queue: str, **kwargs: object) -> None:
+    """Receiver of :data:`runs.signals.housekeeping_tick`: the survey figures of the sets that
+    received answers since the last tick (two ticks: overlap); a message that waited a whole tick is
+    superseded by the next one. The broker being unreachable is logged by the sender."""
+    surveys_warm_task.apply_async(kwargs={"within_seconds": 2 * tick}, queue=queue, retry=False, expires=tick)

@@ -2,24 +2,16 @@
 Read-only: states and leases change through the workers and the services, never by hand."""
 
 from django.contrib import admin
-from django.http import HttpRequest
+
+from cocoweb.admin import ReadOnlyAdmin
 
 from .models import BuildJob
 
 
 @admin.register(BuildJob)
-class BuildJobAdmin(admin.ModelAdmin):
+class BuildJobAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "name", "state", "stage", "worker", "attempts", "heartbeat_at", "created_at")
     list_filter = ("state", "kind")
     search_fields = ("name", "worker")
     readonly_fields = ("lease", "worker", "attempts", "heartbeat_at", "created_at")
     raw_id_fields = ("graph", "question_set", "created_by")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

@@ -25,7 +25,7 @@ class Graph(models.Model):
     # Denormalised sizes, refreshed by the importer (avoids COUNT(*) over millions of rows).
     node_count = models.PositiveIntegerField(default=0)
     triple_count = models.PositiveIntegerField(default=0)
-    # Degree statistics kept by the importer (knowledge.graph_stats): triples per relation, degree
+    # Degree statistics kept by the importer (knowledge.db.graph_stats): triples per relation, degree
     # histogram, most connected nodes, stamped with the counts above.
     stats = models.JSONField(default=dict, blank=True)
 
@@ -48,7 +48,7 @@ class Relation(models.Model):
 class Node(models.Model):
     graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="nodes", db_index=False)
     text = models.TextField()  # (graph, text) is unique and indexed
-    # Triples with this node as head / as tail, kept by the importer (knowledge.graph_stats).
+    # Triples with this node as head / as tail, kept by the importer (knowledge.db.graph_stats).
     # Null: not counted (a node written outside the importer). Nullable without a default so that
     # SQLite adds the columns in place (a table rebuild would drop the search triggers).
     out_degree = models.PositiveIntegerField(null=True, blank=True)
@@ -233,6 +233,10 @@ class Question(models.Model):
         if self.answer_index is None or not 0 <= self.answer_index < len(self.options):
             return None
         return str(self.options[self.answer_index])
+
+
+# The RICA sets a novel-entity build may start from (imported axioms, imported probes).
+RICA_KINDS = (QuestionSet.Kind.RICA_AXIOMS, QuestionSet.Kind.RICA_PROBES)
 
 
 class StatementSet(models.Model):

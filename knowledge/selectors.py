@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Length
@@ -10,9 +11,10 @@ from django.db.models.functions import Length
 from cocoweb.leases import stale_cutoff, stale_q
 from commonsense.kg.normalize import clean, normalize_tail
 from commonsense.kg.relations import canonical_name
+from knowledge.db.graph_stats import stats_current
+from knowledge.db.node_search import FTS_TABLE  # noqa: F401  (explorer's node search reads this index)
 
-from .graph_stats import stats_current
-from .models import BuildJob, Graph, Node, NodeText, QuestionSet, StatementSet, Triple
+from .models import RICA_KINDS, BuildJob, Graph, Node, NodeText, QuestionSet, StatementSet, Triple, TriplePlausibility
 
 
 def graph_list() -> QuerySet[Graph]:
@@ -54,8 +56,6 @@ def graph_names() -> list[str]:
 
 def rica_set_names() -> list[str]:
     """The names of the imported RICA axiom and probe sets, in name order (the novel-entity build's sources)."""
-    from .rica_build import RICA_KINDS
-
     return list(QuestionSet.objects.filter(kind__in=RICA_KINDS).order_by("name").values_list("name", flat=True))
 
 
@@ -80,8 +80,25 @@ def build_jobs_stalled() -> QuerySet[BuildJob]:
     return BuildJob.objects.filter(stale_q(BuildJob, cutoff) | orphaned)
 
 
+def triple_model_scores(triple_ids: Sequence[int]) -> dict[int, list[tuple[str, float]]]:
+    """For the explorer: every cached model score of these triples, ``{triple id: [(model, p)]}``."""
+    out: dict[int, list[tuple[str, float]]] = {}
+    qs = TriplePlausibility.objects.filter(triple_id__in=list(triple_ids)).order_by("model")
+    for tid, model, p in qs.values_list("triple_id", "model", "p_yes"):
+        out.setdefault(int(tid), []).append((model, p))
+    return out
+
+
+def attach_model_scores(triples: Sequence[Any]) -> None:
+    """Set ``t.model_scores`` = ``[(model, P(yes))]`` on each triple row, from the cache (one query);
+    the explorer's node and question pages show them beside the stored plausibility label."""
+    scores = triple_model_scores([t.pk for t in triples])
+    for t in triples:
+        t.model_scores = scores.get(t.pk, [])
+
+
 def node_display_texts(node: Node) -> list[NodeText]:
-    """How questions show ``node``: the stored node texts (:mod:`knowledge.node_texts`) of its own
+    """How questions show ``node``: the stored node texts (:mod:`knowledge.services.node_texts`) of its own
     text as a head and, where it is a tail, of the text its relations give it (COM2 Table 5: "to go"
     under xWant is "PersonX go"), each with the text rules' verdict. Empty until the graph's node
     texts are computed (its first build, or ``manage.py text_rules``)."""

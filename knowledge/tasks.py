@@ -1,4 +1,4 @@
-"""Thin Celery wrappers: they take ids and call :mod:`knowledge.execution`.
+"""Thin Celery wrappers: they take ids and call :mod:`knowledge.services.build_execution`.
 
 ``build_job_run_task`` is acknowledged late and idempotent: a redelivered message finds its job
 done, failed, or held by a live worker and does nothing; a job whose worker died (stale
@@ -14,13 +14,11 @@ queued job (the broker may have restarted empty). A duplicate message is skipped
 from __future__ import annotations
 
 import logging
-from functools import partial
 
 from celery import shared_task
 
-from cocoweb.leases import worker_name
-
-from .execution import build_job_run
+from cocoweb.leases import lease_requeue, worker_name
+from knowledge.services.build_execution import build_job_run
 
 BUILD_QUEUE = "default"
 log = logging.getLogger(__name__)
@@ -33,7 +31,6 @@ def build_job_run_task(job_id: int) -> str:
 
 @shared_task(name="knowledge.build_jobs_requeue_stale", ignore_result=True)
 def build_jobs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
-    from django.db import transaction
     from django.utils import timezone
 
     from .models import BuildJob
@@ -45,8 +42,17 @@ def build_jobs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
         ids += list(queued.order_by("created_at", "pk").values_list("pk", flat=True))
     # For a queued job, heartbeat_at says when its message was last sent (see build_jobs_stalled).
     BuildJob.objects.filter(pk__in=ids, state=BuildJob.State.QUEUED).update(heartbeat_at=timezone.now())
-    for job_id in ids:
-        transaction.on_commit(partial(build_job_run_task.apply_async, (job_id,), queue=BUILD_QUEUE))
-    if ids:
-        log.warning("re-enqueued build job(s) %s", ", ".join(map(str, ids)))
-    return ids
+    return lease_requeue(ids, build_job_run_task, queue=BUILD_QUEUE, what="build job(s)")
+
+
+@shared_task(name="knowledge.question_set_option_only", acks_late=True, ignore_result=True)
+def question_set_option_only_task(set_id: int) -> bool:
+    """The shortcut audit's option-only baseline of one set (knowledge/services/shortcuts.py): idempotent,
+    a redelivered message finds the figures stored and does nothing."""
+    from .models import QuestionSet
+    from .services.shortcuts import question_set_option_only
+
+    qset = QuestionSet.objects.filter(pk=set_id).first()
+    if qset is None:  # deleted since
+        return False
+    return question_set_option_only(qset) is not None

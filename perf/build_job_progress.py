@@ -4,7 +4,7 @@ On the synthetic ATOMIC-sized graph (perf/synth_graph.py) it times ``build_com2`
 questions of each ``--kinds`` three ways, alternating, ``--repeats`` times:
 
 * ``none``      no progress callback (what ``build_questions -v0`` does),
-* ``job``       the job's :class:`knowledge.execution.Reporter` as used by the worker (a lease-
+* ``job``       the job's :class:`knowledge.services.build_execution.Reporter` as used by the worker (a lease-
                 guarded UPDATE of the row at most every COCOWEB_BUILD_PROGRESS_SECONDS, 0.5 s),
 * ``every``     the same Reporter unthrottled (an UPDATE at every callback, i.e. every 50 questions),
 
@@ -52,8 +52,8 @@ def main() -> None:
 
     from commonsense.kg.index import GraphIndex, IndexOptions, file_fingerprint
     from commonsense.questions.com2 import BuildParams, build_com2
-    from knowledge.execution import Reporter, build_job_claim
     from knowledge.models import BuildJob, Graph
+    from knowledge.services.build_execution import Reporter, build_job_claim
     from perf.synth_graph import synthesize
 
     call_command("migrate", verbosity=0)

@@ -1,7 +1,7 @@
 """Time every explorer page server-side on CoCo-sized data.
 
 Builds, in a fresh SQLite database (or ``--db-url``): a 1.33 M-triple synthetic graph
-(``perf/synth_graph.py``, imported through ``knowledge.services.graph_import``), a CoCo-shaped
+(``perf/synth_graph.py``, imported through ``knowledge.services.imports.graph_import``), a CoCo-shaped
 question set of 40,000 questions with two runs of 40,000 predictions each, and a 4,000-statement
 set with a statement run; two RICA-shaped sets of 40,000 probes (one marked as rewritten with
 novel entities) with a run each; a second 4,000-statement set with two runs and a survey campaign
@@ -63,7 +63,7 @@ def _django(db_url: str) -> None:
 
 
 def build_graph(triples: int, cache_dir: Path) -> object:
-    from knowledge.services import graph_import
+    from knowledge.services.imports import graph_import
     from perf.synth_graph import synthesize
 
     tsv = cache_dir / f"synth-{triples}.tsv"
@@ -102,7 +102,7 @@ def _finished_run(
     rng: random.Random,
 ) -> Any:
     """A finished run on ``qset``: right with probability ``skill``, else ``miss(answer)``; every
-    prediction stored as runs.execution stores one, with the question's facets copied, and the run
+    prediction stored as runs.evaluation stores one, with the question's facets copied, and the run
     given a ``finished_at`` as the loop ends a run (its aggregates may be cached)."""
     from django.db import transaction
     from django.utils import timezone
@@ -161,7 +161,7 @@ def build_rica_pair(n: int) -> list[object]:
     from django.db import transaction
 
     from knowledge.models import Question, QuestionSet
-    from runs.reports import run_metrics_compute
+    from runs.reports.run_metrics import run_metrics_compute
 
     rng = random.Random(2)
     runs = []
@@ -217,7 +217,7 @@ def build_surveyed_statements(n: int, raters: int, per_rater: int) -> list[objec
     from annotation.services.campaigns import campaign_create
     from annotation.services.ratings_import import ratings_import
     from knowledge.models import Statement
-    from runs.reports import run_metrics_compute
+    from runs.reports.run_metrics import run_metrics_compute
 
     rng = random.Random(3)
     sset = _statement_set("perf-statements-surveyed", n, rng)
@@ -417,7 +417,7 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     from django.urls import reverse
 
     from explorer.selectors.graph import graph_top_nodes, node_search
-    from knowledge.graph_stats import stats_current
+    from knowledge.db.graph_stats import stats_current
     from knowledge.models import Node
 
     graph = build_graph(args.triples, cache_dir)

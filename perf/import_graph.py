@@ -56,7 +56,7 @@ def worker(mode: str, path: str, db_url: str, var_dir: str, naive_n: int) -> Non
 
     t0, c0 = time.perf_counter(), time.process_time()
     if mode == "bulk":
-        from knowledge.services import graph_import
+        from knowledge.services.imports import graph_import
 
         result = graph_import(path, name="bench", fmt="atomic-tsv")
         n = result.triples_added

@@ -4,7 +4,7 @@ storing predictions in chunks, progress, lease heartbeats, metrics — not a mod
 Celery workers on the ``eval`` queue, with Redis as the broker and PostgreSQL as the database,
 all on 127.0.0.1.
 
-A run is held by one worker at a time (a lease with a heartbeat, see ``runs/execution.py``), so
+A run is held by one worker at a time (a lease with a heartbeat, see ``runs/evaluation.py``), so
 two workers cannot split one run; what a second worker buys is a second run at the same time. The
 script measures, each on a fresh run of the same set with the same seed:
 

@@ -2,7 +2,7 @@
 
 Builds, in a fresh SQLite database (or ``--db-url``), two CoCo-shaped question sets
 (``perf/synth_sets.py``) of ``--small`` and ``--large`` questions, each with one finished run of
-one prediction per question stored as ``runs.execution`` stores them (facets copied). Then
+one prediction per question stored as ``runs.evaluation`` stores them (facets copied). Then
 requests the viewer with several filter combinations (one untimed warm-up, then ``--repeat``
 timed requests) and prints, per URL, the median time and query count at each size and the ratio
 large / small: a page that scales with the run, not the page size, shows a ratio near the size

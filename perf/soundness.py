@@ -125,6 +125,7 @@ def build(out: Path, seed: int, readers: int, count: int, rules: str = "curated"
                         "gold": LETTERS[q.answer_index],
                         "chain": q.chain,
                         "distractors": q.metadata.get("distractors"),
+                        "option_provenance": q.metadata.get("option_provenance"),
                         "params": params.as_dict(),
                     }
                 )

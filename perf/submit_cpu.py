@@ -135,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
     def submit(i: int) -> None:
         cookies, box = people[i % len(people)]
         item, key = ITEM.search(box), KEY.search(box)
-        assert item is not None and key is not None, box[:500]
+        assert item is not None, box[:500]
+        assert key is not None, box[:500]
         body = urlencode({"plausible": str(i % 5), "idempotency_key": key.group(1), "elapsed_ms": "3000"}).encode()
         status, _, nxt = call(
             app, environ("POST", f"/annotation/c/{CAMPAIGN}/items/{item.group(1)}/submit/", cookies, body)

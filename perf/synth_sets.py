@@ -1,4 +1,4 @@
-"""A CoCo-shaped synthetic question set for the benchmarks, laid out as ``knowledge.builders``
+"""A CoCo-shaped synthetic question set for the benchmarks, laid out as ``knowledge.services.builds``
 stores a real one: 1/4 memorization sets, 3/8 comprehension sets (memorization + 3
 conceptualizations), 3/8 application sets (2 or 3 atomic 1p questions + one reasoning question of
 kind 2i/2p/ip/pi), so accuracy by kind and relation and the CoCo scores are computed as on real

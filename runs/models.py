@@ -177,7 +177,7 @@ class Prediction(models.Model):
             models.Index(fields=["run", "item_answer", "chosen", "item_options"], name="prediction_by_position"),
             models.Index(fields=["run", "item_group", "item_role", "correct", "question"], name="prediction_coco_sets"),
             models.Index(fields=["run", "item_difficulty", "position", "correct"], name="prediction_difficulty"),
-            # the items of the ReComSBench windows (explorer.selectors.errors.core_windows), in window order;
+            # the items of the ReComSBench windows (explorer.selectors.difficulty.core_windows), in window order;
             # the filter's columns are in it too, so that SQLite reads the index alone
             models.Index(
                 fields=["run", "item_difficulty", "position", "correct", "kba_correct", "item_answer", "error"],

@@ -11,9 +11,9 @@ from django.utils import timezone
 from accounts.people import User
 from commonsense.scoring.naming import model_display_name
 from knowledge.models import QuestionSet, StatementSet
+from runs.reports.difficulty import difficulty_run_check
 
 from . import catalog
-from .difficulty import difficulty_run_check
 from .models import Run
 from .scorers import BACKENDS, SCORINGS
 

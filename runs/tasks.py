@@ -1,4 +1,4 @@
-"""Thin Celery wrappers: they take ids and call :mod:`runs.execution` / :mod:`runs.services`.
+"""Thin Celery wrappers: they take ids and call :mod:`runs.evaluation` / :mod:`runs.services`.
 
 Reliability: tasks are acknowledged late and rejected when their worker is lost (settings), and
 every task is idempotent — a redelivered or duplicated ``run_execute_task`` skips a run that is
@@ -20,16 +20,16 @@ and polls for more (``Unrecoverable error: AttributeError … 'hostname'``).
 from __future__ import annotations
 
 import logging
-from functools import partial
 from typing import Any
 
 from celery import bootsteps, shared_task
 
-from cocoweb.leases import stale_seconds, worker_name
+from cocoweb.leases import lease_requeue, stale_seconds, worker_name
 from knowledge.tasks import build_jobs_requeue_stale_task
+from runs.evaluation import run_execute
 
-from .execution import run_execute
 from .models import Run
+from .signals import housekeeping_tick
 
 EVAL_QUEUE = "eval"
 HOUSEKEEPING_QUEUE = "housekeeping"
@@ -45,9 +45,7 @@ def run_execute_task(run_id: int) -> str:
 def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
     """Re-enqueue active runs whose worker died; with ``resend_queued`` also every queued run (its
     message may have died with the broker; a duplicate message is skipped by the run's claim)."""
-    from django.db import transaction
-
-    from .selectors import runs_stale
+    from runs.selectors.runs import runs_stale
 
     ids = [r.pk for r in runs_stale()]
     if resend_queued:
@@ -56,11 +54,7 @@ def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
             .order_by("created_at", "pk")
             .values_list("pk", flat=True)
         )
-    for run_id in ids:
-        transaction.on_commit(partial(run_execute_task.apply_async, (run_id,), queue=EVAL_QUEUE))
-    if ids:
-        log.warning("re-enqueued run(s) %s", ", ".join(map(str, ids)))
-    return ids
+    return lease_requeue(ids, run_execute_task, queue=EVAL_QUEUE, what="run(s)")
 
 
 class HousekeepingTicker(bootsteps.StartStopStep):
@@ -88,17 +82,16 @@ class HousekeepingTicker(bootsteps.StartStopStep):
 
     @staticmethod
     def _send(resend_queued: bool = False) -> None:
-        from explorer.tasks import surveys_warm_task  # the explorer reads runs: not imported at start-up
-
         tick = stale_seconds(Run)
-        for task, kwargs, options in (
-            (runs_requeue_stale_task, {"resend_queued": resend_queued}, {}),
-            (build_jobs_requeue_stale_task, {"resend_queued": resend_queued}, {}),
-            # the survey figures of the sets that received answers since the last tick (two ticks:
-            # overlap); a message that waited a whole tick is superseded by the next one
-            (surveys_warm_task, {"within_seconds": 2 * tick}, {"expires": tick}),
+        for task, kwargs in (
+            (runs_requeue_stale_task, {"resend_queued": resend_queued}),
+            (build_jobs_requeue_stale_task, {"resend_queued": resend_queued}),
         ):
             try:
-                task.apply_async(kwargs=kwargs, queue=HOUSEKEEPING_QUEUE, retry=False, **options)
+                task.apply_async(kwargs=kwargs, queue=HOUSEKEEPING_QUEUE, retry=False)
             except Exception:  # the broker is unreachable: the next tick, or the reconnection, sends again
                 log.warning("could not send %s", task.name, exc_info=True)
+        # the apps above runs (explorer's survey warm-up) enqueue their share
+        for receiver, result in housekeeping_tick.send_robust(HousekeepingTicker, tick=tick, queue=HOUSEKEEPING_QUEUE):
+            if isinstance(result, Exception):
+                log.warning("housekeeping receiver %r failed", receiver, exc_info=result)

@@ -17,7 +17,7 @@ status=0
 [ -d ../shared/data ] || notes+=("tests on ../shared/data skipped: the folder is absent (they use fixtures/ where they can)")
 
 echo "== pass 1: SQLite + embedded broker"
-"$PY" -m pytest "$@"
+"$PY" -m pytest --durations=15 "$@"
 rc=$?; [ $rc -ne 0 ] && status=$rc
 
 source scripts/services.sh
@@ -26,7 +26,7 @@ if services_available; then
   if services_start "$svc_dir"; then
     trap services_stop EXIT
     echo "== pass 2: PostgreSQL ($DATABASE_URL) + Redis ($CELERY_BROKER_URL)"
-    "$PY" -m pytest -m "not browser" --ignore=tests/commonsense -p no:cacheprovider "$@"
+    "$PY" -m pytest -m "not browser" --ignore=tests/commonsense -p no:cacheprovider --durations=15 "$@"
     rc=$?; [ $rc -ne 0 ] && [ $rc -ne 5 ] && status=$rc
     services_stop; trap - EXIT
   else

@@ -59,7 +59,7 @@ PASSWORD = "pw-long-enough-123"
 @pytest.fixture
 def statement_set(db: None) -> StatementSet:
     from knowledge.models import StatementSet
-    from knowledge.services import statements_import
+    from knowledge.services.imports import statements_import
 
     statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
     return StatementSet.objects.get(name="statements-demo")
@@ -68,7 +68,7 @@ def statement_set(db: None) -> StatementSet:
 @pytest.fixture
 def csqa_set(db: None) -> QuestionSet:
     from knowledge.models import QuestionSet
-    from knowledge.services import questions_import
+    from knowledge.services.imports import questions_import
 
     questions_import(FIXTURES / "csqa_demo.jsonl", name="csqa-demo", fmt="csqa")
     return QuestionSet.objects.get(name="csqa-demo")

@@ -11,10 +11,7 @@ from rest_framework import serializers
 
 from annotation.models import Item
 from annotation.services import campaign_exports as exports
-
-
-class DetailSerializer(serializers.Serializer):
-    detail = serializers.CharField()
+from cocoweb.api_schema import FORBIDDEN, UNAUTHENTICATED, detail
 
 
 class ItemOutSerializer(serializers.Serializer):
@@ -46,14 +43,8 @@ class SkippedSerializer(serializers.Serializer):
     skipped = serializers.BooleanField()
 
 
-def _detail(text: str) -> OpenApiResponse:
-    return OpenApiResponse(DetailSerializer, description=text)
-
-
-UNAUTHENTICATED = _detail("no or an invalid token / session")
-FORBIDDEN = _detail("the caller's role may not do this (or a session post without its CSRF token)")
-NOT_FOUND = _detail("no such campaign open to the caller, or no such item in it")
-UNSUPPORTED = _detail("the request body's media type is not accepted")
+NOT_FOUND = detail("no such campaign open to the caller, or no such item in it")
+UNSUPPORTED = detail("the request body's media type is not accepted")
 
 
 def responses(ok: Any, *extra: int, also: dict[Any, Any] | None = None) -> dict[Any, Any]:
@@ -64,7 +55,7 @@ def responses(ok: Any, *extra: int, also: dict[Any, Any] | None = None) -> dict[
     if 415 in extra:
         out[415] = UNSUPPORTED
     if 409 in extra:
-        out[409] = _detail("the reservation expired and the item has all its answers now")
+        out[409] = detail("the reservation expired and the item has all its answers now")
     out.update(also or {})
     return out
 

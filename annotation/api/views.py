@@ -13,12 +13,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.decorators import api_view, permission_classes
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
 
 from accounts.people import User, Visitor
-from accounts.roles import ANNOTATOR, RESEARCHER, has_role
+from accounts.roles import ANNOTATOR, RESEARCHER
 from annotation.api.schema import (
     FMT,
     IDEMPOTENCY_KEY,
@@ -36,19 +36,9 @@ from annotation.selectors.campaigns import campaign_list_for, campaign_progress
 from annotation.selectors.export_access import REFUSAL, campaign_export_allowed
 from annotation.services import campaign_exports as exports
 from annotation.services.rica import rica_answer, rica_choice
+from cocoweb.api_schema import role_permission
 
 HIDDEN = ("original", "answer", "flipped")  # RICA: which statement is the original stays server-side
-
-
-def _role(role: str) -> type[BasePermission]:
-    class HasRole(BasePermission):
-        message = f"this needs the {role} role"
-
-        def has_permission(self, request: Any, view: Any) -> bool:
-            return bool(request.user and request.user.is_authenticated and has_role(request.user, role))
-
-    HasRole.__name__ = f"Has{role.title()}Role"
-    return HasRole
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -61,6 +51,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "status",
             "instructions",
             "redundancy",
+            "max_answers",
             "max_items_per_annotator",
             "ask_common_sense",
             "agreement_threshold",
@@ -96,21 +87,21 @@ def _item_json(item: Item) -> dict[str, Any]:
 
 @extend_schema(responses={k: v for k, v in responses(CampaignSerializer(many=True)).items() if k != 404})
 @api_view(["GET"])
-@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+@permission_classes([IsAuthenticated, role_permission(ANNOTATOR)])
 def campaign_list(request: Request) -> ApiResponse:
     return ApiResponse(CampaignSerializer(campaign_list_for(request.user), many=True).data)
 
 
 @extend_schema(responses=responses(CampaignSerializer))
 @api_view(["GET"])
-@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+@permission_classes([IsAuthenticated, role_permission(ANNOTATOR)])
 def campaign_detail(request: Request, slug: str) -> ApiResponse:
     return ApiResponse(CampaignSerializer(_campaign(request.user, slug)).data)
 
 
 @extend_schema(request=None, responses=responses(NextStepSerializer))
 @api_view(["POST"])
-@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+@permission_classes([IsAuthenticated, role_permission(ANNOTATOR)])
 def next_item(request: Request, slug: str) -> ApiResponse:
     """Reserve (or return the live reservation of) the next item for the caller."""
     step = queue.next_step(_campaign(request.user, slug), _caller(request))
@@ -145,7 +136,7 @@ def _answer_out(campaign: Campaign, item: Item, stored: dict[str, Any]) -> dict[
     parameters=[IDEMPOTENCY_KEY],
 )
 @api_view(["POST"])
-@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+@permission_classes([IsAuthenticated, role_permission(ANNOTATOR)])
 def submit(request: Request, slug: str, item_id: str) -> ApiResponse:
     """Answer an item given to the caller. 201 when stored, 200 when this answer was already stored."""
     campaign = _campaign(request.user, slug)
@@ -179,7 +170,7 @@ def submit(request: Request, slug: str, item_id: str) -> ApiResponse:
 
 @extend_schema(request=None, responses=responses(SkippedSerializer, 400))
 @api_view(["POST"])
-@permission_classes([IsAuthenticated, _role(ANNOTATOR)])
+@permission_classes([IsAuthenticated, role_permission(ANNOTATOR)])
 def skip(request: Request, slug: str, item_id: str) -> ApiResponse:
     campaign = _campaign(request.user, slug)
     item = get_object_or_404(Item, uid=item_id, campaign=campaign)
@@ -191,7 +182,7 @@ def skip(request: Request, slug: str, item_id: str) -> ApiResponse:
 
 @extend_schema(responses=responses(OpenApiTypes.OBJECT, 400), parameters=[N_BOOT])
 @api_view(["GET"])
-@permission_classes([IsAuthenticated, _role(RESEARCHER)])
+@permission_classes([IsAuthenticated, role_permission(RESEARCHER)])
 def agreement(request: Request, slug: str) -> ApiResponse:
     campaign = _campaign(request.user, slug)
     raw = request.query_params.get("n_boot", "1000")
@@ -220,7 +211,7 @@ def agreement(request: Request, slug: str) -> ApiResponse:
     responses={(200, "*/*"): OpenApiTypes.BINARY, **{k: v for k, v in responses(None, 400).items() if k != 200}},
 )
 @api_view(["GET"])
-@permission_classes([IsAuthenticated, _role(RESEARCHER)])
+@permission_classes([IsAuthenticated, role_permission(RESEARCHER)])
 def export(request: Request, slug: str) -> HttpResponse:
     """The campaign's results: for the researcher who created it, and admins."""
     campaign = _campaign(request.user, slug)

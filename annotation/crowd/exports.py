@@ -1,6 +1,8 @@
 """The participant export a payment or bonus upload needs: one CSV row per crowd participant
 (platform id as given, platform, study and session, stage, started, finished, items answered,
-attention checks, qualification score, completion code, and the demographics that were asked)."""
+attention checks, qualification score, completion code, the annotator model's estimates - Dawid-Skene
+accuracy, sensitivity and specificity, MACE competence, a likely-spammer flag - and the demographics
+that were asked)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import io
 
 from annotation.crowd.selectors import person_rows
 from annotation.crowd.services import study_of
-from annotation.models import Campaign
+from annotation.models import AnnotatorQuality, Campaign
 
 COLUMNS = [
     "participant_id",
@@ -26,6 +28,11 @@ COLUMNS = [
     "qualification_score",
     "qualification_attempts",
     "completion_code",
+    "ds_accuracy",
+    "ds_sensitivity",
+    "ds_specificity",
+    "mace_competence",
+    "quality_flag",
 ]
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
@@ -35,6 +42,18 @@ def _cell(value: object) -> str:
     formula gets a leading apostrophe (OWASP's CSV-injection advice)."""
     s = "" if value is None else str(value)
     return "'" + s if s.startswith(_FORMULA) else s
+
+
+def _quality_cells(q: AnnotatorQuality | None) -> list[object]:
+    if q is None:
+        return ["", "", "", "", ""]
+    return [
+        round(q.accuracy, 4),
+        round(q.ds_sensitivity, 4),
+        round(q.ds_specificity, 4),
+        round(q.mace_competence, 4),
+        q.flag,
+    ]
 
 
 def participants_csv(campaign: Campaign) -> str:
@@ -59,6 +78,7 @@ def participants_csv(campaign: Campaign) -> str:
                 "" if r.qualification_score is None else round(r.qualification_score, 4),
                 r.qualification_attempts,
                 r.completion_code,
+                *_quality_cells(r.quality),
             ]
             + [_cell(r.demographics.get(f, "")) for f in asked]
         )

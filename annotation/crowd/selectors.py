@@ -12,10 +12,19 @@ from functools import cache
 from typing import Any, cast
 
 from django.db import connection
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 
 from accounts.people import User
-from annotation.models import Assignment, Campaign, CrowdStudy, Item, Membership, Participant, Response
+from annotation.models import (
+    AnnotatorQuality,
+    Assignment,
+    Campaign,
+    CrowdStudy,
+    Item,
+    Membership,
+    Participant,
+    Response,
+)
 from annotation.selectors.work import Progress, answered_progress, assignment_with_item
 from cocoweb import rowselect
 
@@ -61,7 +70,9 @@ def participant_of(user_id: int) -> tuple[Participant, Campaign, CrowdStudy] | N
     parts = (Participant, Campaign, User)
     n = sum(len(m._meta.concrete_fields) for m in parts)
     p, campaign, user = rowselect.instances(row[:n], parts)
-    assert isinstance(p, Participant) and isinstance(campaign, Campaign) and isinstance(user, User)
+    assert isinstance(p, Participant)
+    assert isinstance(campaign, Campaign)
+    assert isinstance(user, User)
     p.user = user
     study = rowselect.instances(row[n:], (CrowdStudy,))[0] if row[n] is not None else CrowdStudy()
     assert isinstance(study, CrowdStudy)
@@ -95,8 +106,9 @@ class CrowdOverview:
     attention_checks: int
     qualification_pass_rate: float | None  # share of graded people who passed (last attempt)
     qualification_graded: int
-    items_short: int  # regular items still short of their redundancy
-    answers_missing: int  # answers still to collect to reach the redundancy everywhere
+    items_short: int  # regular items still short of the answers they want
+    answers_missing: int  # answers the items want now (the minimum, one more per unsettled item)
+    answers_missing_max: int  # at most, if every unsettled item needs the campaign's maximum (adaptive redundancy)
 
 
 def crowd_overview(campaign: Campaign) -> CrowdOverview:
@@ -120,8 +132,13 @@ def crowd_overview(campaign: Campaign) -> CrowdOverview:
         Q(qualification_score__isnull=False) | Q(state=Membership.State.FAILED)
     )
     g = graded.aggregate(n=Count("id"), failed=Count("id", filter=Q(state=Membership.State.FAILED)))
-    short = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, answer_count__lt=campaign.redundancy)
-    s = short.aggregate(n=Count("id"), have=Sum("answer_count"))
+    short = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR, answer_count__lt=F("answers_wanted"))
+    s = short.aggregate(n=Count("id"), have=Sum("answer_count"), want=Sum("answers_wanted"))
+    # adaptive redundancy: an item not settled yet may want up to the maximum
+    unsettled = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).exclude(final_label__settled=True)
+    if campaign.adaptive and campaign.answers_max > campaign.redundancy:
+        unsettled = unsettled.exclude(final_label__settlement="exhausted")
+    u = unsettled.aggregate(n=Count("id"), have=Sum("answer_count"))
     return CrowdOverview(
         started=started,
         in_progress=sum(
@@ -142,7 +159,10 @@ def crowd_overview(campaign: Campaign) -> CrowdOverview:
         qualification_pass_rate=(g["n"] - g["failed"]) / g["n"] if g["n"] else None,
         qualification_graded=g["n"],
         items_short=s["n"],
-        answers_missing=s["n"] * campaign.redundancy - (s["have"] or 0),
+        answers_missing=(s["want"] or 0) - (s["have"] or 0),
+        answers_missing_max=(u["n"] * campaign.answers_max - (u["have"] or 0))
+        if campaign.answers_max > campaign.redundancy
+        else (s["want"] or 0) - (s["have"] or 0),
     )
 
 
@@ -166,6 +186,7 @@ class PersonRow:
     qualification_attempts: int
     completion_code: str
     demographics: dict[str, Any]
+    quality: AnnotatorQuality | None = None  # the latest Dawid-Skene / MACE estimates (MCQA campaigns)
 
 
 def _answer_stats(campaign: Campaign) -> dict[int, tuple[int, float]]:
@@ -182,6 +203,7 @@ def person_rows(campaign: Campaign, *, named: bool = False) -> list[PersonRow]:
     """One row per crowd participant (``named=False``) or per named account with a membership."""
     stats = _answer_stats(campaign)
     members = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
+    quality = {q.user_id: q for q in AnnotatorQuality.objects.filter(campaign=campaign)}
     rows: list[PersonRow] = []
     if not named:
         for p in Participant.objects.filter(campaign=campaign).order_by("started_at", "id"):
@@ -208,6 +230,7 @@ def person_rows(campaign: Campaign, *, named: bool = False) -> list[PersonRow]:
                     len(p.qualification_scores) + graded,
                     p.completion_code or "",
                     p.demographics,
+                    quality.get(p.user_id),
                 )
             )
         return rows
@@ -236,6 +259,7 @@ def person_rows(campaign: Campaign, *, named: bool = False) -> list[PersonRow]:
                 1 if m.qualification_score is not None else 0,
                 "",
                 {},
+                quality.get(m.user_id),
             )
         )
     return rows

@@ -3,7 +3,7 @@ campaign, even when the same id arrives twice at once), one browser session at a
 participant's stages, qualification retries, and the completion code.
 
 A participant is a user without a role: every annotator, researcher and admin page refuses them;
-the crowd pages (:mod:`annotation.crowd.views`) admit them for their own campaign only.
+the crowd pages (:mod:`annotation.crowd.views.participant`) admit them for their own campaign only.
 """
 
 from __future__ import annotations

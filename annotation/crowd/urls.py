@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.crowd import views as v
+from annotation.crowd.views import participant as v
 
 app_name = "crowd"
 urlpatterns = [

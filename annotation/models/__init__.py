@@ -5,11 +5,13 @@ memberships, reservations, answers, adjudications, final labels and verified set
 
 from .campaigns import (
     Adjudication,
+    AnnotatorQuality,
     Assignment,
     Campaign,
     FinalLabel,
     Item,
     Membership,
+    ModelVote,
     Response,
     VerifiedSet,
     item_uid,
@@ -19,12 +21,14 @@ from .crowd import DEMOGRAPHIC_FIELDS, CrowdStudy, Participant
 __all__ = [
     "DEMOGRAPHIC_FIELDS",
     "Adjudication",
+    "AnnotatorQuality",
     "Assignment",
     "Campaign",
     "CrowdStudy",
     "FinalLabel",
     "Item",
     "Membership",
+    "ModelVote",
     "Participant",
     "Response",
     "VerifiedSet",

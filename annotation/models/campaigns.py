@@ -6,7 +6,10 @@ final label of every item with its provenance.
 Invariants the services keep (and the database enforces where it can):
 
 - ``Item.slots_taken`` counts accepted answers plus live reservations of a regular item and never
-  exceeds the campaign's redundancy (a conditional ``UPDATE … WHERE slots_taken < redundancy``).
+  exceeds ``Item.answers_wanted`` (a conditional ``UPDATE … WHERE slots_taken < answers_wanted``),
+  which starts at the campaign's minimum (``redundancy``) and, for an MCQA item that is not settled
+  yet, grows by one answer at a time up to the campaign's maximum (adaptive redundancy, issue 26:
+  :func:`commonsense.annotators.settle`).
 - One assignment and at most one response per (item, person): an item is never shown twice to
   the same person and a retried submit stores one answer (``Response.idempotency_key`` too).
 - At most one live reservation per (campaign, person) (a partial unique index).
@@ -50,7 +53,33 @@ class Campaign(models.Model):
         related_name="+",
         help_text="generation campaigns: the generate-answer run whose answers are judged",
     )
-    redundancy = models.PositiveSmallIntegerField(default=3, help_text="accepted answers per item")
+    redundancy = models.PositiveSmallIntegerField(
+        default=3, help_text="answers every item gets at least (the minimum; a fixed redundancy when no maximum is set)"
+    )
+    max_answers = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="MCQA: answers an item that is not settled may get at most (adaptive redundancy); empty: the minimum",
+    )
+    settle_threshold = models.FloatField(
+        default=0.95, help_text="the posterior every verdict of a settled item's label needs (confidence rule)"
+    )
+    label_rule = models.CharField(
+        max_length=16,
+        choices=[
+            ("majority", "Majority of the answers"),
+            ("dawid_skene", "Weighted by the annotators' Dawid–Skene estimates"),
+            ("mace", "Weighted by the annotators' MACE estimates"),
+        ],
+        default="majority",
+        help_text="how an MCQA item's final label is made from its answers",
+    )
+    annotator_model = models.JSONField(
+        default=dict, blank=True, help_text="the latest annotator-model fit: prior, pooled annotator, answers, when"
+    )
+    serve_disagreements_first = models.BooleanField(
+        default=False, help_text="MCQA: items where a model's vote and the build disagree are served first"
+    )
     max_items_per_annotator = models.PositiveIntegerField(null=True, blank=True)
     ask_common_sense = models.BooleanField(default=False, help_text="survey question (c)")
     attention_every = models.PositiveSmallIntegerField(
@@ -87,6 +116,18 @@ class Campaign(models.Model):
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
 
+    @property
+    def adaptive(self) -> bool:
+        """Items are settled by the confidence rule (MCQA validation)."""
+        return self.kind == self.Kind.MCQA
+
+    @property
+    def answers_max(self) -> int:
+        """The most answers an item may get: the maximum, never below the minimum."""
+        if not self.adaptive:
+            return self.redundancy
+        return max(self.max_answers or self.redundancy, self.redundancy)
+
 
 def item_uid() -> str:
     """An opaque, unguessable item reference for pages and the API (neither the row id, whose
@@ -111,6 +152,12 @@ class Item(models.Model):
     gold = models.JSONField(null=True, blank=True, help_text="expected answer (attention / qualification)")
     slots_taken = models.PositiveIntegerField(default=0, help_text="accepted answers + live reservations")
     answer_count = models.PositiveIntegerField(default=0)
+    answers_wanted = models.PositiveSmallIntegerField(
+        default=3, help_text="the answers this item wants now: the queue's cap (the minimum, more while unsettled)"
+    )
+    priority = models.SmallIntegerField(
+        default=0, help_text="1: a model's vote disagrees with the build and the campaign serves those first"
+    )
     uid = models.CharField(max_length=24, unique=True, default=item_uid, editable=False)
 
     class Meta:
@@ -118,7 +165,12 @@ class Item(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "role", "position"], name="item_unique_position"),
         ]
-        indexes = [models.Index(fields=["campaign", "role", "-slots_taken", "position"], name="item_queue_desc")]
+        indexes = [
+            models.Index(
+                fields=["campaign", "role", "-answers_wanted", "-priority", "-slots_taken", "position"],
+                name="item_queue_wanted",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.campaign_id}/{self.role}/{self.position}"
@@ -231,6 +283,12 @@ class FinalLabel(models.Model):
     n_answers = models.PositiveIntegerField(default=0)
     below_threshold = models.BooleanField(default=False, help_text="agreement under the campaign threshold")
     adjudication = models.ForeignKey(Adjudication, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    settled = models.BooleanField(default=False, help_text="the label meets the campaign's confidence rule")
+    settlement = models.CharField(
+        max_length=12, blank=True, help_text="unanimous | confident | open | exhausted | below_min (MCQA)"
+    )
+    confidence = models.FloatField(null=True, blank=True, help_text="least posterior of a verdict of the label")
+    posteriors = models.JSONField(default=list, blank=True, help_text="P(plausible) per option, then bad context")
     computed_at = models.DateTimeField(auto_now=True)
 
 
@@ -243,6 +301,9 @@ class VerifiedSet(models.Model):
     source_set = models.ForeignKey(QuestionSet, on_delete=models.PROTECT, related_name="+")
     question_set = models.OneToOneField(QuestionSet, on_delete=models.CASCADE, related_name="verified_from")
     counts = models.JSONField(default=dict)
+    include_unsettled = models.BooleanField(
+        default=False, help_text="the researcher chose to keep items the confidence rule did not settle"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -253,3 +314,41 @@ class VerifiedSet(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question_set} (verified by {self.campaign})"
+
+
+class AnnotatorQuality(models.Model):
+    """One annotator's Dawid–Skene and MACE estimates in one campaign, from the latest fit
+    (:mod:`annotation.services.quality`). A refit replaces the campaign's rows."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="annotator_quality")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    ds_sensitivity = models.FloatField(help_text="Dawid–Skene: P(ticks an option | it is plausible)")
+    ds_specificity = models.FloatField(help_text="Dawid–Skene: P(leaves an option | it is not plausible)")
+    accuracy = models.FloatField(help_text="expected share of verdicts right at the campaign's plausible share")
+    mace_competence = models.FloatField(help_text="MACE: P(knows the answer)")
+    mace_guessing = models.FloatField(help_text="MACE: P(guesses)")
+    mace_guess_yes = models.FloatField(help_text="MACE: P(ticks) when guessing")
+    mace_guess_no = models.FloatField(help_text="MACE: P(leaves) when guessing")
+    verdicts = models.PositiveIntegerField(default=0)
+    flag = models.CharField(max_length=12, blank=True, help_text="spammer | adversary | empty")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "user"], name="annotator_quality_once")]
+
+
+class ModelVote(models.Model):
+    """A model's answer to a validation item, given as an annotator would (a plausibility verdict per
+    option). Kept apart from :class:`Response`: it never counts toward an item's answers or label and
+    no annotator page or API response shows it."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="model_votes")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="model_votes")
+    model = models.CharField(max_length=200, help_text="backend:model, as configured")
+    answer = models.JSONField(help_text="the answer in an annotator's shape: plausible, none_correct, bad_context")
+    scores = models.JSONField(default=list, help_text="the model's plausibility score per option")
+    disagrees = models.BooleanField(default=False, help_text="the verdicts differ from the build's gold")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "model"], name="model_vote_once")]

@@ -3,7 +3,7 @@ study link, and the password-less participants that link creates.
 
 A participant is a Django user without a role (so no annotator, researcher or admin page lets them
 in) bound one-to-one to a :class:`Participant` row: (campaign, platform, participant id as the
-platform gave it). The crowd pages (:mod:`annotation.crowd.views`) admit that user for that campaign only.
+platform gave it). The crowd pages (:mod:`annotation.crowd.views.participant`) admit that user for that campaign only.
 Imported by :mod:`annotation.models`, so Django registers these models with the ``annotation`` app.
 """
 

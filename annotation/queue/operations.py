@@ -1,5 +1,5 @@
 """The assignment queue: what a person sees next, and what happens when they submit, skip or
-undo. Every capacity decision is a conditional ``UPDATE`` (``… WHERE slots_taken < redundancy``,
+undo. Every capacity decision is a conditional ``UPDATE`` (``… WHERE slots_taken < answers_wanted``,
 ``… WHERE state = 'reserved'``), so the invariants hold on SQLite and PostgreSQL alike under
 concurrent requests; on PostgreSQL the candidate item is picked with ``SELECT … FOR UPDATE SKIP
 LOCKED`` so concurrent annotators spread over different items instead of queueing on one row, and
@@ -24,7 +24,7 @@ from accounts.people import User
 from annotation.models import Assignment, Campaign, Item, Membership, Response
 from annotation.queue import pg as queue_pg
 from annotation.selectors.work import item_counts, live_reservation, membership_of
-from annotation.services.campaigns import final_label_compute, final_label_refresh_item
+from annotation.services.labels import final_label_compute, final_label_refresh_item
 from commonsense.validation import answer_normalise, gold_passed, qualification_grade
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
@@ -122,17 +122,21 @@ def _reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignmen
             swept = True
             continue
         with transaction.atomic():
-            qs = _unseen(campaign, user, Item.Role.REGULAR).filter(slots_taken__lt=campaign.redundancy)
+            qs = _unseen(campaign, user, Item.Role.REGULAR).filter(slots_taken__lt=F("answers_wanted"))
+            # unsettled items that want more than the minimum first, then those a model's vote disagrees with
+            first = ("-answers_wanted", "-priority")
             if campaign.assign_order == "even":  # least-answered first, in this person's own random order
-                item = qs.order_by("slots_taken", MD5(Concat(Value(f"{campaign.seed}:{user.pk}:"), "uid"))).first()
+                item = qs.order_by(
+                    *first, "slots_taken", MD5(Concat(Value(f"{campaign.seed}:{user.pk}:"), "uid"))
+                ).first()
             else:
-                item = qs.order_by("-slots_taken", "position").first()  # the item_queue index order
+                item = qs.order_by(*first, "-slots_taken", "position").first()  # the item_queue_wanted index order
             if item is None:
                 if swept or not reservations_reclaim(campaign, now):
                     return None
                 swept = True  # expired reservations gave slots back: look again
                 continue
-            took = Item.objects.filter(pk=item.pk, slots_taken__lt=campaign.redundancy).update(
+            took = Item.objects.filter(pk=item.pk, slots_taken__lt=F("answers_wanted")).update(
                 slots_taken=F("slots_taken") + 1
             )
             if took:
@@ -234,7 +238,7 @@ def _may_free_up(campaign: Campaign, user: User, m: Membership) -> bool:
     Saying "done" then would lose that work (people leave)."""
     if campaign.max_items_per_annotator is not None and m.regular_answered >= campaign.max_items_per_annotator:
         return False
-    return _unseen(campaign, user, Item.Role.REGULAR).filter(answer_count__lt=campaign.redundancy).exists()
+    return _unseen(campaign, user, Item.Role.REGULAR).filter(answer_count__lt=F("answers_wanted")).exists()
 
 
 def _choose(campaign: Campaign, user: User, m: Membership, now: datetime) -> Assignment | Step | None:
@@ -328,7 +332,7 @@ def response_submit(
                         return done
                     raise ValidationError("you skipped this item")
                 if item.role == Item.Role.REGULAR and not Item.objects.filter(
-                    pk=item.pk, slots_taken__lt=campaign.redundancy
+                    pk=item.pk, slots_taken__lt=F("answers_wanted")
                 ).update(slots_taken=F("slots_taken") + 1):
                     raise ValidationError("your reservation expired and this item has all its answers now")
             resp = Response.objects.create(
@@ -406,7 +410,7 @@ def response_submit_next(
                 resp, m = stored
                 if m is None:
                     raise _NotFast
-                label = final_label_compute(campaign, item, queue_pg.label_rows(item))
+                label, wanted = final_label_compute(campaign, item, queue_pg.label_rows(item))
                 if (
                     m.state == Membership.State.ACTIVE
                     and (
@@ -415,11 +419,11 @@ def response_submit_next(
                     )
                     and not _attention_due(campaign, m)
                 ):
-                    nxt = queue_pg.reserve_regular(campaign, user, now, label=label, savepoint=False)
+                    nxt = queue_pg.reserve_regular(campaign, user, now, label=label, wanted=wanted, savepoint=False)
                     if nxt is not None:
                         step = Step("item", nxt, membership=m)
                 else:  # a check item or a stop is next: the answer and its label commit, next_step decides
-                    queue_pg.label_store(label, now)
+                    queue_pg.label_store(label, wanted, now)
         except (_NotFast, IntegrityError):  # rolled back: nothing of it is stored
             a.state, a.finished_at = RESERVED, None
         else:

@@ -3,9 +3,10 @@ the database is PostgreSQL (SQLite keeps the ORM path, which takes the same deci
 statements). Each is one data-modifying ``WITH`` statement, so it is atomic on its own and costs one
 round trip instead of five or six (``BEGIN``, the reads and writes, ``COMMIT``):
 
-- :func:`reserve_regular`: pick an unseen item under its redundancy, most-answered first, skipping
-  rows other transactions hold (``FOR UPDATE SKIP LOCKED``), take one slot with the same
-  conditional ``slots_taken < redundancy`` and insert the reservation.
+- :func:`reserve_regular`: pick an unseen item under the answers it wants, unsettled items that
+  want more than the minimum first, then the most-answered, skipping rows other transactions hold
+  (``FOR UPDATE SKIP LOCKED``), take one slot with the same conditional
+  ``slots_taken < answers_wanted`` and insert the reservation.
 - :func:`answer_store`: move a *live* reservation to ``answered``, insert the response and bump
   the item's and the person's counters (returning the person's membership as updated, which the
   next reservation needs) — or do nothing when the reservation was not live (a double click's twin
@@ -42,14 +43,14 @@ _MEMBERSHIP_ATTNAMES = [f.attname for f in Membership._meta.concrete_fields]
 _RESERVE = f"""
 WITH cand AS (
     SELECT i.id FROM annotation_item i
-    WHERE i.campaign_id = %(campaign)s AND i.role = '{Item.Role.REGULAR.value}' AND i.slots_taken < %(redundancy)s
+    WHERE i.campaign_id = %(campaign)s AND i.role = '{Item.Role.REGULAR.value}' AND i.slots_taken < i.answers_wanted
       AND NOT EXISTS (SELECT 1 FROM annotation_assignment a WHERE a.item_id = i.id AND a.user_id = %(user)s)
     ORDER BY {{order}}
     LIMIT 1
     FOR UPDATE OF i SKIP LOCKED
 ), took AS (
     UPDATE annotation_item i SET slots_taken = i.slots_taken + 1
-    FROM cand WHERE i.id = cand.id AND i.slots_taken < %(redundancy)s
+    FROM cand WHERE i.id = cand.id AND i.slots_taken < i.answers_wanted
     RETURNING {", ".join(f"i.{c}" for c in _ITEM_COLUMNS)}
 ), res AS (
     INSERT INTO annotation_assignment (campaign_id, item_id, user_id, state, reserved_at, expires_at)
@@ -59,17 +60,40 @@ WITH cand AS (
 SELECT res.id, {", ".join(f"took.{c}" for c in _ITEM_COLUMNS)} FROM res JOIN took ON took.id = res.item_id
 """
 
-_RESERVE_FILL = _RESERVE.replace("{order}", "i.slots_taken DESC, i.position")  # the item_queue_desc index order
-_RESERVE_EVEN = _RESERVE.replace("{order}", "i.slots_taken, md5(%(salt)s || i.uid)")
+# unsettled items that want more than the minimum first, then (when the campaign asks) those a model's
+# vote disagrees with, then the campaign's order
+_RESERVE_FILL = _RESERVE.replace(
+    "{order}", "i.answers_wanted DESC, i.priority DESC, i.slots_taken DESC, i.position"
+)  # the item_queue_wanted index order
+_RESERVE_EVEN = _RESERVE.replace(
+    "{order}", "i.answers_wanted DESC, i.priority DESC, i.slots_taken, md5(%(salt)s || i.uid)"
+)
 
 # The answered item's final label, upserted by the statement that reserves the next item (a
 # data-modifying WITH runs to completion whether or not a row is reserved).
-_LABEL_FIELDS = ["label", "provenance", "agreement", "votes", "n_answers", "below_threshold", "adjudication_id"]
+_LABEL_FIELDS = [
+    "label",
+    "provenance",
+    "agreement",
+    "votes",
+    "n_answers",
+    "below_threshold",
+    "adjudication_id",
+    "settled",
+    "settlement",
+    "confidence",
+    "posteriors",
+]
+# and the answers the item wants now (adaptive redundancy): its row is locked by the answer already
 _LABEL_CTE = f"""fl AS (
     INSERT INTO {FinalLabel._meta.db_table} (item_id, {", ".join(_LABEL_FIELDS)}, computed_at)
     VALUES (%(fl_item)s, %(fl_label)s::jsonb, %(fl_provenance)s, %(fl_agreement)s, %(fl_votes)s::jsonb,
-            %(fl_n_answers)s, %(fl_below_threshold)s, %(fl_adjudication_id)s, %(now)s)
+            %(fl_n_answers)s, %(fl_below_threshold)s, %(fl_adjudication_id)s, %(fl_settled)s, %(fl_settlement)s,
+            %(fl_confidence)s, %(fl_posteriors)s::jsonb, %(now)s)
     ON CONFLICT (item_id) DO UPDATE SET {", ".join(f"{c} = EXCLUDED.{c}" for c in [*_LABEL_FIELDS, "computed_at"])}
+), wanted AS (
+    UPDATE {Item._meta.db_table} SET answers_wanted = %(fl_wanted)s::smallint
+    WHERE id = %(fl_item)s AND %(fl_wanted)s::smallint > 0 AND answers_wanted <> %(fl_wanted)s::smallint
 ), """
 _RESERVE_LABELLED = {
     sql: sql.replace("WITH cand AS", "WITH " + _LABEL_CTE + "cand AS", 1) for sql in (_RESERVE_FILL, _RESERVE_EVEN)
@@ -77,7 +101,7 @@ _RESERVE_LABELLED = {
 _LABEL_ONLY = "WITH " + _LABEL_CTE.rstrip(", ") + " SELECT 1"
 
 _LABEL_ROWS = f"""
-SELECT r.answer, adj.id, adj.label FROM {Response._meta.db_table} r
+SELECT r.answer, adj.id, adj.label, r.user_id FROM {Response._meta.db_table} r
 LEFT JOIN LATERAL (
     SELECT d.id, d.label FROM {Adjudication._meta.db_table} d WHERE d.item_id = %(item)s
     ORDER BY d.decided_at DESC, d.id DESC LIMIT 1
@@ -120,8 +144,13 @@ def _one(sql: str, params: dict[str, Any], *, savepoint: bool = True) -> tuple[A
         return cur.fetchone()
 
 
-def _label_params(label: FinalLabel) -> dict[str, Any]:
+def _label_params(label: FinalLabel, wanted: int | None) -> dict[str, Any]:
     return {
+        "fl_settled": label.settled,
+        "fl_settlement": label.settlement,
+        "fl_confidence": label.confidence,
+        "fl_posteriors": json.dumps(label.posteriors),
+        "fl_wanted": wanted or 0,
         "fl_item": label.item_id,
         "fl_label": json.dumps(label.label),
         "fl_provenance": label.provenance,
@@ -133,30 +162,38 @@ def _label_params(label: FinalLabel) -> dict[str, Any]:
     }
 
 
-def label_rows(item: Item) -> list[tuple[Any, Any, Any]]:
-    """``(answer, latest adjudication id, its label)`` of each answer to ``item``, oldest first:
-    the input of :func:`annotation.services.campaigns.final_label_compute`, in one precompiled statement."""
+def label_rows(item: Item) -> list[tuple[Any, Any, Any, int]]:
+    """``(answer, latest adjudication id, its label, user id)`` of each answer to ``item``, oldest first:
+    the input of :func:`annotation.services.labels.final_label_compute`, in one precompiled statement."""
     with rowselect.cursor() as cur:
         cur.execute(_LABEL_ROWS, {"item": item.pk})
         rows = cur.fetchall()
     # jsonb arrives as text through Django's cursor
     return [
-        (json.loads(a) if isinstance(a, str) else a, d, json.loads(lab) if isinstance(lab, str) else lab)
-        for a, d, lab in rows
+        (json.loads(a) if isinstance(a, str) else a, d, json.loads(lab) if isinstance(lab, str) else lab, u)
+        for a, d, lab, u in rows
     ]
 
 
-def label_store(label: FinalLabel, now: datetime) -> None:
-    """Upsert one final label (the statement :func:`reserve_regular` runs with ``label``, alone)."""
-    _one(_LABEL_ONLY, {**_label_params(label), "now": now}, savepoint=False)
+def label_store(label: FinalLabel, wanted: int | None, now: datetime) -> None:
+    """Upsert one final label and the answers its item wants (``None``: unchanged) - the
+    statement :func:`reserve_regular` runs with ``label``, alone."""
+    _one(_LABEL_ONLY, {**_label_params(label, wanted), "now": now}, savepoint=False)
 
 
 def reserve_regular(
-    campaign: Campaign, user: User, now: datetime, *, label: FinalLabel | None = None, savepoint: bool = True
+    campaign: Campaign,
+    user: User,
+    now: datetime,
+    *,
+    label: FinalLabel | None = None,
+    wanted: int | None = None,
+    savepoint: bool = True,
 ) -> Assignment | None:
     """One slot of the first free unseen regular item, reserved for ``user``; None when no item
     is free (all full, seen, or locked by concurrent reservations at this instant). ``label``: a
-    final label to upsert in the same statement (stored whether or not an item is reserved)."""
+    final label to upsert in the same statement (stored whether or not an item is reserved), and
+    ``wanted`` the answers its item wants now (None: unchanged)."""
     expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
     sql, salt = _RESERVE_FILL, ""
     if campaign.assign_order == "even":  # least-answered first, in this person's own random order
@@ -164,13 +201,12 @@ def reserve_regular(
     params = {
         "campaign": campaign.pk,
         "user": user.pk,
-        "redundancy": campaign.redundancy,
         "now": now,
         "expires": expires,
         "salt": salt,
     }
     if label is not None:
-        sql, params = _RESERVE_LABELLED[sql], {**params, **_label_params(label)}
+        sql, params = _RESERVE_LABELLED[sql], {**params, **_label_params(label, wanted)}
     row = _one(sql, params, savepoint=savepoint)
     if row is None:
         return None

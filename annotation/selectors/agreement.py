@@ -12,10 +12,16 @@ from django.db.models import QuerySet
 from django.db.models.fields.json import KT
 
 from annotation.models import Campaign, Item, Response
+from annotation.selectors.quality import item_judge
 from commonsense import agreement
+from commonsense.annotators import Judged
 from commonsense.metrics import nww
 from commonsense.metrics.bootstrap import mean_ci
 from commonsense.validation import JUDGEMENTS, ItemLabel, item_label
+
+# NWW scores each rater against the majority of the *other* raters and each statement by how
+# far its raters agree: with fewer than two raters there is nothing to agree or disagree with.
+NWW_MIN_RATERS = 2
 
 
 def regular_answers(campaign: Campaign, item_ids: list[int] | None = None) -> list[tuple[int, int, dict[str, Any]]]:
@@ -35,6 +41,7 @@ class ItemLabelRow:
     item_id: int
     label: ItemLabel
     below_threshold: bool
+    judged: Judged | None = None  # MCQA: posteriors and settlement under the campaign's annotator model
 
 
 def needs_adjudication(lab: ItemLabel, threshold: float) -> bool:
@@ -47,17 +54,23 @@ def needs_adjudication(lab: ItemLabel, threshold: float) -> bool:
 
 
 def campaign_item_labels(campaign: Campaign, *, item_ids: list[int] | None = None) -> list[ItemLabelRow]:
+    """Every answered regular item's final label from its answers; an MCQA item's under the
+    campaign's label rule, with its posteriors and settlement (``judged``)."""
     items = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR)
     if item_ids is not None:
         items = items.filter(pk__in=item_ids)
     n_options = dict(items.values_list("id", "payload__options"))
-    by_item: dict[int, list[dict[str, Any]]] = {}
-    for _user, item, answer in regular_answers(campaign, item_ids):
-        by_item.setdefault(item, []).append(answer)
+    by_item: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for user, item, answer in regular_answers(campaign, item_ids):
+        by_item.setdefault(item, []).append((user, answer))
     rows = []
     for item_id, answers in by_item.items():
-        lab = item_label(campaign.kind, answers, n_options=len(n_options.get(item_id) or []))
-        rows.append(ItemLabelRow(item_id, lab, needs_adjudication(lab, campaign.agreement_threshold)))
+        n_opts = len(n_options.get(item_id) or [])
+        judged = item_judge(campaign, n_opts, answers) if campaign.adaptive else None
+        lab = (
+            judged.label if judged is not None else item_label(campaign.kind, [a for _, a in answers], n_options=n_opts)
+        )
+        rows.append(ItemLabelRow(item_id, lab, needs_adjudication(lab, campaign.agreement_threshold), judged))
     return rows
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet, Sum
 
 from accounts.people import User, Visitor
 from accounts.roles import RESEARCHER, has_role
@@ -96,11 +96,15 @@ class CampaignProgress(TypedDict):
     membership state, present when someone is in it)."""
 
     items: int
-    complete: int
+    complete: int  # items that want no more answers (settled, exhausted, or at a fixed redundancy)
     answers: int
-    target: int
+    target: int  # the answers the items want now (grows while items are unsettled)
     reserved: int
     annotators: int
+    settled: int  # MCQA: the label meets the confidence rule (or a person decided)
+    exhausted: int  # MCQA: at the maximum of answers, not settled
+    open: int  # MCQA: answered, still wanting answers
+    unanswered: NotRequired[int]
     members_qualifying: NotRequired[int]
     members_active: NotRequired[int]
     members_failed: NotRequired[int]
@@ -110,8 +114,11 @@ class CampaignProgress(TypedDict):
 def campaign_progress(campaign: Campaign) -> CampaignProgress:
     agg = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).aggregate(
         items=Count("id"),
-        complete=Count("id", filter=Q(answer_count__gte=campaign.redundancy)),
+        complete=Count("id", filter=Q(answer_count__gte=F("answers_wanted"))),
+        target=Sum("answers_wanted"),
     )
+    labels = FinalLabel.objects.filter(item__campaign=campaign, item__role=Item.Role.REGULAR)
+    by_settlement = dict(labels.values_list("settlement").annotate(n=Count("id")).order_by())
     answers = Response.objects.filter(campaign=campaign, item__role=Item.Role.REGULAR).count()
     members = Membership.objects.filter(campaign=campaign).values("state").annotate(n=Count("id"))
     by_state = {m["state"]: m["n"] for m in members}
@@ -120,12 +127,24 @@ def campaign_progress(campaign: Campaign) -> CampaignProgress:
         items=agg["items"],
         complete=agg["complete"],
         answers=answers,
-        target=agg["items"] * campaign.redundancy,
+        target=agg["target"] or 0,
         reserved=live,
         annotators=sum(by_state.values()),
+        settled=sum(by_settlement.get(k, 0) for k in ("unanimous", "confident", "adjudicated")),
+        exhausted=by_settlement.get("exhausted", 0),
+        open=sum(by_settlement.get(k, 0) for k in ("open", "below_min")),
     )
+    out["unanswered"] = out["items"] - out["settled"] - out["exhausted"] - out["open"]
     out.update({f"members_{k}": v for k, v in by_state.items()})  # type: ignore[typeddict-item]
     return out
+
+
+def answers_on_settled(campaign: Campaign) -> int:
+    """Answers spent on the items the confidence rule settled (or a person decided)."""
+    agg = FinalLabel.objects.filter(item__campaign=campaign, item__role=Item.Role.REGULAR, settled=True).aggregate(
+        n=Sum("n_answers")
+    )
+    return int(agg["n"] or 0)
 
 
 def adjudication_queue(campaign: Campaign) -> QuerySet[FinalLabel]:

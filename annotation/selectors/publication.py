@@ -1,4 +1,4 @@
-"""The human part of a published question set (issue 26 item 6; :mod:`knowledge.publication` asks
+"""The human part of a published question set (issue 26 item 6; :mod:`knowledge.services.publication` asks
 for it): every answer of the MCQA validation campaign behind the set, under opaque annotator ids,
 and per item its votes, agreement, provenance, confidence and settled state.
 
@@ -19,7 +19,7 @@ from typing import Any
 from commonsense.questions.publish import AnswerRow, VoteRow
 from commonsense.validation import NONE_CORRECT, item_label
 from knowledge.models import Question, QuestionSet
-from knowledge.publication import HumanPart, item_ref
+from knowledge.services.publication import HumanPart, item_ref
 
 from ..models import Campaign, FinalLabel, Item, Response, VerifiedSet
 from .agreement import campaign_agreement

@@ -1,5 +1,5 @@
 """A statement set's human ratings from its latest survey campaign, as the rater × statement
-matrices the NWW population analyses take (runs.nww_population.HumanRatings)."""
+matrices the NWW population analyses take (runs.selectors.nww_population.HumanRatings)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from annotation.models import Campaign
 from annotation.selectors.agreement import Matrices, campaign_matrices
-from runs.nww_population import HumanRatings
+from runs.selectors.nww_population import HumanRatings
 
 
 def survey_ratings(statement_set: Any) -> HumanRatings | None:

@@ -55,7 +55,9 @@ def submit_target(slug: str, user: Visitor, uid: str) -> Assignment | None:
     if got is None:
         return None
     a, item, campaign = got
-    assert isinstance(a, Assignment) and isinstance(item, Item) and isinstance(campaign, Campaign)
+    assert isinstance(a, Assignment)
+    assert isinstance(item, Item)
+    assert isinstance(campaign, Campaign)
     if not campaign_visible_to(campaign, user):
         return None
     a.item, a.campaign, item.campaign = item, campaign, campaign
@@ -102,7 +104,8 @@ def assignment_with_item(got: Sequence[models.Model] | None, campaign: Campaign)
     if got is None:
         return None
     a, item = got
-    assert isinstance(a, Assignment) and isinstance(item, Item)
+    assert isinstance(a, Assignment)
+    assert isinstance(item, Item)
     a.item, a.campaign, item.campaign = item, campaign, campaign
     return a
 

@@ -4,22 +4,20 @@ ratings import in ``imports.py``."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable
-from functools import cache
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 
 from accounts.people import User
-from annotation.models import Adjudication, Campaign, FinalLabel, Item
-from annotation.selectors.agreement import campaign_item_labels, needs_adjudication
+from annotation.models import Adjudication, Campaign, Item
+from annotation.services.labels import final_labels_refresh
 from commonsense.io.questions import MASK
-from commonsense.validation import ItemLabel, answer_normalise, item_label
+from commonsense.validation import answer_normalise
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
-from knowledge.names import name_check
+from knowledge.services.names import name_check
 from runs.models import Prediction, Run
 
 RICA_SETS = (QuestionSet.Kind.RICA_PROBES, QuestionSet.Kind.RICA_AXIOMS)
@@ -154,6 +152,17 @@ def campaign_create(
         raise ValidationError(f"unknown campaign type {kind!r}")
     if options.get("redundancy") is None:
         options["redundancy"] = 20 if kind == Campaign.Kind.SURVEY else 3
+    for key in ("settle_threshold", "label_rule", "serve_disagreements_first"):
+        if options.get(key) in (None, ""):
+            options.pop(key, None)  # the model's default
+    if kind == Campaign.Kind.MCQA and options.get("max_answers") is None:
+        options["max_answers"] = max(5, options["redundancy"])  # adaptive redundancy: 3 to 5 answers by default
+    if kind != Campaign.Kind.MCQA:
+        options.pop("max_answers", None)  # the confidence rule reads MCQA verdicts only
+    elif options.get("max_answers") is not None and options["max_answers"] < options["redundancy"]:
+        raise ValidationError(
+            f"the maximum of answers per item ({options['max_answers']}) is below the minimum ({options['redundancy']})"
+        )
     campaign = Campaign(
         name=name,
         title=title,
@@ -213,7 +222,16 @@ def _item(
     gold: dict[str, Any] | None,
 ) -> Item:
     fk = {"statement": obj} if isinstance(obj, Statement) else {"question": obj}
-    return Item(campaign=campaign, role=role, position=position, key=key, payload=payload, gold=gold, **fk)
+    return Item(
+        campaign=campaign,
+        role=role,
+        position=position,
+        key=key,
+        payload=payload,
+        gold=gold,
+        answers_wanted=campaign.redundancy,
+        **fk,
+    )
 
 
 def campaign_status_set(campaign: Campaign, status: str) -> Campaign:
@@ -242,123 +260,3 @@ def adjudication_record(item: Item, *, label: dict[str, Any], reason: str, user:
         decision = Adjudication.objects.create(item=item, label=clean, reason=reason, decided_by=user)
         final_labels_refresh(campaign, item_ids=[item.pk])
     return decision
-
-
-def final_labels_refresh(campaign: Campaign, *, item_ids: list[int] | None = None) -> int:
-    """Store every answered regular item's final label: the latest adjudication if any, else the
-    majority (``unanimous`` when all of at least two answers agree). Idempotent. Called by the
-    writes that change votes (submit, undo, ratings import, adjudication) for the items they touch,
-    never by a page view: a GET does not rewrite labels. An item left with no answer loses its label."""
-    rows = campaign_item_labels(campaign, item_ids=item_ids)
-    latest: dict[int, Adjudication] = {}
-    adjudications = Adjudication.objects.filter(item__campaign=campaign)
-    if item_ids is not None:
-        adjudications = adjudications.filter(item_id__in=item_ids)
-        answered = {row.item_id for row in rows}
-        FinalLabel.objects.filter(item_id__in=[i for i in item_ids if i not in answered]).delete()
-    for adj in adjudications.order_by("decided_at", "id"):
-        latest[adj.item_id] = adj
-    labels = []
-    for row in rows:
-        last = latest.get(row.item_id)
-        labels.append(
-            _final_label(
-                row.item_id, row.label, row.below_threshold, last.pk if last else None, last.label if last else None
-            )
-        )
-    _final_labels_store(labels)
-    return len(labels)
-
-
-def _final_label(
-    item_id: int, lab: ItemLabel, below: bool, adjudication_id: int | None, decided: dict[str, Any] | None
-) -> FinalLabel:
-    if adjudication_id is not None:
-        provenance, label = FinalLabel.Provenance.ADJUDICATED, decided or {}
-    elif lab.unanimous and lab.n >= 2:
-        provenance, label = FinalLabel.Provenance.UNANIMOUS, lab.label
-    else:
-        provenance, label = FinalLabel.Provenance.MAJORITY, lab.label
-    return FinalLabel(
-        item_id=item_id,
-        label=label,
-        provenance=provenance,
-        agreement=lab.agreement,
-        votes=lab.votes,
-        n_answers=lab.n,
-        below_threshold=below,
-        adjudication_id=adjudication_id,
-    )
-
-
-@cache
-def _item_votes_sql() -> str:
-    latest = "FROM annotation_adjudication d WHERE d.item_id = r.item_id ORDER BY d.decided_at DESC, d.id DESC LIMIT 1"
-    return (
-        f"SELECT r.answer, (SELECT d.id {latest}), (SELECT d.label {latest}) FROM annotation_response r "
-        "WHERE r.item_id = %s ORDER BY r.id"
-    )
-
-
-@cache
-def _final_label_upsert_sql() -> str:
-    qn = connection.ops.quote_name
-    cols = [qn(str(f.column)) for f in FinalLabel._meta.concrete_fields if not f.primary_key]
-    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in cols if c != qn("item_id"))
-    return (
-        f"INSERT INTO {qn(FinalLabel._meta.db_table)} ({', '.join(cols)}) VALUES ({', '.join(['%s'] * len(cols))}) "
-        f"ON CONFLICT ({qn('item_id')}) DO UPDATE SET {updates}"
-    )
-
-
-def _json(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, str) else value  # JSON columns come back as text
-
-
-def final_label_refresh_item(campaign: Campaign, item: Item) -> None:
-    """:func:`final_labels_refresh` of one regular item in two statements - its answers with the
-    latest decision, then the upsert - for the submit and undo paths. Both are compiled once per
-    process (this runs on every answer): the values are adapted by the model's fields, as the ORM
-    would, and the upsert is the same ``INSERT … ON CONFLICT DO UPDATE`` as the bulk path's."""
-    if item.role != Item.Role.REGULAR:
-        return
-    with connection.cursor() as cur:
-        cur.execute(_item_votes_sql(), (item.pk,))
-        rows = cur.fetchall()
-    if not rows:
-        FinalLabel.objects.filter(item=item).delete()
-        return
-    lab = item_label(campaign.kind, [_json(r[0]) for r in rows], n_options=item.n_options)
-    below = needs_adjudication(lab, campaign.agreement_threshold)
-    label = _final_label(item.pk, lab, below, rows[0][1], _json(rows[0][2]))
-    fields = [f for f in FinalLabel._meta.concrete_fields if not f.primary_key]
-    params = [f.get_db_prep_save(f.pre_save(label, add=True), connection) for f in fields]
-    with connection.cursor() as cur:
-        cur.execute(_final_label_upsert_sql(), params)
-
-
-def final_label_compute(campaign: Campaign, item: Item, rows: list[tuple[Any, Any, Any]]) -> FinalLabel:
-    """The final label (unsaved) of a regular item from its ``(answer, latest adjudication id,
-    its label)`` rows, oldest answer first, as :func:`final_labels_refresh` computes it."""
-    lab = item_label(campaign.kind, [r[0] for r in rows], n_options=item.n_options)
-    below = needs_adjudication(lab, campaign.agreement_threshold)
-    return _final_label(item.pk, lab, below, rows[0][1], rows[0][2])
-
-
-def _final_labels_store(labels: list[FinalLabel]) -> None:
-    FinalLabel.objects.bulk_create(
-        labels,
-        batch_size=1000,
-        update_conflicts=True,
-        unique_fields=["item"],
-        update_fields=[
-            "label",
-            "provenance",
-            "agreement",
-            "votes",
-            "n_answers",
-            "below_threshold",
-            "adjudication",
-            "computed_at",
-        ],
-    )

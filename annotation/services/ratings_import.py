@@ -27,7 +27,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from annotation.models import Assignment, Campaign, Item, Membership, Response
-from annotation.services.campaigns import final_labels_refresh
+from annotation.services.labels import final_labels_refresh
 
 YES, NO = {"yes", "y", "1", "true"}, {"no", "n", "0", "false"}
 SURVEY_Q = {"a": "agree", "agree": "agree", "b": "predict", "predict": "predict", "c": "common", "common": "common"}
@@ -188,10 +188,11 @@ def ratings_import(campaign: Campaign, data: bytes | str, *, create_raters: bool
     by_pk = items_by_pk(items)
     for item_id, k in counts.items():
         item = by_pk[item_id]
-        if item.slots_taken + k > campaign.redundancy:
+        if item.slots_taken + k > campaign.answers_max:
             errors.append(
-                f"item {item.key!r} would get {item.slots_taken + k} answers, over the campaign's redundancy "
-                f"of {campaign.redundancy} (raise it first)"
+                f"item {item.key!r} would get {item.slots_taken + k} answers, over the campaign's "
+                f"{'maximum' if campaign.answers_max > campaign.redundancy else 'redundancy'} "
+                f"of {campaign.answers_max} (raise it first)"
             )
             if len(errors) >= MAX_ERRORS:
                 break

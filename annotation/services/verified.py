@@ -7,8 +7,18 @@ majority-plausible option as the answer, three negatives, "None of the answers a
 option E — the answer when no option was plausible. Every question keeps its votes, agreement,
 label provenance and the source question's provenance under ``metadata["verified"]``.
 
-The final labels are the ones :func:`annotation.services.campaigns.final_labels_refresh` stores; the rule
-that makes them lives there, not here."""
+The final labels are the ones :func:`annotation.services.labels.final_labels_refresh` stores; the rule
+that makes them lives there, not here.
+
+Trust (issue 26 item 3): only **settled** items are kept by default (the campaign's confidence rule,
+:func:`commonsense.annotators.settle`); ``include_unsettled`` - stored on the set and shown on its
+page - also keeps items that ended unsettled at the maximum of answers. An item with fewer answers
+than the campaign's minimum is never kept, whatever the choice: :func:`verified_set_preview` says
+how many fall short before the set is made (the command prints it, the dashboard shows it). Where
+fewer than three negatives remain, A.4's hand-added negatives come from the item's own checked
+distractor pool (``metadata["distractor_pool"]`` of the source question: distractors the build
+checked and did not show), marked in ``verified["topped_up"]``; an item whose pool cannot fill
+five options is left out (``too_few_negatives``) rather than stored with three or four."""
 
 from __future__ import annotations
 
@@ -18,12 +28,13 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.models import Campaign, FinalLabel, Item, VerifiedSet
+from annotation.models import Campaign, FinalLabel, Item, Response, VerifiedSet
 from annotation.selectors.campaigns import campaign_progress
-from annotation.services.campaigns import final_labels_refresh
+from annotation.services.labels import final_labels_refresh
 from commonsense.validation import NONE_CORRECT, com2_postprocess
 from knowledge.models import Question, QuestionSet
-from knowledge.names import name_check
+from knowledge.services.names import name_check
+from knowledge.services.set_quality import question_set_quality
 
 
 def _refuse_unfinished(campaign: Campaign) -> None:
@@ -41,19 +52,59 @@ def _refuse_unfinished(campaign: Campaign) -> None:
         )
 
 
-def _why_left_out(item: Item, final: FinalLabel | None) -> str | None:
+def _why_left_out(campaign: Campaign, item: Item, final: FinalLabel | None, include_unsettled: bool) -> str | None:
     if final is None:
         return "unanswered"
+    if final.n_answers < campaign.redundancy and final.adjudication_id is None:
+        return "below_min"  # never kept: a gold rewritten from fewer votes than the campaign asks for
     if final.label.get("bad_context"):
         return "bad_context"
     if final.below_threshold and final.adjudication_id is None:
         return "awaiting_adjudication"
+    if campaign.adaptive and not final.settled and not include_unsettled:
+        return "unsettled"
     if item.question_id is None:
         return "no_source_question"
     return None
 
 
-def verified_set_create(campaign: Campaign, *, name: str, user: Any = None) -> VerifiedSet:
+def _sorted_items(campaign: Campaign) -> list[Item]:
+    return list(
+        Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).select_related("question").order_by("position")
+    )
+
+
+def verified_set_preview(campaign: Campaign, *, include_unsettled: bool = False) -> dict[str, int]:
+    """What :func:`verified_set_create` would keep and leave out (by reason) from the stored final
+    labels, before the set is made: ``below_min`` is how many items fall short of the minimum."""
+    finals = {f.item_id: f for f in FinalLabel.objects.filter(item__campaign=campaign)}
+    counts: dict[str, int] = {"items": 0, "would_keep": 0}
+    for item in _sorted_items(campaign):
+        counts["items"] += 1
+        why = _why_left_out(campaign, item, finals.get(item.pk), include_unsettled)
+        key = why or "would_keep"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def preview_text(campaign: Campaign, counts: dict[str, int]) -> str:
+    """The preview as one sentence (the command prints it, the dashboard shows it)."""
+    out = [f"{counts.get('would_keep', 0)} of {counts['items']} items would be kept"]
+    if counts.get("below_min"):
+        out.append(
+            f"{counts['below_min']} fall short of the minimum of {campaign.redundancy} answers and are never kept"
+        )
+    if counts.get("unsettled"):
+        out.append(f"{counts['unsettled']} are not settled (left out unless you include unsettled items)")
+    for k in ("unanswered", "bad_context", "awaiting_adjudication", "no_source_question"):
+        if counts.get(k):
+            out.append(f"{k.replace('_', ' ')} {counts[k]}")
+    return "; ".join(out)
+
+
+def verified_set_create(
+    campaign: Campaign, *, name: str, user: Any = None, include_unsettled: bool = False
+) -> VerifiedSet:
     """Store the verified set ``name`` of ``campaign``; ValidationError says why it cannot be made."""
     name = name_check(name)  # before anything is stored: the set's pages link to it by name
     _refuse_unfinished(campaign)
@@ -61,20 +112,26 @@ def verified_set_create(campaign: Campaign, *, name: str, user: Any = None) -> V
         raise ValidationError(f"a question set named {name!r} already exists")
     final_labels_refresh(campaign)
     finals = {f.item_id: f for f in FinalLabel.objects.filter(item__campaign=campaign)}
-    items = list(
-        Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).select_related("question").order_by("position")
-    )
+    items = _sorted_items(campaign)
     source: QuestionSet = campaign.question_set  # type: ignore[assignment]
-    counts: dict[str, int] = {"items": len(items), "kept": 0, "none_correct": 0, "needs_manual_negatives": 0}
+    counts: dict[str, int] = {
+        "items": len(items),
+        "kept": 0,
+        "none_correct": 0,
+        "needs_manual_negatives": 0,
+        "topped_up": 0,
+    }
     kept: list[tuple[Item, FinalLabel]] = []
     for item in items:
-        why = _why_left_out(item, finals.get(item.pk))
+        why = _why_left_out(campaign, item, finals.get(item.pk), include_unsettled)
         if why is not None:
             counts[why] = counts.get(why, 0) + 1
         else:
             kept.append((item, finals[item.pk]))
     if not kept:
-        raise ValidationError(f"no item of {campaign.name} was accepted: {counts}")
+        raise ValidationError(
+            f"no item of {campaign.name} was accepted: {preview_text(campaign, counts | {'would_keep': 0})}"
+        )
     with transaction.atomic():
         qset = QuestionSet.objects.create(
             name=name,
@@ -83,21 +140,37 @@ def verified_set_create(campaign: Campaign, *, name: str, user: Any = None) -> V
             graph=source.graph,
             seed=campaign.seed,
             params={
-                "verified_from": {"campaign": campaign.name, "source_set": source.name},
+                "verified_from": {
+                    "campaign": campaign.name,
+                    "source_set": source.name,
+                    "include_unsettled": include_unsettled,
+                    "min_answers": campaign.redundancy,
+                    "max_answers": campaign.answers_max,
+                    "label_rule": campaign.label_rule,
+                    "settle_threshold": campaign.settle_threshold,
+                },
                 "source_params": source.params,
             },
             description=f"Items of {source.name} accepted by the validation campaign {campaign.name}, COM2 post-processing.",
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         rows, triples = [], []
-        for pos, (item, final) in enumerate(kept):
+        pos = 0
+        for item, final in kept:
             q: Question = item.question  # type: ignore[assignment]
             post = com2_postprocess(
-                item.payload.get("options", []), final.label.get("plausible", []), seed=campaign.seed, key=item.key
+                item.payload.get("options", []),
+                final.label.get("plausible", []),
+                seed=campaign.seed,
+                key=item.key,
+                pool=[str(o) for o in (q.metadata or {}).get("distractor_pool", [])],
             )
+            if post.needs_manual_negatives:  # A.4 would add them by hand: never store 3-4 options
+                counts["too_few_negatives"] = counts.get("too_few_negatives", 0) + 1
+                continue
             counts["kept"] += 1
             counts["none_correct"] += post.positive is None
-            counts["needs_manual_negatives"] += post.needs_manual_negatives > 0
+            counts["topped_up"] += bool(post.topped_up)
             verified = {
                 "campaign": campaign.name,
                 "item_id": item.pk,
@@ -110,6 +183,13 @@ def verified_set_create(campaign: Campaign, *, name: str, user: Any = None) -> V
                 "votes": final.votes,
                 "agreement": final.agreement,
                 "n_answers": final.n_answers,
+                "settled": final.settled,
+                "settlement": final.settlement,
+                "confidence": final.confidence,
+                "posteriors": final.posteriors,
+                "label_rule": campaign.label_rule,
+                "min_answers": campaign.redundancy,
+                "topped_up": post.topped_up,
                 "com2": asdict(post),
             }
             rows.append(
@@ -128,7 +208,10 @@ def verified_set_create(campaign: Campaign, *, name: str, user: Any = None) -> V
                     metadata={**(q.metadata or {}), "verified": verified},
                 )
             )
+            pos += 1
             triples.append(list(q.triples.values_list("id", flat=True)))
+        if not rows:
+            raise ValidationError(f"no item of {campaign.name} could keep five options: {counts}")
         stored = Question.objects.bulk_create(rows, batch_size=2000)
         through = Question.triples.through
         through.objects.bulk_create(
@@ -137,6 +220,58 @@ def verified_set_create(campaign: Campaign, *, name: str, user: Any = None) -> V
         )
         qset.question_count = len(rows)
         qset.save(update_fields=["question_count"])
+        # the set's quality report as any set's (text, chains and - issue 25 - the shortcut audit), then
+        # what the validation says of it
+        report = question_set_quality(qset)
+        qset.quality = {
+            **report,
+            "verified": verified_figures(campaign, stored, counts, include_unsettled, report),
+        }
+        qset.save(update_fields=["quality"])
         return VerifiedSet.objects.create(
-            campaign=campaign, source_set=source, question_set=qset, counts=counts, created_by=qset.created_by
+            campaign=campaign,
+            source_set=source,
+            question_set=qset,
+            counts=counts,
+            include_unsettled=include_unsettled,
+            created_by=qset.created_by,
         )
+
+
+def verified_figures(
+    campaign: Campaign,
+    questions: list[Question],
+    counts: dict[str, int],
+    include_unsettled: bool,
+    report: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What the set page shows of a verified set (stored in ``QuestionSet.quality["verified"]``):
+    its counts, whether unsettled items were let in, the answers spent, the share of items whose
+    answer is "None of the answers are correct." and of the annotators' answers that said so, and
+    the shortcut audit of the kept questions."""
+    n = len(questions)
+    answers = [a for q in questions for a in [q.metadata["verified"]] if a]
+    item_ids = [a["item_id"] for a in answers]
+    none_answers = total_answers = 0
+    for ans in Response.objects.filter(item_id__in=item_ids).values_list("answer", flat=True).iterator(2000):
+        total_answers += 1
+        none_answers += bool(ans.get("none_correct"))
+    out: dict[str, Any] = {
+        "campaign": campaign.name,
+        "counts": counts,
+        "include_unsettled": include_unsettled,
+        "settled": sum(bool(a.get("settled")) for a in answers),
+        "answers_per_item": round(sum(a["n_answers"] for a in answers) / n, 3) if n else None,
+        "none_correct_items_share": round(counts["none_correct"] / n, 4) if n else None,
+        "none_correct_answers_share": round(none_answers / total_answers, 4) if total_answers else None,
+        "shortcut_audit": _shortcut_audit(report or {}),
+    }
+    return out
+
+
+def _shortcut_audit(report: dict[str, Any]) -> Any:
+    """The shortcut audit of the kept questions: issue 25's ``quality["shortcuts"]``, which
+    :func:`knowledge.services.set_quality.question_set_quality` stores for every set once the
+    hard-negatives work lands; None (the page says it was not run) until then."""
+    # SHORTCUT-AUDIT (hardneg): COORD.md "Interfaces" - question_set_quality stores quality["shortcuts"]
+    return report.get("shortcuts")

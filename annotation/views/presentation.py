@@ -8,10 +8,6 @@ from typing import Any
 
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 
-# NWW scores each rater against the majority of the *other* raters and each statement by how
-# far its raters agree: with fewer than two raters there is nothing to agree or disagree with.
-NWW_MIN_RATERS = 2
-
 
 def _yes_no(v: Any) -> str:
     return "undecided" if v is None else ("yes" if int(v) else "no")

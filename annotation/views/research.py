@@ -17,10 +17,18 @@ from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
 from annotation import charts
 from annotation.forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
 from annotation.models import Campaign
-from annotation.selectors.agreement import campaign_agreement, campaign_item_labels, campaign_matrices, campaign_nww
+from annotation.selectors.agreement import (
+    NWW_MIN_RATERS,
+    campaign_agreement,
+    campaign_item_labels,
+    campaign_matrices,
+    campaign_nww,
+)
 from annotation.selectors.campaigns import (
+    CampaignProgress,
     adjudicated_labels,
     answered_items,
+    answers_on_settled,
     campaign_progress,
     campaign_with_sets,
     final_label_of,
@@ -33,12 +41,15 @@ from annotation.selectors.campaigns import (
 from annotation.selectors.campaigns import adjudication_queue as adjudication_rows
 from annotation.selectors.export_access import REFUSAL, campaign_export_allowed
 from annotation.selectors.verdicts import generation_judgements
+from annotation.selectors.verification import campaign_quality_rows, model_agreement
 from annotation.services import campaign_exports as exports
 from annotation.services import campaigns as services
 from annotation.services.ratings_import import RatingsImportRefused, ratings_import
-from annotation.views.presentation import NWW_MIN_RATERS, option_rows
+from annotation.services.verified import preview_text, verified_set_preview
+from annotation.views.presentation import option_rows
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
+from commonsense.annotators import RULE
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 
 
@@ -61,6 +72,24 @@ def campaign_new(request: Request) -> HttpResponse:
             messages.success(request, f"Campaign {campaign.name} created with {campaign.items.count()} items.")
             return redirect("annotation:dashboard", slug=campaign.name)
     return render(request, "annotation/campaign_form.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _verification(campaign: Campaign, progress: CampaignProgress) -> dict[str, Any]:
+    """The verification loop's part of an MCQA dashboard: settlement, the rule, the annotators'
+    estimates, the models' votes against the majority, and what a verified set would keep."""
+    fit = campaign.annotator_model or {}
+    settled = progress["settled"]
+    spent_settled = answers_on_settled(campaign)
+    return {
+        "rule": RULE,
+        "label_rules": Campaign._meta.get_field("label_rule").choices,
+        "fit": fit,
+        "quality": campaign_quality_rows(campaign),
+        "models": model_agreement(campaign),
+        "answers_per_settled": f"{spent_settled / settled:.2f}" if settled else "—",
+        "preview": preview_text(campaign, verified_set_preview(campaign)),
+        "preview_all": preview_text(campaign, verified_set_preview(campaign, include_unsettled=True)),
+    }
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:
@@ -125,9 +154,12 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         for i in items
     ]
     recent = [{"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in recent_responses(campaign, 50)]
+    progress = campaign_progress(campaign)
+    verification = _verification(campaign, progress) if campaign.adaptive else None
     ctx = {
         "campaign": campaign,
-        "progress": campaign_progress(campaign),
+        "verification": verification,
+        "progress": progress,
         "agr": agr,
         "nww": nww_ctx,
         "nww_short": nww_short,

@@ -24,9 +24,11 @@ from .coco_text import BLANK, answer_key, join_clitics, option_form, tidy
 from .com2 import BuildReport, OptionCandidate, Progress, sample_questions
 from .display import Display
 from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
+from .negatives import NegativeSpec
 from .record import BuiltQuestion, derive_seed
 
 APPLICATION_KINDS = ("2i", "2p", "ip", "pi")
+DEFAULT_NEGATIVES = NegativeSpec()
 
 
 def one_hop(
@@ -297,12 +299,16 @@ def application(
     max_degree: int = 10,
     progress: Progress | None = None,
     rules: CompositionRules | None = DEFAULT_RULES,
+    negatives: NegativeSpec | None = DEFAULT_NEGATIVES,
     report: BuildReport | None = None,
 ) -> list[BuiltQuestion]:
     """Reasoning questions (2i, 2p, ip, pi) on the normalised graph, each followed by the atomic
     memorization questions of the triples of its golden chain (CoCo A2.3, "2+1" / "3+1" sets).
     ``rules``: the composition rules of :mod:`commonsense.queries.rules` (None: the bare sampler).
-    ``report`` (one kind at a time) receives the build funnel's counts."""
+    ``negatives``: where the reasoning question's distractors come from (:mod:`.negatives`: COM2's
+    split, which CoCo does not state: two from the query's branches, two among the asked relation's
+    tails; None: any anchor neighbour and any tail). ``report`` (one kind at a time) receives the
+    build funnel's counts."""
     out: list[BuiltQuestion] = []
     if report is not None:
         report.requested += per_kind * len(kinds)
@@ -321,6 +327,7 @@ def application(
             person_names=False,
             progress=progress,
             rules=rules,
+            negative_spec=negatives,
             report=report,
             sampler=sampler,
             checks=[not_an_answer],
@@ -332,7 +339,8 @@ def application(
             atomics: list[BuiltQuestion] = []
             for k, (h, rname, t) in enumerate(rq.chain, 1):
                 hi, ti, ri = index.node(h), index.node(t), index.rel_ids[rname]
-                assert hi is not None and ti is not None
+                assert hi is not None
+                assert ti is not None
                 qseed = derive_seed(seed, gid, k)
                 aq = one_hop(
                     index,

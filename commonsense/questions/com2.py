@@ -18,11 +18,12 @@ from commonsense.scoring.plausibility import PlausibilityCheck
 from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES_MODE, CompositionRules, rules_for
 from ..queries.sampling import QInter, QProj, Query, QuerySampler
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
-from . import distractors, fluent, names, verbalize, wellformed
+from . import distractors, fluent, names, negatives, verbalize, wellformed
 from . import funnel as stages
 from .display import Display
 from .diverse import EmbeddingCache, select_diverse
 from .neardup import DEFAULT_THRESHOLD, NearDuplicates
+from .negatives import NegativeSpec, RelationTails
 from .plausible import pick_checked
 from .record import BuiltQuestion, derive_seed
 
@@ -59,6 +60,7 @@ class BuildReport:
     attempts: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
     distractors_rejected: Counter[str] = field(default_factory=Counter)
+    judge_vetoed: Counter[str] = field(default_factory=Counter)  # by provenance (adversarial / random)
     # the build funnel (:mod:`.funnel`): the graph's stages and what sampling counted
     graph: list[stages.Stage] = field(default_factory=list)
     sampling: stages.SamplingCounts = field(default_factory=stages.SamplingCounts)
@@ -76,6 +78,7 @@ class BuildReport:
             "attempts": self.attempts,
             "dropped": dict(sorted(self.dropped.items())),
             "distractors_rejected": dict(sorted(self.distractors_rejected.items())),
+            "judge_vetoed": dict(sorted(self.judge_vetoed.items())),
             "funnel": self.funnel(),
         }
 
@@ -94,15 +97,28 @@ class BuildParams:
     rules: str = DEFAULT_RULES_MODE
     fluent: bool = True
     near_duplicate: float | None = DEFAULT_THRESHOLD  # None: no near-duplicate check
-    # adversarial distractors only through anchor edges whose tails answer another kind of thing
-    # than the gold (a same-kind tail of one branch is often a defensible answer to the whole query)
-    adversarial_other_kind: bool = True
-    # no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
-    state_distractors: bool = False
+    # COM2's hard negatives (negatives.py): adversarial ones from the query's branches ("branch") or
+    # any anchor neighbour ("neighbours"); random ones among the asked relation's tails
+    # ("relation"), the graph's shared event tails ("shared") or any tail ("whole-graph", COM2's
+    # literal "randomly sampled across the whole CSKG")
+    adversarial_negatives: str = "branch"
+    # "" : the rules mode's own (issue 27: "paper" draws COM2's whole-graph randoms, the others "relation")
+    random_negatives: str = ""
+    # the former same-type veto (sessions 11-15), off by default: it removed exactly COM2's
+    # adversarial negatives and let option shape answer most items (issue 25). With
+    # adversarial_negatives="neighbours": only anchor edges whose tails answer another kind of thing
+    adversarial_other_kind: bool = False
+    # False: no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
+    state_distractors: bool = True
+    # checked distractors kept beside the options for the validation's top-up (COM2 A.4)
+    spare_distractors: int = 3
     extra: dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         rules_for(self.rules)  # an unknown mode is refused here, naming the modes
+        if not self.random_negatives:
+            self.random_negatives = PAPER_RANDOM_NEGATIVES if self.rules == "paper" else "relation"
+        NegativeSpec(self.adversarial_negatives, self.random_negatives)  # so is an unknown source of negatives
 
     @property
     def composition_rules(self) -> CompositionRules | None:
@@ -126,9 +142,29 @@ class BuildParams:
             "composition_rules": self.composition_rules.name if self.composition_rules is not None else None,
             "fluent": self.fluent,
             "near_duplicate": self.near_duplicate,
+            "adversarial_negatives": self.adversarial_negatives,
+            "random_negatives": self.random_negatives,
             "adversarial_other_kind": self.adversarial_other_kind,
             "state_distractors": self.state_distractors,
+            "spare_distractors": self.spare_distractors,
         }
+
+    @property
+    def negatives(self) -> NegativeSpec:
+        return NegativeSpec(self.adversarial_negatives, self.random_negatives)
+
+
+# ``--rules paper`` builds as COM2 wrote: its random negatives are "randomly sampled across the whole CSKG"
+PAPER_RANDOM_NEGATIVES = "whole-graph"
+
+# The distractors of main before issue 25 (the same-type veto): BuildParams(**OLD_VETO, ...) builds
+# them again, for A/B measurements and the audit's test that it can fail.
+OLD_VETO: dict[str, object] = {
+    "adversarial_negatives": "neighbours",
+    "random_negatives": "shared",
+    "adversarial_other_kind": True,
+    "state_distractors": False,
+}
 
 
 def other_kind(index: GraphIndex, query: Query) -> Callable[[int], bool]:
@@ -260,10 +296,17 @@ def make_question(
     adversarial_other_kind: bool = False,
     random_pool: npt.NDArray[np.int64] | None = None,
     check: PlausibilityCheck | None = None,
+    negative_spec: NegativeSpec | None = None,
+    relation_tails: RelationTails | None = None,
+    spare: int = 0,
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors). ``display`` renders node text (default: the
-    graph's text); ``checks`` may veto distractor candidates, counted in ``report``."""
+    graph's text); ``checks`` may veto distractor candidates, counted in ``report``.
+    ``negative_spec`` says where the negatives come from (:mod:`.negatives`; None: the anchors'
+    neighbours and ``random_pool``); ``relation_tails`` is the build's cache of the random pools.
+    ``spare`` more distractors that pass the same checks are kept in ``metadata["distractor_pool"]``
+    (what a validation tops an item up from when annotators reject some of its options)."""
     answers = sampler.answers(query) if answers is None else answers
     anchors = query.anchors()
     if query.answer not in answers or answers.intersection(anchors):
@@ -298,8 +341,17 @@ def make_question(
         "adversarial_relations": other_kind(index, query) if adversarial_other_kind else None,
         "random_pool": random_pool,
     }
+    if negative_spec is not None:
+        if negative_spec.adversarial == "branch":
+            pick_options["adversarial_pools"] = negatives.branch_pools(index, sampler, query, answers)
+            pick_options["adversarial_relations"] = None
+        if negative_spec.random == "relation":
+            tails = relation_tails if relation_tails is not None else RelationTails(index)
+            # the asked relation's tails first, the build's graph-wide pool where they run short
+            pick_options["random_pool"] = tails(negatives.asked_relations(query))
+            pick_options["random_fallback"] = index.tail_nodes if random_pool is None else random_pool
     picked = distractors.pick(index, rng, answers=answers | middle, anchors=anchors, **pick_options)
-    refused: list[str] = []
+    refused: list[tuple[str, str]] = []
     if picked is not None and check is not None:
         # a redraw passes the same checks (near-duplicates, states) as the first draw
         picked, refused = pick_checked(
@@ -307,6 +359,7 @@ def make_question(
         )
         if report is not None and refused:
             report.distractors_rejected[stages.PLAUSIBLE_TO_MODEL] += len(refused)
+            report.judge_vetoed.update(how for _, how in refused)
     if report is not None:
         report.sampling.candidates_rejected.update(report.distractors_rejected - rejected_before)
     if picked is None:
@@ -320,9 +373,24 @@ def make_question(
     fluent_text = isinstance(display, Display) and display.fluent_text
     qtext = verbalize.question(query, text, rel, fluent.hindered_phrase if fluent_text else None)
     opts, pos = distractors.place(rng, text(query.answer), [text(n) for n, _ in picked])
+    how_of = {text(n): how for n, how in picked}  # texts are distinct (distractors.pick dedupes them)
+    provenance = ["gold" if i == pos else how_of[o] for i, o in enumerate(opts)]
     mapping = names.draw(rng) if person_names else {}
     ap = names.apply
     chain = query.chain()
+    pool: list[tuple[int, str]] = []
+    if spare > 0:
+        # spare distractors for the validation's top-up (COM2 A.4), from their own rng: the item is unchanged
+        pool = _spare(
+            index,
+            random.Random(derive_seed(seed, "spare")),
+            query,
+            spare,
+            answers | middle | {n for n, _ in picked},
+            pick_options,
+            check,
+            [n for n, _ in picked],
+        )
     return BuiltQuestion(
         id=qid,
         kind=query.kind,
@@ -341,11 +409,46 @@ def make_question(
             "names": mapping,
             "distractors": [how for _, how in picked],
             "distractors_raw": [raw(n) for n, _ in picked],  # the graph's own text (options are shown fluent)
+            "option_provenance": provenance,  # per option: gold / adversarial / random
+            **(
+                {
+                    "distractor_pool": [ap(text(n), mapping) for n, _ in pool],
+                    "distractor_pool_provenance": [how for _, how in pool],
+                }
+                if spare > 0
+                else {}
+            ),
             "template": {"context": ctx, "question": qtext},
-            **({"plausible_distractors_refused": refused} if refused else {}),
+            **({"plausible_distractors_refused": [t for t, _ in refused]} if refused else {}),
         },
         triple_refs=[x for x in (index.edge_ref(h, r, t) for h, r, t in chain) if x >= 0],
     )
+
+
+def _spare(
+    index: GraphIndex,
+    rng: random.Random,
+    query: Query,
+    n: int,
+    banned: set[int],
+    pick_options: dict[str, Any],
+    check: PlausibilityCheck | None,
+    shown: list[int],
+) -> list[tuple[int, str]]:
+    """Up to ``n`` more distractors (adversarial first), checked against the options shown too."""
+    opts = dict(pick_options, rejections=None)  # the build report counts the shown options' draws only
+    reject = pick_options.get("reject")
+    if reject is not None:
+        opts["reject"] = lambda node, chosen: reject(node, [*shown, *chosen])
+    for k in range(n, 0, -1):  # as many as the graph gives, up to n
+        got = distractors.pick(
+            index, rng, answers=banned, anchors=query.anchors(), n_random=k - min(2, k), n_adversarial=min(2, k), **opts
+        )
+        if got is not None and check is not None:
+            got, _ = pick_checked(index, rng, query, got, check, answers=banned, anchors=query.anchors(), **opts)
+        if got is not None:
+            return got
+    return []
 
 
 def sample_questions(
@@ -367,18 +470,25 @@ def sample_questions(
     report: BuildReport | None = None,
     adversarial_other_kind: bool = False,
     check: PlausibilityCheck | None = None,
+    negative_spec: NegativeSpec | None = None,
+    spare: int = 0,
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed.
     ``rules``, ``display`` and ``checks`` are the quality options (:func:`build_com2` sets them
-    from :class:`BuildParams`); without them the papers' bare procedure runs."""
+    from :class:`BuildParams`); without them the papers' bare procedure runs. ``negative_spec``:
+    COM2's hard negatives (:mod:`.negatives`); None: any anchor neighbour and any tail."""
     if kind not in STRUCTURES:
         raise ValueError(f"unknown query kind {kind!r}; choose one of {', '.join(STRUCTURES)}")
     if sampler is None:
         usable = display.usable() if display is not None else None
         sampler = QuerySampler(index, max_degree=max_degree, relations=relations, rules=rules, node_ok=usable)
     limit = max_attempts if max_attempts is not None else max(2000, 40 * count)
-    pool = distractors.shared_event_tails(index) if display is not None else None  # quality builds only
+    if negative_spec is not None and negative_spec.random != "relation":
+        pool = distractors.shared_event_tails(index) if negative_spec.random == "shared" else None
+    else:  # the graph-wide pool (the asked relation's tails are topped up from it): quality builds only
+        pool = distractors.shared_event_tails(index) if display is not None else None
+    relation_tails = RelationTails(index) if negative_spec is not None else None
     out: list[BuiltQuestion] = []
     seen: set[tuple[object, ...]] = set()
     for j in range(limit):
@@ -413,6 +523,9 @@ def sample_questions(
             adversarial_other_kind=adversarial_other_kind,
             random_pool=pool,
             check=check,
+            negative_spec=negative_spec,
+            relation_tails=relation_tails,
+            spare=spare,
         )
         if q is None:
             continue
@@ -483,6 +596,8 @@ def build_com2(
         report=report,
         adversarial_other_kind=params.adversarial_other_kind,
         check=check,
+        negative_spec=params.negatives,
+        spare=params.spare_distractors,
     )
     if near_duplicates is not None:
         near_duplicates.flush()

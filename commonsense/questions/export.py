@@ -43,6 +43,7 @@ CSV_COLUMNS = [
     "group",
     "role",
     "seed",
+    "option_provenance",
 ]
 
 
@@ -70,6 +71,7 @@ def write_csv(questions: Iterable[BuiltQuestion], path: str | Path, set_name: st
                     q.group,
                     q.role,
                     q.seed,
+                    json.dumps(q.metadata.get("option_provenance") or []),
                 ]
             )
             n += 1

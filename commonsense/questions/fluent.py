@@ -272,6 +272,13 @@ def display(text: str) -> str:
     return idioms(perfect_infinitive(_fluent(text)))
 
 
+@lru_cache(maxsize=1 << 20)
+def display_form(text: str) -> str:
+    """A graph text as questions show it and the text rules read it: :func:`display` of the text
+    with "people" for CSKB's PeopleX (present tense, clitics joined, idioms repaired)."""
+    return display(people(text))
+
+
 def perfect_infinitive(text: str) -> str:
     """ASER's "to have" + a verb's lemma is the perfect infinitive: "PersonX needs to have visit
     PersonY" -> "needs to have visited PersonY", "needs to have try meat" -> "tried meat". A word

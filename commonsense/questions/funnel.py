@@ -59,7 +59,7 @@ def _stage(name: str, unit: str, considered: int, dropped: Mapping[str, int]) ->
 
 
 def tallied_index(records: Iterable[Record], edges: EdgeFilter, options: IndexOptions | None = None) -> GraphIndex:
-    """The index of ``edges(records)`` carrying the filter's tally (what ``knowledge.builders.graph_index``
+    """The index of ``edges(records)`` carrying the filter's tally (what ``knowledge.services.builds.graph_index``
     caches), for builds outside the database."""
     tally: EdgeTally = Counter()
     index = GraphIndex.build(edges(records, tally), options)

@@ -33,21 +33,26 @@ def pick_checked(
     answers: set[int],
     anchors: Iterable[int],
     **pick_options: Any,
-) -> tuple[list[tuple[int, str]] | None, list[str]]:
+) -> tuple[list[tuple[int, str]] | None, list[tuple[str, str]]]:
     """``picked`` with every model-plausible distractor replaced (redrawn from ``rng`` with the
-    refused nodes banned like answers, with the build's ``pick_options``: its option checks, adversarial
-    relations and random pool), and the refused texts. None when ``MAX_ROUNDS`` draws
-    still leave a plausible distractor or the graph runs out of candidates: the item is dropped."""
+    refused nodes banned like answers, with the build's ``pick_options``: its option checks,
+    adversarial pools and random pool), and the refused texts with their provenance (adversarial /
+    random). None when ``MAX_ROUNDS`` draws still leave a plausible distractor or the graph runs out
+    of candidates: the item is dropped."""
     hop = last_hop(index, query)
     anchors = list(anchors)
-    refused: list[int] = []
+    refused: list[tuple[int, str]] = []
     current: list[tuple[int, str]] | None = picked
     for _ in range(MAX_ROUNDS):
         if current is None:
             break
         bad = check.plausible_distractors(hop, [index.names[n] for n, _ in current])
         if not bad:
-            return current, [index.names[n] for n in refused]
-        refused.extend(current[i][0] for i in sorted(bad))
-        current = distractors.pick(index, rng, answers=answers | set(refused), anchors=anchors, **pick_options)
-    return None, [index.names[n] for n in refused]
+            break
+        refused.extend(current[i] for i in sorted(bad))
+        current = distractors.pick(
+            index, rng, answers=answers | {n for n, _ in refused}, anchors=anchors, **pick_options
+        )
+    else:
+        current = None
+    return current, [(index.names[n], how) for n, how in refused]

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from commonsense.kg.edges import PLAUSIBLE
 from commonsense.kg.normalize import is_none
 
 from .fluent import has_lemma_form
@@ -38,7 +39,9 @@ def text_checks(items: Iterable[Mapping[str, Any]], *, person_names: bool = True
     return out
 
 
-def chain_plausibility(chains: Iterable[list[float | None]], threshold: float = 0.5) -> dict[str, int | float | None]:
+def chain_plausibility(
+    chains: Iterable[list[float | None]], threshold: float = PLAUSIBLE
+) -> dict[str, int | float | None]:
     """Per item, the plausibility of every triple of its golden chain (None: unlabelled)."""
     plausible = implausible = unlabelled = n = 0
     for ps in chains:

@@ -140,10 +140,7 @@ def triple_reason(head: str, relation: str, tail: str) -> str | None:
     return f"tail: {why}" if why else None
 
 
-@lru_cache(maxsize=1 << 20)
-def display_form(text: str) -> str:
-    """A graph text as questions show it (present tense, "people" for PeopleX), which the checks read."""
-    return fluent.display(fluent.people(text))
+display_form = fluent.display_form  # a graph text as questions show it, which the checks read
 
 
 def display_reason(head: str, relation: str, tail: str) -> str | None:

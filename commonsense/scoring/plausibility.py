@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from commonsense.kg import relations
+from commonsense.kg.edges import PLAUSIBLE
 from commonsense.kg.normalize import clean, is_none
 from commonsense.kg.relations import Norm
 
@@ -28,7 +29,7 @@ from .types import Backend, Prompt
 from .yesno import yes_no_record
 
 PROMPT_VERSION = "plausibility-v1"
-DEFAULT_THRESHOLD = 0.5  # Vera's decision threshold, as COM2 uses it
+DEFAULT_THRESHOLD = PLAUSIBLE  # Vera's decision threshold, as COM2 uses it: one constant (commonsense.kg.edges)
 PROMPT = (
     'Consider the statement: "{statement}"\n'
     'Is this statement plausible according to common sense? Start your answer with "yes" or "no".'

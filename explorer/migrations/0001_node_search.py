@@ -1,5 +1,5 @@
 """Used to install the full-text index on nodes. The index belongs to the node table's app and is
-installed by ``knowledge/migrations/0005_house_node_search.py`` (see knowledge/node_search.py),
+installed by ``knowledge/migrations/0005_house_node_search.py`` (see knowledge/db/node_search.py),
 which also removes what this migration installed on databases that applied it. Kept, empty, so
 that the migration history of those databases stays consistent."""
 

@@ -13,10 +13,8 @@ from django.db.models import Count, Q
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 
-from knowledge.graph_stats import stats_current
 from knowledge.models import Graph, Node, Triple
-from knowledge.node_search import FTS_TABLE
-from knowledge.selectors import node_display_search
+from knowledge.selectors import FTS_TABLE, node_display_search, stats_current
 
 from ..charts.graph import GraphEdge, GraphNode
 

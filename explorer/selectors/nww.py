@@ -104,7 +104,7 @@ def nww_stored_model_scores(sset: StatementSet) -> list[tuple[str, float | None,
 def silicon_points(run: Run, limit: int = 5000) -> list[tuple[int, float, int]]:
     """(statement id, model P(yes) to "do you agree", human majority 0/1) per statement. The scorers
     store question (a)'s record as ``extra["q1"]`` with ``p_yes`` (or only the binary ``chosen``,
-    e.g. the random baseline): see commonsense.scoring.yesno and runs.reports._p_yes."""
+    e.g. the random baseline): see commonsense.scoring.yesno and runs.selectors.nww_population.record_p_yes."""
     p_yes = Coalesce(
         Cast(KT("extra__q1__p_yes"), output_field=FloatField()),
         Cast(KT("extra__q1__chosen"), output_field=FloatField()),

@@ -286,7 +286,7 @@ def survey_raters(statement_set: Any, reads: SurveyReads | None = None) -> tuple
 
 def human_scores_pending(statement_set: Any, reads: SurveyReads | None = None) -> str:
     """Why there are no human commonsensicality scores, with the number of raters there are."""
-    from annotation.views.presentation import NWW_MIN_RATERS
+    from annotation.selectors.agreement import NWW_MIN_RATERS
 
     found = survey_raters(statement_set, reads)
     if found is None:
@@ -309,8 +309,7 @@ def human_commonsensicality(statement_set: Any, reads: SurveyReads | None = None
     campaign = reads.latest
     if campaign is None:
         return []
-    from annotation.selectors.agreement import campaign_nww
-    from annotation.views.presentation import NWW_MIN_RATERS
+    from annotation.selectors.agreement import NWW_MIN_RATERS, campaign_nww
 
     def compute() -> list[float]:
         nww = campaign_nww(campaign, reads.matrices(campaign), n_boot=50)
@@ -323,7 +322,7 @@ def human_commonsensicality(statement_set: Any, reads: SurveyReads | None = None
 
 def survey_ratings(statement_set: Any, reads: SurveyReads | None = None) -> Any:
     """The statement set's rater × statement matrices from its latest survey campaign
-    (runs.nww_population.HumanRatings), or None."""
+    (runs.selectors.nww_population.HumanRatings), or None."""
     if not annotation_available() or statement_set is None:
         return None
     from annotation.selectors.surveys import campaign_survey_ratings

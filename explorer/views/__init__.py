@@ -11,22 +11,23 @@ from django.urls import reverse
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
+from explorer.panels.base import Panel
+from explorer.views.panel_pages import render_with_panels
 from knowledge.models import Graph, Node
-from knowledge.plausibility import attach_model_scores
-from knowledge.selectors import graph_list, node_display_texts, question_set_list
+from knowledge.selectors import attach_model_scores, graph_list, node_display_texts, question_set_list
 
 from .. import charts
+from ..charts import overview as overview_charts
 from ..charts.graph import GraphNode
 from ..selectors import graph as gs
 from ..selectors.sources import runs_available, verified_accuracy
-from .panels import Panel, render_with_panels
 
 
 @role_required(RESEARCHER)
 def index(request: HttpRequest) -> HttpResponse:
     ctx: dict[str, Any] = {"graphs": graph_list(), "question_sets": question_set_list(), "runs": []}
     if runs_available():
-        from runs.selectors import runs_recent
+        from runs.selectors.runs import runs_recent
 
         ctx["runs"] = runs_recent(50)
     ctx["verified"] = verified_accuracy()
@@ -46,7 +47,7 @@ def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
         Panel(
             "relations",
             "Triples per relation",
-            charts.relation_distribution(data["relations"]),
+            overview_charts.relation_distribution(data["relations"]),
             ["relation", "triples"],
             data["relations"],
             click="",
@@ -54,7 +55,7 @@ def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
         Panel(
             "degrees",
             "Degree distribution (log–log)",
-            charts.degree_distribution(data["degrees"]),
+            overview_charts.degree_distribution(data["degrees"]),
             ["degree", "nodes"],
             data["degrees"],
             click="",
@@ -62,7 +63,7 @@ def graph_overview(request: HttpRequest, name: str) -> HttpResponse:
         Panel(
             "top-nodes",
             "Most connected nodes",
-            charts.top_nodes(top),
+            overview_charts.top_nodes(top),
             ["node", "degree"],
             [(t, d) for t, d, _ in top],
             links=[h for _, _, h in top],

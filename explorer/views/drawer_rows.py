@@ -20,7 +20,7 @@ from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 
-from ..selectors.errors import DrawerRow
+from explorer.selectors.drawer import DrawerRow
 
 _MISSING = object()
 _REF = 987654321  # a placeholder id, split out of a reversed URL

@@ -10,12 +10,15 @@ from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
+from explorer.panels.runs import compare_panels, question_run_panels
+from explorer.panels.statements import statement_run_panels
+from explorer.selectors import errors as es
+from explorer.selectors.drawer import drawer_items
+from explorer.views.panel_pages import render_with_panels
+from runs.selectors.runs import run_beside_baselines
 
-from ..selectors import errors as es
 from ..selectors import sources
 from .drawer_rows import rows_html
-from .panels import render_with_panels
-from .run_panels import compare_panels, question_run_panels, statement_run_panels
 
 DRAWER_LIMIT = 50
 PAGE_LIMIT = 500  # "open as page" shows more of the same items
@@ -31,7 +34,7 @@ def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
         if run.is_statement_run
         else question_run_panels(run, only=only, min_n=min_n)
     )
-    ctx = {"run": run, "min_n": min_n}
+    ctx = {"run": run, "min_n": min_n, "baselines": run_beside_baselines(run)}
     return render_with_panels(request, "explorer/run_errors.html", ctx, panels, stem=f"run-{run.pk}")
 
 
@@ -73,7 +76,7 @@ def run_items(request: Request, run_id: int) -> HttpResponse:
         title = COCO_LABELS[coco_category(knows, solves)]
     as_page = not request.htmx
     limit = PAGE_LIMIT if as_page else DRAWER_LIMIT
-    found = es.drawer_items(run, params, cell, limit)
+    found = drawer_items(run, params, cell, limit)
     ctx = {
         "run": run,
         "rows": found.rows,

@@ -8,12 +8,13 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
-from knowledge.plausibility import attach_model_scores
+from explorer.panels.base import Panel
+from explorer.views.panel_pages import render_with_panels
+from knowledge.selectors import attach_model_scores
 
 from .. import charts
 from ..selectors import questions as qs
 from ..selectors import sources
-from .panels import Panel, render_with_panels
 
 
 @role_required(RESEARCHER)

@@ -1,4 +1,4 @@
-"""Materialised degree statistics (knowledge.graph_stats) and edge-order indexes.
+"""Materialised degree statistics (knowledge.db.graph_stats) and edge-order indexes.
 
 - ``Node.out_degree`` / ``Node.in_degree`` (nullable, no default: SQLite adds them with ALTER TABLE
   instead of rebuilding ``knowledge_node``, which would drop explorer's search triggers) and
@@ -33,7 +33,7 @@ def _fetch(cur, sql, params):
 
 
 def count_existing_graphs(apps, schema_editor):
-    """The same figures knowledge.graph_stats stores after an import, for graphs already stored."""
+    """The same figures knowledge.db.graph_stats stores after an import, for graphs already stored."""
     Graph = apps.get_model("knowledge", "Graph")
     with schema_editor.connection.cursor() as cur:
         for graph in Graph.objects.all():

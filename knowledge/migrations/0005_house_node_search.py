@@ -1,4 +1,4 @@
-"""The full-text index on nodes moves to knowledge (knowledge/node_search.py): remove what the
+"""The full-text index on nodes moves to knowledge (knowledge/db/node_search.py): remove what the
 explorer migration 0001_node_search installed (now a no-op) and install the knowledge-owned index.
 The SQLite index is rebuilt from the node table; on PostgreSQL the trigram index is renamed."""
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db import migrations
 
-from knowledge import node_search as ns
+from knowledge.db import node_search as ns
 
 FORWARD = {
     "sqlite": [*ns.LEGACY_SQLITE_DROP, *ns.SQLITE_FORWARD],

@@ -31,4 +31,5 @@ def test_make_use_and_replace_a_token(client: Client) -> None:
 
 def test_anonymous_goes_to_login(client: Client) -> None:
     r = client.get("/accounts/api-token/")
-    assert r.status_code == 302 and r["Location"].startswith("/accounts/login/")
+    assert r.status_code == 302
+    assert r["Location"].startswith("/accounts/login/")

@@ -75,7 +75,8 @@ def test_cached_user_is_read_without_a_query(user_cache: None) -> None:
     first, n1 = _queries_for_get_user(u.pk)  # type: ignore[attr-defined]
     second, n2 = _queries_for_get_user(u.pk)  # type: ignore[attr-defined]
     assert (n1, n2) == (1, 0)
-    assert user_role(second) == RESEARCHER and second.pk == u.pk  # type: ignore[attr-defined]
+    assert user_role(second) == RESEARCHER
+    assert second.pk == u.pk
 
 
 def test_cache_off_reads_every_time(settings) -> None:  # type: ignore[no-untyped-def]
@@ -115,7 +116,8 @@ def test_deactivation_and_password_change_end_the_cached_session(user_cache: Non
     role_groups_sync()
     u = user_create_with_role("ann-c", ANNOTATOR, PW)
     a, b = Client(), Client()
-    assert a.login(username="ann-c", password=PW) and b.login(username="ann-c", password=PW)
+    assert a.login(username="ann-c", password=PW)
+    assert b.login(username="ann-c", password=PW)
     assert a.get(reverse("annotation:index")).status_code == 200
     assert b.get(reverse("annotation:index")).status_code == 200
     u.set_password("another-long-password-456")  # type: ignore[attr-defined]

@@ -22,14 +22,16 @@ def test_login_is_throttled_after_repeated_failures() -> None:
     c = Client()
     for _ in range(MAX_PER_USER):
         r = c.post(reverse("login"), {"username": "alice", "password": "wrong"})
-        assert r.status_code == 200 and not r.wsgi_request.user.is_authenticated
+        assert r.status_code == 200
+        assert not r.wsgi_request.user.is_authenticated
     r = c.post(reverse("login"), {"username": "alice", "password": "right-password-123"})
     assert r.status_code == 429
     assert "Too many failed log-in attempts" in r.content.decode()
     assert "_auth_user_id" not in c.session  # even the right password is refused while blocked
     cache.clear()  # the window passes
     r = c.post(reverse("login"), {"username": "alice", "password": "right-password-123"})
-    assert r.status_code == 302 and "_auth_user_id" in c.session
+    assert r.status_code == 302
+    assert "_auth_user_id" in c.session
 
 
 def test_success_resets_the_user_counter() -> None:
@@ -49,7 +51,8 @@ def test_one_address_is_throttled_across_user_names() -> None:
     for i in range(MAX_PER_ADDRESS):
         assert c.post(reverse("login"), {"username": f"guess-{i}", "password": "x"}).status_code == 200
     r = c.post(reverse("login"), {"username": "another-name", "password": "x"})
-    assert r.status_code == 429 and "Too many failed log-in attempts" in r.content.decode()
+    assert r.status_code == 429
+    assert "Too many failed log-in attempts" in r.content.decode()
     other_address = Client(REMOTE_ADDR="10.0.0.9")
     assert other_address.post(reverse("login"), {"username": "another-name", "password": "x"}).status_code == 200
 
@@ -61,7 +64,8 @@ def test_admin_login_is_throttled_too() -> None:
     for _ in range(MAX_PER_USER):
         assert c.post("/admin/login/", {"username": "boss", "password": "wrong"}).status_code == 200
     r = c.post("/admin/login/", {"username": "boss", "password": "right-password-123"})
-    assert r.status_code == 429 and "_auth_user_id" not in c.session
+    assert r.status_code == 429
+    assert "_auth_user_id" not in c.session
     # Another way in (cocoweb's own log-in page) shares the same count.
     assert Client().post(reverse("login"), {"username": "boss", "password": "right-password-123"}).status_code == 429
 

@@ -26,9 +26,11 @@ def test_home_lists_sets_for_researchers_and_redirects_annotators() -> None:
     assert ann.login(username="u-annotator", password="pw-long-enough-123")
     assert res.login(username="u-researcher", password="pw-long-enough-123")
     r = ann.get(reverse("home"))
-    assert r.status_code == 302 and r.url == reverse("annotation:index")
+    assert r.status_code == 302
+    assert r.url == reverse("annotation:index")
     page = res.get(reverse("home")).content.decode()
-    assert 'href="/knowledge/graphs/g/"' in page and 'href="/knowledge/question-sets/q/"' in page
+    assert 'href="/knowledge/graphs/g/"' in page
+    assert 'href="/knowledge/question-sets/q/"' in page
     assert 'href="/knowledge/statement-sets/s/"' in page
 
 
@@ -38,14 +40,19 @@ def test_roles_rank_and_superuser_is_admin() -> None:
     res = user_create_with_role("r", RESEARCHER, "pw-long-enough-123")
     adm = user_create_with_role("d", ADMIN, "pw-long-enough-123")
     assert (user_role(ann), user_role(res), user_role(adm)) == (ANNOTATOR, RESEARCHER, ADMIN)
-    assert has_role(adm, ANNOTATOR) and has_role(res, ANNOTATOR) and not has_role(ann, RESEARCHER)
-    assert not has_role(res, ADMIN) and adm.is_staff and not res.is_staff
+    assert has_role(adm, ANNOTATOR)
+    assert has_role(res, ANNOTATOR)
+    assert not has_role(ann, RESEARCHER)
+    assert not has_role(res, ADMIN)
+    assert adm.is_staff
+    assert not res.is_staff
     assert user_role(AnonymousUser()) is None
     from django.contrib.auth import get_user_model
 
     nobody = get_user_model().objects.create_user("nobody", password="pw-long-enough-123")
     root = get_user_model().objects.create_superuser("root", password="pw-long-enough-123")
-    assert user_role(nobody) is None and not has_role(nobody, ANNOTATOR)
+    assert user_role(nobody) is None
+    assert not has_role(nobody, ANNOTATOR)
     assert user_role(root) == ADMIN
     with pytest.raises(ValueError, match="unknown role"):
         role_required("owner")
@@ -56,7 +63,8 @@ def test_role_groups_exist_with_permissions() -> None:
     annot = Group.objects.get(name="annotator")
     research = Group.objects.get(name="researcher")
     admin = Group.objects.get(name="admin")
-    assert annot.permissions.exists() and not annot.permissions.exclude(codename__startswith="view_").exists()
+    assert annot.permissions.exists()
+    assert not annot.permissions.exclude(codename__startswith="view_").exists()
     assert not annot.permissions.exclude(content_type__app_label="annotation").exists()
     assert research.permissions.filter(codename="add_questionset").exists()
     assert not research.permissions.filter(codename="change_user").exists()

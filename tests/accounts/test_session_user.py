@@ -103,7 +103,8 @@ def test_every_change_reaches_the_next_request_in_every_session(carried: str, ch
     role_groups_sync()
     u = user_create_with_role("res-c", RESEARCHER, PW)
     a, b = Client(), Client()
-    assert a.login(username="res-c", password=PW) and b.login(username="res-c", password=PW)
+    assert a.login(username="res-c", password=PW)
+    assert b.login(username="res-c", password=PW)
     for c in (a, b):
         assert _status(c) == 200
         assert _status(c) == 200  # now served from the copy the session carries

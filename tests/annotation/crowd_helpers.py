@@ -46,9 +46,11 @@ def join(c: Client, campaign: Campaign, query: str) -> Any:
 def to_items(c: Client, campaign: Campaign, pid: str, demographics: dict[str, str] | None = None) -> Client:
     """A new participant through the link and its one page: consent, instructions, demographics."""
     r = join(c, campaign, prolific(pid))
-    assert r.status_code == 200 and 'data-action="consent"' in r.content.decode(), r.content
+    assert r.status_code == 200, r.content
+    assert 'data-action="consent"' in r.content.decode(), r.content
     r = c.post(f"/join/{campaign.name}/consent/", {"consent": "yes", **(demographics or {})})
-    assert r.status_code == 302 and r["Location"] == f"/join/{campaign.name}/items/", r
+    assert r.status_code == 302, r
+    assert r["Location"] == f"/join/{campaign.name}/items/", r
     return c
 
 

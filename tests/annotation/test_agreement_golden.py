@@ -56,7 +56,9 @@ def test_nww_worked_example_through_import_dashboard_and_export(statement_set, p
     rec = next(iter(exports.campaign_records(c)))
     assert rec["nww"]["consensus"] == pytest.approx(2 * abs(19 / 22 - 0.5), abs=1e-6)
     assert rec["nww"]["awareness"] == pytest.approx(21 / 22, abs=1e-6)
-    assert rec["label"] == {"agree": 1} and rec["provenance"] == "majority" and rec["n_answers"] == 22
+    assert rec["label"] == {"agree": 1}
+    assert rec["provenance"] == "majority"
+    assert rec["n_answers"] == 22
     assert rec["votes"] == {"agree_yes": 19, "predict_yes": 21, "n": 22}
     assert json.loads(json.dumps(rec))["answers"][0]["rater"] == "r0"
 
@@ -142,7 +144,7 @@ def test_com2_tied_item_goes_to_adjudication_and_threshold_is_strict(csqa_set, p
     an untied item at exactly 0.6 is not ("IAA lower than 0.6", A.4), one below it is."""
     from annotation.models import FinalLabel
     from annotation.queue import operations as queue
-    from annotation.services import campaigns as services
+    from annotation.services import labels as services
 
     c = campaign_create(name="tie", title="t", kind="mcqa", question_set=csqa_set, redundancy=3)
     campaign_status_set(c, "open")
@@ -153,15 +155,19 @@ def test_com2_tied_item_goes_to_adjudication_and_threshold_is_strict(csqa_set, p
     queue.response_submit(first, b, {"plausible": [1]})
     services.final_labels_refresh(c)
     fl = FinalLabel.objects.get(item=first)
-    assert fl.label["none_correct"] is None and fl.label["plausible"] == []
-    assert fl.agreement == pytest.approx(0.6) and fl.below_threshold
+    assert fl.label["none_correct"] is None
+    assert fl.label["plausible"] == []
+    assert fl.agreement == pytest.approx(0.6)
+    assert fl.below_threshold
     assert list(adjudication_queue(c).values_list("item_id", flat=True)) == [first.pk]
 
     assert queue.next_step(c, d).assignment.item_id == first.pk
     queue.response_submit(first, d, {"plausible": [0]})  # the third answer: 1/3 each, agreement exactly 0.6
     services.final_labels_refresh(c)
     fl.refresh_from_db()
-    assert fl.label["none_correct"] is True and fl.agreement == pytest.approx(0.6) and not fl.below_threshold
+    assert fl.label["none_correct"] is True
+    assert fl.agreement == pytest.approx(0.6)
+    assert not fl.below_threshold
 
 
 def test_survey_matrices_read_each_answer_as_stored(statement_set) -> None:  # type: ignore[no-untyped-def]
@@ -190,5 +196,7 @@ def test_survey_matrices_read_each_answer_as_stored(statement_set) -> None:  # t
         for o in odd
     ]
     assert got[0] == (1.0, 0.0)
-    assert np.isnan(got[1][0]) and got[1][1] == 1.0
-    assert np.isnan(got[2][0]) and got[2][1] == 0.0
+    assert np.isnan(got[1][0])
+    assert got[1][1] == 1.0
+    assert np.isnan(got[2][0])
+    assert got[2][1] == 0.0

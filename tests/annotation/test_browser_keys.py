@@ -72,10 +72,12 @@ def test_keyboard_only_annotator_corrects_a_survey_answer_after_undo(live_server
     second = _current_item(page, first)
     page.keyboard.press("u")
     page.wait_for_function("p => document.querySelector('form.item-form').dataset.item === p", arg=first)
-    assert page.is_checked('input[name="agree"][value="yes"]') and page.is_checked('input[name="predict"][value="yes"]')
+    assert page.is_checked('input[name="agree"][value="yes"]')
+    assert page.is_checked('input[name="predict"][value="yes"]')
     page.keyboard.press("n")  # all answered: N / Y start again at the first question
     page.keyboard.press("n")
-    assert page.is_checked('input[name="agree"][value="no"]') and page.is_checked('input[name="predict"][value="no"]')
+    assert page.is_checked('input[name="agree"][value="no"]')
+    assert page.is_checked('input[name="predict"][value="no"]')
     page.keyboard.press("Enter")
     shown = _current_item(page, first)
     assert shown == second  # the item on screen when U was pressed is offered again
@@ -94,9 +96,9 @@ def test_keyboard_only_judging_of_generations(live_server, people, browser, tmp_
     import json
 
     from annotation.services.campaigns import campaign_create, campaign_status_set
-    from knowledge.builders import question_set_build
-    from knowledge.services import graph_import
-    from runs.execution import run_execute
+    from knowledge.services.builds import question_set_build
+    from knowledge.services.imports import graph_import
+    from runs.evaluation import run_execute
     from runs.models import Run
     from runs.services import run_create
     from tests.commonsense.tiny_bert import build_tiny_bert
@@ -122,7 +124,8 @@ def test_keyboard_only_judging_of_generations(live_server, people, browser, tmp_
     page = _login(browser, live_server.url, "ann", viewport={"width": 1000, "height": 800})
     page.goto(live_server.url + reverse("annotation:work", args=["judge"]))
     first = _current_item(page, None)
-    assert "Generated answer:" in page.inner_text("#item") and "1-hop" in page.inner_text("#item")
+    assert "Generated answer:" in page.inner_text("#item")
+    assert "1-hop" in page.inner_text("#item")
     page.keyboard.press("2")
     assert page.is_checked('input[name="judgement"][value="one_hop"]')
     page.keyboard.press("Enter")

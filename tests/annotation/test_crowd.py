@@ -53,7 +53,9 @@ def test_campaign_create_command_makes_the_campaign_the_form_makes(statement_set
     assert r.status_code == 302, r.content.decode()[-2000:]
     cmd, form = Campaign.objects.get(name="cmd"), Campaign.objects.get(name="form")
     assert _fields(cmd) == _fields(form)
-    assert cmd.redundancy == 20 and cmd.max_items_per_annotator == 50 and cmd.status == "open"
+    assert cmd.redundancy == 20
+    assert cmd.max_items_per_annotator == 50
+    assert cmd.status == "open"
     assert cmd.items.count() == form.items.count() == statement_set.statements.count()
     assert not CrowdStudy.objects.filter(campaign=cmd).exists()
 
@@ -61,8 +63,11 @@ def test_campaign_create_command_makes_the_campaign_the_form_makes(statement_set
 def test_campaign_create_command_study_link_and_located_errors(statement_set) -> None:
     c = crowd_campaign("study", "--redundancy", "3", "--budget", "5", "--demographics", "age_band,country")
     study = CrowdStudy.objects.get(campaign=c)
-    assert study.demographics == ["age_band", "country"] and study.qualification_attempts == 2
-    assert c.assign_order == "even" and c.redundancy == 3 and c.max_items_per_annotator == 5
+    assert study.demographics == ["age_band", "country"]
+    assert study.qualification_attempts == 2
+    assert c.assign_order == "even"
+    assert c.redundancy == 3
+    assert c.max_items_per_annotator == 5
     with pytest.raises(CommandError, match="no statement set named 'nope'"):
         call_command("campaign_create", "--set", "nope", "--type", "survey", "--name", "x")
     with pytest.raises(CommandError, match="redundancy"):
@@ -79,18 +84,22 @@ def test_prolific_link_creates_one_participant_and_resumes(statement_set) -> Non
     browser = Client()
     r = join(browser, c, prolific("5f1a2b", "STUDY9", "SESS7"))
     # The link answers with the consent page itself (instructions and demographics on it): no redirect.
-    assert r.status_code == 200 and 'action="/join/p/consent/"' in r.content.decode()
+    assert r.status_code == 200
+    assert 'action="/join/p/consent/"' in r.content.decode()
     p = Participant.objects.get()
     assert (p.platform, p.external_id, p.study_ref, p.session_ref) == ("prolific", "5f1a2b", "STUDY9", "SESS7")
-    assert not p.user.has_usable_password() and not p.user.groups.exists()  # no role: no other page
+    assert not p.user.has_usable_password()
+    assert not p.user.groups.exists()
     assert browser.post("/join/p/consent/", {"consent": "yes"})["Location"] == "/join/p/items/"
     # The same id in the same browser comes back: the same participant, where it stopped.
     r = join(browser, c, prolific("5f1a2b", "STUDY9", "SESS7"))
-    assert r["Location"] == "/join/p/items/" and Participant.objects.count() == 1
+    assert r["Location"] == "/join/p/items/"
+    assert Participant.objects.count() == 1
     # A second browser with the same id while the first is active: refused, with a clear message.
     other = Client()
     r = join(other, c, prolific("5f1a2b"))
-    assert r.status_code == 409 and "already open for your participant id" in r.content.decode()
+    assert r.status_code == 409
+    assert "already open for your participant id" in r.content.decode()
     assert other.get("/join/p/items/").status_code == 403
     # After the first browser has been silent long enough, a new browser takes over.
     Participant.objects.update(last_seen_at=p.last_seen_at.replace(year=2000))
@@ -107,11 +116,15 @@ def test_mturk_plain_panel_preview_and_broken_links(statement_set) -> None:
     got = set(Participant.objects.values_list("platform", "external_id", "session_ref", "study_ref"))
     assert got == {("mturk", "A1B2", "3XYZ", "H9"), ("other", "panel-42", "", "")}
     r = join(Client(), c, "?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H9")  # MTurk's preview
-    assert r.status_code == 200 and "preview" in r.content.decode() and Participant.objects.count() == 2
+    assert r.status_code == 200
+    assert "preview" in r.content.decode()
+    assert Participant.objects.count() == 2
     r = join(Client(), c, "?STUDY_ID=S1")
-    assert r.status_code == 400 and "PROLIFIC_PID" in r.content.decode()
+    assert r.status_code == 400
+    assert "PROLIFIC_PID" in r.content.decode()
     r = join(Client(), c, "?PROLIFIC_PID=%20%20")
-    assert r.status_code == 400 and "PROLIFIC_PID is empty" in r.content.decode()
+    assert r.status_code == 400
+    assert "PROLIFIC_PID is empty" in r.content.decode()
     # The same platform id in another campaign is another participant.
     other = crowd_campaign("m2")
     assert join(Client(), other, "?participant=panel-42").status_code == 200
@@ -142,7 +155,8 @@ def test_decline_ends_with_the_return_link(statement_set) -> None:
     join(b, c, prolific("decliner"))
     r = b.post("/join/d/consent/", {"consent": "no"}, follow=True)
     body = r.content.decode()
-    assert "chose not to take part" in body and "https://app.prolific.com/submissions/return" in body
+    assert "chose not to take part" in body
+    assert "https://app.prolific.com/submissions/return" in body
     assert Participant.objects.get().stage == "returned"
     assert b.get("/join/d/items/")["Location"] == "/join/d/done/"
     assert not Membership.objects.exists()
@@ -152,7 +166,9 @@ def test_demographics_store_only_what_is_asked(statement_set) -> None:
     c = crowd_campaign("demo", "--demographics", "age_band,language")
     b = Client()
     page = join(b, c, prolific("d1")).content.decode()  # the consent page asks them
-    assert 'name="age_band"' in page and 'name="language"' in page and 'name="gender"' not in page
+    assert 'name="age_band"' in page
+    assert 'name="language"' in page
+    assert 'name="gender"' not in page
     answers = {"age_band": "25–34", "language": "", "gender": "Woman", "country": "NZ"}
     r = b.post("/join/demo/consent/", {"consent": "yes", **answers})
     assert r["Location"] == "/join/demo/items/"
@@ -173,7 +189,8 @@ def test_an_invalid_demographics_answer_shows_the_page_again_and_stores_nothing(
     b = Client()
     join(b, c, prolific("d5"))
     r = b.post("/join/inval/consent/", {"consent": "yes", "age_band": "not a band"})
-    assert r.status_code == 200 and "Select a valid choice" in r.content.decode()
+    assert r.status_code == 200
+    assert "Select a valid choice" in r.content.decode()
     assert Participant.objects.get().stage == "consent"
 
 
@@ -202,7 +219,8 @@ def test_no_demographics_asked_skips_the_form(statement_set) -> None:
     c = crowd_campaign("nodemo")
     b = Client()
     page = join(b, c, prolific("d2")).content.decode()
-    assert "About you" not in page and "<select" not in page
+    assert "About you" not in page
+    assert "<select" not in page
     assert b.post("/join/nodemo/consent/", {"consent": "yes"})["Location"] == "/join/nodemo/items/"
     assert b.get("/join/nodemo/about-you/")["Location"] == "/join/nodemo/items/"
 
@@ -210,7 +228,8 @@ def test_no_demographics_asked_skips_the_form(statement_set) -> None:
 def _qualify(b: Client, c: Campaign, right: bool) -> Any:
     for _ in range(2):
         _r, item = current(b, c)
-        assert item is not None and item.role == Item.Role.QUALIFICATION
+        assert item is not None
+        assert item.role == Item.Role.QUALIFICATION
         a = gold_answer(item)
         answer(b, c, item, a if right else 1 - a)
     return b.get(f"/join/{c.name}/items/", follow=True)
@@ -220,11 +239,14 @@ def test_qualification_score_shown_retry_then_screened_out(statement_set) -> Non
     c = crowd_campaign("q", "--qualification", "0-1", "--pass-mark", "1.0", "--budget", "3")
     b = to_items(Client(), c, "q1")
     page = _qualify(b, c, right=False).content.decode()
-    assert "Qualification not passed" in page and "0 %" in page and "1 more attempt" in page
+    assert "Qualification not passed" in page
+    assert "0 %" in page
+    assert "1 more attempt" in page
     assert b.post("/join/q/qualification/retry/")["Location"] == "/join/q/items/"
     assert Participant.objects.get().qualification_scores == [0.0]
     page = _qualify(b, c, right=False).content.decode()  # the second and last attempt fails too
-    assert "This study has ended for you" in page and "completion-code" not in page
+    assert "This study has ended for you" in page
+    assert "completion-code" not in page
     assert Participant.objects.get().stage == "screened_out"
     assert b.post("/join/q/qualification/retry/")["Location"] == "/join/q/done/"  # no third attempt
 
@@ -236,12 +258,14 @@ def test_budget_then_completion_code_and_redirect(statement_set) -> None:
     assert "You passed the qualification: your score is 100 %" in page
     for _ in range(3):
         _r, item = current(b, c)
-        assert item is not None and item.role == Item.Role.REGULAR
+        assert item is not None
+        assert item.role == Item.Role.REGULAR
         assert answer(b, c, item, 1)["Location"] == "/join/b/items/"
     r, item = current(b, c)
     assert item is None
     p = Participant.objects.get()
-    assert p.stage == "finished" and len(p.completion_code) == 12
+    assert p.stage == "finished"
+    assert len(p.completion_code) == 12
     body = r.content.decode()
     assert p.completion_code in body
     assert f'content="8;url=https://app.prolific.com/submissions/complete?cc={p.completion_code}"' in body
@@ -264,7 +288,8 @@ def test_budget_spreads_items_evenly(statement_set) -> None:
         for _ in range(5):
             answer(b, c, current(b, c)[1], i % 2)
     counts = list(Item.objects.filter(campaign=c, answer_count__gt=0).values_list("answer_count", flat=True))
-    assert len(counts) == 50 and set(counts) == {1}
+    assert len(counts) == 50
+    assert set(counts) == {1}
 
 
 def test_a_deactivated_participant_account_is_refused(statement_set) -> None:
@@ -299,6 +324,7 @@ def test_participant_hot_path_reads_return_what_the_orm_returns(statement_set) -
     for mine, want in pairs:
         for f in type(want)._meta.concrete_fields:
             assert getattr(mine, f.attname) == getattr(want, f.attname), (type(want).__name__, f.name)
-    assert got[0].demographics == {"age_band": "25–34"} and a.item.campaign is c
+    assert got[0].demographics == {"age_band": "25–34"}
+    assert a.item.campaign is c
     assert crowd_selectors.assignment_of(c, p.user_id, "no-such-uid") is None
     assert crowd_selectors.participant_of(p.user_id + 10_000) is None

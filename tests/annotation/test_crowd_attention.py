@@ -35,22 +35,26 @@ def test_attention_item_markup_equals_a_regular_items(statement_set) -> None:
     c = crowd_campaign("att", "--attention", "0", "--attention-every", "1", "--budget", "3", "--redundancy", "3")
     b = to_items(Client(), c, "a1")
     r, first = current(b, c)
-    assert first is not None and first.role == Item.Role.REGULAR
+    assert first is not None
+    assert first.role == Item.Role.REGULAR
     regular = _skeleton(r.content.decode(), first)
     answer(b, c, first, 1)
     r, check = current(b, c)
-    assert check is not None and check.role == Item.Role.ATTENTION  # one check after every item
+    assert check is not None
+    assert check.role == Item.Role.ATTENTION
     attention = _skeleton(r.content.decode(), check)
     assert attention == regular
     assert 'data-action="skip"' in attention
     assert not re.search(r"attention|gold|check", attention, re.I)
     # Item references are opaque: neither the row id nor the source key appear.
-    assert f'data-item="{check.pk}"' not in r.content.decode() and check.key not in attention
+    assert f'data-item="{check.pk}"' not in r.content.decode()
+    assert check.key not in attention
     # The progress bar moves on every answer, the check's too (a bar that stood still would tell).
     answer(b, c, check, 1)
     r3, third = current(b, c)
     done = [int(DONE.search(x.content.decode()).group(2)) for x in (r, r3)]
-    assert third is not None and done == [1, 2]
+    assert third is not None
+    assert done == [1, 2]
 
 
 def test_skipping_an_attention_item_counts_as_a_missed_check(statement_set) -> None:
@@ -83,10 +87,13 @@ def test_api_gives_attention_items_opaque_ids_and_lets_them_be_skipped(statement
     second = api.post(base + "next/").json()["item"]
     check = Item.objects.get(uid=second["id"])
     assert check.role == Item.Role.ATTENTION
-    assert set(second) == set(first) == {"id", "role", "payload"} and second["role"] == "regular"
-    assert not str(second["id"]).isdigit() and second["id"] not in (str(check.pk), check.key)
+    assert set(second) == set(first) == {"id", "role", "payload"}
+    assert second["role"] == "regular"
+    assert not str(second["id"]).isdigit()
+    assert second["id"] not in (str(check.pk), check.key)
     r = api.post(base + f"items/{second['id']}/skip/")
-    assert r.status_code == 200 and r.json() == {"skipped": True}
+    assert r.status_code == 200
+    assert r.json() == {"skipped": True}
     assert Membership.objects.get(campaign=c, user=u).attention_failed == 1
 
 
@@ -122,10 +129,13 @@ def test_named_account_page_cannot_tell_attention_items_apart(statement_set, peo
     data = {"agree": "yes", "predict": "yes"}
     assert web.post(action, data).status_code == 302
     html, check, action, skip_url, (done1, total1) = _named_page(web, c)
-    assert check.role == Item.Role.ATTENTION and total1 == total and done1 == done0 + 1
+    assert check.role == Item.Role.ATTENTION
+    assert total1 == total
+    assert done1 == done0 + 1
     attention = _skeleton(html, check)
     assert attention == regular  # no row id, no key, no other difference in the item box
-    assert f'data-item="{check.uid}"' in html and set(re.findall(r"/items/([^/]+)/", html)) == {check.uid}
+    assert f'data-item="{check.uid}"' in html
+    assert set(re.findall(r"/items/([^/]+)/", html)) == {check.uid}
     assert not re.search(r"attention|gold|check", attention, re.I)
     # Answering the check moves the progress bar like any answer; Undo gives it back like any answer.
     assert web.post(action, data).status_code == 302
@@ -133,13 +143,17 @@ def test_named_account_page_cannot_tell_attention_items_apart(statement_set, peo
     assert done2 == done1 + 1
     r = web.post(f"/annotation/c/{c.name}/undo/", follow=True)
     body = r.content.decode()
-    assert "msg-error" not in body and "msg-warning" not in body and "undone" not in body  # no refusal
+    assert "msg-error" not in body
+    assert "msg-warning" not in body
+    assert "undone" not in body
     html, back, action, skip_url, (done3, _t) = _named_page(web, c)
-    assert back == check and done3 == done1  # the same item again, the count back where it was
+    assert back == check
+    assert done3 == done1
     # Skip: offered and accepted on the check as on a regular item, and neither moves the bar.
     assert web.post(skip_url).status_code == 302
     html, nxt, action, skip_url, (done4, _t) = _named_page(web, c)
-    assert nxt.role == Item.Role.REGULAR and done4 == done3
+    assert nxt.role == Item.Role.REGULAR
+    assert done4 == done3
     assert web.post(skip_url).status_code == 302
     assert _named_page(web, c)[4][0] == done4
     m = Membership.objects.get(campaign=c, user__username="ann")

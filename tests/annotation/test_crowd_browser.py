@@ -69,7 +69,8 @@ def test_prolific_participant_end_to_end(live_server, statement_set, people) -> 
             assert item.role == "qualification"
             _answer_by_keys(page, not item.gold["agree"], True)
         page.wait_for_selector(".qualification-result")
-        assert "0 %" in page.inner_text(".score") and "1 more attempt" in page.inner_text(".qualification-result")
+        assert "0 %" in page.inner_text(".score")
+        assert "1 more attempt" in page.inner_text(".qualification-result")
         page.click('[data-action="retry"]')
         # Second attempt: right.
         shown = None
@@ -95,9 +96,11 @@ def test_prolific_participant_end_to_end(live_server, statement_set, people) -> 
         page.wait_for_url("**/join/pstudy/done/")
         code = page.inner_text("#completion-code")
         participant = Participant.objects.get()
-        assert code == participant.completion_code and participant.stage == "finished"
+        assert code == participant.completion_code
+        assert participant.stage == "finished"
         mine = Response.objects.filter(user=user, item__role="regular").select_related("item")
-        assert {r.item.uid: r.answer["agree"] for r in mine} == answered and skipped not in answered
+        assert {r.item.uid: r.answer["agree"] for r in mine} == answered
+        assert skipped not in answered
         assert participant.demographics == {"age_band": "25–34", "country": "Kenya"}
         # The automatic redirect to the completion URL carries the code.
         page.wait_for_url(f"**/accounts/login/?cc={code}", timeout=20_000)
@@ -107,11 +110,14 @@ def test_prolific_participant_end_to_end(live_server, statement_set, people) -> 
         assert dash.inner_text('[data-stat="finished"]') == "1"
         assert dash.inner_text('[data-stat="qualification"]') == "100 %"
         row = dash.locator("table.people tbody tr", has_text="5f0c1a2b3c")
-        assert code in row.inner_text() and "2 attempts" in row.inner_text()
+        assert code in row.inner_text()
+        assert "2 attempts" in row.inner_text()
         with dash.expect_download() as dl:
             dash.click("#participants-csv")
         body = open(dl.value.path(), encoding="utf-8").read()
         (rec,) = list(csv.DictReader(io.StringIO(body)))
         assert (rec["participant_id"], rec["completion_code"], rec["items_answered"]) == ("5f0c1a2b3c", code, "4")
-        assert rec["country"] == "Kenya" and rec["study_id"] == "ST1" and rec["session_id"] == "SE1"
+        assert rec["country"] == "Kenya"
+        assert rec["study_id"] == "ST1"
+        assert rec["session_id"] == "SE1"
         browser.close()

@@ -80,16 +80,22 @@ def _run_study(statement_set, people):  # type: ignore[no-untyped-def]
 def test_live_numbers_tables_and_actions(statement_set, people, researcher: Client) -> None:
     c, ann = _run_study(statement_set, people)
     page = researcher.get("/annotation/c/dash/participants/").content.decode()
-    assert _stat(page, "started") == "4" and _stat(page, "finished") == "1"
-    assert _stat(page, "returned") == "1" and _stat(page, "screened_out") == "1"
-    assert _stat(page, "attention") == "100 %" and _stat(page, "qualification") == "50 %"
+    assert _stat(page, "started") == "4"
+    assert _stat(page, "finished") == "1"
+    assert _stat(page, "returned") == "1"
+    assert _stat(page, "screened_out") == "1"
+    assert _stat(page, "attention") == "100 %"
+    assert _stat(page, "qualification") == "50 %"
     assert _stat(page, "median_item_seconds") == "4.0 s"
     assert _stat(page, "items_short") == "997"  # 1,000 statements − 3 gold items; none has 2 answers yet
     finished = Participant.objects.get(stage="finished")
-    assert finished.completion_code in page and "=HYPERLINK(1)" in page and "lab-ann" in page
+    assert finished.completion_code in page
+    assert "=HYPERLINK(1)" in page
+    assert "lab-ann" in page
     assert "PROLIFIC_PID={{%PROLIFIC_PID%}}" in page
     live = researcher.get("/annotation/c/dash/participants/live/", HTTP_HX_REQUEST="true").content.decode()
-    assert _stat(live, "finished") == "1" and "<html" not in live
+    assert _stat(live, "finished") == "1"
+    assert "<html" not in live
     # Block the newcomer: screened out, their items page ends the study; unblock: back at the items.
     newcomer = Participant.objects.get(external_id="newcomer")
     queue.membership_get(c, newcomer.user)
@@ -103,7 +109,8 @@ def test_live_numbers_tables_and_actions(statement_set, people, researcher: Clie
     assert newcomer.stage == "items"
     # Reset the failed participant's qualification: a fresh set of attempts.
     failer = Participant.objects.get(external_id="failer")
-    assert failer.stage == "screened_out" and failer.qualification_scores == [0.0]
+    assert failer.stage == "screened_out"
+    assert failer.qualification_scores == [0.0]
     researcher.post(f"/annotation/c/dash/people/{failer.user_id}/reset-qualification/")
     failer.refresh_from_db()
     m = Membership.objects.get(campaign=c, user=failer.user)
@@ -127,13 +134,20 @@ def test_participant_export_command_and_download(statement_set, people, research
     by_id = {r["participant_id"]: r for r in rows}
     done = by_id["'=HYPERLINK(1)"]  # a formula-looking id is neutralised for spreadsheets
     p = Participant.objects.get(stage="finished")
-    assert done["completion_code"] == p.completion_code and done["platform"] == "prolific"
-    assert done["items_answered"] == "3" and done["attention_passed"] == "1" and done["country"] == "Peru"
-    assert done["qualification_score"] == "1.0" and done["finished"] and done["started"]
-    assert by_id["decliner"]["stage"] == "returned" and by_id["decliner"]["completion_code"] == ""
+    assert done["completion_code"] == p.completion_code
+    assert done["platform"] == "prolific"
+    assert done["items_answered"] == "3"
+    assert done["attention_passed"] == "1"
+    assert done["country"] == "Peru"
+    assert done["qualification_score"] == "1.0"
+    assert done["finished"]
+    assert done["started"]
+    assert by_id["decliner"]["stage"] == "returned"
+    assert by_id["decliner"]["completion_code"] == ""
     assert by_id["failer"]["qualification_attempts"] == "2"
     assert set(rows[0]) >= {"participant_id", "platform", "started", "finished", "items_answered", "completion_code"}
-    assert "gender" not in rows[0] and "age_band" not in rows[0]  # only what was asked
+    assert "gender" not in rows[0]
+    assert "age_band" not in rows[0]
     with pytest.raises(Exception, match="no campaign named 'nope'"):
         call_command("export_participants", "nope", "--out", str(out))
 
@@ -154,7 +168,8 @@ def test_study_settings_form_opens_a_campaign_to_the_crowd(statement_set, resear
     )
     assert r.status_code == 302
     study = CrowdStudy.objects.get(campaign__name="lab")
-    assert study.demographics == ["gender", "education"] and study.qualification_attempts == 3
+    assert study.demographics == ["gender", "education"]
+    assert study.qualification_attempts == 3
     assert study.examples == [{"text": "A ball is round.", "answer": "agree: yes", "why": "a fact"}]
     assert Client().get("/join/lab/?participant=x").status_code == 200
     b = Client()

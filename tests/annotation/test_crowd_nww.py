@@ -28,8 +28,8 @@ from django.urls import reverse
 from annotation.selectors.agreement import campaign_nww
 from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
+from explorer.panels.base import run_label
 from explorer.selectors.human_compare import latest_survey, model_standings
-from explorer.views.run_panels import run_label
 from knowledge.models import Statement
 from runs.models import Prediction, Run
 from tests.annotation.conftest import login
@@ -86,7 +86,7 @@ def test_rater_scores_leave_one_out_is_a_named_option(statement_set) -> None:
 
 
 def _run(statement_set, keys, qa, qb, model):  # type: ignore[no-untyped-def]
-    """A statement run's predictions as runs.execution stores a yes/no scorer's (extra q1/q2)."""
+    """A statement run's predictions as runs.evaluation stores a yes/no scorer's (extra q1/q2)."""
     run = Run.objects.create(statement_set=statement_set, backend="replay", scoring="yesno", model=model, state="done")
     for k, pa, pb in zip(keys, qa, qb, strict=True):
         st = Statement.objects.get(statement_set=statement_set, external_id=k)
@@ -108,7 +108,8 @@ def test_fig_2e_percentile_on_a_hand_made_matrix(statement_set, people) -> None:
     # On r2's statements s1..s3: the same 0.816 > r2's M = 0 (above).
     # On r3's statements s2, s3: C = 1/2, A = 2/2, M = 0.707 > r3's M = 0.5 (above).
     sm = latest_survey(statement_set)
-    assert sm is not None and sm.campaign == c
+    assert sm is not None
+    assert sm.campaign == c
     (s,) = model_standings([run], sm)
     assert (s.above, s.ties, s.n_humans) == (pytest.approx(2 / 3), pytest.approx(1 / 3), 3)
     # The per-statement human rates d^a, d^b for the silicon analyses (Eqs. 3 and 5).
@@ -123,4 +124,5 @@ def test_fig_2e_percentile_on_a_hand_made_matrix(statement_set, people) -> None:
     people("researcher", "res")
     page = login("res").get(reverse("explorer:run_errors", args=[run.pk])).content.decode()
     assert f"{run_label(run)} rated above 67 % of humans (3 compared)" in page  # runs are labelled by name
-    assert run_label(run) == f"#{run.pk} model-x yesno" and f"#{other.pk} model-y yesno" in page
+    assert run_label(run) == f"#{run.pk} model-x yesno"
+    assert f"#{other.pk} model-y yesno" in page

@@ -41,15 +41,18 @@ def test_the_creator_exports_in_the_browser(own_campaign: Campaign) -> None:
     r = owner.get(f"/annotation/c/{own_campaign.name}/export.jsonl")
     assert r.status_code == 200
     rows = [json.loads(x) for x in r.content.decode().splitlines()]
-    assert len(rows) == 1 and rows[0]["n_answers"] == 1
+    assert len(rows) == 1
+    assert rows[0]["n_answers"] == 1
 
 
 def test_another_researcher_is_told_who_may_export(own_campaign: Campaign) -> None:
     other = login("other")
     dash = other.get(f"/annotation/c/{own_campaign.name}/dashboard/").content.decode()
-    assert "export.jsonl" not in dash and "Export: the campaign's creator (owner) or an admin" in dash
+    assert "export.jsonl" not in dash
+    assert "Export: the campaign's creator (owner) or an admin" in dash
     r = other.get(f"/annotation/c/{own_campaign.name}/export.csv")
-    assert r.status_code == 403 and "Only the researcher who created this campaign, or an admin" in r.content.decode()
+    assert r.status_code == 403
+    assert "Only the researcher who created this campaign, or an admin" in r.content.decode()
 
 
 def test_api_export_for_the_creator_only(own_campaign: Campaign) -> None:
@@ -61,7 +64,8 @@ def test_api_export_for_the_creator_only(own_campaign: Campaign) -> None:
     url = f"/api/annotation/campaigns/{own_campaign.name}/export/?fmt=jsonl"
     assert owner.get(url).status_code == 200
     r = other.get(url)
-    assert r.status_code == 403 and "only the researcher who created this campaign" in r.json()["detail"]
+    assert r.status_code == 403
+    assert "only the researcher who created this campaign" in r.json()["detail"]
 
 
 def test_annotation_models_in_the_django_admin(own_campaign: Campaign, people: Callable[..., Any]) -> None:
@@ -72,7 +76,8 @@ def test_annotation_models_in_the_django_admin(own_campaign: Campaign, people: C
         assert name in index, name
     response = Response.objects.get()
     page = boss.get(f"/admin/annotation/response/{response.pk}/change/").content.decode()
-    assert "plausible" in page and 'type="submit"' not in page.split('id="content"')[1].split("</form>")[0]
+    assert "plausible" in page
+    assert 'type="submit"' not in page.split('id="content"')[1].split("</form>")[0]
     assert boss.get("/admin/annotation/response/add/").status_code == 403
     assert boss.post(f"/admin/annotation/response/{response.pk}/delete/", {"post": "yes"}).status_code == 403
     assert Response.objects.filter(pk=response.pk).exists()
@@ -83,5 +88,6 @@ def test_annotation_models_in_the_django_admin(own_campaign: Campaign, people: C
     )
     assert r.status_code == 302
     own_campaign.refresh_from_db()
-    assert own_campaign.title == "Renamed" and own_campaign.redundancy == 1
+    assert own_campaign.title == "Renamed"
+    assert own_campaign.redundancy == 1
     assert login("owner").get("/admin/annotation/campaign/").status_code == 302  # researchers are not staff

@@ -19,11 +19,11 @@ from django.urls import reverse
 from annotation.models import Campaign, FinalLabel, Item, Response
 from annotation.queue import operations as queue
 from annotation.selectors.verdicts import generation_judgements
-from explorer.views.run_panels import question_run_panels
-from knowledge.builders import question_set_build
+from explorer.panels.runs import question_run_panels
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 from tests.annotation.conftest import login
@@ -98,13 +98,16 @@ def test_generations_judged_by_three_annotators_give_table_4(gen_run: Run, peopl
     assert f'value="run:{gen_run.pk}" selected' in form
     # a question set is no source for judging generations, a run no source for the other kinds
     bad = researcher.post(reverse("annotation:campaign_new"), _form(name="x", source=f"qs:{gen_run.question_set.name}"))
-    assert bad.status_code == 400 and "generate-answer run" in bad.content.decode()
+    assert bad.status_code == 400
+    assert "generate-answer run" in bad.content.decode()
     bad = researcher.post(reverse("annotation:campaign_new"), _form(name="x", kind="mcqa", source=f"run:{gen_run.pk}"))
-    assert bad.status_code == 400 and not Campaign.objects.exists()
+    assert bad.status_code == 400
+    assert not Campaign.objects.exists()
     r = researcher.post(reverse("annotation:campaign_new"), _form(name="judge", source=f"run:{gen_run.pk}"))
     assert r.status_code == 302, r.content.decode()[:2000]
     campaign = Campaign.objects.get(name="judge")
-    assert campaign.run_id == gen_run.pk and campaign.question_set_id == gen_run.question_set_id
+    assert campaign.run_id == gen_run.pk
+    assert campaign.question_set_id == gen_run.question_set_id
     items = list(Item.objects.filter(campaign=campaign).order_by("position"))
     assert [i.payload["prediction"] for i in items] == [p.pk for p in preds]
     assert [i.payload["generation"] for i in items] == [p.extra["generation"].strip() for p in preds]
@@ -120,11 +123,13 @@ def test_generations_judged_by_three_annotators_give_table_4(gen_run: Run, peopl
             assert item.payload["generation"] in page.replace("&#x27;", "'").replace("&quot;", '"').replace(
                 "&amp;", "&"
             )
-            assert 'name="judgement" value="one_hop" data-key="2"' in page and "<kbd>3</kbd>" in page
+            assert 'name="judgement" value="one_hop" data-key="2"' in page
+            assert "<kbd>3</kbd>" in page
             if who == 0 and item == items[0]:  # no judgement, or one that is not among the three: refused
                 for bad in ({}, {"judgement": "maybe"}):
                     r = c.post(reverse("annotation:submit", args=["judge", item.uid]), bad, HTTP_HX_REQUEST="true")
-                    assert r.status_code == 422 and "1 Plausible, 2 1-hop or 3 False" in r.content.decode()
+                    assert r.status_code == 422
+                    assert "1 Plausible, 2 1-hop or 3 False" in r.content.decode()
             r = c.post(
                 reverse("annotation:submit", args=["judge", item.uid]),
                 {"judgement": plan[item.pk][who], "idempotency_key": f"{who}-{item.pk}"},
@@ -146,7 +151,8 @@ def test_generations_judged_by_three_annotators_give_table_4(gen_run: Run, peopl
     got = {row.group: row for row in generation_judgements(campaign)}
     assert set(got) == set(want)
     for k, (counts, n, undecided) in want.items():
-        assert got[k].n == n and got[k].undecided == undecided
+        assert got[k].n == n
+        assert got[k].undecided == undecided
         for j in J:
             assert got[k].counts[j] == counts[j]
             assert got[k].shares[j] == pytest.approx(counts[j] / n)
@@ -170,13 +176,15 @@ def test_generations_judged_by_three_annotators_give_table_4(gen_run: Run, peopl
 
     assert not charts.is_empty(panel.figure)
     html = researcher.get(reverse("explorer:run_errors", args=[gen_run.pk])).content.decode()
-    assert 'id="fig-judgements"' in html and 'id="fig-generation"' in html
+    assert 'id="fig-judgements"' in html
+    assert 'id="fig-generation"' in html
     body = researcher.get(reverse("explorer:run_errors", args=[gen_run.pk]) + "?csv=judgements").content.decode()
     table = list(csv.DictReader(io.StringIO(body)))
     assert {r["query kind"] for r in table} == set(want)
     assert int(next(r for r in table if r["query kind"] == "overall")["Plausible n"]) == overall[0]["plausible"]
     dash = researcher.get(reverse("annotation:dashboard", args=["judge"])).content.decode()
-    assert 'id="judgements"' in dash and "1-hop" in dash
+    assert 'id="judgements"' in dash
+    assert "1-hop" in dash
 
     # the export: one record per judged generation with its final judgement
     out = researcher.get(reverse("annotation:export", args=["judge", "jsonl"]))
@@ -201,7 +209,8 @@ def test_generations_judged_by_three_annotators_give_table_4(gen_run: Run, peopl
     )
     assert r.status_code == 302
     after = {row.group: row for row in generation_judgements(campaign)}["overall"]
-    assert after.undecided == overall[2] - 1 and after.counts["one_hop"] == overall[0]["one_hop"] + 1
+    assert after.undecided == overall[2] - 1
+    assert after.counts["one_hop"] == overall[0]["one_hop"] + 1
 
 
 def test_campaign_create_command_samples_per_query_kind(gen_run: Run, capsys: pytest.CaptureFixture[str]) -> None:
@@ -209,7 +218,8 @@ def test_campaign_create_command_samples_per_query_kind(gen_run: Run, capsys: py
     call_command("campaign_create", "--run", str(gen_run.pk), "--type", "generation", "--name", "j2", "--per-kind", "3")
     assert "campaign j2: 3 items, open" in capsys.readouterr().out
     picked = {i.payload["prediction"] for i in Item.objects.filter(campaign__name="j2")}
-    assert picked <= {p.pk for p in judged} and len(picked) == min(3, len(judged))
+    assert picked <= {p.pk for p in judged}
+    assert len(picked) == min(3, len(judged))
     call_command("campaign_create", "--run", str(gen_run.pk), "--type", "generation", "--name", "j3", "--per-kind", "3")
     assert {i.payload["prediction"] for i in Item.objects.filter(campaign__name="j3")} == picked  # seeded
     with pytest.raises(CommandError, match="--run goes with --type generation"):

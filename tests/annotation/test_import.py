@@ -24,7 +24,9 @@ def survey(statement_set):  # type: ignore[no-untyped-def]
 
 
 def _nothing_stored(campaign, n_users_before: int) -> None:  # type: ignore[no-untyped-def]
-    assert not Response.objects.exists() and not Assignment.objects.exists() and not Membership.objects.exists()
+    assert not Response.objects.exists()
+    assert not Assignment.objects.exists()
+    assert not Membership.objects.exists()
     assert get_user_model().objects.count() == n_users_before
     assert not Item.objects.filter(campaign=campaign).exclude(slots_taken=0, answer_count=0).exists()
 
@@ -95,5 +97,7 @@ def test_import_page_shows_the_reasons(survey, researcher) -> None:  # type: ign
     f = SimpleUploadedFile("r.csv", f"rater,{k1}:a,{k1}:b\nghost,yes,maybe\n".encode())
     r = researcher.post(reverse("annotation:import", args=[c.name]), {"file": f})
     body = r.content.decode()
-    assert r.status_code == 400 and "is not yes/no" in body and "Nothing was stored." in body
+    assert r.status_code == 400
+    assert "is not yes/no" in body
+    assert "Nothing was stored." in body
     assert not Response.objects.exists()

@@ -113,7 +113,9 @@ def test_the_python_item_box_is_the_template(statement_set, csqa_set, people) ->
         ctx["progress"] = Progress("Qualification", None, None)
         ctx["item_ref"] = "a ref&one"  # not a URL's plain characters: quoted as reverse() quotes it
         template, python = _both(ctx)
-        assert python == template and "&lt;b&gt;Tom" in python and "/items/a%20ref&amp;one/submit/" in python
+        assert python == template
+        assert "&lt;b&gt;Tom" in python
+        assert "/items/a%20ref&amp;one/submit/" in python
         compared += 1
     gen, step = _generation_step(u)
     for judged in (None, *JUDGEMENTS):
@@ -183,9 +185,11 @@ def test_htmx_answers_are_the_python_box_and_pages_the_template(mcqa_campaign, p
             {"plausible": "1", "idempotency_key": key},
             HTTP_HX_REQUEST="true",
         )
-        assert r.status_code == 200 and 'class="item-box" data-state="item"' in r.content.decode()
+        assert r.status_code == 200
+        assert 'class="item-box" data-state="item"' in r.content.decode()
         assert rendered == []
         page = c.get(reverse("annotation:work", args=[mcqa_campaign.name])).content.decode()
-        assert "annotation/_item.html" in rendered and 'class="item-box"' in page
+        assert "annotation/_item.html" in rendered
+        assert 'class="item-box"' in page
     finally:
         template_rendered.disconnect(dispatch_uid="test_item_box")

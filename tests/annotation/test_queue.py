@@ -56,8 +56,11 @@ def test_retried_submit_stores_one_answer(mcqa_campaign, people) -> None:  # typ
     first = queue.response_submit(item, u, {"plausible": [1]}, idempotency_key="same")
     again = queue.response_submit(item, u, {"plausible": [1]}, idempotency_key="same")
     other_key = queue.response_submit(item, u, {"plausible": [2]}, idempotency_key="other")
-    assert first.created and not again.created and not other_key.created
-    assert Response.objects.count() == 1 and Response.objects.get().answer["plausible"] == [1]
+    assert first.created
+    assert not again.created
+    assert not other_key.created
+    assert Response.objects.count() == 1
+    assert Response.objects.get().answer["plausible"] == [1]
     assert Item.objects.get(pk=item.pk).answer_count == 1
     (v,) = people("annotator", "v")
     with pytest.raises(ValidationError):  # somebody else's key
@@ -67,7 +70,13 @@ def test_retried_submit_stores_one_answer(mcqa_campaign, people) -> None:  # typ
 def test_expired_reservation_is_reclaimed_and_late_submit_refused_when_full(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
     c = campaign_status_set(
         campaign_create(
-            name="ttl", title="t", kind="mcqa", question_set=csqa_set, redundancy=1, reservation_ttl_seconds=60
+            name="ttl",
+            title="t",
+            kind="mcqa",
+            question_set=csqa_set,
+            redundancy=1,
+            max_answers=1,
+            reservation_ttl_seconds=60,
         ),
         "open",
     )
@@ -75,17 +84,20 @@ def test_expired_reservation_is_reclaimed_and_late_submit_refused_when_full(csqa
     a, b = people("annotator", "a", "b")
     item = queue.next_step(c, a).assignment.item
     waiting = queue.next_step(c, b)  # the only slot is reserved by a: not "done", it may come back
-    assert waiting.state == "wait" and "looks again" in waiting.message
+    assert waiting.state == "wait"
+    assert "looks again" in waiting.message
     later = timezone.now() + timedelta(seconds=61)
     step = queue.next_step(c, b, now=later)  # a's reservation expired: reclaimed for b
-    assert step.state == "item" and step.assignment.item_id == item.pk
+    assert step.state == "item"
+    assert step.assignment.item_id == item.pk
     assert Assignment.objects.get(user=a).state == Assignment.State.EXPIRED
     queue.response_submit(item, b, {"plausible": [0]}, now=later)
     assert queue.next_step(c, b, now=later).state == "done"
     assert queue.next_step(c, a, now=later).state == "done"  # the item is full: nothing can come back
     with pytest.raises(ValidationError, match="all its answers"):
         queue.response_submit(item, a, {"plausible": [0]}, now=later)
-    assert Item.objects.get(pk=item.pk).slots_taken == 1 and Response.objects.count() == 1
+    assert Item.objects.get(pk=item.pk).slots_taken == 1
+    assert Response.objects.count() == 1
 
 
 def test_late_submit_accepted_when_a_slot_is_free(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -121,8 +133,10 @@ def test_undo_gives_the_last_item_back(mcqa_campaign, people) -> None:  # type: 
     queue.response_submit(first, a, {"plausible": [3]})
     nxt = queue.next_step(mcqa_campaign, a).assignment.item
     back = queue.response_undo(mcqa_campaign, a)
-    assert back.item_id == first.pk and back.previous_answer["plausible"] == [3]
-    assert not Response.objects.exists() and Membership.objects.get(user=a).regular_answered == 0
+    assert back.item_id == first.pk
+    assert back.previous_answer["plausible"] == [3]
+    assert not Response.objects.exists()
+    assert Membership.objects.get(user=a).regular_answered == 0
     step = queue.next_step(mcqa_campaign, a)
     assert step.assignment.item_id == first.pk  # shown again to finish, not a second person
     assert Item.objects.get(pk=nxt.pk).slots_taken == 0  # the released reservation went back to the pool
@@ -158,7 +172,8 @@ def test_qualification_pass_and_fail(csqa_set, people) -> None:  # type: ignore[
         assert item.role == Item.Role.QUALIFICATION
         queue.response_submit(item, good, {"plausible": item.gold["plausible"]})
     m = Membership.objects.get(user=good)
-    assert m.state == Membership.State.ACTIVE and m.qualification_score == 1.0
+    assert m.state == Membership.State.ACTIVE
+    assert m.qualification_score == 1.0
     assert queue.next_step(c, good).assignment.item.role == Item.Role.REGULAR
     for i in range(6):
         item = queue.next_step(c, bad).assignment.item
@@ -172,9 +187,11 @@ def test_qualification_pass_and_fail(csqa_set, people) -> None:  # type: ignore[
         gold = item.gold["plausible"][0]
         queue.response_submit(item, worse, {"plausible": [(gold + 1) % 5] if i < 3 else [gold]})  # 24/30 = 0.8
     m = Membership.objects.get(user=worse)
-    assert m.state == Membership.State.FAILED and m.qualification_score == pytest.approx(0.8)
+    assert m.state == Membership.State.FAILED
+    assert m.qualification_score == pytest.approx(0.8)
     step = queue.next_step(c, worse)
-    assert step.state == "failed" and "did not pass the qualification" in step.message
+    assert step.state == "failed"
+    assert "did not pass the qualification" in step.message
     assert not Response.objects.filter(user=worse, item__role=Item.Role.REGULAR).exists()
 
 
@@ -204,7 +221,8 @@ def test_attention_items_interleaved_and_failures_block(csqa_set, people) -> Non
             item, a, {"plausible": [(item.gold["plausible"][0] + 1) % 5]} if wrong else {"plausible": [0]}
         )
     assert roles[:8] == ["regular"] * 3 + ["attention"] + ["regular"] * 3 + ["attention"]
-    assert step.state == "blocked" and Membership.objects.get(user=a).state == Membership.State.BLOCKED
+    assert step.state == "blocked"
+    assert Membership.objects.get(user=a).state == Membership.State.BLOCKED
 
 
 def test_max_items_per_annotator_and_closed_campaign(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
@@ -213,7 +231,8 @@ def test_max_items_per_annotator_and_closed_campaign(csqa_set, people) -> None: 
     )
     (a,) = people("annotator", "a")
     seen, last = answer_all(c, a, {"plausible": [0]})
-    assert len(seen) == 4 and last.state == "done"
+    assert len(seen) == 4
+    assert last.state == "done"
     campaign_status_set(c, "closed")
     assert queue.next_step(c, a).state == "closed"
 

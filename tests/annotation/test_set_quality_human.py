@@ -11,7 +11,8 @@ from django.core.management import call_command
 
 from annotation.models import FinalLabel, Item
 from annotation.selectors.agreement import campaign_agreement
-from annotation.services.campaigns import campaign_create, final_labels_refresh
+from annotation.services.campaigns import campaign_create
+from annotation.services.labels import final_labels_refresh
 from annotation.services.ratings_import import ratings_import
 from knowledge.models import QuestionSet
 
@@ -44,8 +45,10 @@ def test_report_has_the_humans_share_and_agreement(csqa_set: QuestionSet) -> Non
     out = StringIO()
     call_command("set_quality", csqa_set.name, json=True, stdout=out)
     human = json.loads(out.getvalue())["human"]
-    assert human["campaign"] == "val" and human["items"] == 9
-    assert human["accepted"] == 6 and human["gold_confirmed"] == 3
+    assert human["campaign"] == "val"
+    assert human["items"] == 9
+    assert human["accepted"] == 6
+    assert human["gold_confirmed"] == 3
     assert human["share_accepted"] == pytest.approx(6 / 9, abs=1e-4)
     assert human["agreement"] == pytest.approx(campaign_agreement(c).pairwise, abs=1e-4)
     csqa_set.refresh_from_db()

@@ -48,7 +48,8 @@ def test_submit_response_shows_the_due_attention_item(csqa_set, people) -> None:
     shown.append(Item.objects.get(uid=ITEM.search(box).group(1)).role)  # type: ignore[union-attr]
     assert shown == ["regular", "regular", "attention", "regular"]
     m = Membership.objects.get(campaign=c, user__username="ann")
-    assert m.regular_answered == 2 and m.attention_passed + m.attention_failed == 1
+    assert m.regular_answered == 2
+    assert m.attention_passed + m.attention_failed == 1
     assert "Answered 3 / " in box  # the check counts like any answer (a bar that stood still would give it away)
 
 
@@ -63,7 +64,8 @@ def test_key_reused_for_another_item_is_refused_and_nothing_stored(mcqa_campaign
     a = Assignment.objects.get(pk=second.pk)
     assert a.state == Assignment.State.RESERVED  # still live: the person can answer it with a fresh key
     item = Item.objects.get(pk=second.item_id)
-    assert item.answer_count == 0 and item.slots_taken == 1
+    assert item.answer_count == 0
+    assert item.slots_taken == 1
     assert Membership.objects.get(campaign=mcqa_campaign, user=u).regular_answered == 1
     assert queue.response_submit(item, u, {"plausible": [2]}, idempotency_key="k2").created
 
@@ -75,7 +77,8 @@ def test_statements_per_htmx_submit(mcqa_campaign, people) -> None:  # type: ign
     box = _post(client, mcqa_campaign, box, {"plausible": "1"}).content.decode()  # first answer: warm caches
     with CaptureQueriesContext(connection) as cq:
         r = _post(client, mcqa_campaign, box, {"plausible": "2"})
-    assert r.status_code == 200 and ITEM.search(r.content.decode())
+    assert r.status_code == 200
+    assert ITEM.search(r.content.decode())
     # session, user with role, campaign+assignment+item, then the answer, the item's final label
     # (its answers with the latest decision, the upsert: issue 17 item 11 moved label recomputation
     # from the GETs to this write) and the next reservation: one statement each on PostgreSQL, a
@@ -150,7 +153,9 @@ def test_submit_target_returns_what_the_orm_returns() -> None:
     for got, want in ((a, orm), (a.item, orm.item), (a.campaign, orm.campaign)):
         for f in type(want)._meta.concrete_fields:
             assert getattr(got, f.attname) == getattr(want, f.attname), f.name
-    assert isinstance(a.item, Item) and a.item.payload == orm.item.payload and a.item.campaign is a.campaign
+    assert isinstance(a.item, Item)
+    assert a.item.payload == orm.item.payload
+    assert a.item.campaign is a.campaign
     assert submit_target("st-camp", ann, Item.objects.exclude(uid=uid).first().uid) is None  # not theirs
     assert submit_target("no-such", ann, uid) is None
     campaign_status_set(Campaign.objects.get(pk=c.pk), "closed")
@@ -165,11 +170,13 @@ def test_item_box_lookups_return_what_the_orm_returns(mcqa_campaign, people) -> 
     from annotation.selectors.work import live_reservation, membership_of
 
     (u,) = people("annotator", "box")
-    assert membership_of(mcqa_campaign, u) is None and live_reservation(mcqa_campaign, u) is None
+    assert membership_of(mcqa_campaign, u) is None
+    assert live_reservation(mcqa_campaign, u) is None
     step = queue.next_step(mcqa_campaign, u)
     assert step.assignment is not None
     m, live = membership_of(mcqa_campaign, u), live_reservation(mcqa_campaign, u)
-    assert m is not None and live is not None
+    assert m is not None
+    assert live is not None
     want_m = Membership.objects.get(campaign=mcqa_campaign, user=u)
     want_a = Assignment.objects.select_related("item").get(pk=step.assignment.pk)
     for got, want in ((m, want_m), (live, want_a), (live.item, want_a.item)):
@@ -195,10 +202,12 @@ def test_rowselect_from_db_makes_the_orms_instances(mcqa_campaign, people) -> No
         attnames = [f.attname for f in model._meta.concrete_fields]
         values = [getattr(orm, a) for a in attnames]
         want, got = model.from_db(connection.alias, attnames, values), rowselect.from_db(model, attnames, values)
-        assert type(got) is model and {k: v for k, v in got.__dict__.items() if k != "_state"} == {
+        assert type(got) is model
+        assert {k: v for k, v in got.__dict__.items() if k != "_state"} == {
             k: v for k, v in want.__dict__.items() if k != "_state"
         }
-        assert (got._state.adding, got._state.db) == (False, connection.alias) and got.pk == orm.pk
+        assert (got._state.adding, got._state.db) == (False, connection.alias)
+        assert got.pk == orm.pk
     seen: list[object] = []
 
     def receiver(sender: object, instance: object, **kw: object) -> None:

@@ -12,19 +12,25 @@ OPTS = ["proud", "well-liked", "rewarded", "mature", "stressed"]
 def test_com2_one_positive_three_negatives_none_as_e_and_seeded() -> None:
     a = com2_postprocess(OPTS, [0, 2], seed=1, key="q7")
     assert a == com2_postprocess(OPTS, [0, 2], seed=1, key="q7")
-    assert a.positive in ("proud", "rewarded") and a.options[a.answer_index] == a.positive
-    assert len(a.options) == 5 and a.options[4] == NONE_CORRECT
-    assert set(a.negatives) <= {"well-liked", "mature", "stressed"} and len(a.negatives) == 3
+    assert a.positive in ("proud", "rewarded")
+    assert a.options[a.answer_index] == a.positive
+    assert len(a.options) == 5
+    assert a.options[4] == NONE_CORRECT
+    assert set(a.negatives) <= {"well-liked", "mature", "stressed"}
+    assert len(a.negatives) == 3
     positives = {com2_postprocess(OPTS, [0, 2], seed=s, key="q7").positive for s in range(40)}
     assert positives == {"proud", "rewarded"}  # sampled among the majority-plausible options
 
 
 def test_com2_none_plausible_and_too_few_negatives() -> None:
     none = com2_postprocess(OPTS, [], seed=0, key="k")
-    assert none.positive is None and none.answer_index == 4 and none.options[4] == NONE_CORRECT
+    assert none.positive is None
+    assert none.answer_index == 4
+    assert none.options[4] == NONE_CORRECT
     assert len(set(none.options[:4])) == 4
     few = com2_postprocess(OPTS, [0, 1, 2], seed=0, key="k")
-    assert few.needs_manual_negatives == 1 and len(few.options) == 4  # the paper adds negatives by hand
+    assert few.needs_manual_negatives == 1
+    assert len(few.options) == 4
 
 
 def test_qualification_at_85_percent() -> None:
@@ -32,15 +38,18 @@ def test_qualification_at_85_percent() -> None:
     right, wrong = {"plausible": [0]}, {"plausible": [1]}
     assert qualification_grade("mcqa", [(right, gold, 5)] * 4 + [(wrong, gold, 5)] * 2, 0.85).passed  # 26/30
     g = qualification_grade("mcqa", [(right, gold, 5)] * 3 + [(wrong, gold, 5)] * 3, 0.85)
-    assert not g.passed and g.score == pytest.approx(0.8)
+    assert not g.passed
+    assert g.score == pytest.approx(0.8)
 
 
 def test_item_labels_and_answer_shapes() -> None:
     lab = item_label("mcqa", [{"plausible": [0, 1]}, {"plausible": [0]}, {"plausible": [3]}], n_options=5)
-    assert lab.label["plausible"] == [0] and lab.votes["option_ticks"] == [2, 1, 0, 1, 0]
+    assert lab.label["plausible"] == [0]
+    assert lab.votes["option_ticks"] == [2, 1, 0, 1, 0]
     assert lab.agreement == pytest.approx((1 / 3 + 1 / 3 + 1 + 1 / 3 + 1) / 5)
     tie = item_label("survey", [{"agree": 1, "predict": 1}, {"agree": 0, "predict": 1}])
-    assert tie.label == {"agree": 1} and tie.agreement == 0.0  # NWW: a tie counts as agree
+    assert tie.label == {"agree": 1}
+    assert tie.agreement == 0.0
     assert item_label("rica", [{"valid": 1}, {"valid": 0}]).label == {"valid": None}
     with pytest.raises(ValueError):
         answer_normalise("survey", {"agree": 2, "predict": 0})
@@ -56,13 +65,17 @@ def test_com2_two_annotators_ticking_options_5_and_2_is_not_none_correct() -> No
     correct" with agreement 0.600 although nobody chose "none"."""
     lab = item_label("mcqa", [{"plausible": [4]}, {"plausible": [1]}], n_options=5)
     assert lab.label == {"plausible": [], "none_correct": None, "bad_context": False}  # undecided, not "none"
-    assert not lab.decided and lab.votes["tied_options"] == [1, 4]
+    assert not lab.decided
+    assert lab.votes["tied_options"] == [1, 4]
     assert lab.agreement == pytest.approx(0.6)
     # COM2's three answers per item: no ties, and A.4's rule stands: no option with a majority -> "none"
     three = item_label("mcqa", [{"plausible": [4]}, {"plausible": [1]}, {"plausible": [0]}], n_options=5)
-    assert three.decided and three.label["none_correct"] is True and three.label["plausible"] == []
+    assert three.decided
+    assert three.label["none_correct"] is True
+    assert three.label["plausible"] == []
     voted = item_label("mcqa", [{"plausible": [], "none_correct": True}] * 2, n_options=5)
-    assert voted.decided and voted.label["none_correct"] is True
+    assert voted.decided
+    assert voted.label["none_correct"] is True
 
 
 def test_generation_judgements_majority_agreement_and_table_4_shares() -> None:
@@ -70,28 +83,38 @@ def test_generation_judgements_majority_agreement_and_table_4_shares() -> None:
 
     P, H, F = ({"judgement": j} for j in ("plausible", "one_hop", "false"))
     two_of_three = item_label("generation", [H, F, H])
-    assert two_of_three.label == {"judgement": "one_hop"} and two_of_three.decided and not two_of_three.unanimous
+    assert two_of_three.label == {"judgement": "one_hop"}
+    assert two_of_three.decided
+    assert not two_of_three.unanimous
     assert two_of_three.agreement == pytest.approx(1 / 3)  # one agreeing pair of three
     assert two_of_three.votes == {"plausible": 0, "one_hop": 2, "false": 1, "n": 3}
-    assert item_label("generation", [P, P, P]).unanimous and item_label("generation", [P, P, P]).agreement == 1.0
+    assert item_label("generation", [P, P, P]).unanimous
+    assert item_label("generation", [P, P, P]).agreement == 1.0
     tie = item_label("generation", [P, H, F])
-    assert tie.label == {"judgement": None} and not tie.decided and tie.agreement == 0.0
+    assert tie.label == {"judgement": None}
+    assert not tie.decided
+    assert tie.agreement == 0.0
     assert item_label("generation", [P, P, H, H, F]).decided is False  # 2-2-1: tied for the most votes
     assert item_label("generation", [P, P, H, F]).label == {"judgement": "plausible"}  # plurality of 4
     assert answer_normalise("generation", {"judgement": "one_hop", "extra": 1}) == H
     for bad in ({}, {"judgement": "1-hop"}, {"judgement": None}):
         with pytest.raises(ValueError, match="judgement must be one of plausible, one_hop, false"):
             answer_normalise("generation", bad)
-    assert gold_passed("generation", F, F) and not gold_passed("generation", P, F)
+    assert gold_passed("generation", F, F)
+    assert not gold_passed("generation", P, F)
     # by hand: 2i has P, P, H, undecided; 2p has F, H; overall P 2, H 2, F 1 of n = 5, one undecided
     rows = judgement_shares(
         [("2p", "false"), ("2i", "plausible"), ("2i", "one_hop"), ("2i", None), ("2p", "one_hop"), ("2i", "plausible")]
     )
     assert [r.group for r in rows] == ["2i", "2p", "overall"]
-    assert rows[0].counts == {"plausible": 2, "one_hop": 1, "false": 0} and rows[0].n == 3 and rows[0].undecided == 1
+    assert rows[0].counts == {"plausible": 2, "one_hop": 1, "false": 0}
+    assert rows[0].n == 3
+    assert rows[0].undecided == 1
     assert rows[0].shares == pytest.approx({"plausible": 2 / 3, "one_hop": 1 / 3, "false": 0.0})
     assert rows[1].shares == pytest.approx({"plausible": 0.0, "one_hop": 0.5, "false": 0.5})
-    assert rows[2].counts == {"plausible": 2, "one_hop": 2, "false": 1} and rows[2].n == 5 and rows[2].undecided == 1
+    assert rows[2].counts == {"plausible": 2, "one_hop": 2, "false": 1}
+    assert rows[2].n == 5
+    assert rows[2].undecided == 1
     assert judgement_shares([("2i", None)])[0].shares == {"plausible": None, "one_hop": None, "false": None}
     with pytest.raises(ValueError, match="unknown judgement"):
         judgement_shares([("2i", "maybe")])

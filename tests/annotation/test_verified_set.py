@@ -5,6 +5,7 @@ verified set runs in the real ``lm_eval`` CLI."""
 
 from __future__ import annotations
 
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,10 @@ from annotation.models import Campaign, Item, VerifiedSet
 from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.validation import NONE_CORRECT
-from knowledge.builders import question_set_build
 from knowledge.models import Question, QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.annotation.conftest import login
@@ -71,16 +72,22 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
     campaign_status_set(c, "open")
     call_command("verified_set", "val", name="val-verified", verbosity=0)  # every item has its 3 answers: finished
     v = VerifiedSet.objects.get(question_set__name="val-verified")
-    assert v.campaign == c and v.source_set.name == "ckbp-2i"
+    assert v.campaign == c
+    assert v.source_set.name == "ckbp-2i"
     assert v.counts == {
         "items": 8,
         "kept": 6,
         "none_correct": 1,
         "needs_manual_negatives": 0,
+        "topped_up": 0,
         "bad_context": 1,
         "awaiting_adjudication": 1,
     }
     src = {q.pk: q for q in Question.objects.filter(question_set__name="ckbp-2i")}
+    # the build keeps spare checked distractors for COM2 A.4's top-up (issue 25), none among the shown options
+    pools = [s.metadata.get("distractor_pool") or [] for s in src.values()]
+    assert any(pools)
+    assert all(not set(p) & set(s.options) for p, s in zip(pools, src.values(), strict=True))
     verified = list(Question.objects.filter(question_set=v.question_set).order_by("position"))
     assert len(verified) == 6 == v.question_set.question_count
     by_pos = {}
@@ -88,16 +95,18 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
         meta = q.metadata["verified"]
         s = src[meta["source_question_id"]]
         by_pos[s.position] = q
-        assert q.stem == s.stem and q.context == s.context and q.metadata["chain"] == s.metadata["chain"]
-        assert len(q.options) == 5 and q.options[4] == NONE_CORRECT  # COM2: A-D, then E
-        assert (
-            meta["votes"]["n"] == 3
-            and meta["agreement"] is not None
-            and meta["provenance"] in ("unanimous", "majority")
-        )
+        assert q.stem == s.stem
+        assert q.context == s.context
+        assert q.metadata["chain"] == s.metadata["chain"]
+        assert len(q.options) == 5
+        assert q.options[4] == NONE_CORRECT
+        assert meta["votes"]["n"] == 3
+        assert meta["agreement"] is not None
+        assert meta["provenance"] in ("unanimous", "majority")
         assert set(q.triples.values_list("id", flat=True)) == set(s.triples.values_list("id", flat=True))
         if s.position == 1:
-            assert q.answer_index == 4 and q.answers == [NONE_CORRECT]
+            assert q.answer_index == 4
+            assert q.answers == [NONE_CORRECT]
         else:  # the majority ticked the gold only: it stays the answer, three of the four distractors are negatives
             assert q.options[q.answer_index] == s.options[s.answer_index]
             assert set(q.options[:4]) - {q.options[q.answer_index]} <= set(s.options)
@@ -109,7 +118,8 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
     assert run_execute(run.pk) == Run.State.DONE
     preds = list(Prediction.objects.filter(run=run).select_related("question"))
     acc = RunMetric.objects.get(run=run, name="accuracy", scope="overall").value
-    assert len(preds) == 6 and acc == pytest.approx(sum(p.chosen == p.question.answer_index for p in preds) / 6)
+    assert len(preds) == 6
+    assert acc == pytest.approx(sum(p.chosen == p.question.answer_index for p in preds) / 6)
 
     # The explorer shows the model's accuracy on the built set beside the verified one.
     built = run_create(question_set=v.source_set, backend="random", scoring="loglik", seed=5, enqueue=False)
@@ -119,8 +129,10 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
     page = login("res").get(reverse("explorer:index")).content.decode()
     row = page[page.index('id="verified-accuracy"') :]
     row = row[row.index("<td>val-verified</td>") : row.index("</tr>", row.index("<td>val-verified</td>"))]
-    assert "<td>ckbp-2i</td>" in row and "random:" in row
-    assert f">{built_acc:.3f}</a>" in row and f">{acc:.3f}</a>" in row
+    assert "<td>ckbp-2i</td>" in row
+    assert "random:" in row
+    assert f">{built_acc:.3f}</a>" in row
+    assert f">{acc:.3f}</a>" in row
 
     with pytest.raises(CommandError, match="already exists"):
         call_command("verified_set", "val", name="val-verified", verbosity=0)
@@ -140,7 +152,20 @@ def test_campaign_with_missing_answers_is_refused_until_closed(people, tmp_path:
         call_command("verified_set", "half", name="half-v", verbosity=0)
     assert not QuestionSet.objects.filter(name="half-v").exists()
     campaign_status_set(c, "closed")
-    call_command("verified_set", "half", name="half-v", verbosity=0)  # closed: the answers it has
+    # closed: the answers it has - but the one answered item has one vote, below the minimum of two
+    with pytest.raises(CommandError, match="1 fall short of the minimum of 2 answers"):
+        call_command("verified_set", "half", name="half-v", verbosity=0)
+    assert not QuestionSet.objects.filter(name="half-v").exists()
+    campaign_status_set(c, "open")
+    (v,) = people("annotator", "second")
+    while (step := queue.next_step(c, v)).assignment is not None and step.assignment.item_id != item.pk:
+        queue.assignment_skip(c, v, step.assignment.item)
+    queue.response_submit(item, v, {"plausible": [item.question.answer_index]}, idempotency_key="k2")
+    campaign_status_set(c, "closed")
+    out = StringIO()
+    call_command("verified_set", "half", name="half-v", stdout=out)
+    assert "1 of 3 items would be kept" in out.getvalue()
+    assert "unanswered 2" in out.getvalue()
     assert QuestionSet.objects.get(name="half-v").question_count == 1
 
 
@@ -150,7 +175,8 @@ def test_dashboard_button_makes_the_set(answered: Campaign, people) -> None:  # 
     page = client.get(reverse("annotation:dashboard", args=["val"])).content.decode()
     assert "Make verified set" in page
     r = client.post(reverse("annotation:verified_set", args=["val"]), {"name": "from-button"})
-    assert r.status_code == 302 and r["Location"] == reverse("knowledge:question_set", args=["from-button"])
+    assert r.status_code == 302
+    assert r["Location"] == reverse("knowledge:question_set", args=["from-button"])
     assert VerifiedSet.objects.get(question_set__name="from-button").counts["kept"] == 6
     page = client.get(reverse("annotation:dashboard", args=["val"])).content.decode()
     assert "from-button</a>: 6 of 8 items" in page
@@ -173,4 +199,5 @@ def test_lm_eval_cli_runs_the_verified_set(answered: Campaign, tmp_path: Path) -
     assert len(samples) == len(questions) == 6
     for s in samples:
         q = questions[s["doc_id"]]
-        assert int(s["target"]) == q.answer_index and s["doc"]["options"][4] == NONE_CORRECT
+        assert int(s["target"]) == q.answer_index
+        assert s["doc"]["options"][4] == NONE_CORRECT

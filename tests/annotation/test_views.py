@@ -33,8 +33,10 @@ def test_permissions(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-
     export = reverse("annotation:export", args=[mcqa_campaign.name, "jsonl"])
     assert ann.get(reverse("annotation:index")).status_code == 200
     assert ann.get(reverse("annotation:work", args=[mcqa_campaign.name])).status_code == 200
-    assert ann.get(dash).status_code == 403 and ann.get(reverse("annotation:campaign_new")).status_code == 403
-    assert res.get(dash).status_code == 200 and res.get(export).status_code == 403
+    assert ann.get(dash).status_code == 403
+    assert ann.get(reverse("annotation:campaign_new")).status_code == 403
+    assert res.get(dash).status_code == 200
+    assert res.get(export).status_code == 403
     assert adm.get(export).status_code == 200
     campaign_status_set(mcqa_campaign, "draft")
     assert ann.get(reverse("annotation:work", args=[mcqa_campaign.name])).status_code == 404  # not open: hidden
@@ -47,7 +49,8 @@ def test_closing_asks_first_and_a_closed_campaign_says_so(mcqa_campaign, people)
     ann, res = login("ann"), login("res")
     status = reverse("annotation:status", args=[mcqa_campaign.name])
     asked = res.post(status, {"status": "closed"})
-    assert asked.status_code == 200 and "Close campaign MCQA validation?" in asked.content.decode()
+    assert asked.status_code == 200
+    assert "Close campaign MCQA validation?" in asked.content.decode()
     mcqa_campaign.refresh_from_db()
     assert mcqa_campaign.status == "open"
     assert res.post(status, {"status": "closed", "confirm": "yes"}).status_code == 302
@@ -56,9 +59,12 @@ def test_closing_asks_first_and_a_closed_campaign_says_so(mcqa_campaign, people)
     assert res.post(status, {"status": "open"}).status_code == 302  # opening again needs no confirmation
     campaign_status_set(mcqa_campaign, "closed")
     work = ann.get(reverse("annotation:work", args=[mcqa_campaign.name]))
-    assert work.status_code == 410 and "This campaign is closed" in work.content.decode()
+    assert work.status_code == 410
+    assert "This campaign is closed" in work.content.decode()
     box = ann.get(reverse("annotation:item", args=[mcqa_campaign.name]), headers={"HX-Request": "true"})
-    assert box.status_code == 410 and "<html" not in box.content.decode() and "closed" in box.content.decode()
+    assert box.status_code == 410
+    assert "<html" not in box.content.decode()
+    assert "closed" in box.content.decode()
     assert ann.get(reverse("annotation:work", args=["no-such-campaign"])).status_code == 404
 
 
@@ -66,27 +72,35 @@ def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None
     people("annotator", "ann")
     c = login("ann")
     page = c.get(reverse("annotation:work", args=[mcqa_campaign.name])).content.decode()
-    assert "<html" in page and 'id="item"' in page and "annotate.js" in page and "Answered 0 / " in page
+    assert "<html" in page
+    assert 'id="item"' in page
+    assert "annotate.js" in page
+    assert "Answered 0 / " in page
     part = c.get(reverse("annotation:item", args=[mcqa_campaign.name]), HTTP_HX_REQUEST="true").content.decode()
-    assert "<html" not in part and 'class="card item-form"' in part
+    assert "<html" not in part
+    assert 'class="card item-form"' in part
     assert c.get(reverse("annotation:item", args=[mcqa_campaign.name]))["Location"].endswith(
         f"/c/{mcqa_campaign.name}/"
     )
     item = queue.next_step(mcqa_campaign, get_user_model().objects.get(username="ann")).assignment.item
     url = reverse("annotation:submit", args=[mcqa_campaign.name, item.uid])
     r = c.post(url, {"plausible": ["0", "2"], "idempotency_key": "k1", "elapsed_ms": "1234"}, HTTP_HX_REQUEST="true")
-    assert r.status_code == 200 and "<html" not in r.content.decode() and "Answered 1 / " in r.content.decode()
+    assert r.status_code == 200
+    assert "<html" not in r.content.decode()
+    assert "Answered 1 / " in r.content.decode()
     again = c.post(url, {"plausible": ["1"], "idempotency_key": "k1"}, HTTP_HX_REQUEST="true")  # double click
     assert again.status_code == 200
     resp = Response.objects.get()
     assert resp.answer == {"plausible": [0, 2], "none_correct": False, "bad_context": False}
-    assert resp.time_ms is not None and resp.time_ms <= 5000
+    assert resp.time_ms is not None
+    assert resp.time_ms <= 5000
     nxt = queue.next_step(mcqa_campaign, resp.user).assignment.item
     plain = c.post(
         reverse("annotation:submit", args=[mcqa_campaign.name, nxt.uid]),
         {"none_correct": "yes", "idempotency_key": "k2"},
     )
-    assert plain.status_code == 302 and Response.objects.count() == 2
+    assert plain.status_code == 302
+    assert Response.objects.count() == 2
     bad = c.post(
         reverse(
             "annotation:submit",
@@ -95,9 +109,11 @@ def test_htmx_flow_partial_vs_page_and_plain_post(mcqa_campaign, people) -> None
         {"idempotency_key": "k3"},
         HTTP_HX_REQUEST="true",
     )
-    assert bad.status_code == 422 and "tick at least one option" in bad.content.decode()
+    assert bad.status_code == 422
+    assert "tick at least one option" in bad.content.decode()
     undo = c.post(reverse("annotation:undo", args=[mcqa_campaign.name]), HTTP_HX_REQUEST="true").content.decode()
-    assert Response.objects.count() == 1 and 'name="none_correct" value="yes" data-key="0" checked' in undo
+    assert Response.objects.count() == 1
+    assert 'name="none_correct" value="yes" data-key="0" checked' in undo
 
 
 def test_survey_and_rica_items_render_and_submit(statement_set, people, db) -> None:  # type: ignore[no-untyped-def]
@@ -119,13 +135,16 @@ def test_survey_and_rica_items_render_and_submit(statement_set, people, db) -> N
     (u,) = people("annotator", "ann")
     c = login("ann")
     page = c.get(reverse("annotation:work", args=["sv"])).content.decode()
-    assert "Do you agree with this statement?" in page and "Do you think most people would agree" in page
+    assert "Do you agree with this statement?" in page
+    assert "Do you think most people would agree" in page
     assert "Is this statement common sense?" in page
     item = queue.next_step(survey, u).assignment.item
     c.post(reverse("annotation:submit", args=["sv", item.uid]), {"agree": "yes", "predict": "no", "common": "yes"})
     assert Response.objects.get(item=item).answer == {"agree": 1, "predict": 0, "common": 1}
     page = c.get(reverse("annotation:work", args=["rc"])).content.decode()
-    assert "more likely to sink" in page and "less likely to sink" in page and "Statement 2" in page
+    assert "more likely to sink" in page
+    assert "less likely to sink" in page
+    assert "Statement 2" in page
     ritem = Item.objects.get(campaign=rica)
     flipped = 1 - ritem.payload["original"]
     c.post(reverse("annotation:submit", args=["rc", ritem.uid]), {"choice": str(flipped)})
@@ -172,7 +191,8 @@ def test_campaign_form_creates_items_with_qualification(csqa_set, researcher) ->
             "seed": "0",
         },
     )
-    assert bad.status_code == 400 and "needs a statement set" in bad.content.decode()
+    assert bad.status_code == 400
+    assert "needs a statement set" in bad.content.decode()
 
 
 def _three_answers(campaign, people, answers):  # type: ignore[no-untyped-def]
@@ -197,30 +217,40 @@ def test_adjudication_queue_decision_and_exports(mcqa_campaign, people) -> None:
     r = boss.post(url, {"plausible": ["1"], "reason": "B is the only answer that fits the context"})
     assert r.status_code == 302
     adj = Adjudication.objects.get()
-    assert adj.decided_by.username == "boss" and adj.label["plausible"] == [1] and adj.decided_at is not None
+    assert adj.decided_by.username == "boss"
+    assert adj.label["plausible"] == [1]
+    assert adj.decided_at is not None
     f = FinalLabel.objects.get(item=item)
-    assert f.provenance == "adjudicated" and f.below_threshold
+    assert f.provenance == "adjudicated"
+    assert f.below_threshold
     assert (
         "Nothing to adjudicate"
         in boss.get(reverse("annotation:adjudication", args=[mcqa_campaign.name])).content.decode()
     )
     body = boss.get(reverse("annotation:export", args=[mcqa_campaign.name, "jsonl"])).content.decode()
     (rec,) = [json.loads(x) for x in body.splitlines()]
-    assert rec["provenance"] == "adjudicated" and rec["adjudicated_by"] == "boss"
-    assert rec["votes"]["option_ticks"] == [1, 1, 1, 1, 0] and rec["agreement"] == pytest.approx(0.4667, abs=1e-3)
+    assert rec["provenance"] == "adjudicated"
+    assert rec["adjudicated_by"] == "boss"
+    assert rec["votes"]["option_ticks"] == [1, 1, 1, 1, 0]
+    assert rec["agreement"] == pytest.approx(0.4667, abs=1e-3)
     assert [a["rater"] for a in rec["answers"]] == ["w0", "w1", "w2"]
     com2 = rec["com2"]
-    assert com2["positive"] == item.payload["options"][1] and com2["options"][com2["answer_index"]] == com2["positive"]
-    assert com2["options"][4] == NONE_CORRECT and len(com2["options"]) == 5 and com2["needs_manual_negatives"] == 0
+    assert com2["positive"] == item.payload["options"][1]
+    assert com2["options"][com2["answer_index"]] == com2["positive"]
+    assert com2["options"][4] == NONE_CORRECT
+    assert len(com2["options"]) == 5
+    assert com2["needs_manual_negatives"] == 0
     rows = list(
         csv.DictReader(
             io.StringIO(boss.get(reverse("annotation:export", args=[mcqa_campaign.name, "csv"])).content.decode())
         )
     )
-    assert rows[0]["provenance"] == "adjudicated" and json.loads(rows[0]["label"])["plausible"] == [1]
+    assert rows[0]["provenance"] == "adjudicated"
+    assert json.loads(rows[0]["label"])["plausible"] == [1]
     pq_body = boss.get(reverse("annotation:export", args=[mcqa_campaign.name, "parquet"])).content
     table = pq.read_table(io.BytesIO(pq_body)).to_pylist()
-    assert table[0]["item_id"] == item.pk and json.loads(table[0]["com2"])["positive"] == com2["positive"]
+    assert table[0]["item_id"] == item.pk
+    assert json.loads(table[0]["com2"])["positive"] == com2["positive"]
 
 
 def test_unanimous_none_plausible_and_bad_context(mcqa_campaign, people) -> None:  # type: ignore[no-untyped-def]
@@ -234,12 +264,12 @@ def test_unanimous_none_plausible_and_bad_context(mcqa_campaign, people) -> None
         .content.decode()
         .splitlines()
     ]
-    assert rec["provenance"] == "unanimous" and rec["agreement"] == 1.0 and not rec["below_threshold"]
-    assert (
-        rec["com2"]["positive"] is None
-        and rec["com2"]["answer_index"] == 4
-        and rec["com2"]["options"][4] == NONE_CORRECT
-    )
+    assert rec["provenance"] == "unanimous"
+    assert rec["agreement"] == 1.0
+    assert not rec["below_threshold"]
+    assert rec["com2"]["positive"] is None
+    assert rec["com2"]["answer_index"] == 4
+    assert rec["com2"]["options"][4] == NONE_CORRECT
     assert set(rec["com2"]["options"][:4]) <= set(item.payload["options"])
 
 
@@ -249,16 +279,16 @@ def test_api_token_flow_idempotency_and_schema(mcqa_campaign, people) -> None:  
     api.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.create(user=u).key)
     assert [c["name"] for c in api.get("/api/annotation/campaigns/").json()] == ["mcqa"]
     nxt = api.post(f"/api/annotation/campaigns/{mcqa_campaign.name}/next/").json()
-    assert nxt["state"] == "item" and len(nxt["item"]["payload"]["options"]) == 5
+    assert nxt["state"] == "item"
+    assert len(nxt["item"]["payload"]["options"]) == 5
     url = f"/api/annotation/campaigns/{mcqa_campaign.name}/items/{nxt['item']['id']}/response/"
     first = api.post(url, {"answer": {"plausible": [2]}, "time_ms": 900}, format="json", HTTP_IDEMPOTENCY_KEY="abc")
     retry = api.post(url, {"answer": {"plausible": [2]}, "time_ms": 900}, format="json", HTTP_IDEMPOTENCY_KEY="abc")
-    assert (
-        first.status_code == 201
-        and retry.status_code == 200
-        and first.json()["response_id"] == retry.json()["response_id"]
-    )
-    assert Response.objects.get().time_ms == 900 and Response.objects.get().source == "api"
+    assert first.status_code == 201
+    assert retry.status_code == 200
+    assert first.json()["response_id"] == retry.json()["response_id"]
+    assert Response.objects.get().time_ms == 900
+    assert Response.objects.get().source == "api"
     assert (
         api.post(
             url.replace(nxt["item"]["id"], Item.objects.exclude(uid=nxt["item"]["id"]).first().uid),
@@ -273,11 +303,14 @@ def test_api_token_flow_idempotency_and_schema(mcqa_campaign, people) -> None:  
     admin = APIClient()
     admin.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.create(user=adm).key)
     agr = admin.get(f"/api/annotation/campaigns/{mcqa_campaign.name}/agreement/").json()
-    assert agr["progress"]["answers"] == 1 and agr["raters"] == 1
+    assert agr["progress"]["answers"] == 1
+    assert agr["raters"] == 1
     exp = admin.get(f"/api/annotation/campaigns/{mcqa_campaign.name}/export/?fmt=jsonl")
-    assert exp.status_code == 200 and json.loads(exp.content.decode().splitlines()[0])["n_answers"] == 1
+    assert exp.status_code == 200
+    assert json.loads(exp.content.decode().splitlines()[0])["n_answers"] == 1
     schema = admin.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
-    assert "/api/annotation/campaigns/{slug}/items/{item_id}/response/" in schema and "Idempotency-Key" in schema
+    assert "/api/annotation/campaigns/{slug}/items/{item_id}/response/" in schema
+    assert "Idempotency-Key" in schema
 
 
 def test_dashboard_shows_numbers_charts_and_answers(survey_campaign, people, researcher) -> None:  # type: ignore[no-untyped-def]
@@ -316,4 +349,5 @@ def test_failed_qualification_shows_the_score_and_the_mark_needed(csqa_set, peop
         web.post(reverse("annotation:submit", args=["q", item.uid]), {"plausible": [str(picked)]})
     page = web.get(reverse("annotation:work", args=["q"])).content.decode()
     assert "did not pass the qualification" in page
-    assert "80% of your answers" in page and "85% was needed" in page
+    assert "80% of your answers" in page
+    assert "85% was needed" in page

@@ -108,18 +108,24 @@ def test_majority_vote_tie_policies() -> None:
     m = np.array([[1, 0, 2, nan], [1, 1, 0, nan], [0, nan, 2, nan], [nan, nan, 0, nan]], dtype=float)
     # item0: 1,1,0 -> 1; item1: 0,1 tie; item2: 2,0,2,0 tie(0,2); item3: unrated
     none = majority_vote(m)
-    assert none.labels[0] == 1 and np.isnan(none.labels[1]) and np.isnan(none.labels[3])
+    assert none.labels[0] == 1
+    assert np.isnan(none.labels[1])
+    assert np.isnan(none.labels[3])
     assert none.tied.tolist() == [False, True, True, False]
-    assert none.support[0] == pytest.approx(2 / 3) and none.n_ratings.tolist() == [3, 2, 4, 0]
+    assert none.support[0] == pytest.approx(2 / 3)
+    assert none.n_ratings.tolist() == [3, 2, 4, 0]
     assert majority_vote(m, tie="high").labels[:3].tolist() == [1, 1, 2]  # NWW: a tie counts as agree
     assert majority_vote(m, tie="low").labels[:3].tolist() == [1, 0, 0]
     r1, r2 = majority_vote(m, tie="random", seed=5), majority_vote(m, tie="random", seed=5)
-    assert np.array_equal(r1.labels, r2.labels, equal_nan=True) and r1.labels[2] in (0, 2)
+    assert np.array_equal(r1.labels, r2.labels, equal_nan=True)
+    assert r1.labels[2] in (0, 2)
 
 
 def test_ratings_matrix_from_labels_and_validation() -> None:
     rm = ratings_matrix([("ann", "q1", "yes"), ("bob", "q1", "no"), ("bob", "q2", "yes")])
-    assert rm.categories == ["no", "yes"] and rm.raters == ["ann", "bob"] and rm.items == ["q1", "q2"]
+    assert rm.categories == ["no", "yes"]
+    assert rm.raters == ["ann", "bob"]
+    assert rm.items == ["q1", "q2"]
     assert np.array_equal(rm.values, np.array([[1, nan], [0, 1]]), equal_nan=True)
     with pytest.raises(ValueError, match="twice"):
         ratings_matrix([("ann", "q1", "yes"), ("ann", "q1", "no")])

@@ -82,10 +82,12 @@ def test_every_stage_adds_up_and_the_last_kept_is_what_was_built() -> None:
     f = report.as_dict()["funnel"]
     assert funnel.check(f) == []  # type: ignore[arg-type]
     sampling = f["sampling"]  # type: ignore[index]
-    assert sampling[0]["considered"] == report.attempts and sampling[-1]["kept"] == len(qs) == report.built
+    assert sampling[0]["considered"] == report.attempts
+    assert sampling[-1]["kept"] == len(qs) == report.built
     assert sum(sampling[0]["dropped"].values()) == report.dropped["no query from the sampled answer"]
     cand = f["candidates"]  # type: ignore[index]
-    assert cand["considered"] == cand["kept"] + sum(cand["dropped"].values()) and cand["considered"] > 0
+    assert cand["considered"] == cand["kept"] + sum(cand["dropped"].values())
+    assert cand["considered"] > 0
     # a broken report is caught: the check can fail
     sampling[1]["kept"] += 1
     assert funnel.check(f)  # type: ignore[arg-type]
@@ -104,7 +106,9 @@ def test_a_query_that_runs_out_of_distractors_is_charged_to_the_check_that_refus
     )
     f = report.as_dict()["funnel"]
     distractors = {s["stage"]: s for s in f["sampling"]}["distractors"]  # type: ignore[index]
-    assert qs == [] and distractors["kept"] == 0 and distractors["considered"] > 0
+    assert qs == []
+    assert distractors["kept"] == 0
+    assert distractors["considered"] > 0
     assert distractors["dropped"] == {"too few distractors: most refused as planted veto": distractors["considered"]}
     assert f["candidates"]["dropped"]["planted veto"] == f["candidates"]["considered"]  # type: ignore[index]
     assert funnel.check(f) == []  # type: ignore[arg-type]

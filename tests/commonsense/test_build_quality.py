@@ -109,7 +109,8 @@ def test_ckbp_default_text_has_no_placeholder_or_raw_lemma(kind: str) -> None:
     for q in _ckbp_default(kind):
         for text in _texts(q):
             assert not PLACEHOLDER.search(text), (q.id, text)
-            assert "PeopleX" not in text and "PeopleY" not in text
+            assert "PeopleX" not in text
+            assert "PeopleY" not in text
             assert not fluent.has_lemma_form(text), (q.id, text)
         # the graph's own text stays in the provenance
         assert all(len(c) == 3 for c in q.chain)
@@ -174,20 +175,23 @@ def test_atomic_default_relations_and_options(kind: str) -> None:
     loose = _atomic_index(well_formed_only=False)
     events = set(event_tails(loose).tolist())
     objects = {loose.names[n] for n in loose.tail_nodes.tolist() if n not in events}
-    assert objects and not any(o in objects for q in qs for o in q.options)
+    assert objects
+    assert not any(o in objects for q in qs for o in q.options)
     from commonsense.questions.com2 import sample_questions
 
     bare = sample_questions(loose, kind, 40, seed=1, relations=list(COM2_RELATIONS), person_names=False)
     assert any(o in objects for q in bare for o in q.options)  # the fault the default removes
     coco = application(idx, 10, seed=1, kinds=("2i", "2p"))
-    assert coco and all(set(q.relations) <= set(COCO_RELATIONS) for q in coco)
+    assert coco
+    assert all(set(q.relations) <= set(COCO_RELATIONS) for q in coco)
     assert not any(is_none(o) for q in coco for o in q.options)
 
 
 def test_atomic_none_tails_are_never_nodes() -> None:
     idx = _atomic_index()
     assert not any(is_none(n) for n in idx.names)
-    assert "PersonX none" not in idx.names and "none" not in idx.names
+    assert "PersonX none" not in idx.names
+    assert "none" not in idx.names
 
 
 def _near_copy_graph() -> GraphIndex:
@@ -212,7 +216,8 @@ def test_no_distractor_is_a_near_copy_of_an_answer() -> None:
         p = BuildParams(kind="1p", count=1, seed=seed, relations=["xReact"], person_names=False, state_distractors=True)
         report = BuildReport()
         qs = build_com2(idx, p, report=report)
-        assert qs and qs[0].answers == ["PersonX is happy"]
+        assert qs
+        assert qs[0].answers == ["PersonX is happy"]
         assert near not in qs[0].options
         assert report.distractors_rejected.get(NEAR_ANSWER, 0) <= 1
         loose = build_com2(idx, BuildParams(**{**p.__dict__, "near_duplicate": None}))
@@ -301,7 +306,8 @@ def test_adversarial_distractors_answer_another_kind_of_thing() -> None:
     a, b, gold = n("PersonX wins the race"), n("PersonX gets a prize"), n("PersonX is proud")
     q = Query("2i", QInter((QProj(r, QAnchor(a), gold), QProj(r, QAnchor(b), gold)), gold))
     ok = other_kind(idx, q)
-    assert not ok(r) and ok(idx.rel_ids["xWant"])
+    assert not ok(r)
+    assert ok(idx.rel_ids["xWant"])
     seen_on, seen_off = set(), set()
     for seed in range(10):
         for flag, seen in ((ok, seen_on), (None, seen_off)):
@@ -309,7 +315,8 @@ def test_adversarial_distractors_answer_another_kind_of_thing() -> None:
                 idx, random.Random(seed), answers={gold}, anchors=[a, b], n_random=0, adversarial_relations=flag
             )
             seen.update(idx.names[x] for x, _ in got or [])
-    assert "PersonX is tired" in seen_off and "PersonX is tired" not in seen_on
+    assert "PersonX is tired" in seen_off
+    assert "PersonX is tired" not in seen_on
     assert seen_on <= {"PersonX celebrate", "PersonX thank everyone"}
 
 
@@ -330,12 +337,14 @@ def test_the_hidden_middle_step_is_never_a_distractor() -> None:
 
     idx = _hike_graph()
     middle = idx.node("PersonX gets hungry")
-    assert middle is not None and middle in set(distractors.event_tails(idx).tolist())
+    assert middle is not None
+    assert middle in set(distractors.event_tails(idx).tolist())
     params = BuildParams(kind="2p", count=1, seed=0, person_names=False, near_duplicate=None)
     offered_before = 0
     for seed in range(15):
         qs = build_com2(idx, BuildParams(**{**params.__dict__, "seed": seed}))
-        assert qs and qs[0].answers == ["PersonX eats a sandwich"]
+        assert qs
+        assert qs[0].answers == ["PersonX eats a sandwich"]
         assert "PersonX gets hungry" not in qs[0].options, qs[0].options
         # the fault the guard removes: without it, the middle node is an ordinary candidate
         anchor = idx.node("PersonX takes a hike")
@@ -352,8 +361,10 @@ def test_a_state_shaped_event_is_no_distractor_where_a_state_answers() -> None:
     idx = _hike_graph()
     check = StateDistractorCheck(idx)
     tired, nap = idx.node("PersonX is tired"), idx.node("PersonX naps")
-    assert tired is not None and nap is not None
-    assert not check.state[tired] and check.state_shaped(tired)  # an xEffect tail, shaped as a state
+    assert tired is not None
+    assert nap is not None
+    assert not check.state[tired]
+    assert check.state_shaped(tired)
     assert not check.state_shaped(nap)
     seen = {True: 0, False: 0}
     for seed in range(20):
@@ -369,7 +380,8 @@ def test_a_state_shaped_event_is_no_distractor_where_a_state_answers() -> None:
             )
             qs = build_com2(idx, p)
             seen[allow] += bool(qs) and "PersonX is tired" in qs[0].options
-    assert seen[False] == 0 and seen[True] > 0
+    assert seen[False] == 0
+    assert seen[True] > 0
 
 
 @pytest.mark.parametrize(
@@ -407,7 +419,8 @@ def test_ckbp_2in_questions_read_what_hindered_someone_from_doing() -> None:
 
 def test_distractors_redrawn_after_a_plausibility_veto_pass_the_same_checks() -> None:
     """The model refuses the first draw; what is drawn instead must still pass the build's option
-    checks (here the state check: "PersonX is tired" beside the feeling gold "PersonX is proud")."""
+    checks (here the state check, the same-type veto kept as an option: "PersonX is tired" beside
+    the feeling gold "PersonX is proud")."""
     from commonsense.scoring.plausibility import PlausibilityCheck
 
     idx = _hike_graph()
@@ -423,7 +436,15 @@ def test_distractors_redrawn_after_a_plausibility_veto_pass_the_same_checks() ->
     for seed in range(15):
         first.clear()
         check = PlausibilityCheck(score=score, key="first-draw", filter_edges=False)
-        p = BuildParams(kind="1p", count=1, seed=seed, relations=["xReact"], person_names=False, near_duplicate=None)
+        p = BuildParams(
+            kind="1p",
+            count=1,
+            seed=seed,
+            relations=["xReact"],
+            person_names=False,
+            near_duplicate=None,
+            state_distractors=False,
+        )
         for q in build_com2(idx, p, check=check):
             built += 1
             assert "PersonX is tired" not in q.options, q.options

@@ -33,26 +33,34 @@ def test_coco_sets_are_linked(demo_records) -> None:
     groups: dict[str, list] = defaultdict(list)
     for q in qs:
         groups[q.group].append(q)
-        assert len(q.options) == 5 and q.options[q.answer_index] in q.answers
+        assert len(q.options) == 5
+        assert q.options[q.answer_index] in q.answers
     mem = [g for g in groups.values() if g[0].metadata["task"] == "memorization"]
     com = [g for g in groups.values() if g[0].metadata["task"] == "comprehension"]
     app = [g for g in groups.values() if g[0].metadata["task"] == "application"]
-    assert len(mem) == 9 * 5 and all([q.role for q in g] == ["memorization"] for g in mem)
-    assert com and all(g[0].role == "memorization" for g in com)
+    assert len(mem) == 9 * 5
+    assert all([q.role for q in g] == ["memorization"] for g in mem)
+    assert com
+    assert all(g[0].role == "memorization" for g in com)
     for g in com:
-        assert [q.role for q in g[1:]] == [f"conceptualization_{k}" for k in range(1, len(g))] and len(g) <= 4
+        assert [q.role for q in g[1:]] == [f"conceptualization_{k}" for k in range(1, len(g))]
+        assert len(g) <= 4
         base = g[0]
         for q in g[1:]:  # same relation, same answer, abstract head in the question
-            assert q.relations == base.relations and q.answer == base.answer and q.anchors[0] != base.anchors[0]
-    assert {g[-1].kind for g in app} <= {"2i", "2p", "ip", "pi"} and app
+            assert q.relations == base.relations
+            assert q.answer == base.answer
+            assert q.anchors[0] != base.anchors[0]
+    assert {g[-1].kind for g in app} <= {"2i", "2p", "ip", "pi"}
+    assert app
     for g in app:
         reasoning = g[-1]
         assert reasoning.role == "reasoning"
         atomics = g[:-1]
         assert [q.role for q in atomics] == [f"atomic_{k}" for k in range(1, len(reasoning.chain) + 1)]
         for aq, triple in zip(atomics, reasoning.chain, strict=True):  # each atomic question asks one chain triple
+            assert aq.chain == [triple]
             # the option shows the tail as questions show events (issue 27 item 7); the chain keeps the graph's text
-            assert aq.chain == [triple] and aq.answer == option_form(triple[1], triple[2])
+            assert aq.answer == option_form(triple[1], triple[2])
     ids = [q.id for q in qs]
     assert len(ids) == len(set(ids))
     again = build_coco(demo_records, CocoParams(seed=1, per_relation=5, per_kind=5), abstract=abstract)
@@ -87,11 +95,13 @@ def test_diverse_build_caches_embeddings(tmp_path: Path, demo_records) -> None:
     cache = EmbeddingCache(tmp_path, _fake_encoder(calls))
     p = BuildParams(kind="2i", count=10, seed=2, diverse=True)
     first = build_com2(index, p, diverse_cache=cache)
-    assert len(first) == 10 and sum(calls) > 10
+    assert len(first) == 10
+    assert sum(calls) > 10
     n = sum(calls)
     cache2 = EmbeddingCache(tmp_path, _fake_encoder(calls))
     second = build_com2(index, p, diverse_cache=cache2)
-    assert sum(calls) == n and cache2.encoded == 0  # the second build did not re-embed
+    assert sum(calls) == n
+    assert cache2.encoded == 0
     assert [q.to_dict() for q in first] == [q.to_dict() for q in second]
 
 
@@ -117,7 +127,8 @@ def test_rica_novel_entities_keep_groups_and_perturbations() -> None:
         ents = q.metadata["entities"]
         assert set(ents) == {"A", "B"}
         for e in ents.values():
-            assert 3 <= len(e) <= 12 and e.isalpha()
+            assert 3 <= len(e) <= 12
+            assert e.isalpha()
             assert e in q.question
         assert q.options[q.answer_index] in (
             "more",
@@ -133,7 +144,8 @@ def test_rica_novel_entities_keep_groups_and_perturbations() -> None:
             "faster",
             "slower",
         )
-        assert "[MASK]" in q.question and " A " not in f" {q.question} "
+        assert "[MASK]" in q.question
+        assert " A " not in f" {q.question} "
         by_group[(q.group, q.id[-2:])].add(tuple(ents.values()))
     assert all(len(v) == 1 for v in by_group.values())  # one entity pair per axiom and variant
     src_perts = {(r.group, r.metadata["perturbation"]) for r in recs}
@@ -164,14 +176,16 @@ def test_exports(tmp_path: Path, demo_records) -> None:
         "seed",
     ):
         assert key in rows[0]
-    assert rows[0]["set"] == "demo" and len(rows[0]["options"]) == 5
+    assert rows[0]["set"] == "demo"
+    assert len(rows[0]["options"]) == 5
     write_csv(qs, tmp_path / "a.csv", "demo")
     assert (tmp_path / "a.csv").read_text().count("\n") == 7
     yaml_path = write_lm_eval(qs, tmp_path / "lm", "demo set")
     from tests.lm_eval_cli import task_yaml
 
     cfg = task_yaml(yaml_path)
-    assert cfg["task"] == "cocoweb_demo_set" and cfg["output_type"] == "multiple_choice"
+    assert cfg["task"] == "cocoweb_demo_set"
+    assert cfg["output_type"] == "multiple_choice"
     # the data is found beside the loader, never by a path of the machine that wrote it
     assert cfg["custom_dataset"] == "!function cocoweb_demo_set_data.load"
     assert str(tmp_path) not in yaml_path.read_text() + (tmp_path / "lm" / "cocoweb_demo_set_data.py").read_text()
@@ -210,12 +224,14 @@ def test_eq9_by_hand_and_against_the_formula() -> None:
     # step 2: s(v) = 10^-|kNN(v) ∩ {1}|: s0 = s2 = s3 = 0.1, s4 = s5 = 1; score(3) = s2 + s4 + s5 = 2.1,
     #         score(2) = s0 + s3 = 0.2, score(4) = s5 = 1, score(5) = s4 = 1, score(0) = 0 (only 1 lists it)
     order, scores = vote_k_scored(pts, 2, k=2, rho=10)
-    assert order == [1, 3] and scores == pytest.approx([3.0, 2.1])
+    assert order == [1, 3]
+    assert scores == pytest.approx([3.0, 2.1])
     rng = np.random.default_rng(3)
     emb = rng.normal(size=(60, 8)).astype(np.float32)
     fast = vote_k_scored(emb, 25, k=7, rho=10)
     slow = _eq9_by_the_formula(emb, 25, k=7, rho=10)
-    assert fast[0] == slow[0] and fast[1] == pytest.approx(slow[1])
+    assert fast[0] == slow[0]
+    assert fast[1] == pytest.approx(slow[1])
 
 
 def test_memorization_diverse_considers_every_triple_of_the_relation(tmp_path: Path, demo_records) -> None:
@@ -239,7 +255,8 @@ def test_memorization_diverse_considers_every_triple_of_the_relation(tmp_path: P
     old_pool = set(random.Random(derive_seed(seed, "memorization", name)).sample(range(len(edges)), 5 * per_relation))
     outside = [i for i in range(len(edges)) if i not in old_pool]
     hub, satellites = outside[len(outside) // 2], set(outside[:24])
-    assert hub not in old_pool and hub not in satellites
+    assert hub not in old_pool
+    assert hub not in satellites
     dim = 32
     centre = np.eye(dim, dtype=np.float32)[0]
 
@@ -262,8 +279,9 @@ def test_memorization_diverse_considers_every_triple_of_the_relation(tmp_path: P
     assert [q.metadata["eq9_rank"] for q in qs] == sorted(q.metadata["eq9_rank"] for q in qs)
     first = qs[0]
     hub_tail = index.names[int(index.f_dst[edges[hub]])]
+    assert first.metadata["eq9_rank"] == 0
     # the option shows the tail as the event it stands for (issue 27 item 7)
-    assert first.metadata["eq9_rank"] == 0 and first.answer == option_form(name, hub_tail)
+    assert first.answer == option_form(name, hub_tail)
     assert first.chain[0][2] == hub_tail
     assert first.anchors[0] == index.names[int(heads[edges[hub]])]
     assert first.metadata["eq9_score"] >= len(satellites)  # every satellite lists it among its 3 nearest
@@ -305,7 +323,8 @@ def test_top_t_neighbours_ranked_by_eq9(tmp_path: Path, demo_records) -> None:
     want, _ = _eq9_by_the_formula(emb, 6, k=2, rho=10)
     after = [ranked.names[int(s)] for s in ranked.in_edges(tired)[1]]
     first_two = [before[i] for i in want[:2]]  # Eq. 9's first two picks, then the rest as they were
-    assert after == first_two + [h for h in before if h not in first_two] and after != before
+    assert after == first_two + [h for h in before if h not in first_two]
+    assert after != before
     assert [index.names[int(s)] for s in index.in_edges(tired)[1]] == before  # the input index is untouched
     sweats = index.node_ids["PersonX sweats"]
     assert list(ranked.in_edges(sweats)[1]) == list(index.in_edges(sweats)[1])  # 2 <= T: as it was

@@ -58,7 +58,8 @@ def test_table_4_marks_mistral_memorization() -> None:
         "xReact": "↑",
         "xWant": "↓",
     }
-    assert marks({"a": 0.5, "b": None}, 0.5) == {"a": "="} and marks({"a": 1.0}, None) == {}
+    assert marks({"a": 0.5, "b": None}, 0.5) == {"a": "="}
+    assert marks({"a": 1.0}, None) == {}
 
 
 def test_error_category_rule() -> None:

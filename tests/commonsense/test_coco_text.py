@@ -35,10 +35,13 @@ def _texts(q: BuiltQuestion) -> list[str]:
 
 def test_no_blank_and_no_split_clitic_in_any_text() -> None:
     qs = _demo()
-    assert len(qs) > 200 and {q.role for q in qs} >= {"memorization", "conceptualization_1", "atomic_1", "reasoning"}
+    assert len(qs) > 200
+    assert {q.role for q in qs} >= {"memorization", "conceptualization_1", "atomic_1", "reasoning"}
     for q in qs:
         for t in _texts(q):
-            assert "___" not in t and " n't" not in t and " 's" not in t, (q.id, t)
+            assert "___" not in t, (q.id, t)
+            assert " n't" not in t, (q.id, t)
+            assert " 's" not in t, (q.id, t)
     assert coco_text.checks([{**vars(q)} for q in qs]) == {
         "items": len(qs),
         "blanks": 0,
@@ -54,7 +57,8 @@ def test_every_option_is_an_event_with_its_subject_and_none_is_an_answer_in_othe
             # a subject first: a person, a pronoun, a determiner or a noun, never a bare verb or adjective
             # (ATOMIC's "Call Person X", "happy", "to go" as they were)
             assert first in SUBJECT or not (tags(first) and tags(first) <= {"VERB", "ADJ", "ADV"}), (q.id, o)
-            assert not o.endswith(".") and not o.startswith("to "), (q.id, o)
+            assert not o.endswith("."), (q.id, o)
+            assert not o.startswith("to "), (q.id, o)
         gold = q.options[q.answer_index]
         keys = {coco_text.answer_key(a) for a in q.answers} | {coco_text.answer_key(gold)}
         assert all(coco_text.answer_key(o) not in keys for i, o in enumerate(q.options) if i != q.answer_index)
@@ -87,6 +91,7 @@ def test_a_blank_head_is_filled_from_the_graph_or_never_asked() -> None:
     ]
     index = GraphIndex.build(rows, IndexOptions())
     filled, unfilled = index.node("PersonX keeps ___ up all night"), index.node("PersonX paints ___ blue")
-    assert filled is not None and unfilled is not None
+    assert filled is not None
+    assert unfilled is not None
     assert head_shown(index, filled) == "PersonX keeps the baby up all night"
     assert head_shown(index, unfilled) is None

@@ -8,7 +8,9 @@ from commonsense.questions.conceptualize import EXEMPLARS, prompt, read_candidat
 
 def test_candidate_and_concept() -> None:
     r = read_candidate("PersonX adopts a dog", " PersonX adopts a loyal companion.\nEvent: ...")
-    assert r is not None and r.abstract_head == "PersonX adopts a loyal companion" and r.concept == "loyal companion"
+    assert r is not None
+    assert r.abstract_head == "PersonX adopts a loyal companion"
+    assert r.concept == "loyal companion"
     assert read_candidate("PersonX adopts a dog", "PersonX adopts a dog") is None  # nothing conceptualised
     assert read_candidate("PersonX adopts a dog", "") is None
     assert read_candidate("PersonX adopts a dog", "the weather is nice") is None  # not about the head

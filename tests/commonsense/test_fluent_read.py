@@ -17,9 +17,8 @@ def test_prompt_is_table_6_with_exemplars_then_the_events() -> None:
     assert msgs[-1] == {"role": "user", "content": "Event 1: Ava gets a raise\nEvent 2: Ava is happy"}
     assert [m["role"] for m in msgs[1:-1]] == ["user", "assistant"] * 3
     neg = prompt("2in", "Ava gets a raise", "Ava is happy")
-    assert (
-        neg[0]["content"] == INSTRUCTIONS_NEG and "Don't explain the reasons why E2 didn't happen!!" in INSTRUCTIONS_NEG
-    )
+    assert neg[0]["content"] == INSTRUCTIONS_NEG
+    assert "Don't explain the reasons why E2 didn't happen!!" in INSTRUCTIONS_NEG
 
 
 @pytest.mark.parametrize(

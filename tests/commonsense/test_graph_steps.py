@@ -32,14 +32,17 @@ def encoder(texts):  # type: ignore[no-untyped-def]
 def test_merging_joins_near_nodes_and_makes_their_chain() -> None:
     plain = GraphIndex.build(ROWS, IndexOptions(normalize=True))
     merged = GraphIndex.build(ROWS, IndexOptions(normalize=True, merge=0.95), node_merger(encoder, 0.95))
-    assert merged.n_nodes == plain.n_nodes - 1 and merged.n_edges == plain.n_edges
-    assert len(SAME & set(merged.names)) == 1 and SAME <= set(plain.names)
+    assert merged.n_nodes == plain.n_nodes - 1
+    assert merged.n_edges == plain.n_edges
+    assert len(SAME & set(merged.names)) == 1
+    assert SAME <= set(plain.names)
 
     def chains(index: GraphIndex) -> int:
         s = QuerySampler(index)
         return sum(s.sample("2p", random.Random(i)) is not None for i in range(50))
 
-    assert chains(plain) == 0 and chains(merged) > 0  # paid -> a new car -> drive to the beach
+    assert chains(plain) == 0
+    assert chains(merged) > 0
     assert IndexOptions(merge=0.95).key() != IndexOptions().key()  # the cache keeps them apart
     with pytest.raises(ValueError, match="needs a merger"):
         GraphIndex.build(ROWS, IndexOptions(merge=0.95))
@@ -66,8 +69,10 @@ def test_the_model_ranks_the_top_t_neighbours() -> None:
     assert set(before) != liked  # the stored order (no labels: a fixed shuffle) is not the model's
     ranked = model_neighbour_order(index, score, 10, relations=["xEffect"])
     top = [ranked.names[int(s)] for s in ranked.in_edges(tired)[1][:10]]
-    assert set(top[: len(liked)]) == liked and sorted(ranked.in_edges(tired)[1]) == sorted(index.in_edges(tired)[1])
+    assert set(top[: len(liked)]) == liked
+    assert sorted(ranked.in_edges(tired)[1]) == sorted(index.in_edges(tired)[1])
     # the sampler's predecessors are the top-T: the first T in-edges
     sampler = QuerySampler(ranked, max_degree=len(liked))
     drawn = {ranked.names[q.chain()[0][0]] for q in (sampler.sample("1p", random.Random(i)) for i in range(200)) if q}
-    assert drawn <= liked and drawn
+    assert drawn <= liked
+    assert drawn

@@ -45,8 +45,10 @@ def test_atomic_tsv_errors(tmp_path: Path, content: str, line: int, field: str |
     p = _write(tmp_path, "bad.tsv", content)
     with pytest.raises(DataFormatError) as err:
         list(read_atomic_tsv(p))
-    assert err.value.line == line and err.value.field == field
-    assert needle in str(err.value) and "bad.tsv" in str(err.value)
+    assert err.value.line == line
+    assert err.value.field == field
+    assert needle in str(err.value)
+    assert "bad.tsv" in str(err.value)
 
 
 def test_bad_encoding_empty_and_huge_line(tmp_path: Path) -> None:
@@ -69,7 +71,8 @@ def test_cskb_csv_keeps_label_and_checks_it(tmp_path: Path) -> None:
         "PersonX go,general Effect,PersonY cry,0,cs_head,dev\n",
     )
     rows = list(read_cskb_csv(ok))
-    assert rows[0].plausibility == 1.0 and rows[1].relation == "general Effect"
+    assert rows[0].plausibility == 1.0
+    assert rows[1].relation == "general Effect"
     assert dict(rows[1].extra) == {"class": "cs_head", "split": "dev"}
     bad = _write(tmp_path, "c2.csv", "head,relation,tail,label,class,split\nPersonX go,xWant,PersonX eat,yes,t,tst\n")
     with pytest.raises(DataFormatError) as err:
@@ -88,7 +91,8 @@ def test_statements_reader_on_fixture() -> None:
     assert len(rows) == 1000
     first = rows[0]
     assert first.text == "A balanced diet and regular exercise is needed to remain healthy."
-    assert first.features["behavior"] == 1 and first.human_majority == 1
+    assert first.features["behavior"] == 1
+    assert first.human_majority == 1
     assert len(first.model_answers) == 35
     assert set(first.model_answers["Mixtral-8x22B"]) == {"q1", "q2"}
 
@@ -100,12 +104,14 @@ def test_statements_reader_refuses_non_binary(tmp_path: Path) -> None:
     p = _write(tmp_path, "s.csv", "\n".join([lines[0], lines[1], ",".join(cells)]) + "\n")
     with pytest.raises(DataFormatError) as err:
         list(read_statements_csv(p))
-    assert err.value.line == 3 and err.value.field == "Qwen2-72B_q2"
+    assert err.value.line == 3
+    assert err.value.field == "Qwen2-72B_q2"
 
 
 def test_csqa_reader_and_errors(tmp_path: Path) -> None:
     rows = list(read_csqa_jsonl(FIXTURES / "csqa_demo.jsonl"))
-    assert len(rows) == 300 and all(len(r.options) == 5 for r in rows)
+    assert len(rows) == 300
+    assert all(len(r.options) == 5 for r in rows)
     assert rows[0].options[rows[0].answer_index] == "complete job"
     bad = _write(
         tmp_path,
@@ -137,7 +143,8 @@ def test_rica_axiom_reader_keeps_axiom_groups() -> None:
     perts = {r.metadata["perturbation"] for r in rows}
     assert {"original", "negated", "asymmetric_premise"} <= perts
     for r in rows[:50]:
-        assert "[MASK]" in r.stem and r.options[r.answer_index] in r.metadata["sentence"]
+        assert "[MASK]" in r.stem
+        assert r.options[r.answer_index] in r.metadata["sentence"]
 
 
 def test_nul_characters_are_refused_with_their_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -222,7 +229,9 @@ def test_block_reader_locates_an_error_in_a_later_block_like_the_line_reader(tmp
         "\ufeff".encode() + good.encode() + (bad if isinstance(bad, bytes) else bad.encode()) + b"a\txNeed\tb\n"
     )
     expected = _outcome(_line_by_line, p)
-    assert expected[:3] == ("error", 401, field) and needle in expected[3] and "deep.tsv, line 401" in expected[3]
+    assert expected[:3] == ("error", 401, field)
+    assert needle in expected[3]
+    assert "deep.tsv, line 401" in expected[3]
     for block_bytes in (64, 1000, 1 << 20):
         assert _outcome(_blocks(block_bytes), p) == expected
 
@@ -347,7 +356,9 @@ def test_arrow_reader_takes_plain_files_and_gives_the_line_readers_rows(
         p = Path(d) / "f.tsv"
         p.write_bytes((eol.join(lines) + (eol if last_eol else "")).encode())
         got = _encoded_rows(p)
-        assert got is not None and ("rows", got) == _outcome(_line_by_line, p) and len(got) == len(lines)
+        assert got is not None
+        assert ("rows", got) == _outcome(_line_by_line, p)
+        assert len(got) == len(lines)
 
 
 def test_arrow_reader_reads_plain_files_and_declines_what_it_cannot_place(tmp_path: Path) -> None:

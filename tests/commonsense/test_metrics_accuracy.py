@@ -15,7 +15,8 @@ def test_micro_and_macro_accuracy() -> None:
     assert accuracy(correct, n_boot=0).value == pytest.approx(4 / 7)  # missing answer = wrong
     assert accuracy(correct, missing="drop", n_boot=0).value == pytest.approx(4 / 6)
     by = accuracy_by(correct, keys, n_boot=0)
-    assert by["2i"].value == pytest.approx(0.75) and by["2p"].value == pytest.approx(1 / 3)
+    assert by["2i"].value == pytest.approx(0.75)
+    assert by["2p"].value == pytest.approx(1 / 3)
     assert macro_accuracy(correct, keys, n_boot=0).value == pytest.approx((0.75 + 1 / 3) / 2)
     rep = accuracy_report(correct, {"structure": keys, "relation": ["x", "x", "y", "y", "", "", None]}, n_boot=100)
     assert set(rep.by["relation"].groups) == {"x", "y"}  # empty keys are left out
@@ -30,15 +31,20 @@ def test_bootstrap_is_seeded_and_sensible() -> None:
     rng = np.random.default_rng(0)
     x = (rng.random(2000) < 0.7).astype(float)
     a, b, c = mean_ci(x, seed=1), mean_ci(x, seed=1), mean_ci(x, seed=2)
-    assert a == b and a != c
-    assert a.low is not None and a.high is not None
+    assert a == b
+    assert a != c
+    assert a.low is not None
+    assert a.high is not None
     se = np.sqrt(0.7 * 0.3 / 2000)
     assert a.high - a.low == pytest.approx(2 * 1.96 * se, rel=0.15)  # close to the normal interval
     assert mean_ci([]).value is None
     r = ratio_ci([1, 0, 1, 0], [1, 1, 1, 0], n_boot=200)
-    assert r.value == pytest.approx(2 / 3) and r.n == 3
+    assert r.value == pytest.approx(2 / 3)
+    assert r.n == 3
     m = macro_ci({"a": (np.ones(5), np.ones(5)), "b": (np.zeros(5), np.ones(5))}, n_boot=200)
-    assert m.value == 0.5 and m.low == 0.5 and m.high == 0.5  # no within-group variance
+    assert m.value == 0.5
+    assert m.low == 0.5
+    assert m.high == 0.5
 
 
 def test_rica_report_by_perturbation_and_joint_axiom() -> None:

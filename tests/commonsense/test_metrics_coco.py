@@ -78,7 +78,9 @@ def test_intervals_are_seeded_and_bracket_the_value() -> None:
     a = coco_scores_micro(assemble_sets(_answers()), n_boot=300, seed=7)
     b = coco_scores_micro(assemble_sets(_answers()), n_boot=300, seed=7)
     assert a == b
-    assert a.REA.low is not None and a.REA.high is not None and a.REA.low <= 0.75 <= a.REA.high
+    assert a.REA.low is not None
+    assert a.REA.high is not None
+    assert a.REA.low <= 0.75 <= a.REA.high
 
 
 def test_malformed_sets_are_refused() -> None:
@@ -156,7 +158,9 @@ def _application_sets(rea: float, fai: float, app: float, n: int) -> list[tuple[
     r = round(rea / 100 * n)
     b = round(fai / 100 * r)
     t = round(b / (app / 100))
-    assert b <= r and b <= t and r + t - b <= n, (rea, fai, app)
+    assert b <= r, (rea, fai, app)
+    assert b <= t, (rea, fai, app)
+    assert r + t - b <= n, (rea, fai, app)
     return (
         [(True, True)] * b + [(True, False)] * (r - b) + [(False, True)] * (t - b) + [(False, False)] * (n - r - t + b)
     )

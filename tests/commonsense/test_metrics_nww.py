@@ -60,7 +60,8 @@ def test_statement_scores_skip_missing_cells() -> None:
     agree = np.array([[1, 1], [1, np.nan], [0, 0], [np.nan, 0]], dtype=float)
     predict = np.array([[1, 0], [1, np.nan], [1, 1], [np.nan, 0]], dtype=float)
     s = statement_scores(agree, predict)
-    assert s.agree_rate[0] == pytest.approx(2 / 3) and s.agree_rate[1] == pytest.approx(1 / 3)
+    assert s.agree_rate[0] == pytest.approx(2 / 3)
+    assert s.agree_rate[1] == pytest.approx(1 / 3)
     assert s.majority.tolist() == [1.0, 0.0]
     assert s.awareness[0] == pytest.approx(1.0)  # all three predicted agreement, majority agrees
     assert s.awareness[1] == pytest.approx(2 / 3)  # two of three predicted "no", majority disagrees
@@ -105,14 +106,18 @@ def test_respondent_scores_against_the_majority_with_missing_answers() -> None:
     model_a = [0.9, 0.2, 0.1, np.nan, 0.7]  # binarised 1,0,0,-,1 -> hits s0,s2,s4: 3 of 5
     model_b = [1, 1, 1, 0, np.nan]  # 1,1,1,0,- -> hits s0,s1,s3: 3 of 5
     r = respondent_scores(model_a, model_b, majority, n_boot=200, seed=3)
-    assert r.consensus.value == pytest.approx(0.6) and r.consensus.n == 5
-    assert r.awareness.value == pytest.approx(0.6) and r.awareness.n == 5
+    assert r.consensus.value == pytest.approx(0.6)
+    assert r.consensus.n == 5
+    assert r.awareness.value == pytest.approx(0.6)
+    assert r.awareness.n == 5
     assert r.commonsensicality.value == pytest.approx(0.6)
-    assert r.consensus.low is not None and r.consensus.high is not None
+    assert r.consensus.low is not None
+    assert r.consensus.high is not None
     assert r.consensus.low <= 0.6 <= r.consensus.high
     # a statement without a human majority is outside n_s
     r2 = respondent_scores([*model_a, 1.0], [*model_b, 1.0], [*majority, np.nan], n_boot=0)
-    assert r2.consensus.value == pytest.approx(0.6) and r2.consensus.n == 5
+    assert r2.consensus.value == pytest.approx(0.6)
+    assert r2.consensus.n == 5
     again = respondent_scores(model_a, model_b, majority, n_boot=200, seed=3)
     assert again == r  # seeded
 
@@ -123,7 +128,8 @@ def test_model_percentile_among_raters() -> None:
     # A model answering exactly the majority on (a) and (b) has M = 1 on everyone's statements.
     p = respondent_percentile(majority, majority, AGREE, PREDICT, leave_one_out=False)
     assert p.model_per_rater.tolist() == pytest.approx([1.0, 1.0, 1.0, 1.0])
-    assert p.wins == pytest.approx(3 / 4) and p.ties == pytest.approx(1 / 4)  # rater 0 is perfect too
+    assert p.wins == pytest.approx(3 / 4)
+    assert p.ties == pytest.approx(1 / 4)
     worst = respondent_percentile(1 - majority, 1 - majority, AGREE, PREDICT, leave_one_out=False)
     assert worst.wins == 0.0
     # several models among the same raters at once: each as if alone
@@ -147,7 +153,10 @@ def test_silicon_fidelity_correlations() -> None:
     expected = np.corrcoef(model_a[ok], human_a[ok])[0, 1]
     assert f.agree.r == pytest.approx(expected)
     assert f.agree.n == 299
-    assert f.agree.low is not None and f.agree.high is not None and f.agree.low < expected < f.agree.high
-    assert f.commonsensicality is not None and f.commonsensicality.r is not None
+    assert f.agree.low is not None
+    assert f.agree.high is not None
+    assert f.agree.low < expected < f.agree.high
+    assert f.commonsensicality is not None
+    assert f.commonsensicality.r is not None
     assert -1 <= f.commonsensicality.r <= 1
     assert silicon_fidelity(model_a, human_a).commonsensicality is None

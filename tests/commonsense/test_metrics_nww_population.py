@@ -24,7 +24,9 @@ nan = float("nan")
 def test_ab_divergence_by_hand() -> None:
     # α = 1,0,1,-,1 and β = 1,1,0,0,1: 4 statements answered on both, s1 and s2 diverge
     d = ab_divergence([0.9, 0.2, 0.6, nan, 0.5], [0.8, 0.7, 0.4, 0.3, 0.5])
-    assert d.rate == pytest.approx(0.5) and d.n == 4 and d.diverging.tolist() == [1, 2]
+    assert d.rate == pytest.approx(0.5)
+    assert d.n == 4
+    assert d.diverging.tolist() == [1, 2]
     counts = divergence_counts({"m1": ([1, 0, 1], [1, 1, 0]), "m2": ([1, 1, 1], [0, 1, 1])}, 3)
     assert counts.tolist() == [1, 1, 1]
     with pytest.raises(ValueError, match="differ in length"):
@@ -35,13 +37,15 @@ def test_variant_two_adds_the_model_vote_to_the_majority() -> None:
     # s0: 1 of 2 humans agree (human majority 1, a tie); the model says no -> (1+0)/3 < .5 -> 0
     # s1: 2 of 4, model no -> 2/5 -> 0; s2: 3 of 4, model yes -> 4/5 -> 1; s3: no human rating
     v = variant_two([0, 0, 1, 1], [1, 0, 0, 1], [1, 2, 3, 0], [2, 4, 4, 0])
-    assert v.n == 3 and v.flipped == 2
+    assert v.n == 3
+    assert v.flipped == 2
     assert v.consensus == pytest.approx(1.0)  # α = 0, 0, 1 against 0, 0, 1
     assert v.awareness == pytest.approx(1 / 3)  # β = 1, 0, 0 against 0, 0, 1
     assert v.commonsensicality == pytest.approx(np.sqrt(1 / 3))
     # an unanswered statement is a miss and keeps the human-only majority
     w = variant_two([nan, 1], [nan, 1], [1, 3], [2, 4])
-    assert w.consensus == pytest.approx(0.5) and w.flipped == 0
+    assert w.consensus == pytest.approx(0.5)
+    assert w.flipped == 0
     with pytest.raises(ValueError, match="between 0 and n_raters"):
         variant_two([1], [1], [3], [2])
 
@@ -50,14 +54,19 @@ def test_feature_difference_with_50_and_95_intervals() -> None:
     m = [0.8, 0.6, 0.3, 0.1, nan, 0.9]
     poles = [1, 1, 0, 0, 1, nan]  # s4 has no m, s5 no pole
     f = feature_difference(m, poles, n_boot=1000, seed=1)
-    assert f.value == pytest.approx(0.7 - 0.2) and (f.n1, f.n0) == (2, 2)
+    assert f.value == pytest.approx(0.7 - 0.2)
+    assert (f.n1, f.n0) == (2, 2)
     lo95, hi95 = f.ci95
     lo50, hi50 = f.ci50
-    assert lo95 is not None and hi95 is not None and lo50 is not None and hi50 is not None
+    assert lo95 is not None
+    assert hi95 is not None
+    assert lo50 is not None
+    assert hi50 is not None
     assert 0.3 - 1e-9 <= lo95 <= lo50 <= f.value <= hi50 <= hi95 <= 0.7 + 1e-9
     assert feature_difference(m, poles, n_boot=1000, seed=1) == f  # seeded
     flat = feature_difference([0.5, 0.5, 0.2], [1, 1, 0], n_boot=50)
-    assert flat.value == pytest.approx(0.3) and flat.ci95 == pytest.approx((0.3, 0.3))
+    assert flat.value == pytest.approx(0.3)
+    assert flat.ci95 == pytest.approx((0.3, 0.3))
     assert feature_difference([0.5, 0.4], [1, 1]).value is None
     with pytest.raises(ValueError, match="0, 1 or NaN"):
         feature_difference([0.5], [2])
@@ -72,7 +81,8 @@ def test_split_half_of_two_raters_is_their_correlation() -> None:
     m0 = (agree[0] == predict[0]).astype(float)
     m1 = (agree[1] == predict[1]).astype(float)
     assert s.commonsensicality_r == pytest.approx(stats.pearsonr(m0, m1).statistic)
-    assert s.n_rep == 20 and s.n_raters == 2
+    assert s.n_rep == 20
+    assert s.n_raters == 2
 
 
 def test_split_half_of_identical_raters_is_one_and_missing_cells_are_skipped() -> None:
@@ -81,7 +91,8 @@ def test_split_half_of_identical_raters_is_one_and_missing_cells_are_skipped() -
     predict = np.array([row_b] * 6, dtype=float)
     agree[0, 0] = predict[0, 0] = nan
     s = split_half(agree, predict, n_rep=50, seed=3)
-    assert s.agree_r == pytest.approx(1.0) and s.commonsensicality_r == pytest.approx(1.0)
+    assert s.agree_r == pytest.approx(1.0)
+    assert s.commonsensicality_r == pytest.approx(1.0)
     assert s.commonsensicality_ci95 == pytest.approx((1.0, 1.0))
 
 
@@ -103,8 +114,11 @@ def test_fidelity_table_bonferroni_over_the_papers_35_models() -> None:
     assert two[0].agree_p_bonferroni == pytest.approx(2 * res.pvalue)  # the models with an r, when more
     many = fidelity_table([(f"m{i}", good, None) for i in range(40)], human_a)
     assert many[0].agree_p_bonferroni == pytest.approx(min(1.0, 40 * res.pvalue))
-    assert bonferroni_factor(3) == 35 and bonferroni_factor(40) == 40
-    assert by["noisy"].m_r is None and by["flat"].agree_r is None and by["flat"].agree_p_bonferroni is None
+    assert bonferroni_factor(3) == 35
+    assert bonferroni_factor(40) == 40
+    assert by["noisy"].m_r is None
+    assert by["flat"].agree_r is None
+    assert by["flat"].agree_p_bonferroni is None
     hm = np.sqrt(
         2 * np.abs(np.array(human_a) - 0.5) * np.where(np.array(human_a) >= 0.5, human_b, 1 - np.array(human_b))
     )
@@ -181,7 +195,8 @@ def test_split_half_on_a_sparse_survey_is_the_dense_computation_to_the_last_bit(
         agree[r, cols], predict[r, cols] = rng.integers(0, 2, 25), rng.integers(0, 2, 25)
     s = split_half(agree, predict, n_rep=250, seed=11)
     m_r, a_r = _split_half_dense(agree, predict, 250, 11)
-    assert s.commonsensicality_r == m_r and s.agree_r == a_r  # exact, not approx
+    assert s.commonsensicality_r == m_r
+    assert s.agree_r == a_r
 
 
 def _former_feature_difference(m: np.ndarray, poles: np.ndarray, *, n_boot: int, seed: int) -> tuple:
@@ -214,7 +229,7 @@ def _former_feature_difference(m: np.ndarray, poles: np.ndarray, *, n_boot: int,
 )
 def test_feature_difference_draws_as_the_former_implementation(n: int, n_boot: int, seed: int) -> None:
     """Golden: the same figures, to the bit, as the unsliced draws, on a silicon population's m_i
-    (runs.nww_population's path: P(yes) to (a) and (b) → silicon_population → feature_difference)."""
+    (runs.selectors.nww_population's path: P(yes) to (a) and (b) → silicon_population → feature_difference)."""
     from commonsense.metrics.nww import silicon_population
 
     rng = np.random.default_rng(seed + 100)

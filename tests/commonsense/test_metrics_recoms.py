@@ -100,7 +100,8 @@ def test_prior_knowledge_from_the_smallest_correct_path() -> None:
     assert pk.k_prior == [("animals", "need", "water")]
     assert pk.difficulty == 1
     none = select_prior_knowledge([ReasoningPath(False, ())], question, embed)
-    assert none.path_index is None and none.difficulty is None
+    assert none.path_index is None
+    assert none.difficulty is None
 
 
 def test_minimise_new_knowledge_variant() -> None:
@@ -112,7 +113,8 @@ def test_minimise_new_knowledge_variant() -> None:
     assert select_prior_knowledge(paths, question, embed, minimise="new").difficulty == 0
     # At a stricter threshold the two triples of path 0 are distinct: |K| = 2 > 1, so Eq. 1 picks path 1.
     strict = select_prior_knowledge(paths, question, embed, threshold=0.9)
-    assert strict.path_index == 1 and strict.k_prior == [("x", "y", "z")]
+    assert strict.path_index == 1
+    assert strict.k_prior == [("x", "y", "z")]
     assert select_prior_knowledge(paths, question, embed, threshold=0.9, minimise="new").path_index == 0
 
 
@@ -130,9 +132,13 @@ def test_sliding_windows_easy_to_hard() -> None:
     ws = sliding_windows(d, c)  # N = 9: window 3, step 1 -> 7 windows
     assert len(ws) == 7
     assert (ws[0].start, ws[-1].stop) == (0, 9)
-    assert ws[0].accuracy == pytest.approx(1.0) and ws[0].mean_difficulty == pytest.approx(1 / 3)
+    assert ws[0].accuracy == pytest.approx(1.0)
+    assert ws[0].mean_difficulty == pytest.approx(1 / 3)
     eh = easy_hard(d, c)
-    assert eh is not None and eh.easy == 1.0 and eh.hard == 0.0 and eh.delta == 1.0
+    assert eh is not None
+    assert eh.easy == 1.0
+    assert eh.hard == 0.0
+    assert eh.delta == 1.0
     assert len(sliding_windows(list(range(10)), [1] * 10)) == 7  # always the paper's seven windows
     with pytest.raises(ValueError):
         sliding_windows([1, np.nan], [1, 0])

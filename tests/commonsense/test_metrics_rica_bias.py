@@ -10,8 +10,11 @@ from commonsense.metrics.rica_bias import axiom_counts, positivity, shared_axiom
 def test_positivity_by_hand() -> None:
     # 3 positive of 4 comparatives; None (no answer) and a non-comparative word are left out
     e = positivity(["more", "Better", "less", "faster", None, "blue"], n_boot=200)
-    assert e.value == pytest.approx(0.75) and e.n == 4
-    assert e.low is not None and e.high is not None and e.low <= 0.75 <= e.high
+    assert e.value == pytest.approx(0.75)
+    assert e.n == 4
+    assert e.low is not None
+    assert e.high is not None
+    assert e.low <= 0.75 <= e.high
     assert positivity([None, "blue"]).value is None
 
 

@@ -28,9 +28,12 @@ def test_fig5a_accuracy_by_gold_polarity() -> None:
     right = [True, False, True, None, False, True, True]  # None = no answer = wrong
     acc = polarity_accuracy(golds, right, n_boot=100)
     # positive golds: more (right), Easier (right), more (wrong) -> 2/3; negative: less, harder -> 0/2
-    assert acc["positive"].value == pytest.approx(2 / 3) and acc["positive"].n == 3
-    assert acc["negative"].value == 0.0 and acc["negative"].n == 2
-    assert polarity("Worse") == "negative" and polarity("blue") is None
+    assert acc["positive"].value == pytest.approx(2 / 3)
+    assert acc["positive"].n == 3
+    assert acc["negative"].value == 0.0
+    assert acc["negative"].n == 2
+    assert polarity("Worse") == "negative"
+    assert polarity("blue") is None
     # a model that always says the positive word: perfect on positive golds, 0 on negative ones,
     # which the share of positive picks alone (the former Fig. 5a) could not tell from a good model
     always_more = polarity_accuracy(["more", "less", "more", "less"], [True, False, True, False], n_boot=0)
@@ -51,7 +54,8 @@ def test_fig5a_accuracy_by_gold_polarity() -> None:
 def test_joint_is_per_probe_accuracy_on_easy_and_hard(easy: float, hard: float, printed: float) -> None:
     """The appendix tables' Joint column from Easy (1,000 probes) and Hard (1,600) accuracies."""
     got = joint_accuracy((1000, easy / 100 * 1000), (1600, hard / 100 * 1600))
-    assert got is not None and got * 100 == pytest.approx(printed, abs=0.02)
+    assert got is not None
+    assert got * 100 == pytest.approx(printed, abs=0.02)
     assert joint_accuracy((0, 0), (0, 0)) is None
 
 
@@ -62,9 +66,12 @@ def test_joint_is_per_probe_accuracy_on_easy_and_hard(easy: float, hard: float, 
 def test_windows_are_seven_of_a_third_at_a_ninth(n: int) -> None:
     """§4.2: window = N/3, step = window/3 = N/9: seven windows from 0 to N, each N/3 rounded."""
     ws = window_bounds(n)
-    assert len(ws) == 7 and ws[0][0] == 0 and ws[-1][1] == n
+    assert len(ws) == 7
+    assert ws[0][0] == 0
+    assert ws[-1][1] == n
     for i, (a, b) in enumerate(ws):
-        assert abs(a - i * n / 9) <= 0.5 and abs(b - (i * n / 9 + n / 3)) <= 0.5
+        assert abs(a - i * n / 9) <= 0.5
+        assert abs(b - (i * n / 9 + n / 3)) <= 0.5
         assert math.floor(n / 3) <= b - a <= math.ceil(n / 3)
     if n % 9 == 0:
         assert ws == [(i * n // 9, i * n // 9 + n // 3) for i in range(7)]
@@ -76,8 +83,11 @@ def test_windows_cut_easy_and_hard_the_papers_way() -> None:
     d = list(range(10))
     c = [1, 1, 1, 0, 0, 0, 0, 0, 1, 0]
     eh = easy_hard(d, c)
-    assert eh is not None and eh.easy == 1.0 and eh.hard == pytest.approx(1 / 3)
-    assert window_bounds(2) == [] and window_bounds(0) == []
+    assert eh is not None
+    assert eh.easy == 1.0
+    assert eh.hard == pytest.approx(1 / 3)
+    assert window_bounds(2) == []
+    assert window_bounds(0) == []
     # a custom cut keeps a last window at N (Hard stays the hardest items)
     assert window_bounds(10, window=4, step=4) == [(0, 4), (4, 8), (6, 10)]
 
@@ -128,7 +138,8 @@ def test_eq5_divides_by_m_equal_3() -> None:
     sets = C.assemble_sets(answers)
     assert sets.com_left_out == 1
     micro = C.coco_scores_micro(sets, n_boot=0)
-    assert micro.COM.value == pytest.approx((2 / 3 + 3 / 3) / 2) and micro.COM.n == 2
+    assert micro.COM.value == pytest.approx((2 / 3 + 3 / 3) / 2)
+    assert micro.COM.n == 2
     assert C.M_CONCEPTS == 3
     rep = C.coco_report(answers, n_boot=0)
     assert rep.com_left_out == 1

@@ -161,7 +161,9 @@ def test_curated_rules_never_sample_what_they_leave_out() -> None:
 
 
 def test_any_is_the_bare_sampler_and_unknown_modes_are_named() -> None:
-    assert rules_for("any") is None and rules_for("curated") is DEFAULT_RULES and rules_for("paper") is PAPER_RULES
+    assert rules_for("any") is None
+    assert rules_for("curated") is DEFAULT_RULES
+    assert rules_for("paper") is PAPER_RULES
     assert set(RULES_MODES) == {"curated", "paper", "any"}
     with pytest.raises(ValueError, match="choose one of curated, paper, any"):
         rules_for("papers")
@@ -176,4 +178,16 @@ def test_any_is_the_bare_sampler_and_unknown_modes_are_named() -> None:
             if q is not None:
                 chains[mode].update(_pattern(index, q)[1])
     assert ("oReact", "xWant") in chains["any"]
-    assert ("oReact", "xWant") not in chains["paper"] and chains["paper"]
+    assert ("oReact", "xWant") not in chains["paper"]
+    assert chains["paper"]
+
+
+def test_paper_mode_draws_com2s_random_negatives_from_the_whole_graph_unless_asked() -> None:
+    from commonsense.questions.com2 import BuildParams
+
+    assert BuildParams(kind="2i", count=1, seed=0, rules="paper").random_negatives == "whole-graph"
+    assert BuildParams(kind="2i", count=1, seed=0).random_negatives == "relation"
+    assert (
+        BuildParams(kind="2i", count=1, seed=0, rules="paper", random_negatives="shared").random_negatives == "shared"
+    )
+    assert BuildParams(kind="2i", count=1, seed=0, rules="paper").as_dict()["random_negatives"] == "whole-graph"

@@ -47,7 +47,8 @@ def test_openai_logprobs_give_the_local_scores(tiny: Any, server: str) -> None:
     remote_lm = OpenAIBackend(server, "tiny-gpt2", top_logprobs=len(tiny.tok), backoff=0.01)
     remote = PlausibilityScorer(remote_lm)
     assert remote.score_triples(TRIPLES) == pytest.approx(local, abs=1e-4)
-    assert remote.model_key.startswith("openai:tiny-gpt2:") and remote.model_key != PlausibilityScorer(tiny).model_key
+    assert remote.model_key.startswith("openai:tiny-gpt2:")
+    assert remote.model_key != PlausibilityScorer(tiny).model_key
 
 
 def test_smollm2_gguf_scores(tmp_path: Path) -> None:
@@ -60,7 +61,8 @@ def test_smollm2_gguf_scores(tmp_path: Path) -> None:
         pytest.skip(str(exc))
     smol = HFBackend(gguf, cache_dir=ROOT / "var" / "cache" / "models", dtype="float32", threads=1)
     ps = PlausibilityScorer(smol).score_triples(TRIPLES)
-    assert all(0.0 < p < 1.0 for p in ps) and len(set(ps)) == 3  # real, statement-dependent probabilities
+    assert all(0.0 < p < 1.0 for p in ps)
+    assert len(set(ps)) == 3
     probs = smol.word_probs([_prompt()], ["yes", "no"])[0]
     assert probs["yes"] + probs["no"] > 0.1  # the prompt makes the model answer yes or no
 

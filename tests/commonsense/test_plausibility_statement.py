@@ -85,4 +85,5 @@ def test_a_distractor_is_refused_only_when_it_answers_every_branch() -> None:
     score, _ = _table(s)
     check = PlausibilityCheck(score=score, key="table", threshold=0.5)
     assert check.plausible_distractors([("h1", "xReact"), ("h2", "xWant")], ["d1", "d2"]) == {0}
-    assert check.rejected == 1 and check.rejected_texts == ["d1"]
+    assert check.rejected == 1
+    assert check.rejected_texts == ["d1"]

@@ -39,7 +39,9 @@ def _sha(p: Path) -> str:
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_files_are_known_by_content(name: str) -> None:
     data, how = known_data(_sha(FIXTURES / name), "")
-    assert data is not None and data.name == SHIPPED[name] and how == "content hash"
+    assert data is not None
+    assert data.name == SHIPPED[name]
+    assert how == "content hash"
 
 
 @pytest.mark.parametrize("name", sorted(SHARED))
@@ -48,7 +50,9 @@ def test_shared_files_are_known_by_content(name: str) -> None:
     if not path.exists():
         pytest.skip(f"{path} is not here (a fresh clone without ../shared)")
     data, how = known_data(_sha(path), "")
-    assert data is not None and data.name == SHARED[name] and how == "content hash"
+    assert data is not None
+    assert data.name == SHARED[name]
+    assert how == "content hash"
 
 
 def test_the_table_holds_no_hash_of_no_file() -> None:
@@ -83,18 +87,21 @@ def test_items_only_folder(tmp_path: Path) -> None:
     card = write_hf(pub, tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out" / "data").iterdir()) == ["items.parquet"]
     t = pq.read_table(tmp_path / "out" / "data" / "items.parquet")
-    assert t.num_rows == 2 and t.column("chain").to_pylist()[0] == [["Alex goes to the store", "xWant", "milk"]]
+    assert t.num_rows == 2
+    assert t.column("chain").to_pylist()[0] == [["Alex goes to the store", "xWant", "milk"]]
     meta = yaml.safe_load(card.read_text().split("\n---\n", 1)[0].removeprefix("---\n"))
     assert [c["config_name"] for c in meta["configs"]] == ["items"]
     body = card.read_text()
-    assert "recognised by its format only: confirm it" in body and "No validation campaign" in body
+    assert "recognised by its format only: confirm it" in body
+    assert "No validation campaign" in body
 
 
 def test_empty_answers_keep_their_columns(tmp_path: Path) -> None:
     pub = Publication("demo", "", "com2", [_item(0)], [], {}, answers=[], votes=[])
     write_hf(pub, tmp_path)
     t = pq.read_table(tmp_path / "data" / "answers.parquet")
-    assert t.num_rows == 0 and t.column_names == [
+    assert t.num_rows == 0
+    assert t.column_names == [
         "item",
         "annotator",
         "ticked",

@@ -58,7 +58,8 @@ def test_answers_are_exactly_the_satisfying_nodes(triples, seed, kind, max_degre
         q = make_question(index, sampler, query, rng, qid="x", seed=seed, person_names=False)
         if q is None:
             continue
-        assert len(q.options) == 5 and len({o.casefold() for o in q.options}) == 5
+        assert len(q.options) == 5
+        assert len({o.casefold() for o in q.options}) == 5
         assert q.options[q.answer_index] == name(query.answer)
         for i, opt in enumerate(q.options):
             if i != q.answer_index:
@@ -85,15 +86,18 @@ def test_relations_restriction_and_2in_branch() -> None:
     sampler = QuerySampler(index, relations=["xAttr"])
     for s in range(50):
         q = sampler.sample("2i", random.Random(s))
-        assert q is not None and {index.rel_names[r] for _, r, _ in q.chain()} == {"xAttr"}
+        assert q is not None
+        assert {index.rel_names[r] for _, r, _ in q.chain()} == {"xAttr"}
     neg = QuerySampler(index)
     for s in range(50):
         q = neg.sample("2in", random.Random(s))
         assert q is not None
         rels = [index.rel_names[r] for _, r, _ in q.chain()]
-        assert rels[1] == "HinderedBy" and rels[0] != "HinderedBy"
+        assert rels[1] == "HinderedBy"
+        assert rels[0] != "HinderedBy"
         q2 = neg.sample("2i", random.Random(s))
-        assert q2 is not None and "HinderedBy" not in {index.rel_names[r] for _, r, _ in q2.chain()}
+        assert q2 is not None
+        assert "HinderedBy" not in {index.rel_names[r] for _, r, _ in q2.chain()}
 
 
 def test_normalisation_rules_table5() -> None:
@@ -115,7 +119,8 @@ def test_normalisation_rules_table5() -> None:
         IndexOptions(normalize=True),
     )
     q = QuerySampler(index).sample("2p", random.Random(0))
-    assert q is not None and index.names[q.answer] == "PersonX curl hair"
+    assert q is not None
+    assert index.names[q.answer] == "PersonX curl hair"
 
 
 def test_index_cache_roundtrip(tmp_path) -> None:
@@ -129,8 +134,11 @@ def test_index_cache_roundtrip(tmp_path) -> None:
 
     a = GraphIndex.cached(tmp_path, "fp", factory, opts)
     b = GraphIndex.cached(tmp_path, "fp", factory, opts)
-    assert len(calls) == 1 and len(list(tmp_path.glob("index-*.npz"))) == 1
-    assert a.names == b.names and a.rel_names == b.rel_names and a.n_edges == b.n_edges
+    assert len(calls) == 1
+    assert len(list(tmp_path.glob("index-*.npz"))) == 1
+    assert a.names == b.names
+    assert a.rel_names == b.rel_names
+    assert a.n_edges == b.n_edges
     for n, r in itertools.product(range(a.n_nodes), range(len(a.rel_names))):
         assert a.successors(n, r).tolist() == b.successors(n, r).tolist()
     kept = {(h, r, t) for h, r, t, p, _ in recs if p >= 0.5 and h != t}

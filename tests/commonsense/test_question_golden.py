@@ -159,8 +159,10 @@ def test_names_are_consistent_across_context_question_options() -> None:
     mapping = q.metadata["names"]
     assert len(set(mapping.values())) == 3
     blob = " ".join([q.context, q.question, *q.options, *q.answers])
-    assert "PersonX" not in blob and "PersonY" not in blob
-    assert mapping["PersonX"] in q.question and mapping["PersonX"] in q.answers[0]
+    assert "PersonX" not in blob
+    assert "PersonY" not in blob
+    assert mapping["PersonX"] in q.question
+    assert mapping["PersonX"] in q.answers[0]
 
 
 def _ckbp_index() -> GraphIndex:
@@ -198,7 +200,8 @@ def test_same_graph_params_seed_give_identical_bytes() -> None:
         p = BuildParams(kind=kind, count=40, seed=7)
         a = [jsonl_line(q, "s") for q in build_com2(index, p)]
         b = [jsonl_line(q, "s") for q in build_com2(_ckbp_index(), p)]
-        assert a == b and len(a) > 0
+        assert a == b
+        assert len(a) > 0
     c = [jsonl_line(q, "s") for q in build_com2(index, BuildParams(kind="2p", count=40, seed=8))]
     assert c != [jsonl_line(q, "s") for q in build_com2(index, BuildParams(kind="2p", count=40, seed=7))]
     positions = {q.answer_index for q in build_com2(index, BuildParams(kind="2i", count=100, seed=1))}
@@ -217,7 +220,8 @@ def test_question_relation_for_error_views() -> None:
     assert question_relation({"relation": "xWant", "relations": ["oEffect"]}) == "xWant"  # imported sets
     assert question_relation({"relations": ["xReact", "xReact"]}) == "xReact"  # 2i on one relation
     assert question_relation({"relations": ["xWant", "xEffect", "xWant"]}) == "xWant+xEffect"  # chain order
-    assert question_relation({}) == "" and question_relation({"relations": "xWant"}) == ""
+    assert question_relation({}) == ""
+    assert question_relation({"relations": "xWant"}) == ""
     # issue 14: an intersection's branches have no order, a path's do
     assert question_relation({"relations": ["xReact", "xAttr"]}, "2i") == "xAttr+xReact"
     assert question_relation({"relations": ["xAttr", "xReact"]}, "2i") == "xAttr+xReact"

@@ -15,11 +15,15 @@ def test_precision_recall_and_per_rule_precision_on_a_planted_reading() -> None:
     verdicts |= {f"r{i}": i < 2 for i in range(6)}  # no-article: 2 of 6 were English after all
     verdicts |= {f"s{i}": False for i in range(4)}  # vague-end: right every time
     s = score_graph(key, verdicts)
-    assert s["precision_accepted"]["k"] == 9 and s["precision_accepted"]["n"] == 10
+    assert s["precision_accepted"]["k"] == 9
+    assert s["precision_accepted"]["n"] == 10
     # readable: 1000 * 0.9 accepted, 2000 * 0.2 rejected -> recall 900 / 1300
     assert s["recall_readable"] == round(900 / 1300, 4)
-    assert s["rules"]["no-article"]["decides"]["k"] == 4 and s["rules"]["no-article"]["decides"]["n"] == 6
-    assert s["rules"]["no-parse"]["fires"]["n"] == 6 and "decides" in s["rules"]["no-parse"]
+    assert s["rules"]["no-article"]["decides"]["k"] == 4
+    assert s["rules"]["no-article"]["decides"]["n"] == 6
+    assert s["rules"]["no-parse"]["fires"]["n"] == 6
+    assert "decides" in s["rules"]["no-parse"]
     assert s["rules"]["vague-end"]["decides"]["share"] == 1.0
     lo, hi = wilson(9, 10)
-    assert lo < 0.9 < hi and s["precision_accepted"]["ci95"] == [round(lo, 4), round(hi, 4)]
+    assert lo < 0.9 < hi
+    assert s["precision_accepted"]["ci95"] == [round(lo, 4), round(hi, 4)]

@@ -61,12 +61,14 @@ OPTS_MAG = ("doctor", "bookstore", "market", "train station", "mortuary")
 )
 def test_parse_triples_never_raises(text: str, triples: list[tuple[str, str, str]], status: str) -> None:
     got = parse_triples(text)
-    assert got.triples == triples and got.status == status
+    assert got.triples == triples
+    assert got.status == status
 
 
 def test_parse_triples_counts_skipped_entries_and_caps() -> None:
     got = parse_triples('{"extracted_knowledge": [["a", {"x": 1}, "c"], "nonsense", ["a", "b", "c"]]}')
-    assert got.triples == [("a", "b", "c")] and got.skipped == 2
+    assert got.triples == [("a", "b", "c")]
+    assert got.skipped == 2
     many = json.dumps({"extracted_knowledge": [[f"s{i}", "p", "o"] for i in range(100)]})
     assert len(parse_triples(many, limit=10).triples) == 10
     assert hint_text([("dogs", "need", "water"), ("sky", "is", "blue.")]) == "dogs need water. sky is blue."
@@ -157,27 +159,40 @@ def test_replayed_paths_give_the_hand_computed_prior_knowledge(embed: Any) -> No
     x = mag.extra
     assert [p["correct"] for p in x["paths"]] == [True, False, True]
     assert [p["answer"] for p in x["paths"]] == [1, 0, 1]
-    assert x["s_star"] == 0 and x["k_prior"] == [["bookstore", "sells", "printed works"]] and x["difficulty"] == 1
+    assert x["s_star"] == 0
+    assert x["k_prior"] == [["bookstore", "sells", "printed works"]]
+    assert x["difficulty"] == 1
     assert [p["kcr"] for p in x["paths"]] == [1.0, 0.0, 1.0]
     assert [p["krr"] for p in x["paths"]] == [1.0, 1.0, 2.0]
-    assert mag.chosen == 1 and x["chosen_from"] == "replay" and x["kba"]["chosen"] == 1
-    assert x["kba"]["hints"] == x["k_prior"] and mag.scores == pytest.approx([1 / 3, 2 / 3, 0, 0, 0])
+    assert mag.chosen == 1
+    assert x["chosen_from"] == "replay"
+    assert x["kba"]["chosen"] == 1
+    assert x["kba"]["hints"] == x["k_prior"]
+    assert mag.scores == pytest.approx([1 / 3, 2 / 3, 0, 0, 0])
     # work: paths 1 (3 triples, answer read from its text) and 2 (2 triples) are right -> S* = path 2, d = 2;
     # path 1 covers one prior triple ("aim to complete jobs" ~ "want to complete their job").
     x = work.extra
-    assert [p["correct"] for p in x["paths"]] == [False, True, True] and x["paths"][1]["answer"] == 0
-    assert x["s_star"] == 2 and x["difficulty"] == 2
+    assert [p["correct"] for p in x["paths"]] == [False, True, True]
+    assert x["paths"][1]["answer"] == 0
+    assert x["s_star"] == 2
+    assert x["difficulty"] == 2
     assert x["k_prior"] == [["people", "work to", "earn money"], ["people", "want", "to complete their job"]]
     assert [p["kcr"] for p in x["paths"]] == [0.0, 0.5, 1.0]
-    assert work.chosen == 2 and x["kba"]["chosen"] == 0 and x["kba"]["correct"] is True
+    assert work.chosen == 2
+    assert x["kba"]["chosen"] == 0
+    assert x["kba"]["correct"] is True
     # hamburger: no correct path -> no S*, d(Q) undefined, no KCR
     x = burger.extra
     assert [p["answer"] for p in x["paths"]] == [3, 1, 4]
-    assert x["s_star"] is None and x["difficulty"] is None and x["k_prior"] == []
+    assert x["s_star"] is None
+    assert x["difficulty"] is None
+    assert x["k_prior"] == []
     assert all(p["kcr"] is None for p in x["paths"])
     # farmland: the greedy path is right and needs no knowledge -> d = 0
     x = farm.extra
-    assert x["s_star"] == 0 and x["difficulty"] == 0 and [p["correct"] for p in x["paths"]] == [True, False, False]
+    assert x["s_star"] == 0
+    assert x["difficulty"] == 0
+    assert [p["correct"] for p in x["paths"]] == [True, False, False]
     assert all(r.error is None and r.extra["errors"] == [] for r in (work, mag, burger, farm))
     assert mag.extra["question_extraction"]["status"] == "given"
 
@@ -198,10 +213,12 @@ def test_report_of_the_replayed_file_by_hand(embed: Any) -> None:
     ]
     rep = recoms_report(items)
     # first solved at: work 2, magazines 1, hamburger never, farmland 1
-    assert rep.k == 3 and [e.value for e in rep.pass_at] == pytest.approx([0.5, 0.75, 0.75])
+    assert rep.k == 3
+    assert [e.value for e in rep.pass_at] == pytest.approx([0.5, 0.75, 0.75])
     assert {k: e.value for k, e in rep.msg.items()} == pytest.approx({2: 0.25, 3: 0.0})
     assert rep.msg_sum.value == pytest.approx(0.25)
-    assert rep.accuracy.value == 0.5 and rep.kba.value == 0.75  # direct: B, C, D, A; KBA: A, B, D, A
+    assert rep.accuracy.value == 0.5
+    assert rep.kba.value == 0.75
     # the paper's 7 windows over the 3 questions with d(Q): farmland (0), magazines (1), work (2);
     # window i = [i·3/9, i·3/9 + 1) rounded half up: items 0, 0, 1, 1, 1, 2, 2
     assert [(w.d_min, w.accuracy.value, w.kba.value) for w in rep.windows] == [
@@ -213,14 +230,15 @@ def test_report_of_the_replayed_file_by_hand(embed: Any) -> None:
         (2, 0.0, 1.0),
         (2, 0.0, 1.0),
     ]
-    assert rep.delta == 1.0 and rep.delta_kba == 0.0
-    assert rep.difficulty.value == pytest.approx(1.0) and rep.with_difficulty == 3
-    assert rep.kcr_correct.value == pytest.approx((1 + 1 + 0.5 + 1) / 4) and rep.kcr_incorrect.value == 0.0
-    assert (
-        rep.kcr_test is not None
-        and rep.kcr_test.u == 8.0
-        and (rep.kcr_test.n_correct, rep.kcr_test.n_incorrect) == (4, 2)
-    )
+    assert rep.delta == 1.0
+    assert rep.delta_kba == 0.0
+    assert rep.difficulty.value == pytest.approx(1.0)
+    assert rep.with_difficulty == 3
+    assert rep.kcr_correct.value == pytest.approx((1 + 1 + 0.5 + 1) / 4)
+    assert rep.kcr_incorrect.value == 0.0
+    assert rep.kcr_test is not None
+    assert rep.kcr_test.u == 8.0
+    assert (rep.kcr_test.n_correct, rep.kcr_test.n_incorrect) == (4, 2)
 
 
 @pytest.mark.slow  # loads the real MiniLM embedder
@@ -239,7 +257,8 @@ def test_kba_all_hints_and_missing_items(embed: Any) -> None:
         ["people", "work to", "earn money"],
     ]
     missing = scorer.score_batch([Item("nope", "Is this in the file?", ("a", "b"), gold=0)])[0]
-    assert missing.chosen is None and missing.error == MISSING
+    assert missing.chosen is None
+    assert missing.error == MISSING
 
 
 @pytest.mark.slow  # loads the real MiniLM embedder
@@ -257,7 +276,9 @@ def test_paths_file_errors_name_the_line(tmp_path: Path, embed: Any) -> None:
     no_triples.write_text('{"id": "q", "paths": ["The correct answer is B.", {"text": "The correct answer is A."}]}\n')
     r = RecomsScorer(None, embed, paths=PathsFile(no_triples)).score_batch([Item("q", "?", ("x", "y"), gold=1)])[0]
     assert [p["extraction"]["status"] for p in r.extra["paths"]] == ["not_extracted"] * 2
-    assert r.extra["difficulty"] == 0 and r.chosen == 1 and r.extra["chosen_from"] == "path0"
+    assert r.extra["difficulty"] == 0
+    assert r.chosen == 1
+    assert r.extra["chosen_from"] == "path0"
     assert any("no model to extract" in e for e in r.extra["errors"])
     assert r.extra["kba"] is None
 
@@ -269,8 +290,12 @@ def test_report_uses_the_smallest_path_count_and_skips_unjudged() -> None:
         RecomsItem(None, None, None, (None, None, None)),
     ]
     rep = recoms_report(items)
-    assert rep.k == 2 and [e.value for e in rep.pass_at] == [0.0, 0.5] and rep.pass_at[0].n == 2
-    assert rep.kba.n == 1 and rep.accuracy.n == 2 and rep.kcr_test is None
+    assert rep.k == 2
+    assert [e.value for e in rep.pass_at] == [0.0, 0.5]
+    assert rep.pass_at[0].n == 2
+    assert rep.kba.n == 1
+    assert rep.accuracy.n == 2
+    assert rep.kcr_test is None
     assert rep.windows == []  # 2 questions with d: a third of them is not one question, no window
 
 
@@ -297,12 +322,16 @@ def test_sampling_on_the_tiny_model_is_seeded_and_recorded(tiny: Any, embed: Any
     first = tiny_scorer(tiny, embed).score_batch(items)
     again = tiny_scorer(tiny, embed).score_batch(items[1:])[0]  # a fresh scorer, the item alone (as on resume)
     r, it = first[1], items[1]
-    assert again.extra == r.extra and again.chosen == r.chosen
+    assert again.extra == r.extra
+    assert again.chosen == r.chosen
     paths = r.extra["paths"]
-    assert len(paths) == 3 and paths[0]["greedy"] and paths[0]["temperature"] == 0.0
+    assert len(paths) == 3
+    assert paths[0]["greedy"]
+    assert paths[0]["temperature"] == 0.0
     assert paths[0]["text"] == tiny.generate([rcs_cot(it)], max_new_tokens=12)[0].text
     base = item_seed(7, it.id)
-    assert [p["seed"] for p in paths[1:]] == [base, base + 1] and {p["temperature"] for p in paths[1:]} == {0.7}
+    assert [p["seed"] for p in paths[1:]] == [base, base + 1]
+    assert {p["temperature"] for p in paths[1:]} == {0.7}
     assert paths[1]["text"] != paths[2]["text"]  # two different samples
     other = tiny_scorer(tiny, embed, seed=8).score_batch([it])[0]
     assert [p["text"] for p in other.extra["paths"][1:]] != [p["text"] for p in paths[1:]]
@@ -319,8 +348,11 @@ def test_sampling_on_the_tiny_model_is_seeded_and_recorded(tiny: Any, embed: Any
         any_correct = any(p["correct"] for p in x["paths"])
         assert (x["difficulty"] is None) == (not any_correct)
         assert x["difficulty"] is None or x["difficulty"] == len(x["k_prior"])
-        assert x["direct"]["chosen"] == res.chosen and x["chosen_from"] == "direct" and x["kba"] is not None
-        assert res.prompt_tokens > 0 and 0 < res.completion_tokens <= 3 * 12 + 4 * 12 + 2 * 4
+        assert x["direct"]["chosen"] == res.chosen
+        assert x["chosen_from"] == "direct"
+        assert x["kba"] is not None
+        assert res.prompt_tokens > 0
+        assert 0 < res.completion_tokens <= 3 * 12 + 4 * 12 + 2 * 4
     assert first[0].extra["paths"] != first[1].extra["paths"]
 
 
@@ -333,6 +365,10 @@ def test_model_extracts_triples_for_replayed_texts(tiny: Any, embed: Any, tmp_pa
     sc = tiny_scorer(tiny, embed, paths=PathsFile(f))
     r = sc.score_batch([Item("q", "What do dogs need?", ("food", "water"), gold=1)])[0]
     p = r.extra["paths"][0]
-    assert p["correct"] is True and p["extraction"]["status"] != "not_extracted" and "raw" in p["extraction"]
-    assert r.extra["chosen_from"] == "direct" and r.extra["difficulty"] == len(r.extra["k_prior"])
-    assert sc.describe()["paths_file"] == str(f) and sc.describe()["backend"] == "hf"
+    assert p["correct"] is True
+    assert p["extraction"]["status"] != "not_extracted"
+    assert "raw" in p["extraction"]
+    assert r.extra["chosen_from"] == "direct"
+    assert r.extra["difficulty"] == len(r.extra["k_prior"])
+    assert sc.describe()["paths_file"] == str(f)
+    assert sc.describe()["backend"] == "hf"

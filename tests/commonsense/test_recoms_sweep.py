@@ -29,8 +29,8 @@ def test_sweep_by_hand() -> None:
     assert (low.kcr_u, low.kcr_p) == pytest.approx((want.statistic, want.pvalue))
     assert low.krr_u == pytest.approx(stats.mannwhitneyu([0.0, 0.0], [1.0, 1.0]).statistic)
     # t = 0.9: nothing covers: both groups alike, U = 2 and p = 1
-    assert (
-        (high.kcr_correct, high.kcr_incorrect) == (0.0, 0.0) and high.kcr_u == 2.0 and high.kcr_p == pytest.approx(1.0)
-    )
+    assert (high.kcr_correct, high.kcr_incorrect) == (0.0, 0.0)
+    assert high.kcr_u == 2.0
+    assert high.kcr_p == pytest.approx(1.0)
     with pytest.raises(ValueError, match="outside"):
         threshold_sweep(paths, [1.5], embed)

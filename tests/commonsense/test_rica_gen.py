@@ -68,10 +68,13 @@ def test_gold_comparative_follows_table_7_in_all_24_cells() -> None:
 
 
 def test_wordnet_adjectives_antonym_and_synonym() -> None:
-    assert LEX.antonym("wide") == "narrow" and LEX.antonym("narrow") == "wide"
+    assert LEX.antonym("wide") == "narrow"
+    assert LEX.antonym("narrow") == "wide"
     assert LEX.antonym("broad") == "narrow"  # a satellite's antonym is its head's (indirect)
-    assert LEX.synonym("broad") == "spacious" and LEX.synonym("wide") is None
-    assert LEX.synonym("narrow") is None and LEX.antonym("blue") is None
+    assert LEX.synonym("broad") == "spacious"
+    assert LEX.synonym("wide") is None
+    assert LEX.synonym("narrow") is None
+    assert LEX.antonym("blue") is None
 
 
 TRIPLES = [
@@ -136,10 +139,13 @@ def test_statement_set_with_the_lexical_operators() -> None:
     assert statement(broad, "paraphrase", "original", LEX) == "A stands beside B, so A is more spacious than B"
     made = probes([ax, broad], seed=3, lexicon=LEX, entities="AB")
     # wide: 6 (NEG x ASYM) + 6 (antonym, negation_antonym); broad: 6 + 6 + 6 (paraphrase, negation_paraphrase)
-    assert len([p for p in made if p.group == ax.id]) == 12 and len([p for p in made if p.group == "x"]) == 18
+    assert len([p for p in made if p.group == ax.id]) == 12
+    assert len([p for p in made if p.group == "x"]) == 18
     for p in made:
-        assert p.options == ["more", "less"] and p.answers == [p.options[p.answer_index]]
-        assert p.question.count("[MASK]") == 1 and ", so " in p.question
+        assert p.options == ["more", "less"]
+        assert p.answers == [p.options[p.answer_index]]
+        assert p.question.count("[MASK]") == 1
+        assert ", so " in p.question
         assert p.role == perturbation_name(p.metadata["linguistic"], p.metadata["asymmetry"])
         assert p.answers[0] == gold_word(p.metadata["linguistic"], p.metadata["asymmetry"])
 
@@ -147,7 +153,8 @@ def test_statement_set_with_the_lexical_operators() -> None:
 def test_novel_entities_one_pair_per_axiom_seeded() -> None:
     axioms = crawl(TRIPLES, 10, 0, supported({"xAttr"}))
     a = probes(axioms, seed=7)
-    assert a == probes(axioms, seed=7) and a != probes(axioms, seed=8)
+    assert a == probes(axioms, seed=7)
+    assert a != probes(axioms, seed=8)
     for ax in axioms:
         pairs = {tuple(p.metadata["entities"].values()) for p in a if p.group == ax.id}
         (pair,) = pairs

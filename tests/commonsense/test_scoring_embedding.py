@@ -22,6 +22,8 @@ def test_embedding_picks_the_closest_option() -> None:
         ),
     ]
     a, b = s.score_batch(items)
-    assert a.chosen == 1 and b.chosen == 0
-    assert len(a.scores) == 3 and all(-1.0 <= x <= 1.0 for x in a.scores)
+    assert a.chosen == 1
+    assert b.chosen == 0
+    assert len(a.scores) == 3
+    assert all(-1.0 <= x <= 1.0 for x in a.scores)
     assert s.describe()["model"].endswith("model")

@@ -44,7 +44,9 @@ def test_token_variants_and_renormalisation() -> None:
     assert normalise_token("Yesterday") != "yes"
     probs = {"Yes": 0.5, " yes": 0.1, "No": 0.2, "▁no": 0.05, "As": 0.1, "Yesterday": 0.05}
     d = sum_word_probs(probs, ["yes", "no"])
-    assert d["yes"] == pytest.approx(0.6) and d["no"] == pytest.approx(0.25) and d["other"] == pytest.approx(0.15)
+    assert d["yes"] == pytest.approx(0.6)
+    assert d["no"] == pytest.approx(0.25)
+    assert d["other"] == pytest.approx(0.15)
     assert renormalise(d["yes"], d["no"]) == pytest.approx(0.6 / 0.85)
     assert renormalise(0.0, 0.0) is None
     # NWW worked example: Llama-3-70B raw response for "A ball is round."

@@ -22,7 +22,8 @@ def test_exemplars_are_seeded_and_never_the_item() -> None:
     twin = Item(id="99", question="Q5?", options=("a", "b", "c"), gold=0)  # same text as pool item 5
     for seed in range(20):
         ex = pick_exemplars(POOL, item, 8, seed)
-        assert len(ex) == 8 and item.id not in {e.id for e in ex}
+        assert len(ex) == 8
+        assert item.id not in {e.id for e in ex}
         assert "5" not in {e.id for e in pick_exemplars(POOL, twin, 11, seed)}
     assert pick_exemplars(POOL, item, 8, 1) == pick_exemplars(POOL, item, 8, 1)
     assert pick_exemplars(POOL, item, 8, 1) != pick_exemplars(POOL, item, 8, 2)
@@ -55,7 +56,9 @@ def test_letter_logit_scoring() -> None:
     lm = FakeLM()
     s = LetterLogitScorer(lm, exemplars=POOL, shots=1, seed=4)  # type: ignore[arg-type]
     (r,) = s.score_batch([Item(id="t", question="Why?", options=("x", "y", "z"))])
-    assert r.scores == [0.1, 0.6, 0.2] and r.chosen == 1 and len(r.extra["exemplars"]) == 1
+    assert r.scores == [0.1, 0.6, 0.2]
+    assert r.chosen == 1
+    assert len(r.extra["exemplars"]) == 1
     assert lm.prompts[0].count("Question:") == 2
     with pytest.raises(ValueError, match="exemplar pool"):
         LetterLogitScorer(lm, shots=8)  # type: ignore[arg-type]

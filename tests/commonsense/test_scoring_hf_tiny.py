@@ -139,7 +139,8 @@ def test_loglik_scorer_acc_and_acc_norm(backend) -> None:  # type: ignore[no-unt
         assert r.scores == pytest.approx(direct, abs=1e-4)
         assert r.chosen == max(range(len(direct)), key=lambda i: (r.scores[i], -i))
         assert r.norm_scores == pytest.approx([d / len(o) for d, o in zip(direct, it.options, strict=True)], abs=1e-4)
-    assert res[1].chosen == 0 and res[1].chosen_norm == 0  # a repeated answer text: the first copy wins
+    assert res[1].chosen == 0
+    assert res[1].chosen_norm == 0
 
 
 def test_rica_sentence_probability(backend) -> None:  # type: ignore[no-untyped-def]
@@ -162,12 +163,16 @@ def test_generate_and_word_probs(backend) -> None:  # type: ignore[no-untyped-de
     import torch
 
     g = backend.generate(["Question: Where?\nAnswer:"], max_new_tokens=5)[0]
-    assert g.completion_tokens <= 5 and g.prompt_tokens > 0 and isinstance(g.text, str)
+    assert g.completion_tokens <= 5
+    assert g.prompt_tokens > 0
+    assert isinstance(g.text, str)
     again = backend.generate(["Question: Where?\nAnswer:"], max_new_tokens=5)[0]
     assert again.text == g.text  # greedy
     prompt = [{"role": "user", "content": 'Do you agree? Start your answer with a "yes" or "no".'}]
     p = backend.word_probs([prompt], ["yes", "no"])[0]
-    assert set(p) == {"yes", "no", "other"} and p["yes"] > 0 and p["no"] > 0
+    assert set(p) == {"yes", "no", "other"}
+    assert p["yes"] > 0
+    assert p["no"] > 0
     assert p["yes"] + p["no"] + p["other"] == pytest.approx(1.0)
     # the variants really are summed: recompute from the full softmax
     text, _ = backend.render(prompt)
@@ -187,7 +192,8 @@ def test_yesno_scorer_renormalises(backend) -> None:  # type: ignore[no-untyped-
     for q in (q1, q2):
         assert q["p_yes"] == pytest.approx(q["yes"] / (q["yes"] + q["no"]))
         assert q["chosen"] == int(q["p_yes"] >= 0.5)
-    assert r.chosen == q1["chosen"] and r.scores == pytest.approx([1 - q1["p_yes"], q1["p_yes"]])
+    assert r.chosen == q1["chosen"]
+    assert r.scores == pytest.approx([1 - q1["p_yes"], q1["p_yes"]])
     assert q1["yes"] != q2["yes"]  # (a) and (b) are different prompts
 
 
@@ -207,7 +213,8 @@ def test_generative_scorers_run_two_turns(backend, method: str, chat: bool) -> N
     assert r.chosen == extract_letter(r.raw_output, 5, it.options)
     assert r.completion_tokens <= (4 if method == "generate" else 10)
     assert ("reasoning" in r.extra) == (method != "generate")
-    assert s.describe()["method"] == method and s.describe()["temperature"] == 0
+    assert s.describe()["method"] == method
+    assert s.describe()["temperature"] == 0
 
 
 def test_factory_rejects_what_a_backend_cannot_do(backend) -> None:  # type: ignore[no-untyped-def]

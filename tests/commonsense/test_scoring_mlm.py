@@ -91,7 +91,8 @@ def test_roberta_mask_filled_with_each_candidate_by_hand(roberta_dir: Path) -> N
     from commonsense.scoring.mlm import MaskedLMScorer
 
     s = MaskedLMScorer(roberta_dir)
-    assert s.tok.mask_token == "<mask>" and s.describe()["architecture"] == "RobertaForMaskedLM"
+    assert s.tok.mask_token == "<mask>"
+    assert s.describe()["architecture"] == "RobertaForMaskedLM"
     pre, post = "axih is smaller than exdvxr, so axih is", " to put into a box than exdvxr"
     # 'exdvxrly' is three pieces (Ġexdvxr l y): three masks in a row
     item = Item(id="1", question=f"{pre} [MASK]{post}", options=("easier", "harder", "exdvxrly"))
@@ -106,7 +107,8 @@ def test_roberta_mask_filled_with_each_candidate_by_hand(roberta_dir: Path) -> N
     ids, positions, cand = s.encode(item.question, "easier")
     assert s.tok.convert_ids_to_tokens(cand) == ["Ġeasier"]
     assert [s.tok.convert_ids_to_tokens(ids)[p] for p in positions] == ["<mask>"]
-    assert s.tok.convert_ids_to_tokens(ids)[0] == "<s>" and s.tok.convert_ids_to_tokens(ids)[-1] == "</s>"
+    assert s.tok.convert_ids_to_tokens(ids)[0] == "<s>"
+    assert s.tok.convert_ids_to_tokens(ids)[-1] == "</s>"
     assert len(s.encode(item.question, "exdvxrly")[1]) == 3
     # the mask first in the sentence: the candidate without a leading space (no "Ġ")
     (first,) = s.score_batch([Item(id="2", question="[MASK] is smaller than exdvxr", options=("axih", "exdvxr"))])

@@ -47,7 +47,8 @@ def test_generate_chat_and_completions_match_the_local_model(server: tuple[Serve
     chat, text = c.generate([PROMPT, "Question: Where?\nAnswer:"], max_new_tokens=4)
     assert chat.text == hf.generate([PROMPT], max_new_tokens=4)[0].text
     assert text.text == hf.generate(["Question: Where?\nAnswer:"], max_new_tokens=4)[0].text
-    assert chat.prompt_tokens > 0 and 0 < chat.completion_tokens <= 4
+    assert chat.prompt_tokens > 0
+    assert 0 < chat.completion_tokens <= 4
 
 
 @pytest.mark.parametrize("status", [500, 429])
@@ -57,7 +58,8 @@ def test_retries_with_backoff(server: tuple[ServerState, str], status: int) -> N
     state.fail_left = 2
     c = client(url, max_retries=3)
     assert c.generate(["Question: Where?\nAnswer:"], max_new_tokens=2)[0].completion_tokens > 0
-    assert c.retries_done == 2 and state.requests == 3
+    assert c.retries_done == 2
+    assert state.requests == 3
 
 
 def test_gives_up_after_max_retries_and_on_client_errors(server: tuple[ServerState, str]) -> None:
@@ -83,7 +85,8 @@ def test_logprobs_path_equals_local_word_probs(server: tuple[ServerState, str], 
     remote = client(url, top_logprobs=len(hf.tok)).word_probs([PROMPT, "Answer yes or no:"], ["yes", "no"])
     local = hf.word_probs([PROMPT, "Answer yes or no:"], ["yes", "no"])
     for r, loc in zip(remote, local, strict=True):
-        assert r["yes"] > 0 and r["no"] > 0
+        assert r["yes"] > 0
+        assert r["no"] > 0
         assert r["yes"] == pytest.approx(loc["yes"], rel=1e-4)
         assert r["no"] == pytest.approx(loc["no"], rel=1e-4)
 
@@ -124,7 +127,9 @@ def test_api_key_from_env_never_logged(
         c = client(url, api_key_env="COCOWEB_TEST_KEY")
         assert c.generate(["x"], max_new_tokens=1)[0].completion_tokens >= 0
     assert c.retries_done == 1
-    assert "SECRET" not in caplog.text and "SECRET" not in repr(c) and "SECRET" not in str(c.describe())
+    assert "SECRET" not in caplog.text
+    assert "SECRET" not in repr(c)
+    assert "SECRET" not in str(c.describe())
 
 
 def test_scorers_over_http(server: tuple[ServerState, str]) -> None:
@@ -143,4 +148,5 @@ def test_scorers_over_http(server: tuple[ServerState, str]) -> None:
     )[0]
     assert gen.chosen is None or 0 <= gen.chosen < 5
     ll = build_scorer("openai", "loglik", url=url, model="tiny-gpt2").score_batch(items)[0]
-    assert ll.chosen is not None and len(ll.scores) == 5
+    assert ll.chosen is not None
+    assert len(ll.scores) == 5

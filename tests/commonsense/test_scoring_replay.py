@@ -38,7 +38,8 @@ def test_statements_csv_replay_all_35_models() -> None:
         c = 100 * sum(r.chosen == human[r.item_id] for r in res) / len(res)
         a = 100 * sum(r.extra["q2"]["chosen"] == human[r.item_id] for r in res) / len(res)
         if model in TABLE_C1:
-            assert c == pytest.approx(TABLE_C1[model][0], abs=3) and a == pytest.approx(TABLE_C1[model][1], abs=3)
+            assert c == pytest.approx(TABLE_C1[model][0], abs=3)
+            assert a == pytest.approx(TABLE_C1[model][1], abs=3)
 
 
 def test_statements_replay_matches_by_text_and_reports_missing() -> None:
@@ -47,7 +48,8 @@ def test_statements_replay_matches_by_text_and_reports_missing() -> None:
     scorer = make_replay(path, "Mixtral-8x22B")
     by_text, missing = scorer.score_batch([Item(id="other-id", question=rec.text), Item(id="nope", question="zz")])
     assert by_text.chosen == rec.model_answers["Mixtral-8x22B"]["q1"]
-    assert missing.chosen is None and missing.error == MISSING
+    assert missing.chosen is None
+    assert missing.error == MISSING
     with pytest.raises(ValueError, match="not in"):
         make_replay(path, "GPT-7")
 
@@ -63,7 +65,8 @@ def test_nww_raw_probabilities_binarise_like_the_csv() -> None:
     assert res[0].extra["q1"]["p_yes"] == pytest.approx(first["yes"] / (first["yes"] + first["no"]))
     agree1 = sum(r.chosen == csv[r.item_id]["q1"] for r in res) / len(res)
     agree2 = sum(r.extra["q2"]["chosen"] == csv[r.item_id]["q2"] for r in res) / len(res)
-    assert agree1 > 0.99 and agree2 > 0.99
+    assert agree1 > 0.99
+    assert agree2 > 0.99
 
 
 def test_nww_raw_text_answers() -> None:
@@ -86,11 +89,13 @@ def test_comet_replay_picks_the_generated_option() -> None:
     )
     r = CometReplay(path).score_batch([it])[0]
     greedy_idx = 2 if row["greedy"].lower() != beam.lower() else 1
-    assert r.chosen == greedy_idx and r.raw_output == row["greedy"]
+    assert r.chosen == greedy_idx
+    assert r.raw_output == row["greedy"]
     none = CometReplay(path).score_batch(
         [Item(id="c2", question="?", options=("x",), fields={"head": row["head"], "relation": row["relation"]})]
     )[0]
-    assert none.chosen is None and none.error is None
+    assert none.chosen is None
+    assert none.error is None
 
 
 def test_lmeval_samples_file(tmp_path: Path) -> None:
@@ -125,7 +130,8 @@ def test_lmeval_samples_file(tmp_path: Path) -> None:
     assert (a.chosen, a.chosen_norm) == (0, 1)  # -1/3 < -1.5/5
     assert a.norm_scores == pytest.approx([-1 / 3, -1.5 / 5])
     assert (b.chosen, b.chosen_norm) == (0, 0)  # tie: lowest index
-    assert c.chosen is None and c.error == MISSING
+    assert c.chosen is None
+    assert c.error == MISSING
 
 
 def test_random_is_seeded_per_item_and_chunking_free() -> None:

@@ -66,7 +66,9 @@ def test_generate_and_yesno_with_the_chat_template(smol: Any) -> None:
         options=("complete job", "learn from each other", "kill animals", "wear hats", "talk to each other"),
     )
     g = GenerateScorer(smol, max_new_tokens=8).score_batch([it])[0]
-    assert g.raw_output and g.completion_tokens <= 8 and g.prompt_tokens > 50
+    assert g.raw_output
+    assert g.completion_tokens <= 8
+    assert g.prompt_tokens > 50
     y = YesNoScorer(smol).score_batch([Item(id="s", question="A ball is round.", options=("no", "yes"))])[0]
     assert y.extra["q1"]["yes"] + y.extra["q1"]["no"] > 0.1  # a real share of the first token is yes/no
     assert 0.0 < y.extra["q1"]["p_yes"] < 1.0

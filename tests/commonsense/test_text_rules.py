@@ -29,7 +29,8 @@ def test_each_rule_rejects_its_examples_and_is_the_one_that_decides(row: tuple[R
     if rule.library == "Link Grammar" and not PARSED:
         pytest.skip("Link Grammar is not installed")
     got = verdict(text)
-    assert got is not None and got[0] == rule.name, (text, got)
+    assert got is not None, (text, got)
+    assert got[0] == rule.name, (text, got)
     assert rule.name in [name for name, _ in firing(text)]
 
 
@@ -47,8 +48,10 @@ def test_the_table_is_whole() -> None:
         r.name for r in TABLE if not (r.accept and len(r.reject) >= 2)
     ]
     # the words' rules first, the parse last (it sees only what the word rules let through)
-    assert names[0] == "too-short" and names[-1] == "no-parse"
-    assert TABLE[0].gate and not TABLE[-1].gate
+    assert names[0] == "too-short"
+    assert names[-1] == "no-parse"
+    assert TABLE[0].gate
+    assert not TABLE[-1].gate
 
 
 def _sources() -> list[tuple[str, str]]:
@@ -63,10 +66,12 @@ def test_version_changes_with_a_rules_code_and_not_with_its_comments_or_docstrin
     # a comment and a docstring reworded: the same version
     reworded = words.replace('"""A token the word rules read', '"""A token that the word rules read', 1)
     reworded = reworded.replace("def too_short(", "# a new comment\ndef too_short(", 1)
-    assert reworded != words and source_version([(name, reworded), phrase]) == v
+    assert reworded != words
+    assert source_version([(name, reworded), phrase]) == v
     # a rule's code changed (its threshold): another version
     changed = words.replace("len(toks) > 16", "len(toks) > 17", 1)
-    assert changed != words and source_version([(name, changed), phrase]) != v
+    assert changed != words
+    assert source_version([(name, changed), phrase]) != v
     # a word list changed: another version
     assert source_version([(name, words.replace('"very", "really", "so"', '"very", "so"', 1)), phrase]) != v
 
@@ -74,5 +79,6 @@ def test_version_changes_with_a_rules_code_and_not_with_its_comments_or_docstrin
 def test_the_edge_filter_is_named_by_the_rules_version() -> None:
     from commonsense.questions.wellformed import build_edges, rules_version
 
-    assert rules_version() == text_rules.rules_version() and len(rules_version()) == 12
+    assert rules_version() == text_rules.rules_version()
+    assert len(rules_version()) == 12
     assert f"+well-formed-{rules_version()}+" in build_edges().name

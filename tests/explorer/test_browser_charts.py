@@ -58,7 +58,9 @@ def test_compare_legend_is_clear_of_the_x_labels(page, live_server):  # type: ig
     assert legend is not None
     for i in range(len(RELATIONS)):
         tick = chart.locator(".xtick text").nth(i).bounding_box()
-        assert tick is not None and not _boxes_overlap(legend, tick), RELATIONS[i]
+        assert tick is not None, RELATIONS[i]
+        assert not _boxes_overlap(legend, tick), RELATIONS[i]
     # the x-axis title too
     title = chart.locator(".g-xtitle text").bounding_box()
-    assert title is not None and not _boxes_overlap(legend, title)
+    assert title is not None
+    assert not _boxes_overlap(legend, title)

@@ -5,28 +5,32 @@ from __future__ import annotations
 import pytest
 
 from explorer import charts
+from explorer.charts import overview as overview_charts
 from explorer.charts.graph import GraphEdge, GraphNode, radial_layout
 
 
 def test_relation_distribution_sorted_bars():
-    fig = charts.relation_distribution([("xWant", 5), ("xAttr", 9), ("oReact", 1)])
+    fig = overview_charts.relation_distribution([("xWant", 5), ("xAttr", 9), ("oReact", 1)])
     (bar,) = fig.data
-    assert bar.type == "bar" and bar.orientation == "h"
-    assert list(bar.y) == ["oReact", "xWant", "xAttr"] and list(bar.x) == [1, 5, 9]
+    assert bar.type == "bar"
+    assert bar.orientation == "h"
+    assert list(bar.y) == ["oReact", "xWant", "xAttr"]
+    assert list(bar.x) == [1, 5, 9]
 
 
 def test_degree_distribution_is_log_log_and_drops_zero():
-    fig = charts.degree_distribution([(0, 4), (1, 10), (3, 2)])
-    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    fig = overview_charts.degree_distribution([(0, 4), (1, 10), (3, 2)])
+    assert fig.layout.xaxis.type == "log"
+    assert fig.layout.yaxis.type == "log"
     assert list(fig.data[0].x) == [1, 3]
 
 
 @pytest.mark.parametrize(
     "builder,args",
     [
-        (charts.relation_distribution, ([],)),
-        (charts.degree_distribution, ([(0, 3)],)),
-        (charts.top_nodes, ([],)),
+        (overview_charts.relation_distribution, ([],)),
+        (overview_charts.degree_distribution, ([(0, 3)],)),
+        (overview_charts.top_nodes, ([],)),
         (charts.position_bias, (5, [])),
         (charts.coco_quadrants, ({}, {})),
         (
@@ -42,7 +46,8 @@ def test_empty_states_have_no_traces_and_say_why(builder, args):
         kwargs = {"x_title": "d"}
     fig = builder(*args, **kwargs)
     assert charts.is_empty(fig)
-    assert fig.layout.annotations and fig.layout.annotations[0].text
+    assert fig.layout.annotations
+    assert fig.layout.annotations[0].text
 
 
 def test_grouped_bars_one_trace_per_run_with_drawer_links():
@@ -50,7 +55,8 @@ def test_grouped_bars_one_trace_per_run_with_drawer_links():
     s2 = charts.Series("run 2", [0.25, None], [4, 0], ["/b?r=x", "/b?r=y"])
     fig = charts.grouped_bars(["xWant", "xAttr"], [s1, s2], axis="relation")
     assert [t.name for t in fig.data] == ["run 1", "run 2"]
-    assert fig.layout.barmode == "group" and tuple(fig.layout.yaxis.range) == (0, 1.12)  # headroom for the n labels
+    assert fig.layout.barmode == "group"
+    assert tuple(fig.layout.yaxis.range) == (0, 1.12)
     assert list(fig.data[0].customdata) == ["/a?r=x", "/a?r=y"]
     assert charts.is_empty(charts.grouped_bars([], [s1], axis="relation"))
 
@@ -59,7 +65,8 @@ def test_position_bias_rows_normalised_with_no_answer_column():
     cells = [(0, 0, 6, "/h00"), (0, 1, 2, "/h01"), (1, 1, 1, "/h11"), (1, -1, 3, "/h1n")]
     fig = charts.position_bias(2, cells)
     hm = fig.data[0]
-    assert list(hm.x) == ["A", "B", "none"] and list(hm.y) == ["A", "B"]
+    assert list(hm.x) == ["A", "B", "none"]
+    assert list(hm.y) == ["A", "B"]
     assert [list(r) for r in hm.z] == [[0.75, 0.25, 0.0], [0.0, 0.25, 0.75]]
     assert [list(r) for r in hm.text] == [[6, 2, 0], [0, 1, 3]]
     assert hm.customdata[1][2] == "/h1n"
@@ -70,18 +77,21 @@ def test_coco_quadrants_layout_and_links():
     hrefs = {k: f"/q{int(k[0])}{int(k[1])}" for k in counts}
     hm = charts.coco_quadrants(counts, hrefs).data[0]
     assert [list(r) for r in hm.z] == [[5, 3], [2, 0]]
-    assert "right for the wrong reason" in hm.text[1][0] and "knows the facts but cannot compose them" in hm.text[0][1]
+    assert "right for the wrong reason" in hm.text[1][0]
+    assert "knows the facts but cannot compose them" in hm.text[0][1]
     assert hm.customdata[1][0] == "/q01"  # (knows=False, solves=True)
 
 
 def test_labelled_scatter_fits_a_line_and_reports_r():
     pts = [("a", 0.1, 0.2, "/a"), ("b", 0.5, 0.5, "/b"), ("c", 0.9, 0.85, "/c")]
     fig = charts.labelled_scatter(pts, x_title="MEM×COM", y_title="FAI")
-    assert len(fig.data) == 2 and fig.data[1].mode == "lines"
+    assert len(fig.data) == 2
+    assert fig.data[1].mode == "lines"
     r = charts.pearson([0.1, 0.5, 0.9], [0.2, 0.5, 0.85])
     assert fig.layout.title.text == f"r = {r:.3f} (n = 3)"
     two = charts.labelled_scatter(pts[:2], x_title="x", y_title="y")
-    assert len(two.data) == 1 and two.layout.title.text == "n = 2"
+    assert len(two.data) == 1
+    assert two.layout.title.text == "n = 2"
 
 
 def test_pearson_edge_cases():
@@ -104,8 +114,10 @@ def test_neighbourhood_figure_escapes_text_and_links_nodes():
     fig = charts.neighbourhood_figure(nodes, [GraphEdge(1, 2, "xWant")])
     edges, mids, pts = fig.data
     assert list(edges.x)[:2] == [0.0, 1.0]
-    assert "xWant" in mids.hovertext[0] and "&lt;script&gt;" in mids.hovertext[0]
-    assert "&lt;script&gt;x&lt;/script&gt;" in pts.hovertext and "/n/2" in pts.customdata
+    assert "xWant" in mids.hovertext[0]
+    assert "&lt;script&gt;" in mids.hovertext[0]
+    assert "&lt;script&gt;x&lt;/script&gt;" in pts.hovertext
+    assert "/n/2" in pts.customdata
 
 
 def test_query_structure_lays_out_a_2p_chain():
@@ -139,12 +151,12 @@ def test_silicon_scatter_is_a_valid_figure_with_links_and_r():
     fig = nww_charts.silicon_vs_human(pts, human_axis="human <b>rate</b>")
     go.Figure(fig.to_plotly_json())  # validates every property; raises on a wrong name or value
     (dots,) = fig.data
-    assert dots.type == "scattergl" and list(dots.customdata) == ["/s/1", "/s/2", "/s/3"]
-    assert "&lt;b&gt;" in dots.hovertemplate and fig.layout.title.text.startswith("r = ")
-    assert (
-        tuple(fig.layout.xaxis.range) == (-0.02, 1.02)
-        and fig.layout.yaxis.title.text == "human &lt;b&gt;rate&lt;/b&gt;"
-    )
+    assert dots.type == "scattergl"
+    assert list(dots.customdata) == ["/s/1", "/s/2", "/s/3"]
+    assert "&lt;b&gt;" in dots.hovertemplate
+    assert fig.layout.title.text.startswith("r = ")
+    assert tuple(fig.layout.xaxis.range) == (-0.02, 1.02)
+    assert fig.layout.yaxis.title.text == "human &lt;b&gt;rate&lt;/b&gt;"
     assert charts.is_empty(nww_charts.silicon_vs_human([], human_axis="h"))
 
 
@@ -155,10 +167,13 @@ def test_consensus_awareness_and_human_distribution():
         [("m1", 0.7, 0.8, "/r/1", "runs"), ("m2", 0.6, 0.9, "", "stored"), ("m3", None, 0.5, "", "runs")]
     )
     # runs are drawn last (on top of stored answers); the M=25% curve lies outside the zoomed square: no label
-    assert [t.name for t in fig.data][-2:] == ["stored", "runs"] and len(fig.layout.annotations) == 2
-    assert fig.layout.xaxis.title.text == "consensus C" and fig.layout.xaxis.tickformat == ".0%"
+    assert [t.name for t in fig.data][-2:] == ["stored", "runs"]
+    assert len(fig.layout.annotations) == 2
+    assert fig.layout.xaxis.title.text == "consensus C"
+    assert fig.layout.xaxis.tickformat == ".0%"
     hist = nww_charts.model_in_human_distribution([0.5, 0.6, 0.7, 0.8], [("m", 0.65)])
-    assert hist.data[0].type == "histogram" and len(hist.layout.shapes) == 1
+    assert hist.data[0].type == "histogram"
+    assert len(hist.layout.shapes) == 1
     assert "beats 50%" in hist.layout.annotations[0].text
 
 
@@ -166,5 +181,7 @@ def test_empty_state_message_is_wrapped_and_escaped():
     msg = "No question of this run has a final human label yet: levels come from <the annotation app's> campaigns."
     text = charts.empty_figure(msg).layout.annotations[0].text
     lines = text.split("<br>")
-    assert len(lines) > 1 and all(len(line) <= 60 for line in lines)  # Plotly would draw one clipped line
-    assert "&lt;the annotation app's&gt;" in text and "<the" not in text
+    assert len(lines) > 1
+    assert all(len(line) <= 60 for line in lines)
+    assert "&lt;the annotation app's&gt;" in text
+    assert "<the" not in text

@@ -10,7 +10,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from annotation.models import Campaign, FinalLabel, Item
-from explorer.selectors import errors as es
+from explorer.selectors.drawer import DrawerRow, drawer_items
 from explorer.views.drawer_rows import row_html, rows_html
 
 from .factories import (
@@ -44,7 +44,7 @@ def _label(campaign: Campaign, pos: int, provenance: str, agreement: float | Non
     )
 
 
-def _same(rows: list[es.DrawerRow], is_statement: bool) -> None:
+def _same(rows: list[DrawerRow], is_statement: bool) -> None:
     assert rows
     for row in rows:
         template = render_to_string("explorer/_drawer_item.html", {"row": row, "is_statement": is_statement})
@@ -78,7 +78,7 @@ def test_question_rows_are_the_template(researcher) -> None:  # type: ignore[no-
             predict(third, q, None)
         if i < len(VOTES):
             _label(camp, i, *VOTES[i], question=q)
-    found = es.drawer_items(run, {}, None, 500)
+    found = drawer_items(run, {}, None, 500)
     assert found.total == 9
     _same(found.rows, is_statement=False)
     # the page shows them (and the drawer the same rows)
@@ -108,7 +108,7 @@ def test_statement_rows_are_the_template(researcher) -> None:  # type: ignore[no
             predict_statement(other, st, 0.9)
         if i < len(VOTES):
             _label(camp, i, *VOTES[i], statement=st)
-    found = es.drawer_items(run, {}, None, 500)
+    found = drawer_items(run, {}, None, 500)
     assert found.total == 8
     _same(found.rows, is_statement=True)
     page = researcher.get(reverse("explorer:run_items", args=[run.pk])).content.decode()

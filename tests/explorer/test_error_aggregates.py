@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from explorer.selectors import errors as es
+from explorer.selectors.difficulty import core_windows, difficulty_buckets, runs_with_difficulty
+from explorer.selectors.drawer import drawer_items
 from runs.models import Prediction
 
 from .factories import QuestionFactory, QuestionSetFactory, make_run, predict
@@ -56,9 +58,9 @@ def test_difficulty_buckets_equal_ranking_every_item(seed, django_assert_max_num
     ids = [r.pk for r in runs]
     for n_buckets in (9, 4, 1, 100):
         with django_assert_max_num_queries(2):
-            got = es.difficulty_buckets(runs, n_buckets=n_buckets)
+            got = difficulty_buckets(runs, n_buckets=n_buckets)
         assert got == _window_buckets(ids, n_buckets), n_buckets
-    assert es.difficulty_buckets([]) == {}
+    assert difficulty_buckets([]) == {}
 
 
 def _coco_reference(run_id: int) -> dict[str, Any]:
@@ -120,14 +122,16 @@ def test_coco_summary_and_cells_equal_the_questions_sets(django_assert_num_queri
     with django_assert_num_queries(1):
         got = es.coco_summary([run])[run.pk]
     assert got["counts"] == ref["counts"]
-    assert got["MEM"] == pytest.approx(ref["MEM"]) and got["COM"] == pytest.approx(ref["COM"])
+    assert got["MEM"] == pytest.approx(ref["MEM"])
+    assert got["COM"] == pytest.approx(ref["COM"])
     for (knows, solves), n in ref["counts"].items():
         cell = Prediction.objects.filter(run=run).filter(es.coco_cell_filter(run, knows, solves))
         assert cell.count() == len({p.item_group for p in cell}) == n
         # the drawer counts a whole cell from the summary, a filtered one by counting
-        found = es.drawer_items(run, {}, (knows, solves), 500)
-        assert found.total == n and sorted(r.p.pk for r in found.rows) == sorted(p.pk for p in cell)
-        wrong = es.drawer_items(run, {"correct": "0"}, (knows, solves), 500)
+        found = drawer_items(run, {}, (knows, solves), 500)
+        assert found.total == n
+        assert sorted(r.p.pk for r in found.rows) == sorted(p.pk for p in cell)
+        wrong = drawer_items(run, {"correct": "0"}, (knows, solves), 500)
         assert wrong.total == cell.exclude(correct=True).count() == len(wrong.rows)
 
 
@@ -216,13 +220,13 @@ def _old_core_windows(run_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
 
 @pytest.mark.parametrize("seed", [3, 4, 5])
 def test_core_windows_equal_the_former_read_of_every_item(seed, django_assert_num_queries):
-    """Predictions stored by the evaluation loop's own constructor (runs.execution._prediction) from
+    """Predictions stored by the evaluation loop's own constructor (runs.evaluation._prediction) from
     ItemResults shaped as the recoms scoring's: d(Q) in the question or the prediction's extra (JSON
     null too), a KBA answer right, wrong, null or absent, failed items, questions without an answer,
     ties in d(Q); sizes where the window steps miss the end and where a boundary falls inside a
     difficulty value."""
     from commonsense.scoring.types import ItemResult
-    from runs.execution import _prediction
+    from runs.evaluation import _prediction
 
     rng = random.Random(seed)
     qset = QuestionSetFactory(name=f"windows-{seed}")
@@ -255,15 +259,16 @@ def test_core_windows_equal_the_former_read_of_every_item(seed, django_assert_nu
     Prediction.objects.bulk_create(preds)
     ids = [r.pk for r in runs]
     want = _old_core_windows(ids)
-    assert want and all(want.values())
+    assert want
+    assert all(want.values())
     assert any(w["kba"] is not None for ws in want.values() for w in ws)
     with django_assert_num_queries(2):  # the sums per d(Q), then the first items of the values cut
-        got = es.core_windows(runs)
+        got = core_windows(runs)
     assert got == want
-    assert es.core_windows([runs[0]]) == {ids[0]: want[ids[0]]}
-    assert es.core_windows([]) == {}
+    assert core_windows([runs[0]]) == {ids[0]: want[ids[0]]}
+    assert core_windows([]) == {}
     other = make_run(question_set=qset)  # a run without predictions has no windows
-    assert es.core_windows([other]) == {}
+    assert core_windows([other]) == {}
 
 
 def test_runs_with_difficulty_are_the_runs_with_difficulty_buckets(django_assert_num_queries):
@@ -277,9 +282,9 @@ def test_runs_with_difficulty_are_the_runs_with_difficulty_buckets(django_assert
         predict(runs[1], q, 1, extra={"difficulty": rng.choice([1, 2])} if i == 7 else {})  # one item has one
         predict(runs[2], q, 0, extra={"difficulty": None})  # JSON null: no d(Q)
     with django_assert_num_queries(1):
-        got = es.runs_with_difficulty(runs)
-    assert got == set(es.difficulty_buckets(runs)) == {runs[1].pk}
-    assert es.runs_with_difficulty([]) == set()
+        got = runs_with_difficulty(runs)
+    assert got == set(difficulty_buckets(runs)) == {runs[1].pk}
+    assert runs_with_difficulty([]) == set()
 
 
 def test_coco_roles_are_prefixes_exactly_and_runs_stay_apart(django_assert_num_queries):
@@ -321,10 +326,13 @@ def test_coco_roles_are_prefixes_exactly_and_runs_stay_apart(django_assert_num_q
     for run in runs:
         ref = refs[run.pk]
         assert got[run.pk]["counts"] == ref["counts"]
-        assert got[run.pk]["MEM"] == pytest.approx(ref["MEM"]) and got[run.pk]["COM"] == pytest.approx(ref["COM"])
+        assert got[run.pk]["MEM"] == pytest.approx(ref["MEM"])
+        assert got[run.pk]["COM"] == pytest.approx(ref["COM"])
         for (knows, solves), n in ref["counts"].items():
             cell = Prediction.objects.filter(es.coco_cell_filter(run, knows, solves))  # no run filter of its own
-            assert cell.count() == n and {p.run_id for p in cell} <= {run.pk}
+            assert cell.count() == n
+            assert {p.run_id for p in cell} <= {run.pk}
             assert {p.item_role for p in cell} <= {"reasoning"}
-            found = es.drawer_items(run, {}, (knows, solves), 2)
-            assert found.total == n and len(found.rows) == min(n, 2)
+            found = drawer_items(run, {}, (knows, solves), 2)
+            assert found.total == n
+            assert len(found.rows) == min(n, 2)

@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from explorer.selectors import errors as es
+from explorer.selectors.difficulty import difficulty_buckets, sliding_windows
 
 from .factories import QuestionFactory, QuestionSetFactory, make_run, predict
 
@@ -100,8 +101,11 @@ def test_coco_summary_counts_and_scores(coco, django_assert_num_queries):
     with django_assert_num_queries(1):
         s = es.coco_summary([coco])[coco.pk]
     assert s["counts"] == {(True, True): 1, (True, False): 1, (False, True): 1, (False, False): 1}
-    assert s["REA"] == pytest.approx(0.5) and s["FAI"] == pytest.approx(0.5) and s["APP"] == pytest.approx(0.5)
-    assert s["MEM"] == pytest.approx(0.5) and s["COM"] == pytest.approx(2 / 3)
+    assert s["REA"] == pytest.approx(0.5)
+    assert s["FAI"] == pytest.approx(0.5)
+    assert s["APP"] == pytest.approx(0.5)
+    assert s["MEM"] == pytest.approx(0.5)
+    assert s["COM"] == pytest.approx(2 / 3)
 
 
 def test_coco_summary_is_table3s_macro_and_eq5_with_m_3(django_assert_num_queries):
@@ -125,11 +129,14 @@ def test_coco_summary_is_table3s_macro_and_eq5_with_m_3(django_assert_num_querie
             add(g, f"conceptualization_{k}", "1p", ok)
     with django_assert_num_queries(1):
         s = es.coco_summary.__wrapped__([run])[run.pk]  # type: ignore[attr-defined]
-    assert s["counts"][(True, True)] == 3 and s["counts"][(True, False)] == 1 and s["n_app"] == 4
+    assert s["counts"][(True, True)] == 3
+    assert s["counts"][(True, False)] == 1
+    assert s["n_app"] == 4
     assert s["REA"] == pytest.approx((1 + 0) / 2)  # pooled would be 3/4
     assert s["APP"] == pytest.approx((1 + 0) / 2)
     assert s["FAI"] == pytest.approx(1.0)  # 2p has no right reasoning: left out of the mean
-    assert s["COM"] == pytest.approx(2 / 3) and s["n_com"] == 1  # the 2-concept set is no Eq. 5 set
+    assert s["COM"] == pytest.approx(2 / 3)
+    assert s["n_com"] == 1
 
 
 def test_coco_cell_lists_its_reasoning_question(coco, researcher, django_assert_max_num_queries):
@@ -141,7 +148,8 @@ def test_coco_cell_lists_its_reasoning_question(coco, researcher, django_assert_
     with django_assert_max_num_queries(7):
         r = researcher.get(url, HTTP_HX_REQUEST="true")
     body = r.content.decode()
-    assert "right for the wrong reason" in body and 'data-total="1"' in body
+    assert "right for the wrong reason" in body
+    assert 'data-total="1"' in body
     assert body.count('class="item"') == 1
 
 
@@ -157,11 +165,14 @@ def test_rica_and_difficulty_windows():
         predict(run, q, 0 if i < 9 else 1)  # easy half right, hard half wrong
     pert = {r["group"]: (r["ok"], r["n"]) for r in es.accuracy_by([run], "perturbation")}
     assert pert == {"negation": (4, 9), "original": (5, 9)}
-    buckets = es.difficulty_buckets([run])[run.pk]
+    buckets = difficulty_buckets([run])[run.pk]
     assert [b["n"] for b in buckets] == [2] * 9
-    wins = es.sliding_windows(buckets)
-    assert len(wins) == 7 and wins[0]["accuracy"] == 1.0 and wins[-1]["accuracy"] == 0.0
-    assert wins[0]["d_min"] == 0 and wins[-1]["d_max"] == 8
+    wins = sliding_windows(buckets)
+    assert len(wins) == 7
+    assert wins[0]["accuracy"] == 1.0
+    assert wins[-1]["accuracy"] == 0.0
+    assert wins[0]["d_min"] == 0
+    assert wins[-1]["d_max"] == 8
 
 
 def test_one_statement_reads_every_dimension_and_one_the_positions(com2, django_assert_num_queries):
@@ -200,16 +211,20 @@ def test_run_error_page_and_drawer(com2, researcher, django_assert_max_num_queri
     with django_assert_max_num_queries(20):
         d = researcher.get(url, HTTP_HX_REQUEST="true")
     body = d.content.decode()
-    assert "<html" not in body and 'data-total="3"' in body
+    assert "<html" not in body
+    assert 'data-total="3"' in body
     # wrong answers first, and the other run's verdict on the same items
     assert body.index("wrong") < body.index("correct")
     assert f"#{com2['run2'].pk}" in body
-    assert "data-drawer-close" in body and "open as page" in body
+    assert "data-drawer-close" in body
+    assert "open as page" in body
     page = researcher.get(url).content.decode()
     assert "<html" in page
     # Issue 14 bug 11: the page is a page - no dead close button, no link to itself, a way back
-    assert "data-drawer-close" not in page and "open as page" not in page
-    assert f'href="{reverse("explorer:run_errors", args=[run.pk])}">back to' in page and "<h1>" in page
+    assert "data-drawer-close" not in page
+    assert "open as page" not in page
+    assert f'href="{reverse("explorer:run_errors", args=[run.pk])}">back to' in page
+    assert "<h1>" in page
 
 
 def test_compare_page(com2, coco, researcher, django_assert_max_num_queries):
@@ -217,9 +232,12 @@ def test_compare_page(com2, coco, researcher, django_assert_max_num_queries):
     with django_assert_max_num_queries(20):
         r = researcher.get(url)
     html = r.content.decode()
-    assert r.status_code == 200 and 'id="fig-by-relation"' in html and 'id="fig-coco-mem-com-fai"' in html
+    assert r.status_code == 200
+    assert 'id="fig-by-relation"' in html
+    assert 'id="fig-coco-mem-com-fai"' in html
     csv = researcher.get(url + "&csv=coco-mem-app-rea").content.decode().splitlines()
-    assert csv[0] == "run,MEM,COM,REA,FAI,APP,MEM×COM,MEM×APP" and len(csv) == 4
+    assert csv[0] == "run,MEM,COM,REA,FAI,APP,MEM×COM,MEM×APP"
+    assert len(csv) == 4
 
 
 def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_assert_num_queries):
@@ -234,7 +252,7 @@ def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_ass
         extra = {"difficulty": None} if i == 8 else {"difficulty": 10 + i}
         predict(run, q, 0 if i < 4 else 1, extra=extra)
     with django_assert_num_queries(1):
-        buckets = es.difficulty_buckets([run], n_buckets=8)[run.pk]
+        buckets = difficulty_buckets([run], n_buckets=8)[run.pk]
     assert [(b["d_min"], b["d_max"]) for b in buckets] == [(10 + i, 10 + i) for i in range(8)]
     in_window = Prediction.objects.filter(run=run).filter(es.prediction_filter({"d_min": "12", "d_max": "14"}))
     assert sorted(p.extra["difficulty"] for p in in_window) == [12, 13, 14]
@@ -243,7 +261,7 @@ def test_difficulty_of_a_recoms_prediction_wins_and_the_drawer_agrees(django_ass
 def test_csv_download_computes_only_its_panel_with_the_same_numbers(
     com2, coco, researcher, django_assert_max_num_queries
 ):
-    from explorer.views.run_panels import compare_panels, question_run_panels
+    from explorer.panels.runs import compare_panels, question_run_panels
 
     for run in (com2["run"], coco):
         full = {p.key: p.csv_response("x").content for p in question_run_panels(run)}

@@ -94,12 +94,14 @@ def test_edge_groups_both_directions_with_totals_caps_and_provenance(star, djang
 def test_neighbourhood_hops_and_caps(star):
     groups = gs.node_edge_groups(star["centre"])
     nodes, edges = gs.node_neighbourhood(star["centre"], groups, hops=1)
-    assert {n.hop for n in nodes} == {0, 1} and len(nodes) == 6
+    assert {n.hop for n in nodes} == {0, 1}
+    assert len(nodes) == 6
     nodes2, edges2 = gs.node_neighbourhood(star["centre"], groups, hops=2)
     far = [n for n in nodes2 if n.hop == 2]
     assert [(n.text, n.parent) for n in far] == [("PersonX lands safely", star["tails"][0].pk)]
     capped, _ = gs.node_neighbourhood(star["centre"], groups, hops=2, max_hop1=2, max_hop2=0)
-    assert sum(n.hop == 1 for n in capped) == 2 and not any(n.hop == 2 for n in capped)
+    assert sum(n.hop == 1 for n in capped) == 2
+    assert not any(n.hop == 2 for n in capped)
 
 
 def test_overview_aggregates(star):
@@ -125,14 +127,17 @@ def test_pages_render_with_few_queries(star, researcher, django_assert_max_num_q
         assert r.status_code == 200, url
     r = researcher.get(reverse("explorer:node", args=[g.name, centre.pk]))
     html = r.content.decode()
-    assert "atomic.tsv:17" in html and "xEffect" in html and "degree 5" in html
+    assert "atomic.tsv:17" in html
+    assert "xEffect" in html
+    assert "degree 5" in html
 
 
 def test_search_htmx_returns_only_the_results(star, researcher):
     url = reverse("explorer:search", args=[star["graph"].name]) + "?q=brave"
     r = researcher.get(url, HTTP_HX_REQUEST="true")
     body = r.content.decode()
-    assert body.lstrip().startswith('<div id="search-results">') and "<html" not in body
+    assert body.lstrip().startswith('<div id="search-results">')
+    assert "<html" not in body
     assert body.count("<li>") == 3
 
 
@@ -157,7 +162,8 @@ def test_script_in_node_text_renders_inert(researcher):
         reverse("explorer:search", args=["evil"]) + "?q=PersonX",
     ):
         html = researcher.get(url).content.decode()
-        assert "<script>alert" not in html and "<img src=x" not in html
+        assert "<script>alert" not in html
+        assert "<img src=x" not in html
         assert "&lt;script&gt;alert" in html
     html = researcher.get(reverse("explorer:node", args=["evil", bad.pk])).content.decode()
     # inside the figure JSON: < is \u003C (json_script) and the label itself is HTML-escaped for Plotly
@@ -224,7 +230,7 @@ def test_hub_edge_groups_are_the_most_plausible_of_each_relation(django_assert_m
 
 
 def test_overview_reads_the_figures_materialised_at_import(tmp_path, django_assert_num_queries):
-    from knowledge.services import graph_import
+    from knowledge.services.imports import graph_import
 
     src = tmp_path / "g.tsv"
     src.write_text("A\txWant\tB\nA\txWant\tC\nB\txEffect\tC\nC\txWant\tC\nD\toReact\tA\n", encoding="utf-8")
@@ -266,7 +272,8 @@ def test_postgres_search_ilike_shortest_first_and_literal_underscore():
     with CaptureQueriesContext(connection) as ctx:
         gs.node_search(g, "goes")
     sql = ctx.captured_queries[0]["sql"]
-    assert "text ILIKE '%goes%'" in sql and "UPPER(" not in sql
+    assert "text ILIKE '%goes%'" in sql
+    assert "UPPER(" not in sql
     with connection.cursor() as cur:
         cur.execute("SET LOCAL enable_seqscan = off")
         cur.execute("EXPLAIN SELECT id FROM knowledge_node WHERE text ILIKE '%goes%'")

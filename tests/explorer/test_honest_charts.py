@@ -28,24 +28,31 @@ def _bars(n_groups: int = 12) -> tuple[list[str], charts.Series]:
 def test_every_bar_shows_its_n_and_its_interval() -> None:
     groups, s = _bars()
     (bar,) = charts.grouped_bars(groups, [s], axis="relation").data
-    assert bar.textposition == "outside" and list(bar.text) == [f"n={10 + i}" for i in range(12)]
-    assert bar.error_y.array[1] == pytest.approx(0.2) and bar.error_y.arrayminus[1] == pytest.approx(0.2)
-    assert bar.error_y.array[0] == pytest.approx(0.28) and bar.error_y.arrayminus[0] == pytest.approx(0.0)
+    assert bar.textposition == "outside"
+    assert list(bar.text) == [f"n={10 + i}" for i in range(12)]
+    assert bar.error_y.array[1] == pytest.approx(0.2)
+    assert bar.error_y.arrayminus[1] == pytest.approx(0.2)
+    assert bar.error_y.array[0] == pytest.approx(0.28)
+    assert bar.error_y.arrayminus[0] == pytest.approx(0.0)
 
 
 def test_a_zero_bar_is_drawn_and_every_label_is_shown() -> None:
     groups, s = _bars(30)
     fig = charts.grouped_bars(groups, [s], axis="relation")
     (bar,) = fig.data
-    assert bar.y[0] == 0 and bar.marker.line.width > 0  # an outlined stub at the axis, its n above it
-    assert fig.layout.xaxis.tickmode == "array" and list(fig.layout.xaxis.ticktext) == groups  # none skipped
-    assert fig.layout.xaxis.tickangle == -45 and fig.layout.xaxis.automargin
+    assert bar.y[0] == 0
+    assert bar.marker.line.width > 0
+    assert fig.layout.xaxis.tickmode == "array"
+    assert list(fig.layout.xaxis.ticktext) == groups
+    assert fig.layout.xaxis.tickangle == -45
+    assert fig.layout.xaxis.automargin
 
 
 def test_the_legend_is_above_the_plot_not_over_the_x_labels() -> None:
     groups, s = _bars(3)
     fig = charts.grouped_bars(groups, [s, charts.Series("run 2", [0.1, 0.2, 0.3], [5, 5, 5])], axis="kind")
-    assert fig.layout.legend.y >= 1 and fig.layout.legend.yanchor == "bottom"
+    assert fig.layout.legend.y >= 1
+    assert fig.layout.legend.yanchor == "bottom"
     line = charts.line_series([("r", [1.0, 2.0], [0.5, 0.6], [])], x_title="d")
     assert line.layout.legend.y >= 1
 
@@ -62,7 +69,8 @@ def test_replayed_runs_are_drawn_over_stored_answers() -> None:
     points = [t for t in fig.data if t.mode == "markers"]
     assert [t.name for t in points] == ["answers stored with the statements", "runs"]  # runs on top
     stored, runs = points
-    assert stored.marker.symbol == "diamond-open" and stored.marker.size > runs.marker.size  # a ring around
+    assert stored.marker.symbol == "diamond-open"
+    assert stored.marker.size > runs.marker.size
 
 
 def test_level_curve_labels_are_inside_the_plot() -> None:
@@ -71,13 +79,17 @@ def test_level_curve_labels_are_inside_the_plot() -> None:
     y0, y1 = fig.layout.yaxis.range
     assert len(fig.layout.annotations) == 3
     for note in fig.layout.annotations:
-        assert x0 <= note.x < x1 and y0 <= note.y < y1 and note.xanchor == "left"
+        assert x0 <= note.x < x1
+        assert y0 <= note.y < y1
+        assert note.xanchor == "left"
 
 
 def test_model_line_labels_run_down_into_the_plot() -> None:
     fig = nww_charts.model_in_human_distribution([0.5, 0.6, 0.7], [("a very long model name here", 0.65)])
     (note,) = fig.layout.annotations
-    assert note.textangle == -90 and note.yanchor == "top" and note.y == 1
+    assert note.textangle == -90
+    assert note.yanchor == "top"
+    assert note.y == 1
 
 
 def test_coco_cells_are_readable() -> None:
@@ -106,13 +118,16 @@ def _figure(html: str, key: str) -> dict:  # type: ignore[type-arg]
 def test_min_n_hides_small_groups_on_the_run_and_compare_pages(breakdown_run, researcher: Client) -> None:  # type: ignore[no-untyped-def]
     url = reverse("explorer:run_errors", args=[breakdown_run.pk])
     bars = _figure(researcher.get(url).content.decode(), "by-relation")["data"][0]
-    assert bars["x"] == ["oReact", "xWant"] and bars["text"] == ["n=2", "n=10"]
+    assert bars["x"] == ["oReact", "xWant"]
+    assert bars["text"] == ["n=2", "n=10"]
     page = researcher.get(url, {"min_n": "5"}).content.decode()
     bars = _figure(page, "by-relation")["data"][0]
-    assert bars["x"] == ["xWant"] and "Groups under 5 items hidden (1 relation group)." in page
+    assert bars["x"] == ["xWant"]
+    assert "Groups under 5 items hidden (1 relation group)." in page
     assert 'name="min_n" min="0" value="5"' in page
     csv = researcher.get(url, {"min_n": "5", "csv": "by-relation"}).content.decode()
-    assert "oReact" not in csv and "xWant" in csv
+    assert "oReact" not in csv
+    assert "xWant" in csv
     cmp = researcher.get(reverse("explorer:compare"), {"run": breakdown_run.pk, "min_n": "11"}).content.decode()
     assert "No relation group has 11 items or more." in cmp
     assert researcher.get(url, {"min_n": "-3"}).status_code == 200  # ignored, not a 500
@@ -121,8 +136,8 @@ def test_min_n_hides_small_groups_on_the_run_and_compare_pages(breakdown_run, re
 @pytest.mark.django_db
 def test_feature_bars_carry_the_stored_bootstrap_intervals(researcher: Client) -> None:
     from knowledge.models import StatementSet
-    from knowledge.services import statements_import
-    from runs.execution import run_execute
+    from knowledge.services.imports import statements_import
+    from runs.evaluation import run_execute
     from runs.models import RunMetric
     from runs.services import run_create
     from tests.conftest import FIXTURES
@@ -134,6 +149,7 @@ def test_feature_bars_carry_the_stored_bootstrap_intervals(researcher: Client) -
     html = researcher.get(reverse("explorer:run_errors", args=[run.pk])).content.decode()
     bars = _figure(html, "features")["data"][0]
     m = RunMetric.objects.get(run=run, name="commonsensicality", scope=f"feature:{bars['x'][0]}")
-    assert m.ci_low is not None and bars["text"][0] == f"n={m.n}"
+    assert m.ci_low is not None
+    assert bars["text"][0] == f"n={m.n}"
     assert bars["error_y"]["array"][0] == pytest.approx(m.ci_high - m.value)
     assert bars["error_y"]["arrayminus"][0] == pytest.approx(m.value - m.ci_low)

@@ -66,14 +66,17 @@ def test_accuracy_by_agreement_level(validated, researcher):
     assert rows == {"unanimous": (1, 1), "majority": (1, 2), "contested": (1, 1)}
     url = reverse("explorer:run_items", args=[validated["run"].pk]) + "?agreement=majority&correct=0"
     body = researcher.get(url, HTTP_HX_REQUEST="true").content.decode()
-    assert 'data-total="1"' in body and f'data-item="{validated["qs"][1].pk}"' in body
+    assert 'data-total="1"' in body
+    assert f'data-item="{validated["qs"][1].pk}"' in body
     assert "3 raters" in body
 
 
 def test_question_page_shows_votes_and_predictions(validated, researcher):
     q = validated["qs"][2]
     html = researcher.get(reverse("explorer:question", args=[q.pk])).content.decode()
-    assert "Campaign c1" in html and "below the agreement threshold" in html and "3 of 3" in html
+    assert "Campaign c1" in html
+    assert "below the agreement threshold" in html
+    assert "3 of 3" in html
     assert f"#{validated['run'].pk}" in html
 
 
@@ -104,7 +107,8 @@ def test_survey_rates_and_rater_scores():
     rates = sources.statement_agree_rates(sset)
     assert rates == {sts[0].pk: 1.0, sts[1].pk: pytest.approx(2 / 3), sts[2].pk: 0.0, sts[3].pk: 1.0}
     ms = sources.human_commonsensicality(sset)
-    assert len(ms) == 3 and all(0 <= m <= 1 for m in ms)
+    assert len(ms) == 3
+    assert all(0 <= m <= 1 for m in ms)
 
 
 def test_agreement_level_counts_the_latest_label_once(validated, django_assert_num_queries):

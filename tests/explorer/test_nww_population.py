@@ -19,10 +19,11 @@ from annotation.services.ratings_import import ratings_import
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
 from explorer import charts
-from explorer.views.run_panels import compare_panels, statement_run_panels
+from explorer.panels.runs import compare_panels
+from explorer.panels.statements import statement_run_panels
 from knowledge.models import Statement, StatementSet
-from knowledge.services import statements_import
-from runs.execution import run_execute
+from knowledge.services.imports import statements_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 from tests.conftest import FIXTURES
@@ -95,7 +96,8 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     assert set(panels) == set(POPULATION)
     assert not charts.is_empty(panels["feature-diff"].figure)  # the silicon population alone
     assert not charts.is_empty(panels["ab-divergence"].figure)
-    assert charts.is_empty(panels["fidelity"].figure) and "survey" in panels["fidelity"].note
+    assert charts.is_empty(panels["fidelity"].figure)
+    assert "survey" in panels["fidelity"].note
 
     stmts, agree, predict = _survey(scored.statement_set)
     other = _yesno_run(scored.statement_set, tiny_dir, seed=1)  # a second run: Bonferroni over two
@@ -103,7 +105,8 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     for key in POPULATION:
         assert not charts.is_empty(panels[key].figure), key
         page = researcher.get(reverse("explorer:run_errors", args=[scored.pk]) + f"?csv={key}")
-        assert page.status_code == 200 and len(page.content.decode().strip().splitlines()) > 1, key
+        assert page.status_code == 200, key
+        assert len(page.content.decode().strip().splitlines()) > 1, key
 
     ids = [s.pk for s in stmts]
     p = {x.statement_id: x.extra for x in Prediction.objects.filter(run=scored)}
@@ -121,12 +124,14 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     human_rows = [r for r in panels["feature-diff"].rows if r[0] == "humans"]
     poles = np.array([float(s.features.get(human_rows[0][1], np.nan)) for s in stmts])
     want = P.feature_difference(hs.commonsensicality, poles, seed=0)
-    assert human_rows[0][2] == pytest.approx(want.value) and human_rows[0][3:5] == pytest.approx(want.ci50)
+    assert human_rows[0][2] == pytest.approx(want.value)
+    assert human_rows[0][3:5] == pytest.approx(want.ci50)
     # the humans' resampling belongs to the survey: the same beside a run with another seed
     theirs = {p.key: p for p in statement_run_panels(other) if p.key in POPULATION}
     assert other.seed != scored.seed
     assert [r for r in theirs["feature-diff"].rows if r[0] == "humans"] == human_rows
-    assert theirs["fidelity"].rows[-1] == fid[-1] and theirs["fidelity"].note == panels["fidelity"].note
+    assert theirs["fidelity"].rows[-1] == fid[-1]
+    assert theirs["fidelity"].note == panels["fidelity"].note
 
     page = researcher.get(reverse("explorer:run_errors", args=[scored.pk])).content.decode()
     assert all(f'id="fig-{k}"' in page for k in POPULATION)
@@ -157,10 +162,13 @@ def test_run_eval_json_carries_the_population_analyses(scored: Run, capsys: pyte
     )
     out = json.loads(capsys.readouterr().out)
     pop = out["nww_population"]
-    assert pop["humans"]["raters"] == 7 and pop["humans"]["statements"] == N
-    assert 0 <= pop["ab_divergence"]["rate"] <= 1 and pop["ab_divergence"]["n"] == N
+    assert pop["humans"]["raters"] == 7
+    assert pop["humans"]["statements"] == N
+    assert 0 <= pop["ab_divergence"]["rate"] <= 1
+    assert pop["ab_divergence"]["n"] == N
     assert {f["run"] for f in pop["fidelity"]} == {scored.pk, Run.objects.latest("pk").pk}
-    assert pop["split_half"]["repetitions"] == 1000 and pop["split_half"]["commonsensicality_r"] is not None
+    assert pop["split_half"]["repetitions"] == 1000
+    assert pop["split_half"]["commonsensicality_r"] is not None
     assert set(pop["variant_two"]) >= {"consensus", "awareness", "commonsensicality", "default"}
     assert set(pop["feature_differences"]["behavior"]) == {"model", "human"}
     assert out["consensus"] is not None
@@ -177,7 +185,7 @@ def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type
     from django.test.utils import CaptureQueriesContext
 
     from explorer.selectors import nww as ns
-    from runs.nww_population import population_report
+    from runs.selectors.nww_population import population_report
 
     assert scored.finished_at is not None
     cache.clear()
@@ -209,9 +217,9 @@ def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type
 
 
 def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) -> None:
-    """runs.selectors.statement_extras reads the answers without the ORM's converters: the same
+    """runs.selectors.runs.statement_extras reads the answers without the ORM's converters: the same
     decoded ``extra`` per statement as the ORM's JSONField gives, for every run asked for."""
-    from runs.selectors import statement_extras
+    from runs.selectors.runs import statement_extras
 
     other = _yesno_run(scored.statement_set, tiny_dir, seed=1)
     idle = Run.objects.create(statement_set=scored.statement_set, backend="random", scoring="yesno")
@@ -219,14 +227,15 @@ def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) ->
     for run in (scored, other, idle):
         want = dict(Prediction.objects.filter(run=run, statement__isnull=False).values_list("statement_id", "extra"))
         assert got[run.pk] == want
-    assert len(got[scored.pk]) == N and got[idle.pk] == {}
+    assert len(got[scored.pk]) == N
+    assert got[idle.pk] == {}
     assert statement_extras([]) == {}
 
 
 def test_statement_rows_are_what_the_orm_reads(scored: Run) -> None:
-    """runs.selectors.statement_rows: the statements' (id, text, features, elicitation) by position
+    """runs.selectors.runs.statement_rows: the statements' (id, text, features, elicitation) by position
     as the ORM's values_list gives them (features decoded as JSONField decodes them)."""
-    from runs.selectors import statement_rows
+    from runs.selectors.runs import statement_rows
 
     Statement.objects.filter(statement_set=scored.statement_set, position=3).update(features={})
     want = list(
@@ -234,17 +243,20 @@ def test_statement_rows_are_what_the_orm_reads(scored: Run) -> None:
         .order_by("position")
         .values_list("id", "text", "features", "elicitation")
     )
-    assert any(f for _, _, f, _ in want) and statement_rows(scored.statement_set_id) == want
+    assert any(f for _, _, f, _ in want)
+    assert statement_rows(scored.statement_set_id) == want
     assert statement_rows(-1) == []
 
 
 def test_json_values_decode_each_value_as_jsonfield_does() -> None:
     """One json.loads of all the texts gives each value's own decoding; texts that are not one JSON
     document each (none in a JSON column, planted here) are decoded one by one as before."""
-    from runs.selectors import _json, json_values
+    from runs.selectors.runs import _json, json_values
 
     valid = ['{"q1": {"p_yes": 0.1234567890123, "chosen": 0}}', "[1, 2.5e-7, null]", '"x"', "true", None, "  {} "]
-    assert json_values(valid) == [_json(v) for v in valid] and json_values(valid)[4] is None
+    assert json_values(valid) == [_json(v) for v in valid]
+    assert json_values(valid)[4] is None
     for invalid in (["[1", "2]"], ["1, 2", "3"], ['{"a": 1}', "not json", None], ["1", ""]):
         assert json_values(invalid) == [_json(v) for v in invalid]
-    assert json_values([]) == [] and json_values([None]) == [None]
+    assert json_values([]) == []
+    assert json_values([None]) == [None]

@@ -8,7 +8,7 @@ import html
 import numpy as np
 
 from explorer import charts
-from explorer.views.panels import Panel
+from explorer.panels.base import Panel
 
 
 def _former_table_html(panel: Panel) -> str:
@@ -48,7 +48,7 @@ def test_figure_json_converts_what_plotly_converts() -> None:
     import plotly.graph_objects as go
     import plotly.io as pio
 
-    from explorer.views.panels import figure_json
+    from explorer.panels.base import figure_json
 
     xs = np.arange(6, dtype=np.int64)
     fig = go.Figure(
@@ -63,6 +63,7 @@ def test_figure_json_converts_what_plotly_converts() -> None:
     fig.layout.meta = ({"v": np.array([1, 2])}, "s")  # a tuple holding a dict with an array
     before = fig.to_dict()
     assert figure_json(fig) == pio.to_json(fig, validate=False)
-    assert '"bdata"' in figure_json(fig) and '"uid"' not in figure_json(fig)
+    assert '"bdata"' in figure_json(fig)
+    assert '"uid"' not in figure_json(fig)
     np.testing.assert_equal(fig.to_dict(), before)
     assert figure_json(charts.empty_figure("x")) == pio.to_json(charts.empty_figure("x"), validate=False)

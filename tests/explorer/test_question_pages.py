@@ -16,7 +16,7 @@ from django.urls import reverse
 from annotation.models import Campaign, Item
 from explorer.selectors import questions as qsel
 from knowledge.models import Question
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from tests.conftest import shared_file
 
 from .factories import QuestionFactory, QuestionSetFactory
@@ -87,13 +87,15 @@ def test_a_page_reads_one_set_with_one_statement(three_sets):
     source.count()
     with CaptureQueriesContext(connection) as ctx:
         rows = source[0:2]
-    assert len(ctx.captured_queries) == 1 and len(rows) == 2
+    assert len(ctx.captured_queries) == 1
+    assert len(rows) == 2
     with CaptureQueriesContext(connection) as ctx:
         rows = source[0:100]  # every set: one statement each
     assert len(ctx.captured_queries) == 3
     with CaptureQueriesContext(connection) as ctx:
         shown = [(q.question_set.name, q.stem, q.structure, q.role, q.position, q.n_answers) for q in rows]
-    assert len(ctx.captured_queries) == 0 and len(shown) == len(rows)
+    assert len(ctx.captured_queries) == 0
+    assert len(shown) == len(rows)
 
 
 def test_the_list_page_shows_the_counts_and_pages(researcher, three_sets):
@@ -112,7 +114,8 @@ def test_answer_count_is_the_length_of_answers_however_written(tmp_path):
         [Question(question_set=qset, position=50 + i, stem=f"s{i}", answers=["x"] * i) for i in range(4)]
     )
     rows = dict(Question.objects.filter(question_set=qset).values_list("position", "answer_count"))
-    assert rows[q.position] == 2 and [rows[50 + i] for i in range(4)] == [0, 1, 2, 3]
+    assert rows[q.position] == 2
+    assert [rows[50 + i] for i in range(4)] == [0, 1, 2, 3]
     Question.objects.filter(pk=q.pk).update(answers=["a", "b", "c"])
     q.answers = ["a", "b", "c", "d"]
     q.save()
@@ -124,4 +127,5 @@ def test_answer_count_is_the_length_of_answers_however_written(tmp_path):
     (tmp_path / "ax.jsonl").write_text("\n".join(lines) + "\n")
     questions_import(tmp_path / "ax.jsonl", name="imp", fmt="rica-axioms")
     got = list(Question.objects.filter(question_set__name="imp").values_list("answers", "answer_count"))
-    assert got and all(len(a) == n for a, n in got)
+    assert got
+    assert all(len(a) == n for a, n in got)

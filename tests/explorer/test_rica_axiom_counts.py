@@ -11,11 +11,11 @@ import pytest
 from django.core.management import call_command
 
 from commonsense.metrics.rica_bias import axiom_counts, shared_axiom_accuracy
+from explorer.panels.runs import compare_panels
 from explorer.selectors.errors import rica_axiom_counts
-from explorer.views.run_panels import compare_panels
 from knowledge.models import Question, QuestionSet
-from knowledge.services import questions_import
-from runs.execution import run_execute
+from knowledge.services.imports import questions_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 from tests.conftest import shared_file

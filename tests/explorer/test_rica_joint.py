@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.views.run_panels import compare_panels
+from explorer.panels.runs import compare_panels
 from knowledge.models import QuestionSet
-from knowledge.services import questions_import
-from runs.execution import run_execute
+from knowledge.services.imports import questions_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
-from runs.selectors import metric_values
+from runs.selectors.runs import metric_values
 from runs.services import run_create
 from tests.conftest import shared_file
 
@@ -38,12 +38,15 @@ def test_joint_panel_and_gold_polarity_accuracy(tmp_path):
     questions_import(tmp_path / "cur.tsv", name="rica-hard", fmt="rica-probes")
     easy, hard = _run(QuestionSet.objects.get(name="rica-easy")), _run(QuestionSet.objects.get(name="rica-hard"))
     (ne, re_), (nh, rh) = _counts(easy), _counts(hard)
-    assert ne > 0 and nh == 40
+    assert ne > 0
+    assert nh == 40
 
     panels = {p.key: p for p in compare_panels([easy, hard])}
     (row,) = panels["rica-joint"].rows
-    assert row[2] == pytest.approx(re_ / ne) and row[3] == pytest.approx(rh / nh)
-    assert row[4] == pytest.approx((re_ + rh) / (ne + nh)) and row[5] == ne + nh
+    assert row[2] == pytest.approx(re_ / ne)
+    assert row[3] == pytest.approx(rh / nh)
+    assert row[4] == pytest.approx((re_ + rh) / (ne + nh))
+    assert row[5] == ne + nh
     # another model's run on Hard only: no pair, no second row
     other = _run(QuestionSet.objects.get(name="rica-hard"), backend="random")
     other.model = "another"
@@ -60,6 +63,7 @@ def test_joint_panel_and_gold_polarity_accuracy(tmp_path):
         if pol:
             by[pol].append(p.chosen == p.question.answer_index)
     got = {m.name: m.value for m in metric_values([hard], ("accuracy_gold_positive", "accuracy_gold_negative"))}
-    assert by["positive"] and by["negative"]
+    assert by["positive"]
+    assert by["negative"]
     assert got["accuracy_gold_positive"] == pytest.approx(sum(by["positive"]) / len(by["positive"]))
     assert got["accuracy_gold_negative"] == pytest.approx(sum(by["negative"]) / len(by["negative"]))

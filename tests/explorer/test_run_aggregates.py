@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from explorer.selectors import errors as es
 from explorer.selectors import run_aggregates as ra
+from explorer.selectors.difficulty import _difficulty_present, core_windows, difficulty_buckets, runs_with_difficulty
 from runs.models import Run
 
 from .factories import QuestionFactory, QuestionSetFactory, make_run, predict
@@ -63,7 +64,9 @@ def test_key_names_every_run_with_its_state_and_finish():
     a = Run(pk=1, state=Run.State.DONE, finished_at=now)
     b = Run(pk=2, state=Run.State.FAILED, finished_at=now)
     both = ra.entry([a, b], "coco")
-    assert both is not None and both.slot == "coco:1,2" and both.refs == ",run1,run2,"
+    assert both is not None
+    assert both.slot == "coco:1,2"
+    assert both.refs == ",run1,run2,"
     assert ra.cache_key([a, b], "coco") == both.key
     assert ra.cache_key([a, Run(pk=3, state=Run.State.SCORING, finished_at=now)], "coco") is None
     # the same runs in another state or finish: the same slot, another scope and key
@@ -72,21 +75,25 @@ def test_key_names_every_run_with_its_state_and_finish():
         Run(pk=2, state=Run.State.FAILED, finished_at=now + timedelta(seconds=1)),
     ):
         other = ra.entry([a, changed], "coco")
-        assert other is not None and other.slot == both.slot
-        assert other.scope != both.scope and other.key != both.key
+        assert other is not None
+        assert other.slot == both.slot
+        assert other.scope != both.scope
+        assert other.key != both.key
     # twenty runs: a digest of the whole key, short enough for every cache backend, still per state
     many = [Run(pk=i, state=Run.State.DONE, finished_at=now) for i in range(1, 61)]
     long_key = ra.cache_key(many, "coco")
-    assert long_key is not None and len(long_key) <= ra.MAX_KEY
+    assert long_key is not None
+    assert len(long_key) <= ra.MAX_KEY
     assert len(ra.entry(many, "coco").slot) <= ra.MAX_KEY  # type: ignore[union-attr]
     failed = [*many[:-1], Run(pk=60, state=Run.State.FAILED, finished_at=now)]
-    assert ra.cache_key(failed, "coco") != long_key and ra.cache_key(many, "other") != long_key
+    assert ra.cache_key(failed, "coco") != long_key
+    assert ra.cache_key(many, "other") != long_key
 
 
 def _loop_runs(n_runs: int) -> list[Run]:
     """A CoCo-shaped set with a d(Q) per question, scored by the evaluation loop (random backend):
     the runs end as every run ends, warming their aggregates (runs.signals.run_finished)."""
-    from runs.execution import run_execute
+    from runs.evaluation import run_execute
     from runs.services import run_create
 
     qset = QuestionSetFactory(name="warm", kind="coco")
@@ -118,27 +125,27 @@ def _fresh(runs: list[Run]) -> dict[str, object]:
     return {
         "each-dims": es._accuracy_dims_each.__wrapped__(runs, dims),  # type: ignore[attr-defined]
         "coco": es.coco_summary.__wrapped__(runs),  # type: ignore[attr-defined]
-        "windows": es.core_windows.__wrapped__(runs),  # type: ignore[attr-defined]
-        "difficulty": es._difficulty_present.__wrapped__(runs),  # type: ignore[attr-defined]
+        "windows": core_windows.__wrapped__(runs),  # type: ignore[attr-defined]
+        "difficulty": _difficulty_present.__wrapped__(runs),  # type: ignore[attr-defined]
     }
 
 
 def test_aggregates_cached_run_by_run_equal_a_fresh_computation_of_any_combination(django_assert_max_num_queries):
     """A page over several runs is served each run's entry from the cache and computes only the
     others (together); whatever is cached, the result is the fresh computation's."""
-    from explorer.views.run_panels import compare_panels
+    from explorer.panels.runs import compare_panels
 
     runs = _loop_runs(3)
     dims = ("relation", "kind", "perturbation")
     cache.clear()
     cold = {p.key: p.rows for p in compare_panels(runs)}
     es.coco_summary([runs[0]])  # the first run's entries only, then every combination
-    es.core_windows([runs[2]])
+    core_windows([runs[2]])
     for combo in ([runs[0]], [runs[1], runs[0]], runs, [runs[2], runs[1]]):
         want = _fresh(combo)
         assert es.coco_summary(combo) == want["coco"]
-        assert es.core_windows(combo) == want["windows"]
-        assert es.runs_with_difficulty(combo) == set(want["difficulty"])  # type: ignore[arg-type]
+        assert core_windows(combo) == want["windows"]
+        assert runs_with_difficulty(combo) == set(want["difficulty"])  # type: ignore[arg-type]
         got = es.accuracy_by_dims(combo, dims)
         merged = {
             d: sorted((r for rows in want["each-dims"].values() for r in rows[d]), key=lambda r: (r["group"], r["run"]))
@@ -189,7 +196,7 @@ def test_a_map_cached_by_the_whole_run_decorator_is_not_read_as_a_run_entry() ->
         assert key is not None
         cache.set(key, {}, ra.TTL)  # the former decorator's entry for a run without CoCo rows
     assert es.coco_summary([run]) == fresh
-    assert es.core_windows([run]) == es.core_windows.__wrapped__([run])  # type: ignore[attr-defined]
+    assert core_windows([run]) == core_windows.__wrapped__([run])  # type: ignore[attr-defined]
 
 
 def test_an_argument_given_by_position_by_keyword_or_by_default_is_one_entry(django_assert_num_queries):  # type: ignore[no-untyped-def]
@@ -199,6 +206,6 @@ def test_an_argument_given_by_position_by_keyword_or_by_default_is_one_entry(dja
     rows = es.accuracy_by([run], "relation")
     with django_assert_num_queries(0):
         assert es.accuracy_by([run], dimension="relation") == rows
-    points = es.difficulty_buckets([run])
+    points = difficulty_buckets([run])
     with django_assert_num_queries(0):
-        assert es.difficulty_buckets([run], es.difficulty_buckets.__wrapped__.__defaults__[0]) == points  # type: ignore[attr-defined]
+        assert difficulty_buckets([run], difficulty_buckets.__wrapped__.__defaults__[0]) == points  # type: ignore[attr-defined]

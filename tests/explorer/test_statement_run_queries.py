@@ -13,8 +13,8 @@ from django.urls import reverse
 from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
 from knowledge.models import Statement, StatementSet
-from knowledge.services import statements_import
-from runs.execution import run_execute
+from knowledge.services.imports import statements_import
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 from tests.conftest import FIXTURES
@@ -80,7 +80,8 @@ def test_statement_drawer_shows_the_p_yes_the_scorer_stored(researcher):
     sset = StatementSet.objects.get(name="statements-demo")
     run = _replay_run(sset, "Mixtral-8x22B")
     p = run.predictions.exclude(extra={}).order_by("position").first()
-    assert p is not None and "p_yes" in p.extra["q1"]
+    assert p is not None
+    assert "p_yes" in p.extra["q1"]
     r = researcher.get(reverse("explorer:run_items", args=[run.pk]))
     assert r.status_code == 200
     html = r.content.decode()
@@ -94,8 +95,8 @@ def test_figure_json_is_plotly_to_json(with_survey):
     copy: the same text for every panel of a statement run's page, and the figure left as it was."""
     import plotly.io as pio
 
-    from explorer.views.panels import figure_json
-    from explorer.views.run_panels import statement_run_panels
+    from explorer.panels.base import figure_json
+    from explorer.panels.statements import statement_run_panels
 
     statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
     sset = StatementSet.objects.get(name="statements-demo")

@@ -14,9 +14,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from explorer.models import StoredAggregate
+from explorer.panels.accuracy import accuracy_rows
+from explorer.panels.runs import compare_panels
+from explorer.panels.statements import statement_run_panels
 from explorer.selectors import errors as es
 from explorer.selectors import run_aggregates as ra
-from explorer.views.run_panels import accuracy_rows, compare_panels, statement_run_panels
+from explorer.selectors.difficulty import core_windows
 
 from .test_run_aggregates import _empty_cache, _fresh, _loop_runs  # noqa: F401  (the autouse fixture applies here too)
 from .test_survey_cache import _figures, _ratings, surveyed_set
@@ -28,7 +31,7 @@ def _aggregates(runs):  # type: ignore[no-untyped-def]
     """Aggregates a run's page computes (so its end stored them)."""
     return {
         "coco": es.coco_summary(runs),
-        "windows": es.core_windows(runs),
+        "windows": core_windows(runs),
         "dims": accuracy_rows(runs, lambda *keys: True),
         "positions": es.position_table(runs[0]),
     }
@@ -43,7 +46,8 @@ def test_a_run_ends_with_its_aggregates_stored_and_read_back_in_one_statement():
     assert len(ctx.captured_queries) == 1, [q["sql"] for q in ctx.captured_queries]
     assert "explorer_storedaggregate" in ctx.captured_queries[0]["sql"]
     fresh = _fresh([runs[0]])
-    assert got["coco"] == fresh["coco"] and got["windows"] == fresh["windows"]
+    assert got["coco"] == fresh["coco"]
+    assert got["windows"] == fresh["windows"]
     with CaptureQueriesContext(connection) as ctx:  # now in the cache as well
         assert _aggregates([runs[0]]) == got
     assert not ctx.captured_queries
@@ -78,7 +82,8 @@ def test_a_run_finished_again_is_computed_afresh_and_replaces_its_rows():
     run.save()
     cache.clear()
     again = _aggregates([run])
-    assert again != before and again["coco"] == _fresh([run])["coco"]
+    assert again != before
+    assert again["coco"] == _fresh([run])["coco"]
     assert StoredAggregate.objects.filter(refs__contains=f",run{run.pk},").count() == slots  # replaced
 
 
@@ -87,7 +92,8 @@ def test_code_of_another_version_is_not_served(monkeypatch):  # type: ignore[no-
     _aggregates([run])
     cache.clear()
     wanted = ra.entry([run], "coco@run")
-    assert wanted is not None and wanted.key in ra.get_many([wanted])  # stored by this code
+    assert wanted is not None
+    assert wanted.key in ra.get_many([wanted])
     cache.clear()
     monkeypatch.setattr(ra, "code_version", lambda: "another-deploy")
     wanted = ra.entry([run], "coco@run")
@@ -101,7 +107,8 @@ def test_a_slots_row_of_another_state_is_not_served_after_an_eviction():
     run = _loop_runs(1)[0]
     _aggregates([run])
     coco = ra.entry([run], "coco@run")
-    assert coco is not None and cache.get(coco.marker)
+    assert coco is not None
+    assert cache.get(coco.marker)
     cache.delete(coco.key)
     StoredAggregate.objects.filter(slot=coco.slot).update(scope="0" * 64)
     assert ra.get_many([coco]) == {}
@@ -162,7 +169,8 @@ def test_an_unreadable_row_is_computed_again():
     cache.clear()
     assert _aggregates([run]) == want
     coco = ra.entry([run], "coco@run")
-    assert coco is not None and ra._unpickle(rows.get(slot=coco.slot).value) is not None  # written again
+    assert coco is not None
+    assert ra._unpickle(rows.get(slot=coco.slot).value) is not None
 
 
 def test_an_entry_evicted_from_the_cache_is_read_back_alone():
@@ -171,11 +179,13 @@ def test_an_entry_evicted_from_the_cache_is_read_back_alone():
     cache.clear()
     _aggregates([run])  # the scope's rows read into the cache
     coco = ra.entry([run], "coco@run")
-    assert coco is not None and cache.get(coco.marker)
+    assert coco is not None
+    assert cache.get(coco.marker)
     cache.delete(coco.key)  # evicted alone
     with CaptureQueriesContext(connection) as ctx:
         assert _aggregates([run]) == want
-    assert len(ctx.captured_queries) == 1 and "explorer_storedaggregate" in ctx.captured_queries[0]["sql"]
+    assert len(ctx.captured_queries) == 1
+    assert "explorer_storedaggregate" in ctx.captured_queries[0]["sql"]
 
 
 def test_deleting_a_run_deletes_its_rows():
@@ -237,7 +247,8 @@ def test_the_housekeeping_tick_computes_the_figures_of_surveys_that_received_ans
         figures = _figures(run)
     read = [q["sql"] for q in ctx.captured_queries]
     assert not any('"annotation_response"."answer"' in q for q in read), "the view computed the survey figures"
-    assert figures["humans compared"] == [8] and len(figures["raters' M"]) == 8
+    assert figures["humans compared"] == [8]
+    assert len(figures["raters' M"]) == 8
 
 
 def test_explorer_warm_computes_the_figures_again_under_new_code(monkeypatch):  # type: ignore[no-untyped-def]
@@ -249,7 +260,8 @@ def test_explorer_warm_computes_the_figures_again_under_new_code(monkeypatch):  
     monkeypatch.setattr(ra, "code_version", lambda: "an-upgrade")  # every row is of the former code
     cache.clear()
     wanted = ra.entry([runs[0]], "coco@run")
-    assert wanted is not None and ra.get_many([wanted]) == {}
+    assert wanted is not None
+    assert ra.get_many([wanted]) == {}
     out = StringIO()
     call_command("explorer_warm", "--days", "1", stdout=out)
     assert "computed the figures of 2 run(s)" in out.getvalue()

@@ -14,10 +14,10 @@ from django.test.utils import CaptureQueriesContext
 from annotation.models import Assignment, Campaign, Response
 from annotation.services.campaigns import campaign_create
 from annotation.services.ratings_import import ratings_import
-from explorer.views.run_panels import statement_run_panels
+from explorer.panels.statements import statement_run_panels
 from knowledge.models import Statement, StatementSet
-from knowledge.services import statements_import
-from runs.execution import run_execute
+from knowledge.services.imports import statements_import
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 from tests.conftest import FIXTURES
@@ -67,7 +67,8 @@ def test_survey_figures_follow_the_answers_and_are_cached_under_them():
     sset, run, camp = surveyed_set()
     cache.clear()
     five = _figures(run)
-    assert five["humans compared"] == [5, 5] and len(five["raters' M"]) == 5
+    assert five["humans compared"] == [5, 5]
+    assert len(five["raters' M"]) == 5
 
     with CaptureQueriesContext(connection) as ctx:  # the same answers: served from the cache
         assert _figures(run) == five
@@ -77,14 +78,16 @@ def test_survey_figures_follow_the_answers_and_are_cached_under_them():
 
     _ratings(camp, sset, range(5, 7))  # two more raters come in through the import
     seven = _figures(run)
-    assert seven["humans compared"] == [7, 7] and len(seven["raters' M"]) == 7
+    assert seven["humans compared"] == [7, 7]
+    assert len(seven["raters' M"]) == 7
     assert seven["fidelity"] != five["fidelity"] or seven["split half"] != five["split half"]
 
     # as many answers as before, but one rater's replaced by another's: the same count, other answers
     Response.objects.filter(campaign=camp, user__username="rater6").delete()
     _ratings(camp, sset, range(7, 8))
     swapped = _figures(run)
-    assert swapped["humans compared"] == [7, 7] and swapped["raters' M"] != seven["raters' M"]
+    assert swapped["humans compared"] == [7, 7]
+    assert swapped["raters' M"] != seven["raters' M"]
 
     # an early answer withdrawn: the last answer id is the same, the count is not
     Response.objects.filter(campaign=camp, user__username="rater0").order_by("id").first().delete()

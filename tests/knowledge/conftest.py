@@ -11,7 +11,7 @@ from django.test import Client, override_settings
 
 from accounts.services import role_groups_sync, user_create_with_role
 from knowledge.models import Graph
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 PASSWORD = "pw-long-enough-123"

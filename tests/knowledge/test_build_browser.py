@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
-from knowledge.execution import build_job_run
 from knowledge.models import BuildJob, Graph
+from knowledge.services.build_execution import build_job_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
@@ -56,9 +56,11 @@ def test_form_to_finished_job(live_server, demo_graph: Graph, monkeypatch: pytes
         page.click("form.card button[type=submit]")
         page.wait_for_url("**/knowledge/build/jobs/*/")
         job = BuildJob.objects.get()
-        assert sent == [job.pk] and sorted(job.params["relations"]) == ["xEffect", "xIntent", "xNeed", "xWant"]
+        assert sent == [job.pk]
+        assert sorted(job.params["relations"]) == ["xEffect", "xIntent", "xNeed", "xWant"]
         box = page.locator("#build-progress")
-        assert "Waiting for a worker" in box.inner_text() and box.get_attribute("hx-trigger") == "every 1s"
+        assert "Waiting for a worker" in box.inner_text()
+        assert box.get_attribute("hx-trigger") == "every 1s"
 
         build_job_run(job.pk, heartbeat=False)  # what the worker does
         page.locator("#build-progress a:has-text('browser-2i')").wait_for()

@@ -16,12 +16,12 @@ from django.utils import timezone
 
 from commonsense.kg.index import IndexOptions
 from commonsense.questions.coco import APPLICATION_KINDS, application
-from knowledge import execution
-from knowledge.build_jobs import build_job_command, build_job_create, build_job_retry
-from knowledge.builders import graph_index
-from knowledge.execution import Reporter, build_job_claim
 from knowledge.models import BuildJob, Graph, Question, QuestionSet
-from knowledge.services import ImportRefused
+from knowledge.services import build_execution as execution
+from knowledge.services.build_execution import Reporter, build_job_claim
+from knowledge.services.build_jobs import build_job_command, build_job_create, build_job_retry
+from knowledge.services.builds import graph_index
+from knowledge.services.imports import ImportRefused
 from knowledge.tasks import build_job_run_task
 from tests.conftest import FIXTURES
 
@@ -82,14 +82,18 @@ def test_com2_job_from_the_form_equals_the_cli_build(
         },
     )
     job = BuildJob.objects.get()
-    assert r.status_code == 302 and queued == [job.pk]
+    assert r.status_code == 302
+    assert queued == [job.pk]
     result = build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "done", (job.error, job.error_detail)
     assert result == f"build job {job.pk}: job-2i stored (12 questions)"
     assert (job.stage, job.stage_index, job.stage_count, job.attempts) == ("done", 3, 3, 1)
     assert job.progress_done == job.progress_total == job.question_set.question_count == 12
-    assert job.started_at and job.finished_at and job.finished_at >= job.started_at and job.worker
+    assert job.started_at
+    assert job.finished_at
+    assert job.finished_at >= job.started_at
+    assert job.worker
 
     call_command(
         "build_questions",
@@ -108,13 +112,16 @@ def test_com2_job_from_the_form_equals_the_cli_build(
     assert _rows("job-2i") == _rows("cli-2i")
     web, cli = QuestionSet.objects.get(name="job-2i"), QuestionSet.objects.get(name="cli-2i")
     assert (web.params, web.seed, web.kind, web.graph_id) == (cli.params, cli.seed, cli.kind, cli.graph_id)
-    assert web.params["include_implausible"] is True and web.params["near_duplicate"] == 0.9
+    assert web.params["include_implausible"] is True
+    assert web.params["near_duplicate"] == 0.9
     assert (web.params["rules"], web.params["composition_rules"]) == ("paper", "papers-printed-v1")
     assert "--rules paper" in build_job_command(job)
     page = researcher.get(reverse("knowledge:build_job", args=[job.pk])).content.decode()
-    assert "Build funnel: 2i" in page and '<th scope="row">distractors</th>' in page  # issue 27 item 5
+    assert "Build funnel: 2i" in page
+    assert '<th scope="row">distractors</th>' in page
     assert web.quality["build"]["built"] == 12
-    assert web.created_by is not None and web.created_by.username == "b-researcher"
+    assert web.created_by is not None
+    assert web.created_by.username == "b-researcher"
 
     # a re-delivered message finds the job done and stores nothing more
     assert build_job_run_task(job.pk) == f"build job {job.pk}: skipped (done)"
@@ -139,7 +146,8 @@ def test_coco_job_from_the_form_equals_the_cli_build(
         },
     )
     job = BuildJob.objects.get()
-    assert r.status_code == 302 and queued == [job.pk]
+    assert r.status_code == 302
+    assert queued == [job.pk]
     build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "done", (job.error, job.error_detail)
@@ -166,7 +174,8 @@ def test_application_kind_by_kind_equals_one_call(demo_graph: Graph, build_dirs:
     norm = graph_index(demo_graph, IndexOptions(normalize=True, max_degree=10))
     together = application(norm, 5, 9)
     apart = [q for k in APPLICATION_KINDS for q in application(norm, 5, 9, kinds=(k,))]
-    assert [q.__dict__ for q in together] == [q.__dict__ for q in apart] and len(together) > 10
+    assert [q.__dict__ for q in together] == [q.__dict__ for q in apart]
+    assert len(together) > 10
 
 
 def test_name_taken_while_queued_fails_with_a_message_and_stores_nothing(demo_graph: Graph) -> None:
@@ -177,7 +186,8 @@ def test_name_taken_while_queued_fails_with_a_message_and_stores_nothing(demo_gr
     assert build_job_run_task(job.pk).endswith("failed: a question set named 'clash' already exists")
     job.refresh_from_db()
     assert (job.state, job.error, job.question_set) == ("failed", "a question set named 'clash' already exists", None)
-    assert job.finished_at is not None and QuestionSet.objects.get(name="clash").question_count == 2
+    assert job.finished_at is not None
+    assert QuestionSet.objects.get(name="clash").question_count == 2
     with pytest.raises(ImportRefused, match="already exists; start a new build with another name"):
         build_job_retry(job)
 
@@ -192,20 +202,24 @@ def test_unexpected_error_is_stored_then_a_requeued_job_builds(
         kind="com2", graph=demo_graph, name="unlucky", seed=4, params={"kind": "2i", "count": 3, "max_degree": 10}
     )
     with monkeypatch.context() as m:
-        m.setattr("knowledge.builders.build_com2", boom)
+        m.setattr("knowledge.services.builds.build_com2", boom)
         build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "failed"
     assert job.error == "unexpected error in step 'sampling questions': RuntimeError: sampler exploded"
-    assert "Traceback" in job.error_detail and "boom" in job.error_detail
+    assert "Traceback" in job.error_detail
+    assert "boom" in job.error_detail
     assert not QuestionSet.objects.filter(name="unlucky").exists()
 
     build_job_retry(job)
     job.refresh_from_db()
-    assert queued == [job.pk, job.pk] and (job.state, job.error, job.error_detail) == ("queued", "", "")
+    assert queued == [job.pk, job.pk]
+    assert (job.state, job.error, job.error_detail) == ("queued", "", "")
     build_job_run_task(job.pk)
     job.refresh_from_db()
-    assert job.state == "done" and job.attempts == 2 and job.question_set.question_count == 3
+    assert job.state == "done"
+    assert job.attempts == 2
+    assert job.question_set.question_count == 3
 
 
 def test_deleted_abstract_file_fails_with_its_name(demo_graph: Graph) -> None:
@@ -218,7 +232,8 @@ def test_deleted_abstract_file_fails_with_its_name(demo_graph: Graph) -> None:
     )
     build_job_run_task(job.pk)
     job.refresh_from_db()
-    assert job.state == "failed" and "abstract file 'feedbeef/gone.tsv' is not in" in job.error
+    assert job.state == "failed"
+    assert "abstract file 'feedbeef/gone.tsv' is not in" in job.error
 
 
 def test_lease_live_job_is_skipped_stale_job_is_taken_over(demo_graph: Graph) -> None:
@@ -226,12 +241,15 @@ def test_lease_live_job_is_skipped_stale_job_is_taken_over(demo_graph: Graph) ->
         kind="com2", graph=demo_graph, name="leased", seed=1, params={"kind": "1p", "count": 2, "max_degree": 10}
     )
     first = build_job_claim(job.pk, "w1")
-    assert first is not None and build_job_claim(job.pk, "w2") is None  # held by a live worker
+    assert first is not None
+    assert build_job_claim(job.pk, "w2") is None
     assert build_job_run_task(job.pk) == f"build job {job.pk}: skipped (running)"
     BuildJob.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
     build_job_run_task(job.pk)  # the worker died: taken over and built
     job.refresh_from_db()
-    assert job.state == "done" and job.attempts == 2 and job.lease != first
+    assert job.state == "done"
+    assert job.attempts == 2
+    assert job.lease != first
     # the first attempt lost its lease: its writes are refused
     with pytest.raises(execution.LeaseLost):
         Reporter(job.pk, first).progress(1, 1)
@@ -265,9 +283,12 @@ def test_stalled_job_can_be_requeued_a_live_one_cannot(demo_graph: Graph, queued
     job.refresh_from_db()
     build_job_retry(job)
     job.refresh_from_db()
-    assert job.state == "queued" and job.lease is None and queued[-1] == job.pk
+    assert job.state == "queued"
+    assert job.lease is None
+    assert queued[-1] == job.pk
     with pytest.raises(execution.LeaseLost):  # the stalled attempt, should it wake up, is refused
         Reporter(job.pk, old).progress(1, 1)  # type: ignore[arg-type]
     build_job_run_task(job.pk)
     job.refresh_from_db()
-    assert job.state == "done" and job.attempts == 2
+    assert job.state == "done"
+    assert job.attempts == 2

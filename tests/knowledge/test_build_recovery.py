@@ -13,10 +13,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from cocoweb.leases import LeaseLost, lease_write
-from knowledge.build_jobs import build_job_create, build_job_is_stalled, build_job_retry
-from knowledge.execution import build_job_claim
 from knowledge.models import BuildJob, Graph, QuestionSet
-from knowledge.services import ImportRefused
+from knowledge.services.build_execution import build_job_claim
+from knowledge.services.build_jobs import build_job_create, build_job_is_stalled, build_job_retry
+from knowledge.services.imports import ImportRefused
 from knowledge.tasks import build_job_run_task, build_jobs_requeue_stale_task
 
 # Transactional: the task's heartbeat thread writes through its own database connection.
@@ -53,7 +53,8 @@ def test_build_whose_worker_was_killed_is_resent_by_housekeeping_and_finishes(
     assert sent == [job.pk]
     build_job_run_task(sent[0])
     job.refresh_from_db()
-    assert job.state == BuildJob.State.DONE and job.attempts == 2, job.error
+    assert job.state == BuildJob.State.DONE, job.error
+    assert job.attempts == 2, job.error
     assert QuestionSet.objects.filter(name="killed").count() == 1
     with pytest.raises(LeaseLost):  # the dead attempt, should it wake up, writes nothing
         lease_write(BuildJob, job.pk, dead, stage="zombie")
@@ -67,11 +68,13 @@ def test_lost_message_queued_build_is_resent_once_per_stale_period_and_builds(
     sent.clear()  # the broker lost it
     assert build_jobs_requeue_stale_task() == []  # just queued: waiting is normal
     BuildJob.objects.filter(pk=job.pk).update(created_at=timezone.now() - LONG_AGO)
-    assert build_jobs_requeue_stale_task() == [job.pk] and sent == [job.pk]
+    assert build_jobs_requeue_stale_task() == [job.pk]
+    assert sent == [job.pk]
     assert build_jobs_requeue_stale_task() == []  # re-sent just now: not again before the stale limit
     build_job_run_task(job.pk)
     job.refresh_from_db()
-    assert job.state == BuildJob.State.DONE and job.attempts == 1
+    assert job.state == BuildJob.State.DONE
+    assert job.attempts == 1
 
 
 def test_housekeeping_after_a_broker_restart_resends_every_queued_build(demo_graph: Graph, sent: list[int]) -> None:
@@ -87,12 +90,15 @@ def test_lost_message_build_can_be_requeued_by_hand(demo_graph: Graph, researche
         build_job_retry(job)  # queued a moment ago: not stalled
     BuildJob.objects.filter(pk=job.pk).update(created_at=timezone.now() - LONG_AGO)
     box = researcher.get(reverse("knowledge:build_job_progress", args=[job.pk]), HTTP_HX_REQUEST="true")
-    assert "its message was probably lost" in box.content.decode() and "Queue it again" in box.content.decode()
+    assert "its message was probably lost" in box.content.decode()
+    assert "Queue it again" in box.content.decode()
     sent.clear()
     r = researcher.post(reverse("knowledge:build_job_requeue", args=[job.pk]))
-    assert r.status_code == 302 and sent == [job.pk]
+    assert r.status_code == 302
+    assert sent == [job.pk]
     job.refresh_from_db()
-    assert job.state == BuildJob.State.QUEUED and not build_job_is_stalled(job)
+    assert job.state == BuildJob.State.QUEUED
+    assert not build_job_is_stalled(job)
 
 
 def test_lost_message_build_does_not_block_a_new_build_of_its_name(demo_graph: Graph, sent: list[int]) -> None:
@@ -102,7 +108,8 @@ def test_lost_message_build_does_not_block_a_new_build_of_its_name(demo_graph: G
     BuildJob.objects.filter(pk=old.pk).update(created_at=timezone.now() - LONG_AGO)
     new = _job(demo_graph, "same-name")
     old.refresh_from_db()
-    assert old.state == BuildJob.State.FAILED and "superseded" in old.error
+    assert old.state == BuildJob.State.FAILED
+    assert "superseded" in old.error
     assert build_job_run_task(old.pk) == f"build job {old.pk}: skipped (failed)"  # its message, if it turns up
     build_job_run_task(new.pk)
     new.refresh_from_db()

@@ -14,8 +14,8 @@ import pytest
 from celery import current_app
 from django.core.management import call_command
 
-from knowledge.build_jobs import build_job_create
 from knowledge.models import BuildJob, Graph
+from knowledge.services.build_jobs import build_job_create
 from knowledge.tasks import BUILD_QUEUE, build_job_run_task
 from tests.runs.workers import CELERY, ROOT, Worker, child_env
 
@@ -100,7 +100,8 @@ def test_queued_job_is_built_by_a_worker(
         time.sleep(0.2)
     job.refresh_from_db()
     assert job.state == "done", (job.error, worker.log.read_text()[-2000:])
-    assert job.worker and job.worker != f"{os.uname().nodename}:{os.getpid()}"  # not this process
+    assert job.worker
+    assert job.worker != f"{os.uname().nodename}:{os.getpid()}"
     assert "knowledge.build_job_run" in worker.log.read_text()
     call_command("build_questions", graph="demo", kind="2i", count=20, seed=8, name="cli-2i", verbosity=0)
     out_job, out_cli = build_dirs / "job.jsonl", build_dirs / "cli.jsonl"

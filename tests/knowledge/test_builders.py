@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from knowledge.models import Question, QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 from tests.lm_eval_cli import task_yaml
 
@@ -29,9 +29,14 @@ def graph(tmp_path: Path):
 def test_build_questions_stores_set_and_links_triples(graph, tmp_path: Path) -> None:
     call_command("build_questions", graph=graph, kind="2i", count=8, seed=3, name="demo-2i", verbosity=0)
     qset = QuestionSet.objects.get(name="demo-2i")
-    assert qset.kind == "com2" and qset.seed == 3 and qset.params["kind"] == "2i" and qset.question_count == 8
+    assert qset.kind == "com2"
+    assert qset.seed == 3
+    assert qset.params["kind"] == "2i"
+    assert qset.question_count == 8
     q = qset.questions.order_by("position").first()
-    assert q is not None and len(q.options) == 5 and q.options[q.answer_index] in q.answers
+    assert q is not None
+    assert len(q.options) == 5
+    assert q.options[q.answer_index] in q.answers
     assert q.triples.count() == 2  # the golden chain's triples are linked
     assert sorted(t.relation.name for t in q.triples.all()) == sorted(q.metadata["relations"])
     # cached index: a second build reuses it and gives the same questions
@@ -51,7 +56,9 @@ def test_build_questions_stores_set_and_links_triples(graph, tmp_path: Path) -> 
     out2 = tmp_path / "b.jsonl"
     call_command("export_questions", "demo-2i-again", fmt="jsonl", out=str(out2), verbosity=0)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(rows) == 8 and rows[0]["set"] == "demo-2i" and len(rows[0]["chain"]) == 2
+    assert len(rows) == 8
+    assert rows[0]["set"] == "demo-2i"
+    assert len(rows[0]["chain"]) == 2
     assert out.read_text().replace("demo-2i", "X") == out2.read_text().replace("demo-2i-again", "X")
 
 
@@ -98,7 +105,8 @@ def test_export_lm_eval_loads_in_task_manager(graph, tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr[-3000:]
     # (2i: the ATOMIC demo graph has no 2p chain of the papers' examples, issue 11)
     n = QuestionSet.objects.get(name="demo-2i").question_count
-    assert n >= 1 and res.stdout.strip().splitlines()[-1] == f"{n} True True"
+    assert n >= 1
+    assert res.stdout.strip().splitlines()[-1] == f"{n} True True"
 
 
 def test_a_build_that_finds_no_question_is_refused_with_the_reason(graph) -> None:
@@ -113,9 +121,9 @@ def test_a_build_that_finds_no_question_is_refused_with_the_reason(graph) -> Non
 def test_composition_rules_mode_is_stored_with_the_set_and_an_unknown_one_refused(graph) -> None:
     from django.core.management.base import CommandError
 
-    from knowledge.build_forms import RULES_CHOICES
-    from knowledge.builders import question_set_build
-    from knowledge.services import ImportRefused
+    from knowledge.forms.builds import RULES_CHOICES
+    from knowledge.services.builds import question_set_build
+    from knowledge.services.imports import ImportRefused
 
     assert [k for k, _ in RULES_CHOICES] == ["curated", "paper", "any"]  # the form offers every mode
     call_command("build_questions", graph=graph, kind="2i", count=4, seed=3, name="r-curated", verbosity=0)
@@ -131,4 +139,8 @@ def test_composition_rules_mode_is_stored_with_the_set_and_an_unknown_one_refuse
         "build_coco", graph=graph, seed=1, name="r-coco", per_relation=2, per_kind=2, rules="paper", verbosity=0
     )
     assert QuestionSet.objects.get(name="r-coco").params["rules"] == "paper"
+    # the paper mode builds COM2's random negatives: any tail of the graph (stored with the set)
+    call_command("build_questions", graph=graph, kind="2i", count=3, seed=3, name="r-paper", rules="paper", verbosity=0)
+    assert QuestionSet.objects.get(name="r-paper").params["random_negatives"] == "whole-graph"
+    assert curated.params["random_negatives"] == "relation"
     assert not QuestionSet.objects.filter(name="r-bad").exists()

@@ -10,7 +10,7 @@ from django.db import IntegrityError, connection, transaction
 
 from explorer.selectors.graph import node_search
 from knowledge.models import Graph, Node, Triple
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 
 pytestmark = [
     pytest.mark.django_db,
@@ -47,7 +47,8 @@ def test_bulk_import_keeps_search_index_and_schema_in_sync(tmp_path: Path) -> No
     assert _schema() == schema
     g = Graph.objects.get(name="g")
     zebra = list(Node.objects.filter(graph=g, text__contains="zebra").order_by("pk").values_list("pk", "text"))
-    assert len(zebra) == 300 and _fts_rows() == zebra
+    assert len(zebra) == 300
+    assert _fts_rows() == zebra
     assert {r["text"] for r in node_search(g, "zebra 123")} == {"PersonX feeds zebra 123"}
     # a smaller second import (indexes kept, trigger still replayed) into another graph
     second = _write(tmp_path / "b.tsv", ["PersonY sees a zebra\txWant\tto rest 1", "PersonY runs\toEffect\tzebra run"])
@@ -59,7 +60,8 @@ def test_bulk_import_keeps_search_index_and_schema_in_sync(tmp_path: Path) -> No
     # the delete trigger still works: deleting the graph removes its nodes from the index
     Triple.objects.filter(graph=h).delete()
     Node.objects.filter(graph=h).delete()
-    assert _fts_rows() == zebra and node_search(h, "zebra") == []
+    assert _fts_rows() == zebra
+    assert node_search(h, "zebra") == []
     # CHECK constraints, skipped for the importer's own values, are enforced again afterwards
     with connection.cursor() as cur:
         cur.execute("PRAGMA ignore_check_constraints")
@@ -79,7 +81,7 @@ def test_bulk_import_keeps_search_index_and_schema_in_sync(tmp_path: Path) -> No
 
 def test_failed_bulk_import_restores_trigger_and_indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A failure after the trigger and the indexes were dropped rolls the DDL back too."""
-    import knowledge.bulk as bulk
+    import knowledge.db.bulk as bulk
 
     schema = _schema()
     real = bulk._droppable_indexes
@@ -93,7 +95,9 @@ def test_failed_bulk_import_restores_trigger_and_indexes(tmp_path: Path, monkeyp
     path = _write(tmp_path / "a.tsv", ["PersonX feeds zebra\txWant\tto rest"])
     with pytest.raises(Exception, match="no_such_column"):
         graph_import(path, name="g", fmt="atomic-tsv")
-    assert _schema() == schema and not Graph.objects.exists() and _fts_rows() == []
+    assert _schema() == schema
+    assert not Graph.objects.exists()
+    assert _fts_rows() == []
 
 
 def _fk_state() -> tuple[int, list[tuple]]:
@@ -110,7 +114,7 @@ def test_import_as_its_own_transaction_skips_fk_checks_and_restores_them(
     valid by construction): afterwards they are on again, every stored reference resolves, and a
     deleted node id is never reused. The guard on relation ids (read before the transaction) is
     proven by planting a stale one: refused, nothing stored, checks back on."""
-    import knowledge.services as services
+    import knowledge.services.imports as services
 
     assert _fk_state() == (1, [])
     seen: list[int] = []
@@ -123,7 +127,8 @@ def test_import_as_its_own_transaction_skips_fk_checks_and_restores_them(
     monkeypatch.setattr(services, "insert_rows", spy)
     a = _write(tmp_path / "a.tsv", [f"PersonX feeds zebra {i}\txWant\tto rest {i % 7}" for i in range(50)])
     graph_import(a, name="g", fmt="atomic-tsv")
-    assert seen == [0, 0] and _fk_state() == (1, [])
+    assert seen == [0, 0]
+    assert _fk_state() == (1, [])
     top = Node.objects.order_by("-pk").values_list("pk", flat=True).first()
     Triple.objects.all().delete()
     Node.objects.filter(pk=top).delete()

@@ -14,9 +14,9 @@ from commonsense.kg import relations as registry
 from commonsense.kg.index import IndexOptions
 from commonsense.kg.relations import COCO_RELATIONS
 from commonsense.questions.diverse import EmbeddingCache
-from knowledge import builders
-from knowledge.builders import coco_build
-from knowledge.services import graph_import
+from knowledge.services import builds as builders
+from knowledge.services.builds import coco_build
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +35,8 @@ def test_coco_build_diverse_ranks_by_eq9(monkeypatch: pytest.MonkeyPatch) -> Non
     graph_import(FIXTURES / "atomic2020_demo.tsv", name="demo", fmt="atomic-tsv")
     qset = coco_build(graph="demo", seed=3, name="coco-div", per_relation=3, per_kind=2, diverse=True)
     mem = [q for q in qset.questions.all() if (q.metadata or {}).get("task") == "memorization"]
-    assert mem and all("eq9_rank" in q.metadata and "eq9_score" in q.metadata for q in mem)
+    assert mem
+    assert all("eq9_rank" in q.metadata and "eq9_score" in q.metadata for q in mem)
     by_rel: dict[str, list[int]] = {}
     for q in sorted(mem, key=lambda q: q.position):
         by_rel.setdefault(q.metadata["relations"][0], []).append(q.metadata["eq9_rank"])

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,8 @@ def test_a_coco_build_short_of_questions_says_which_kinds(tmp_path: Path) -> Non
         call_command("build_coco", graph="demo", seed=1, name="short", per_relation=2, per_kind=ASKED, stdout=out)
     qset = QuestionSet.objects.get(name="short")
     short = qset.params["shortfall"]
-    assert short and all(built < asked == ASKED for built, asked in short.values())
+    assert short
+    assert all(built < asked == ASKED for built, asked in short.values())
     for kind, (built, _asked) in short.items():
         assert qset.questions.filter(role="reasoning", structure=kind).count() == built
     assert "Fewer application questions than requested" in out.getvalue()

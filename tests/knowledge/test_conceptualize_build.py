@@ -15,10 +15,10 @@ from django.test import override_settings
 from commonsense.questions.conceptualize import Conceptualizer
 from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.plausibility import PlausibilityScorer
-from knowledge.builders import coco_build
 from knowledge.models import Graph, Question, TriplePlausibility
-from knowledge.plausibility import plausibility_check, triple_key
-from knowledge.services import ImportRefused, graph_import
+from knowledge.services.builds import coco_build
+from knowledge.services.imports import ImportRefused, graph_import
+from knowledge.services.triple_plausibility import plausibility_check, triple_key
 from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES, ROOT
 
@@ -57,7 +57,9 @@ def test_generated_conceptualisations_filtered_by_plausibility(setup) -> None:  
     off = plausibility_check(graph, tiny, threshold=0.0, filter_edges=False, check_distractors=False)
     all_ok = coco_build(name="t0", conceptualizer=Conceptualizer(smol, heads=6), plausibility=off, **kw)
     gen = all_ok.params["conceptualizations"]
-    assert gen["candidates"] > 0 and gen["heads_with_candidates"] <= 6 and gen["min_valid"] == 3
+    assert gen["candidates"] > 0
+    assert gen["heads_with_candidates"] <= 6
+    assert gen["min_valid"] == 3
     groups0 = _groups("t0")
     assert len(groups0) == gen["heads_kept"] > 0
     for qs in groups0.values():
@@ -79,13 +81,15 @@ def test_generated_conceptualisations_filtered_by_plausibility(setup) -> None:  
     assert cut.params["conceptualizations"]["candidates"] == gen["candidates"]
     groups = _groups("median")
     scored = cut.params["conceptualizations"]["scored"]  # every (h^c, r, t) judged, with its P(yes)
-    assert scored and all(0.0 <= x["p_yes"] <= 1.0 for x in scored)
+    assert scored
+    assert all(0.0 <= x["p_yes"] <= 1.0 for x in scored)
     valid: dict[str, int] = defaultdict(int)
     for x in scored:
         valid[x["head"]] += x["p_yes"] >= t
     expected = {h for h, n in valid.items() if n >= 3}
     kept = {next(q for q in qs if q.role != "memorization").metadata["original_head"] for qs in groups.values()}
-    assert kept == expected and len(expected) < len(valid)  # the threshold decides which heads stay
+    assert kept == expected
+    assert len(expected) < len(valid)
     for qs in groups.values():
         assert len(qs) == 4
         for q in qs:

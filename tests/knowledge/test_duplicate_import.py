@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
 from knowledge.models import Graph, QuestionSet, StatementSet
-from knowledge.services import DuplicateContent, graph_import, questions_import, statements_import
+from knowledge.services.imports import DuplicateContent, graph_import, questions_import, statements_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +31,8 @@ def test_services_refuse_a_second_copy_unless_asked() -> None:
     graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
     with pytest.raises(DuplicateContent, match="already imported as graph 'ckbp'") as refused:
         graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp-again", fmt="cskb-csv")
-    assert refused.value.existing == "ckbp" and not Graph.objects.filter(name="ckbp-again").exists()
+    assert refused.value.existing == "ckbp"
+    assert not Graph.objects.filter(name="ckbp-again").exists()
     assert graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv").already_imported  # same name: no-op
     copy = graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp-again", fmt="cskb-csv", allow_duplicate=True)
     assert copy.graph.triple_count == Graph.objects.get(name="ckbp").triple_count
@@ -42,7 +43,8 @@ def test_services_refuse_a_second_copy_unless_asked() -> None:
     questions_import(FIXTURES / "csqa_demo.jsonl", name="qa", fmt="csqa")
     with pytest.raises(DuplicateContent, match="question set 'qa'"):
         questions_import(FIXTURES / "csqa_demo.jsonl", name="qa2", fmt="csqa")
-    assert not StatementSet.objects.filter(name="st2").exists() and not QuestionSet.objects.filter(name="qa2").exists()
+    assert not StatementSet.objects.filter(name="st2").exists()
+    assert not QuestionSet.objects.filter(name="qa2").exists()
 
 
 def test_the_import_page_says_so_and_asks() -> None:
@@ -59,7 +61,9 @@ def test_the_import_page_says_so_and_asks() -> None:
     assert post("qa").status_code == 302
     asked = post("qa-copy")
     body = asked.content.decode()
-    assert asked.status_code == 400 and "already imported as question set" in body and "&#x27;qa&#x27;" in body
+    assert asked.status_code == 400
+    assert "already imported as question set" in body
+    assert "&#x27;qa&#x27;" in body
     assert 'type="checkbox" name="allow_duplicate"' in body
     assert not QuestionSet.objects.filter(name="qa-copy").exists()
     assert post("qa-copy", allow_duplicate="on").status_code == 302

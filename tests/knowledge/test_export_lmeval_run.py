@@ -21,7 +21,7 @@ from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.loglik import LoglikScorer
 from commonsense.scoring.types import Item
 from knowledge.models import Question
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES
 from tests.lm_eval_cli import lm_eval_samples

@@ -12,10 +12,10 @@ from django.db import connection, transaction
 from django.db.models import Count
 
 import commonsense.io.text as text_io
-import knowledge.bulk as bulk
+import knowledge.db.bulk as bulk
 from commonsense.io import DataFormatError
 from knowledge.models import Graph, ImportSource, Node, Triple
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -52,8 +52,10 @@ def test_empty_graph_path_and_existing_graph_path_store_the_same_rows(
     graph_import(first, name="grown", fmt="atomic-tsv")
     graph_import(DEMO, name="grown", fmt="atomic-tsv", allow_duplicate=True)  # tables not empty: indexes kept
     fresh = _triples("fresh", DEMO.name)
-    assert len(fresh) == len(lines) and fresh == _triples("grown", DEMO.name)
-    assert _degrees_are_counts("fresh") and _degrees_are_counts("grown")
+    assert len(fresh) == len(lines)
+    assert fresh == _triples("grown", DEMO.name)
+    assert _degrees_are_counts("fresh")
+    assert _degrees_are_counts("grown")
     grown = Graph.objects.get(name="grown")
     assert grown.triple_count == Triple.objects.filter(graph=grown).count() == len(lines) + len(lines[::3]) + 1
 
@@ -61,8 +63,10 @@ def test_empty_graph_path_and_existing_graph_path_store_the_same_rows(
     graph_import(CKBP, name="fresh-ckbp", fmt="cskb-csv")
     graph_import(CKBP, name="grown", fmt="cskb-csv", allow_duplicate=True)
     ckbp = _triples("fresh-ckbp", CKBP.name)
-    assert len(ckbp) == 6000 and ckbp == _triples("grown", CKBP.name)
-    assert {p for *_, p, _ in ckbp} == {0.0, 1.0} and all([k for k, _ in e] == ["class", "split"] for *_, e in ckbp)
+    assert len(ckbp) == 6000
+    assert ckbp == _triples("grown", CKBP.name)
+    assert {p for *_, p, _ in ckbp} == {0.0, 1.0}
+    assert all([k for k, _ in e] == ["class", "split"] for *_, e in ckbp)
     assert _degrees_are_counts("grown")
 
 
@@ -110,7 +114,8 @@ def test_reserve_ids_gives_a_fresh_block_that_later_inserts_never_reuse() -> Non
                     "SELECT mode FROM pg_locks WHERE relation = 'knowledge_node'::regclass AND pid = pg_backend_pid()"
                 )
                 assert "ExclusiveLock" in {r[0] for r in cur.fetchall()}
-    assert list(ids) == list(range(ids[0], ids[0] + 20_000)) and ids[0] > before
+    assert list(ids) == list(range(ids[0], ids[0] + 20_000))
+    assert ids[0] > before
     if connection.vendor == "postgresql":
         assert Node.objects.create(graph=g, text="after").pk > ids[-1]
 
@@ -126,7 +131,8 @@ def test_texts_beyond_latin1_keep_their_triples_and_take_ids_in_byte_order(tmp_p
     p.write_text("".join(f"{h}\txWant\t{t}\n" for h, t in rows), encoding="utf-8")
     first = graph_import(p, name="mixed", fmt="atomic-tsv")
     texts = set(heads) | {t for _, t in rows}
-    assert first.triples_added == len(rows) and first.nodes_added == len(texts)
+    assert first.triples_added == len(rows)
+    assert first.nodes_added == len(texts)
     by_id = list(Node.objects.filter(graph__name="mixed").order_by("id").values_list("text", flat=True))
     assert by_id == sorted(texts, key=str.encode)
     stored = Triple.objects.filter(graph__name="mixed").order_by("source_line")
@@ -134,7 +140,8 @@ def test_texts_beyond_latin1_keep_their_triples_and_take_ids_in_byte_order(tmp_p
         (h, t, i) for i, (h, t) in enumerate(rows, 1)
     ]
     again = graph_import(p, name="mixed", fmt="atomic-tsv")
-    assert again.already_imported and Triple.objects.filter(graph__name="mixed").count() == len(rows)
+    assert again.already_imported
+    assert Triple.objects.filter(graph__name="mixed").count() == len(rows)
 
 
 def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,7 +158,7 @@ def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypa
         taken.append(enc is not None)
         return enc
 
-    monkeypatch.setattr("knowledge.services.read_atomic_tsv_encoded", spy)
+    monkeypatch.setattr("knowledge.services.imports.read_atomic_tsv_encoded", spy)
     graph_import(DEMO, name="fast", fmt="atomic-tsv")
     monkeypatch.setattr(triples_io, "ARROW_BLOCK_BYTES", 1024)  # ~300 Arrow blocks, texts numbered across them
     graph_import(DEMO, name="chunked", fmt="atomic-tsv", allow_duplicate=True)
@@ -166,7 +173,8 @@ def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypa
     for key in ("relations", "degrees"):
         assert fast.stats[key] == blocks.stats[key]
     assert [t[1:] for t in fast.stats["top"]] == [t[1:] for t in blocks.stats["top"]]  # (id,) text, degree
-    assert _degrees_are_counts("fast") and _degrees_are_counts("blocks")
+    assert _degrees_are_counts("fast")
+    assert _degrees_are_counts("blocks")
 
     monkeypatch.setattr(triples_io, "ARROW_MAX_BYTES", 1 << 30)
     lines = DEMO.read_text().splitlines(keepends=True)

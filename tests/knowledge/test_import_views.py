@@ -33,7 +33,8 @@ def test_upload_imports_a_graph(researcher: Client) -> None:
     assert r.status_code == 200
     assert "5,751 triples" in r.content.decode()
     g = Graph.objects.get(name="up")
-    assert g.sources.get().filename == "my.tsv" and g.triple_count == 5751
+    assert g.sources.get().filename == "my.tsv"
+    assert g.triple_count == 5751
 
 
 def test_upload_error_names_the_uploaded_file_and_line(researcher: Client) -> None:
@@ -45,7 +46,8 @@ def test_upload_error_names_the_uploaded_file_and_line(researcher: Client) -> No
     assert r.status_code == 400
     text = r.content.decode()
     assert "mine.tsv, line 2, field &#x27;relation&#x27;: unknown relation &#x27;Likes&#x27;" in text
-    assert not Graph.objects.filter(name="up").exists() and Triple.objects.count() == 0
+    assert not Graph.objects.filter(name="up").exists()
+    assert Triple.objects.count() == 0
 
 
 def test_upload_limits(researcher: Client, settings: object) -> None:
@@ -54,10 +56,12 @@ def test_upload_limits(researcher: Client, settings: object) -> None:
         reverse("knowledge:import"),
         {"kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("x.tsv", b"a\txWant\tbbbbbbbbbbb\n")},
     )
-    assert r.status_code == 400 and "the limit is 10 bytes" in r.content.decode()
+    assert r.status_code == 400
+    assert "the limit is 10 bytes" in r.content.decode()
     settings.COCOWEB_MAX_UPLOAD_BYTES = 10_000  # type: ignore[attr-defined]
     r = researcher.post(
         reverse("knowledge:import"),
         {"kind": "graph:atomic-tsv", "name": "up", "file": SimpleUploadedFile("x.exe", b"MZ")},
     )
-    assert r.status_code == 400 and "unsupported file type .exe" in r.content.decode()
+    assert r.status_code == 400
+    assert "unsupported file type .exe" in r.content.decode()

@@ -70,7 +70,8 @@ def test_statements_real_file_gives_3026() -> None:
     )
     s = StatementSet.objects.get(name="nww")
     assert s.statements.count() == s.statement_count == 3_026
-    assert len(s.models_answered) == 35 and "3,026 statements" in out
+    assert len(s.models_answered) == 35
+    assert "3,026 statements" in out
     mean = sum(x.human_majority for x in s.statements.all()) / 3026
     assert abs(mean - 0.661) < 0.001  # SOURCE.md: mean human_q1 in this slice
 
@@ -116,7 +117,8 @@ def test_reimport_is_idempotent_and_nodes_are_shared_across_files() -> None:
     _cmd("import_graph", str(path), "--name", "g", "--format", "atomic-tsv")
     before = _counts()
     out = _cmd("import_graph", str(path), "--name", "g", "--format", "atomic-tsv")
-    assert _counts() == before and "already imported" in out
+    assert _counts() == before
+    assert "already imported" in out
     _cmd("import_statements", str(FIXTURES / "statements_demo.csv"), "--name", "s")
     _cmd("import_statements", str(FIXTURES / "statements_demo.csv"), "--name", "s")
     assert StatementSet.objects.get(name="s").statements.count() == 1000
@@ -151,13 +153,14 @@ def test_malformed_graph_file_changes_nothing(tmp_path: Path, fname: str) -> Non
     p.write_bytes(content)
     with pytest.raises(CommandError) as err:
         _cmd("import_graph", str(p), "--name", "g", "--format", "atomic-tsv")
-    assert message in str(err.value) and "nothing was stored" in str(err.value)
+    assert message in str(err.value)
+    assert "nothing was stored" in str(err.value)
     assert _counts() == before
 
 
 def test_failure_after_writes_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A crash in the middle of the writes leaves no partial graph behind."""
-    import knowledge.services as services
+    import knowledge.services.imports as services
 
     real = services.insert_rows
     calls = {"n": 0}
@@ -231,7 +234,8 @@ def test_postgres_large_import_rebuilds_indexes_and_foreign_keys(tmp_path: Path)
     schema = _pg_schema()
     assert any(kind == "constraint" and "FOREIGN KEY (head_id)" in sql for kind, _, sql in schema)
     _cmd("import_graph", str(FIXTURES / "atomic2020_demo.tsv"), "--name", "g", "--format", "atomic-tsv")
-    assert _pg_schema() == schema and Triple.objects.exists()
+    assert _pg_schema() == schema
+    assert Triple.objects.exists()
     t = Triple.objects.first()
     assert t is not None
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -242,7 +246,7 @@ def test_postgres_large_import_rebuilds_indexes_and_foreign_keys(tmp_path: Path)
         cur.execute("SET CONSTRAINTS ALL DEFERRED")
     bad = tmp_path / "bad.tsv"
     bad.write_text("a\txWant\tb\n")
-    import knowledge.services as services
+    import knowledge.services.imports as services
 
     real = services.graph_stats_after_import
 
@@ -256,4 +260,5 @@ def test_postgres_large_import_rebuilds_indexes_and_foreign_keys(tmp_path: Path)
             _cmd("import_graph", str(bad), "--name", "other", "--format", "atomic-tsv")
     finally:
         services.graph_stats_after_import = real
-    assert _counts() == before and _pg_schema() == schema
+    assert _counts() == before
+    assert _pg_schema() == schema

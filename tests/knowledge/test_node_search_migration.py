@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from knowledge import node_search as ns
+from knowledge.db import node_search as ns
 from tests.knowledge.factories import NodeFactory
 
 pytestmark = [

@@ -19,10 +19,10 @@ from commonsense.kg.normalize import clean, is_none, normalize_tail
 from commonsense.questions import text_rules
 from commonsense.questions.node_text import judge
 from commonsense.questions.rule_table import Rule
-from knowledge import node_texts
-from knowledge.builders import question_set_build
 from knowledge.models import Graph, Node, NodeText, QuestionSet
-from knowledge.services import graph_import
+from knowledge.services import node_texts
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +54,8 @@ def test_stored_node_texts_are_what_the_rules_compute(ckbp: Graph) -> None:
         expected.add(clean(r.head))
         if not is_none(r.tail):
             expected.add(normalize_tail(r.relation, r.tail))
-    assert set(stored) == expected and report["node_texts"] == len(expected) == report["computed"]
+    assert set(stored) == expected
+    assert report["node_texts"] == len(expected) == report["computed"]
     version = text_rules.rules_version()
     for text, (display, rule, reason, v) in stored.items():
         got = judge(text)
@@ -65,7 +66,9 @@ def test_stored_node_texts_are_what_the_rules_compute(ckbp: Graph) -> None:
     # the text of a node links back to the graph's node it came from
     row = NodeText.objects.filter(graph=ckbp, text="PersonX be hungry").select_related("node").first()
     if row is not None:
-        assert row.node is not None and row.node.text == "PersonX be hungry" and row.display == "PersonX is hungry"
+        assert row.node is not None
+        assert row.node.text == "PersonX be hungry"
+        assert row.display == "PersonX is hungry"
     # a second run computes nothing
     again = StringIO()
     call_command("text_rules", graph="ckbp", json=True, stdout=again)
@@ -80,7 +83,8 @@ def test_a_build_reads_the_stored_texts(ckbp: Graph) -> None:
         row.save(update_fields=["display"])
     qset = question_set_build(graph="ckbp", kind="2i", count=5, seed=2, name="planted", near_duplicate=None)
     qs = list(qset.questions.all())
-    assert qs and all(o.startswith("«") and o.endswith("»") for q in qs for o in q.options)
+    assert qs
+    assert all(o.startswith("«") and o.endswith("»") for q in qs for o in q.options)
     # planted verdicts decide the edges too: a build's funnel counts what the store rejects
     assert QuestionSet.objects.get(name="planted").quality["build"]["funnel"]["graph"][2]["stage"] == "readable"
 
@@ -91,7 +95,8 @@ def test_a_rule_change_and_the_recompute_command_change_exactly_the_affected_nod
     node_texts.node_texts_ensure(ckbp)
     before = _stored(ckbp)
     affected = {t for t, (display, *_) in before.items() if "park" in display.split()}
-    assert affected and len(affected) < len(before)
+    assert affected
+    assert len(affected) < len(before)
     # a new rule, first in the table: no text that mentions a park
     planted = Rule(
         "no-park",
@@ -111,9 +116,11 @@ def test_a_rule_change_and_the_recompute_command_change_exactly_the_affected_nod
     report = json.loads(out.getvalue())
     after = _stored(ckbp)
     changed = {t for t in before if before[t][:3] != after[t][:3]}
-    assert changed == affected and report["changed"] == len(affected)
+    assert changed == affected
+    assert report["changed"] == len(affected)
     assert all(after[t][1] == "no-park" for t in affected)
-    assert {v for *_, v in after.values()} == {"planted-version"} and report["computed"] == len(before)
+    assert {v for *_, v in after.values()} == {"planted-version"}
+    assert report["computed"] == len(before)
 
 
 def test_explorer_shows_the_display_beside_the_graph_text_and_finds_either(ckbp: Graph, researcher: Client) -> None:
@@ -123,14 +130,16 @@ def test_explorer_shows_the_display_beside_the_graph_text_and_finds_either(ckbp:
     assert "shown as" not in page  # nothing stored yet
     node_texts.node_texts_ensure(ckbp)
     shown = NodeText.objects.get(graph=ckbp, text=clean(node.text)).display
-    assert shown != node.text and shown.startswith("PersonX is ")
+    assert shown != node.text
+    assert shown.startswith("PersonX is ")
     page = researcher.get(reverse("explorer:node", args=["ckbp", node.pk])).content.decode()
     assert f"shown as <strong>{shown}</strong>" in page
     # the display's words find the node though the graph's text does not hold them ("is")
     words = shown.split()[1:4]
     r = researcher.get(reverse("explorer:search", args=["ckbp"]), {"q": " ".join(words)})
     html = r.content.decode()
-    assert reverse("explorer:node", args=["ckbp", node.pk]) in html and f"shown as “{shown}”" in html
+    assert reverse("explorer:node", args=["ckbp", node.pk]) in html
+    assert f"shown as “{shown}”" in html
     # and the graph's own words still do
     raw = researcher.get(reverse("explorer:search", args=["ckbp"]), {"q": node.text}).content.decode()
     assert reverse("explorer:node", args=["ckbp", node.pk]) in raw

@@ -16,10 +16,10 @@ from django.urls import reverse
 
 from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.plausibility import PlausibilityScorer
-from knowledge.builders import question_set_build
 from knowledge.models import Graph, Question, QuestionSet, TriplePlausibility
-from knowledge.plausibility import graph_plausibility, plausibility_check, triple_key
-from knowledge.services import graph_import
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from knowledge.services.triple_plausibility import graph_plausibility, plausibility_check, triple_key
 from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES
 
@@ -65,7 +65,8 @@ def test_scores_are_cached_and_the_threshold_decides(setup, researcher) -> None:
     assert scored.count() == len(set(texts)) == Counting.prompts  # every distinct triple scored once, by the model
     assert scored.filter(triple__isnull=True).count() == 0  # graph triples point at their rows
     ps = list(scored.values_list("p_yes", flat=True))
-    assert all(0.0 <= p <= 1.0 for p in ps) and len(set(ps)) > 10  # real, varied model scores
+    assert all(0.0 <= p <= 1.0 for p in ps)
+    assert len(set(ps)) > 10
 
     # Threshold 0 keeps every edge: the same questions as without a model.
     question_set_build(graph="ckbp", kind="2i", count=8, seed=4, name="plain")
@@ -78,7 +79,8 @@ def test_scores_are_cached_and_the_threshold_decides(setup, researcher) -> None:
     check = plausibility_check(graph, scorer, threshold=t)
     assert Counting.prompts == 0  # the graph was scored already: read from the database
     qs = question_set_build(graph="ckbp", kind="2i", count=8, seed=4, name="median", plausibility=check)
-    assert qs.params["plausibility_model"]["threshold"] == t and qs.question_count > 0
+    assert qs.params["plausibility_model"]["threshold"] == t
+    assert qs.question_count > 0
     assert _questions("median") != _questions("plain")
     for q in Question.objects.filter(question_set=qs):
         for tr in q.triples.select_related("head", "relation", "tail"):
@@ -127,11 +129,14 @@ def test_build_questions_cli_takes_the_model(setup, tmp_path: Path) -> None:  # 
         )
     qset = QuestionSet.objects.get(name="cli")
     p = qset.params["plausibility_model"]
-    assert p["threshold"] == t and p["model"] == scorer.model_key and not p["check_distractors"]
+    assert p["threshold"] == t
+    assert p["model"] == scorer.model_key
+    assert not p["check_distractors"]
     for q in qset.questions.all():
         for tr in q.triples.select_related("head", "relation", "tail"):
             assert _p(graph, scorer, tr.head.text, tr.relation.name, tr.tail.text) >= t
-    assert qset.question_count > 0 and TriplePlausibility.objects.count() == cached  # nothing scored anew
+    assert qset.question_count > 0
+    assert TriplePlausibility.objects.count() == cached
     with pytest.raises(CommandError, match="plausibility model: the plausibility threshold is a probability"):
         call_command(
             "build_questions",
@@ -172,5 +177,27 @@ def test_build_coco_cli_generates_conceptualisations(setup, tmp_path: Path) -> N
             verbosity=0,
         )
     gen = QuestionSet.objects.get(name="gen").params["conceptualizations"]
-    assert gen["heads"] == 3 and gen["n_candidates"] == 5 and gen["min_valid"] == 3
-    assert gen["heads_with_candidates"] <= 3 and gen["heads_kept"] <= gen["heads_with_candidates"]
+    assert gen["heads"] == 3
+    assert gen["n_candidates"] == 5
+    assert gen["min_valid"] == 3
+    assert gen["heads_with_candidates"] <= 3
+    assert gen["heads_kept"] <= gen["heads_with_candidates"]
+
+
+def test_the_threshold_is_the_named_setting_unless_given(setup) -> None:  # type: ignore[no-untyped-def]
+    """COCOWEB_PLAUSIBILITY_THRESHOLD is the default of the builders' hook and of the commands'
+    --plausibility-threshold; an explicit value still wins."""
+    import argparse
+
+    from knowledge.management.commands._plausibility import add_plausibility_arguments
+
+    graph, scorer = setup
+    with override_settings(COCOWEB_PLAUSIBILITY_THRESHOLD=0.8):
+        assert plausibility_check(graph, scorer, filter_edges=False, check_distractors=False).threshold == 0.8
+        parser = argparse.ArgumentParser()
+        add_plausibility_arguments(parser)
+        assert parser.parse_args([]).plausibility_threshold == 0.8
+    assert (
+        plausibility_check(graph, scorer, threshold=0.3, filter_edges=False, check_distractors=False).threshold == 0.3
+    )
+    assert plausibility_check(graph, scorer, filter_edges=False, check_distractors=False).threshold == 0.5

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 
 from commonsense.questions.rica import english_words, novel_entity
 from knowledge.models import Question, QuestionSet
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from tests.conftest import shared_file
 
 pytestmark = pytest.mark.django_db
@@ -30,11 +30,14 @@ def axioms(tmp_path: Path) -> QuestionSet:
 
 def test_novel_entities_are_never_english_words() -> None:
     words = english_words()
-    assert {"cat", "house", "glass"} <= words and len(words) > 200_000
+    assert {"cat", "house", "glass"} <= words
+    assert len(words) > 200_000
     # plant the fault: the first draw of seed 0 is on the list, so the function must draw again
     first = novel_entity(random.Random(0), frozenset())
     second = novel_entity(random.Random(0), frozenset({first}))
-    assert second != first and 3 <= len(second) <= 12 and second.isalpha()
+    assert second != first
+    assert 3 <= len(second) <= 12
+    assert second.isalpha()
     rng = random.Random(0)
     assert novel_entity(rng) not in words
 
@@ -43,7 +46,9 @@ def test_build_rica_command(axioms: QuestionSet, capsys: pytest.CaptureFixture[s
     call_command("build_rica", "--set", "rica-ax", "--name", "rica-novel", "--seed", "3", "--variants", "2")
     assert "rica-novel:" in capsys.readouterr().out
     new = QuestionSet.objects.get(name="rica-novel")
-    assert new.kind == axioms.kind and new.seed == 3 and new.params["source_set"] == "rica-ax"
+    assert new.kind == axioms.kind
+    assert new.seed == 3
+    assert new.params["source_set"] == "rica-ax"
     src = list(axioms.questions.all())
     probes = list(new.questions.order_by("position"))
     assert len(probes) == 2 * len(src)
@@ -52,8 +57,11 @@ def test_build_rica_command(axioms: QuestionSet, capsys: pytest.CaptureFixture[s
     for q in probes:
         ents = q.metadata["entities"]
         for e in ents.values():
-            assert e not in words and e in q.stem
-        assert "[MASK]" in q.stem and " A " not in f" {q.stem} " and q.structure == "rica-axiom"
+            assert e not in words
+            assert e in q.stem
+        assert "[MASK]" in q.stem
+        assert " A " not in f" {q.stem} "
+        assert q.structure == "rica-axiom"
         pairs[(q.group, q.external_id[-2:])].add(tuple(ents.values()))
     assert all(len(v) == 1 for v in pairs.values())  # one pair per axiom and variant, all perturbations
     assert {(q.group, q.metadata["perturbation"]) for q in src} == {(q.group, q.role) for q in probes}
@@ -86,10 +94,13 @@ def test_build_rica_form(axioms: QuestionSet) -> None:
     page = c.get(url).content.decode()
     assert 'value="rica-ax"' in page
     r = c.post(url, {"source": "rica-ax", "name": "rica-web", "seed": "5", "variants": "1"})
-    assert r.status_code == 302 and r["Location"] == reverse("knowledge:question_set", args=["rica-web"])
+    assert r.status_code == 302
+    assert r["Location"] == reverse("knowledge:question_set", args=["rica-web"])
     new = QuestionSet.objects.get(name="rica-web")
-    assert new.seed == 5 and new.questions.count() == axioms.questions.count()
+    assert new.seed == 5
+    assert new.questions.count() == axioms.questions.count()
     again = c.post(url, {"source": "rica-ax", "name": "rica-web", "seed": "5", "variants": "1"})
-    assert again.status_code == 400 and "already exists" in again.content.decode()
+    assert again.status_code == 400
+    assert "already exists" in again.content.decode()
     detail = c.get(reverse("knowledge:question_set", args=["rica-ax"])).content.decode()
     assert reverse("knowledge:build_rica") + "?set=rica-ax" in detail

@@ -11,10 +11,10 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from commonsense.questions import rica_gen
-from explorer.views.run_panels import question_run_panels
+from explorer.panels.runs import question_run_panels
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES, shared_file
@@ -30,19 +30,25 @@ def atomic() -> None:
 def test_generated_set_from_a_graph(atomic: None, capsys: pytest.CaptureFixture[str]) -> None:
     call_command("build_rica", "--from-graph", "atomic", "--name", "rica-gen", "--seed", "4", "--per-strategy", "5")
     out = capsys.readouterr().out
-    assert "rica-gen:" in out and "LT2-Action 5" in out
+    assert "rica-gen:" in out
+    assert "LT2-Action 5" in out
     qset = QuestionSet.objects.get(name="rica-gen")
-    assert qset.kind == QuestionSet.Kind.RICA_AXIOMS and qset.params["rica_set"] == "generated"
+    assert qset.kind == QuestionSet.Kind.RICA_AXIOMS
+    assert qset.params["rica_set"] == "generated"
     assert qset.params["strategies"] == {"LT2-Action": 5, "LT3-Action": 5, "LT4-Action": 5, "LT3-Role": 5}
-    assert "no BART" in qset.params["realisation"] and "LT1-Material" in qset.params["not_supported"]
+    assert "no BART" in qset.params["realisation"]
+    assert "LT1-Material" in qset.params["not_supported"]
     qs = list(qset.questions.order_by("position"))
     assert len({q.group for q in qs}) == 20
     for q in qs:
         m = q.metadata
-        assert q.options == ["more", "less"] and q.stem.count("[MASK]") == 1
-        assert q.role == m["perturbation"] and q.structure == "rica-axiom"
+        assert q.options == ["more", "less"]
+        assert q.stem.count("[MASK]") == 1
+        assert q.role == m["perturbation"]
+        assert q.structure == "rica-axiom"
         assert q.options[q.answer_index] == rica_gen.gold_word(m["linguistic"], m["asymmetry"])
-        assert set(m["entities"]) == {"A", "B"} and all(e in m["sentence"] for e in m["entities"].values())
+        assert set(m["entities"]) == {"A", "B"}
+        assert all(e in m["sentence"] for e in m["entities"].values())
     # every axiom has at least the six NEGATION x ASYM variants of the paper's raw set
     per_group: dict[str, set[str]] = {}
     for q in qs:
@@ -89,7 +95,8 @@ def test_graph_without_a_supported_relation_is_refused(tmp_path: Path) -> None:
 def test_browser_form_generates_a_set(atomic: None, researcher) -> None:  # type: ignore[no-untyped-def]
     url = reverse("knowledge:build_rica")
     page = researcher.get(url)
-    assert page.status_code == 200 and "RICA axioms from a graph" in page.content.decode()
+    assert page.status_code == 200
+    assert "RICA axioms from a graph" in page.content.decode()
     post = {
         "mode": "graph",
         "graph-graph": "atomic",
@@ -99,6 +106,8 @@ def test_browser_form_generates_a_set(atomic: None, researcher) -> None:  # type
         "graph-entities": "novel",
     }
     r = researcher.post(url, post)
-    assert r.status_code == 302 and QuestionSet.objects.get(name="rica-web").params["per_strategy"] == 3
+    assert r.status_code == 302
+    assert QuestionSet.objects.get(name="rica-web").params["per_strategy"] == 3
     r = researcher.post(url, post)  # the same name again: the form says why
-    assert r.status_code == 400 and "already exists" in r.content.decode()
+    assert r.status_code == 400
+    assert "already exists" in r.content.decode()

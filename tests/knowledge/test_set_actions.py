@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from annotation.services.campaigns import campaign_create
 from knowledge.models import Question, QuestionSet
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from runs.services import run_create
 from tests.conftest import FIXTURES
 
@@ -39,7 +39,8 @@ def researcher(role_clients: dict[str, Client]) -> Client:
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "finetune-prompt", "finetune-chat"])
 def test_export_gives_the_commands_file(researcher: Client, qset: QuestionSet, tmp_path: Path, fmt: str) -> None:
     r = researcher.get(reverse("knowledge:question_set_export", args=[qset.name, fmt]))
-    assert r.status_code == 200 and f'filename="csqa-demo.{fmt}"' in r["Content-Disposition"]
+    assert r.status_code == 200
+    assert f'filename="csqa-demo.{fmt}"' in r["Content-Disposition"]
     call_command("export_questions", qset.name, "--format", fmt, "--out", str(tmp_path / f"x.{fmt}"))
     assert r.content == (tmp_path / f"x.{fmt}").read_bytes()
     if fmt == "jsonl":
@@ -48,12 +49,14 @@ def test_export_gives_the_commands_file(researcher: Client, qset: QuestionSet, t
 
 def test_export_lm_eval_is_a_zip_of_the_task(researcher: Client, qset: QuestionSet) -> None:
     r = researcher.get(reverse("knowledge:question_set_export", args=[qset.name, "lm-eval"]))
-    assert r.status_code == 200 and r["Content-Type"] == "application/zip"
+    assert r.status_code == 200
+    assert r["Content-Type"] == "application/zip"
     zf = zipfile.ZipFile(io.BytesIO(r.content))
     names = sorted(zf.namelist())
     assert names == ["cocoweb_csqa_demo.jsonl", "cocoweb_csqa_demo.yaml", "cocoweb_csqa_demo_data.py"]
     rows = [json.loads(x) for x in zf.read(names[0]).decode().splitlines()]
-    assert len(rows) == 300 and rows[0]["label"] == 0
+    assert len(rows) == 300
+    assert rows[0]["label"] == 0
     assert "output_type: multiple_choice" in zf.read(names[1]).decode()
     assert not any(tempfile.gettempdir() in zf.read(n).decode() for n in names)  # no server path: runs anywhere
     assert researcher.get(reverse("knowledge:question_set_export", args=[qset.name, "xml"])).status_code == 404
@@ -63,11 +66,13 @@ def test_set_page_links_to_evaluate_and_validate_prefilled(researcher: Client, q
     page = researcher.get(reverse("knowledge:question_set", args=[qset.name])).content.decode()
     run_link = reverse("runs:new") + "?dataset=qs:csqa-demo"
     campaign_link = reverse("annotation:campaign_new") + "?source=qs:csqa-demo&amp;kind=mcqa"
-    assert run_link in page and campaign_link in page
+    assert run_link in page
+    assert campaign_link in page
     form = researcher.get(run_link).content.decode()
     assert '<option value="qs:csqa-demo" selected>' in form
     form = researcher.get(campaign_link.replace("&amp;", "&")).content.decode()
-    assert '<option value="qs:csqa-demo" selected>' in form and '<option value="mcqa" selected>' in form
+    assert '<option value="qs:csqa-demo" selected>' in form
+    assert '<option value="mcqa" selected>' in form
 
 
 def test_rename(researcher: Client, qset: QuestionSet) -> None:
@@ -101,7 +106,8 @@ def test_delete_refused_while_a_run_uses_the_set(researcher: Client, qset: Quest
     run_create(question_set=qset, backend="random", scoring="loglik", enqueue=False)
     url = reverse("knowledge:question_set_delete", args=[qset.name])
     page = researcher.get(url).content.decode()
-    assert "cannot be deleted: it is used by 1 runs" in page and "<form" not in page.split("</header>")[1]
+    assert "cannot be deleted: it is used by 1 runs" in page
+    assert "<form" not in page.split("</header>")[1]
     page = researcher.post(url, follow=True).content.decode()
     assert "Not deleted: question set &#x27;csqa-demo&#x27; is used by 1 runs" in page
     assert Question.objects.filter(question_set=qset).count() == 300
@@ -110,7 +116,8 @@ def test_delete_refused_while_a_run_uses_the_set(researcher: Client, qset: Quest
 def test_delete_refused_while_a_campaign_uses_the_set(researcher: Client, qset: QuestionSet) -> None:
     campaign_create(name="val", title="Validate", kind="mcqa", question_set=qset)
     page = researcher.post(reverse("knowledge:question_set_delete", args=[qset.name]), follow=True).content.decode()
-    assert "is used by 1 campaigns" in page and QuestionSet.objects.filter(pk=qset.pk).exists()
+    assert "is used by 1 campaigns" in page
+    assert QuestionSet.objects.filter(pk=qset.pk).exists()
 
 
 def test_delete_an_unused_set_after_confirmation(researcher: Client, qset: QuestionSet) -> None:
@@ -119,7 +126,8 @@ def test_delete_an_unused_set_after_confirmation(researcher: Client, qset: Quest
     assert "This deletes the set and its 300 questions" in page
     r = researcher.post(url, follow=True)
     assert "Question set csqa-demo and its 300 questions were deleted." in r.content.decode()
-    assert not QuestionSet.objects.exists() and not Question.objects.exists()
+    assert not QuestionSet.objects.exists()
+    assert not Question.objects.exists()
 
 
 def test_actions_are_for_researchers(role_clients: dict[str, Client], qset: QuestionSet) -> None:

@@ -17,9 +17,9 @@ from commonsense.kg.relations import COM2_RELATIONS
 from commonsense.questions.fluent import has_lemma_form
 from commonsense.questions.funnel import check as funnel_check
 from commonsense.questions.quality import PLACEHOLDER
-from knowledge.build_forms import QuestionBuildForm
+from knowledge.forms.builds import QuestionBuildForm
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
+from knowledge.services.imports import graph_import
 from tests.conftest import shared_file
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,8 @@ def test_report_equals_a_count_of_the_export(ckbp: str, build_dirs: Path) -> Non
     for name, extra in (("strict", {}), ("loose", {"include_implausible": True})):
         call_command("build_questions", graph=ckbp, kind="2i", count=15, seed=4, name=name, verbosity=0, **extra)
     strict = QuestionSet.objects.get(name="strict")
-    assert strict.params["include_implausible"] is False and strict.params["edges"].startswith("plausible")
+    assert strict.params["include_implausible"] is False
+    assert strict.params["edges"].startswith("plausible")
     assert QuestionSet.objects.get(name="loose").params["include_implausible"] is True
     assert set(strict.params["hop_relations"]) <= set(COM2_RELATIONS)
 
@@ -58,7 +59,8 @@ def test_report_equals_a_count_of_the_export(ckbp: str, build_dirs: Path) -> Non
     call_command("export_questions", "strict", fmt="jsonl", out=str(path), verbosity=0)
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert report["text"] == _count(rows)
-    assert report["build"]["requested"] == 15 and report["build"]["built"] == len(rows)
+    assert report["build"]["requested"] == 15
+    assert report["build"]["built"] == len(rows)
     assert report["build"]["shortfall"] == 15 - len(rows)
     # every chain of the default build is plausible; the loose build lets label-0 triples in
     assert report["chains"]["chains_with_implausible"] == 0
@@ -71,7 +73,8 @@ def test_report_equals_a_count_of_the_export(ckbp: str, build_dirs: Path) -> Non
     assert strict.quality["text"] == report["text"]
     text = StringIO()
     call_command("set_quality", "strict", stdout=text)
-    assert "distractors rejected" in text.getvalue() and "placeholder leaks 0" in text.getvalue()
+    assert "distractors rejected" in text.getvalue()
+    assert "placeholder leaks 0" in text.getvalue()
 
 
 def test_set_quality_unknown_set_is_a_clear_error(db: None) -> None:
@@ -82,17 +85,21 @@ def test_set_quality_unknown_set_is_a_clear_error(db: None) -> None:
 def test_set_page_shows_the_report(ckbp: str, researcher) -> None:
     call_command("build_questions", graph=ckbp, kind="2p", count=5, seed=1, name="page", verbosity=0)
     html = researcher.get(reverse("knowledge:question_set", args=["page"])).content.decode()
-    assert "Quality report" in html and "built 5 of 5 requested" in html
+    assert "Quality report" in html
+    assert "built 5 of 5 requested" in html
     # issue 27 item 5: the build funnel, stage by stage, as stored and as set_quality prints it
     funnel = QuestionSet.objects.get(name="page").quality["build"]["funnel"]
-    assert funnel_check(funnel) == [] and funnel["sampling"][-1]["kept"] == 5
-    assert "Build funnel: 2p" in html and "refused by the composition rules" in html
+    assert funnel_check(funnel) == []
+    assert funnel["sampling"][-1]["kept"] == 5
+    assert "Build funnel: 2p" in html
+    assert "refused by the composition rules" in html
     for s in (*funnel["graph"], *funnel["sampling"]):
         assert f'<th scope="row">{s["stage"]}</th>' in html
     assert funnel["graph"][0]["considered"] == 22212  # every triple of the CSV
     text = StringIO()
     call_command("set_quality", "page", stdout=text)
-    assert "2p graph: 22,212 triples -> relations" in text.getvalue() and "2p sampling: " in text.getvalue()
+    assert "2p graph: 22,212 triples -> relations" in text.getvalue()
+    assert "2p sampling: " in text.getvalue()
 
 
 def test_coco_set_page_shows_a_report_and_each_application_kinds_funnel(ckbp: str, researcher) -> None:
@@ -105,7 +112,9 @@ def test_coco_set_page_shows_a_report_and_each_application_kinds_funnel(ckbp: st
         assert f["sampling"][-1]["kept"] == built, kind
     assert qset.quality["text"]["placeholder_leaks"] == 0  # CoCo keeps PersonX on purpose
     html = researcher.get(reverse("knowledge:question_set", args=["coco"])).content.decode()
-    assert "Quality report" in html and "Build funnel: ip" in html and "atomic questions" in html
+    assert "Quality report" in html
+    assert "Build funnel: ip" in html
+    assert "atomic questions" in html
     # issue 27 item 7: CoCo's own text checks, all clean on a default build
     assert qset.quality["coco_text"] == {
         "items": qset.question_count,
@@ -122,7 +131,8 @@ def test_an_imported_rica_set_has_a_quality_report_on_its_page(researcher) -> No
     qset = QuestionSet.objects.get(name="rica")
     assert qset.quality["text"]["items"] == qset.question_count > 0
     html = researcher.get(reverse("knowledge:question_set", args=["rica"])).content.decode()
-    assert "Quality report" in html and f"items {qset.question_count}:" in html
+    assert "Quality report" in html
+    assert f"items {qset.question_count}:" in html
 
 
 def test_build_form_has_the_flag_and_threshold(ckbp: str) -> None:
@@ -140,11 +150,13 @@ def test_build_form_has_the_flag_and_threshold(ckbp: str) -> None:
     )
     assert form.is_valid(), form.errors
     p = form.params()
-    assert p["include_implausible"] is True and p["near_duplicate"] == 0.85
+    assert p["include_implausible"] is True
+    assert p["near_duplicate"] == 0.85
     default = QuestionBuildForm(
         data={"graph": ckbp, "kind": "2i", "count": 3, "seed": 0, "name": "g", "max_degree": 10}
     )
-    assert default.is_valid() and default.params()["include_implausible"] is False
+    assert default.is_valid()
+    assert default.params()["include_implausible"] is False
 
 
 def test_stored_cskb_builds_use_the_knowledge_base_triples_unless_asked(ckbp: str) -> None:
@@ -153,13 +165,16 @@ def test_stored_cskb_builds_use_the_knowledge_base_triples_unless_asked(ckbp: st
     for name, extra in (("kb", {}), ("populated", {"include_populated": True})):
         call_command("build_questions", graph=ckbp, kind="2i", count=15, seed=4, name=name, verbosity=0, **extra)
     kb, populated = QuestionSet.objects.get(name="kb"), QuestionSet.objects.get(name="populated")
-    assert kb.params["include_populated"] is False and "+kb-only" in kb.params["edges"]
-    assert populated.params["include_populated"] is True and "kb-only" not in populated.params["edges"]
+    assert kb.params["include_populated"] is False
+    assert "+kb-only" in kb.params["edges"]
+    assert populated.params["include_populated"] is True
+    assert "kb-only" not in populated.params["edges"]
 
     def origins(qset: QuestionSet) -> set[str]:
         return {t.extra.get("class") for q in qset.questions.all() for t in q.triples.all()}
 
-    assert kb.question_count > 0 and origins(kb) == {"test_set"}
+    assert kb.question_count > 0
+    assert origins(kb) == {"test_set"}
     assert origins(populated) - {"test_set"}  # the fault the default removes
     # the quality report counts such chains: none in the default build
     assert kb.quality["chains"]["chains_with_populated"] == 0

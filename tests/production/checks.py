@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, transaction
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 
@@ -38,7 +38,9 @@ def assert_survived(run: Run, ref: Run) -> None:
     assert run.state == Run.State.DONE, f"run {run.pk} ended {run.state}: {run.error}"
     total = ref.items_total
     preds = Prediction.objects.filter(run=run)
-    assert total > 0 and run.items_total == total and run.items_done == total
+    assert total > 0
+    assert run.items_total == total
+    assert run.items_done == total
     assert preds.count() == total, "a prediction was lost or stored twice"
     positions = sorted(preds.values_list("position", flat=True))
     assert positions == list(range(total)), "positions missing or repeated"

@@ -65,14 +65,18 @@ def _lost() -> Exception:
 def test_a_view_that_loses_the_database_answers_503(path: str, headers: dict[str, str], kind: str) -> None:
     mw = DatabaseUnavailableMiddleware(lambda r: HttpResponse())
     response = mw.process_exception(RequestFactory().post(path, **headers), _lost())  # type: ignore[arg-type]
-    assert response is not None and response.status_code == 503
-    assert response["Retry-After"] == "5" and response["Cache-Control"] == "no-store"
+    assert response is not None
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response["Cache-Control"] == "no-store"
     if kind == "json":
         body = json.loads(response.content)
-        assert body["code"] == "database_unavailable" and "retry" in body["detail"]
+        assert body["code"] == "database_unavailable"
+        assert "retry" in body["detail"]
     else:
         assert response["Content-Type"].startswith("text/html")
-        assert b'data-error="database_unavailable"' in response.content and b"Please retry" in response.content
+        assert b'data-error="database_unavailable"' in response.content
+        assert b"Please retry" in response.content
 
 
 def test_other_view_errors_are_left_to_django() -> None:
@@ -98,7 +102,8 @@ def _failing(exc: Exception):  # type: ignore[no-untyped-def]
 
 def test_a_500_caused_by_a_lost_database_outside_the_view_becomes_503() -> None:
     response = DatabaseUnavailableMiddleware(_failing(_lost()))(RequestFactory().get("/api/runs/"))
-    assert response.status_code == 503 and json.loads(response.content)["code"] == "database_unavailable"
+    assert response.status_code == 503
+    assert json.loads(response.content)["code"] == "database_unavailable"
     other = DatabaseUnavailableMiddleware(_failing(RuntimeError("bug")))(RequestFactory().get("/api/runs/"))
     assert other.status_code == 500
 

@@ -32,7 +32,8 @@ def _pid() -> int:
 @pytest.fixture
 def pings(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Every ``SELECT 1`` health check Django sends, with its result."""
-    assert isinstance(connections["default"], DatabaseWrapper) and connection.settings_dict["CONN_HEALTH_CHECKS"]
+    assert isinstance(connections["default"], DatabaseWrapper)
+    assert connection.settings_dict["CONN_HEALTH_CHECKS"]
     seen: list[bool] = []
     real = DatabaseWrapper.is_usable
 

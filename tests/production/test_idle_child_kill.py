@@ -39,7 +39,8 @@ def test_workers_run_the_solo_pool() -> None:
     root = Path(__file__).resolve().parents[2]
     for script in ("scripts/run.sh", "scripts/prod_check.sh"):
         lines = [ln for ln in (root / script).read_text().splitlines() if " worker " in ln and "celery" in ln.lower()]
-        assert lines and all("--pool=solo" in ln for ln in lines), (script, lines)
+        assert lines, (script, lines)
+        assert all("--pool=solo" in ln for ln in lines), (script, lines)
 
 
 def test_killing_an_idle_pool_child_does_not_stall_the_worker(statement_set, broker, procs, tmp_path) -> None:  # type: ignore[no-untyped-def]

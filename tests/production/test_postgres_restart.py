@@ -319,7 +319,8 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
     statuses = {c.status for c in traffic.calls}
     assert statuses <= {200, 201, 503}, sorted(statuses)
     failed = [c for c in traffic.calls if c.status == 503]
-    assert len(failed) >= 6 and all(p.status == 503 for p in probes), [(p.what, p.status, p.body[:100]) for p in probes]
+    assert len(failed) >= 6, [(p.what, p.status, p.body[:100]) for p in probes]
+    assert all(p.status == 503 for p in probes), [(p.what, p.status, p.body[:100]) for p in probes]
     for c in failed:
         clear = _unavailable_json(c.body) if c.api else _unavailable_html(c.body)
         assert clear, f"{c.who} {c.what}: unclear error {c.body[:300]}"
@@ -339,7 +340,8 @@ def _outages(pg: Postgres, statement_set: Any, env: dict[str, str], procs: list[
     assert set(stored) == set(acked), "the database holds answers that were never acknowledged"
     for k, a in acked.items():
         r = stored[k]
-        assert r.answer == a.answer and r.idempotency_key == a.key, (k, r.answer, a.answer)
+        assert r.answer == a.answer, (k, r.answer, a.answer)
+        assert r.idempotency_key == a.key, (k, r.answer, a.answer)
         assert a.response_id in (None, r.pk)
     per_item = dict(Response.objects.filter(campaign__name=SLUG).values_list("item_id").annotate(n=Count("id")))
     for item_id, answer_count in Item.objects.filter(campaign__name=SLUG, answer_count__gt=0).values_list(

@@ -41,7 +41,8 @@ def test_sigkilled_eval_worker_run_finishes_on_a_new_worker(statement_set, env, 
     first.kill()
     at_kill = dict(Prediction.objects.filter(run=run).values_list("position", "pk"))
     run.refresh_from_db()
-    assert run.state == Run.State.SCORING and 200 <= len(at_kill) < ref.items_total, (run.state, len(at_kill))
+    assert run.state == Run.State.SCORING, (run.state, len(at_kill))
+    assert 200 <= len(at_kill) < ref.items_total, (run.state, len(at_kill))
 
     second = Worker(env, tmp_path / "eval2.log", "eval2", "eval")
     procs.append(second)

@@ -1,48 +1,78 @@
-"""Runs and predictions stored as ``runs.execution`` stores them (factory helpers)."""
+"""factory_boy factories for runs and predictions, stored as ``runs.evaluation`` stores them (a
+prediction carries its item's facets, copied by ``runs.item_facets``); ``make_run``, ``predict`` and
+``predict_statement`` are the short forms most tests call."""
 
 from __future__ import annotations
 
+from typing import Any
 
-def make_run(question_set=None, statement_set=None, **kw):  # type: ignore[no-untyped-def]
-    from runs.models import Run
+import factory
 
-    defaults = {"backend": "random", "scoring": "loglik", "state": Run.State.DONE, "model": "m"}
-    defaults.update(kw)
-    return Run.objects.create(question_set=question_set, statement_set=statement_set, **defaults)
-
-
-def predict(run, question, chosen, **kw):  # type: ignore[no-untyped-def]
-    """A stored prediction as runs.execution stores one: with the question's facets copied."""
-    from runs.item_facets import kba_correct, question_facets
-    from runs.models import Prediction
-
-    facets = question_facets(question, kw.get("extra"))
-    kw.setdefault("kba_correct", kba_correct(kw.get("extra")))
-    return Prediction.objects.create(
-        run=run,
-        question=question,
-        position=question.position,
-        chosen=chosen,
-        correct=(chosen is not None and chosen == question.answer_index),
-        **facets,
-        **kw,
-    )
+from knowledge.models import Question, QuestionSet, Statement, StatementSet
+from runs.item_facets import kba_correct, question_facets
+from runs.models import Prediction, Run
 
 
-def predict_statement(run, statement, p_yes_q1, p_yes_q2=None):  # type: ignore[no-untyped-def]
-    from runs.models import Prediction
+class RunFactory(factory.django.DjangoModelFactory):
+    """A finished random-backend run; give it a ``question_set`` or a ``statement_set``."""
 
+    class Meta:
+        model = Run
+
+    backend = "random"
+    scoring = "loglik"
+    state = Run.State.DONE
+    model = "m"
+
+
+class PredictionFactory(factory.django.DjangoModelFactory):
+    """A prediction of ``run`` on ``question``: correct when ``chosen`` is the gold, with the
+    question's facets copied (and ``kba_correct`` from ``extra``) as the loop does."""
+
+    class Meta:
+        model = Prediction
+
+    run = factory.SubFactory(RunFactory)
+    chosen = 0
+
+    @classmethod
+    def _create(cls, model_class: type[Prediction], *args: Any, **kw: Any) -> Prediction:
+        question: Question | None = kw.get("question")
+        if question is not None:
+            for k, v in question_facets(question, kw.get("extra")).items():
+                kw.setdefault(k, v)
+            kw.setdefault("kba_correct", kba_correct(kw.get("extra")))
+            kw.setdefault("position", question.position)
+            chosen = kw.get("chosen")
+            kw.setdefault("correct", chosen is not None and chosen == question.answer_index)
+        return super()._create(model_class, *args, **kw)
+
+
+def make_run(question_set: QuestionSet | None = None, statement_set: StatementSet | None = None, **kw: Any) -> Run:
+    run: Run = RunFactory(question_set=question_set, statement_set=statement_set, **kw)
+    return run
+
+
+def predict(run: Run, question: Question, chosen: int | None, **kw: Any) -> Prediction:
+    """A stored prediction as runs.evaluation stores one: with the question's facets copied."""
+    pred: Prediction = PredictionFactory(run=run, question=question, chosen=chosen, **kw)
+    return pred
+
+
+def predict_statement(run: Run, statement: Statement, p_yes_q1: float, p_yes_q2: float | None = None) -> Prediction:
+    """A statement run's prediction in the shape the yes/no scorers store (commonsense.scoring.yesno,
+    runs.scorers): P(yes) of questions 1 and 2, and the binary choice."""
     chosen = 0 if p_yes_q1 >= 0.5 else 1
-    return Prediction.objects.create(
+    pred: Prediction = PredictionFactory(
         run=run,
         statement=statement,
         position=statement.position,
         chosen=chosen,
         correct=(chosen == 0) == (statement.human_majority == 1),
-        # the shape the yes/no scorers store (commonsense.scoring.yesno, runs.scorers)
         extra={
             q: {"p_yes": float(v), "chosen": int(v >= 0.5)}
             for q, v in (("q1", p_yes_q1), ("q2", p_yes_q2))
             if v is not None
         },
     )
+    return pred

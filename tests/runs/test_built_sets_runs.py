@@ -9,10 +9,10 @@ from collections import defaultdict
 
 import pytest
 
-from knowledge.builders import coco_build, question_set_build
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import coco_build, question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES
@@ -52,7 +52,9 @@ def test_coco_run_reports_consistency_equal_to_a_hand_count(built_sets) -> None:
     mem = [s["memorization"] for s in sets.values() if set(s) == {"memorization"}]
     com = [s for s in sets.values() if any(r.startswith("conceptualization_") for r in s)]
     app = [s for s in sets.values() if "reasoning" in s]
-    assert mem and com and app, "the demo graph must give all three CoCo families"
+    assert mem, "the demo graph must give all three CoCo families"
+    assert com, "the demo graph must give all three CoCo families"
+    assert app, "the demo graph must give all three CoCo families"
     atomic_ok = [all(v for r, v in s.items() if r.startswith("atomic_")) for s in app]
     # CoCo Eqs. 4-8, pooled (micro): MEM over memorization sets; REA = P(reasoning right);
     # FAI (Eq. 7) = P(all atomic right | reasoning right); APP (Eq. 8) = P(reasoning right | all atomic right).
@@ -71,7 +73,8 @@ def test_coco_run_reports_consistency_equal_to_a_hand_count(built_sets) -> None:
         .exclude(scope="overall")
         .values_list("scope", flat=True)
     }
-    assert kinds <= {"2i", "2p", "ip", "pi"} and kinds, kinds  # application sets by query kind, never "1p"
+    assert kinds <= {"2i", "2p", "ip", "pi"}, kinds
+    assert kinds, kinds  # application sets by query kind, never "1p"
     assert _metric(run, "MEM").data["incomplete_sets_left_out"] == 0
 
 
@@ -82,7 +85,8 @@ def test_com2_run_has_accuracy_and_no_coco_rows(built_sets) -> None:  # type: ig
     assert not RunMetric.objects.filter(run=run, name__in=["MEM", "REA", "APP"]).exists()
     # by relation: a built question has no metadata.relation; it is grouped by its chain's relations
     by_rel = RunMetric.objects.filter(run=run, name="accuracy", scope__startswith="relation=")
-    assert by_rel.exists() and sum(m.n for m in by_rel) == com2.question_count
+    assert by_rel.exists()
+    assert sum(m.n for m in by_rel) == com2.question_count
     for q in com2.questions.all():
         rels = list(dict.fromkeys(q.metadata["relations"]))
         if q.structure in ("2i", "3i"):  # an intersection's branches have no order (issue 14)

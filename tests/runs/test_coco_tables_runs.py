@@ -13,11 +13,11 @@ from django.urls import reverse
 from accounts.services import role_groups_sync, user_create_with_role
 from commonsense.metrics.coco_tables import error_category
 from explorer import charts
-from explorer.views.run_panels import question_run_panels
-from knowledge.builders import coco_build
+from explorer.panels.runs import question_run_panels
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import coco_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES

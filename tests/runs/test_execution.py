@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from runs.execution import run_claim, run_execute
+from runs.evaluation import run_claim, run_execute
 from runs.models import Prediction, Run, RunMetric
-from runs.reports import run_metrics_overall
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_cancel, run_create
 from tests.conftest import FIXTURES
 
@@ -42,10 +42,12 @@ def test_replay_gives_the_csv_columns_metrics(statement_set, model) -> None:  # 
     assert [p[0] for p in run.phases] == ["queued", "loading", "scoring", "metrics", "done"]
     m = run_metrics_overall(run)
     c, a, cs = _expected_nww(model)
-    assert m["consensus"] == pytest.approx(c) and m["awareness"] == pytest.approx(a)
+    assert m["consensus"] == pytest.approx(c)
+    assert m["awareness"] == pytest.approx(a)
     assert m["commonsensicality"] == pytest.approx(cs)
     overall = RunMetric.objects.get(run=run, name="consensus", scope="overall")
-    assert overall.ci_low < overall.value < overall.ci_high and overall.n == 1000
+    assert overall.ci_low < overall.value < overall.ci_high
+    assert overall.n == 1000
     # by feature: both poles of each of the six features, their n adding up to the whole set
     poles = RunMetric.objects.filter(run=run, name="consensus", scope__startswith="feature:behavior=")
     assert sorted(p.scope for p in poles) == ["feature:behavior=0", "feature:behavior=1"]
@@ -73,14 +75,17 @@ def test_resume_skips_stored_items_and_never_duplicates(statement_set) -> None: 
     run.refresh_from_db()
     assert Prediction.objects.filter(run=run).count() == 1000
     assert set(Prediction.objects.filter(run=run, position__lt=250).values_list("pk", flat=True)) == first_ids
-    assert run.attempts == 2 and run_metrics_overall(run) == run_metrics_overall(ref)
+    assert run.attempts == 2
+    assert run_metrics_overall(run) == run_metrics_overall(ref)
     assert run_execute(run.pk, heartbeat=False) == "skipped"  # a redelivered task after the end is a no-op
 
 
 def test_cancel_queued_and_running(statement_set) -> None:  # type: ignore[no-untyped-def]
     queued = _run(statement_set)
-    assert run_cancel(queued) and queued.state == Run.State.CANCELLED
-    assert run_execute(queued.pk, heartbeat=False) == "skipped" and not queued.predictions.exists()
+    assert run_cancel(queued)
+    assert queued.state == Run.State.CANCELLED
+    assert run_execute(queued.pk, heartbeat=False) == "skipped"
+    assert not queued.predictions.exists()
 
     run = _run(statement_set, chunk_size=100)
     token = run_claim(run.pk)
@@ -90,7 +95,8 @@ def test_cancel_queued_and_running(statement_set) -> None:  # type: ignore[no-un
     assert token is not None
     assert run_execute(run.pk, heartbeat=False) == Run.State.CANCELLED
     run.refresh_from_db()
-    assert run.finished_at is not None and run.predictions.count() == 0
+    assert run.finished_at is not None
+    assert run.predictions.count() == 0
 
 
 def test_question_run_accuracy_matches_stored_predictions(csqa_set) -> None:  # type: ignore[no-untyped-def]
@@ -116,7 +122,7 @@ def test_rica_run_reports_all_perturbations_correct_per_axiom() -> None:
     from collections import defaultdict
 
     from knowledge.models import QuestionSet
-    from knowledge.services import questions_import
+    from knowledge.services.imports import questions_import
     from tests.conftest import shared_file
 
     questions_import(shared_file("rica/RICA_10k_axiom2set.jsonl"), name="rica10k", fmt="rica-axioms")
@@ -128,7 +134,8 @@ def test_rica_run_reports_all_perturbations_correct_per_axiom() -> None:
         by_axiom[p.question.group].append(p.chosen == p.question.answer_index)
     joint = sum(all(v) for v in by_axiom.values()) / len(by_axiom)
     m = RunMetric.objects.get(run=run, name="all_perturbations_correct", scope="overall")
-    assert m.value == pytest.approx(joint) and m.n == len(by_axiom)
+    assert m.value == pytest.approx(joint)
+    assert m.n == len(by_axiom)
     scopes = set(RunMetric.objects.filter(run=run, name="accuracy").values_list("scope", flat=True))
     assert {"overall", "asymmetry=original", "asymmetry=asymmetric_premise", "linguistic=negated"} <= scopes
 
@@ -142,7 +149,8 @@ def test_a_failing_scorer_marks_the_run_failed_with_its_reason(csqa_set, tmp_pat
     (tmp_path / "gone" / "config.json").unlink()
     assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
     run.refresh_from_db()
-    assert "'gone' is not a model this installation can run" in run.error and run.finished_at is not None
+    assert "'gone' is not a model this installation can run" in run.error
+    assert run.finished_at is not None
     assert [p[0] for p in run.phases] == ["queued", "loading", "failed"]
 
 
@@ -180,7 +188,7 @@ def test_model_output_with_nul_characters_is_stored(csqa_set) -> None:  # type: 
     """A model may generate NUL; PostgreSQL's text and jsonb columns refuse it, which failed a whole
     run. The prediction is stored with U+FFFD in its place (raw output, extra, error)."""
     from commonsense.scoring.types import ItemResult
-    from runs.execution import _prediction
+    from runs.evaluation import _prediction
 
     run = run_create(question_set=csqa_set, backend="random", scoring="loglik", enqueue=False)
     q = csqa_set.questions.order_by("position").first()
@@ -194,5 +202,6 @@ def test_model_output_with_nul_characters_is_stored(csqa_set) -> None:  # type: 
     )
     Prediction.objects.bulk_create([_prediction(run, 0, q, res)])
     p = Prediction.objects.get(run=run)
-    assert p.raw_output == "a\ufffdb" and p.error == "e\ufffd"
+    assert p.raw_output == "a\ufffdb"
+    assert p.error == "e\ufffd"
     assert p.extra == {"paths": [{"text": "x\ufffdy", "answer": "\ufffd"}], "k\ufffd": 1}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.models import QuestionSet
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 
@@ -39,21 +39,27 @@ def _run(qset: QuestionSet, model: Path, scoring: str, seed: int, **opts: object
 
 def test_letter_logit_eight_shot(csqa_set: QuestionSet, tiny_dir: Path) -> None:
     run = _run(csqa_set, tiny_dir, "letter", 3, shots=8, exemplar_set="csqa-demo")
-    assert run.scorer_settings["method"] == "letter" and run.scorer_settings["shots"] == 8
+    assert run.scorer_settings["method"] == "letter"
+    assert run.scorer_settings["shots"] == 8
     preds = list(Prediction.objects.filter(run=run).select_related("question"))
     assert len(preds) == 6
     for p in preds:
         ex = p.extra["exemplars"]
-        assert len(ex) == 8 and str(p.question_id) not in ex
-        assert len(p.scores) == len(p.question.options) and p.chosen == max(range(5), key=p.scores.__getitem__)
+        assert len(ex) == 8
+        assert str(p.question_id) not in ex
+        assert len(p.scores) == len(p.question.options)
+        assert p.chosen == max(range(5), key=p.scores.__getitem__)
     again = _run(csqa_set, tiny_dir, "letter", 3, shots=8, exemplar_set="csqa-demo")
     other = _run(csqa_set, tiny_dir, "letter", 4, shots=8, exemplar_set="csqa-demo")
     ex = lambda r: [p.extra["exemplars"] for p in Prediction.objects.filter(run=r).order_by("position")]  # noqa: E731
-    assert ex(again) == ex(run) and ex(other) != ex(run)
+    assert ex(again) == ex(run)
+    assert ex(other) != ex(run)
 
 
 def test_one_shot_cot_generation(csqa_set: QuestionSet, tiny_dir: Path) -> None:
     run = _run(csqa_set, tiny_dir, "cot", 1, shots=1, reasoning_tokens=8)
-    assert run.scorer_settings["cot"] is True and run.scorer_settings["exemplar_set"] == "csqa-demo"
+    assert run.scorer_settings["cot"] is True
+    assert run.scorer_settings["exemplar_set"] == "csqa-demo"
     for p in Prediction.objects.filter(run=run):
-        assert len(p.extra["exemplars"]) == 1 and str(p.question_id) not in p.extra["exemplars"]
+        assert len(p.extra["exemplars"]) == 1
+        assert str(p.question_id) not in p.extra["exemplars"]

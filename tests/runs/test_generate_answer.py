@@ -12,10 +12,10 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
 from commonsense.metrics import generation as G
-from knowledge.builders import question_set_build
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import FIXTURES
@@ -52,7 +52,8 @@ def test_replayed_generations_scored_against_every_reference(com2: QuestionSet, 
     )
     assert run_execute(run.pk, heartbeat=False) == Run.State.DONE, Run.objects.get(pk=run.pk).error
     preds = list(Prediction.objects.filter(run=run).select_related("question").order_by("position"))
-    assert preds[-1].error and "no generation" in preds[-1].error  # the file left the last one out
+    assert preds[-1].error
+    assert "no generation" in preds[-1].error
     done = [p for p in preds if not p.error]
     want = G.generation_scores(
         [gens[p.question_id] for p in done], [p.question.answers for p in done], bert=G.bertscore_model(bert_dir)
@@ -113,7 +114,7 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
 
     from accounts.services import role_groups_sync, user_create_with_role
     from explorer import charts
-    from explorer.views.run_panels import compare_panels, question_run_panels
+    from explorer.panels.runs import compare_panels, question_run_panels
 
     qs = list(com2.questions.order_by("position"))
     path = tmp_path / "gens.jsonl"
@@ -130,9 +131,11 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
         assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
         runs.append(run)
     (panel,) = question_run_panels(runs[0])
-    assert panel.key == "generation" and not charts.is_empty(panel.figure)
+    assert panel.key == "generation"
+    assert not charts.is_empty(panel.figure)
     overall = next(r for r in panel.rows if r[1] == "overall")
-    assert overall[2] == pytest.approx(1.0) and overall[5] == pytest.approx(1.0, abs=1e-5)  # exact matches
+    assert overall[2] == pytest.approx(1.0)
+    assert overall[5] == pytest.approx(1.0, abs=1e-5)
     assert [p.key for p in compare_panels(runs)] == ["generation"]
     role_groups_sync()
     user_create_with_role("res", "researcher", "pw-long-enough-123")
@@ -140,12 +143,13 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
     c.login(username="res", password="pw-long-enough-123")
     assert 'id="fig-generation"' in c.get(reverse("explorer:run_errors", args=[runs[0].pk])).content.decode()
     body = c.get(reverse("explorer:run_errors", args=[runs[0].pk]) + "?csv=generation").content.decode()
-    assert "overall" in body and len(body.strip().splitlines()) == 1 + len(panel.rows)
+    assert "overall" in body
+    assert len(body.strip().splitlines()) == 1 + len(panel.rows)
 
 
 def test_export_fine_tuning_pairs_with_the_diversity_filter(com2: QuestionSet, tmp_path: Path) -> None:
     from commonsense.questions.finetune import diversity_filter
-    from knowledge.builders import _built
+    from knowledge.services.builds import _built
 
     out = tmp_path / "ft.jsonl"
     call_command("export_questions", "com2-gen", "--format", "finetune-chat", "--out", str(out), "--diverse-top", "1")
@@ -156,4 +160,5 @@ def test_export_fine_tuning_pairs_with_the_diversity_filter(com2: QuestionSet, t
     call_command("export_questions", "com2-gen", "--format", "finetune-prompt", "--out", str(out))
     first = json.loads(out.read_text().splitlines()[0])
     q0 = com2.questions.order_by("position").first()
-    assert first["completion"] == q0.options[q0.answer_index] and q0.stem in first["prompt"]
+    assert first["completion"] == q0.options[q0.answer_index]
+    assert q0.stem in first["prompt"]

@@ -44,14 +44,15 @@ def test_loglik_on_questions(csqa_set, tiny_dir: Path, capsys: pytest.CaptureFix
         "chunk_size=8",
     )
     run = Run.objects.get()
-    assert run.state == Run.State.DONE and run.scorer_settings.get("method") == "loglik"
+    assert run.state == Run.State.DONE
+    assert run.scorer_settings.get("method") == "loglik"
     preds = list(Prediction.objects.filter(run=run).select_related("question"))
     assert len(preds) == 24
     for p in preds:
-        assert len(p.scores) == len(p.question.options) and p.chosen == max(
-            range(len(p.scores)), key=p.scores.__getitem__
-        )
-        assert p.chosen_norm is not None and p.norm_scores is not None
+        assert len(p.scores) == len(p.question.options)
+        assert p.chosen == max(range(len(p.scores)), key=p.scores.__getitem__)
+        assert p.chosen_norm is not None
+        assert p.norm_scores is not None
     assert metrics["accuracy"] == pytest.approx(sum(p.chosen == p.question.answer_index for p in preds) / 24)
     assert metrics["accuracy_norm"] == pytest.approx(sum(p.chosen_norm == p.question.answer_index for p in preds) / 24)
 

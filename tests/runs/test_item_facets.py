@@ -11,7 +11,7 @@ from django.apps import apps as django_apps
 from django.db import connection
 
 from knowledge.models import Question, QuestionSet
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.item_facets import FACET_FIELDS, as_int, question_facets
 from runs.models import Prediction, Run
 from runs.services import run_create
@@ -61,7 +61,8 @@ def test_question_facets_values(qset: QuestionSet) -> None:
         "item_options": 3,
         "item_difficulty": 3,
     }
-    assert question_facets(q1)["item_difficulty"] == 4 and question_facets(q2)["item_difficulty"] == 2
+    assert question_facets(q1)["item_difficulty"] == 4
+    assert question_facets(q2)["item_difficulty"] == 2
     assert question_facets(q2)["item_perturbation"] == "negation"
     assert question_facets(q3) == {
         "item_relation": "",
@@ -154,7 +155,8 @@ def test_kba_correct_and_its_migration_fill(qset: QuestionSet) -> None:
         {},
     ]
     assert [kba_correct(x) for x in extras] == [True, False, None, None, None]
-    assert kba_correct(None) is None and kba_correct({"kba": {"correct": "true"}}) is True
+    assert kba_correct(None) is None
+    assert kba_correct({"kba": {"correct": "true"}}) is True
     run = Run.objects.create(question_set=qset, backend="random", scoring="recoms", state=Run.State.DONE)
     q = qset.questions.order_by("position").first()
     for i, extra in enumerate(extras):

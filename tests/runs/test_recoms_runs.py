@@ -16,10 +16,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from explorer.selectors import errors as es
-from runs.execution import run_claim, run_execute
-from runs.exports import predictions_jsonl
+from explorer.selectors.difficulty import difficulty_buckets
+from runs.evaluation import run_claim, run_execute
 from runs.models import Prediction, Run, RunMetric
-from runs.reports import run_metrics_overall
+from runs.reports.run_exports import predictions_jsonl
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 from tests.commonsense import tiny_lm
 
@@ -48,13 +49,15 @@ def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, resear
         "4",
     )
     run = Run.objects.get()
-    assert run.state == Run.State.DONE and run.scorer_settings["paths_file"] == str(PATHS)
+    assert run.state == Run.State.DONE
+    assert run.scorer_settings["paths_file"] == str(PATHS)
     preds = list(Prediction.objects.filter(run=run).order_by("position"))
     # csqa-demo's first four: work (d 2), magazines (d 1), hamburger (no correct path), farmland (d 0)
     assert [p.extra["difficulty"] for p in preds] == [2, 1, None, 0]
     assert [p.extra["s_star"] for p in preds] == [2, 0, None, 0]
     assert preds[1].extra["k_prior"] == [["bookstore", "sells", "printed works"]]
-    assert [p.correct for p in preds] == [False, True, False, True] and not any(p.error for p in preds)
+    assert [p.correct for p in preds] == [False, True, False, True]
+    assert not any(p.error for p in preds)
     # by hand (see tests/commonsense/test_recoms_pipeline.py): first solved at sample 2, 1, never, 1
     want = {
         "pass@1": 0.5,
@@ -91,14 +94,16 @@ def test_replayed_paths_store_difficulty_and_report_the_metrics(csqa_set, resear
         (2, 0.0),
     ]
     # the explorer's windows read the stored d(Q)
-    buckets = es.difficulty_buckets([run], n_buckets=3)[run.pk]
+    buckets = difficulty_buckets([run], n_buckets=3)[run.pk]
     assert [(b["d_min"], b["n"], b["ok"]) for b in buckets] == [(0, 1, 1), (1, 1, 1), (2, 1, 0)]
     hard = Prediction.objects.filter(es.prediction_filter({"d_min": "1"}), run=run).order_by("position")
     assert [p.position for p in hard] == [preds[0].position, preds[1].position]
     assert Prediction.objects.filter(es.prediction_filter({"d_max": "0"}), run=run).get().pk == preds[3].pk
 
     page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
-    assert "pass@1" in page and "kcr_correct" in page and "window=3" in page
+    assert "pass@1" in page
+    assert "kcr_correct" in page
+    assert "window=3" in page
 
     # the run's own JSONL export is a paths file: the same metrics again, or a stricter threshold
     export = tmp_path / "export.jsonl"
@@ -192,17 +197,23 @@ def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  #
     ]
     m = _run_eval(capsys, *args)
     ref = Run.objects.get()
-    assert ref.state == Run.State.DONE and ref.scorer_settings["k"] == 2 and ref.scorer_settings["seed"] == 5
+    assert ref.state == Run.State.DONE
+    assert ref.scorer_settings["k"] == 2
+    assert ref.scorer_settings["seed"] == 5
     preds = list(Prediction.objects.filter(run=ref).select_related("question").order_by("position"))
     assert len(preds) == 3
     for p in preds:
         x = p.extra
-        assert len(x["paths"]) == 2 and x["paths"][0]["greedy"] and x["paths"][1]["seed"] is not None
+        assert len(x["paths"]) == 2
+        assert x["paths"][0]["greedy"]
+        assert x["paths"][1]["seed"] is not None
         assert all(pt["correct"] == (pt["answer"] == p.question.answer_index) for pt in x["paths"])
         assert x["difficulty"] == (len(x["k_prior"]) if any(pt["correct"] for pt in x["paths"]) else None)
-        assert p.chosen == x["direct"]["chosen"] and p.completion_tokens > 0
+        assert p.chosen == x["direct"]["chosen"]
+        assert p.completion_tokens > 0
     assert {k: m[k] for k in _expected(preds)} == pytest.approx(_expected(preds))
-    assert "pass@3" not in m and {"msg_sum", "kcr_correct", "difficulty_defined"} <= m.keys()
+    assert "pass@3" not in m
+    assert {"msg_sum", "kcr_correct", "difficulty_defined"} <= m.keys()
 
     # the same run again, whose first worker stored two items and died: the resumed attempt samples
     # the third exactly as the uninterrupted run did (seeds from the run seed and the item)
@@ -226,7 +237,8 @@ def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  #
     assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
     a = Prediction.objects.get(run=ref, position=preds[2].position)
     b = Prediction.objects.get(run=run, position=preds[2].position)
-    assert b.extra == a.extra and b.chosen == a.chosen
+    assert b.extra == a.extra
+    assert b.chosen == a.chosen
     assert Prediction.objects.filter(run=run).count() == 3
     assert run_metrics_overall(run) == run_metrics_overall(ref)
 
@@ -269,6 +281,8 @@ def test_launch_form_takes_samples_and_a_paths_file(researcher, csqa_set, monkey
     base = {"dataset": "qs:csqa-demo", "backend": "replay", "scoring": "recoms", "seed": 0}
     r = researcher.post(reverse("runs:new"), {**base, "samples": 4, "paths": str(PATHS)})
     run = Run.objects.get()
-    assert r.status_code == 302 and run.params == {"scoring_options": {"k": 4}, "source": str(PATHS)}
+    assert r.status_code == 302
+    assert run.params == {"scoring_options": {"k": 4}, "source": str(PATHS)}
     r = researcher.post(reverse("runs:new"), {**base, "scoring": "loglik", "backend": "random", "samples": 4})
-    assert r.status_code == 400 and "only for the recoms scoring" in r.content.decode()
+    assert r.status_code == 400
+    assert "only for the recoms scoring" in r.content.decode()

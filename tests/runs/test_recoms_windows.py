@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from explorer import charts
-from explorer.views.run_panels import question_run_panels
-from runs.execution import run_execute
+from explorer.panels.runs import question_run_panels
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 
@@ -41,7 +41,7 @@ def test_chart_windows_are_the_metric_windows(recoms_run: Run) -> None:
 
 
 def test_the_loop_copies_the_kba_answer(recoms_run: Run) -> None:
-    """runs.execution stores ``extra.kba.correct`` in Prediction.kba_correct (the windows' index reads it)."""
+    """runs.evaluation stores ``extra.kba.correct`` in Prediction.kba_correct (the windows' index reads it)."""
     from runs.item_facets import kba_correct
 
     preds = list(Prediction.objects.filter(run=recoms_run))
@@ -58,9 +58,11 @@ def test_redundancy_ratio_per_path(recoms_run: Run) -> None:
     assert good or bad
     for name, vals in (("krr_correct", good), ("krr_incorrect", bad)):
         m = RunMetric.objects.get(run=recoms_run, name=name, scope="overall")
-        assert m.value == (pytest.approx(sum(vals) / len(vals)) if vals else None) and m.n == len(vals)
+        assert m.value == (pytest.approx(sum(vals) / len(vals)) if vals else None)
+        assert m.n == len(vals)
     (panel,) = [p for p in question_run_panels(recoms_run) if p.key == "redundancy"]
-    assert not charts.is_empty(panel.figure) and len(panel.rows) == 2
+    assert not charts.is_empty(panel.figure)
+    assert len(panel.rows) == 2
 
 
 def test_recoms_sweep_command(recoms_run: Run, capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,7 +80,8 @@ def test_recoms_sweep_command(recoms_run: Run, capsys: pytest.CaptureFixture[str
         if path.get("kcr") is not None and path.get("correct")
     ]
     at_075 = out["sweep"][1]
-    assert at_075["n_correct"] == len(stored) and at_075["kcr_correct"] == pytest.approx(sum(stored) / len(stored))
+    assert at_075["n_correct"] == len(stored)
+    assert at_075["kcr_correct"] == pytest.approx(sum(stored) / len(stored))
     with pytest.raises(CommandError, match="needs a recoms run"):
         other = Run.objects.create(question_set=recoms_run.question_set, backend="random", scoring="loglik")
         call_command("recoms_sweep", "--run", str(other.pk))
@@ -99,12 +102,14 @@ def test_a_run_adopts_another_runs_difficulty(recoms_run: Run, csqa_set) -> None
     assert run_execute(run.pk, heartbeat=False) == Run.State.DONE
     ref = dict(Prediction.objects.filter(run=recoms_run).values_list("question_id", "item_difficulty"))
     mine = dict(Prediction.objects.filter(run=run).values_list("question_id", "item_difficulty"))
-    assert mine == ref and any(v is not None for v in mine.values())
+    assert mine == ref
+    assert any(v is not None for v in mine.values())
     bounds = lambda r: [  # noqa: E731
         (m.data["start"], m.data["stop"])
         for m in RunMetric.objects.filter(run=r, name="accuracy", scope__startswith="window=").order_by("scope")
     ]
-    assert bounds(run) == bounds(recoms_run) and bounds(run)
+    assert bounds(run) == bounds(recoms_run)
+    assert bounds(run)
     with pytest.raises(ValidationError, match="needs a finished recoms run"):
         run_create(
             question_set=csqa_set, backend="random", scoring="loglik", params={"difficulty_run": run.pk}, enqueue=False

@@ -12,10 +12,10 @@ import pytest
 from django.core.management import call_command
 
 from explorer import charts
-from explorer.views.run_panels import compare_panels, question_run_panels
+from explorer.panels.runs import compare_panels, question_run_panels
 from knowledge.models import QuestionSet
-from knowledge.services import questions_import
-from runs.execution import run_execute
+from knowledge.services.imports import questions_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.conftest import shared_file
@@ -64,17 +64,18 @@ def test_masked_lm_runs_names_vs_novel(bert_dir: Path, tmp_path: Path) -> None:
 
     (summary,) = [p for p in question_run_panels(names) if p.key == "rica-summary"]
     col = list(summary.columns).index("all perturbations right (axioms)")
-    assert not charts.is_empty(summary.figure) and summary.rows[0][col] == pytest.approx(
-        _value(names, "all_perturbations_correct")
-    )
+    assert not charts.is_empty(summary.figure)
+    assert summary.rows[0][col] == pytest.approx(_value(names, "all_perturbations_correct"))
     panels = {p.key: p for p in compare_panels([names, novel])}
-    assert not charts.is_empty(panels["rica-summary"].figure) and len(panels["rica-summary"].rows) == 2
+    assert not charts.is_empty(panels["rica-summary"].figure)
+    assert len(panels["rica-summary"].rows) == 2
     assert [r[2] for r in panels["rica-summary"].rows] == ["as imported", "novel"]
     pair = panels["rica-names-novel"]
     assert not charts.is_empty(pair.figure)
     (row,) = pair.rows
     # every axiom of the source is in the novel copy: the shared-axiom accuracy is each run's accuracy
-    assert row[2] == pytest.approx(per_run[names.pk]) and row[3] == pytest.approx(per_run[novel.pk])
+    assert row[2] == pytest.approx(per_run[names.pk])
+    assert row[3] == pytest.approx(per_run[novel.pk])
 
 
 def test_rica_mlm_needs_the_hf_backend(tmp_path: Path) -> None:

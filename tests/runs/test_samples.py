@@ -11,11 +11,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.html import escape
 
-from knowledge.builders import question_set_build
-from knowledge.services import graph_import
-from runs.execution import run_execute
+from knowledge.services.builds import question_set_build
+from knowledge.services.imports import graph_import
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
-from runs.samples import PAGE_SIZE, partial_metrics
+from runs.selectors.samples import PAGE_SIZE, partial_metrics
 from runs.services import run_create
 from tests.conftest import FIXTURES
 
@@ -51,15 +51,18 @@ def test_filters_by_result_relation_kind_chosen_and_text(researcher: Client, com
     url = reverse("runs:samples", args=[com2_run.pk])
     preds = Prediction.objects.filter(run=com2_run)
     wrong = set(preds.filter(correct=False).values_list("position", flat=True))
-    assert wrong and len(wrong) < preds.count()
+    assert wrong
+    assert len(wrong) < preds.count()
     page = researcher.get(url, {"correct": "0"}).content.decode()
-    assert set(_positions(page)) == set(sorted(wrong)[:PAGE_SIZE]) and "wrong" in page
+    assert set(_positions(page)) == set(sorted(wrong)[:PAGE_SIZE])
+    assert "wrong" in page
 
     chosen_c = set(preds.filter(chosen=2).values_list("position", flat=True))
     assert set(_positions(researcher.get(url, {"chosen": "2"}).content.decode())) == set(sorted(chosen_c)[:PAGE_SIZE])
 
     p = preds.select_related("question").order_by("-position").first()
-    assert p is not None and p.item_relation
+    assert p is not None
+    assert p.item_relation
     rel = set(preds.filter(item_relation=p.item_relation).values_list("position", flat=True))
     page = researcher.get(url, {"relation": p.item_relation, "kind": "2i"}).content.decode()
     assert set(_positions(page)) == set(sorted(rel)[:PAGE_SIZE])
@@ -69,7 +72,8 @@ def test_filters_by_result_relation_kind_chosen_and_text(researcher: Client, com
     needle = max(words, key=len)
     expected = {x.position for x in preds.select_related("question") if needle.lower() in x.question.stem.lower()}
     page = researcher.get(url, {"q": needle}).content.decode()
-    assert p.position in _positions(page) and set(_positions(page)) <= expected
+    assert p.position in _positions(page)
+    assert set(_positions(page)) <= expected
 
 
 def test_a_sample_shows_options_with_scores_gold_chosen_prompt_and_raw_output(
@@ -80,7 +84,8 @@ def test_a_sample_shows_options_with_scores_gold_chosen_prompt_and_raw_output(
     for option in p.question.options[:3]:
         assert escape(option) in html
     assert f"{p.scores[0]:.3f}" in html  # per-option score
-    assert "gold" in html and "chosen" in html
+    assert "gold" in html
+    assert "chosen" in html
     assert "random baseline prompts no model" in html  # honest: no made-up prompt
 
 
@@ -108,7 +113,8 @@ def test_htmx_filtering_returns_only_the_table(researcher: Client, com2_run: Run
         reverse("runs:samples", args=[com2_run.pk]), {"correct": "1"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="samples"
     )
     body = r.content.decode()
-    assert body.lstrip().startswith('<section id="samples">') and "<html" not in body
+    assert body.lstrip().startswith('<section id="samples">')
+    assert "<html" not in body
 
 
 def test_prompt_is_rebuilt_with_the_scorers_template(com2_run: Run) -> None:
@@ -119,31 +125,35 @@ def test_prompt_is_rebuilt_with_the_scorers_template(com2_run: Run) -> None:
     assert p is not None
     com2_run.backend, com2_run.scoring = "hf", "generate"
     text = rebuilt_prompt(com2_run, p)["text"]
-    assert text.startswith(COCO_INSTRUCTION) and p.question.stem in text and "A: " in text
+    assert text.startswith(COCO_INSTRUCTION)
+    assert p.question.stem in text
+    assert "A: " in text
     com2_run.scoring = "loglik"
     text = rebuilt_prompt(com2_run, p)["text"]
-    assert (
-        text.startswith("Question: ")
-        and p.question.stem in text
-        and "\nAnswer:" in text
-        and f"B:  {p.question.options[1]}" in text
-    )
+    assert text.startswith("Question: ")
+    assert p.question.stem in text
+    assert "\nAnswer:" in text
+    assert f"B:  {p.question.options[1]}" in text
 
 
 def test_live_metrics_poll_while_the_run_goes_and_stop_when_done(researcher: Client, csqa_set) -> None:  # type: ignore[no-untyped-def]
     run = run_create(question_set=csqa_set, backend="random", scoring="loglik", seed=1, enqueue=False)
     page = researcher.get(reverse("runs:samples", args=[run.pk])).content.decode()
     live = reverse("runs:samples_live", args=[run.pk])
-    assert f'hx-get="{live}" hx-trigger="every 2s"' in page and "No prediction stored yet" in page
+    assert f'hx-get="{live}" hx-trigger="every 2s"' in page
+    assert "No prediction stored yet" in page
     run_execute(run.pk, heartbeat=False)
     run.refresh_from_db()
     body = researcher.get(live, HTTP_HX_REQUEST="true").content.decode()
     assert "hx-trigger" not in body
     m = partial_metrics(run)
     ok = Prediction.objects.filter(run=run, correct=True).count()
-    assert m["ok"] == ok and m["scored"] == 300 and m["accuracy"] == pytest.approx(ok / 300)
+    assert m["ok"] == ok
+    assert m["scored"] == 300
+    assert m["accuracy"] == pytest.approx(ok / 300)
     assert m["ci_low"] < m["accuracy"] < m["ci_high"]
-    assert f"{ok / 300:.3f}" in body and "Wilson" in body
+    assert f"{ok / 300:.3f}" in body
+    assert "Wilson" in body
 
 
 def test_only_researchers_see_samples(client: Client, com2_run: Run) -> None:
@@ -162,8 +172,10 @@ def test_the_run_page_shows_live_partial_metrics_too(researcher: Client, csqa_se
     run = run_create(question_set=csqa_set, backend="random", scoring="loglik", seed=1, enqueue=False)
     live = reverse("runs:samples_live", args=[run.pk])
     page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
-    assert f'hx-get="{live}" hx-trigger="every 2s"' in page and "no scored item yet" in page
+    assert f'hx-get="{live}" hx-trigger="every 2s"' in page
+    assert "no scored item yet" in page
     run_execute(run.pk, heartbeat=False)
     page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
     ok = Prediction.objects.filter(run=run, correct=True).count()
-    assert f'hx-get="{live}"' not in page and f"accuracy <strong>{ok / 300:.3f}</strong>" in page
+    assert f'hx-get="{live}"' not in page
+    assert f"accuracy <strong>{ok / 300:.3f}</strong>" in page

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 from tests.explorer.test_browser import page  # noqa: F401  (the logged-in Chromium page fixture)
@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_filters_search_and_pager_work_in_the_browser(page, live_server):  # type: ignore[no-untyped-def]  # noqa: F811
     from knowledge.models import QuestionSet
-    from knowledge.services import questions_import
+    from knowledge.services.imports import questions_import
     from tests.conftest import FIXTURES
 
     questions_import(FIXTURES / "csqa_demo.jsonl", name="csqa-demo", fmt="csqa")

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
 
@@ -46,8 +46,10 @@ def test_launch_form_queues_a_run_after_commit(
             },
         )
     run = Run.objects.get()
-    assert r.status_code == 302 and r["Location"] == reverse("runs:detail", args=[run.pk])
-    assert sent == [((run.pk,), "eval")] and run.state == Run.State.QUEUED
+    assert r.status_code == 302
+    assert r["Location"] == reverse("runs:detail", args=[run.pk])
+    assert sent == [((run.pk,), "eval")]
+    assert run.state == Run.State.QUEUED
 
 
 def test_launch_form_reports_bad_combinations(researcher: Client, statement_set) -> None:  # type: ignore[no-untyped-def]
@@ -61,7 +63,8 @@ def test_launch_form_reports_bad_combinations(researcher: Client, statement_set)
             "seed": 0,
         },
     )
-    assert r.status_code == 400 and "scored with &#x27;yesno&#x27;" in r.content.decode()
+    assert r.status_code == 400
+    assert "scored with &#x27;yesno&#x27;" in r.content.decode()
     assert not Run.objects.exists()
 
 
@@ -70,26 +73,33 @@ def test_progress_polls_while_active_and_stops_when_done(researcher: Client, sta
         statement_set=statement_set, backend="replay", model="Mixtral-8x22B", scoring="yesno", enqueue=False
     )
     page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
-    assert 'hx-trigger="every 2s"' in page and "Waiting for a worker" in page
+    assert 'hx-trigger="every 2s"' in page
+    assert "Waiting for a worker" in page
     url = reverse("runs:progress", args=[run.pk]) + "?polling=1"
     assert researcher.get(url)["Location"] == reverse("runs:detail", args=[run.pk])  # plain GET: the page
     r = researcher.get(url, HTTP_HX_REQUEST="true")
-    assert 'hx-trigger="every 2s"' in r.content.decode() and "HX-Refresh" not in r
+    assert 'hx-trigger="every 2s"' in r.content.decode()
+    assert "HX-Refresh" not in r
     run_execute(run.pk, heartbeat=False)
     r = researcher.get(url, HTTP_HX_REQUEST="true")
-    assert "hx-trigger" not in r.content.decode() and r["HX-Refresh"] == "true"
+    assert "hx-trigger" not in r.content.decode()
+    assert r["HX-Refresh"] == "true"
     assert "1,000 / 1,000 items" in r.content.decode()
     page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
-    assert "hx-trigger" not in page and "commonsensicality" in page and "feature:opinion=1" in page
+    assert "hx-trigger" not in page
+    assert "commonsensicality" in page
+    assert "feature:opinion=1" in page
 
 
 def test_cancel_and_rerun(researcher: Client, statement_set, done_run) -> None:  # type: ignore[no-untyped-def]
     queued = run_create(statement_set=statement_set, backend="replay", model="GPT-4o", scoring="yesno", enqueue=False)
     asked = researcher.post(reverse("runs:cancel", args=[queued.pk]))  # issue 14 bug 8: it asks first
-    assert asked.status_code == 200 and f"Cancel run {queued.pk}?" in asked.content.decode()
+    assert asked.status_code == 200
+    assert f"Cancel run {queued.pk}?" in asked.content.decode()
     assert 'name="confirm" value="yes"' in asked.content.decode()
     queued.refresh_from_db()
-    assert queued.state == Run.State.QUEUED and not queued.cancel_requested
+    assert queued.state == Run.State.QUEUED
+    assert not queued.cancel_requested
     researcher.post(reverse("runs:cancel", args=[queued.pk]), {"confirm": "yes"})
     queued.refresh_from_db()
     assert queued.state == Run.State.CANCELLED
@@ -103,11 +113,14 @@ def test_cancel_and_rerun(researcher: Client, statement_set, done_run) -> None: 
 def test_exports(researcher: Client, done_run) -> None:  # type: ignore[no-untyped-def]
     body = b"".join(researcher.get(reverse("runs:predictions", args=[done_run.pk, "jsonl"])).streaming_content)
     lines = [json.loads(x) for x in body.decode().splitlines()]
-    assert len(lines) == 1000 and lines[0]["position"] == 0 and lines[0]["options"] == ["no", "yes"]
+    assert len(lines) == 1000
+    assert lines[0]["position"] == 0
+    assert lines[0]["options"] == ["no", "yes"]
     assert sum(x["correct"] for x in lines) == Prediction.objects.filter(run=done_run, correct=True).count()
     body = b"".join(researcher.get(reverse("runs:predictions", args=[done_run.pk, "csv"])).streaming_content)
     rows = list(csv.DictReader(io.StringIO(body.decode())))
-    assert len(rows) == 1000 and json.loads(rows[5]["extra"]).keys() == {"q1", "q2"}
+    assert len(rows) == 1000
+    assert json.loads(rows[5]["extra"]).keys() == {"q1", "q2"}
     m = researcher.get(reverse("runs:metrics", args=[done_run.pk])).json()
     assert m["metrics"]["consensus"] == pytest.approx(m["scopes"]["overall"]["consensus"]["value"])
     assert "feature:behavior=0" in m["scopes"]
@@ -129,7 +142,9 @@ def test_compare(researcher: Client, statement_set, done_run) -> None:  # type: 
             strict=True,
         )
     )
-    assert r.status_code == 200 and "commonsensicality" in text and f"the same answer on {same}" in text
+    assert r.status_code == 200
+    assert "commonsensicality" in text
+    assert f"the same answer on {same}" in text
 
 
 def test_only_researchers(client: Client, done_run) -> None:  # type: ignore[no-untyped-def]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Prediction, Run
-from runs.reports import run_metrics_overall
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 
 from .workers import ROOT, Worker, child_env
@@ -79,9 +79,11 @@ def test_run_eval_wait_is_served_by_a_worker(statement_set, broker, workers, tmp
     assert out.returncode == 0, out.stderr + (tmp_path / "w.log").read_text()[-2000:]
     metrics = json.loads(out.stdout)
     run = Run.objects.get()
-    assert run.state == Run.State.DONE and run.worker.endswith(f":{w.proc.pid}")  # solo pool: the worker itself
+    assert run.state == Run.State.DONE
+    assert run.worker.endswith(f":{w.proc.pid}")
     population = metrics.pop("nww_population")  # the NWW population analyses of a statement run (issue 13)
-    assert metrics == pytest.approx(run_metrics_overall(run)) and isinstance(population, dict)
+    assert metrics == pytest.approx(run_metrics_overall(run))
+    assert isinstance(population, dict)
     assert {"consensus", "awareness", "commonsensicality"} <= metrics.keys()
     assert "queued on 'eval'" in out.stderr
 
@@ -131,7 +133,8 @@ def test_killed_worker_run_is_finished_by_a_new_worker(statement_set, broker, wo
     first.kill()
     at_kill = dict(Prediction.objects.filter(run=run).values_list("position", "pk"))
     run.refresh_from_db()
-    assert run.state == Run.State.SCORING and 200 <= len(at_kill) < 1000
+    assert run.state == Run.State.SCORING
+    assert 200 <= len(at_kill) < 1000
 
     second = Worker(env, tmp_path / "w2.log", "second")
     workers.append(second)
@@ -142,7 +145,8 @@ def test_killed_worker_run_is_finished_by_a_new_worker(statement_set, broker, wo
     )
     run.refresh_from_db()
     assert run.state == Run.State.DONE, run.error
-    assert run.attempts == 2 and run.items_done == 1000
+    assert run.attempts == 2
+    assert run.items_done == 1000
     positions = list(Prediction.objects.filter(run=run).values_list("position", flat=True))
     assert sorted(positions) == list(range(1000))  # nothing lost, nothing twice
     kept = dict(Prediction.objects.filter(run=run, position__in=at_kill).values_list("position", "pk"))

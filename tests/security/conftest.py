@@ -16,7 +16,7 @@ from rest_framework.authtoken.models import Token
 
 from accounts.services import role_groups_sync, user_create_with_role
 from annotation.crowd.services import crowd_study_enable, identity_from_query, participant_join
-from annotation.crowd.views import CLAIM
+from annotation.crowd.views.participant import CLAIM
 from annotation.models import Campaign, Item, Participant
 from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
@@ -144,7 +144,7 @@ def world_build() -> World:
             status,
         )
 
-    plain = mcqa("sec-plain", "open", redundancy=1)
+    plain = mcqa("sec-plain", "open", redundancy=1, max_answers=1)  # a fixed redundancy of one
     gold = mcqa(
         "sec-gold",
         "open",

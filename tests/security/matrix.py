@@ -311,6 +311,8 @@ MATRIX: dict[str, Entry] = {
     "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),
     "annotation/c/<slug:slug>/status/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
     "annotation/c/<slug:slug>/verified-set/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),  # no name
+    "annotation/c/<slug:slug>/quality/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
+    "annotation/c/<slug:slug>/label-rule/": E(get=ALL_405, post=R(LOGIN, 403, DASHBOARD, DASHBOARD)),
     "annotation/c/<slug:slug>/adjudication/": E(get=RESEARCHER),
     "annotation/c/<slug:slug>/adjudication/<int:item_id>/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/import/": E(get=RESEARCHER, post=FORM_AGAIN),

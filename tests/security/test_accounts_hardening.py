@@ -58,7 +58,8 @@ def test_password_change_wrong_old_password_is_throttled() -> None:
         assert c.post(url, bad).status_code == 200
     good = {**bad, "old_password": PW}
     r = c.post(url, good)
-    assert r.status_code == 429 and "Too many wrong passwords" in r.content.decode()
+    assert r.status_code == 429
+    assert "Too many wrong passwords" in r.content.decode()
     assert get_user_model().objects.get(username="res2").check_password(PW)  # unchanged while blocked
 
 

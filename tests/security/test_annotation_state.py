@@ -21,7 +21,7 @@ from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from annotation.services.ratings_import import RatingsImportRefused, ratings_import
 from knowledge.models import QuestionSet
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +81,8 @@ def test_a_blocked_annotator_cannot_submit_to_an_old_reservation(csqa) -> None: 
     r = web.post(
         reverse("annotation:submit", args=[c.name, old.uid]), {"plausible": ["1"]}, headers={"HX-Request": "true"}
     )
-    assert r.status_code < 300 and Response.objects.count() == before
+    assert r.status_code < 300
+    assert Response.objects.count() == before
     assert "ended for you" in r.content.decode()
 
 
@@ -94,7 +95,8 @@ def test_a_ratings_import_keeps_a_blocked_membership_blocked(csqa) -> None:  # t
     key = Item.objects.filter(campaign=c, role=Item.Role.REGULAR).first().key
     ratings_import(c, f"rater,{key}:1\nann,yes\n")
     m.refresh_from_db()
-    assert m.state == Membership.State.BLOCKED and m.imported
+    assert m.state == Membership.State.BLOCKED
+    assert m.imported
 
 
 @pytest.mark.parametrize(
@@ -113,7 +115,8 @@ def test_a_ratings_import_refuses_look_alike_and_over_long_names(csqa, name: str
     users = get_user_model().objects.count()
     with pytest.raises(RatingsImportRefused) as refused:
         ratings_import(c, f"rater,{key}:1\n{name},yes\n", create_raters=True)
-    assert why in str(refused.value) and get_user_model().objects.count() == users
+    assert why in str(refused.value)
+    assert get_user_model().objects.count() == users
     # A fullwidth spelling folds (NFKC, as at log-in) to the existing account instead of a new one.
     ratings_import(c, f"rater,{key}:1\n\uff52\uff45\uff53\uff12,yes\n", create_raters=True)
     assert get_user_model().objects.count() == users
@@ -136,7 +139,8 @@ def test_adjudication_dashboard_and_export_gets_write_nothing(csqa) -> None:  # 
     queue.response_submit(item, people[1], {"plausible": [1]})
     # The submits stored the label: tied, so it waits for adjudication - no page was opened.
     fl = FinalLabel.objects.get(item=item)
-    assert fl.below_threshold and fl.n_answers == 2
+    assert fl.below_threshold
+    assert fl.n_answers == 2
 
     _person("adm", "admin")
     admin = Client()
@@ -157,7 +161,8 @@ def test_adjudication_dashboard_and_export_gets_write_nothing(csqa) -> None:  # 
 
     queue.response_undo(c, people[1])  # the undo changes the votes: the label follows at once
     fl.refresh_from_db()
-    assert fl.n_answers == 1 and not fl.below_threshold
+    assert fl.n_answers == 1
+    assert not fl.below_threshold
 
 
 def test_the_campaign_page_reserves_once_however_often_it_is_opened(csqa) -> None:  # type: ignore[no-untyped-def]

@@ -68,10 +68,12 @@ def test_api_token_auth_needs_no_csrf_but_a_session_does(world: World) -> None:
     url = f"/api/annotation/campaigns/{world.plain.name}/next/"
     bearer = Client(enforce_csrf_checks=True)
     r = bearer.post(url, HTTP_AUTHORIZATION=f"Token {world.tokens['annotator']}")
-    assert r.status_code == 200 and r.json()["state"] == "item"
+    assert r.status_code == 200
+    assert r.json()["state"] == "item"
     session, _ = _csrf_client(world, "annotator2")
     r = session.post(url)
-    assert r.status_code == 403 and "CSRF" in r.json()["detail"]
+    assert r.status_code == 403
+    assert "CSRF" in r.json()["detail"]
 
 
 class _Forms(HTMLParser):
@@ -137,11 +139,13 @@ def test_the_fast_mask_is_djangos_masking() -> None:
     tokens = [mask(secret) for _ in range(2000)]
     assert len(set(tokens)) == len(tokens)
     for t in tokens:
-        assert len(t) == django_csrf.CSRF_TOKEN_LENGTH and set(t) <= set(django_csrf.CSRF_ALLOWED_CHARS)
+        assert len(t) == django_csrf.CSRF_TOKEN_LENGTH
+        assert set(t) <= set(django_csrf.CSRF_ALLOWED_CHARS)
         assert django_csrf._unmask_cipher_token(t) == secret  # type: ignore[attr-defined]
     # the mask is uniform over the 62 characters: 64,000 draws, about 1,032 of each (5 standard deviations: +-160)
     counts = Counter("".join(t[:32] for t in tokens))
-    assert len(counts) == 62 and max(abs(n - 64000 / 62) for n in counts.values()) < 160
+    assert len(counts) == 62
+    assert max(abs(n - 64000 / 62) for n in counts.values()) < 160
 
 
 def test_the_item_box_token_passes_djangos_check_and_a_forged_one_does_not(world: World) -> None:
@@ -158,4 +162,5 @@ def test_the_item_box_token_passes_djangos_check_and_a_forged_one_does_not(world
     forged = token[:32] + ("A" if token[32] != "A" else "B") + token[33:]
     assert _is_csrf_failure(c.post(url, {"csrfmiddlewaretoken": forged, "plausible": "1"}, HTTP_HX_REQUEST="true"))
     r = c.post(url, {"csrfmiddlewaretoken": token, "plausible": "1"}, HTTP_HX_REQUEST="true")
-    assert r.status_code == 200 and 'class="item-box"' in r.content.decode()
+    assert r.status_code == 200
+    assert 'class="item-box"' in r.content.decode()

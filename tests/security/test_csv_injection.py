@@ -17,8 +17,8 @@ from annotation.queue import operations as queue
 from annotation.services.campaigns import adjudication_record, campaign_create, campaign_status_set
 from commonsense.io.csv_safe import FORMULA_STARTS, safe_cell
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import, questions_import
-from runs.execution import run_execute
+from knowledge.services.imports import graph_import, questions_import
+from runs.evaluation import run_execute
 from runs.services import run_create
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,9 @@ def test_safe_cell_prefixes_formula_text_only() -> None:
     for text in [PAYLOAD, *OTHERS]:
         assert safe_cell(text) == "'" + text
     assert safe_cell("a plain answer") == "a plain answer"
-    assert safe_cell(-0.25) == -0.25 and safe_cell(3) == 3 and safe_cell(None) is None  # numbers stay numbers
+    assert safe_cell(-0.25) == -0.25
+    assert safe_cell(3) == 3
+    assert safe_cell(None) is None
 
 
 def _cells(body: bytes) -> list[str]:
@@ -89,7 +91,8 @@ def test_explorer_chart_csv_is_neutralised(researcher_client, tmp_path: Path) ->
     tsv.write_text(f"{PAYLOAD}\txWant\tto go home\n{PAYLOAD}\txNeed\t@SUM(A1)\n")
     graph_import(tsv, name="evil-graph", fmt="atomic-tsv")
     r = researcher_client.get("/explorer/graphs/evil-graph/?csv=top-nodes")
-    assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
+    assert r.status_code == 200
+    assert r["Content-Type"].startswith("text/csv")
     _assert_neutral(r.content, "'" + PAYLOAD, "'@SUM(A1)")
 
 
@@ -120,8 +123,8 @@ def test_campaign_csv_export_is_neutralised(researcher_client, tmp_path: Path) -
 
 
 def test_question_set_csv_export_is_neutralised(tmp_path: Path) -> None:
-    from knowledge.builders import question_set_export
+    from knowledge.services.builds import question_set_export_file
 
     questions_import(_csqa(tmp_path), name="evil-set3", fmt="csqa")
-    out = question_set_export("evil-set3", "csv", tmp_path / "out.csv")
+    out = question_set_export_file("evil-set3", "csv", tmp_path / "out.csv")
     _assert_neutral(out.read_bytes(), "'" + PAYLOAD, "'-where?")

@@ -24,7 +24,7 @@ from commonsense.io import DataFormatError
 from commonsense.io.questions import read_questions
 from commonsense.scoring.recoms_replay import PathsFile, PathsFileError
 from knowledge.models import QuestionSet, StatementSet
-from knowledge.services import ImportRefused, graph_import, questions_import, statements_import
+from knowledge.services.imports import ImportRefused, graph_import, questions_import, statements_import
 
 pytestmark = pytest.mark.django_db
 CHOICES = {"label": list("ABCDE"), "text": ["a", "b", "c", "d", "e"]}
@@ -49,7 +49,8 @@ def test_csqa_reader_refuses_with_a_located_error(tmp_path: Path, line: str, mes
     p.write_text(_csqa_line() + "\n" + line + "\n")
     with pytest.raises(DataFormatError, match=message) as exc:
         list(read_questions(p, "csqa"))
-    assert exc.value.line == 2 and "bad.jsonl, line 2" in str(exc.value)
+    assert exc.value.line == 2
+    assert "bad.jsonl, line 2" in str(exc.value)
 
 
 def test_rica_probe_options_are_checked(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from django.urls import reverse
 
 from commonsense.io.errors import DataFormatError
 from commonsense.scoring.recoms_replay import PathsFile
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 from tests.security.conftest import World
@@ -85,8 +85,10 @@ def test_form_refuses_a_free_url(world: World, listener: Listener, keys: None) -
     r = world.client("researcher").post(
         reverse("runs:new"), _form(world, backend="openai", model="m", url=listener.url)
     )
-    assert r.status_code == 400 and "configured endpoint" in r.content.decode()
-    assert Run.objects.count() == before and listener.seen == []
+    assert r.status_code == 400
+    assert "configured endpoint" in r.content.decode()
+    assert Run.objects.count() == before
+    assert listener.seen == []
     with pytest.raises(ValidationError, match="not a URL"):
         run_create(set_name=world.qset.name, backend="openai", scoring="generate", model="m", url=listener.url)
 
@@ -99,17 +101,22 @@ def test_key_goes_only_to_its_endpoint_and_bodies_are_not_shown(
     r = c.post(reverse("runs:new"), _form(world, backend="openai", model="m", endpoint="lab", limit=1))
     assert r.status_code == 302
     run = Run.objects.latest("pk")
-    assert run.params["endpoint"] == "lab" and run.url == ""
+    assert run.params["endpoint"] == "lab"
+    assert run.url == ""
     # The run may even ask for another key variable: the endpoint decides.
     Run.objects.filter(pk=run.pk).update(
         params={**run.params, "backend_options": {"max_retries": 0, "api_key_env": "OPENAI_API_KEY"}}
     )
     assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
-    assert listener.seen and {s["auth"] for s in listener.seen} == {"Bearer lab-secret"}
+    assert listener.seen
+    assert {s["auth"] for s in listener.seen} == {"Bearer lab-secret"}
     run.refresh_from_db()
-    assert "HTTP 500" in run.error and SECRET_BODY not in run.error
+    assert "HTTP 500" in run.error
+    assert SECRET_BODY not in run.error
     page = c.get(reverse("runs:detail", args=[run.pk])).content.decode()
-    assert SECRET_BODY not in page and "worker-wide-secret" not in page and "lab-secret" not in page
+    assert SECRET_BODY not in page
+    assert "worker-wide-secret" not in page
+    assert "lab-secret" not in page
 
 
 def test_rerun_of_a_run_with_a_free_url_is_refused(world: World, listener: Listener, keys: None) -> None:
@@ -118,8 +125,10 @@ def test_rerun_of_a_run_with_a_free_url_is_refused(world: World, listener: Liste
     )
     before = Run.objects.count()
     r = world.client("researcher").post(reverse("runs:rerun", args=[old.pk]), follow=True)
-    assert r.status_code == 200 and "cannot be run again" in r.content.decode()
-    assert Run.objects.count() == before and listener.seen == []
+    assert r.status_code == 200
+    assert "cannot be run again" in r.content.decode()
+    assert Run.objects.count() == before
+    assert listener.seen == []
 
 
 def test_unknown_endpoint_is_refused(world: World) -> None:
@@ -177,7 +186,8 @@ def test_paths_and_replay_files_resolve_only_inside_run_files_folders(world: Wor
     for name in ("/etc/passwd", "/dev/zero", "fifo.jsonl", "sub", "../models", "/no/such/file.jsonl"):
         msgs.add(re.sub(r"^'.*?' ", "NAME ", _refusal(world, backend="replay", model=name)))
         msgs.add(re.sub(r"^'.*?' ", "NAME ", _refusal(world, backend="replay", model="x", params={"source": name})))
-    assert len(msgs) == 1 and "is not a file in a run-files folder" in msgs.pop()
+    assert len(msgs) == 1
+    assert "is not a file in a run-files folder" in msgs.pop()
     # A regular file inside is fine.
     (files / "paths.jsonl").write_text('{"id": "1", "paths": [{"text": "A", "answer": 0}]}\n')
     run = run_create(
@@ -211,7 +221,8 @@ def test_hf_backend_never_asks_the_hub(monkeypatch: pytest.MonkeyPatch, tmp_path
 
     with pytest.raises(OSError, match="stop here"):
         HFBackend(tmp_path)
-    assert calls and all(kw.get("local_files_only") is True for kw in calls)
+    assert calls
+    assert all(kw.get("local_files_only") is True for kw in calls)
 
 
 # ------------------------------------------------------------------ issue 14: Models page and run form
@@ -228,9 +239,11 @@ def test_models_page_lists_packaged_folder_models_and_endpoints(
     page = world.client("researcher").get(reverse("runs:models")).content.decode()
     for text in ("smollm2-135m-instruct", "all-MiniLM-L6-v2", "my-model", "lab", "configured (LAB_KEY)"):
         assert text in page, text
-    assert "not-a-model" not in page and "lab-secret" not in page
+    assert "not-a-model" not in page
+    assert "lab-secret" not in page
     form = world.client("researcher").get(reverse("runs:new")).content.decode()
-    assert '<datalist id="model-choices">' in form and '<option value="my-model">' in form
+    assert '<datalist id="model-choices">' in form
+    assert '<option value="my-model">' in form
     assert '<option value="lab">lab</option>' in form
 
 
@@ -238,9 +251,11 @@ def test_run_form_checks_the_model_before_queueing(world: World, folders: tuple[
     c = world.client("researcher")
     before = Run.objects.count()
     r = c.post(reverse("runs:new"), _form(world, backend="hf", model="all-MiniLM-L6-v2", scoring="loglik"))
-    assert r.status_code == 400 and "sentence-embedding model: use the embedding backend" in r.content.decode()
+    assert r.status_code == 400
+    assert "sentence-embedding model: use the embedding backend" in r.content.decode()
     r = c.post(reverse("runs:new"), _form(world, backend="hf", model="/srv/models/missing.gguf", scoring="loglik"))
-    assert r.status_code == 400 and "is not a model this installation can run" in r.content.decode()
+    assert r.status_code == 400
+    assert "is not a model this installation can run" in r.content.decode()
     assert Run.objects.count() == before
     # all-MiniLM-L6-v2 on the embedding backend is the packaged model.
     r = c.post(reverse("runs:new"), _form(world, backend="embedding", model="all-MiniLM-L6-v2", scoring="loglik"))

@@ -73,7 +73,8 @@ def test_campaigns_not_open_are_invisible_to_annotators(world: World, which: str
         r = tok.get(url) if method == "GET" else tok.post(url, {"answer": {"plausible": [0]}}, format="json")
         assert r.status_code == 404, (method, url, r.status_code)
     listed = [c["name"] for c in tok.get("/api/annotation/campaigns/").json()]
-    assert campaign.name not in listed and world.plain.name in listed
+    assert campaign.name not in listed
+    assert world.plain.name in listed
     assert campaign.title not in ann.get(reverse("annotation:index")).content.decode()
     assert not Assignment.objects.filter(campaign=campaign).exists()  # nothing reserved behind the 404
     # The researcher who runs it does see it.
@@ -113,8 +114,10 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
     url = f"/api/annotation/campaigns/{world.plain.name}/items/{item.uid}/response/"
     # The item is not mine (and full): answering it is refused and shows nothing of the stored answer.
     r = tok.post(url, {"answer": {"plausible": [1]}}, format="json")
-    assert r.status_code == 400 and "not given to you" in r.json()["detail"]
-    assert "response_id" not in r.json() and "plausible" not in r.content.decode()
+    assert r.status_code == 400
+    assert "not given to you" in r.json()["detail"]
+    assert "response_id" not in r.json()
+    assert "plausible" not in r.content.decode()
     # Guessing the other's idempotency key on my own item gives an error, not their answer.
     step = queue.next_step(world.plain, me)
     assert step.assignment is not None
@@ -125,7 +128,8 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
         format="json",
         HTTP_IDEMPOTENCY_KEY="annotator2-secret-key",
     )
-    assert r.status_code == 400 and "belongs to another answer" in r.json()["detail"]
+    assert r.status_code == 400
+    assert "belongs to another answer" in r.json()["detail"]
     assert str(stored.pk) not in r.content.decode().replace(str(mine.pk), "")
     # HTML: the same refusal, as a message on the work page.
     page = (
@@ -139,7 +143,8 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
     stored.refresh_from_db()
     assert (stored.pk, stored.answer, stored.item_id) == before
     index = world.client("annotator").get(reverse("annotation:index")).content.decode()
-    assert not re.search(r"\b[1-9][0-9]* answered", index) and other.username not in index  # only my own (0)
+    assert not re.search(r"\b[1-9][0-9]* answered", index)
+    assert other.username not in index
     # Researchers' views of the answers are closed to annotators, HTML and API alike.
     ann = world.client("annotator")
     for url in (
@@ -149,10 +154,12 @@ def test_another_annotators_answer_can_be_neither_read_nor_replaced(world: World
         reverse("annotation:export", args=[world.plain.name, "jsonl"]),
     ):
         r = ann.get(url)
-        assert r.status_code == 403 and other.username not in r.content.decode(), url
+        assert r.status_code == 403, url
+        assert other.username not in r.content.decode(), url
     for suffix in ("agreement/", "export/?fmt=jsonl"):
         r = tok.get(f"/api/annotation/campaigns/{world.plain.name}/{suffix}")
-        assert r.status_code == 403 and other.username not in r.content.decode()
+        assert r.status_code == 403
+        assert other.username not in r.content.decode()
 
 
 def test_model_predictions_are_closed_to_annotators(world: World) -> None:
@@ -171,21 +178,25 @@ def test_model_predictions_are_closed_to_annotators(world: World) -> None:
     ]
     for url in urls:
         r = ann.get(url)
-        assert r.status_code == 403 and run.model not in r.content.decode(), url
+        assert r.status_code == 403, url
+        assert run.model not in r.content.decode(), url
     for url in (reverse("runs:samples", args=[run.pk]), reverse("runs:samples_live", args=[run.pk])):
         r = ann.get(url)
-        assert r.status_code == 403 and run.model not in r.content.decode(), url
+        assert r.status_code == 403, url
+        assert run.model not in r.content.decode(), url
     # Every run, prediction and question-set operation of the API refuses an annotator's token
     # (the schema lists every operation).
     paths = tok.get("/api/schema/?format=json").json()["paths"]
     closed = [p for p in paths if p.startswith(("/api/runs/", "/api/knowledge/"))]
-    assert len(closed) == 7 and all(p.startswith(("/api/annotation/campaigns/", *closed)) for p in paths)
+    assert len(closed) == 7
+    assert all(p.startswith(("/api/annotation/campaigns/", *closed)) for p in paths)
     ids = {"run_id": run.pk, "name": world.qset.name}
     for path in closed:
         url = path.format(**ids)
         for method in paths[path]:
             r = tok.generic(method.upper(), url, "{}", content_type="application/json")
-            assert r.status_code == 403 and run.model not in r.content.decode(), (method, url)
+            assert r.status_code == 403, (method, url)
+            assert run.model not in r.content.decode(), (method, url)
 
 
 # --- gold -------------------------------------------------------------------------------------
@@ -251,7 +262,8 @@ def test_item_views_do_not_depend_on_gold(world: World, which: str) -> None:
     before = _views(world, "annotator", campaign)
     item = _current(world, "annotator", campaign)
     if which == "gold":
-        assert item.role == Item.Role.QUALIFICATION and item.gold is not None
+        assert item.role == Item.Role.QUALIFICATION
+        assert item.gold is not None
     _regold(item)
     after = _views(world, "annotator", campaign)
     assert _current(world, "annotator", campaign).pk == item.pk
@@ -301,11 +313,14 @@ def test_rica_api_answer_never_reveals_the_original(world: World) -> None:
     url = base + f"items/{item.uid}/response/"
     # {valid} would let the caller test a guess about which statement is the original: refused.
     r = tok.post(url, {"answer": {"valid": 1}}, format="json")
-    assert r.status_code == 400 and "choice" in r.json()["detail"]
+    assert r.status_code == 400
+    assert "choice" in r.json()["detail"]
     r = tok.post(url, {"answer": {"choice": 1}}, format="json")
-    assert r.status_code == 201 and r.json()["answer"] == {"choice": 1}
+    assert r.status_code == 201
+    assert r.json()["answer"] == {"choice": 1}
     again = tok.post(url, {"answer": {"choice": 1}}, format="json")
-    assert again.status_code == 200 and again.json()["answer"] == {"choice": 1}
+    assert again.status_code == 200
+    assert again.json()["answer"] == {"choice": 1}
     stored = Response.objects.get(item=item)
     assert stored.answer == {"valid": int(item.payload["original"] == 1)}  # stored as valid, shown as the choice
 
@@ -317,8 +332,10 @@ def test_attention_items_are_not_named_in_the_api(world: World) -> None:
     # Bring the annotator to the attention item: two qualification items, then one regular item.
     for _ in range(3):
         step = queue.next_step(g, me)
-        assert step.assignment is not None and step.assignment.item.role != Item.Role.ATTENTION
+        assert step.assignment is not None
+        assert step.assignment.item.role != Item.Role.ATTENTION
         it = step.assignment.item
         queue.response_submit(it, me, {"plausible": it.gold["plausible"] if it.gold else [0]})
     nxt = api(world, "annotator").post(f"/api/annotation/campaigns/{g.name}/next/").json()
-    assert nxt["item"]["id"] == item.uid and nxt["item"]["role"] == "regular"
+    assert nxt["item"]["id"] == item.uid
+    assert nxt["item"]["role"] == "regular"

@@ -122,7 +122,8 @@ def test_researchers_share_runs_and_campaigns_by_design(world: World) -> None:
     c = world.client("annotator")
     c.force_login(other)  # a researcher who created neither the run nor the campaign
     r = c.post(f"/runs/{mine.pk}/rerun/")
-    assert r.status_code == 302 and Run.objects.filter(rerun_of=mine, created_by=other).exists()
+    assert r.status_code == 302
+    assert Run.objects.filter(rerun_of=mine, created_by=other).exists()
     assert c.post(f"/runs/{mine.pk}/cancel/", {"confirm": "yes"}).status_code == 302
     assert Run.objects.get(pk=mine.pk).cancel_requested
     assert world.plain.created_by == world.users["researcher"]

@@ -33,7 +33,8 @@ def _signed_in(role: str) -> Client:
 def test_anonymous_api_docs_page_has_a_login_link() -> None:
     r = Client().get("/api/docs/", headers={"Accept": "text/html"})
     body = r.content.decode()
-    assert r.status_code == 401 and "<html" in body
+    assert r.status_code == 401
+    assert "<html" in body
     assert 'href="/accounts/login/?next=/api/docs/"' in body
     assert _signed_in("annotator").get("/api/docs/").status_code == 200  # Swagger UI once signed in
     assert Client().get("/api/schema/").status_code == 401  # the schema itself stays JSON-only
@@ -43,7 +44,9 @@ def test_signed_in_annotator_at_admin_is_told_there_is_no_access() -> None:
     c = _signed_in("annotator")
     r = c.get("/admin/", follow=True)
     body = r.content.decode()
-    assert r.status_code == 403 and "No access to the admin" in body and "u-annotator" in body
+    assert r.status_code == 403
+    assert "No access to the admin" in body
+    assert "u-annotator" in body
     assert 'name="password"' not in body  # not a log-in form
     assert Client().get("/admin/login/").status_code == 200  # anonymous people still get the form
     assert _signed_in("admin").get("/admin/").status_code == 200
@@ -51,10 +54,12 @@ def test_signed_in_annotator_at_admin_is_told_there_is_no_access() -> None:
 
 def test_favicon_is_served_from_static_files() -> None:
     r = Client().get("/favicon.ico")
-    assert r.status_code == 302 and r["Location"].endswith("cocoweb/favicon.svg")
+    assert r.status_code == 302
+    assert r["Location"].endswith("cocoweb/favicon.svg")
     assert finders.find("cocoweb/favicon.svg")
     page = _signed_in("annotator").get(reverse("annotation:index")).content.decode()
-    assert 'rel="icon"' in page and "favicon.svg" in page
+    assert 'rel="icon"' in page
+    assert "favicon.svg" in page
 
 
 def test_a_403_is_logged_without_a_traceback(caplog: pytest.LogCaptureFixture) -> None:
@@ -66,7 +71,8 @@ def test_a_403_is_logged_without_a_traceback(caplog: pytest.LogCaptureFixture) -
     with caplog.at_level(logging.WARNING, logger="django.request"):
         assert c.get(url).status_code == 403
     plain = [r for r in caplog.records if r.name == "django.request"]
-    assert plain and plain[-1].exc_info is not None  # Django alone attaches the traceback
+    assert plain
+    assert plain[-1].exc_info is not None
     caplog.clear()
     conf = production.LOGGING
     names = conf["loggers"]["django.request"]["filters"]
@@ -80,7 +86,8 @@ def test_a_403_is_logged_without_a_traceback(caplog: pytest.LogCaptureFixture) -
         for f in filters:
             request_log.removeFilter(f)
     (rec,) = [r for r in caplog.records if r.name == "django.request"]
-    assert rec.exc_info is None and "Forbidden" in rec.getMessage()
+    assert rec.exc_info is None
+    assert "Forbidden" in rec.getMessage()
     assert "Traceback" not in logging.Formatter().format(rec)
 
 
@@ -95,5 +102,6 @@ def test_seed_demo_prints_the_credentials_path_it_wrote(tmp_path: Path, settings
     out = io.StringIO()
     call_command("seed_demo", stdout=out)
     wanted = settings.VAR_DIR / "demo-credentials.txt"
-    assert f"stored in {wanted}" in out.getvalue() and wanted.exists()
+    assert f"stored in {wanted}" in out.getvalue()
+    assert wanted.exists()
     assert "var/demo-credentials.txt" not in out.getvalue()

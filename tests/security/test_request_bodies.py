@@ -47,7 +47,8 @@ def test_file_parts_are_not_spooled_on_other_routes(monkeypatch: pytest.MonkeyPa
         return HttpResponse("ok")
 
     UploadRoutesMiddleware(view)(request)
-    assert seen["files"] == {} and spooled == []
+    assert seen["files"] == {}
+    assert spooled == []
     assert seen["post"] == {"username": ["a"], "password": ["b"]}  # the ordinary fields still arrive
 
 
@@ -57,7 +58,8 @@ def test_upload_route_still_parses_its_file(world: World) -> None:
         reverse("knowledge:import"),
         {"kind": "graph:atomic-tsv", "name": "upl-ok", "file": SimpleUploadedFile("a.tsv", TSV)},
     )
-    assert r.status_code == 302 and Graph.objects.filter(name="upl-ok").exists()
+    assert r.status_code == 302
+    assert Graph.objects.filter(name="upl-ok").exists()
 
 
 def test_too_many_file_parts_are_refused(world: World) -> None:
@@ -77,7 +79,8 @@ def test_upload_route_body_cap(world: World, settings: Any) -> None:
         reverse("knowledge:import"),
         {"kind": "graph:atomic-tsv", "name": "u1", "file": SimpleUploadedFile("a.tsv", TSV * 40)},
     )
-    assert r.status_code == 400 and "the limit is 1,000 bytes" in r.content.decode()
+    assert r.status_code == 400
+    assert "the limit is 1,000 bytes" in r.content.decode()
     # Far over: refused before the body is read.
     r = c.post(
         reverse("knowledge:import"),
@@ -89,7 +92,8 @@ def test_upload_route_body_cap(world: World, settings: Any) -> None:
 def test_oversized_form_post_without_files_is_refused_unread(settings: Any) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000
     r = Client().post(reverse("login"), {"username": "a", "password": "b" * 5_000})
-    assert r.status_code == 413 and "takes at most 1,000 bytes" in r.content.decode()
+    assert r.status_code == 413
+    assert "takes at most 1,000 bytes" in r.content.decode()
 
 
 def test_a_small_form_post_is_not_resolved_before_its_view(monkeypatch: pytest.MonkeyPatch) -> None:

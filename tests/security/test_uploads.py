@@ -62,7 +62,8 @@ def test_data_import_too_large(world: World, settings: Any) -> None:
 def test_data_import_wrong_type(world: World, name: str) -> None:
     before = _knowledge_state()
     r = _import(world.client("researcher"), name, GOOD_TSV)
-    assert r.status_code == 400 and "unsupported file type" in r.content.decode()
+    assert r.status_code == 400
+    assert "unsupported file type" in r.content.decode()
     assert _knowledge_state() == before
 
 
@@ -74,7 +75,9 @@ def test_data_import_binary_content_with_a_text_name(world: World, kind: str, na
     before = _knowledge_state()
     r = _import(world.client("researcher"), name, png, kind=kind)
     page = r.content.decode()
-    assert r.status_code == 400 and "nothing was stored" in page and name in page
+    assert r.status_code == 400
+    assert "nothing was stored" in page
+    assert name in page
     assert _knowledge_state() == before
 
 
@@ -95,7 +98,8 @@ def test_ratings_import_too_large(world: World, settings: Any) -> None:
     settings.COCOWEB_MAX_RATINGS_BYTES = 20
     before = _annotation_state()
     r = _ratings(world.client("researcher"), world, "ratings.csv", body)
-    assert r.status_code == 400 and f"the file is {len(body):,} bytes; the limit is 20 bytes" in r.content.decode()
+    assert r.status_code == 400
+    assert f"the file is {len(body):,} bytes; the limit is 20 bytes" in r.content.decode()
     assert _annotation_state() == before
     settings.COCOWEB_MAX_RATINGS_BYTES = 10_000  # under the limit: imported
     assert _ratings(world.client("researcher"), world, "ratings.csv", body).status_code == 302
@@ -107,7 +111,8 @@ def test_ratings_import_over_the_upload_limit_is_cut_while_read(world: World, se
     body = _ratings_csv(world, 20)
     before = _annotation_state()
     r = _ratings(world.client("researcher"), world, "ratings.csv", body)
-    assert r.status_code == 400 and f"the file is {len(body):,} bytes; the limit is 64 bytes" in r.content.decode()
+    assert r.status_code == 400
+    assert f"the file is {len(body):,} bytes; the limit is 64 bytes" in r.content.decode()
     assert _annotation_state() == before
 
 
@@ -115,7 +120,8 @@ def test_ratings_import_over_the_upload_limit_is_cut_while_read(world: World, se
 def test_ratings_import_wrong_type(world: World, name: str) -> None:
     before = _annotation_state()
     r = _ratings(world.client("researcher"), world, name, _ratings_csv(world, 1))
-    assert r.status_code == 400 and "is not a CSV file" in r.content.decode()
+    assert r.status_code == 400
+    assert "is not a CSV file" in r.content.decode()
     assert _annotation_state() == before
 
 
@@ -132,7 +138,8 @@ def test_ratings_import_not_a_csv(world: World, content: bytes, needle: str) -> 
     before = _annotation_state()
     r = _ratings(world.client("researcher"), world, "ratings.csv", content)
     page = r.content.decode()
-    assert r.status_code == 400 and needle in page, page[-2000:]
+    assert r.status_code == 400, page[-2000:]
+    assert needle in page, page[-2000:]
     assert content == b"" or "Nothing was stored." in page
     assert _annotation_state() == before
 
@@ -144,12 +151,15 @@ def test_the_size_limit_handler_keeps_nothing_past_the_limit(settings: Any) -> N
         "/knowledge/import/", {"name": "n", "file": SimpleUploadedFile("big.tsv", big), "after": "still read"}
     )
     f = req.FILES["file"]
-    assert isinstance(f, OversizedUpload) and f.size == len(big) and f.read() == b""
+    assert isinstance(f, OversizedUpload)
+    assert f.size == len(big)
+    assert f.read() == b""
     assert req.POST["after"] == "still read"  # the fields after the file still arrive
     small = (
         RequestFactory().post("/knowledge/import/", {"file": SimpleUploadedFile("s.tsv", b"y" * 1000)}).FILES["file"]
     )
-    assert not isinstance(small, OversizedUpload) and small.read() == b"y" * 1000
+    assert not isinstance(small, OversizedUpload)
+    assert small.read() == b"y" * 1000
 
 
 # --- the ratings importer, fuzzed --------------------------------------------------------------
@@ -247,12 +257,15 @@ def test_ratings_import_fuzz(world: World) -> None:
         try:
             result = ratings_import(target, data, create_raters=create)
         except RatingsImportRefused as exc:
-            assert exc.errors and all(isinstance(e, str) and e for e in exc.errors)
+            assert exc.errors
+            assert all(isinstance(e, str) and e for e in exc.errors)
             assert state() == before  # refused: nothing stored
             outcomes["refused"] += 1
         else:
-            assert result.responses > 0 and Response.objects.count() == before[0] + result.responses
+            assert result.responses > 0
+            assert Response.objects.count() == before[0] + result.responses
             outcomes["imported"] += 1
 
     run()
-    assert outcomes["refused"] > 0 and outcomes["imported"] > 0, outcomes
+    assert outcomes["refused"] > 0, outcomes
+    assert outcomes["imported"] > 0, outcomes

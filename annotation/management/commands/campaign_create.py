@@ -41,7 +41,23 @@ class Command(BaseCommand):
         parser.add_argument("--type", required=True, choices=Campaign.Kind.values)
         parser.add_argument("--name", required=True, help="the campaign's slug (used in links)")
         parser.add_argument("--title", default="", help="default: the name")
-        parser.add_argument("--redundancy", type=int, help="answers per item (default 20 for surveys, 3 otherwise)")
+        parser.add_argument(
+            "--redundancy", type=int, help="the minimum of answers per item (default 20 for surveys, 3 otherwise)"
+        )
+        parser.add_argument(
+            "--max-answers",
+            type=int,
+            help="MCQA: answers an unsettled item may get at most (adaptive redundancy; default 5, = --redundancy: fixed)",
+        )
+        parser.add_argument("--settle-threshold", type=float, help="MCQA: posterior each verdict needs (default 0.95)")
+        parser.add_argument(
+            "--label-rule", choices=["majority", "dawid_skene", "mace"], help="MCQA: final labels (default majority)"
+        )
+        parser.add_argument(
+            "--serve-disagreements-first",
+            action="store_true",
+            help="MCQA: items where a model's vote and the build disagree are served first",
+        )
         parser.add_argument("--budget", type=int, help="items per person (NWW: 50)")
         parser.add_argument("--instructions", default="")
         parser.add_argument("--qualification", default="", help="source positions, e.g. 0-5")
@@ -85,6 +101,10 @@ class Command(BaseCommand):
             "source": source,
             "instructions": o["instructions"],
             "redundancy": "" if o["redundancy"] is None else o["redundancy"],
+            "max_answers": o["max_answers"],
+            "settle_threshold": o["settle_threshold"],
+            "label_rule": o["label_rule"],
+            "serve_disagreements_first": o["serve_disagreements_first"],
             "max_items_per_annotator": "" if o["budget"] is None else o["budget"],
             "per_kind": "" if o["per_kind"] is None else o["per_kind"],
             "ask_common_sense": o["ask_common_sense"],

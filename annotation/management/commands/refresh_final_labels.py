@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
-from annotation.services.campaigns import final_labels_refresh
+from annotation.services.labels import final_labels_refresh
 
 
 class Command(BaseCommand):

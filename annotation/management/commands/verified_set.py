@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Campaign
-from annotation.services.verified import verified_set_create
+from annotation.services.verified import preview_text, verified_set_create, verified_set_preview
 
 
 class Command(BaseCommand):
@@ -18,20 +18,36 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("campaign", help="the campaign's name")
         parser.add_argument("--name", required=True, help="name of the new question set")
+        parser.add_argument(
+            "--include-unsettled",
+            action="store_true",
+            help="also keep items the confidence rule did not settle (stored on the set and shown on its page); "
+            "items below the minimum of answers are never kept",
+        )
+        parser.add_argument("--dry-run", action="store_true", help="only say what would be kept and left out")
 
     def handle(self, *args: Any, **o: Any) -> None:
         try:
             campaign = Campaign.objects.get(name=o["campaign"])
         except Campaign.DoesNotExist:
             raise CommandError(f"no campaign named {o['campaign']!r}") from None
+        preview = verified_set_preview(campaign, include_unsettled=o["include_unsettled"])
+        self.stdout.write(preview_text(campaign, preview))
+        if o["dry_run"]:
+            return
         try:
-            v = verified_set_create(campaign, name=o["name"])
+            v = verified_set_create(campaign, name=o["name"], include_unsettled=o["include_unsettled"])
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         c = v.counts
-        left = {k: n for k, n in c.items() if k not in ("items", "kept", "none_correct", "needs_manual_negatives")}
+        left = {
+            k: n
+            for k, n in c.items()
+            if k not in ("items", "kept", "none_correct", "needs_manual_negatives", "topped_up")
+        }
         self.stdout.write(
             f"{v.question_set.name}: {c['kept']} of {c['items']} items kept"
-            f" ({c['none_correct']} answered 'None of the answers are correct.')"
+            f" ({c['none_correct']} answered 'None of the answers are correct.', {c.get('topped_up', 0)} topped up"
+            f" from their distractor pool{'; UNSETTLED ITEMS INCLUDED' if v.include_unsettled else ''})"
             + (f"; left out: {', '.join(f'{k} {n}' for k, n in left.items())}" if left else "")
         )

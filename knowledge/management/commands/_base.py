@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from commonsense.io import DataFormatError
-from knowledge.services import DuplicateContent, ImportRefused
+from knowledge.services.imports import DuplicateContent, ImportRefused
 
 
 class ImportCommand(BaseCommand):

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from commonsense.scoring.plausibility import DEFAULT_THRESHOLD, PlausibilityCheck
+from django.conf import settings
+
+from commonsense.scoring.plausibility import PlausibilityCheck
 from knowledge.models import Graph
-from knowledge.services import ImportRefused
+from knowledge.services.imports import ImportRefused
 
 
 def add_plausibility_arguments(parser: Any) -> None:
@@ -15,7 +17,7 @@ def add_plausibility_arguments(parser: Any) -> None:
     g.add_argument("--plausibility-backend", choices=("hf", "openai"), help="enables the model check")
     g.add_argument("--plausibility-model", help="hf: a transformers folder or .gguf file; openai: the model name")
     g.add_argument("--plausibility-url", help="openai: the server's base URL (vLLM, llama.cpp server …)")
-    g.add_argument("--plausibility-threshold", type=float, default=DEFAULT_THRESHOLD)
+    g.add_argument("--plausibility-threshold", type=float, default=settings.COCOWEB_PLAUSIBILITY_THRESHOLD)
     g.add_argument("--no-plausibility-edges", action="store_true", help="do not filter edges, check distractors only")
     g.add_argument("--no-plausibility-distractors", action="store_true", help="filter edges only")
 
@@ -23,7 +25,7 @@ def add_plausibility_arguments(parser: Any) -> None:
 def check_from_options(graph: str, o: dict[str, Any]) -> PlausibilityCheck | None:
     if not o.get("plausibility_backend"):
         return None
-    from knowledge.plausibility import plausibility_check, plausibility_scorer
+    from knowledge.services.triple_plausibility import plausibility_check, plausibility_scorer
 
     try:
         g = Graph.objects.get(name=graph)

@@ -3,8 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
-from knowledge.builders import coco_build
-from knowledge.names import name_arg
+from knowledge.services.builds import coco_build
+from knowledge.services.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import (

@@ -4,8 +4,9 @@ from typing import Any
 
 from commonsense.queries import KINDS
 from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
-from knowledge.builders import question_set_build
-from knowledge.names import name_arg
+from commonsense.questions.negatives import ADVERSARIAL_MODES, RANDOM_MODES
+from knowledge.services.builds import question_set_build
+from knowledge.services.names import name_arg
 
 from ._base import ImportCommand
 from ._plausibility import add_fluent_arguments, add_plausibility_arguments, check_from_options, fluent_from_options
@@ -60,6 +61,28 @@ class Command(ImportCommand):
             "read blind as nonsense), paper (every query pattern the papers print), any (no rule)",
         )
         parser.add_argument(
+            "--adversarial-negatives",
+            choices=list(ADVERSARIAL_MODES),
+            default="branch",
+            help="where two of the four distractors come from: branch (default, COM2: answers of one branch of the "
+            "query but not of the whole query), neighbours (any neighbour of an anchor)",
+        )
+        parser.add_argument(
+            "--same-type-veto",
+            action="store_true",
+            help="no feeling or attribute as a distractor where one can answer, and (with --adversarial-negatives "
+            "neighbours) no adversarial distractor of the gold's kind: the veto of sessions 11-15, which lets option "
+            "shape answer most items (issue 25); off by default",
+        )
+        parser.add_argument(
+            "--random-negatives",
+            choices=list(RANDOM_MODES),
+            default="",
+            help="where the two random distractors come from: relation (the asked relation's tails elsewhere), "
+            "shared (tails several heads share), whole-graph (COM2: any tail); default: whole-graph with --rules "
+            "paper, relation otherwise",
+        )
+        parser.add_argument(
             "--merge-nodes",
             type=float,
             default=None,
@@ -88,6 +111,9 @@ class Command(ImportCommand):
             person_names=not o["keep_placeholders"],
             rules=o["rules"],
             merge_nodes=o["merge_nodes"],
+            random_negatives=o["random_negatives"],
+            adversarial_negatives=o["adversarial_negatives"],
+            same_type_veto=o["same_type_veto"],
             plausibility=check_from_options(o["graph"], o),
             fluent=fluent_from_options(o),
             progress=lambda d, t: self.progress("questions", d, t),

@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from knowledge.names import name_arg
-from knowledge.rica_build import rica_graph_build, rica_novel_build
+from knowledge.services.names import name_arg
+from knowledge.services.rica_build import rica_graph_build, rica_novel_build
 
 from ._base import ImportCommand
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.builders import EXPORT_FORMATS, question_set_export
+from knowledge.services.builds import EXPORT_FORMATS, question_set_export_file
 
 from ._base import ImportCommand
 
@@ -26,5 +26,5 @@ class Command(ImportCommand):
         )
 
     def handle(self, *args: Any, **o: Any) -> None:
-        path = question_set_export(o["set"], o["fmt"], o["out"], diverse_top=o["diverse_top"])
+        path = question_set_export_file(o["set"], o["fmt"], o["out"], diverse_top=o["diverse_top"])
         self.stdout.write(f"wrote {path}")

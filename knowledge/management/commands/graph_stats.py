@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from knowledge.graph_stats import graph_stats_recount
+from knowledge.db.graph_stats import graph_stats_recount
 from knowledge.models import Graph, Node, Triple
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from commonsense.io.questions import FORMATS
-from knowledge.names import name_arg
-from knowledge.services import questions_import
+from knowledge.services.imports import questions_import
+from knowledge.services.names import name_arg
 
 from ._base import ImportCommand
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.names import name_arg
-from knowledge.services import statements_import
+from knowledge.services.imports import statements_import
+from knowledge.services.names import name_arg
 
 from ._base import ImportCommand
 

@@ -10,9 +10,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from accounts.services import demo_accounts_ensure
-from knowledge.builders import coco_build, question_set_build
 from knowledge.models import QuestionSet
-from knowledge.services import graph_import, questions_import, statements_import
+from knowledge.services.builds import coco_build, question_set_build
+from knowledge.services.imports import graph_import, questions_import, statements_import
 
 FIXTURES = settings.BASE_DIR / "fixtures"
 DEMO_GRAPHS = (("atomic2020-demo", "atomic2020_demo.tsv", "atomic-tsv"), ("ckbp-demo", "ckbp_demo.csv", "cskb-csv"))

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from knowledge.models import Graph
-from knowledge.node_texts import node_text_report, node_texts_ensure
+from knowledge.services.node_texts import node_text_report, node_texts_ensure
 
 from ._base import ImportCommand
 

@@ -24,10 +24,10 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run
-from runs.reports import run_metrics_overall
 from runs.scorers import BACKENDS, SCORINGS
+from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
 
 
@@ -43,16 +43,10 @@ def _param(text: str) -> tuple[str, Any]:
 
 def _nww_population(run: Run) -> dict[str, Any]:
     """NWW population analyses of a statement run; the human side from the set's latest survey
-    campaign when the annotation app is installed (it sits above runs, hence the late import)."""
-    from django.apps import apps
+    campaign when the annotation app is installed (it sits above runs: asked by a signal)."""
+    from runs.selectors.nww_population import human_ratings, population_report
 
-    from runs.nww_population import population_report
-
-    humans = None
-    if apps.is_installed("annotation"):
-        from annotation.selectors.surveys import survey_ratings
-
-        humans = survey_ratings(run.statement_set)
+    humans = human_ratings(run.statement_set)
     others = Run.objects.filter(statement_set_id=run.statement_set_id, state=Run.State.DONE).exclude(pk=run.pk)
     return population_report(run, humans, list(others.order_by("pk")[:40]))
 

@@ -21,7 +21,7 @@ from django.core.management.base import BaseCommand
 
 from commonsense.scoring.locate import ModelNotFoundError, smollm2_gguf
 from knowledge.models import QuestionSet, StatementSet
-from runs.execution import run_execute
+from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
 

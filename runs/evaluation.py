@@ -1,0 +1,212 @@
+"""The evaluation loop of one run, called by the Celery task (or by ``run_eval --inline``).
+
+* **Lease** (:mod:`cocoweb.leases`). A worker claims a run with one conditional UPDATE: the run
+  must be queued, or active with a heartbeat older than ``COCOWEB_RUN_STALE_SECONDS`` (its worker
+  died). The claim writes a fresh lease token; a heartbeat thread refreshes ``heartbeat_at`` while
+  the attempt lives, and every write of the loop is conditioned on the token, so an attempt that
+  lost its lease stops.
+* **Resume.** Items already stored for the run are skipped; each chunk's predictions are written
+  in one transaction together with the progress counters (``bulk_create`` ignoring conflicts on
+  the unique (run, item) constraint, so even a duplicated attempt cannot store an item twice).
+* **Cancel** is a flag on the row, read between chunks.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_write
+from commonsense.scoring.types import ItemResult
+from runs.item_facets import kba_correct, question_facets
+from runs.models import Prediction, Run
+from runs.reports.run_metrics import run_metrics_compute
+from runs.scorers import item_count, items_for_run, question_item, scorer_for_run, statement_item
+from runs.signals import run_finished
+
+log = logging.getLogger(__name__)
+MAX_RECENT_ERRORS = 20
+
+
+def run_claim(run_id: int, worker: str = "") -> uuid.UUID | None:
+    """Take the run for this attempt, or return None when it is finished or held by a live worker."""
+    return lease_claim(Run, run_id, Q(state=Run.State.QUEUED, cancel_requested=False), worker)
+
+
+def _lock(run_id: int, token: uuid.UUID) -> Run:
+    """Inside a transaction: write first (the lease-guarded heartbeat), then read. On SQLite a
+    transaction that reads before it writes fails at once ("database is locked") when another
+    connection wrote in between; one that starts with a write waits for the lock instead."""
+    lease_write(Run, run_id, token)
+    return Run.objects.get(pk=run_id)
+
+
+def _set_state(run_id: int, token: uuid.UUID, state: str, **fields: Any) -> None:
+    with transaction.atomic():
+        run = _lock(run_id, token)
+        run.phases = [*run.phases, [state, timezone.now().isoformat()]]
+        run.state = state
+        for k, v in fields.items():
+            setattr(run, k, v)
+        run.save(update_fields=["phases", "state", *fields])
+
+
+def _chunks(seq: list[Any], size: int) -> Iterator[list[Any]]:
+    for i in range(0, len(seq), size):
+        yield seq[i : i + size]
+
+
+def _no_nul(value: Any) -> Any:
+    """``value`` with every NUL character replaced (U+FFFD): model output may contain it, and
+    PostgreSQL's text and jsonb columns refuse it (a run failed with "unsupported Unicode escape
+    sequence" on a tiny model's random generation)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {_no_nul(k): _no_nul(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_no_nul(v) for v in value]
+    return value
+
+
+def _prediction(run: Run, position: int, row: Any, res: ItemResult) -> Prediction:
+    p = Prediction(
+        run=run,
+        position=position,
+        chosen=res.chosen,
+        chosen_norm=res.chosen_norm,
+        scores=list(res.scores),
+        norm_scores=None if res.norm_scores is None else list(res.norm_scores),
+        extra=_no_nul(dict(res.extra)),
+        raw_output=_no_nul(res.raw_output or ""),
+        latency_s=float(res.latency_s or 0.0),
+        prompt_tokens=res.prompt_tokens or 0,
+        completion_tokens=res.completion_tokens or 0,
+        error=_no_nul(res.error or ""),
+    )
+    if run.is_statement_run:
+        p.statement = row
+        if row.human_majority is not None and res.chosen is not None:
+            p.correct = res.chosen == row.human_majority  # options ("no", "yes"): 1 = agree
+    else:
+        p.question = row
+        if row.answer_index is not None:
+            p.correct = res.chosen == row.answer_index
+        for field, value in question_facets(row, p.extra).items():
+            setattr(p, field, value)
+        p.kba_correct = kba_correct(p.extra)
+    return p
+
+
+def _store_chunk(run: Run, token: uuid.UUID, preds: list[Prediction], started: float, done_before: int) -> Run:
+    """One transaction: the chunk's predictions and the progress counters."""
+    with transaction.atomic():
+        fresh = _lock(run.pk, token)
+        Prediction.objects.bulk_create(preds, ignore_conflicts=True)
+        done = Prediction.objects.filter(run_id=run.pk).count()
+        fresh.items_done = done
+        errs = [f"#{p.position}: {p.error}" for p in preds if p.error]
+        if errs:
+            fresh.items_failed = Prediction.objects.filter(run_id=run.pk).exclude(error="").count()
+            fresh.recent_errors = (fresh.recent_errors + errs)[-MAX_RECENT_ERRORS:]
+        elapsed = max(time.monotonic() - started, 1e-6)
+        rate = (done - done_before) / elapsed
+        fresh.items_per_s = round(rate, 3)
+        fresh.eta_s = round((fresh.items_total - done) / rate, 1) if rate > 0 else None
+        fresh.save(update_fields=["items_done", "items_failed", "recent_errors", "items_per_s", "eta_s"])
+    return fresh
+
+
+def _cancelled(run_id: int) -> bool:
+    return bool(Run.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
+
+
+def run_execute(run_id: int, *, worker: str = "", heartbeat: bool = True) -> str:
+    """Run (or resume) ``run_id`` to its end. Returns the final state, or ``"skipped"`` when the
+    run is finished or held by a live worker (a duplicate or redelivered task).
+
+    ``heartbeat=False`` beats only between chunks, from this thread (for callers inside an open
+    transaction, e.g. tests, where a second connection could not see or write the row)."""
+    token = run_claim(run_id, worker)
+    if token is None:
+        return "skipped"
+    beat = Heartbeat(Run, run_id, token)
+    if heartbeat:
+        beat.start()
+    try:
+        return _execute(run_id, token, beat)
+    except LeaseLost:
+        log.warning("run %s: another worker took over; this attempt stops", run_id)
+        return "skipped"
+    except Exception as exc:
+        log.exception("run %s failed", run_id)
+        try:
+            _set_state(
+                run_id,
+                token,
+                Run.State.FAILED,
+                error=f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=8)}",
+                finished_at=timezone.now(),
+                eta_s=None,
+            )
+        except LeaseLost:
+            return "skipped"
+        return Run.State.FAILED
+    finally:
+        if heartbeat:
+            beat.stop()
+
+
+def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
+    run = Run.objects.select_related("question_set", "statement_set").get(pk=run_id)
+    if run.cancel_requested:
+        _set_state(run_id, token, Run.State.CANCELLED, finished_at=timezone.now(), eta_s=None)
+        return Run.State.CANCELLED
+    _set_state(
+        run_id, token, Run.State.LOADING, started_at=run.started_at or timezone.now(), items_total=item_count(run)
+    )
+    run.refresh_from_db()
+    scorer = scorer_for_run(run)
+    _set_state(run_id, token, Run.State.SCORING, scorer_settings=scorer.describe())
+    run.refresh_from_db()
+
+    stored = set(Prediction.objects.filter(run_id=run_id).values_list("position", flat=True))
+    pending = [(pos, row) for pos, row in items_for_run(run) if pos not in stored]
+    chunk_size = int(run.params.get("chunk_size") or settings.COCOWEB_RUN_CHUNK_SIZE)
+    pace = float(run.params.get("pace_s") or 0.0)
+    to_item = statement_item if run.is_statement_run else question_item
+    started, done_before = time.monotonic(), len(stored)
+    for chunk in _chunks(pending, chunk_size):
+        if _cancelled(run_id):
+            _set_state(run_id, token, Run.State.CANCELLED, finished_at=timezone.now(), eta_s=None)
+            return Run.State.CANCELLED
+        if beat.lost:
+            raise LeaseLost(f"run {run_id}: lease lost")
+        results = scorer.score_batch([to_item(row) for _, row in chunk])
+        by_id = {r.item_id: r for r in results}
+        preds = []
+        for pos, row in chunk:
+            res = by_id.get(str(row.pk)) or ItemResult(
+                item_id=str(row.pk), chosen=None, error="scorer returned no result"
+            )
+            preds.append(_prediction(run, pos, row, res))
+        run = _store_chunk(run, token, preds, started, done_before)
+        if pace:
+            time.sleep(pace)
+
+    _set_state(run_id, token, Run.State.METRICS, eta_s=0.0)
+    run_metrics_compute(run)
+    _set_state(run_id, token, Run.State.DONE, finished_at=timezone.now(), eta_s=None)
+    for receiver, result in run_finished.send_robust(sender=Run, run_id=run_id):
+        if isinstance(result, Exception):
+            log.error("run %s: %r after the run ended failed: %r", run_id, receiver, result)
+    return Run.State.DONE
