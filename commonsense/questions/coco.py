@@ -4,7 +4,6 @@ MEM / COM / REA / FAI / APP can be computed per set (group id + role on every qu
 from __future__ import annotations
 
 import random
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -20,8 +19,18 @@ from ..queries.rules import DEFAULT_RULES, DEFAULT_RULES_MODE, CompositionRules,
 from ..queries.sampling import QuerySampler
 from . import distractors, verbalize
 from . import funnel as stages
-from .coco_text import BLANK, answer_key, join_clitics, option_form, tidy
-from .com2 import BuildReport, OptionCandidate, Progress, sample_questions
+from .coco_text import (
+    BLANK,
+    answer_key,
+    head_shown,
+    not_an_answer,
+    option_form,
+    option_texts,
+    other_words,
+    tidy,
+    tidy_question,
+)
+from .com2 import BuildReport, Progress, sample_questions
 from .display import Display
 from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
 from .negatives import NegativeSpec
@@ -55,7 +64,7 @@ def one_hop(
     name = index.rel_names[rel]
     shown = option_texts(index)
     keys = {answer_key(option_form(name, index.names[a])) for a in answers}
-    picked = distractors.pick(index, rng, answers=answers, anchors=[head], reject=_other_words(index, keys))
+    picked = distractors.pick(index, rng, answers=answers, anchors=[head], reject=other_words(index, keys))
     if picked is None:
         return None
     opts, pos = distractors.place(rng, option_form(name, index.names[answer]), [shown(n) for n, _ in picked])
@@ -76,71 +85,6 @@ def one_hop(
         metadata={"distractors": [how for _, how in picked]},
         triple_refs=[x for x in [index.edge_ref(head, rel, answer)] if x >= 0],
     )
-
-
-_SHOWN: weakref.WeakKeyDictionary[GraphIndex, tuple[Display, dict[int, str]]] = weakref.WeakKeyDictionary()
-
-
-def _shown(index: GraphIndex) -> tuple[Display, dict[int, str]]:
-    got = _SHOWN.get(index)
-    if got is None:
-        got = _SHOWN[index] = (Display(index, fluent_text=False), {})
-    return got
-
-
-def head_shown(index: GraphIndex, node: int) -> str | None:
-    """A head as CoCo shows it: an ATOMIC blank filled from the graph (``isFilledBy``), None when
-    the graph cannot fill it (such a head is asked about nowhere)."""
-    text = index.names[node]
-    if BLANK not in text:
-        return text
-    return _shown(index)[0].fills.get(node)
-
-
-def option_texts(index: GraphIndex) -> Callable[[int], str]:
-    """A node as an option: :func:`option_form` of the relation it is a tail of (the first of its
-    in-edges, best first; a node that is no tail keeps its text, tidied)."""
-    memo = _shown(index)[1]
-
-    def shown(node: int) -> str:
-        got = memo.get(node)
-        if got is None:
-            rels, _ = index.in_edges(node)
-            text = index.names[node]
-            got = memo[node] = option_form(index.rel_names[int(rels[0])], text) if rels.shape[0] else tidy(text)
-        return got
-
-    return shown
-
-
-def _other_words(index: GraphIndex, keys: set[str]) -> distractors.Reject:
-    """No distractor that says what an answer says (or another option says), nor one with a blank."""
-    shown = option_texts(index)
-
-    def reject(node: int, chosen: list[int]) -> str | None:
-        key = answer_key(shown(node))
-        if key in keys or BLANK in index.names[node]:
-            return "an answer in other words"
-        if any(answer_key(shown(c)) == key for c in chosen):
-            return "another option in other words"
-        return None
-
-    return reject
-
-
-def not_an_answer(c: OptionCandidate) -> str | None:
-    """An application distractor that says what an accepted answer says, or holds a blank."""
-    if BLANK in c.text or answer_key(c.text) in {answer_key(a) for a in c.answers}:
-        return "an answer in other words"
-    return None
-
-
-def tidy_question(q: BuiltQuestion) -> None:
-    """Clitics joined in every text a reader sees ("does n't" -> "doesn't")."""
-    q.context, q.question = join_clitics(q.context), join_clitics(q.question)
-    q.options = [join_clitics(o) for o in q.options]
-    q.answers = [join_clitics(a) for a in q.answers]
-    q.anchors = [join_clitics(a) for a in q.anchors]
 
 
 def _edge_heads(index: GraphIndex) -> npt.NDArray[np.int64]:

@@ -13,9 +13,19 @@ other words: options are compared by what they say (:func:`answer_key`), and "to
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
+from commonsense.kg.index import GraphIndex
 from commonsense.kg.normalize import clean, normalize_tail
+
+from . import distractors
+from .display import Display
+from .record import BuiltQuestion
+
+if TYPE_CHECKING:
+    from .com2 import OptionCandidate
 
 _CLITIC = re.compile(r"\s+(n't|'s|'re|'ll|'ve|'m|'d)\b")
 BLANK = "___"
@@ -75,3 +85,68 @@ def checks(items: Iterable[dict[str, object]]) -> dict[str, int]:
             keys.add(answer_key(opts[gold]))
         out["distractor_is_an_answer"] += any(answer_key(o) in keys for i, o in enumerate(opts) if i != gold)
     return out
+
+
+_SHOWN: weakref.WeakKeyDictionary[GraphIndex, tuple[Display, dict[int, str]]] = weakref.WeakKeyDictionary()
+
+
+def _shown(index: GraphIndex) -> tuple[Display, dict[int, str]]:
+    got = _SHOWN.get(index)
+    if got is None:
+        got = _SHOWN[index] = (Display(index, fluent_text=False), {})
+    return got
+
+
+def head_shown(index: GraphIndex, node: int) -> str | None:
+    """A head as CoCo shows it: an ATOMIC blank filled from the graph (``isFilledBy``), None when
+    the graph cannot fill it (such a head is asked about nowhere)."""
+    text = index.names[node]
+    if BLANK not in text:
+        return text
+    return _shown(index)[0].fills.get(node)
+
+
+def option_texts(index: GraphIndex) -> Callable[[int], str]:
+    """A node as an option: :func:`option_form` of the relation it is a tail of (the first of its
+    in-edges, best first; a node that is no tail keeps its text, tidied)."""
+    memo = _shown(index)[1]
+
+    def shown(node: int) -> str:
+        got = memo.get(node)
+        if got is None:
+            rels, _ = index.in_edges(node)
+            text = index.names[node]
+            got = memo[node] = option_form(index.rel_names[int(rels[0])], text) if rels.shape[0] else tidy(text)
+        return got
+
+    return shown
+
+
+def other_words(index: GraphIndex, keys: set[str]) -> distractors.Reject:
+    """No distractor that says what an answer says (or another option says), nor one with a blank."""
+    shown = option_texts(index)
+
+    def reject(node: int, chosen: list[int]) -> str | None:
+        key = answer_key(shown(node))
+        if key in keys or BLANK in index.names[node]:
+            return "an answer in other words"
+        if any(answer_key(shown(c)) == key for c in chosen):
+            return "another option in other words"
+        return None
+
+    return reject
+
+
+def not_an_answer(c: OptionCandidate) -> str | None:
+    """An application distractor that says what an accepted answer says, or holds a blank."""
+    if BLANK in c.text or answer_key(c.text) in {answer_key(a) for a in c.answers}:
+        return "an answer in other words"
+    return None
+
+
+def tidy_question(q: BuiltQuestion) -> None:
+    """Clitics joined in every text a reader sees ("does n't" -> "doesn't")."""
+    q.context, q.question = join_clitics(q.context), join_clitics(q.question)
+    q.options = [join_clitics(o) for o in q.options]
+    q.answers = [join_clitics(a) for a in q.answers]
+    q.anchors = [join_clitics(a) for a in q.anchors]
