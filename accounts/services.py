@@ -14,14 +14,13 @@ from django.db import transaction
 from .roles import ADMIN, ANNOTATOR, RESEARCHER
 
 if TYPE_CHECKING:
-    from rest_framework.authtoken.models import Token
-
+    from .models import ApiToken
     from .people import User
 
 # Apps whose model permissions a researcher holds (all actions); admins also manage people.
 RESEARCHER_APPS = ("knowledge", "runs", "annotation")
-# The admin manages API tokens through TokenProxy (DRF's admin model), a proxy with its own permissions.
-ADMIN_EXTRA = (("auth", "user"), ("auth", "group"), ("authtoken", "token"), ("authtoken", "tokenproxy"))
+# Admins also see and delete API tokens (accounts.ApiToken, stored hashed).
+ADMIN_EXTRA = (("auth", "user"), ("auth", "group"), ("accounts", "apitoken"))
 
 
 def role_groups_sync() -> None:
@@ -87,22 +86,20 @@ def api_tokens_revoke_on_password_change(sender: type, instance: object, created
     ``AbstractBaseUser.save`` has finished, i.e. during ``post_save``; other saves leave it None."""
     if created or getattr(instance, "_password", None) is None:
         return
-    from rest_framework.authtoken.models import Token
+    from .models import ApiToken
 
-    Token.objects.filter(user_id=instance.pk).delete()  # type: ignore[attr-defined]
+    ApiToken.objects.filter(user_id=instance.pk).delete()  # type: ignore[attr-defined]
 
 
 def api_token_renew(user: User) -> str:
     """A new REST API token for ``user`` in place of any old one; its key (shown to them once)."""
-    from rest_framework.authtoken.models import Token
+    from .api_tokens import api_token_issue
 
-    with transaction.atomic():
-        Token.objects.filter(user=user).delete()
-        return str(Token.objects.create(user=user).key)
+    return api_token_issue(user)
 
 
-def api_token_of(user: User) -> Token | None:
-    """The person's current REST API token, or None."""
-    from rest_framework.authtoken.models import Token
+def api_token_of(user: User) -> ApiToken | None:
+    """The person's current REST API token (its prefix and date; the key is not stored), or None."""
+    from .models import ApiToken
 
-    return Token.objects.filter(user=user).first()
+    return ApiToken.objects.filter(user=user).first()

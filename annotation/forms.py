@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from annotation.services.rica import rica_answer
+from cocoweb.params import MAX_INT32, MAX_SEED
 from commonsense.validation import JUDGEMENTS
 from knowledge.models import QuestionSet, StatementSet
 from runs.models import Run
@@ -93,9 +94,10 @@ class CampaignForm(forms.Form):
     serve_disagreements_first = forms.BooleanField(
         required=False, label="MCQA: serve first the items where a model's vote and the build disagree"
     )
-    max_items_per_annotator = forms.IntegerField(min_value=1, required=False)
+    max_items_per_annotator = forms.IntegerField(min_value=1, max_value=MAX_INT32, required=False)
     per_kind = forms.IntegerField(
         min_value=1,
+        max_value=100_000,
         required=False,
         label="Generations: items per query kind",
         help_text="a seeded sample of this many generations per query kind (COM2: 10); empty = all",
@@ -109,10 +111,12 @@ class CampaignForm(forms.Form):
     attention_every = forms.IntegerField(
         min_value=0, max_value=1000, initial=0, help_text="one check after every N items"
     )
-    attention_max_failures = forms.IntegerField(min_value=0, initial=1)
+    attention_max_failures = forms.IntegerField(min_value=0, max_value=1000, initial=1)
     agreement_threshold = forms.FloatField(min_value=0, max_value=1, initial=0.6)
-    reservation_ttl_seconds = forms.IntegerField(min_value=30, initial=600, label="Reservation time-to-live (s)")
-    seed = forms.IntegerField(initial=0)
+    reservation_ttl_seconds = forms.IntegerField(
+        min_value=30, max_value=7 * 86400, initial=600, label="Reservation time-to-live (s)"
+    )
+    seed = forms.IntegerField(min_value=0, max_value=MAX_SEED, initial=0)
     open_now = forms.BooleanField(required=False, initial=True, label="Open the campaign now")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -11,7 +11,7 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 
-from accounts.roles import has_role
+from accounts.roles import ANNOTATOR, has_role
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -49,3 +49,26 @@ def role_permission(role: str) -> type[BasePermission]:
 
     HasRole.__name__ = f"Has{role.title()}Role"
     return HasRole
+
+
+# The API's schema and its docs page: people with a role (a crowd participant is signed in without
+# one). settings.SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"] names it.
+HasAnnotatorRole = role_permission(ANNOTATOR)
+
+
+NUL_REFUSAL = "a NUL character in the path or a query parameter (cocoweb/params.py answers before the view)"
+
+
+def nul_refusal_documented(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular post-processing hook: every operation documents the 400 that
+    ``cocoweb.params.QueryGuardMiddleware`` answers for a NUL, whatever the view would have said."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault(
+        "Error", {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
+    )
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation["responses"].setdefault("400", {"description": NUL_REFUSAL, "content": error})
+    return result

@@ -43,7 +43,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from our static files, not a CDN (offline, CSP)
     "django_htmx",
@@ -56,13 +55,17 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "cocoweb.csp.ContentSecurityPolicyMiddleware",  # script-src 'self': no inline script runs
     "whitenoise.middleware.WhiteNoiseMiddleware",  # serves static files under gunicorn
-    "cocoweb.uploads.UploadRoutesMiddleware",  # body cap (413) and file parts parsed only on upload routes
+    "cocoweb.params.QueryGuardMiddleware",  # a NUL in the path or query string: 400 naming it
     "cocoweb.middleware.DatabaseUnavailableMiddleware",  # a lost database: 503 + Retry-After, not a bare 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "accounts.middleware.AuthenticationMiddleware",  # Django's, letting the backend see the session's user copy
+    # Body cap (413) and file parts parsed only on upload routes, for the role they need: after the
+    # user is known, before CSRF's process_view reads the form.
+    "cocoweb.uploads.UploadRoutesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -137,14 +140,21 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env.str("DJANGO_STATIC_ROOT", default=str(VAR_DIR / "staticfiles"))
+# Static files collected compressed (gzip beside each file) under content-hashed names, served by
+# WhiteNoise with far-future caching: always in production, and in the demo (`make run` collects
+# them and runs `runserver --nostatic`). False: served as they lie in static/ (edit and reload).
+COCOWEB_STATIC_COMPRESSED = env.bool("COCOWEB_STATIC_COMPRESSED", default=not DEBUG)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if COCOWEB_STATIC_COMPRESSED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+# Compressed: WhiteNoise serves only what collectstatic wrote (hashed names, with their .gz).
+WHITENOISE_USE_FINDERS = not COCOWEB_STATIC_COMPRESSED
+WHITENOISE_AUTOREFRESH = DEBUG and not COCOWEB_STATIC_COMPRESSED
 MEDIA_ROOT = env.str("DJANGO_MEDIA_ROOT", default=str(VAR_DIR / "media"))
 # Conceptualisation files for CoCo builds from the browser (knowledge/services/abstract_files.py); web
 # processes and workers must share this folder.
@@ -196,6 +206,12 @@ COCOWEB_QUALITY_REFIT_EVERY = env.int("COCOWEB_QUALITY_REFIT_EVERY", default=200
 COCOWEB_RUN_HEARTBEAT_SECONDS = env.float(
     "COCOWEB_RUN_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_RUN_STALE_SECONDS / 6)
 )
+COCOWEB_FINETUNE_STALE_SECONDS = env.float("COCOWEB_FINETUNE_STALE_SECONDS", default=120)
+COCOWEB_FINETUNE_HEARTBEAT_SECONDS = env.float(
+    "COCOWEB_FINETUNE_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_FINETUNE_STALE_SECONDS / 6)
+)
+# Where fine-tuned models land (runs.FineTune): inside the first models folder, so runs can name them.
+COCOWEB_FINETUNE_DIR = Path(env.str("COCOWEB_FINETUNE_DIR", default=str(VAR_DIR / "models" / "finetuned")))
 COCOWEB_BUILD_STALE_SECONDS = env.float("COCOWEB_BUILD_STALE_SECONDS", default=120)
 COCOWEB_BUILD_HEARTBEAT_SECONDS = env.float(
     "COCOWEB_BUILD_HEARTBEAT_SECONDS", default=max(0.5, COCOWEB_BUILD_STALE_SECONDS / 6)
@@ -210,8 +226,10 @@ COCOWEB_STORED_AGGREGATE_DAYS = env.float("COCOWEB_STORED_AGGREGATE_DAYS", defau
 COCOWEB_PLAUSIBILITY_THRESHOLD = env.float("COCOWEB_PLAUSIBILITY_THRESHOLD", default=0.5)
 # A build writes its progress on the job row at most this often (seconds).
 COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", default=0.5)
-# Items a run scores between two writes of its predictions and progress (a run's chunk_size wins).
+# Items a run scores between two writes of its predictions and progress, at most (a run's chunk_size
+# wins); fewer when the model is slow, so that progress moves about every COCOWEB_RUN_PROGRESS_SECONDS.
 COCOWEB_RUN_CHUNK_SIZE = env.int("COCOWEB_RUN_CHUNK_SIZE", default=32)
+COCOWEB_RUN_PROGRESS_SECONDS = env.float("COCOWEB_RUN_PROGRESS_SECONDS", default=5.0)
 
 # Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
 # production sets CACHE_URL (a deploy check warns otherwise).
@@ -221,6 +239,12 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
 # Number of trusted reverse proxies in front of the web server (0: clients connect directly). The
 # log-in throttle then takes the client's address from X-Forwarded-For, as that many proxies saw it.
 COCOWEB_PROXY_HOPS = env.int("COCOWEB_PROXY_HOPS", default=0)
+# The Content-Security-Policy of every response (cocoweb/csp.py); empty: none.
+COCOWEB_CONTENT_SECURITY_POLICY = env.str(
+    "COCOWEB_CONTENT_SECURITY_POLICY",
+    default="default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+    "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+)
 # Sessions are read through the cache (one Redis GET instead of a database query per request) only
 # when every process shares that cache: with a per-process local-memory cache another process
 # would keep serving a session that was ended (log-out) elsewhere.
@@ -237,10 +261,15 @@ COCOWEB_USER_CACHE_SECONDS = env.int("COCOWEB_USER_CACHE_SECONDS", default=300 i
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.api_tokens.HashedTokenAuthentication",  # Authorization: Token <key>, stored hashed
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": [  # DRF's three, JSON with a bound on nesting (cocoweb/api_parsers.py)
+        "cocoweb.api_parsers.DepthLimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
@@ -250,7 +279,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Commonsense knowledge workbench: question sets, annotation campaigns, model runs.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],  # schema and docs: signed-in people
+    # The schema and its docs: people with a role (a crowd participant is signed in without one).
+    "SERVE_PERMISSIONS": ["cocoweb.api_schema.HasAnnotatorRole"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "cocoweb.api_schema.nul_refusal_documented",  # the query guard's 400, on every operation
+    ],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -286,7 +320,10 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    if COCOWEB_PROXY_HOPS > 0:
+        # Only a proxy we trust sets X-Forwarded-Proto; without one, a client would send the header
+        # itself and a plain-HTTP request would pass for HTTPS (no redirect, secure cookies sent).
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {
     "version": 1,

@@ -51,9 +51,26 @@ class SizeLimitUploadHandler(FileUploadHandler):
 
 
 def accepts_uploads(view: Any) -> Any:
-    """Mark a view as an upload route: only there are multipart file parts parsed (and spooled)."""
+    """Mark a view as an upload route: only there are multipart file parts parsed (and spooled),
+    and only for a signed-in person with the role the view needs (``required_role``, which
+    :func:`accounts.roles.role_required` sets: put this decorator above it)."""
     view.accepts_uploads = True
     return view
+
+
+def _may_upload(request: HttpRequest, view: Any) -> bool:
+    """True when ``view`` takes files and the session's user holds the role it needs. Anybody
+    else is refused by the view (log-in page, 403) after the CSRF check has read the form: their
+    file parts must not reach memory or disk on the way (issue 31 item 7)."""
+    if not getattr(view, "accepts_uploads", False):
+        return False
+    from accounts.roles import has_role  # wiring above the apps: imported when a file arrives
+
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return False
+    role = getattr(view, "required_role", None)
+    return role is None or has_role(user, role)
 
 
 class SkipFilesHandler(FileUploadHandler):
@@ -81,10 +98,12 @@ def max_body_bytes(upload_route: bool) -> int:
 
 class UploadRoutesMiddleware:
     """Before anything reads the body: a body larger than the route takes (by ``Content-Length``)
-    is answered 413 unread, and a multipart body sent to a route not marked with
-    :func:`accepts_uploads` has its file parts skipped. Place it before ``CsrfViewMiddleware``
-    (which reads ``request.POST``). A proxy in front should cap bodies too (nginx
-    ``client_max_body_size``): see the README's security section."""
+    is answered 413 unread, and a multipart body has its file parts skipped unless the route is
+    marked with :func:`accepts_uploads` and the signed-in user holds its role (anybody else gets
+    the limits of a route without files). Place it after the authentication middleware (it reads
+    ``request.user``); the CSRF check reads ``request.POST`` later, in its ``process_view``,
+    which runs after every middleware's request phase. A proxy in front should cap bodies too
+    (nginx ``client_max_body_size``): see the README's security section."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -98,7 +117,7 @@ class UploadRoutesMiddleware:
         # A form post within both limits (an annotator's answer) is the same on every route: no
         # need to resolve its URL here (the handler resolves it again for the view).
         if multipart or length > min(max_body_bytes(False), max_body_bytes(True)):
-            upload_route = self._upload_route(request)
+            upload_route = _may_upload(request, self._view(request))
             limit = max_body_bytes(upload_route)
             if length > limit:
                 return HttpResponse(
@@ -111,9 +130,8 @@ class UploadRoutesMiddleware:
         return self.get_response(request)
 
     @staticmethod
-    def _upload_route(request: HttpRequest) -> bool:
+    def _view(request: HttpRequest) -> Any:
         try:
-            match = resolve(request.path_info)
+            return resolve(request.path_info).func
         except Resolver404:
-            return False
-        return bool(getattr(match.func, "accepts_uploads", False))
+            return None

@@ -4,8 +4,9 @@
   packaged SmolLM2-135M-Instruct and all-MiniLM-L6-v2);
 - ``COCOWEB_RUN_FILES_DIRS``: folders whose files runs may replay (prediction files, ReComSBench
   paths files);
-- ``COCOWEB_MODEL_ENDPOINTS``: OpenAI-compatible servers by name, each with its URL and the NAME of
-  the environment variable holding its API key.
+- ``COCOWEB_MODEL_ENDPOINTS``: OpenAI-compatible servers by name, each with its URL, the NAME of
+  the environment variable holding its API key, and how many requests a run may have in flight
+  there (``concurrency``, default what a vLLM server batches).
 
 Runs name a model, a file or an endpoint; :func:`run_spec_check` refuses anything else before the
 run is stored, and :func:`run_scorer_args` resolves the names again on the worker (folders and
@@ -23,6 +24,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 
 from cocoweb.secrets import secret_is_set
+from commonsense.scoring.openai_backend import DEFAULT_CONCURRENCY
 from commonsense.scoring.registry import (
     LocalModel,
     Refused,
@@ -34,6 +36,7 @@ from commonsense.scoring.registry import (
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ENDPOINT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+MAX_CONCURRENCY = 1024
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Endpoint:
     url: str
     api_key_env: str  # "" = the server needs no key
     models: tuple[str, ...]  # models offered in the picker (the server may serve more)
+    concurrency: int = DEFAULT_CONCURRENCY  # requests one run has in flight there at most
 
     @property
     def key_configured(self) -> bool:
@@ -60,7 +64,9 @@ def endpoints() -> dict[str, Endpoint]:
     """The configured endpoints; a malformed entry is an operator error, said plainly."""
     raw = settings.COCOWEB_MODEL_ENDPOINTS or {}
     if not isinstance(raw, dict):
-        raise ImproperlyConfigured("COCOWEB_MODEL_ENDPOINTS must be a JSON object {name: {url, api_key_env, models}}")
+        raise ImproperlyConfigured(
+            "COCOWEB_MODEL_ENDPOINTS must be a JSON object {name: {url, api_key_env, models, concurrency}}"
+        )
     out = {}
     for name, spec in raw.items():
         if not _ENDPOINT_NAME.match(str(name)) or not isinstance(spec, dict):
@@ -72,8 +78,18 @@ def endpoints() -> dict[str, Endpoint]:
         if key_env and not _ENV_NAME.match(key_env):
             raise ImproperlyConfigured(f"COCOWEB_MODEL_ENDPOINTS[{name!r}]: api_key_env must name a variable")
         models = tuple(str(m) for m in spec.get("models") or ())
-        out[str(name)] = Endpoint(str(name), url, key_env, models)
+        out[str(name)] = Endpoint(str(name), url, key_env, models, _concurrency(name, spec))
     return out
+
+
+def _concurrency(name: str, spec: dict[str, Any]) -> int:
+    raw = spec.get("concurrency", DEFAULT_CONCURRENCY)
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 1 <= raw <= MAX_CONCURRENCY:
+        raise ImproperlyConfigured(
+            f"COCOWEB_MODEL_ENDPOINTS[{name!r}]: concurrency must be a whole number from 1 to {MAX_CONCURRENCY}"
+            f" (requests in flight), not {raw!r}"
+        )
+    return raw
 
 
 def local_models() -> list[LocalModel]:
@@ -147,6 +163,10 @@ def run_scorer_args(run: Any) -> dict[str, Any]:
         ep = _endpoint(run_endpoint(run))
         url = ep.url
         backend_options["api_key_env"] = ep.api_key_env  # "" reads no variable: no key is sent
+        asked = backend_options.get("concurrency")  # a run may ask for fewer requests in flight, never more
+        backend_options["concurrency"] = (
+            min(int(asked), ep.concurrency) if isinstance(asked, int) and asked >= 1 else ep.concurrency
+        )
     if source:
         source = str(_file(source))
     elif run.backend == "replay" and not run.is_statement_run:

@@ -60,9 +60,27 @@ def _set_state(run_id: int, token: uuid.UUID, state: str, **fields: Any) -> None
         run.save(update_fields=["phases", "state", *fields])
 
 
-def _chunks(seq: list[Any], size: int) -> Iterator[list[Any]]:
-    for i in range(0, len(seq), size):
+def chunk_size_next(seconds_per_item: float | None, *, target_s: float, most: int) -> int:
+    """How many items the next chunk scores so that progress is written about every ``target_s``
+    seconds: a slow model (the demo's SmolLM2 on a busy CPU: ~15 s an item) stores and shows each
+    item, a fast one grows to ``most`` (the run's chunk_size). Before any timing: one item."""
+    if seconds_per_item is None:
+        return 1
+    if seconds_per_item <= 0:
+        return most
+    return max(1, min(most, int(target_s / seconds_per_item)))
+
+
+def _chunks(seq: list[Any], most: int, target_s: float) -> Iterator[list[Any]]:
+    """``seq`` in chunks sized by :func:`chunk_size_next` from the time the previous chunk took
+    between two yields (scoring and storing it)."""
+    i, per_item = 0, None
+    while i < len(seq):
+        size = chunk_size_next(per_item, target_s=target_s, most=most)
+        started = time.monotonic()
         yield seq[i : i + size]
+        per_item = (time.monotonic() - started) / size
+        i += size
 
 
 def _no_nul(value: Any) -> Any:
@@ -126,6 +144,16 @@ def _store_chunk(run: Run, token: uuid.UUID, preds: list[Prediction], started: f
     return fresh
 
 
+def run_chunk_size(run: Run, scorer_settings: dict[str, Any]) -> int:
+    """Items scored (and stored) together: the run's ``chunk_size``, else the setting, raised to the
+    requests an endpoint takes at once (``concurrency`` in the scorer's settings) so that a chunk
+    keeps them all busy."""
+    asked = run.params.get("chunk_size")
+    if asked:
+        return int(asked)
+    return max(int(settings.COCOWEB_RUN_CHUNK_SIZE), int(scorer_settings.get("concurrency") or 1))
+
+
 def _cancelled(run_id: int) -> bool:
     return bool(Run.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
 
@@ -148,13 +176,15 @@ def run_execute(run_id: int, *, worker: str = "", heartbeat: bool = True) -> str
         log.warning("run %s: another worker took over; this attempt stops", run_id)
         return "skipped"
     except Exception as exc:
-        log.exception("run %s failed", run_id)
+        log.exception("run %s failed", run_id)  # the traceback goes to the log
+        # Researchers see the one line; the traceback (server paths, code) only in development.
+        detail = f"\n\n{traceback.format_exc(limit=8)}" if settings.DEBUG else ""
         try:
             _set_state(
                 run_id,
                 token,
                 Run.State.FAILED,
-                error=f"{type(exc).__name__}: {exc}\n\n{traceback.format_exc(limit=8)}",
+                error=f"{type(exc).__name__}: {exc}{detail}",
                 finished_at=timezone.now(),
                 eta_s=None,
             )
@@ -181,11 +211,12 @@ def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat) -> str:
 
     stored = set(Prediction.objects.filter(run_id=run_id).values_list("position", flat=True))
     pending = [(pos, row) for pos, row in items_for_run(run) if pos not in stored]
-    chunk_size = int(run.params.get("chunk_size") or settings.COCOWEB_RUN_CHUNK_SIZE)
+    chunk_size = run_chunk_size(run, scorer.describe())
     pace = float(run.params.get("pace_s") or 0.0)
+    target_s = float(settings.COCOWEB_RUN_PROGRESS_SECONDS)
     to_item = statement_item if run.is_statement_run else question_item
     started, done_before = time.monotonic(), len(stored)
-    for chunk in _chunks(pending, chunk_size):
+    for chunk in _chunks(pending, chunk_size, target_s):
         if _cancelled(run_id):
             _set_state(run_id, token, Run.State.CANCELLED, finished_at=timezone.now(), eta_s=None)
             return Run.State.CANCELLED

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from cocoweb.params import MAX_INT32, MAX_SEED
 from knowledge.models import QuestionSet, StatementSet
 
 from . import catalog
@@ -35,8 +36,10 @@ class RunForm(forms.Form):
         required=False, label="Endpoint", help_text="openai backend only: a server the operator configured"
     )
     scoring = forms.ChoiceField(choices=[(s, s) for s in SCORINGS])
-    seed = forms.IntegerField(initial=0)
-    limit = forms.IntegerField(required=False, min_value=1, help_text="score only the first N items")
+    seed = forms.IntegerField(min_value=0, max_value=MAX_SEED, initial=0)  # as the build forms
+    limit = forms.IntegerField(
+        required=False, min_value=1, max_value=MAX_INT32, help_text="score only the first N items"
+    )
     chunk_size = forms.IntegerField(
         required=False, min_value=1, max_value=4096, help_text="items per batch (one transaction each)"
     )

@@ -118,6 +118,18 @@ class Run(LeasedJob):
     def percent(self) -> int:
         return int(100 * self.items_done / self.items_total) if self.items_total else 0
 
+    @property
+    def eta_text(self) -> str:
+        """The time left in words ("about 8 min", "40 s"), empty when unknown or finished."""
+        if self.eta_s is None or self.is_finished:
+            return ""
+        s = round(self.eta_s)
+        if s < 90:
+            return f"{s} s"
+        if s < 5400:
+            return f"about {round(s / 60)} min"
+        return f"about {s / 3600:.1f} h"
+
 
 class Prediction(models.Model):
     """One scored item. Unique per (run, item): a retried or resumed task never stores an item twice."""
@@ -209,3 +221,49 @@ class RunMetric(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}[{self.scope}]={self.value}"
+
+
+class FineTune(LeasedJob):
+    """LoRA fine-tuning of a local causal LM on a question set in a curriculum's order (ReComSBench
+    §3.3, Table 3), held by a worker under the shared lease (runs/finetune.py); the merged model
+    lands in ``output_dir`` and is evaluated by ordinary runs (``--backend hf --model output_dir``)."""
+
+    class Strategy(models.TextChoices):
+        RANDOM = "random", "RandSample"
+        SCORE_CL = "score-cl", "Score-CL"
+        REASON_CL = "reason-cl", "Reason-CL"
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        TRAINING = "training", "Training"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    HELD_STATES = (State.TRAINING,)
+    STALE_SETTING = "COCOWEB_FINETUNE_STALE_SECONDS"
+    HEARTBEAT_SETTING = "COCOWEB_FINETUNE_HEARTBEAT_SECONDS"
+
+    name = models.SlugField(max_length=100, unique=True)
+    question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="finetunes")
+    difficulty_run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="Reason-CL: its d(Q)"
+    )
+    base_model = models.CharField(max_length=500, help_text="local causal LM folder")
+    strategy = models.CharField(max_length=16, choices=Strategy.choices)
+    seed = models.BigIntegerField(default=0)
+    params = models.JSONField(default=dict, blank=True, help_text="LoRA settings, limit")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED, db_index=True)
+    steps_done = models.PositiveIntegerField(default=0)
+    steps_total = models.PositiveIntegerField(default=0)
+    resumed_from = models.PositiveIntegerField(default=0, help_text="step of the checkpoint the last attempt took")
+    losses = models.JSONField(default=list, blank=True, help_text="training loss per step")
+    curriculum = models.JSONField(default=dict, blank=True, help_text="levels and counts the order was built from")
+    output_dir = models.CharField(max_length=500, blank=True, help_text="the merged model folder")
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    def __str__(self) -> str:
+        return f"fine-tune {self.name} ({self.strategy})"

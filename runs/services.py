@@ -75,8 +75,8 @@ def run_create(
         raise ValidationError("'recoms' needs a generative model (hf, openai) or a paths file (replay)")
     if scoring == "generate-answer" and backend not in ("hf", "openai", "replay"):
         raise ValidationError("'generate-answer' needs a generative model (hf, openai) or a generations file (replay)")
-    if scoring == "rica-mlm" and backend != "hf":
-        raise ValidationError("'rica-mlm' scores with a masked LM from a local folder: --backend hf --model FOLDER")
+    if scoring in ("rica-mlm", "mlm-pll") and backend != "hf":
+        raise ValidationError(f"{scoring!r} scores with a masked LM from a local folder: --backend hf --model FOLDER")
     if scoring == "recoms" and backend == "replay" and not ((params or {}).get("source") or model):
         raise ValidationError("'recoms' with replay needs a paths file (--paths FILE, or the file as --model)")
     if backend == "replay" and statement_set is not None and model not in (statement_set.models_answered or []):

@@ -20,6 +20,7 @@ and polls for more (``Unrecoverable error: AttributeError … 'hostname'``).
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from celery import bootsteps, shared_task
@@ -28,7 +29,8 @@ from cocoweb.leases import lease_requeue, stale_seconds, worker_name
 from knowledge.tasks import build_jobs_requeue_stale_task
 from runs.evaluation import run_execute
 
-from .models import Run
+from .finetune import finetune_execute
+from .models import FineTune, Run
 from .signals import housekeeping_tick
 
 EVAL_QUEUE = "eval"
@@ -55,6 +57,30 @@ def runs_requeue_stale_task(resend_queued: bool = False) -> list[int]:
             .values_list("pk", flat=True)
         )
     return lease_requeue(ids, run_execute_task, queue=EVAL_QUEUE, what="run(s)")
+
+
+@shared_task(name="runs.finetune_execute", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def finetune_execute_task(job_id: int) -> str:
+    return finetune_execute(job_id, worker=worker_name())
+
+
+@shared_task(name="runs.finetunes_requeue_stale", ignore_result=True)
+def finetunes_requeue_stale_task(resend_queued: bool = False) -> list[int]:
+    """Re-enqueue fine-tunes whose worker died (the next claim takes over from the last
+    checkpoint); with ``resend_queued`` also every queued one."""
+    from cocoweb.leases import lease_stale
+
+    ids = list(lease_stale(FineTune).values_list("pk", flat=True))
+    if resend_queued:
+        ids += list(FineTune.objects.filter(state=FineTune.State.QUEUED).order_by("pk").values_list("pk", flat=True))
+    return lease_requeue(ids, finetune_execute_task, queue=EVAL_QUEUE, what="fine-tune(s)")
+
+
+def finetune_enqueue(job: FineTune) -> None:
+    """Send a stored fine-tune to a worker once the transaction that made it commits."""
+    from django.db import transaction
+
+    transaction.on_commit(partial(finetune_execute_task.apply_async, (job.pk,), queue=EVAL_QUEUE))
 
 
 class HousekeepingTicker(bootsteps.StartStopStep):
@@ -86,6 +112,7 @@ class HousekeepingTicker(bootsteps.StartStopStep):
         for task, kwargs in (
             (runs_requeue_stale_task, {"resend_queued": resend_queued}),
             (build_jobs_requeue_stale_task, {"resend_queued": resend_queued}),
+            (finetunes_requeue_stale_task, {"resend_queued": resend_queued}),
         ):
             try:
                 task.apply_async(kwargs=kwargs, queue=HOUSEKEEPING_QUEUE, retry=False)

@@ -15,7 +15,15 @@ CELERY="$(dirname "$PY")/celery"
 EVAL=$!
 "$CELERY" -A cocoweb worker --loglevel=INFO --pool=solo --concurrency=1 -Q default,housekeeping -n default@%h &
 DEFAULT=$!
-"$PY" manage.py runserver "$HOST:$PORT" &
+# Static files as production serves them: collected gzip-compressed under hashed names, served by
+# WhiteNoise (COCOWEB_STATIC_COMPRESSED=false serves static/ as it lies, for editing it).
+export COCOWEB_STATIC_COMPRESSED=${COCOWEB_STATIC_COMPRESSED:-true}
+STATIC_FLAG=""
+if [ "$COCOWEB_STATIC_COMPRESSED" = "true" ]; then
+  "$PY" manage.py collectstatic --noinput -v0
+  STATIC_FLAG="--nostatic"
+fi
+"$PY" manage.py runserver $STATIC_FLAG "$HOST:$PORT" &
 WEB=$!
 stop() { kill "$WEB" "$EVAL" "$DEFAULT" 2>/dev/null || true; wait "$WEB" "$EVAL" "$DEFAULT" 2>/dev/null || true; }
 trap stop INT TERM EXIT

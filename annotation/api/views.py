@@ -37,6 +37,7 @@ from annotation.selectors.export_access import REFUSAL, campaign_export_allowed
 from annotation.services import campaign_exports as exports
 from annotation.services.rica import rica_answer, rica_choice
 from cocoweb.api_schema import role_permission
+from cocoweb.params import digits
 
 HIDDEN = ("original", "answer", "flipped")  # RICA: which statement is the original stays server-side
 
@@ -186,7 +187,8 @@ def skip(request: Request, slug: str, item_id: str) -> ApiResponse:
 def agreement(request: Request, slug: str) -> ApiResponse:
     campaign = _campaign(request.user, slug)
     raw = request.query_params.get("n_boot", "1000")
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= N_BOOT_MAX:
+    n_boot = digits(raw, max_digits=len(str(N_BOOT_MAX)))
+    if n_boot is None or not 1 <= n_boot <= N_BOOT_MAX:
         return ApiResponse({"detail": f"n_boot must be a whole number from 1 to {N_BOOT_MAX}"}, status=400)
     m = campaign_matrices(campaign)
     a = campaign_agreement(campaign, m)
@@ -200,7 +202,7 @@ def agreement(request: Request, slug: str) -> ApiResponse:
         "fleiss_dropped_items": a.fleiss_dropped,
         "krippendorff_alpha": a.krippendorff,
     }
-    res = campaign_nww(campaign, m, n_boot=int(raw))
+    res = campaign_nww(campaign, m, n_boot=n_boot)
     if res is not None:
         body["nww"] = res.summary
     return ApiResponse(body)

@@ -31,6 +31,7 @@ from annotation.models import (
     Participant,
     Response,
 )
+from annotation.queue import operations as queue
 
 # How long a browser keeps a participant after its last request: a second browser (or a second
 # device) with the same id is refused until then; after it, the new browser takes over (the first
@@ -63,6 +64,13 @@ def _clean_id(value: str, name: str) -> str:
     return v
 
 
+def _clean_ref(query: Any, name: str) -> str:
+    """An optional platform field (study, session, HIT, assignment): absent or empty is "", any
+    other value is held to ``_clean_id``'s rules (it is stored and shown to researchers)."""
+    value = query.get(name)
+    return _clean_id(value, name) if value is not None and value.strip() else ""
+
+
 def identity_from_query(query: Any) -> Identity:
     """The participant's identity from a study link's query string: Prolific (``PROLIFIC_PID``,
     ``STUDY_ID``, ``SESSION_ID``), MTurk (``workerId``, ``assignmentId``, ``hitId``) or a plain
@@ -71,17 +79,17 @@ def identity_from_query(query: Any) -> Identity:
         return Identity(
             Participant.Platform.PROLIFIC,
             _clean_id(query["PROLIFIC_PID"], "PROLIFIC_PID"),
-            query.get("STUDY_ID", "")[:MAX_ID],
-            query.get("SESSION_ID", "")[:MAX_ID],
+            _clean_ref(query, "STUDY_ID"),
+            _clean_ref(query, "SESSION_ID"),
         )
     if query.get("assignmentId") == MTURK_PREVIEW:
-        return Identity(Participant.Platform.MTURK, "", query.get("hitId", "")[:MAX_ID], "", preview=True)
+        return Identity(Participant.Platform.MTURK, "", _clean_ref(query, "hitId"), "", preview=True)
     if query.get("workerId") is not None:
         return Identity(
             Participant.Platform.MTURK,
             _clean_id(query["workerId"], "workerId"),
-            query.get("hitId", "")[:MAX_ID],
-            query.get("assignmentId", "")[:MAX_ID],
+            _clean_ref(query, "hitId"),
+            _clean_ref(query, "assignmentId"),
         )
     if query.get("participant") is not None:
         return Identity(Participant.Platform.OTHER, _clean_id(query["participant"], "participant"))
@@ -96,8 +104,11 @@ def crowd_study_enable(campaign: Campaign, **settings: Any) -> CrowdStudy:
     unknown = set(settings.get("demographics") or []) - set(DEMOGRAPHIC_FIELDS)
     if unknown:
         raise ValidationError(f"unknown demographic fields {sorted(unknown)}; choose from {list(DEMOGRAPHIC_FIELDS)}")
-    study, _ = CrowdStudy.objects.update_or_create(campaign=campaign, defaults=settings)
-    study.full_clean()
+    study = CrowdStudy.objects.filter(campaign=campaign).first() or CrowdStudy(campaign=campaign)
+    for name, value in settings.items():
+        setattr(study, name, value)
+    study.full_clean()  # before anything is written: a javascript: completion URL is never stored
+    study.save()
     Campaign.objects.filter(pk=campaign.pk).update(assign_order="even")
     campaign.assign_order = "even"
     return study
@@ -129,12 +140,30 @@ def _new_participant(campaign: Campaign, ident: Identity, claim: str, now: datet
         return None
 
 
+ENDED_STAGES = (Participant.Stage.FINISHED, Participant.Stage.RETURNED, Participant.Stage.SCREENED_OUT)
+
+
+def _may_take_over(p: Participant, ident: Identity) -> bool:
+    """Whether a browser that does not hold ``p`` may take them over (once the holder is silent):
+    never a participant whose study has ended (their completion code stays with the browser that
+    holds them); on Prolific and MTurk only with the session reference stored at the join (Prolific
+    ``SESSION_ID``, MTurk ``assignmentId``), which the platform gives the person and nobody else
+    sees, so their platform id alone is not enough. Other panels have no such reference: their
+    ids are the secret (docs/crowd-studies.md)."""
+    if p.stage in ENDED_STAGES:
+        return False
+    if p.platform == Participant.Platform.OTHER:
+        return True
+    return bool(p.session_ref) and secrets.compare_digest(p.session_ref.encode(), ident.session_ref.encode())
+
+
 def participant_join(campaign: Campaign, ident: Identity, held_claim: str, now: datetime | None = None) -> Joined:
     """The participant of this id in this campaign, created on the first visit. ``held_claim`` is
     the claim this browser holds (empty if none). A browser that holds the participant resumes; a
-    different browser takes it over only when the holder has been silent for ``SESSION_HOLD``,
-    otherwise it is refused (``busy``). The take-over is one conditional UPDATE, so two browsers
-    arriving at once cannot both win."""
+    different browser takes it over only when :func:`_may_take_over` allows it and the holder has
+    been silent for ``SESSION_HOLD``, otherwise it is refused (``busy``, whatever the reason, so the
+    answer does not tell whether an id is active). The take-over is one conditional UPDATE, so two
+    browsers arriving at once cannot both win."""
     now = now or timezone.now()
     key = {"campaign": campaign, "platform": ident.platform, "external_id": ident.external_id}
     p = Participant.objects.filter(**key).first()
@@ -146,6 +175,8 @@ def participant_join(campaign: Campaign, ident: Identity, held_claim: str, now: 
         p = Participant.objects.get(**key)
     if held_claim and p.claim == held_claim:
         return Joined(p, "resumed")
+    if not _may_take_over(p, ident):
+        return Joined(p, "busy")
     free = Q(claim="") | Q(last_seen_at__isnull=True) | Q(last_seen_at__lt=now - SESSION_HOLD)
     if not Participant.objects.filter(free, pk=p.pk, claim=p.claim).update(claim=claim, last_seen_at=now):
         return Joined(p, "busy")
@@ -230,6 +261,7 @@ def qualification_reset(campaign: Campaign, user: Any, *, keep_history: bool = T
     quals = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION)
     Response.objects.filter(item__in=quals, user=user).delete()
     Assignment.objects.filter(item__in=quals, user=user).delete()
+    queue.reservations_release(campaign, user)  # a live regular reservation is not theirs to answer now
     Membership.objects.filter(pk=m.pk).update(state=Membership.State.QUALIFYING, qualification_score=None)
 
 
@@ -272,6 +304,7 @@ def membership_block(campaign: Campaign, user: Any, blocked: bool) -> None:
     p = Participant.objects.filter(campaign=campaign, user=user).first()
     if blocked:
         m.update(state=Membership.State.BLOCKED)
+        queue.reservations_release(campaign, user)  # no live reservation outlives the block
         if p is not None:
             screen_out(p)
         return

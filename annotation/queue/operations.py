@@ -70,6 +70,13 @@ def _release(assignment_ids: list[int], new_state: str, now: datetime) -> int:
     return released
 
 
+def reservations_release(campaign: Campaign, user: User, now: datetime | None = None) -> int:
+    """End the person's live reservations in ``campaign`` (their slots go back to the pool): what a
+    block or a qualification reset does, so that no reservation outlives the state that made it."""
+    ids = list(Assignment.objects.filter(campaign=campaign, user=user, state=RESERVED).values_list("pk", flat=True))
+    return _release(ids, EXPIRED, now or timezone.now()) if ids else 0
+
+
 RECLAIM_EVERY = 5.0  # seconds between sweeps per campaign and process (a sweep is one indexed query)
 _last_sweep: dict[int, float] = {}
 
@@ -173,6 +180,7 @@ def _qualification_finish(campaign: Campaign, m: Membership) -> Membership:
     return m
 
 
+BLOCKED_BY_RESEARCHER = "The researchers running this campaign have ended it for you. Thank you for your time."
 STOP_MESSAGES: dict[str, str] = {
     Membership.State.FAILED: "You did not pass the qualification for this campaign, so it has ended for you. Thank you for your time.",
     Membership.State.BLOCKED: "Too many attention checks were missed, so this campaign has ended for you.",
@@ -188,6 +196,8 @@ def stop_message(campaign: Campaign, m: Membership) -> str:
             f"the qualification questions matched the reference answers, and {campaign.qualification_pass_mark:.0%} "
             "was needed. The campaign has ended for you. Thank you for your time."
         )
+    if m.state == Membership.State.BLOCKED and m.attention_failed <= campaign.attention_max_failures:
+        return BLOCKED_BY_RESEARCHER  # not the attention checks: do not blame them
     return STOP_MESSAGES[m.state]
 
 
@@ -301,11 +311,12 @@ def response_submit(
         done = _by_key(key, item, user) or _existing(item, user)
         if done:
             return done
-    if a.state != RESERVED or connection.vendor != "postgresql":  # (a live reservation is never a stopped person's)
+    one_statement = a.state == RESERVED and item.role == Item.Role.REGULAR and connection.vendor == "postgresql"
+    if not one_statement:  # (the one statement checks the membership itself)
         _membership_allows(campaign, item, user)
     server_ms = max(0, int((now - a.reserved_at).total_seconds() * 1000))
     ms = time_ms if time_ms is not None and 0 <= time_ms <= server_ms + 5000 else server_ms
-    if a.state == RESERVED and item.role == Item.Role.REGULAR and connection.vendor == "postgresql":
+    if one_statement:
         # The common case: the answer in one statement and the item's final label, committed together
         # (the label is read with the item's row locked, so a concurrent answer cannot be left out of
         # it); None: no longer live, take the general path.
@@ -323,6 +334,7 @@ def response_submit(
             return done
         if stored is not None:
             return Submitted(stored[0], True, was_live=True, membership=stored[1])
+        _membership_allows(campaign, item, user)  # not stored: a stopped person is told why
     try:
         with transaction.atomic():
             if not Assignment.objects.filter(pk=a.pk, state=RESERVED).update(state=ANSWERED, finished_at=now):

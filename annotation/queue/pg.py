@@ -113,6 +113,10 @@ _ANSWER = f"""
 WITH a AS (
     UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
     WHERE id = %(assignment)s AND state = 'reserved'
+      AND EXISTS (  -- a regular item is answered only by an active member: never a blocked person's
+          SELECT 1 FROM annotation_membership
+          WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND state = 'active'
+      )
     RETURNING id
 ), r AS (
     INSERT INTO annotation_response
@@ -237,7 +241,8 @@ def answer_store(
     now: datetime,
     savepoint: bool = True,
 ) -> tuple[Response, Membership | None] | None:
-    """Answer a live reservation of a regular item in one statement; None when it was not live.
+    """Answer a live reservation of a regular item in one statement; None when it was not live or
+    the person's membership is not active (blocked, failed, back to the qualification).
     Returns the response and the person's membership as the statement left it."""
     campaign = item.campaign
     row = _one(

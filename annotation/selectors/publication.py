@@ -76,6 +76,12 @@ def _campaign_of(qset: QuestionSet) -> tuple[Campaign, datetime | None, Verified
     return (c, None, None) if c is not None else None
 
 
+def question_set_answer_campaign(qset: QuestionSet) -> Campaign | None:
+    """The campaign whose people's answers the set's publication carries, or None."""
+    found = _campaign_of(qset)
+    return found[0] if found is not None else None
+
+
 def _items_of(qset: QuestionSet, campaign: Campaign, v: VerifiedSet | None) -> dict[int, tuple[Question, Item]]:
     """Published question by campaign item id."""
     questions = list(qset.questions.order_by("position"))

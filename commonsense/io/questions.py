@@ -1,4 +1,5 @@
-"""Readers for multiple-choice question files: CommonsenseQA JSONL and the RICA probe files."""
+"""Readers for multiple-choice question files: CommonsenseQA JSONL and the RICA probe files (the
+transfer sets αNLI, PIQA, Social IQa and WinoGrande: :mod:`commonsense.io.transfer`)."""
 
 from __future__ import annotations
 
@@ -6,39 +7,16 @@ import ast
 import csv
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .errors import DataFormatError, check_field
-from .jsonline import json_line
+from .records import QuestionRecord as QuestionRecord
+from .records import _json_lines
 from .text import iter_lines
 
-FORMATS = ("csqa", "rica-probes", "rica-axioms")
+# and COM2 Table 2's transfer sets in their official formats (commonsense.io.transfer)
+FORMATS = ("csqa", "rica-probes", "rica-axioms", "anli", "piqa", "siqa", "winogrande")
 MASK = "[MASK]"
-
-
-@dataclass(slots=True)
-class QuestionRecord:
-    line: int
-    external_id: str
-    stem: str
-    options: list[str]
-    answer_index: int | None
-    context: str = ""
-    structure: str = ""
-    group: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-def _json_lines(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for line, text in iter_lines(p):
-        if not text.strip():
-            continue
-        obj = json_line(p, line, text)  # located errors for bad JSON, deep nesting, huge ints, surrogates, NUL
-        if not isinstance(obj, dict):
-            raise DataFormatError(p, line, None, "each line must be a JSON object")
-        yield line, obj
 
 
 def read_csqa_jsonl(path: str | Path) -> Iterator[QuestionRecord]:
@@ -271,4 +249,8 @@ def read_questions(path: str | Path, fmt: str) -> Iterator[QuestionRecord]:
         return read_rica_probes_tsv(path)
     if fmt == "rica-axioms":
         return read_rica_axioms_jsonl(path)
+    from .transfer import TRANSFER_FORMATS, read_transfer
+
+    if fmt in TRANSFER_FORMATS:
+        return read_transfer(path, fmt)
     raise ValueError(f"unknown question format {fmt!r}; choose one of {', '.join(FORMATS)}")

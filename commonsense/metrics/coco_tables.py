@@ -8,14 +8,23 @@ and the rule-based error category of a wrong or unanswered prediction (§6.4).
 - Error categories: **No Answer** (no final answer: empty output or an abstention), **Hallucination**
   (an answer is given but is none of the options), **Reasoning Error** (a wrong option). **Metric
   Limit** (the answer is right but the metric cannot tell) needs a reviewer: never set by the rule.
+- Split by subtask (§6.4, Fig. 4: 100 errors per subtask): **REA** errors are the application sets
+  whose composed question is wrong, **APP** errors those of them whose atomic questions were all
+  right, both in the categories above; **FAI** errors are the sets whose composed question is right
+  but not every atomic one: **No Knowledge** (no atomic question right) or **Partial Knowledge**
+  (some), by rule; **Evaluation Failure** (the model did not use the annotated knowledge) and Metric
+  Limit need a reviewer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
 CATEGORIES = ("No Answer", "Reasoning Error", "Hallucination", "Metric Limit")
+FAI_CATEGORIES = ("No Knowledge", "Partial Knowledge", "Evaluation Failure", "Metric Limit")
+SUBTASK_CATEGORIES = {"REA": CATEGORIES, "FAI": FAI_CATEGORIES, "APP": CATEGORIES}
 _ABSTAIN = re.compile(
     r"^\s*(none|n/?a|no answer|i (can ?not|cannot|can't|don't know|am not sure)|unknown|sorry)\b", re.IGNORECASE
 )
@@ -43,3 +52,24 @@ def error_category(chosen: int | None, answer: int | None, output: str) -> str |
     if not text or _ABSTAIN.match(text):
         return "No Answer"
     return "Hallucination"
+
+
+def fai_category(atomic_correct: Sequence[bool]) -> str:
+    """An FAI error (composed question right, not every atomic one): "No Knowledge" when no atomic
+    question is right, else "Partial Knowledge"."""
+    return "Partial Knowledge" if any(atomic_correct) else "No Knowledge"
+
+
+def subtask_errors(sets: Iterable[tuple[bool, Sequence[bool], str | None]]) -> dict[str, Counter[str]]:
+    """Per subtask, the errors' categories. ``sets``: per application set (composed question right,
+    each atomic question right, the composed prediction's category — the rule's or a reviewer's;
+    None when right)."""
+    out: dict[str, Counter[str]] = {s: Counter() for s in SUBTASK_CATEGORIES}
+    for reasoning, atomic, category in sets:
+        if not reasoning:
+            out["REA"][category or "Reasoning Error"] += 1
+            if atomic and all(atomic):
+                out["APP"][category or "Reasoning Error"] += 1
+        elif atomic and not all(atomic):
+            out["FAI"][fai_category(atomic)] += 1
+    return out

@@ -171,14 +171,25 @@ def comprehension(
     limit: int | None = None,
     valid: Callable[[list[tuple[str, str, str]]], list[bool]] | None = None,
     min_valid: int = 1,
+    diverse_cache: EmbeddingCache | None = None,
+    k: int = 150,
+    rho: float = 10.0,
 ) -> list[BuiltQuestion]:
     """Per head with conceptualisations: its memorization question plus up to ``max_concepts``
     questions on the conceptualised heads h^c with the same relation and answer (CoCo A2.2).
     ``valid`` (a plausibility filter on the conceptualised triples (h^c, r, t)) keeps only the
-    conceptualisations it accepts, and a head needs ``min_valid`` of them (CoCo: 3)."""
+    conceptualisations it accepts, and a head needs ``min_valid`` of them (CoCo: 3). With
+    ``diverse_cache`` the heads are taken in Eq. 9's order over their embeddings (A2.2 step 1:
+    "embed head events and sample … with Eq. 9"), each question storing ``eq9_rank``."""
     by_head: dict[str, list[AbstractRecord]] = {}
     for a in abstract:
         by_head.setdefault(a.head, []).append(a)
+    eq9: dict[str, int] = {}
+    if diverse_cache is not None and by_head:
+        heads = list(by_head)
+        picks, _ = vote_k_scored(diverse_cache.get(heads), len(heads), k=k, rho=rho)
+        eq9 = {heads[i]: rank for rank, i in enumerate(picks)}
+        by_head = {heads[i]: by_head[heads[i]] for i in picks}
     allowed = {index.rel_ids[r] for r in relations if r in index.rel_ids}
     out: list[BuiltQuestion] = []
     n = 0
@@ -228,9 +239,18 @@ def comprehension(
             continue
         for q in items:
             q.metadata["task"] = "comprehension"
+            if head_text in eq9:
+                q.metadata["eq9_rank"] = eq9[head_text]
         out.extend(items)
         n += 1
     return out
+
+
+def one_right_option(q: BuiltQuestion) -> bool:
+    """The option-level check of an application item: exactly one of its options is a right answer
+    of the query (none or several: the item is dropped)."""
+    right = {a.casefold() for a in q.answers}
+    return sum(o.casefold() in right for o in q.options) == 1
 
 
 def application(
@@ -300,7 +320,7 @@ def application(
                 if aq is None:
                     break
                 atomics.append(aq)
-            if len(atomics) != len(rq.chain):
+            if len(atomics) != len(rq.chain) or not one_right_option(rq):
                 continue
             rq.id, rq.group, rq.role = f"{gid}-r", gid, "reasoning"
             tidy_question(rq)

@@ -26,6 +26,7 @@ from .neardup import DEFAULT_THRESHOLD, NearDuplicates
 from .negatives import NegativeSpec, RelationTails
 from .plausible import pick_checked
 from .record import BuiltQuestion, derive_seed
+from .synonyms import DEFAULT_SYNONYM_THRESHOLD, NearSynonyms
 
 Progress = Callable[[int, int], None]
 
@@ -97,6 +98,9 @@ class BuildParams:
     rules: str = DEFAULT_RULES_MODE
     fluent: bool = True
     near_duplicate: float | None = DEFAULT_THRESHOLD  # None: no near-duplicate check
+    # no distractor whose predicate means what an answer's does (synonyms.py; MiniLM cosine of the
+    # predicates, WordNet adjective clusters); None: off. Runs only with the near-duplicate check
+    near_synonym: float | None = DEFAULT_SYNONYM_THRESHOLD
     # COM2's hard negatives (negatives.py): adversarial ones from the query's branches ("branch") or
     # any anchor neighbour ("neighbours"); random ones among the asked relation's tails
     # ("relation"), the graph's shared event tails ("shared") or any tail ("whole-graph", COM2's
@@ -142,6 +146,7 @@ class BuildParams:
             "composition_rules": self.composition_rules.name if self.composition_rules is not None else None,
             "fluent": self.fluent,
             "near_duplicate": self.near_duplicate,
+            "near_synonym": self.near_synonym if self.near_duplicate is not None else None,
             "adversarial_negatives": self.adversarial_negatives,
             "random_negatives": self.random_negatives,
             "adversarial_other_kind": self.adversarial_other_kind,
@@ -199,6 +204,19 @@ def option_checks(
         return None
 
     return reject
+
+
+class NearSynonymCheck:
+    """:class:`~.synonyms.NearSynonyms` as an :data:`OptionCheck` (against the item's answers)."""
+
+    def __init__(self, ns: NearSynonyms) -> None:
+        self.ns = ns
+
+    def __call__(self, c: OptionCandidate) -> str | None:
+        return self.ns.reason(c.text, c.answers)
+
+    def prefetch(self, texts: Sequence[str]) -> None:
+        self.ns.prefetch(texts)
 
 
 class NearDuplicateCheck:
@@ -531,7 +549,7 @@ def sample_questions(
             continue
         seen.add(query.signature())
         out.append(q)
-        if progress is not None and (len(out) % 50 == 0 or len(out) == count):
+        if progress is not None:  # every question: the caller throttles its writes (a 30-item build sat at 0 / 30)
             progress(len(out), count)
     return out
 
@@ -560,8 +578,10 @@ def build_com2(
 
     Quality defaults (issue 11): hops over COM2's relations only, the composition rules, fluent
     display text, and no distractor within cosine ``params.near_duplicate`` of an answer or another
-    option (``near_duplicates`` supplies the encoder; ``extra_checks`` add vetoes such as a
-    plausibility model). ``report`` receives the counts."""
+    option, nor one whose predicate is a near-synonym of an answer's (``params.near_synonym``,
+    :mod:`.synonyms`; both use the encoder ``near_duplicates`` supplies, and neither runs with
+    ``near_duplicate`` None); ``extra_checks`` add vetoes such as a plausibility model.
+    ``report`` receives the counts."""
     if params.diverse and diverse_cache is None:
         raise ValueError("--diverse needs an embedding cache directory")
     if params.near_duplicate is not None and near_duplicates is None:
@@ -571,6 +591,8 @@ def build_com2(
     checks: list[OptionCheck] = []
     if params.near_duplicate is not None and near_duplicates is not None:
         checks.append(near_duplicate_check(near_duplicates))
+        if params.near_synonym is not None:
+            checks.append(NearSynonymCheck(NearSynonyms(near_duplicates, params.near_synonym)))
     if not params.state_distractors:
         checks.append(StateDistractorCheck(index))
     checks.extend(extra_checks)

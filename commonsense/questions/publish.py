@@ -38,6 +38,7 @@ class ItemRow(TypedDict):
     chain: list[list[str]]
     group: str
     role: str
+    option_provenance: list[str]  # per option: gold / adversarial / random ([] where the build kept none)
 
 
 class AnswerRow(TypedDict):
@@ -115,6 +116,7 @@ def _schemas() -> dict[str, Any]:
                 ("chain", pa.list_(texts)),
                 ("group", text),
                 ("role", text),
+                ("option_provenance", texts),
             ]
         ),
         "answers": pa.schema(

@@ -238,8 +238,7 @@ def probes(
                         options=list(COMPARATIVES),
                         answer_index=COMPARATIVES.index(gold),
                         answers=[gold],
-                        group=ax.id,
-                        role=name,
+                        group=ax.id,  # the perturbation is metadata (a role holds 32 characters)
                         seed=derive_seed(seed, "rica-gen", ax.id),
                         metadata={
                             "perturbation": name,

@@ -13,7 +13,19 @@ from typing import Any
 from .types import Backend, Item, ItemResult, Scorer
 
 BACKENDS = ("hf", "openai", "embedding", "random", "replay")
-SCORINGS = ("loglik", "generate", "cot", "knowcot", "yesno", "rica", "recoms", "generate-answer", "rica-mlm", "letter")
+SCORINGS = (
+    "loglik",
+    "generate",
+    "cot",
+    "knowcot",
+    "yesno",
+    "rica",
+    "recoms",
+    "generate-answer",
+    "rica-mlm",
+    "letter",
+    "mlm-pll",
+)
 NEEDS = {
     "loglik": "loglik",
     "rica": "loglik",
@@ -24,6 +36,7 @@ NEEDS = {
     "recoms": "generate",
     "generate-answer": "generate",
     "rica-mlm": "mlm",
+    "mlm-pll": "mlm",
     "letter": "word_probs",
 }
 
@@ -154,6 +167,12 @@ def build_scorer(
         from .mlm import MaskedLMScorer
 
         return MaskedLMScorer(model, **(scoring_options or {}))
+    if scoring == "mlm-pll":
+        if backend != "hf" or not model:
+            raise ValueError("mlm-pll needs --backend hf and a masked LM folder as --model")
+        from .mlm import PseudoLossScorer
+
+        return PseudoLossScorer(model, **(scoring_options or {}))
     opts = dict(backend_options or {})
     if backend == "openai":
         opts.setdefault("seed", seed)

@@ -92,13 +92,12 @@ class FewShotGenerateScorer(_FewShotBase):
     method = "generate"
 
     def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
+        built = [self._prompt(it) for it in items]
+        budget = self.reasoning_tokens if self.cot else self.max_new_tokens
+        # one call for the whole batch: an HTTP backend sends the prompts concurrently
+        gens = self.backend.generate([P.user(t) if self.chat else t for t, _ in built], max_new_tokens=budget)
         out = []
-        for it in items:
-            t0 = time.perf_counter()
-            text, ids = self._prompt(it)
-            prompt = P.user(text) if self.chat else text
-            budget = self.reasoning_tokens if self.cot else self.max_new_tokens
-            g = self.backend.generate([prompt], max_new_tokens=budget)[0]
+        for it, (_, ids), g in zip(items, built, gens, strict=True):
             answer = g.text
             if self.cot:
                 low = answer.lower()
@@ -109,7 +108,7 @@ class FewShotGenerateScorer(_FewShotBase):
                     item_id=it.id,
                     chosen=extract_letter(answer, len(it.options), it.options),
                     raw_output=g.text,
-                    latency_s=time.perf_counter() - t0,
+                    latency_s=g.latency_s,
                     prompt_tokens=g.prompt_tokens,
                     completion_tokens=g.completion_tokens,
                     extra={"exemplars": ids},
@@ -128,9 +127,14 @@ class LetterLogitScorer(_FewShotBase):
         built = [self._prompt(it) for it in items]
         prompts = [P.user(t) if self.chat else t for t, _ in built]
         letters_per = [LETTERS[: len(it.options)] for it in items]
-        probs = []
-        for prompt, letters in zip(prompts, letters_per, strict=True):
-            probs.append(self.backend.word_probs([prompt], list(letters))[0])
+        # one call per letter set (items with as many options), the prompts of each call sent together
+        probs: list[dict[str, float]] = [{} for _ in items]
+        by_letters: dict[str, list[int]] = {}
+        for i, letters in enumerate(letters_per):
+            by_letters.setdefault(letters, []).append(i)
+        for letters, idx in by_letters.items():
+            for i, p in zip(idx, self.backend.word_probs([prompts[i] for i in idx], list(letters)), strict=True):
+                probs[i] = p
         each = (time.perf_counter() - t0) / max(1, len(items))
         out = []
         for it, (_, ids), letters, p in zip(items, built, letters_per, probs, strict=True):

@@ -4,7 +4,6 @@ two turns). ``chosen`` is ``None`` when no option can be read from the answer ("
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,14 +37,14 @@ class _GenerativeBase:
         self.reasoning_tokens = reasoning_tokens
         self.match_option_text = match_option_text
 
-    def _result(self, item: Item, final: Generation, steps: list[Generation], t0: float) -> ItemResult:
+    def _result(self, item: Item, final: Generation, steps: list[Generation]) -> ItemResult:
         opts = item.options if self.match_option_text else ()
         chosen = extract_letter(final.text, len(item.options), opts)
         return ItemResult(
             item_id=item.id,
             chosen=chosen,
             raw_output=final.text,
-            latency_s=time.perf_counter() - t0,
+            latency_s=sum(g.latency_s for g in steps),
             prompt_tokens=sum(g.prompt_tokens for g in steps),
             completion_tokens=sum(g.completion_tokens for g in steps),
             extra={"reasoning": steps[0].text} if len(steps) > 1 else {},
@@ -71,12 +70,11 @@ class GenerateScorer(_GenerativeBase):
     method = "generate"
 
     def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
-        out = []
-        for it in items:
-            t0 = time.perf_counter()
-            g = self.backend.generate([_as_prompt(P.coco_prompt(it), self.chat)], max_new_tokens=self.max_new_tokens)[0]
-            out.append(self._result(it, g, [g], t0))
-        return out
+        # one call for the whole batch: an HTTP backend sends the prompts concurrently
+        gens = self.backend.generate(
+            [_as_prompt(P.coco_prompt(it), self.chat) for it in items], max_new_tokens=self.max_new_tokens
+        )
+        return [self._result(it, g, [g]) for it, g in zip(items, gens, strict=True)]
 
 
 class CotScorer(_GenerativeBase):
@@ -85,23 +83,22 @@ class CotScorer(_GenerativeBase):
     method = "cot"
 
     def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
-        out = []
-        for it in items:
-            t0 = time.perf_counter()
-            first = P.cot_prompt(it)
-            r = self.backend.generate([_as_prompt(first, self.chat)], max_new_tokens=self.reasoning_tokens)[0]
-            second: Prompt = (
-                [
-                    {"role": "user", "content": first},
-                    {"role": "assistant", "content": r.text},
-                    {"role": "user", "content": P.COT_ANSWER_TRIGGER},
-                ]
-                if self.chat
-                else P.cot_answer_prompt(it, r.text)
-            )
-            a = self.backend.generate([second], max_new_tokens=self.max_new_tokens)[0]
-            out.append(self._result(it, a, [r, a], t0))
-        return out
+        firsts = [P.cot_prompt(it) for it in items]
+        reasons = self.backend.generate(
+            [_as_prompt(f, self.chat) for f in firsts], max_new_tokens=self.reasoning_tokens
+        )
+        seconds: list[Prompt] = [
+            [
+                {"role": "user", "content": first},
+                {"role": "assistant", "content": r.text},
+                {"role": "user", "content": P.COT_ANSWER_TRIGGER},
+            ]
+            if self.chat
+            else P.cot_answer_prompt(it, r.text)
+            for it, first, r in zip(items, firsts, reasons, strict=True)
+        ]
+        answers = self.backend.generate(seconds, max_new_tokens=self.max_new_tokens)
+        return [self._result(it, a, [r, a]) for it, r, a in zip(items, reasons, answers, strict=True)]
 
 
 class KnowCotScorer(_GenerativeBase):
@@ -110,13 +107,12 @@ class KnowCotScorer(_GenerativeBase):
     method = "knowcot"
 
     def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
-        out = []
-        for it in items:
-            t0 = time.perf_counter()
-            r = self.backend.generate(
-                [_as_prompt(P.knowcot_first(it), self.chat)], max_new_tokens=self.reasoning_tokens
-            )[0]
-            second: Prompt = P.knowcot_messages(it, r.text) if self.chat else P.knowcot_text(it, r.text)
-            a = self.backend.generate([second], max_new_tokens=self.max_new_tokens)[0]
-            out.append(self._result(it, a, [r, a], t0))
-        return out
+        reasons = self.backend.generate(
+            [_as_prompt(P.knowcot_first(it), self.chat) for it in items], max_new_tokens=self.reasoning_tokens
+        )
+        seconds: list[Prompt] = [
+            P.knowcot_messages(it, r.text) if self.chat else P.knowcot_text(it, r.text)
+            for it, r in zip(items, reasons, strict=True)
+        ]
+        answers = self.backend.generate(seconds, max_new_tokens=self.max_new_tokens)
+        return [self._result(it, a, [r, a]) for it, r, a in zip(items, reasons, answers, strict=True)]

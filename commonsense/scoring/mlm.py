@@ -121,3 +121,73 @@ class MaskedLMScorer:
             "model": str(self.path),
             "architecture": type(self.model).__name__,
         }
+
+
+class PseudoLossScorer(MaskedLMScorer):
+    """COM2 Eq. 2, the masked-LM pseudo-loss with which HyKAS and CAR score an option:
+    ``S(T) = −(1/n) Σ_i log P(t_i | …, t_{i−1}, t_{i+1}, …)`` over the n tokens of T = "C Q A_i",
+    each token masked in turn (one row per token, batched); the option with the **lowest** S wins.
+    ``span="answer"`` sums over the option's tokens only (n = their number). A question with one
+    blank ``_`` (WinoGrande) is T with the option in the blank. ``scores`` are −S (higher is better,
+    as every other scorer's), so ``chosen`` is the argmax."""
+
+    method = "mlm-pll"
+
+    def __init__(self, model_dir: str | Path, *, batch_size: int = 32, span: str = "all") -> None:
+        if span not in ("all", "answer"):
+            raise ValueError(f"span must be 'all' or 'answer', got {span!r}")
+        super().__init__(model_dir, batch_size=batch_size)
+        self.span = span
+
+    def sequence(self, item: Item, option: str) -> tuple[list[int], list[int]]:
+        """(input ids with special tokens, the positions scored)."""
+        q = item.question
+        if q.count("_") == 1:
+            pre, _, post = q.partition("_")
+        else:
+            pre, post = f"{item.context} {q}".strip() + " ", ""
+        head, tail = self._template()
+        a = self.tok(pre.rstrip(), add_special_tokens=False).input_ids if pre.strip() else []
+        spaced = pre[-1:].isspace() or not pre
+        b = self.tok((" " if spaced and pre else "") + option.strip(), add_special_tokens=False).input_ids
+        c = self.tok(post, add_special_tokens=False).input_ids if post.strip() else []
+        ids = [*head, *a, *b, *c, *tail]
+        if self.span == "answer":
+            positions = list(range(len(head) + len(a), len(head) + len(a) + len(b)))
+        else:
+            positions = list(range(len(head), len(ids) - len(tail)))
+        return ids, positions
+
+    def pseudo_loss(self, ids: list[int], positions: list[int]) -> float:
+        """Eq. 2 for one sequence: the mean negative log-probability of each scored token masked alone."""
+        rows = []
+        for p in positions:
+            masked = list(ids)
+            masked[p] = self.tok.mask_token_id
+            rows.append((masked, [p], [ids[p]]))
+        scored = self._score(rows)
+        return -sum(s for s, _ in scored) / len(scored)
+
+    def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
+        t0 = time.perf_counter()
+        out = []
+        for it in items:
+            losses = [self.pseudo_loss(*self.sequence(it, o)) for o in it.options]
+            neg = [-x for x in losses]
+            out.append(
+                ItemResult(
+                    item_id=it.id,
+                    chosen=argmax_first(neg),
+                    scores=neg,
+                    latency_s=(time.perf_counter() - t0) / max(1, len(items)),
+                    extra={"pseudo_loss": losses},
+                )
+            )
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            **super().describe(),
+            "method": self.method,
+            "scoring": f"masked-LM pseudo-loss (COM2 Eq. 2), lowest wins; tokens scored: {self.span}",
+        }

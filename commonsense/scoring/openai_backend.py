@@ -9,9 +9,13 @@
 - ``loglikelihood``: ``/v1/completions`` with ``echo``, ``logprobs`` and ``max_tokens: 0`` (as
   lm-eval's ``local-completions``), summing the prompt tokens that start at or after the context.
 
-Retries with exponential backoff (and ``Retry-After``) on 429, 5xx, timeouts and connection
-errors; at most ``concurrency`` requests in flight. The API key is read from the environment
-variable named by ``api_key_env`` and never logged or shown in ``describe()``/``repr``.
+Concurrency: every method sends its requests at once over one thread pool, at most
+``concurrency`` in flight (default :data:`DEFAULT_CONCURRENCY`, what a vLLM server batches), one
+kept-alive connection each. Each request retries on its own with exponential backoff (and
+``Retry-After``) on 429, 5xx, timeouts and connection errors, and results come back in the order of
+the prompts whatever the order of the responses; a request that fails for good cancels the ones
+not yet sent. The API key is read from the environment variable named by ``api_key_env`` and never
+logged or shown in ``describe()``/``repr``.
 """
 
 from __future__ import annotations
@@ -20,9 +24,10 @@ import logging
 import math
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from .extract import first_yes_no, sum_word_probs
@@ -31,6 +36,10 @@ from .types import ContinuationScore, Generation, LoglikRequest, Prompt, Unsuppo
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# vLLM's scheduler runs up to ``--max-num-seqs`` sequences per step, 256 by default: that many
+# requests in flight keep its batches full. A server that batches less (llama.cpp's ``--parallel``
+# slots, Ollama's OLLAMA_NUM_PARALLEL) queues the rest; give its endpoint a lower ``concurrency``.
+DEFAULT_CONCURRENCY = 256
 
 
 class ApiError(RuntimeError):
@@ -52,7 +61,7 @@ class OpenAIBackend:
         max_retries: int = 5,
         backoff: float = 0.5,
         max_backoff: float = 30.0,
-        concurrency: int = 4,
+        concurrency: int = DEFAULT_CONCURRENCY,
         top_logprobs: int = 20,
         samples: int | None = None,
         seed: int = 0,
@@ -80,8 +89,10 @@ class OpenAIBackend:
             base_url=self.base_url,
             headers=headers,
             timeout=timeout,
-            limits=httpx.Limits(max_connections=self.concurrency),
+            limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency),
         )
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
         self._logprobs_ok: bool | None = None
         self.capabilities = frozenset({"loglik", "generate", "word_probs"})
 
@@ -89,6 +100,9 @@ class OpenAIBackend:
         return f"OpenAIBackend(url={self.base_url!r}, model={self.model!r}, key_env={self.api_key_env!r})"
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
         self._client.close()
 
     # ---------------------------------------------------------------- HTTP with retries
@@ -131,11 +145,28 @@ class OpenAIBackend:
             time.sleep(delay)
             attempt += 1
 
+    def _executor(self) -> ThreadPoolExecutor:
+        """One pool for the backend's life (threads start as requests need them, up to
+        ``concurrency``), not one per call: a run calls once per chunk."""
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai")
+            return self._pool
+
     def _map(self, fn: Callable[[Any], T], args: Sequence[Any]) -> list[T]:
+        """``fn`` over ``args`` with up to ``concurrency`` calls at once; results in the order of
+        ``args``. The first call that fails for good (after its retries) cancels the calls not yet
+        started and is raised."""
         if self.concurrency == 1 or len(args) <= 1:
             return [fn(a) for a in args]
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            return list(pool.map(fn, args))
+        pool = self._executor()
+        futures: list[Future[T]] = [pool.submit(fn, a) for a in args]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
 
     # ---------------------------------------------------------------- generation
     def _complete(self, prompt: Prompt, extra: dict[str, Any]) -> dict[str, Any]:

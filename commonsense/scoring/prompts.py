@@ -138,6 +138,16 @@ def nww_prompt(statement: str, question: str = "q1") -> str:
     return tpl.format(statement=statement)
 
 
+# NWW SI E.3, the role-clarification system prompt, verbatim (results in Table E.5).
+NWW_ROLE_CLARIFICATION = (
+    "You are an independent participant in a survey administered by academic researchers, who study "
+    "commonsense beliefs. You will be presented with a statement, and asked a question about that statement. "
+    "Answer the question independently, and please do not take into account what you think the researchers "
+    "might want you to say."
+)
+NWW_SYSTEM = {"default": None, "role-clarification": NWW_ROLE_CLARIFICATION}
+
+
 def user(content: str) -> list[Message]:
     return [{"role": "user", "content": content}]
 

@@ -6,15 +6,20 @@
 Endpoints: ``GET /v1/models``, ``POST /v1/completions`` (``echo`` + ``logprobs`` with
 ``max_tokens: 0`` for prompt log-probabilities, ``logprobs: k`` for the first token's top-k),
 ``POST /v1/chat/completions`` (``logprobs: true, top_logprobs: k``). Top-k and echo need a backend
-with ``top_next_tokens`` / ``prompt_logprobs`` (the ``hf`` backend has both). For tests it can
-fail the first requests (``fail_first`` with ``fail_status``), answer slowly (``delay``) and
-require a bearer key.
+with ``top_next_tokens`` / ``prompt_logprobs`` (the ``hf`` backend has both). For tests and
+benchmarks it can fail the first requests (``fail_first`` with ``fail_status``) or a share of all
+of them at random (``fail_rate``, statuses drawn from ``fail_statuses``, seeded), answer after a
+per-request latency (``delay``, plus up to ``jitter`` more, drawn per request, so responses finish
+out of order) and require a bearer key. The latency is spent outside the model's lock, as a server
+that batches concurrent requests would spend it; the model itself answers one request at a time.
+HTTP/1.1 with kept-alive connections, a listen backlog for hundreds of clients.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +39,10 @@ class ServerState:
         delay: float = 0.0,
         api_key: str | None = None,
         logprobs: bool = True,
+        fail_rate: float = 0.0,
+        fail_statuses: tuple[int, ...] = (429, 500),
+        jitter: float = 0.0,
+        seed: int = 0,
     ) -> None:
         self.backend = backend
         self.model_name = model_name
@@ -42,8 +51,29 @@ class ServerState:
         self.delay = delay
         self.api_key = api_key
         self.logprobs = logprobs
+        self.fail_rate = fail_rate
+        self.fail_statuses = fail_statuses
+        self.jitter = jitter
+        self.rng = random.Random(seed)
+        self.failed = 0  # requests answered with an injected failure
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests the server held at once
         self.requests = 0
         self.lock = threading.Lock()  # one model call at a time (torch is not re-entrant-safe here)
+
+    def draw(self) -> tuple[int | None, float]:
+        """For one request: the injected failure status (or None) and its latency."""
+        with self.lock:
+            self.requests += 1
+            status: int | None = None
+            if self.fail_left > 0:
+                self.fail_left -= 1
+                status = self.fail_status
+            elif self.fail_rate and self.rng.random() < self.fail_rate:
+                status = self.rng.choice(self.fail_statuses)
+            if status is not None:
+                self.failed += 1
+            return status, self.delay + (self.rng.random() * self.jitter if self.jitter else 0.0)
 
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if path.endswith("/chat/completions"):
@@ -132,6 +162,10 @@ class ServerState:
 
 def make_handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # kept-alive connections, as the client and real servers use
+        # headers and body go out in two writes: TCP_NODELAY, so the body never waits for an ACK
+        disable_nagle_algorithm = True
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             return
 
@@ -156,20 +190,26 @@ def make_handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             with state.lock:
-                state.requests += 1
-                fail = state.fail_left > 0
-                if fail:
-                    state.fail_left -= 1
+                state.in_flight += 1
+                state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            try:
+                self._post()
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
+
+        def _post(self) -> None:
+            fail, latency = state.draw()
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             if state.api_key is not None and self.headers.get("Authorization") != f"Bearer {state.api_key}":
                 self._send(401, {"error": {"message": "bad or missing API key"}})
                 return
-            if fail:
-                self._send(state.fail_status, {"error": {"message": "injected failure"}})
+            if latency:
+                time.sleep(latency)
+            if fail is not None:
+                self._send(fail, {"error": {"message": "injected failure"}})
                 return
-            if state.delay:
-                time.sleep(state.delay)
             try:
                 with state.lock:
                     status, obj = state.answer(self.path, body)
@@ -180,9 +220,14 @@ def make_handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 1024  # the listen backlog: hundreds of clients connect at once
+    daemon_threads = True
+
+
 def serve(state: ServerState, host: str = "127.0.0.1", port: int = 0) -> tuple[ThreadingHTTPServer, threading.Thread]:
     """Start serving in a daemon thread; ``port=0`` picks a free port (``server.server_address``)."""
-    httpd = ThreadingHTTPServer((host, port), make_handler(state))
+    httpd = _Server((host, port), make_handler(state))
     t = threading.Thread(target=httpd.serve_forever, daemon=True)
     t.start()
     return httpd, t
@@ -195,11 +240,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dtype", default="bfloat16")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8011)
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds of latency per request (outside the model)")
+    ap.add_argument("--jitter", type=float, default=0.0, help="up to this many seconds more, drawn per request")
+    ap.add_argument("--fail-rate", type=float, default=0.0, help="share of requests answered 429 or 500")
     a = ap.parse_args(argv)
     from .hf import HFBackend
 
-    backend = HFBackend(a.model, cache_dir=a.cache_dir, dtype=a.dtype)
-    httpd, t = serve(ServerState(backend, str(a.model)), a.host, a.port)
+    backend = HFBackend(a.model, cache_dir=a.cache_dir, dtype=a.dtype, threads=a.threads)
+    state = ServerState(backend, str(a.model), delay=a.delay, jitter=a.jitter, fail_rate=a.fail_rate)
+    httpd, t = serve(state, a.host, a.port)
     print(f"serving {a.model} on http://{a.host}:{httpd.server_address[1]}/v1", flush=True)
     try:
         t.join()

@@ -3,7 +3,11 @@ variants, renormalised p_yes / (p_yes + p_no); question (a) "do you agree" (``q1
 people agree" (``q2``) are asked as separate conversations.
 
 An item's ``question`` is the statement; its options are ``("no", "yes")`` so that ``chosen`` is the
-binarised answer α = 1[p_yes(a) ≥ 0.5]; ``extra["q2"]["chosen"]`` is β for question (b)."""
+binarised answer α = 1[p_yes(a) ≥ 0.5]; ``extra["q2"]["chosen"]`` is β for question (b).
+
+``system="role-clarification"`` adds SI E.3's system prompt (the paper's Table E.5 compares it with the
+default, no system prompt: M of GPT-3.5 76.8 → 63.7, GPT-4-0409 80.6 → 82.1, GPT-4o 75.2 → 81.3); a
+model without a chat template gets it as a first paragraph."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .extract import renormalise
-from .prompts import PROMPT_VERSION, nww_prompt, user
+from .prompts import NWW_SYSTEM, PROMPT_VERSION, nww_prompt, user
 from .types import Backend, Item, ItemResult, Prompt
 
 YESNO_OPTIONS = ("no", "yes")
@@ -41,16 +45,24 @@ def result_from_records(item_id: str, q1: dict[str, Any], q2: dict[str, Any] | N
 class YesNoScorer:
     method = "yesno"
 
-    def __init__(self, backend: Backend, *, chat: bool = True, questions: Sequence[str] = ("q1", "q2")) -> None:
+    def __init__(
+        self, backend: Backend, *, chat: bool = True, questions: Sequence[str] = ("q1", "q2"), system: str = "default"
+    ) -> None:
         if not questions or questions[0] not in ("q1", "q2", "q3"):
             raise ValueError("questions must start with q1, q2 or q3")
+        if system not in NWW_SYSTEM:
+            raise ValueError(f"system must be one of {', '.join(NWW_SYSTEM)}, got {system!r}")
         self.backend = backend
         self.chat = chat
         self.questions = tuple(questions)
+        self.system = system
 
     def prompt(self, statement: str, question: str) -> Prompt:
         text = nww_prompt(statement, question)
-        return user(text) if self.chat else text
+        sys_text = NWW_SYSTEM[self.system]
+        if not self.chat:
+            return text if sys_text is None else f"{sys_text}\n\n{text}"
+        return user(text) if sys_text is None else [{"role": "system", "content": sys_text}, *user(text)]
 
     def score_batch(self, items: Sequence[Item]) -> list[ItemResult]:
         if not items:
@@ -75,6 +87,7 @@ class YesNoScorer:
             "method": self.method,
             "chat": self.chat,
             "questions": list(self.questions),
+            "system_prompt": self.system,
             "prompt_version": PROMPT_VERSION,
             **(d() if callable(d) else {"backend": self.backend.name}),
         }

@@ -127,7 +127,7 @@ def silicon_vs_human(points: Sequence[tuple[float, float, str]], *, human_axis: 
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     r = pearson(xs, ys)
     dots = {  # thousands of points: a plain trace, not validated element by element (test_charts pins it)
-        "type": "scattergl",
+        "type": "scatter",  # SVG: WebGL's shader compiler needs eval, which the CSP refuses
         "x": xs,
         "y": ys,
         "mode": "markers",

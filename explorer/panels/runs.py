@@ -19,6 +19,7 @@ from explorer.panels.generation import generation_panel, judgement_panel
 from explorer.panels.recoms import kba_accuracy_panel, redundancy_panel
 from explorer.panels.rica import rica_panels
 from explorer.panels.statements import feature_panel, nww_scatter_panel
+from explorer.panels.transfer import curriculum_panel, transfer_panel
 from explorer.selectors import errors as es
 from explorer.selectors import nww as ns
 from explorer.selectors import sources
@@ -154,6 +155,7 @@ def compare_panels(runs: Sequence[Run], *, only: str = "", min_n: int = 0) -> li
             panels += coco_scatter_panels(qruns, coco)
         panels += dimension_panels(qruns, want, min_n, "perturbation", acc=acc)
         panels += rica_panels(qruns, want, run_label)
+        panels += transfer_panel(qruns, want) + curriculum_panel(qruns, want)
         with_difficulty = runs_with_difficulty(qruns) if want("difficulty") else set()
         if with_difficulty:
             panels.append(windows_panel(qruns, with_difficulty))

@@ -22,6 +22,7 @@ from django.db.models import (
 )
 from django.db.models.expressions import RawSQL
 
+from cocoweb.params import digits
 from commonsense.metrics.coco import M_CONCEPTS
 from runs.models import Prediction, Run
 
@@ -60,20 +61,20 @@ def prediction_filter(params: Mapping[str, str]) -> Q:
             q &= Q(**{column: params[param]})
     if params.get("correct") in ("0", "1"):
         q &= Q(correct=True) if params["correct"] == "1" else ~Q(correct=True)
-    if (a := params.get("answer", "")).lstrip("-").isdigit():
-        q &= Q(item_answer=int(a))
-    if (c := params.get("chosen", "")) == "none":
+    # Numbers only as bounded ASCII digits (cocoweb.params): anything else filters nothing.
+    if (a := digits(params.get("answer"), signed=True)) is not None:
+        q &= Q(item_answer=a)
+    if params.get("chosen") == "none":
         q &= Q(chosen__isnull=True)
-    elif c.lstrip("-").isdigit():
-        q &= Q(chosen=int(c))
-    if params.get("question", "").isdigit():
-        q &= Q(question_id=int(params["question"]))
-    if params.get("statement", "").isdigit():
-        q &= Q(statement_id=int(params["statement"]))
-    if params.get("d_min", "").isdigit():
-        q &= Q(item_difficulty__gte=int(params["d_min"]))
-    if params.get("d_max", "").isdigit():
-        q &= Q(item_difficulty__lte=int(params["d_max"]))
+    elif (c := digits(params.get("chosen"), signed=True)) is not None:
+        q &= Q(chosen=c)
+    for param, column in (("question", "question_id"), ("statement", "statement_id")):
+        if (n := digits(params.get(param))) is not None:
+            q &= Q(**{column: n})
+    if (d := digits(params.get("d_min"))) is not None:
+        q &= Q(item_difficulty__gte=d)
+    if (d := digits(params.get("d_max"))) is not None:
+        q &= Q(item_difficulty__lte=d)
     if params.get("agreement"):
         q &= sources.agreement_level_q(params["agreement"])
     if params.get("human") in ("0", "1"):

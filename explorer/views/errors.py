@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, render
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
+from cocoweb.params import digits, int_list
 from commonsense.metrics.consistency import LABELS as COCO_LABELS
 from commonsense.metrics.consistency import category as coco_category
 from explorer.panels.runs import compare_panels, question_run_panels
@@ -40,7 +41,7 @@ def run_errors(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @role_required(RESEARCHER)
 def compare(request: HttpRequest) -> HttpResponse:
-    ids = [int(x) for x in request.GET.getlist("run") if x.isdigit()][:12]
+    ids = int_list(request.GET.getlist("run"), limit=12)
     runs = es.runs_by_ids(ids)
     min_n = min_n_param(request)
     panels = compare_panels(runs, only=request.GET.get("csv", ""), min_n=min_n) if runs else []
@@ -54,7 +55,7 @@ MIN_N_MAX = 1_000_000
 def min_n_param(request: HttpRequest) -> int:
     """``?min_n=N``: breakdown groups with fewer items are hidden (0 or missing: none)."""
     raw = request.GET.get("min_n", "")
-    return min(int(raw), MIN_N_MAX) if raw.isascii() and raw.isdigit() else 0
+    return min(digits(raw) or 0, MIN_N_MAX)
 
 
 @role_required(RESEARCHER)
@@ -113,8 +114,8 @@ def _describe(params: object) -> str:
     for k in keys:
         v = params.get(k)  # type: ignore[attr-defined]
         if v not in (None, ""):
-            if k in ("answer", "chosen") and v.isdigit():
-                v = chr(65 + int(v))
+            if k in ("answer", "chosen") and (letter := digits(v, max_digits=2)) is not None:
+                v = chr(65 + letter)
             if k == "correct":
                 v = "yes" if v == "1" else "no"
             parts.append(f"{k} {v}")

@@ -7,11 +7,13 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 
 from accounts.roles import RESEARCHER
 from cocoweb.api_schema import responses, role_permission
 from knowledge.models import Graph, Question, QuestionSet
+from knowledge.services.set_actions import question_set_export_refusal
 
 NO_SET = "no question set of that name"
 
@@ -71,4 +73,7 @@ class QuestionList(generics.ListAPIView):
 
     def get_queryset(self) -> QuerySet[Question]:
         qset = get_object_or_404(QuestionSet, name=self.kwargs["name"])
+        refusal = question_set_export_refusal(qset, self.request.user, "api")  # metadata may hold votes
+        if refusal:
+            raise PermissionDenied(refusal)
         return Question.objects.filter(question_set=qset).order_by("position")

@@ -52,7 +52,9 @@ class _BuildForm(forms.Form):
         label="Max degree T",
         help_text="COM2's top-T neighbours per (node, relation)",
     )
-    min_plausibility = forms.FloatField(required=False, help_text="keep only triples with at least this plausibility")
+    min_plausibility = forms.FloatField(
+        required=False, min_value=0.0, max_value=1.0, help_text="keep only triples with at least this plausibility"
+    )
     include_implausible = forms.BooleanField(
         required=False,
         label="Include implausible triples",
@@ -134,6 +136,15 @@ class QuestionBuildForm(_BuildForm):
         help_text="reject a distractor whose all-MiniLM-L6-v2 cosine with an answer or another option is at "
         "least this (empty: no check)",
     )
+    near_synonym = forms.FloatField(
+        required=False,
+        min_value=0.01,
+        max_value=1.0,
+        initial=0.5,
+        label="Near-synonym threshold",
+        help_text="reject a distractor whose predicate has MiniLM cosine at least this with an answer's, or shares "
+        "its WordNet adjective cluster (empty: no check; needs the near-duplicate check)",
+    )
 
     field_order = [
         "graph",
@@ -150,6 +161,7 @@ class QuestionBuildForm(_BuildForm):
         "include_malformed",
         "include_populated",
         "near_duplicate",
+        "near_synonym",
         "random_negatives",
         "merge_nodes",
         "keep_placeholders",
@@ -187,6 +199,7 @@ class QuestionBuildForm(_BuildForm):
             "include_malformed": d["include_malformed"],
             "include_populated": d["include_populated"],
             "near_duplicate": d["near_duplicate"],
+            "near_synonym": d["near_synonym"],
             "person_names": not d["keep_placeholders"],
             "merge_nodes": d["merge_nodes"],
             "random_negatives": d["random_negatives"] or "",

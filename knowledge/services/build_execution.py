@@ -49,6 +49,7 @@ COM2_PARAMS = (
     "include_malformed",
     "include_populated",
     "near_duplicate",
+    "near_synonym",
 )
 COCO_PARAMS = (
     "rules",
@@ -134,10 +135,12 @@ def _build(job: BuildJob, reporter: Reporter, on_stored: Any) -> QuestionSet:
 
 
 def _fail(job_id: int, token: uuid.UUID, message: str, detail: str = "") -> None:
+    """The job failed with ``message`` (shown to researchers). ``detail``, a traceback, is stored for
+    the page only in development (server paths and code); the caller has logged it."""
     lease_guarded(BuildJob, job_id, token).update(
         state=BuildJob.State.FAILED,
         error=message,
-        error_detail=detail,
+        error_detail=detail if settings.DEBUG else "",
         finished_at=timezone.now(),
         heartbeat_at=timezone.now(),
     )
@@ -180,6 +183,7 @@ def build_job_run(job_id: int, *, worker: str = "", heartbeat: bool = True) -> s
             if taken
             else f"the database refused the set: {exc}"
         )
+        log.exception("build job %s failed", job_id)
         _fail(job_id, token, msg, traceback.format_exc())
         return f"build job {job_id}: failed: {msg}"
     except Exception as exc:

@@ -149,4 +149,6 @@ def build_job_command(job: BuildJob) -> str:
         args.append("--include-populated")
     if job.kind == BuildJob.Kind.COM2 and "near_duplicate" in p:
         args += ["--near-duplicate", str(p["near_duplicate"] or 0)]
+    if job.kind == BuildJob.Kind.COM2 and "near_synonym" in p:
+        args += ["--near-synonym", str(p["near_synonym"] or 0)]
     return " ".join(["python", "manage.py", cmd, *(shlex.quote(a) for a in args)])

@@ -35,6 +35,7 @@ from commonsense.questions.funnel import FLUENT
 from commonsense.questions.graph_steps import model_neighbour_order, node_merger
 from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
+from commonsense.questions.synonyms import DEFAULT_SYNONYM_THRESHOLD
 from commonsense.questions.wellformed import build_edges, rules_version
 from commonsense.scoring.plausibility import PlausibilityCheck
 from knowledge.models import Graph, Question, QuestionSet
@@ -248,6 +249,7 @@ def question_set_build(
     adversarial_negatives: str = "branch",
     random_negatives: str = "",
     same_type_veto: bool = False,
+    near_synonym: float | None = DEFAULT_SYNONYM_THRESHOLD,
     user: User | None = None,
     progress: Progress | None = None,
     step: StepHook | None = None,
@@ -271,7 +273,8 @@ def question_set_build(
     ``plausibility`` model the top-T neighbours are the model's most plausible in-edges (COM2).
     ``adversarial_negatives`` where two distractors come from (:mod:`commonsense.questions.negatives`);
     ``random_negatives`` where the two random ones come from (empty: the rules mode's own, COM2's
-    whole graph for ``paper``); ``same_type_veto`` turns the veto of sessions 11-15 back on (no state where a state answers).
+    whole graph for ``paper``); ``same_type_veto`` turns the veto of sessions 11-15 back on (no state where a state answers);
+    ``near_synonym`` refuses negatives that mean what an answer means (:mod:`commonsense.questions.synonyms`).
     The build report, text checks and shortcut audit are stored in ``QuestionSet.quality``."""
     if QuestionSet.objects.filter(name=name).exists():
         raise ImportRefused(f"a question set named {name!r} already exists")
@@ -295,6 +298,7 @@ def question_set_build(
         rules=rules,
         adversarial_negatives=adversarial_negatives,
         random_negatives=random_negatives,
+        near_synonym=near_synonym,
         adversarial_other_kind=same_type_veto,
         state_distractors=not same_type_veto,
     )
@@ -412,7 +416,23 @@ def coco_build(
     questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
     if abstract:
         steps.next()
-        questions += comprehension(raw, list(read_abstract_triples(abstract)), seed, relations=params.relations)
+        # CoCo A2.2: the given conceptualisations pass the plausibility check (when the build has one) and a
+        # head needs at least 3 valid ones (Eq. 5's m); heads in Eq. 9's order with --diverse
+        check_abs = plausibility
+
+        def abstract_valid(triples: list[tuple[str, str, str]]) -> list[bool]:
+            assert check_abs is not None
+            return [p >= check_abs.threshold for p in check_abs.score(triples)]
+
+        questions += comprehension(
+            raw,
+            list(read_abstract_triples(abstract)),
+            seed,
+            relations=params.relations,
+            valid=abstract_valid if check_abs is not None else None,
+            min_valid=MIN_VALID,
+            diverse_cache=cache,
+        )
     shortfall: dict[str, list[int]] = {}  # kind -> [built, requested], for the kinds the graph could not fill
     generated: dict[str, Any] = {}
     if conceptualizer is not None and plausibility is not None:

@@ -405,6 +405,11 @@ QUESTION_SET_KIND = {
     "csqa": QuestionSet.Kind.MCQA,
     "rica-probes": QuestionSet.Kind.RICA_PROBES,
     "rica-axioms": QuestionSet.Kind.RICA_AXIOMS,
+    # COM2 Table 2's transfer sets (commonsense.io.transfer), multiple-choice questions
+    "anli": QuestionSet.Kind.MCQA,
+    "piqa": QuestionSet.Kind.MCQA,
+    "siqa": QuestionSet.Kind.MCQA,
+    "winogrande": QuestionSet.Kind.MCQA,
 }
 
 

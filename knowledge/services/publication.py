@@ -21,6 +21,7 @@ from commonsense.questions.record import BuiltQuestion
 from commonsense.validation import NONE_CORRECT
 from knowledge.models import ImportSource, Question, QuestionSet
 from knowledge.services.set_quality import quality_lines
+from knowledge.services.shortcuts import question_set_shortcuts
 from knowledge.signals import question_set_human_part_wanted
 
 
@@ -57,6 +58,7 @@ def _item_row(pos: int, q: BuiltQuestion) -> ItemRow:
         chain=[[str(x) for x in c] for c in q.chain],
         group=q.group,
         role=q.role,
+        option_provenance=[str(x) for x in q.metadata.get("option_provenance") or []],
     )
 
 
@@ -114,8 +116,9 @@ def question_set_publication(qset: QuestionSet, questions: list[BuiltQuestion]) 
         sources=question_set_sources(qset),
         build=_build(qset),
         counts=_counts(items),
-        # SHORTCUT-AUDIT (hardneg): the stored report's audit; hardneg's function replaces this read
-        shortcuts=quality.get("shortcuts"),
+        # the stored report's shortcut audit (knowledge/services/shortcuts.py); computed here for a set
+        # stored before issue 25
+        shortcuts=quality.get("shortcuts") or question_set_shortcuts(qset),
         quality=quality_lines(quality) if quality else [],
     )
     ids = {i["id"] for i in items}

@@ -12,6 +12,7 @@ import io
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
@@ -20,6 +21,7 @@ from commonsense.questions.export import task_name
 from knowledge.models import Question, QuestionSet
 from knowledge.services.builds import EXPORT_FORMATS, question_set_export_file
 from knowledge.services.names import name_check
+from knowledge.signals import question_set_export_refused
 
 CONTENT_TYPES = {
     "jsonl": "application/x-ndjson",
@@ -30,6 +32,15 @@ CONTENT_TYPES = {
     "finetune-chat": "application/x-ndjson",
 }
 FOLDERS = {"lm-eval": "lm-eval", "hf": "hf"}  # formats written as a folder, downloaded as its zip
+
+
+def question_set_export_refusal(qset: QuestionSet, user: Any, fmt: str) -> str | None:
+    """Why ``user`` may not export ``qset`` in ``fmt`` (the apps above decide: people's answers go
+    by their campaign's export rule), or None."""
+    for _, reason in question_set_export_refused.send(sender=QuestionSet, question_set=qset, user=user, fmt=fmt):
+        if reason:
+            return str(reason)
+    return None
 
 
 def question_set_export_bytes(qset: QuestionSet, fmt: str) -> tuple[bytes, str, str]:

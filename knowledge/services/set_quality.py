@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
-from commonsense.questions.audit import shortcut_lines
+from commonsense.questions.audit import baseline_table, shortcut_lines
 from commonsense.questions.coco_text import checks as coco_checks
 from commonsense.questions.funnel import lines as funnel_text
 from commonsense.questions.quality import chain_plausibility, text_checks
@@ -92,9 +92,27 @@ def funnel_lines(report: Mapping[str, Any]) -> list[str]:
     return [line for kind, f in build_funnels(report).items() for line in funnel_text(kind, f)]
 
 
-def quality_lines(report: dict[str, Any], *, funnels: bool = True) -> list[str]:
+def shortcut_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The shortcut audit as table rows for a page (label, value, low, high, n, chance, flagged);
+    [] for a set stored before issue 25. The option-only baseline's state (not yet computed, or
+    why it could not be) is the row ``note``."""
+    audit = report.get("shortcuts")
+    if not audit:
+        return []
+    rows = [
+        {"label": label, **{k: b.get(k) for k in ("value", "low", "high", "n", "chance", "flagged")}}
+        for label, b in baseline_table(audit)
+    ]
+    oo = audit.get("option_only")
+    note = None if oo and not oo.get("error") else (f"{oo.get('model')}: {oo['error']}" if oo else "not computed yet")
+    if note is not None:
+        rows.insert(1, {"label": "option only", "value": None, "note": note})
+    return rows
+
+
+def quality_lines(report: dict[str, Any], *, funnels: bool = True, shortcuts: bool = True) -> list[str]:
     """The report as short lines of text (command output and the set page, which shows the build
-    funnels as tables: ``funnels=False``)."""
+    funnels and the shortcut audit as tables: ``funnels=False, shortcuts=False``)."""
     out: list[str] = []
     b = report.get("build")
     if b:
@@ -135,7 +153,8 @@ def quality_lines(report: dict[str, Any], *, funnels: bool = True) -> list[str]:
                 else ""
             )
         )
-    out += shortcut_lines(report.get("shortcuts"))
+    if shortcuts:
+        out += shortcut_lines(report.get("shortcuts"))
     if funnels:
         out.extend(funnel_lines(report))
     h = report.get("human")

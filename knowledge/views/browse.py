@@ -17,7 +17,7 @@ from knowledge.forms.imports import DataImportForm
 from knowledge.models import Graph, QuestionSet, StatementSet
 from knowledge.services import imports as services
 from knowledge.services.set_actions import question_set_usage
-from knowledge.services.set_quality import build_funnels, quality_lines
+from knowledge.services.set_quality import build_funnels, quality_lines, shortcut_rows
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -65,8 +65,9 @@ def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
             "page": page,
             "structures": selectors.question_structure_counts(qset),
             "usage": question_set_usage(qset),
-            "quality": quality_lines(qset.quality or {}, funnels=False),
+            "quality": quality_lines(qset.quality or {}, funnels=False, shortcuts=False),
             "funnels": build_funnels(qset.quality or {}),
+            "shortcuts": shortcut_rows(qset.quality or {}),
         },
     )
 

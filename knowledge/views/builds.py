@@ -19,7 +19,7 @@ from knowledge.models import BuildJob
 from knowledge.services.abstract_files import abstract_file_save
 from knowledge.services.build_jobs import build_job_command, build_job_create, build_job_is_stalled, build_job_retry
 from knowledge.services.imports import ImportRefused
-from knowledge.services.set_quality import build_funnels
+from knowledge.services.set_quality import build_funnels, shortcut_rows
 
 
 def _queued(request: HttpRequest, job: BuildJob) -> HttpResponse:
@@ -102,6 +102,8 @@ def _progress_context(job: BuildJob) -> dict[str, object]:
         "short": short,
         # issue 27: the build funnel says which stage kept how many candidates
         "funnels": build_funnels(done.quality or {}) if done is not None else {},
+        # issue 25: the shortcut audit of the built set
+        "shortcuts": shortcut_rows(done.quality or {}) if done is not None else [],
     }
 
 

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from accounts.roles import RESEARCHER, role_required
+from cocoweb.params import MAX_SEED
 from knowledge.selectors import graph_names, rica_set_names
 from knowledge.services.imports import ImportRefused
 from knowledge.services.rica_build import rica_graph_build, rica_novel_build
@@ -20,7 +21,9 @@ from knowledge.services.rica_build import rica_graph_build, rica_novel_build
 class RicaBuildForm(forms.Form):
     source = forms.ChoiceField(label="RICA set", help_text="an imported RICA axiom or probe set")
     name = forms.SlugField(max_length=100, help_text="name of the new set")
-    seed = forms.IntegerField(min_value=0, initial=0, help_text="seeds the novel entities (stored on the set)")
+    seed = forms.IntegerField(
+        min_value=0, max_value=MAX_SEED, initial=0, help_text="seeds the novel entities (stored on the set)"
+    )
     variants = forms.IntegerField(min_value=1, max_value=10, initial=1, help_text="fresh entity pairs per probe")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -32,7 +35,9 @@ class RicaBuildForm(forms.Form):
 class RicaGraphForm(forms.Form):
     graph = forms.ChoiceField(label="graph", help_text="an imported graph with xAttr or CapableOf triples")
     name = forms.SlugField(max_length=100, help_text="name of the new set")
-    seed = forms.IntegerField(min_value=0, initial=0, help_text="seeds the axioms drawn and the novel entities")
+    seed = forms.IntegerField(
+        min_value=0, max_value=MAX_SEED, initial=0, help_text="seeds the axioms drawn and the novel entities"
+    )
     per_strategy = forms.IntegerField(min_value=1, max_value=5000, initial=100, help_text="axioms per crawl strategy")
     entities = forms.ChoiceField(choices=[("novel", "novel entities"), ("AB", "A and B")], initial="novel")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -19,6 +19,9 @@ def question_set_export(request: HttpRequest, name: str, fmt: str) -> HttpRespon
     qset = get_object_or_404(QuestionSet, name=name)
     if fmt not in EXPORT_FORMATS:
         raise Http404(f"export formats: {', '.join(EXPORT_FORMATS)}")
+    refusal = set_actions.question_set_export_refusal(qset, request.user, fmt)
+    if refusal:
+        raise PermissionDenied(refusal)
     body, content_type, filename = set_actions.question_set_export_bytes(qset, fmt)
     resp = HttpResponse(body, content_type=content_type)
     resp["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -23,7 +23,7 @@ from knowledge.models import QuestionSet, StatementSet
 from runs import services
 from runs.models import Prediction, Run, RunMetric
 from runs.scorers import BACKENDS, SCORINGS
-from runs.selectors import samples
+from runs.selectors import queue, samples
 
 NO_RUN = "no run with that id"
 
@@ -44,6 +44,27 @@ class RunSerializer(serializers.ModelSerializer):
     metrics = MetricSerializer(
         many=True, read_only=True, source="overall_metrics", help_text="overall metrics (empty until the run is done)"
     )
+    queue_ahead = serializers.SerializerMethodField(
+        help_text="queued runs the eval workers take before this one (0: next); null unless queued"
+    )
+    waiting_for = serializers.SerializerMethodField(
+        help_text="while this run is queued: the ids of the runs the eval workers are scoring now"
+    )
+
+    def _place(self, run: Run) -> queue.QueuePlace | None:
+        """Computed once per run for both fields."""
+        cache: dict[int, queue.QueuePlace | None] = self.__dict__.setdefault("_queue_places", {})
+        if run.pk not in cache:
+            cache[run.pk] = queue.run_queue_place(run)
+        return cache[run.pk]
+
+    def get_queue_ahead(self, run: Run) -> int | None:
+        place = self._place(run)
+        return None if place is None else place.ahead
+
+    def get_waiting_for(self, run: Run) -> list[int]:
+        place = self._place(run)
+        return [] if place is None else [r.pk for r in place.running]
 
     class Meta:
         model = Run
@@ -61,6 +82,10 @@ class RunSerializer(serializers.ModelSerializer):
             "items_total",
             "items_done",
             "items_failed",
+            "items_per_s",
+            "eta_s",
+            "queue_ahead",
+            "waiting_for",
             "error",
             "cancel_requested",
             "rerun_of",

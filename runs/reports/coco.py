@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from commonsense.metrics.coco_tables import CATEGORIES, error_category, five_average, marks
+from commonsense.metrics.coco_tables import (
+    CATEGORIES,
+    SUBTASK_CATEGORIES,
+    error_category,
+    five_average,
+    marks,
+    subtask_errors,
+)
 from runs.models import Prediction, Run
 
 Row = tuple[str, str, float | None, float | None, float | None, int, dict[str, Any]]
@@ -53,7 +60,44 @@ def error_rows(run: Run) -> list[Row]:
     return [
         ("error_share", f"category={c}", counts[c] / wrong if wrong else None, None, None, counts[c], {"errors": wrong})
         for c in CATEGORIES
-    ]
+    ] + _subtask_rows(preds)
+
+
+def _subtask_rows(preds: list[Prediction]) -> list[Row]:
+    """``subtask_error_share`` rows, scope ``<REA|FAI|APP>:<category>``: each subtask's errors by
+    category (CoCo §6.4, commonsense.metrics.coco_tables.subtask_errors), over the application sets
+    (a group with one reasoning question and its atomic ones)."""
+    groups: dict[str, list[Prediction]] = {}
+    for p in preds:
+        if p.item_group and (p.item_role == "reasoning" or p.item_role.startswith("atomic_")):
+            groups.setdefault(p.item_group, []).append(p)
+    sets = []
+    for rows in groups.values():
+        reasoning = [p for p in rows if p.item_role == "reasoning"]
+        atomic = [p.correct is True for p in rows if p.item_role.startswith("atomic_")]
+        if len(reasoning) != 1 or not atomic:
+            continue
+        r = reasoning[0]
+        x = r.extra or {}
+        sets.append((r.correct is True, atomic, x.get("error_category_override") or x.get("error_category")))
+    if not sets:
+        return []
+    out: list[Row] = []
+    for subtask, counts in subtask_errors(sets).items():
+        total = sum(counts.values())
+        out += [
+            (
+                "subtask_error_share",
+                f"{subtask}:{c}",
+                counts[c] / total if total else None,
+                None,
+                None,
+                counts[c],
+                {"errors": total},
+            )
+            for c in SUBTASK_CATEGORIES[subtask]
+        ]
+    return out
 
 
 def error_category_review(prediction: Prediction, category: str) -> None:
@@ -75,7 +119,7 @@ def error_category_review(prediction: Prediction, category: str) -> None:
         prediction.save(update_fields=["extra"])
         run = prediction.run
         rows = error_rows(run)
-        RunMetric.objects.filter(run=run, name="error_share").delete()
+        RunMetric.objects.filter(run=run, name__in=("error_share", "subtask_error_share")).delete()
         RunMetric.objects.bulk_create(
             RunMetric(run=run, name=n, scope=s, value=v, ci_low=lo, ci_high=hi, n=k, data=d)
             for n, s, v, lo, hi, k, d in rows

@@ -2,7 +2,10 @@
 (a)/(b) divergence with examples, the silicon population's feature differences and, given human
 ratings (a survey campaign's rater × statement matrices, passed in by the caller: the annotation
 app sits above this one), silicon fidelity with Bonferroni, the human split-half baseline, the
-humans' feature differences and the Variant II majority.
+humans' feature differences, the Variant II majority, and the regressions of
+commonsense.metrics.nww_regress: m_i^m against m_i^h (Fig. 4B's 50-fold CV R², when at least 100
+statements have both), MAE / RMSE (Fig. D.1) and P(yes) per decile of the human agree rate for
+(a) and (b) (Figs. B.2 / B.3).
 
 A statement's P(yes) is its prediction's ``extra["q1"]["p_yes"]`` (``extra["q2"]`` for question
 (b)), else the binary ``chosen`` (see :func:`runs.selectors.nww_population.record_p_yes`); missing = NaN.
@@ -19,6 +22,7 @@ import numpy as np
 
 from commonsense.metrics import nww
 from commonsense.metrics import nww_population as P
+from commonsense.metrics import nww_regress as R
 from commonsense.metrics.bootstrap import FloatArray
 from runs.models import Run
 from runs.selectors.runs import statement_extras, statement_rows
@@ -192,7 +196,29 @@ def population_report(
             "commonsensicality": default.commonsensicality.value,
         },
     }
+    out |= _regressions(nww.silicon_population(pa, pb).commonsensicality, hs, pa, pb)
     return out
+
+
+def _regressions(model_m: FloatArray, hs: nww.StatementScores, pa: FloatArray, pb: FloatArray) -> dict[str, Any]:
+    human_m = hs.commonsensicality
+    err = R.errors(model_m, human_m)
+    both = int((np.isfinite(model_m) & np.isfinite(human_m)).sum())
+    cv = R.cv_r2(model_m, human_m, folds=R.FOLDS, seed=HUMAN_SEED) if both >= 2 * R.FOLDS else None
+
+    def cal(p: FloatArray, rate: FloatArray) -> dict[str, Any]:
+        c = R.calibration(p, rate)
+        bins = [
+            {"low": b.low, "high": b.high, "n": b.n, "q1": b.q1, "median": b.median, "q3": b.q3, "mean": b.mean}
+            for b in c.bins
+        ]
+        return {"r": c.r, "rmse": c.rmse, "bins": bins}
+
+    return {
+        "errors": {"mae": _num(err.mae), "rmse": _num(err.rmse), "n": err.n},
+        "cv_r2": None if cv is None else {"mean": cv.mean, "sd": cv.sd, "folds": cv.folds, "n": cv.n},
+        "calibration": {"q1": cal(pa, hs.agree_rate), "q2": cal(pb, hs.predict_rate)},
+    }
 
 
 def human_ratings(statement_set: Any) -> HumanRatings | None:

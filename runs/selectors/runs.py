@@ -323,3 +323,34 @@ def run_metrics_json(run: Run) -> dict[str, Any]:
         "metrics": run_metrics_overall(run),
         "scopes": dict(sorted(by_scope.items())),
     }
+
+
+# -- ReComSBench Table 3: runs that evaluate fine-tuned models (runs/finetune.py) --------------------
+
+TABLE3 = (("accuracy", "overall"), ("kba", "overall"), ("accuracy_delta", "overall"), ("kba_delta", "overall"))
+
+
+def table3_rows(runs: list[Run]) -> list[tuple[str, str, float | None, float | None, float | None, float | None]]:
+    """Table 3's shape: per evaluated model (the base, or a fine-tune's strategy) and set, Acc / KBA
+    / Δ / Δ* of its latest ReComSBench run (``accuracy``, ``kba``, ``accuracy_delta``, ``kba_delta``)."""
+    from pathlib import Path
+
+    from runs.models import FineTune
+
+    recoms = [r for r in runs if r.scoring == "recoms" and r.state == Run.State.DONE]
+    if not recoms:
+        return []
+    tunes = {str(Path(f.output_dir)): f for f in FineTune.objects.filter(state=FineTune.State.DONE)}
+    bases = {f.base_model for f in tunes.values()}
+    vals: dict[int, dict[str, float | None]] = {r.pk: {} for r in recoms}
+    for m in metric_values(recoms, [n for n, _ in TABLE3], scope="overall"):
+        vals[m.run][m.name] = m.value
+    latest: dict[tuple[str, str], Run] = {}
+    for r in sorted(recoms, key=lambda r: r.pk):
+        tune = tunes.get(str(Path(r.model)))
+        label = (
+            f"{FineTune.Strategy(tune.strategy).label} ({tune.name})" if tune else "Base" if r.model in bases else ""
+        )
+        if label:
+            latest[(label, r.set_name)] = r
+    return [(label, s, *(vals[r.pk].get(n) for n, _ in TABLE3)) for (label, s), r in latest.items()]  # type: ignore[misc]

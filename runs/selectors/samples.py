@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
 
+from cocoweb.params import digits
 from commonsense.scoring.types import LETTERS
 from runs.models import Prediction, Run
 
@@ -41,7 +42,8 @@ class SampleFilters:
 
         correct = get("correct") if get("correct") in ("1", "0", "none") else ""
         chosen = get("chosen")
-        if not (chosen == "none" or (chosen.isdigit() and int(chosen) < len(LETTERS))):
+        letter = digits(chosen, max_digits=2)  # bounded ASCII digits: '²' or 10**25 filter nothing
+        if not (chosen == "none" or (letter is not None and letter < len(LETTERS))):
             chosen = ""
         return cls(
             correct=correct,

@@ -13,19 +13,23 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import RESEARCHER, role_required
 from cocoweb.http import Request
+from cocoweb.params import int_list
 from runs import catalog, services
 from runs.forms import RunForm
 from runs.models import Run
 from runs.reports import run_exports as exports
+from runs.selectors import queue, samples
 from runs.selectors import runs as selectors
-from runs.selectors import samples
 from runs.selectors.runs import run_metrics_json
 
 
 @role_required(RESEARCHER)
 def index(request: HttpRequest) -> HttpResponse:
     page = Paginator(selectors.run_list(), 50).get_page(request.GET.get("page"))
-    return render(request, "runs/index.html", {"page": page})
+    runs = list(page.object_list)
+    places = queue.runs_queue_places(runs)
+    rows = [(r, places.get(r.pk)) for r in runs]
+    return render(request, "runs/index.html", {"page": page, "rows": rows})
 
 
 @role_required(RESEARCHER)
@@ -79,6 +83,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "preds": [exports.prediction_record(run, p) for p in preds],
             "live": samples.partial_metrics(run),
             "baselines": selectors.run_beside_baselines(run),
+            "place": queue.run_queue_place(run),
         },
     )
 
@@ -90,7 +95,7 @@ def run_progress(request: Request, run_id: int) -> HttpResponse:
     if not request.htmx:
         return redirect("runs:detail", run_id=run_id)
     run = _run(run_id)
-    resp = render(request, "runs/_progress.html", {"run": run})
+    resp = render(request, "runs/_progress.html", {"run": run, "place": queue.run_queue_place(run)})
     if run.is_finished and request.GET.get("polling"):
         resp["HX-Refresh"] = "true"
     return resp
@@ -137,7 +142,7 @@ def run_rerun(request: Request, run_id: int) -> HttpResponse:
 
 @role_required(RESEARCHER)
 def run_compare(request: HttpRequest) -> HttpResponse:
-    ids = [int(i) for i in request.GET.getlist("runs") if i.isdigit()][:6]
+    ids = int_list(request.GET.getlist("runs"), limit=6)
     runs = selectors.runs_by_ids(ids)
     if len(runs) < 2:
         messages.info(request, "Tick at least two runs to compare.")

@@ -1,6 +1,9 @@
-/* Draws every Plotly figure on the page, also in content htmx swaps in later.
+/* Draws every Plotly figure on the page, also in content htmx swaps in later. Plotly itself (the
+   partial bundle, static/vendor/plotly-cocoweb.min.js) is fetched only when a page has a chart to
+   draw: this file's <script> names it in data-plotly, and pages without a chart never load it.
 
    Markup (shared by every app):
+     <script src=".../charts.js" data-plotly="{% static 'vendor/plotly-cocoweb.min.js' %}" defer></script>
      {{ figure|json_script:"fig-x" }}
      <div class="chart" data-chart="fig-x"></div>
    Optional on the div:
@@ -9,6 +12,18 @@
    Figures arrive as JSON through json_script, never as HTML, so text in them cannot run. */
 (function () {
   "use strict";
+  var me = document.currentScript;
+  var plotlySrc = me && me.dataset.plotly;
+  var waiting = [];  // charts found before Plotly arrived
+
+  function loadPlotly(el) {
+    waiting.push(el);
+    if (waiting.length > 1 || !plotlySrc) return;  // already on its way (or nowhere to load from)
+    var s = document.createElement("script");
+    s.src = plotlySrc;
+    s.onload = function () { var els = waiting; waiting = []; els.forEach(draw); };
+    document.head.appendChild(s);
+  }
 
   function hrefOf(point) {
     var c = point && point.customdata;
@@ -17,9 +32,10 @@
   }
 
   function draw(el) {
-    if (el.dataset.drawn || typeof Plotly === "undefined") return;
+    if (el.dataset.drawn) return;
     var src = document.getElementById(el.dataset.chart);
     if (!src) return;
+    if (typeof Plotly === "undefined") { loadPlotly(el); return; }
     var fig = JSON.parse(src.textContent);
     el.dataset.drawn = "1";
     Plotly.newPlot(el, fig.data || [], fig.layout || {}, {responsive: true, displaylogo: false}).then(function () {

@@ -97,13 +97,15 @@ def test_prolific_link_creates_one_participant_and_resumes(statement_set) -> Non
     assert Participant.objects.count() == 1
     # A second browser with the same id while the first is active: refused, with a clear message.
     other = Client()
-    r = join(other, c, prolific("5f1a2b"))
+    r = join(other, c, prolific("5f1a2b", "STUDY9", "SESS7"))
     assert r.status_code == 409
-    assert "already open for your participant id" in r.content.decode()
+    assert "open in another browser" in r.content.decode()
     assert other.get("/join/p/items/").status_code == 403
-    # After the first browser has been silent long enough, a new browser takes over.
+    # After the first browser has been silent long enough, a new browser takes over, with the
+    # session reference the participant joined with (the platform id alone is not enough).
     Participant.objects.update(last_seen_at=p.last_seen_at.replace(year=2000))
-    assert join(other, c, prolific("5f1a2b"))["Location"] == "/join/p/items/"
+    assert join(other, c, prolific("5f1a2b", "STUDY9", "other-session")).status_code == 409
+    assert join(other, c, prolific("5f1a2b", "STUDY9", "SESS7"))["Location"] == "/join/p/items/"
     assert browser.get("/join/p/items/").status_code == 409  # the old browser lost it
 
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from django.test import Client
 from django.utils.html import escape
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.services import api_token_renew
 from annotation.models import Assignment, Item, Membership, Participant
 from tests.annotation.conftest import login
 from tests.annotation.crowd_helpers import answer, crowd_campaign, current, to_items
@@ -77,7 +77,7 @@ def test_api_gives_attention_items_opaque_ids_and_lets_them_be_skipped(statement
     c = crowd_campaign("api", "--attention", "0", "--attention-every", "1", "--attention-max-failures", "5")
     (u,) = people("annotator", "bot")
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION="Token " + Token.objects.create(user=u).key)
+    api.credentials(HTTP_AUTHORIZATION="Token " + api_token_renew(u))
     base = f"/api/annotation/campaigns/{c.name}/"
     first = api.post(base + "next/").json()["item"]
     regular = Item.objects.get(uid=first["id"])

@@ -47,7 +47,9 @@ def test_prolific_participant_end_to_end(live_server, statement_set, people) -> 
         "--completion-url",
         f"{base}/accounts/login/?cc={{code}}",
     )
-    people("researcher", "res")
+    (res,) = people("researcher", "res")
+    c.created_by = res  # the participants' ids, codes and CSV are the creator's (issue 31 item 8)
+    c.save(update_fields=["created_by"])
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)

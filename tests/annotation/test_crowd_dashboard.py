@@ -10,10 +10,11 @@ import io
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
-from annotation.models import CrowdStudy, Membership, Participant
+from annotation.models import Campaign, CrowdStudy, Membership, Participant
 from annotation.queue import operations as queue
 from tests.annotation.conftest import login
 from tests.annotation.crowd_helpers import answer, crowd_campaign, current, gold_answer, join, prolific, to_items
@@ -77,8 +78,15 @@ def _run_study(statement_set, people):  # type: ignore[no-untyped-def]
     return c, ann
 
 
+def _created_by_res(c: Campaign) -> None:
+    """The signed-in researcher created the campaign: platform ids, completion codes and the CSV are
+    the campaign's creator's (and admins'), as its exports are (issue 31 item 8)."""
+    Campaign.objects.filter(pk=c.pk).update(created_by=get_user_model().objects.get(username="res"))
+
+
 def test_live_numbers_tables_and_actions(statement_set, people, researcher: Client) -> None:
     c, ann = _run_study(statement_set, people)
+    _created_by_res(c)
     page = researcher.get("/annotation/c/dash/participants/").content.decode()
     assert _stat(page, "started") == "4"
     assert _stat(page, "finished") == "1"
@@ -125,6 +133,7 @@ def test_live_numbers_tables_and_actions(statement_set, people, researcher: Clie
 
 def test_participant_export_command_and_download(statement_set, people, researcher: Client, tmp_path) -> None:
     c, _ann = _run_study(statement_set, people)
+    _created_by_res(c)
     out = tmp_path / "p.csv"
     call_command("export_participants", "dash", "--out", str(out))
     body = out.read_bytes().decode()

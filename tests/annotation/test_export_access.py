@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 
+from accounts.services import api_token_renew
 from annotation.models import Campaign, Response
 from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
@@ -59,8 +59,8 @@ def test_api_export_for_the_creator_only(own_campaign: Campaign) -> None:
     from django.test import Client
 
     users = get_user_model().objects
-    owner = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=users.get(username='owner')).key}")
-    other = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=users.get(username='other')).key}")
+    owner = Client(HTTP_AUTHORIZATION=f"Token {api_token_renew(users.get(username='owner'))}")
+    other = Client(HTTP_AUTHORIZATION=f"Token {api_token_renew(users.get(username='other'))}")
     url = f"/api/annotation/campaigns/{own_campaign.name}/export/?fmt=jsonl"
     assert owner.get(url).status_code == 200
     r = other.get(url)

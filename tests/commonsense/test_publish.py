@@ -78,6 +78,7 @@ def _item(i: int, ident: str | None = None) -> ItemRow:
         chain=[["Alex goes to the store", "xWant", "milk"]],
         group="",
         role="",
+        option_provenance=["gold", "adversarial", "random", "adversarial", "random"],
     )
 
 
@@ -89,6 +90,7 @@ def test_items_only_folder(tmp_path: Path) -> None:
     t = pq.read_table(tmp_path / "out" / "data" / "items.parquet")
     assert t.num_rows == 2
     assert t.column("chain").to_pylist()[0] == [["Alex goes to the store", "xWant", "milk"]]
+    assert t.column("option_provenance").to_pylist()[0] == ["gold", "adversarial", "random", "adversarial", "random"]
     meta = yaml.safe_load(card.read_text().split("\n---\n", 1)[0].removeprefix("---\n"))
     assert [c["config_name"] for c in meta["configs"]] == ["items"]
     body = card.read_text()

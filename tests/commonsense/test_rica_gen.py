@@ -146,7 +146,7 @@ def test_statement_set_with_the_lexical_operators() -> None:
         assert p.answers == [p.options[p.answer_index]]
         assert p.question.count("[MASK]") == 1
         assert ", so " in p.question
-        assert p.role == perturbation_name(p.metadata["linguistic"], p.metadata["asymmetry"])
+        assert p.metadata["perturbation"] == perturbation_name(p.metadata["linguistic"], p.metadata["asymmetry"])
         assert p.answers[0] == gold_word(p.metadata["linguistic"], p.metadata["asymmetry"])
 
 

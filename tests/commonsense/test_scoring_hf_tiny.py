@@ -197,6 +197,28 @@ def test_yesno_scorer_renormalises(backend) -> None:  # type: ignore[no-untyped-
     assert q1["yes"] != q2["yes"]  # (a) and (b) are different prompts
 
 
+def test_yesno_role_clarification_system_prompt(backend) -> None:  # type: ignore[no-untyped-def]
+    """NWW SI E.3 as an option: the system turn holds the paper's text verbatim and changes P(yes)."""
+    from commonsense.scoring.prompts import NWW_ROLE_CLARIFICATION
+    from commonsense.scoring.yesno import YesNoScorer
+
+    item = Item(id="s1", question="A ball is round.", options=("no", "yes"))
+    role = YesNoScorer(backend, system="role-clarification")
+    prompt = role.prompt("A ball is round.", "q1")
+    assert isinstance(prompt, list)
+    assert prompt[0] == {"role": "system", "content": NWW_ROLE_CLARIFICATION}
+    assert NWW_ROLE_CLARIFICATION.startswith("You are an independent participant in a survey")
+    assert role.describe()["system_prompt"] == "role-clarification"
+    plain = YesNoScorer(backend, chat=False, system="role-clarification").prompt("A ball is round.", "q1")
+    assert isinstance(plain, str)
+    assert plain.startswith(NWW_ROLE_CLARIFICATION + "\n\n")
+    a = YesNoScorer(backend).score_batch([item])[0].extra["q1"]["yes"]
+    b = role.score_batch([item])[0].extra["q1"]["yes"]
+    assert a != b
+    with pytest.raises(ValueError, match="system must be one of"):
+        YesNoScorer(backend, system="friendly")
+
+
 @pytest.mark.parametrize("method", ["generate", "cot", "knowcot"])
 @pytest.mark.parametrize("chat", [True, False])
 def test_generative_scorers_run_two_turns(backend, method: str, chat: bool) -> None:  # type: ignore[no-untyped-def]

@@ -151,7 +151,7 @@ def test_silicon_scatter_is_a_valid_figure_with_links_and_r():
     fig = nww_charts.silicon_vs_human(pts, human_axis="human <b>rate</b>")
     go.Figure(fig.to_plotly_json())  # validates every property; raises on a wrong name or value
     (dots,) = fig.data
-    assert dots.type == "scattergl"
+    assert dots.type == "scatter"
     assert list(dots.customdata) == ["/s/1", "/s/2", "/s/3"]
     assert "&lt;b&gt;" in dots.hovertemplate
     assert fig.layout.title.text.startswith("r = ")

@@ -172,6 +172,14 @@ def test_run_eval_json_carries_the_population_analyses(scored: Run, capsys: pyte
     assert set(pop["variant_two"]) >= {"consensus", "awareness", "commonsensicality", "default"}
     assert set(pop["feature_differences"]["behavior"]) == {"model", "human"}
     assert out["consensus"] is not None
+    # the regressions (issue 28 item 4): D.1's errors and B.2's bins, recomputed here from the same answers
+    assert pop["bonferroni_factor"] == 35
+    cal = pop["calibration"]["q1"]
+    assert len(cal["bins"]) == 10
+    assert sum(b["n"] for b in cal["bins"]) == N
+    assert pop["errors"]["n"] > 0
+    assert 0 <= pop["errors"]["mae"] <= pop["errors"]["rmse"] <= 1
+    assert pop["cv_r2"] is None  # fewer than 100 statements with both: no 50-fold fit
 
 
 def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -77,6 +78,7 @@ def test_com2_job_from_the_form_equals_the_cli_build(
             "max_degree": 7,
             "relations": ["xNeed", "xIntent", "xWant", "xEffect"],
             "near_duplicate": "0.9",  # the form's initial value, as a browser posts it
+            "near_synonym": "0.5",  # so does the near-synonym guard's
             "include_implausible": "on",  # issue 11: the flag travels through the job to the set
             "rules": "paper",  # issue 27: so do the composition rules
         },
@@ -193,8 +195,10 @@ def test_name_taken_while_queued_fails_with_a_message_and_stores_nothing(demo_gr
 
 
 def test_unexpected_error_is_stored_then_a_requeued_job_builds(
-    demo_graph: Graph, monkeypatch: pytest.MonkeyPatch, queued: list[int]
+    demo_graph: Graph, monkeypatch: pytest.MonkeyPatch, queued: list[int], settings: Any
 ) -> None:
+    settings.DEBUG = True  # development: the traceback is kept for the page (production: the log only)
+
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("sampler exploded")
 
@@ -210,6 +214,7 @@ def test_unexpected_error_is_stored_then_a_requeued_job_builds(
     assert "Traceback" in job.error_detail
     assert "boom" in job.error_detail
     assert not QuestionSet.objects.filter(name="unlucky").exists()
+    settings.DEBUG = False
 
     build_job_retry(job)
     job.refresh_from_db()
@@ -220,6 +225,27 @@ def test_unexpected_error_is_stored_then_a_requeued_job_builds(
     assert job.state == "done"
     assert job.attempts == 2
     assert job.question_set.question_count == 3
+
+
+def test_in_production_the_traceback_goes_to_the_log_only(
+    demo_graph: Graph, monkeypatch: pytest.MonkeyPatch, queued: list[int], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 31 item 11: researchers see the one-line error; the traceback (server paths) is logged."""
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("sampler exploded")
+
+    job = build_job_create(
+        kind="com2", graph=demo_graph, name="unlucky2", seed=4, params={"kind": "2i", "count": 3, "max_degree": 10}
+    )
+    with monkeypatch.context() as m, caplog.at_level("ERROR", logger="knowledge.services.build_execution"):
+        m.setattr("knowledge.builders.build_com2", boom)
+        build_job_run_task(job.pk)
+    job.refresh_from_db()
+    assert job.state == "failed"
+    assert "sampler exploded" in job.error
+    assert job.error_detail == ""
+    assert any(r.exc_info and "sampler exploded" in str(r.exc_info[1]) for r in caplog.records)
 
 
 def test_deleted_abstract_file_fails_with_its_name(demo_graph: Graph) -> None:

@@ -67,6 +67,7 @@ def test_a_job_from_the_form_writes_the_command_line_of_the_same_build(
         "max_degree": 7,
         "relations": ["xNeed", "xWant"],
         "near_duplicate": "0.8",
+        "near_synonym": "0.6",
         "include_implausible": "on",
         "keep_placeholders": "on",
         "rules": "paper",

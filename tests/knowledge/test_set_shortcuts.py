@@ -54,9 +54,14 @@ def test_a_built_set_stores_the_audit_and_set_quality_prints_it(demo_graph: Grap
     assert json.loads(out.getvalue())["shortcuts"]["answer_type"] == audit["answer_type"]
     assert "judge_vetoed" in qset.quality["build"]
     page = researcher.get(reverse("knowledge:question_set", args=[qset.name])).content.decode()
-    assert "answer-type baseline:" in page
-    assert "gold-position baseline:" in page
-    assert "option-only baseline: not computed yet" in page
+    assert "Shortcut audit" in page
+    assert "answer type (option form vs the relation asked)" in page
+    assert "gold position (held-out majority letter)" in page
+    assert "not computed yet" in page
+    lines = StringIO()
+    call_command("set_quality", qset.name, stdout=lines)
+    assert "answer-type baseline:" in lines.getvalue()
+    assert "option-only baseline: not computed yet" in lines.getvalue()
 
 
 def test_coco_and_imported_sets_are_audited_too(demo_graph: Graph) -> None:
@@ -114,7 +119,7 @@ def test_option_only_figures_are_reproducible_and_shown_on_the_page(
     assert again is not None
     assert {k: again[k] for k in ("raw", "norm", "fitted")} == {k: first[k] for k in ("raw", "norm", "fitted")}
     page = researcher.get(reverse("knowledge:question_set", args=[qset.name])).content.decode()
-    assert "option-only fitted (tiny)" in page
+    assert "option only, tiny: fitted, held out" in page
 
 
 def test_a_model_that_cannot_load_is_said_on_the_page_and_by_the_command(demo_graph: Graph, researcher: Client) -> None:
@@ -123,7 +128,7 @@ def test_a_model_that_cannot_load_is_said_on_the_page_and_by_the_command(demo_gr
     assert got is not None
     assert "not a model this installation can run" in got["error"]
     page = researcher.get(reverse("knowledge:question_set", args=[qset.name])).content.decode()
-    assert "option-only baseline (no-such-model): not computed" in page
+    assert "no-such-model: Refused" in page
     with pytest.raises(CommandError, match="could not be computed with no-such-model"):
         call_command("set_quality", qset.name, option_only=True, model="no-such-model", stdout=StringIO())
 

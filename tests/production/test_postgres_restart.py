@@ -40,9 +40,8 @@ import requests
 from django.db import connection
 from django.db.models import Count
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
-from accounts.services import role_groups_sync, user_create_with_role
+from accounts.services import api_token_renew, role_groups_sync, user_create_with_role
 from annotation.models import Item, Membership, Response
 from annotation.services.campaigns import campaign_create, campaign_status_set
 
@@ -128,7 +127,7 @@ class Annotator(threading.Thread):
         self.deadline = time.monotonic() + DEADLINE_S
         self.s = requests.Session()
         if api:
-            self.s.headers["Authorization"] = f"Token {Token.objects.create(user=user).key}"
+            self.s.headers["Authorization"] = f"Token {api_token_renew(user)}"
         else:
             c = Client()
             assert c.login(username=user.username, password=PASSWORD)

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
-from accounts.services import role_groups_sync, user_create_with_role
+from accounts.services import api_token_renew, role_groups_sync, user_create_with_role
 from runs.evaluation import run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
@@ -18,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def _token_client(role: str) -> Client:
     role_groups_sync()
     user = user_create_with_role(f"api-{role}", role, "pw-long-enough-123")
-    return Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return Client(HTTP_AUTHORIZATION=f"Token {api_token_renew(user)}")
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """Issue 14 bug 4 (first half): a failed run's page shows a short error line and folds the
-traceback away in a wrapped, scrolling box, so the page keeps its width (it was 2,233 px wide)."""
+traceback away in a wrapped, scrolling box, so the page keeps its width (it was 2,233 px wide).
+Issue 31 item 11: in production (DEBUG off) the traceback, with its server paths, is not stored
+for the page at all: only the one line, and the traceback goes to the log."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import os
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from runs.evaluation import run_execute
 from runs.models import Run
@@ -25,7 +28,8 @@ def broken_model(base) -> str:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def failed_run(csqa_set, tmp_path_factory):  # type: ignore[no-untyped-def]
+def failed_run(csqa_set, tmp_path_factory, settings):  # type: ignore[no-untyped-def]
+    settings.DEBUG = True  # development: the traceback is kept for the page
     model = broken_model(tmp_path_factory.getbasetemp())
     run = run_create(question_set=csqa_set, backend="hf", model=model, scoring="loglik", enqueue=False)
     assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
@@ -46,9 +50,32 @@ def test_failed_run_shows_a_short_error_and_folds_the_traceback(researcher: Clie
     assert '<pre class="wrap">' in details
 
 
+def test_in_production_a_failed_run_shows_one_line_and_logs_the_traceback(  # type: ignore[no-untyped-def]
+    researcher: Client, csqa_set, tmp_path_factory, caplog
+) -> None:
+    model = broken_model(tmp_path_factory.getbasetemp())
+    run = run_create(question_set=csqa_set, backend="hf", model=model, scoring="loglik", enqueue=False)
+    with caplog.at_level("ERROR", logger="runs.evaluation"):
+        assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
+    run.refresh_from_db()
+    assert run.error.startswith("ValueError: ")  # the exception's own message, no traceback
+    assert "Traceback" not in run.error
+    assert 'File "/' not in run.error
+    page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert "Traceback" not in page
+    assert "site-packages" not in page
+    assert "File &quot;/" not in page
+    assert escape(run.error_summary) in page
+    assert any(r.exc_info for r in caplog.records)  # the traceback is in the log
+    api = researcher.get(f"/api/runs/{run.pk}/").json()
+    assert "Traceback" not in str(api)
+    assert "site-packages" not in str(api)
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_failed_run_page_keeps_its_width_in_the_browser(live_server, csqa_set, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+def test_failed_run_page_keeps_its_width_in_the_browser(live_server, csqa_set, tmp_path_factory, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.DEBUG = True  # development: the traceback is kept for the page
     from playwright.sync_api import sync_playwright
 
     from accounts.services import role_groups_sync, user_create_with_role

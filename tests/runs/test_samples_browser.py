@@ -32,19 +32,21 @@ def test_filters_search_and_pager_work_in_the_browser(page, live_server):  # typ
     page.goto(live_server.url + reverse("runs:samples", args=[run.pk]))
     assert "<strong>300</strong> predictions" in page.content()
     page.select_option("select[name=correct]", "0")
-    page.wait_for_function(f"document.querySelector('#samples').innerText.includes('{wrong} predictions match')")
+    # Functions, not expressions: Playwright evaluates an expression string with eval, which the
+    # Content-Security-Policy refuses (script-src 'self').
+    page.wait_for_function(f"() => document.querySelector('#samples').innerText.includes('{wrong} predictions match')")
     assert re.search(r"correct=0", page.url)
     assert page.locator("#samples .verdict.ok").count() == 0
 
     page.select_option("select[name=correct]", "")
     page.fill("#sample-q", "magazines")
-    page.wait_for_function("document.querySelector('#samples').innerText.includes('1 prediction matches')")
+    page.wait_for_function("() => document.querySelector('#samples').innerText.includes('1 prediction matches')")
     assert "Where would you find magazines" in page.locator("#samples").inner_text()
 
     page.fill("#sample-q", "")
-    page.wait_for_function("document.querySelector('#samples').innerText.includes('300 predictions')")
+    page.wait_for_function("() => document.querySelector('#samples').innerText.includes('300 predictions')")
     page.click("#samples .pager >> text=next →")
-    page.wait_for_function("document.querySelector('#samples').innerText.includes('showing 26–50')")
+    page.wait_for_function("() => document.querySelector('#samples').innerText.includes('showing 26–50')")
     assert "page=2" in page.url
     # a finished run's metrics box does not poll
     n = len([u for u in requests if "/samples/live/" in u])

@@ -12,9 +12,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
-from accounts.services import role_groups_sync, user_create_with_role
+from accounts.services import api_token_renew, role_groups_sync, user_create_with_role
 from annotation.crowd.services import crowd_study_enable, identity_from_query, participant_join
 from annotation.crowd.views.participant import CLAIM
 from annotation.models import Campaign, Item, Participant
@@ -91,10 +90,10 @@ def world_build() -> World:
         role: user_create_with_role(f"sec-{role}", role, PASSWORD) for role in ("annotator", "researcher", "admin")
     }
     users["annotator2"] = user_create_with_role("sec-annotator2", "annotator", PASSWORD)
-    tokens = {role: Token.objects.create(user=u).key for role, u in users.items()}
+    tokens = {role: api_token_renew(u) for role, u in users.items()}
     # Disposable rows for the admin's delete pages (a POST with a CSRF token really deletes).
     spare_user = get_user_model().objects.create_user("sec-spare", password=PASSWORD)
-    Token.objects.create(user=spare_user)
+    api_token_renew(spare_user)
     spare_group = Group.objects.create(name="sec-spare")
 
     graph = GraphFactory(name="sec-graph")

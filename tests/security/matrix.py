@@ -125,14 +125,14 @@ def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, A
     def kw(w: World) -> dict[str, Any]:
         user = w.spare_user if spare else w.users["annotator"]
         group = w.spare_group if spare else w.users["annotator"].groups.get()
-        obj = {"user": user.pk, "group": group.pk, "tokenproxy": user.pk}[model]  # TokenProxy's pk is its user's
+        obj = {"user": user.pk, "group": group.pk}[model]
         return {"object_id": obj, "id": obj}
 
     return kw
 
 
 def _admin_model(model: str) -> dict[str, Entry]:
-    base = f"admin/{'authtoken' if model == 'tokenproxy' else 'auth'}/{model}/"
+    base = f"admin/auth/{model}/"
     obj = _admin_obj(model)
     out = {
         base: E(get=DJANGO_ADMIN),
@@ -171,6 +171,12 @@ def _admin_readonly_model(app: str, model: str, pk: Callable[[World], int]) -> d
             url=lambda w: f"/{base}{pk(w)}/",
         ),
     }
+
+
+def _api_token_pk(w: World) -> int:
+    from accounts.models import ApiToken
+
+    return int(ApiToken.objects.get(user=w.users["annotator"]).pk)
 
 
 ANNOTATION_ADMIN_MODELS = ("campaign", "item", "membership", "assignment", "response", "adjudication", "finallabel")
@@ -238,8 +244,8 @@ MATRIX: dict[str, Entry] = {
     "accounts/password_change/": E(get=SIGNED_IN_ALL, post=SIGNED_IN_ALL),  # posted empty: the form with errors
     "accounts/password_change/done/": E(get=SIGNED_IN_ALL),
     "accounts/api-token/": E(get=SIGNED_IN, post=SIGNED_IN),  # a post makes a new token
-    "api/schema/": E(get=R(401, 200, 200, 200, 200)),  # the API's description, no data
-    "api/docs/": E(get=R(401, 200, 200, 200, 200)),
+    "api/schema/": E(get=R(401, 200, 200, 200, 403)),  # the API's description: people with a role (issue 31)
+    "api/docs/": E(get=R(401, 200, 200, 200, 403)),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
     "admin/login/": E(get=R(200, 403, 403, 200), post=ALL_200),  # signed in, not staff: "no access" (issue 14)
     "favicon.ico": E(get=R(302, 302, 302, 302)),  # to the static icon
@@ -256,10 +262,10 @@ MATRIX: dict[str, Entry] = {
     **_admin_model("group"),
     **_admin_model("user"),
     "admin/auth/user/<id>/password/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=_admin_obj("user")),
-    **_admin_model("tokenproxy"),
+    **_admin_readonly_model("accounts", "apitoken", lambda w: _api_token_pk(w)),
     **_admin_readonly_model("runs", "run", lambda w: w.run.pk),
     **_admin_readonly_model("knowledge", "buildjob", lambda w: w.build_job.pk),
-    "admin/(?P<app_label>auth|authtoken|knowledge|runs|annotation)/$": E(
+    "admin/(?P<app_label>auth|accounts|knowledge|runs|annotation)/$": E(
         get=DJANGO_ADMIN, kwargs=lambda w: {"app_label": "auth"}
     ),
     **{k: v for m in ANNOTATION_ADMIN_MODELS for k, v in _annotation_admin(m).items()},

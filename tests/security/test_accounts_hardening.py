@@ -11,9 +11,9 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 
-from accounts.services import role_groups_sync, user_create_with_role
+from accounts.models import ApiToken
+from accounts.services import api_token_renew, role_groups_sync, user_create_with_role
 from accounts.throttle import MAX_PASSWORD_CHANGE_FAILURES, MAX_PER_USER
 
 pytestmark = pytest.mark.django_db
@@ -73,17 +73,17 @@ def test_similar_and_numeric_passwords_are_refused() -> None:
 
 def test_password_change_revokes_api_tokens() -> None:
     user = get_user_model().objects.get(username="res2")
-    token = Token.objects.create(user=user)
-    api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    key = api_token_renew(user)
+    api = Client(HTTP_AUTHORIZATION=f"Token {key}")
     assert api.get("/api/annotation/campaigns/").status_code == 200
     c = Client()
     assert _login(c, "res2", PW) == 302
     new = "a-new-long-pass-987"
     r = c.post(reverse("password_change"), {"old_password": PW, "new_password1": new, "new_password2": new})
     assert r.status_code == 302
-    assert not Token.objects.filter(user=user).exists()
+    assert not ApiToken.objects.filter(user=user).exists()
     assert api.get("/api/annotation/campaigns/").status_code == 401
     # Other saves (a log-in updating last_login) keep a new token.
-    token2 = Token.objects.create(user=user)
+    key2 = api_token_renew(user)
     assert _login(Client(), "res2", new) == 302
-    assert Token.objects.filter(key=token2.key).exists()
+    assert Client(HTTP_AUTHORIZATION=f"Token {key2}").get("/api/annotation/campaigns/").status_code == 200

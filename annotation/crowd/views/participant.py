@@ -21,6 +21,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from accounts.roles import user_role
 from annotation.crowd import selectors as crowd_selectors
 from annotation.crowd import services as svc
 from annotation.crowd.selectors import crowd_progress
@@ -44,9 +45,12 @@ STAGE_VIEW: dict[str, str] = {
 }
 # The URL names the item box (annotation/_item.html, crowd/_item.html) posts to and polls.
 ITEM_VIEWS = {"submit": "crowd:submit", "skip": "crowd:skip", "poll": "crowd:work", "work": "crowd:work"}
+# One page for every refusal (in use elsewhere, ended, no or another session reference): it does
+# not tell whether an id is active.
 BUSY = (
-    "This study is already open for your participant id in another browser window or on another device. "
-    "Carry on there, or close it: this link works again {minutes} minutes after that window's last answer."
+    "This study cannot be opened in this browser for your participant id: it is open in another browser "
+    "window or on another device, or it has ended for this id. Carry on where it is open; if that window "
+    "is gone, open the study again from your platform's page {minutes} minutes after its last answer."
 )
 
 
@@ -61,7 +65,8 @@ def _busy(request: HttpRequest) -> HttpResponse:
 
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     """The study link. A GET that may create the participant: crowd platforms send people here
-    with a plain link, so there is no form to post."""
+    with a plain link, so there is no form to post. A signed-in lab member (someone with a role) is
+    asked first and goes on with a POST of the same link."""
     campaign = get_object_or_404(Campaign.objects.select_related("crowd"), name=slug, crowd__isnull=False)
     if not campaign.is_open:
         return _message(request, "Study not open", "This study is not taking participants at the moment.", 410)
@@ -71,6 +76,12 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         return _message(request, "Incomplete study link", " ".join(exc.messages), 400)
     if ident.preview:
         return render(request, "annotation/crowd/preview.html", {"campaign": campaign})
+    role = user_role(request.user)
+    if role is not None and request.method != "POST":
+        # Someone with a role (a lab member) would be signed out and in as the participant the link
+        # names: ask first, with a button that posts (and so needs this page's CSRF token).
+        ctx = {"campaign": campaign, "who": request.user.get_username(), "role": role, "ident": ident}
+        return render(request, "annotation/crowd/switch.html", ctx)
     held = request.session.get(CLAIM, "") if request.user.is_authenticated else ""
     joined = svc.participant_join(campaign, ident, held)
     if joined.outcome == "busy":

@@ -6,7 +6,7 @@ unblock and reset-qualification, the study-link settings, and the participant CS
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -20,6 +20,7 @@ from annotation.crowd.forms import CrowdStudyForm
 from annotation.crowd.selectors import campaign_memberships, crowd_overview, crowd_study, person_rows
 from annotation.models import Campaign, CrowdStudy
 from annotation.selectors.agreement import campaign_nww
+from annotation.selectors.export_access import REFUSAL, campaign_export_allowed
 from cocoweb.http import Request
 
 
@@ -49,6 +50,8 @@ def participants_page(request: HttpRequest, slug: str) -> HttpResponse:
         "form": form,
         "link": link,
         "participants": person_rows(campaign),
+        # Platform ids and completion codes only for who may export the campaign (issue 31 item 8).
+        "personal": campaign_export_allowed(campaign, request.user),
         "accounts": person_rows(campaign, named=True),
         "figures": figures,
     }
@@ -104,7 +107,10 @@ def person_action(request: HttpRequest, slug: str, user_id: int, action: str) ->
 
 @role_required(RESEARCHER)
 def participants_download(request: HttpRequest, slug: str) -> HttpResponse:
+    """Platform ids, completion codes, demographics: the campaign's export rule (creator, admins)."""
     campaign = _campaign(slug)
+    if not campaign_export_allowed(campaign, request.user):
+        raise PermissionDenied(REFUSAL)
     resp = HttpResponse(participants_csv(campaign), content_type="text/csv")
     resp["Content-Disposition"] = f'attachment; filename="{campaign.name}-participants.csv"'
     return resp

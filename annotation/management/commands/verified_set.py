@@ -13,7 +13,10 @@ from annotation.services.verified import preview_text, verified_set_create, veri
 
 
 class Command(BaseCommand):
-    help = "Make a verified question set from a finished MCQA validation campaign."
+    help = (
+        "Make a verified question set from a finished MCQA validation campaign, or from a RICA pair "
+        "campaign by RICA's two rounds (gold flipped where the raters overturn it)."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("campaign", help="the campaign's name")
@@ -31,6 +34,19 @@ class Command(BaseCommand):
             campaign = Campaign.objects.get(name=o["campaign"])
         except Campaign.DoesNotExist:
             raise CommandError(f"no campaign named {o['campaign']!r}") from None
+        if campaign.kind == Campaign.Kind.RICA:  # RICA's two rounds (annotation/services/rica_verified.py)
+            from annotation.services.rica_verified import rica_verified_set_create
+
+            try:
+                r = rica_verified_set_create(campaign, name=o["name"])
+            except ValidationError as exc:
+                raise CommandError("; ".join(exc.messages)) from None
+            c = r.counts
+            self.stdout.write(
+                f"{r.question_set.name}: {c['kept']} of {c['items']} pairs settled ({c['round_1']} in round 1, "
+                f"{c['round_2']} in round 2), {c['flipped']} flipped; kappa {c['kappa_round_1']} / {c['kappa_round_2']}"
+            )
+            return
         preview = verified_set_preview(campaign, include_unsettled=o["include_unsettled"])
         self.stdout.write(preview_text(campaign, preview))
         if o["dry_run"]:

@@ -61,6 +61,13 @@ class Command(ImportCommand):
             "read blind as nonsense), paper (every query pattern the papers print), any (no rule)",
         )
         parser.add_argument(
+            "--near-synonym",
+            type=float,
+            default=0.5,
+            help="reject distractors whose predicate has MiniLM cosine >= this to an answer's, or shares its WordNet "
+            "adjective cluster ('devious' / 'mischievous'; default 0.5; 0: off)",
+        )
+        parser.add_argument(
             "--adversarial-negatives",
             choices=list(ADVERSARIAL_MODES),
             default="branch",
@@ -113,6 +120,7 @@ class Command(ImportCommand):
             merge_nodes=o["merge_nodes"],
             random_negatives=o["random_negatives"],
             adversarial_negatives=o["adversarial_negatives"],
+            near_synonym=o["near_synonym"] or None,
             same_type_veto=o["same_type_veto"],
             plausibility=check_from_options(o["graph"], o),
             fluent=fluent_from_options(o),

