@@ -51,6 +51,19 @@ def source_choices() -> list[tuple[str, str]]:
     return choices
 
 
+GOLD_DIR = settings.BASE_DIR / "fixtures" / "qualification"  # the shipped gold files
+
+
+def qualification_choices() -> list[tuple[str, str]]:
+    choices = [("", "none (or the upload below)")]
+    choices += [
+        (f"qs:{q.name}", f"Verified set · {q.name} ({q.question_count})")
+        for q in QuestionSet.objects.filter(verified_from__isnull=False).order_by("name")
+    ]
+    choices += [(f"file:{p.name}", f"Gold file · {p.name}") for p in sorted(GOLD_DIR.glob("*.jsonl"))]
+    return choices
+
+
 class CampaignForm(forms.Form):
     name = forms.SlugField(max_length=100, help_text="short id used in links")
     title = forms.CharField(max_length=200)
@@ -113,8 +126,31 @@ class CampaignForm(forms.Form):
     ask_common_sense = forms.BooleanField(
         required=False, label='Survey: also ask (c) "Is this statement common sense?"'
     )
-    qualification_positions = forms.CharField(required=False, help_text="source positions, e.g. 0-5 (COM2: six items)")
-    qualification_pass_mark = forms.FloatField(min_value=0, max_value=1, initial=0.85)
+    qualification_source = forms.ChoiceField(
+        choices=(),
+        required=False,
+        label="Qualification items from",
+        help_text="MCQA: a verified set or a gold file (every plausible option marked); or upload a gold file below",
+    )
+    qualification_file = forms.FileField(
+        required=False,
+        label="…or upload a gold file",
+        help_text="JSONL, one item a line: question, context, options, gold (plausible option indices; [] = none)",
+    )
+    qualification_positions = forms.CharField(
+        required=False,
+        help_text="positions in the qualification source, e.g. 0-9 (empty = all of it); surveys and RICA: "
+        "positions of the campaign's own source",
+    )
+    qualification_size = forms.IntegerField(
+        min_value=1,
+        max_value=1000,
+        required=False,
+        help_text="items each person answers, drawn for them from those (COM2: 6); empty = all",
+    )
+    qualification_pass_mark = forms.FloatField(
+        min_value=0, max_value=1, initial=0.85, help_text="share of the test's items answered exactly right"
+    )
     attention_positions = forms.CharField(required=False, help_text="source positions used as attention checks")
     attention_every = forms.IntegerField(
         min_value=0, max_value=1000, initial=0, help_text="one check after every N items"
@@ -130,6 +166,7 @@ class CampaignForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["source"].choices = source_choices()  # type: ignore[attr-defined]
+        self.fields["qualification_source"].choices = qualification_choices()  # type: ignore[attr-defined]
 
     def clean(self) -> dict[str, Any]:
         d = super().clean() or {}
@@ -152,6 +189,23 @@ class CampaignForm(forms.Form):
 
     def clean_attention_positions(self) -> list[int]:
         return _positions(self.cleaned_data.get("attention_positions", ""))
+
+    def clean_qualification_file(self) -> Any:
+        f = self.cleaned_data.get("qualification_file")
+        if f is not None and f.size > settings.COCOWEB_MAX_RATINGS_BYTES:
+            raise ValidationError(f"the file is {f.size:,} bytes; the limit is {settings.COCOWEB_MAX_RATINGS_BYTES:,}")
+        return f
+
+    def _qualification_source(self) -> dict[str, Any]:
+        d = self.cleaned_data
+        choice = str(d.get("qualification_source") or "")
+        if d.get("qualification_file") is not None:
+            return {"qualification_file": d["qualification_file"]}
+        if choice.startswith("qs:"):
+            return {"qualification_set": QuestionSet.objects.get(name=choice[3:])}
+        if choice.startswith("file:"):
+            return {"qualification_file": GOLD_DIR / choice[5:]}
+        return {}
 
     def service_kwargs(self) -> dict[str, Any]:
         d = self.cleaned_data
@@ -187,6 +241,8 @@ class CampaignForm(forms.Form):
             "kind": d["kind"],
             **src,
             "qualification_positions": d["qualification_positions"],
+            "qualification_size": d.get("qualification_size"),
+            **self._qualification_source(),
             "attention_positions": d["attention_positions"],
             **{k: d[k] for k in keys},
         }

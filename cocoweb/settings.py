@@ -128,6 +128,12 @@ LOGIN_THROTTLE_PER_USER = env.int("COCOWEB_LOGIN_THROTTLE_PER_USER", default=5)
 LOGIN_THROTTLE_PER_ADDRESS = env.int("COCOWEB_LOGIN_THROTTLE_PER_ADDRESS", default=30)
 PASSWORD_CHANGE_THROTTLE_PER_USER = env.int("COCOWEB_PASSWORD_CHANGE_THROTTLE_PER_USER", default=5)
 
+# Crowd study links: new participants per client address and per study within the window before the
+# link answers 429 (annotation/crowd/join_limits.py). A class behind one NAT address may need more.
+COCOWEB_JOIN_THROTTLE_WINDOW = env.int("COCOWEB_JOIN_THROTTLE_WINDOW", default=60 * 60)
+COCOWEB_JOIN_PER_ADDRESS = env.int("COCOWEB_JOIN_PER_ADDRESS", default=20)
+COCOWEB_JOIN_PER_STUDY = env.int("COCOWEB_JOIN_PER_STUDY", default=1000)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -18,6 +18,7 @@ Answers are plain dicts, one shape per item kind:
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -91,28 +92,89 @@ def gold_hits(kind: str, answer: Mapping[str, Any], gold: Mapping[str, Any], *, 
 
 
 def gold_passed(kind: str, answer: Mapping[str, Any], gold: Mapping[str, Any], *, n_options: int = 0) -> bool:
+    """The answer equals the gold. MCQA: the ticked set is the gold set (an empty gold is "none of the
+    answers is correct", which "the context doesn't make sense" is not); other kinds: their choice."""
+    if kind == "mcqa":
+        return sorted(set(answer.get("plausible", []))) == sorted(set(gold.get("plausible", []))) and bool(
+            answer.get("bad_context")
+        ) == bool(gold.get("bad_context", False))
     hits, total = gold_hits(kind, answer, gold, n_options=n_options)
     return hits == total
 
 
 @dataclass(frozen=True, slots=True)
 class Qualification:
-    score: float  # matches / comparisons over all qualification items
+    score: float  # items answered exactly right / items
     passed: bool
-    hits: int
-    total: int
+    hits: int  # items answered exactly right
+    total: int  # items
+
+
+def items_needed(pass_mark: float, n_items: int) -> int:
+    """How many of ``n_items`` must be right to reach ``pass_mark`` (the figure the test states; 0:
+    a practice test nobody fails)."""
+    return max(0, math.ceil(pass_mark * n_items - 1e-9))
 
 
 def qualification_grade(
     kind: str, pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any], int]], pass_mark: float
 ) -> Qualification:
-    """Grade ``(answer, gold, n_options)`` triples; COM2: six items, pass at 85 % agreement."""
-    hits = total = 0
-    for answer, gold, n_options in pairs:
-        h, t = gold_hits(kind, answer, gold, n_options=n_options)
-        hits, total = hits + h, total + t
-    score = hits / total if total else 0.0
-    return Qualification(score, total > 0 and score >= pass_mark - 1e-12, hits, total)
+    """Grade ``(answer, gold, n_options)`` triples per item: an item counts only when the answer equals
+    its gold (:func:`gold_passed`; for MCQA the ticked set is the gold set). COM2 asks six items and
+    85 %; per option, ticking "none" everywhere scored 80 % on its gold and two right answers with four
+    "none" passed (issue 26)."""
+    right = sum(gold_passed(kind, a, g, n_options=n) for a, g, n in pairs)
+    total = len(pairs)
+    score = right / total if total else 0.0
+    return Qualification(score, total > 0 and right >= items_needed(pass_mark, total), right, total)
+
+
+def constant_answers(kind: str, n_options: int) -> list[tuple[str, dict[str, Any]]]:
+    """The answers of a respondent who does not read: the same one on every item."""
+    if kind == "mcqa":
+        out = [
+            ("'No answers are correct' everywhere", {"plausible": [], "none_correct": True, "bad_context": False}),
+            (
+                "'The context doesn't make sense' everywhere",
+                {"plausible": [], "none_correct": False, "bad_context": True},
+            ),
+            (
+                "every option ticked everywhere",
+                {"plausible": list(range(n_options)), "none_correct": False, "bad_context": False},
+            ),
+        ]
+        return out + [
+            (f"option {k + 1} everywhere", {"plausible": [k], "none_correct": False, "bad_context": False})
+            for k in range(n_options)
+        ]
+    if kind == "survey":
+        return [(f"{w} everywhere", {"agree": v, "predict": v}) for w, v in (("agree", 1), ("disagree", 0))]
+    if kind == "rica":
+        return [(f"statement {v + 1} everywhere", {"valid": 1 - v}) for v in (0, 1)]
+    if kind == "generation":
+        return [(f"{JUDGEMENT_NAMES[j]} everywhere", {"judgement": j}) for j in JUDGEMENTS]
+    raise ValueError(f"unknown item kind {kind!r}")
+
+
+def qualification_loopholes(
+    kind: str, golds: Sequence[tuple[Mapping[str, Any], int]], pass_mark: float, size: int
+) -> list[tuple[str, int]]:
+    """The constant answers that pass a test of ``size`` items drawn from the pool ``golds`` (``(gold,
+    n_options)`` per item) on some draw: ``(the answer, items of the pool it gets right)``. A test
+    that screens has none."""
+    need = items_needed(pass_mark, size)
+    if need == 0:  # a practice test: nobody is screened out, by the researcher's choice
+        return []
+    most = max((n for _g, n in golds), default=0)
+    out = []
+    for name, _ in constant_answers(kind, most):
+        right = 0
+        for gold, n in golds:
+            answer = dict(constant_answers(kind, n)).get(name)
+            right += answer is not None and gold_passed(kind, answer, gold, n_options=n)
+        if min(right, size) >= need:
+            out.append((name, right))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

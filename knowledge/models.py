@@ -64,6 +64,29 @@ class Node(models.Model):
         return self.text
 
 
+class NodeText(models.Model):
+    """A node of the graph as the query graph knows it (a head cleaned, a tail given its subject:
+    COM2 Table 5), as questions show it and as the text rules judge it
+    (:mod:`commonsense.questions.node_text`): computed once, on the first build under the current
+    rules or by ``manage.py text_rules --recompute``, and read by builds and the explorer."""
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="node_texts", db_index=False)
+    text = models.TextField()  # the node text of the query graph; (graph, text) is unique
+    display = models.TextField()  # as a question shows it (present tense, "people")
+    rule = models.CharField(max_length=64, blank=True)  # the rule that rejects it, "" when it reads as English
+    reason = models.TextField(blank=True)  # the rule's words
+    rules_version = models.CharField(max_length=32)  # the rules' version that computed it
+    # the graph node it is the text of, or came from (a tail normalised): the explorer links to it
+    node = models.ForeignKey(Node, null=True, blank=True, on_delete=models.CASCADE, related_name="shown_as")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["graph", "text"], name="nodetext_unique_text")]
+        indexes = [models.Index(fields=["graph", "rule"], name="nodetext_rule")]
+
+    def __str__(self) -> str:
+        return self.display
+
+
 class ImportSource(models.Model):
     """One imported file: the provenance every triple points to. A file is identified by its
     content hash, so re-importing the same file adds nothing."""

@@ -6,12 +6,15 @@ from collections.abc import Sequence
 from typing import Any, TypedDict
 
 from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import Length
 
 from cocoweb.leases import stale_cutoff, stale_q
+from commonsense.kg.normalize import clean, normalize_tail
+from commonsense.kg.relations import canonical_name
 from knowledge.db.graph_stats import stats_current
 from knowledge.db.node_search import FTS_TABLE  # noqa: F401  (explorer's node search reads this index)
 
-from .models import RICA_KINDS, BuildJob, Graph, QuestionSet, StatementSet, Triple, TriplePlausibility
+from .models import RICA_KINDS, BuildJob, Graph, Node, NodeText, QuestionSet, StatementSet, Triple, TriplePlausibility
 
 
 def graph_list() -> QuerySet[Graph]:
@@ -92,3 +95,35 @@ def attach_model_scores(triples: Sequence[Any]) -> None:
     scores = triple_model_scores([t.pk for t in triples])
     for t in triples:
         t.model_scores = scores.get(t.pk, [])
+
+
+def node_display_texts(node: Node) -> list[NodeText]:
+    """How questions show ``node``: the stored node texts (:mod:`knowledge.services.node_texts`) of its own
+    text as a head and, where it is a tail, of the text its relations give it (COM2 Table 5: "to go"
+    under xWant is "PersonX go"), each with the text rules' verdict. Empty until the graph's node
+    texts are computed (its first build, or ``manage.py text_rules``)."""
+    rels = node.in_triples.values_list("relation__name", flat=True).distinct()
+    texts = {clean(node.text)} | {normalize_tail(canonical_name(r), node.text) for r in rels}
+    return list(NodeText.objects.filter(graph_id=node.graph_id, text__in=texts).order_by("text"))
+
+
+class DisplayHit(TypedDict):
+    id: int  # the graph node
+    text: str  # its text in the graph
+    shown: str  # as questions show it
+
+
+def node_display_search(graph: Graph, terms: list[str], *, limit: int = 50) -> list[DisplayHit]:
+    """Graph nodes whose display text (as questions show it) holds every term, shortest first; a
+    trigram index serves it on PostgreSQL."""
+    if not terms:
+        return []
+    cond = Q()
+    for t in terms:
+        cond &= Q(display__icontains=t)
+    rows = (
+        NodeText.objects.filter(cond, graph=graph, node__isnull=False)
+        .order_by(Length("display"), "id")
+        .values_list("node_id", "node__text", "display")[:limit]
+    )
+    return [{"id": i, "text": t, "shown": d} for i, t, d in rows]

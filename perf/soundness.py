@@ -16,7 +16,7 @@ wrong relation, degenerate). ``score`` joins verdicts and key and prints the sha
 kind, the causes, and how often a reader's pick was the gold; ``--json`` writes the same to
 ``DIR/summary.json``.
 
-    .venv/bin/python perf/soundness.py build DIR [--seed 11] [--readers 4] [--count 40]
+    .venv/bin/python perf/soundness.py build DIR [--seed 11] [--readers 4] [--count 40] [--rules paper]
     .venv/bin/python perf/soundness.py mix DIR_A DIR_B --out DIR [--seed 0] [--readers 4]
     .venv/bin/python perf/soundness.py score DIR [--json]
 
@@ -100,7 +100,7 @@ def _commit() -> str:
         return "unknown"
 
 
-def build(out: Path, seed: int, readers: int, count: int) -> None:
+def build(out: Path, seed: int, readers: int, count: int, rules: str = "curated") -> None:
     from commonsense.questions.com2 import BuildParams, BuildReport, build_com2
 
     graphs = _indexes()
@@ -108,7 +108,7 @@ def build(out: Path, seed: int, readers: int, count: int) -> None:
     reports: dict[str, Any] = {}
     for graph, kinds in SETS:
         for kind in kinds:
-            params = BuildParams(kind=kind, count=count, seed=seed)
+            params = BuildParams(kind=kind, count=count, seed=seed, rules=rules)
             report = BuildReport()
             qs = build_com2(graphs[graph], params, report=report)
             reports[f"{graph} {kind}"] = report.as_dict()
@@ -251,6 +251,7 @@ def main() -> None:
     b.add_argument("--seed", type=int, default=11)
     b.add_argument("--readers", type=int, default=4)
     b.add_argument("--count", type=int, default=40)
+    b.add_argument("--rules", default="curated", help="composition rules: curated (default), paper, any")
     m = sub.add_parser("mix")
     m.add_argument("builds", type=Path, nargs="+", help="build folders (each with key.json and build.json)")
     m.add_argument("--out", type=Path, required=True)
@@ -263,7 +264,7 @@ def main() -> None:
     if a.cmd == "build":
         if not SHARED.is_dir():
             raise SystemExit(f"{SHARED} is absent: the soundness sets are built from ../shared/data")
-        build(a.dir, a.seed, a.readers, a.count)
+        build(a.dir, a.seed, a.readers, a.count, a.rules)
     elif a.cmd == "mix":
         mix(a.builds, a.out, a.seed, a.readers)
     else:

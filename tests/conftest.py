@@ -22,20 +22,25 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+GOLD_FILE = FIXTURES / "qualification" / "com2_demo_gold.jsonl"  # the demo qualification's gold items
 SHARED_DATA = Path(os.environ.get("COCOWEB_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
 @pytest.fixture(autouse=True)
 def _operator_folders(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The operator's models and run-files folders (runs/catalog.py) include this session's
-    temporary folder, where the tests build tiny models and write paths files. (Not for the
-    Django-free core tests, which run without pytest-django.)"""
+    temporary folder, where the tests build tiny models and write paths files; the crowd join
+    limits are out of the way. (Not for the Django-free core tests, which run without
+    pytest-django.)"""
     if not request.config.pluginmanager.hasplugin("django"):
         return
     settings = request.getfixturevalue("settings")
     base = tmp_path_factory.getbasetemp()
     settings.COCOWEB_MODELS_DIRS = [*settings.COCOWEB_MODELS_DIRS, base]
     settings.COCOWEB_RUN_FILES_DIRS = [*settings.COCOWEB_RUN_FILES_DIRS, base]
+    # Every test browser joins from 127.0.0.1 and the counts outlive a test: the study links' join
+    # limits are tested on their own (tests/security/test_crowd_keys.py), out of the others' way.
+    settings.COCOWEB_JOIN_PER_ADDRESS = settings.COCOWEB_JOIN_PER_STUDY = 10**9
 
 
 def shared_file(rel: str) -> Path:

@@ -140,6 +140,13 @@ def _new_participant(campaign: Campaign, ident: Identity, claim: str, now: datet
         return None
 
 
+def participant_known(campaign: Campaign, ident: Identity) -> bool:
+    """Whether this participant id has joined the study before."""
+    return Participant.objects.filter(
+        campaign=campaign, platform=ident.platform, external_id=ident.external_id
+    ).exists()
+
+
 ENDED_STAGES = (Participant.Stage.FINISHED, Participant.Stage.RETURNED, Participant.Stage.SCREENED_OUT)
 
 
@@ -172,7 +179,11 @@ def participant_join(campaign: Campaign, ident: Identity, held_claim: str, now: 
         p = _new_participant(campaign, ident, claim, now)
         if p is not None:  # created, and held by this browser from the start
             return Joined(p, "new")
-        p = Participant.objects.get(**key)
+        p = Participant.objects.filter(**key).first()
+        if p is None:  # not a concurrent twin of this id: the platform session belongs to another id
+            raise ValidationError(
+                "this study session already belongs to another participant id: one participant per platform session"
+            )
     if held_claim and p.claim == held_claim:
         return Joined(p, "resumed")
     if not _may_take_over(p, ident):

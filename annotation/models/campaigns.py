@@ -97,7 +97,15 @@ class Campaign(models.Model):
     attention_max_failures = models.PositiveSmallIntegerField(
         default=1, help_text="more failures than this block the person"
     )
-    qualification_pass_mark = models.FloatField(default=0.85)
+    qualification_pass_mark = models.FloatField(
+        default=0.85, help_text="share of the test's items answered exactly right"
+    )
+    qualification_size = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="qualification items each person answers, drawn from the pool (empty = all)"
+    )
+    qualification_source = models.CharField(
+        max_length=300, blank=True, help_text="where the qualification items come from (a verified set, a gold file)"
+    )
     agreement_threshold = models.FloatField(default=0.6, help_text="items below go to adjudication")
     reservation_ttl_seconds = models.PositiveIntegerField(default=600)
     assign_order = models.CharField(

@@ -73,6 +73,12 @@ class Participant(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["campaign", "platform", "external_id"], name="participant_once_per_id"),
+            # one participant per platform session (Prolific STUDY_ID + SESSION_ID, MTurk hitId + assignmentId)
+            models.UniqueConstraint(
+                fields=["campaign", "platform", "study_ref", "session_ref"],
+                condition=~models.Q(session_ref=""),
+                name="participant_once_per_session",
+            ),
         ]
         indexes = [models.Index(fields=["campaign", "stage"], name="participant_stage")]
 

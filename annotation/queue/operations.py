@@ -25,7 +25,8 @@ from annotation.models import Assignment, Campaign, Item, Membership, Response
 from annotation.queue import pg as queue_pg
 from annotation.selectors.work import item_counts, live_reservation, membership_of
 from annotation.services.labels import final_label_compute, final_label_refresh_item
-from commonsense.validation import answer_normalise, gold_passed, qualification_grade
+from annotation.services.qualification import attention_offset, person_order, qualification_item_ids
+from commonsense.validation import answer_normalise, gold_passed, items_needed, qualification_grade
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
     Assignment.State.RESERVED,
@@ -153,19 +154,39 @@ def _reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignmen
 
 
 def _reserve_gold(campaign: Campaign, user: User, role: str, now: datetime) -> Assignment | None:
-    item = _unseen(campaign, user, role).order_by("position").first()
-    return _reserve(campaign, user, item, now) if item is not None else None
+    """The person's next check or qualification item: of their own draw, in their own order (a
+    forged participant learns nothing of where another's items are)."""
+    seen = set(
+        Assignment.objects.filter(campaign=campaign, user=user, item__role=role).values_list("item_id", flat=True)
+    )
+    if role == Item.Role.QUALIFICATION:
+        ids = qualification_item_ids(campaign, user.pk)
+    else:
+        rows = dict(Item.objects.filter(campaign=campaign, role=role).values_list("uid", "pk"))
+        ids = [rows[u] for u in person_order("attention", campaign.pk, user.pk, list(rows))]
+    nxt = next((i for i in ids if i not in seen), None)
+    return _reserve(campaign, user, Item.objects.get(pk=nxt), now) if nxt is not None else None
 
 
 def _attention_due(campaign: Campaign, m: Membership) -> bool:
-    if not campaign.attention_every or m.regular_answered == 0:
+    """One check in each block of ``attention_every`` regular answers, at a place in the block drawn
+    for this person (issue 31: the same place for everyone told a forged participant where it was);
+    as many checks as before the budget's last answer, as far as the pool goes."""
+    every = campaign.attention_every
+    if not every or m.regular_answered == 0:
         return False
-    return m.regular_answered // campaign.attention_every > m.attention_passed + m.attention_failed
+    block = m.attention_passed + m.attention_failed
+    counts = item_counts(campaign)
+    regular = counts.get(Item.Role.REGULAR, 0)
+    budget = min(regular, campaign.max_items_per_annotator or regular)
+    if block >= min(counts.get(Item.Role.ATTENTION, 0), max(0, budget - 1) // every):
+        return False
+    return m.regular_answered >= block * every + attention_offset(campaign.pk, m.user_id, block, every)
 
 
 def _qualification_finish(campaign: Campaign, m: Membership) -> Membership:
-    """Grade the qualification once every qualification item is answered."""
-    items = list(Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION))
+    """Grade the qualification once every item of the person's draw is answered."""
+    items = list(Item.objects.filter(pk__in=qualification_item_ids(campaign, m.user_id)))
     answers = dict(Response.objects.filter(item__in=items, user_id=m.user_id).values_list("item_id", "answer"))
     if len(answers) < len(items):
         return m
@@ -188,13 +209,15 @@ STOP_MESSAGES: dict[str, str] = {
 
 
 def stop_message(campaign: Campaign, m: Membership) -> str:
-    """Why the campaign has ended for this person; a failed qualification says the score and the
-    mark it needed (which answers were wrong stays private: the questions are the test)."""
+    """Why the campaign has ended for this person. A failed qualification is the last attempt here
+    (an annotator account has one; a researcher may reset it), so it says how many items were right
+    and how many were needed (which ones were wrong stays private: the questions are the test)."""
     if m.state == Membership.State.FAILED and m.qualification_score is not None:
+        n = len(qualification_item_ids(campaign, m.user_id))
         return (
-            f"You did not pass the qualification for this campaign: {m.qualification_score:.0%} of your answers on "
-            f"the qualification questions matched the reference answers, and {campaign.qualification_pass_mark:.0%} "
-            "was needed. The campaign has ended for you. Thank you for your time."
+            f"You did not pass the qualification for this campaign: you answered {round(m.qualification_score * n)} "
+            f"of its {n} questions exactly right, and {items_needed(campaign.qualification_pass_mark, n)} were needed. "
+            "The campaign has ended for you. Thank you for your time."
         )
     if m.state == Membership.State.BLOCKED and m.attention_failed <= campaign.attention_max_failures:
         return BLOCKED_BY_RESEARCHER  # not the attention checks: do not blame them
@@ -523,7 +546,10 @@ def response_undo(campaign: Campaign, user: User, now: datetime | None = None) -
     if last is None:
         return None
     role = last.item.role
-    if role == Item.Role.QUALIFICATION:
+    if (
+        role == Item.Role.QUALIFICATION
+        or Membership.objects.filter(campaign=campaign, user=user, state=Membership.State.QUALIFYING).exists()
+    ):
         raise ValidationError("qualification answers cannot be undone")
     if Membership.objects.filter(campaign=campaign, user=user, state__in=list(STOP_MESSAGES)).exists():
         raise ValidationError("this campaign has ended for you")

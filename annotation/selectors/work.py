@@ -26,7 +26,9 @@ class Progress:
 
 
 def qualification_item_count(campaign: Campaign) -> int:
-    return Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
+    """How many qualification items each person answers: the campaign's size, of its pool."""
+    pool = Item.objects.filter(campaign=campaign, role=Item.Role.QUALIFICATION).count()
+    return min(campaign.qualification_size or pool, pool)
 
 
 def work_progress(campaign: Campaign, m: Membership) -> Progress:

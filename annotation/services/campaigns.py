@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from accounts.people import User
 from annotation.models import Adjudication, Campaign, Item
 from annotation.services.labels import final_labels_refresh
+from annotation.services.qualification import qualification_pool, screening_check
 from commonsense.io.questions import MASK
 from commonsense.validation import answer_normalise
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
@@ -137,14 +138,19 @@ def campaign_create(
     per_kind: int | None = None,
     qualification_positions: Iterable[int] = (),
     attention_positions: Iterable[int] = (),
+    qualification_set: QuestionSet | None = None,
+    qualification_file: Any = None,
     user: User | None = None,
     **options: Any,
 ) -> Campaign:
-    """Create a campaign and copy its items. Positions listed as qualification or attention
-    items become gold items (gold from the source: the answer of a question, the original of a
-    RICA pair, the human majority of a statement) and leave the regular pool. A generation
-    campaign takes its items from ``run`` (a finished generate-answer run; ``per_kind``: a seeded
-    sample per query kind) and has no gold."""
+    """Create a campaign and copy its items. An MCQA campaign's qualification items come from a
+    verified set or a gold file (``qualification_set`` / ``qualification_file``, a path or an upload;
+    ``qualification_positions`` then picks among them, all by default); a survey's or a RICA
+    campaign's from its own source, at ``qualification_positions`` (gold: the human majority of a
+    statement, the original of a RICA pair). A test a respondent who does not read would pass is
+    refused (:mod:`.qualification`). Positions listed as attention items become gold items (gold
+    from the source) and leave the regular pool. A generation campaign takes its items from ``run``
+    (a finished generate-answer run; ``per_kind``: a seeded sample per query kind) and has no gold."""
     name = name_check(name)  # its pages link to it by name
     if Campaign.objects.filter(name=name).exists():
         raise ValidationError(f"a campaign named {name!r} exists already")
@@ -175,14 +181,24 @@ def campaign_create(
         created_by=user,
         **options,
     )
+    qual, att = list(dict.fromkeys(qualification_positions)), list(dict.fromkeys(attention_positions))
+    pool = qualification_pool(kind, qualification_set, qualification_file, qual)
+    if pool is not None:
+        campaign.qualification_source, qual = pool.source, []
+    elif qual:
+        campaign.qualification_source = f"{len(qual)} items of the campaign's own source"
     campaign.full_clean()
     campaign.save()
     sources = _sources(kind, campaign.statement_set, campaign.question_set, campaign.seed, campaign.run, per_kind)
     by_pos = {pos: (obj, data) for pos, obj, data in sources}
-    qual, att = list(dict.fromkeys(qualification_positions)), list(dict.fromkeys(attention_positions))
     if set(qual) & set(att):
         raise ValidationError(f"positions {sorted(set(qual) & set(att))} are both qualification and attention items")
     items: list[Item] = []
+    if pool is not None:
+        items += [
+            Item(campaign=campaign, role=Item.Role.QUALIFICATION, position=i, key=k, payload=p, gold=g, question=q)
+            for i, (k, p, g, q) in enumerate(pool.items)
+        ]
     special = set(qual) | set(att)
     for role, positions in ((Item.Role.QUALIFICATION, qual), (Item.Role.ATTENTION, att)):
         for order, pos in enumerate(positions):
@@ -197,6 +213,11 @@ def campaign_create(
             items.append(_item(campaign, Item.Role.REGULAR, pos, obj, key, payload, None))
     if not any(i.role == Item.Role.REGULAR for i in items):
         raise ValidationError("the campaign has no regular item left to annotate")
+    golds = [(i.gold or {}, i.n_options) for i in items if i.role == Item.Role.QUALIFICATION]
+    if golds:
+        screening_check(kind, golds, campaign.qualification_pass_mark, campaign.qualification_size)
+    elif campaign.qualification_size:
+        raise ValidationError("a qualification size without qualification items")
     Item.objects.bulk_create(items, batch_size=2000)
     if connection.vendor == "postgresql":
         transaction.on_commit(_items_analyze)

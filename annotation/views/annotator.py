@@ -15,10 +15,11 @@ from django.views.decorators.http import require_POST
 from accounts.people import Visitor
 from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
 from annotation.forms import answer_draft, web_submission
-from annotation.models import Campaign
+from annotation.models import Campaign, Item, Membership
 from annotation.queue import operations as queue
 from annotation.selectors.campaigns import campaign_for_work, campaign_items, campaign_rows_for, campaigns_closed
-from annotation.selectors.work import submit_target, work_progress
+from annotation.selectors.work import item_counts, submit_target, work_progress
+from annotation.services.qualification import qualification_terms
 from annotation.services.rica import rica_choice
 from annotation.views.item_box import render as item_box_html
 from annotation.views.presentation import option_rows, survey_questions
@@ -123,6 +124,11 @@ def _item_response(
     ctx = _item_context(request, campaign, step, error=error, previous=previous)
     if request.htmx:  # the template's markup, built without the template engine (annotation/views/item_box.py)
         return HttpResponse(item_box_html(request, ctx), status=status)
+    m = step.membership
+    qualifying = m is not None and m.state == Membership.State.QUALIFYING
+    ctx["qualifying"] = qualifying  # no Undo offered inside the test (nor accepted: queue.response_undo)
+    if qualifying:
+        ctx["terms"] = qualification_terms(campaign, item_counts(campaign).get(Item.Role.QUALIFICATION, 0))
     return render(request, "annotation/work.html", ctx, status=status)
 
 

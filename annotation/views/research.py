@@ -58,9 +58,11 @@ def _campaign(slug: str) -> Campaign:
     return get_object_or_404(campaign_with_sets(), name=slug)
 
 
+@accepts_uploads
 @role_required(RESEARCHER)
 def campaign_new(request: Request) -> HttpResponse:
-    form = CampaignForm(request.POST or None, initial=request.GET or None)  # ?source=qs:NAME from a set's page
+    # ?source=qs:NAME from a set's page; a gold file for the qualification may come with the form
+    form = CampaignForm(request.POST or None, request.FILES or None, initial=request.GET or None)
     if request.method == "POST" and form.is_valid():
         try:
             campaign = services.campaign_create(user=request.user, **form.service_kwargs())

@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,9 @@ class IndexOptions:
     min_plausibility: float | None = None  # keep rows with plausibility >= this (CSKB label 1: 0.5)
     drop_none: bool = True  # ATOMIC's "none" tails are not entities
     max_degree: int = 10  # default top-T neighbour cut for sampling (COM2 --max-degree)
+    # COM2 §3.1's node merging: nodes whose embeddings have cosine above this are one (None: off);
+    # the merge itself is passed to build() (commonsense.questions.graph_steps.node_merger)
+    merge: float | None = None
 
     def key(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -66,6 +69,9 @@ class GraphIndex:
         # what the edge filter did to the graph's triples, [relation, stage, reason, count] rows (the
         # build funnel's first stages), kept with the cached index; None when not counted
         self.edge_tally: list[tuple[str, str, str, int]] | None = None
+        # each node's text as questions show it, when the graph's stored node texts were read at the
+        # build (knowledge.node_texts), kept with the cached index; None: computed where needed
+        self.displays: list[str] | None = None
 
     # ------------------------------------------------------------------ size and lookup
     @property
@@ -123,8 +129,17 @@ class GraphIndex:
 
     # ------------------------------------------------------------------ build
     @classmethod
-    def build(cls, records: Iterable[Record], options: IndexOptions | None = None) -> GraphIndex:
+    def build(
+        cls,
+        records: Iterable[Record],
+        options: IndexOptions | None = None,
+        merger: Callable[[list[str]], dict[str, str]] | None = None,
+    ) -> GraphIndex:
+        """The index of ``records``; with ``options.merge`` the node texts go through ``merger``
+        (text -> the text it merges into) and edges that merging made a loop are dropped."""
         opts = options or IndexOptions()
+        if opts.merge is not None and merger is None:
+            raise ValueError("IndexOptions.merge needs a merger (commonsense.questions.graph_steps.node_merger)")
         rel_ids: dict[str, int] = {}
         hs: list[str] = []
         ts: list[str] = []
@@ -159,6 +174,8 @@ class GraphIndex:
             rel.append(rt[0])
             plaus.append(nan if p is None else float(p))
             refs.append(int(rec[4]) if n > 4 and rec[4] is not None else -1)
+        if opts.merge is not None and merger is not None:
+            hs, ts, rel, plaus, refs = cls._merged(hs, ts, rel, plaus, refs, merger)
         # Interning in C (pandas.factorize) is several times faster than a dict loop at 1 M rows.
         import pandas as pd
 
@@ -166,6 +183,25 @@ class GraphIndex:
         codes = codes.astype(np.int64)
         m = len(hs)
         return cls._from_arrays([str(u) for u in uniques], list(rel_ids), codes[:m], rel, codes[m:], plaus, refs, opts)
+
+    @staticmethod
+    def _merged(
+        hs: list[str],
+        ts: list[str],
+        rel: array[int],
+        plaus: array[float],
+        refs: array[int],
+        merger: Callable[[list[str]], dict[str, str]],
+    ) -> tuple[list[str], list[str], array[int], array[float], array[int]]:
+        to = merger(sorted(set(hs) | set(ts)))
+        keep = [i for i, (h, t) in enumerate(zip(hs, ts, strict=True)) if to.get(h, h) != to.get(t, t)]
+        return (
+            [to.get(hs[i], hs[i]) for i in keep],
+            [to.get(ts[i], ts[i]) for i in keep],
+            array("q", (rel[i] for i in keep)),
+            array("d", (plaus[i] for i in keep)),
+            array("q", (refs[i] for i in keep)),
+        )
 
     @staticmethod
     def _tail(r: str, t: str, opts: IndexOptions, rel_ids: dict[str, int]) -> tuple[int, str] | None:
@@ -245,6 +281,8 @@ class GraphIndex:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, suffix=".npz.tmp")
         os.close(fd)
+        if self.displays is not None:
+            arrays["displays"] = np.frombuffer("\n".join(self.displays).encode("utf-8"), dtype=np.uint8)
         with open(tmp, "wb") as fh:
             np.savez(
                 fh,
@@ -261,9 +299,12 @@ class GraphIndex:
             if meta.get("version") != FORMAT_VERSION:
                 raise ValueError(f"{path}: index format {meta.get('version')} != {FORMAT_VERSION}")
             blob = z["names"].tobytes().decode("utf-8")
-            arrays = {k: z[k] for k in z.files if k not in ("names", "meta")}
+            shown = z["displays"].tobytes().decode("utf-8") if "displays" in z.files else None
+            arrays = {k: z[k] for k in z.files if k not in ("names", "meta", "displays")}
         names = blob.split("\n") if blob else []
         index = cls(names, list(meta["rel_names"]), arrays, IndexOptions(**meta["options"]))
+        if shown is not None:
+            index.displays = shown.split("\n") if names else []
         if "edge_tally" in meta:
             index.edge_tally = [(str(r), str(s), str(w), int(n)) for r, s, w, n in meta["edge_tally"]]
         return index
@@ -276,6 +317,7 @@ class GraphIndex:
         records: Iterable[Record] | Any,
         options: IndexOptions | None = None,
         annotate: Any = None,
+        merger: Callable[[list[str]], dict[str, str]] | None = None,
     ) -> GraphIndex:
         """Load the index for ``fingerprint`` (a content hash of the graph chosen by the caller)
         and ``options`` from ``cache_dir``, or build it from ``records`` (an iterable, or a
@@ -289,7 +331,7 @@ class GraphIndex:
                 return cls.load(path)
             except (OSError, ValueError, KeyError):
                 path.unlink(missing_ok=True)  # a corrupt or outdated cache file is rebuilt
-        index = cls.build(records() if callable(records) else records, opts)
+        index = cls.build(records() if callable(records) else records, opts, merger)
         if annotate is not None:
             annotate(index)
         index.save(path)

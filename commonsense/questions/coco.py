@@ -16,9 +16,22 @@ from commonsense.kg.index import GraphIndex, IndexOptions, Record
 from commonsense.kg.relations import COCO_RELATIONS
 
 from ..queries.rules import DEFAULT_RULES, DEFAULT_RULES_MODE, CompositionRules, rules_for
+from ..queries.sampling import QuerySampler
 from . import distractors, verbalize
 from . import funnel as stages
+from .coco_text import (
+    BLANK,
+    answer_key,
+    head_shown,
+    not_an_answer,
+    option_form,
+    option_texts,
+    other_words,
+    tidy,
+    tidy_question,
+)
 from .com2 import BuildReport, Progress, sample_questions
+from .display import Display
 from .diverse import EmbeddingCache, eq9_neighbour_order, vote_k_scored
 from .negatives import NegativeSpec
 from .record import BuiltQuestion, derive_seed
@@ -41,23 +54,29 @@ def one_hop(
     head_text: str | None = None,
     kind: str = "1p",
 ) -> BuiltQuestion | None:
-    """A Table 6 question "[prompt] h?" whose answer is ``answer``; every tail of (h, r) is correct."""
+    """A Table 6 question "[prompt] h?" whose answer is ``answer``; every tail of (h, r) is correct.
+    Options are shown in the form of the relation they are tails of (:mod:`.coco_text`), and no
+    distractor is an answer in other words; a head with an unfilled ``___`` gives no question."""
+    htext = head_text if head_text is not None else head_shown(index, head)
+    if htext is None:
+        return None
     answers = set(index.successors(head, rel).tolist())
-    picked = distractors.pick(index, rng, answers=answers, anchors=[head])
+    name = index.rel_names[rel]
+    shown = option_texts(index)
+    keys = {answer_key(option_form(name, index.names[a])) for a in answers}
+    picked = distractors.pick(index, rng, answers=answers, anchors=[head], reject=other_words(index, keys))
     if picked is None:
         return None
-    name = index.rel_names[rel]
-    htext = head_text if head_text is not None else index.names[head]
-    opts, pos = distractors.place(rng, index.names[answer], [index.names[n] for n, _ in picked])
+    opts, pos = distractors.place(rng, option_form(name, index.names[answer]), [shown(n) for n, _ in picked])
     return BuiltQuestion(
         id=qid,
         kind=kind,
         context="",
-        question=verbalize.one_hop_question(name, htext),
+        question=verbalize.one_hop_question(name, tidy(htext)),
         options=opts,
         answer_index=pos,
-        answers=sorted(index.names[a] for a in answers),
-        anchors=[htext],
+        answers=sorted(option_form(name, index.names[a]) for a in answers),
+        anchors=[tidy(htext)],
         relations=[name],
         chain=[[index.names[head], name, index.names[answer]]],
         group=group,
@@ -108,7 +127,13 @@ def memorization(
             pool = [int(i) for i in order]
             ranks = {int(i): (r, s) for r, (i, s) in enumerate(zip(order, scores, strict=True))}
         else:
-            pool = sorted(rng.sample(range(edges.shape[0]), min(edges.shape[0], per_relation)))
+            first = sorted(rng.sample(range(edges.shape[0]), min(edges.shape[0], per_relation)))
+            # then the others, at random: a triple that gives no question (a blank head the graph
+            # cannot fill, no distractor that is not an answer in other words) gives way to the next
+            taken = set(first)
+            rest = [i for i in range(edges.shape[0]) if i not in taken]
+            rng.shuffle(rest)
+            pool = first + rest
         n = 0
         for i in pool:
             if n >= per_relation:
@@ -252,6 +277,9 @@ def application(
     if report is not None:
         report.requested += per_kind * len(kinds)
         report.graph = stages.graph_stages(index, relations)
+    # no ATOMIC blank in a query (issue 27 item 7: "___" reached CoCo's questions)
+    no_blank = np.fromiter((BLANK not in t for t in index.names), dtype=bool, count=index.n_nodes)
+    sampler = QuerySampler(index, max_degree=max_degree, relations=relations, rules=rules, node_ok=no_blank)
     for kind in kinds:
         qs = sample_questions(
             index,
@@ -265,6 +293,9 @@ def application(
             rules=rules,
             negative_spec=negatives,
             report=report,
+            sampler=sampler,
+            checks=[not_an_answer],
+            display=Display(index),  # the fluent text of every option, as memorization shows it
         )
         kept = 0
         for i, rq in enumerate(qs, 1):
@@ -292,6 +323,7 @@ def application(
             if len(atomics) != len(rq.chain) or not one_right_option(rq):
                 continue
             rq.id, rq.group, rq.role = f"{gid}-r", gid, "reasoning"
+            tidy_question(rq)
             for q in (*atomics, rq):
                 q.metadata["task"] = "application"
             out.extend(atomics)

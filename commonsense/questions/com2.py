@@ -106,7 +106,8 @@ class BuildParams:
     # ("relation"), the graph's shared event tails ("shared") or any tail ("whole-graph", COM2's
     # literal "randomly sampled across the whole CSKG")
     adversarial_negatives: str = "branch"
-    random_negatives: str = "relation"
+    # "" : the rules mode's own (issue 27: "paper" draws COM2's whole-graph randoms, the others "relation")
+    random_negatives: str = ""
     # the former same-type veto (sessions 11-15), off by default: it removed exactly COM2's
     # adversarial negatives and let option shape answer most items (issue 25). With
     # adversarial_negatives="neighbours": only anchor edges whose tails answer another kind of thing
@@ -119,6 +120,8 @@ class BuildParams:
 
     def __post_init__(self) -> None:
         rules_for(self.rules)  # an unknown mode is refused here, naming the modes
+        if not self.random_negatives:
+            self.random_negatives = PAPER_RANDOM_NEGATIVES if self.rules == "paper" else "relation"
         NegativeSpec(self.adversarial_negatives, self.random_negatives)  # so is an unknown source of negatives
 
     @property
@@ -155,6 +158,9 @@ class BuildParams:
     def negatives(self) -> NegativeSpec:
         return NegativeSpec(self.adversarial_negatives, self.random_negatives)
 
+
+# ``--rules paper`` builds as COM2 wrote: its random negatives are "randomly sampled across the whole CSKG"
+PAPER_RANDOM_NEGATIVES = "whole-graph"
 
 # The distractors of main before issue 25 (the same-type veto): BuildParams(**OLD_VETO, ...) builds
 # them again, for A/B measurements and the audit's test that it can fail.

@@ -79,12 +79,15 @@ class Conceptualizer:
             self.model = str((d() if callable(d) else {}).get("model", self.backend.name))
 
     def sample_heads(self, index: GraphIndex, seed: int, relations: Sequence[str] = COCO_RELATIONS) -> list[str]:
-        """Heads with an out-edge of a CoCo relation, ``heads`` of them drawn with ``seed``."""
+        """Heads with an out-edge of a CoCo relation, ``heads`` of them drawn with ``seed``; no head
+        with an ATOMIC ``___`` blank (CoCo shows no blank, issue 27 item 7)."""
         allowed = {index.rel_ids[r] for r in relations if r in index.rel_ids}
         heads = [
             n
             for n in range(index.n_nodes)
-            if (rels := index.out_edges(n)[0]).shape[0] and any(int(r) in allowed for r in rels.tolist())
+            if (rels := index.out_edges(n)[0]).shape[0]
+            and any(int(r) in allowed for r in rels.tolist())
+            and "___" not in index.names[n]
         ]
         rng = random.Random(derive_seed(seed, "conceptualize-heads"))
         picked = heads if len(heads) <= self.heads else rng.sample(heads, self.heads)

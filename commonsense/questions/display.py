@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from commonsense.kg.index import GraphIndex
 
-from . import fluent
+from .fluent import display_form
 
 BLANK = "___"
 FILL_RELATION = "isFilledBy"
@@ -59,6 +59,12 @@ class Display:
         got = self._memo.get(node)
         if got is None:
             text = self.fills.get(node) if BLANK in self.index.names[node] else None
-            text = text or self.index.names[node]
-            got = self._memo[node] = fluent.display(text) if self.fluent_text else text
+            stored = self.index.displays
+            if text is None and self.fluent_text and stored is not None:
+                got = stored[node]  # the graph's stored node text (knowledge.node_texts)
+            else:
+                text = text or self.index.names[node]
+                # what the text rules judged (and the store keeps): the fluent text with "people"
+                got = display_form(text) if self.fluent_text else text
+            self._memo[node] = got
         return got

@@ -272,6 +272,13 @@ def display(text: str) -> str:
     return idioms(perfect_infinitive(_fluent(text)))
 
 
+@lru_cache(maxsize=1 << 20)
+def display_form(text: str) -> str:
+    """A graph text as questions show it and the text rules read it: :func:`display` of the text
+    with "people" for CSKB's PeopleX (present tense, clitics joined, idioms repaired)."""
+    return display(people(text))
+
+
 def perfect_infinitive(text: str) -> str:
     """ASER's "to have" + a verb's lemma is the perfect infinitive: "PersonX needs to have visit
     PersonY" -> "needs to have visited PersonY", "needs to have try meat" -> "tried meat". A word
@@ -332,7 +339,7 @@ def hindered_phrase(text: str) -> str | None:
     unreadable for it. None where no gerund reads right (a modal, a negation, a perfect, no verb):
     the caller keeps the template's own words."""
     toks = text.split()
-    if len(toks) < 2 or not (PERSON_SLOT.match(toks[0]) or PEOPLE_SLOT.match(toks[0])):
+    if len(toks) < 2 or not (PERSON_SLOT.match(toks[0]) or PEOPLE_SLOT.match(toks[0]) or toks[0] == "people"):
         return None  # only a person's own event ("PersonX's car breaks down" keeps the template)
     k = 1  # pre-verbal adverbs stay before the gerund ("finally getting up")
     while k < len(toks) - 1 and _adverb(toks[k]):

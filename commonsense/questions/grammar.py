@@ -72,4 +72,14 @@ def parses(text: str) -> bool:
         raise RuntimeError("the Link Grammar parser is not installed (apt-get install python3-link-grammar)")
     dictionary, options, sentence = got
     shown = _PLACEHOLDER.sub(lambda m: NAMES[m.group(0)], text.strip()).rstrip(".!?") + "."
-    return len(sentence(shown, dictionary, options).parse()) > 0
+    return len(sentence(_articles(shown), dictionary, options).parse()) > 0
+
+
+_ARTICLE = re.compile(r"\b([Aa]n?) (\w)")
+
+
+def _articles(text: str) -> str:
+    """Each indefinite article as the parser's dictionary expects it: "an" before a vowel letter,
+    "a" elsewhere. The dictionary goes by the letter, so it refused "a uniform" and "an hour"; which
+    article a word takes is the article rule's (by its sound, inflect), not the parse's."""
+    return _ARTICLE.sub(lambda m: ("an " if m.group(2).lower() in "aeiou" else "a ") + m.group(2), text)

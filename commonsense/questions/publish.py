@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from ..io.known_data import KnownData
+from .audit import shortcut_lines
 
 
 class ItemRow(TypedDict):
@@ -283,9 +284,16 @@ def card_body(pub: Publication) -> str:
     lines += ["", "## Shortcut audit", ""]
     if pub.shortcuts:
         lines += [
-            "How often answer-blind baselines (they never read the question) pick the gold; chance is 1 / options.",
+            "How often baselines that never read the question pick the gold (95 % interval, n, chance); a "
+            "flag marks one more than 15 points above chance. Read any accuracy on this set beside them.",
+            "",
+            *[f"- {line}" for line in shortcut_lines(pub.shortcuts)],
+            "",
+            "<details><summary>The audit's figures</summary>",
             "",
             *_json_block(dict(pub.shortcuts)),
+            "",
+            "</details>",
         ]
     else:
         lines.append(

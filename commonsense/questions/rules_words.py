@@ -5,6 +5,9 @@ or a word twice, articles before vowels, mass nouns and plurals, the words after
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 from .lexicon import (
     ADVERBIALS,
     AFTER_MOTION,
@@ -181,17 +184,31 @@ def be_lemma(toks: list[str], text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _inflect() -> Any:
+    import inflect
+
+    return inflect.engine()
+
+
+@lru_cache(maxsize=65536)
+def article_for(word: str) -> str:
+    """The indefinite article ``word`` takes, by its sound (inflect: "an hour", "a uniform", "an MBA")."""
+    return str(_inflect().a(word)).split(" ", 1)[0].lower()
+
+
 @rule(
-    "a-before-vowel",
-    "'a' before a word spelt with a vowel",
-    accept=["PersonX eats an apple", "PersonX buys a used car", "PersonX is a one-man band"],
-    reject=["PersonX eats a apple", "PersonX gets a idea"],
+    "article-choice",
+    "'a' where the word's sound takes 'an', or 'an' where it takes 'a' (by inflect)",
+    accept=["PersonX eats an apple", "PersonX buys a used car", "PersonX waits an hour", "PersonX wears a uniform"],
+    reject=["PersonX eats a apple", "PersonX gets a idea", "PersonX buys an car", "PersonX waits a hour"],
+    library="inflect",
 )
-def a_before_vowel(toks: list[str], text: str) -> str | None:
+def article_choice(toks: list[str], text: str) -> str | None:
     for i in range(1, len(toks)):
-        low = toks[i].lower()
-        if toks[i - 1].lower() == "a" and low[:1] in "aeiou" and not low.startswith(("u", "one", "eu")):
-            return f"'a' before {toks[i]!r}"
+        art, word = toks[i - 1].lower(), toks[i]
+        if art in ("a", "an") and WORD.match(word) and not PERSON.match(word) and article_for(word) != art:
+            return f"'{toks[i - 1]}' before {word!r}"
     return None
 
 

@@ -36,6 +36,7 @@ forms) turns them off.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from commonsense.kg.edges import EdgeFilter, edge_filter
@@ -48,6 +49,7 @@ from .lexicon import (
     INTENSIFIERS,
     PERSON,
 )
+from .node_text import TextVerdict
 from .text_rules import unreadable
 from .words import (
     is_state,
@@ -138,10 +140,7 @@ def triple_reason(head: str, relation: str, tail: str) -> str | None:
     return f"tail: {why}" if why else None
 
 
-@lru_cache(maxsize=1 << 20)
-def display_form(text: str) -> str:
-    """A graph text as questions show it (present tense, "people" for PeopleX), which the checks read."""
-    return fluent.display(fluent.people(text))
+display_form = fluent.display_form  # a graph text as questions show it, which the checks read
 
 
 def display_reason(head: str, relation: str, tail: str) -> str | None:
@@ -196,26 +195,44 @@ def rules_version() -> str:
     return version()
 
 
-def readable_reason(head: str, relation: str, tail: str) -> tuple[str, str] | None:
+# a node text -> its display and verdict, as stored (commonsense/questions/node_text.py); None: computed here
+Texts = Callable[[str], TextVerdict]
+
+
+def readable_reason(head: str, relation: str, tail: str, texts: Texts | None = None) -> tuple[str, str] | None:
     """:func:`display_reason` as a build funnel's (stage, reason): the reason's kind, not its words
-    ("head unreadable", "tail unreadable", "tail does not answer the relation", "tail repeats the head")."""
-    why = _head_reason(head)
-    if why:
-        return READABLE, "head unreadable"
-    shown_tail, why = _tail_reason(relation, tail)
-    if why:
-        return READABLE, "tail unreadable" if unreadable(shown_tail) else "tail does not answer the relation"
-    if repeats(display_form(clean(head)), shown_tail):
+    ("head unreadable", "tail unreadable", "tail does not answer the relation", "tail repeats the head").
+    ``texts`` gives the stored display and verdict of a node text (the same as computing them)."""
+    if texts is None:
+        why = _head_reason(head)
+        if why:
+            return READABLE, "head unreadable"
+        shown_tail, why = _tail_reason(relation, tail)
+        if why:
+            return READABLE, "tail unreadable" if unreadable(shown_tail) else "tail does not answer the relation"
+        shown_head = display_form(clean(head))
+    else:
+        h = texts(clean(head))
+        if h.rule:
+            return READABLE, "head unreadable"
+        t = texts(normalize_tail(relation, tail))
+        if t.rule:
+            return READABLE, "tail unreadable"
+        shown_head, shown_tail = h.display, t.display
+        if misfit(relation, shown_tail):
+            return READABLE, "tail does not answer the relation"
+    if repeats(shown_head, shown_tail):
         return READABLE, "tail repeats the head"
     return None
 
 
-def well_formed(base: EdgeFilter) -> EdgeFilter:
-    """``base``, and only triples :func:`display_reason` finds nothing wrong with."""
+def well_formed(base: EdgeFilter, texts: Texts | None = None) -> EdgeFilter:
+    """``base``, and only triples :func:`display_reason` finds nothing wrong with (reading the
+    nodes' stored verdicts from ``texts`` when given)."""
     base_why = base.why
 
     def why(head: str, relation: str, tail: str, p: float | None) -> tuple[str, str] | None:
-        return base_why(head, relation, tail, p) or readable_reason(head, relation, tail)
+        return base_why(head, relation, tail, p) or readable_reason(head, relation, tail, texts)
 
     # the name keys the graph index cache and is stored with every set: it says whether the parse ran
     parsed = f"parsed:{grammar.version()}" if grammar.available() else "unparsed"
@@ -223,10 +240,14 @@ def well_formed(base: EdgeFilter) -> EdgeFilter:
 
 
 def build_edges(
-    include_implausible: bool = False, include_malformed: bool = False, include_populated: bool = False
+    include_implausible: bool = False,
+    include_malformed: bool = False,
+    include_populated: bool = False,
+    texts: Texts | None = None,
 ) -> EdgeFilter:
     """A build's edges: label-1 (or unlabelled) triples unless ``include_implausible``, well-formed
     ones unless ``include_malformed``, the knowledge base's own triples (not CSKB-Population's
-    candidates mined from ASER, :data:`commonsense.kg.edges.POPULATED`) unless ``include_populated``."""
+    candidates mined from ASER, :data:`commonsense.kg.edges.POPULATED`) unless ``include_populated``.
+    ``texts``: the graph's stored node texts (``knowledge.node_texts``), read instead of computed."""
     base = edge_filter(include_implausible, include_populated)
-    return base if include_malformed else well_formed(base)
+    return base if include_malformed else well_formed(base, texts)

@@ -14,7 +14,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 
 from knowledge.models import Graph, Node, Triple
-from knowledge.selectors import FTS_TABLE, stats_current
+from knowledge.selectors import FTS_TABLE, node_display_search, stats_current
 
 from ..charts.graph import GraphEdge, GraphNode
 
@@ -36,6 +36,10 @@ def fts_match_expression(graph_id: int, terms: list[str]) -> str:
 class NodeHit(TypedDict):
     id: int
     text: str
+
+
+class ShownHit(NodeHit, total=False):
+    shown: str  # as questions show the node, when the search found it by that text
 
 
 def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[NodeHit]:
@@ -75,6 +79,20 @@ def node_search(graph: Graph, q: str, *, limit: int = 50) -> list[NodeHit]:
         cond &= Q(text__icontains=t)
     pool = Node.objects.filter(cond, graph=graph).values("id")[:RANK_POOL]
     return list(Node.objects.filter(pk__in=pool).order_by(Length("text"), "id").values("id", "text")[:limit])
+
+
+def node_search_shown(graph: Graph, q: str, *, limit: int = 50) -> list[ShownHit]:
+    """:func:`node_search`, then the nodes whose display text (as questions show them, the stored
+    node texts) holds every word: "is hungry" finds the graph's "PersonX be hungry"."""
+    hits: list[ShownHit] = [{"id": h["id"], "text": h["text"]} for h in node_search(graph, q, limit=limit)]
+    seen = {h["id"] for h in hits}
+    for d in node_display_search(graph, search_terms(q), limit=limit):
+        if len(hits) >= limit:
+            break
+        if d["id"] not in seen:
+            seen.add(d["id"])
+            hits.append({"id": d["id"], "text": d["text"], "shown": d["shown"]})
+    return hits
 
 
 def like_escape(term: str) -> str:

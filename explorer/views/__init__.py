@@ -14,7 +14,7 @@ from cocoweb.http import Request
 from explorer.panels.base import Panel
 from explorer.views.panel_pages import render_with_panels
 from knowledge.models import Graph, Node
-from knowledge.selectors import attach_model_scores, graph_list, question_set_list
+from knowledge.selectors import attach_model_scores, graph_list, node_display_texts, question_set_list
 
 from .. import charts
 from ..charts import overview as overview_charts
@@ -78,7 +78,7 @@ def graph_search(request: Request, name: str) -> HttpResponse:
     """Full page, or just the result list for htmx (the search box updates as one types)."""
     graph = get_object_or_404(Graph, name=name)
     q = request.GET.get("q", "").strip()[:200]
-    results = gs.node_search(graph, q) if q else []
+    results = gs.node_search_shown(graph, q) if q else []
     ctx = {"graph": graph, "q": q, "results": results}
     if request.htmx and not request.htmx.boosted:
         return render(request, "explorer/_search_results.html", ctx)
@@ -116,5 +116,6 @@ def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
         "degree_in": degree_in,
         "degree": degree_out + degree_in,
         "shown_nodes": len(nodes) - 1,
+        "shown_as": node_display_texts(node),  # issue 27: the text questions show, beside the graph's
     }
     return render_with_panels(request, "explorer/node_detail.html", ctx, panels, stem=f"node-{node.pk}")

@@ -108,6 +108,25 @@ class QuestionBuildForm(_BuildForm):
         help_text="restrict every hop to these relations (none selected: COM2's twelve, HinderedBy only in 2in)",
     )
     keep_placeholders = forms.BooleanField(required=False, help_text="keep PersonX/Y/Z instead of person names")
+    random_negatives = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "the rules' own (COM2's whole graph with paper rules, the asked relation's tails otherwise)"),
+            ("relation", "relation: tails of the asked relation elsewhere in the graph"),
+            ("shared", "shared: tails several heads share"),
+            ("whole-graph", "whole-graph: any tail of the graph (COM2)"),
+        ],
+        label="Random distractors",
+        help_text="where the two random distractors come from (stored with the set)",
+    )
+    merge_nodes = forms.FloatField(
+        required=False,
+        min_value=0.5,
+        max_value=0.9999,
+        label="Merge nodes above cosine",
+        help_text="COM2's node merging: one node for texts whose all-MiniLM-L6-v2 cosine is above this (COM2: "
+        "0.95; empty: off)",
+    )
     near_duplicate = forms.FloatField(
         required=False,
         min_value=0.01,
@@ -143,6 +162,8 @@ class QuestionBuildForm(_BuildForm):
         "include_populated",
         "near_duplicate",
         "near_synonym",
+        "random_negatives",
+        "merge_nodes",
         "keep_placeholders",
     ]
 
@@ -180,6 +201,8 @@ class QuestionBuildForm(_BuildForm):
             "near_duplicate": d["near_duplicate"],
             "near_synonym": d["near_synonym"],
             "person_names": not d["keep_placeholders"],
+            "merge_nodes": d["merge_nodes"],
+            "random_negatives": d["random_negatives"] or "",
         }
 
 

@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 COM2_PARAMS = (
     "rules",
+    "merge_nodes",
+    "random_negatives",
     "kind",
     "count",
     "relations",

@@ -129,6 +129,10 @@ def build_job_command(job: BuildJob) -> str:
         if key in p:
             args += [f"--{key.replace('_', '-')}", str(p[key])]
     args += ["--max-degree", str(p.get("max_degree", 10))]
+    if p.get("random_negatives"):
+        args += ["--random-negatives", str(p["random_negatives"])]
+    if p.get("merge_nodes") is not None:
+        args += ["--merge-nodes", str(p["merge_nodes"])]
     if p.get("rules"):
         args += ["--rules", str(p["rules"])]
     if p.get("min_plausibility") is not None:

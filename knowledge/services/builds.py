@@ -32,13 +32,15 @@ from commonsense.questions.diverse import EmbeddingCache, eq9_neighbour_order
 from commonsense.questions.finetune import diversity_filter, write_finetune
 from commonsense.questions.fluent_contexts import FluentContexts
 from commonsense.questions.funnel import FLUENT
+from commonsense.questions.graph_steps import model_neighbour_order, node_merger
 from commonsense.questions.neardup import DEFAULT_THRESHOLD, NearDuplicates
 from commonsense.questions.record import BuiltQuestion
 from commonsense.questions.synonyms import DEFAULT_SYNONYM_THRESHOLD
-from commonsense.questions.wellformed import build_edges
+from commonsense.questions.wellformed import build_edges, rules_version
 from commonsense.scoring.plausibility import PlausibilityCheck
 from knowledge.models import Graph, Question, QuestionSet
 from knowledge.services.imports import ImportRefused
+from knowledge.services.node_texts import StoredTexts
 from knowledge.services.publication import question_set_publish
 from knowledge.services.set_quality import question_set_quality
 
@@ -100,21 +102,40 @@ def _records(graph: Graph) -> Iterator[tuple[str, str, str, float | None, int, s
     yield from rows.iterator(chunk_size=20_000)
 
 
-def graph_index(graph: Graph, options: IndexOptions, edges: EdgeFilter | ModelEdges | None = None) -> GraphIndex:
+def graph_index(
+    graph: Graph,
+    options: IndexOptions,
+    edges: EdgeFilter | ModelEdges | None = None,
+    texts: StoredTexts | None = None,
+) -> GraphIndex:
     """The graph's index, built once per (graph content, options, edge filter) and reused from
     disk. ``edges`` decides which triples are edges (default: :func:`build_edges`: only well-formed
-    triples not labelled implausible, no ``none`` tails)."""
-    edges = edges or build_edges()
+    triples not labelled implausible, no ``none`` tails, judged by the graph's stored node texts).
+    A normalised index keeps every node's stored display text (``GraphIndex.displays``)."""
+    if texts is None:
+        texts = StoredTexts(graph)
+    edges = edges or build_edges(texts=texts)
     agg = graph.triples.aggregate(last=Max("id"))
-    # v2: the index carries the edge filter's tally (the build funnel); an index cached without it is rebuilt
-    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}:tally-v2"
+    # v3: the index carries the edge filter's tally (the build funnel) and the nodes' stored display
+    # texts, which the rules' version decides (also where the edge filter does not name it)
+    fingerprint = f"graph:{graph.pk}:{graph.triple_count}:{agg['last']}:edges={edges.name}:v3:texts={rules_version()}"
     tally: EdgeTally = Counter()
 
     def annotate(index: GraphIndex) -> None:
         index.edge_tally = sorted((r, s, w, n) for (r, s, w), n in tally.items())
+        if options.normalize:  # the nodes are node texts: questions show their stored display
+            index.displays = [texts(name).display for name in index.names]
 
+    merger = None
+    if options.merge is not None:  # COM2 §3.1: MiniLM embeddings of the node texts, cached per graph
+        merger = node_merger(EmbeddingCache(_cache_dir(graph), minilm_encoder(), "merge").get, options.merge)
     return GraphIndex.cached(
-        _cache_dir(graph), fingerprint, lambda: edges(_records(graph), tally), options, annotate=annotate
+        _cache_dir(graph),
+        fingerprint,
+        lambda: edges(_records(graph), tally),
+        options,
+        annotate=annotate,
+        merger=merger,
     )
 
 
@@ -144,12 +165,13 @@ def edges_for(
     plausibility: PlausibilityCheck | None,
     include_malformed: bool = False,
     include_populated: bool = False,
+    texts: StoredTexts | None = None,
 ) -> EdgeFilter | ModelEdges:
     """The build's edge filter: labels (unless ``include_implausible``), well-formed text (unless
-    ``include_malformed``, :mod:`commonsense.questions.wellformed`), the knowledge base's own
-    triples (unless ``include_populated``: CSKB-Population's candidates mined from ASER), then the
-    model if one filters edges."""
-    base = build_edges(include_implausible, include_malformed, include_populated)
+    ``include_malformed``, :mod:`commonsense.questions.wellformed`, reading the graph's stored node
+    ``texts``), the knowledge base's own triples (unless ``include_populated``: CSKB-Population's
+    candidates mined from ASER), then the model if one filters edges."""
+    base = build_edges(include_implausible, include_malformed, include_populated, texts)
     return ModelEdges(base, plausibility) if plausibility is not None and plausibility.filter_edges else base
 
 
@@ -223,7 +245,9 @@ def question_set_build(
     near_duplicate: float | None = DEFAULT_THRESHOLD,
     person_names: bool = True,
     rules: str = DEFAULT_RULES_MODE,
+    merge_nodes: float | None = None,
     adversarial_negatives: str = "branch",
+    random_negatives: str = "",
     same_type_veto: bool = False,
     near_synonym: float | None = DEFAULT_SYNONYM_THRESHOLD,
     user: User | None = None,
@@ -245,8 +269,11 @@ def question_set_build(
     (:func:`knowledge.services.triple_plausibility.plausibility_check`) filters edges and distractors with a model;
     ``fluent`` rewrites contexts with COM2's Table 6 prompt and drops the items the model marks NA.
     ``rules`` chooses the composition rules (:data:`commonsense.queries.rules.RULES_MODES`).
+    ``merge_nodes`` merges nodes whose MiniLM cosine is above it (COM2 §3.1: 0.95); with a
+    ``plausibility`` model the top-T neighbours are the model's most plausible in-edges (COM2).
     ``adversarial_negatives`` where two distractors come from (:mod:`commonsense.questions.negatives`);
-    ``same_type_veto`` turns the veto of sessions 11-15 back on (no state where a state answers);
+    ``random_negatives`` where the two random ones come from (empty: the rules mode's own, COM2's
+    whole graph for ``paper``); ``same_type_veto`` turns the veto of sessions 11-15 back on (no state where a state answers);
     ``near_synonym`` refuses negatives that mean what an answer means (:mod:`commonsense.questions.synonyms`).
     The build report, text checks and shortcut audit are stored in ``QuestionSet.quality``."""
     if QuestionSet.objects.filter(name=name).exists():
@@ -255,10 +282,10 @@ def question_set_build(
     g = _graph(graph)
     steps = _Steps(step, com2_steps(diverse))
     steps.next()
-    edges = edges or edges_for(include_implausible, plausibility, include_malformed, include_populated)
-    index = graph_index(
-        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges
-    )
+    texts = StoredTexts(g)
+    edges = edges or edges_for(include_implausible, plausibility, include_malformed, include_populated, texts)
+    opts = IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree, merge=merge_nodes)
+    index = graph_index(g, opts, edges, texts)
     params = BuildParams(
         kind=kind,
         count=count,
@@ -270,10 +297,14 @@ def question_set_build(
         near_duplicate=near_duplicate,
         rules=rules,
         adversarial_negatives=adversarial_negatives,
+        random_negatives=random_negatives,
         near_synonym=near_synonym,
         adversarial_other_kind=same_type_veto,
         state_distractors=not same_type_veto,
     )
+    if plausibility is not None:  # COM2: the top-T neighbours are the model's most plausible in-edges
+        hops = [*params.hop_relations, *(["HinderedBy"] if kind == "2in" else [])]
+        index = model_neighbour_order(index, plausibility.score, max_degree, relations=hops)
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     near = (
         NearDuplicates(minilm_encoder(), near_duplicate, EmbeddingCache(_cache_dir(g), minilm_encoder(), "neardup"))
@@ -322,6 +353,8 @@ def question_set_build(
                 "include_populated": include_populated,
                 "edges": edges.name,
                 "normalize": True,
+                "merge_nodes": merge_nodes,
+                "top_t_by": "plausibility model" if plausibility is not None else "stored plausibility",
                 **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
                 **({"fluent_contexts": fluent.as_params()} if fluent is not None else {}),
             },
@@ -369,10 +402,13 @@ def coco_build(
     params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree, rules=rules)
     steps = _Steps(step, coco_steps(bool(abstract or conceptualizer)))
     steps.next()
-    edges = edges_for(include_implausible, plausibility, include_malformed, include_populated)
-    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges)
+    texts = StoredTexts(g)
+    edges = edges_for(include_implausible, plausibility, include_malformed, include_populated, texts)
+    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges, texts)
     steps.next()
-    norm = graph_index(g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges)
+    norm = graph_index(
+        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges, texts
+    )
     cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
     if cache is not None:  # CoCo A2.3: top-T neighbours by Eq. 9 in the application graph
         norm = eq9_neighbour_order(norm, cache, max_degree, relations=params.relations)

@@ -116,10 +116,11 @@ def question_set_publication(qset: QuestionSet, questions: list[BuiltQuestion]) 
         sources=question_set_sources(qset),
         build=_build(qset),
         counts=_counts(items),
-        # the stored report's shortcut audit (knowledge/services/shortcuts.py); computed here for a set
-        # stored before issue 25
+        # the shortcut audit (issue 25): the stored one, else computed now (without the option-only
+        # baseline, which needs a model on a worker: the card then says it was not computed); the
+        # quality lines leave it out (the card has its own section for it)
         shortcuts=quality.get("shortcuts") or question_set_shortcuts(qset),
-        quality=quality_lines(quality) if quality else [],
+        quality=quality_lines(quality, shortcuts=False) if quality else [],
     )
     ids = {i["id"] for i in items}
     # the apps above knowledge (annotation) contribute the human part

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
 from commonsense.questions.audit import baseline_table, shortcut_lines
+from commonsense.questions.coco_text import checks as coco_checks
 from commonsense.questions.funnel import lines as funnel_text
 from commonsense.questions.quality import chain_plausibility, text_checks
 from knowledge.models import QuestionSet
@@ -41,15 +42,18 @@ def _chains(qset: QuestionSet) -> tuple[list[list[float | None]], int]:
 
 def question_set_quality(qset: QuestionSet, *, store: bool = True) -> dict[str, Any]:
     """Recompute the report's text and chain figures from the stored questions; keep the build's."""
-    items = (
-        {"context": c, "question": s, "options": o}
-        for c, s, o in qset.questions.values_list("context", "stem", "options").iterator(chunk_size=2000)
-    )
+    rows = qset.questions.values_list("context", "stem", "options", "answer_index", "answers")
+    items = [
+        {"context": c, "question": s, "options": o, "answer_index": i, "answers": a}
+        for c, s, o, i, a in rows.iterator(chunk_size=2000)
+    ]
     person_names = qset.params.get("person_names", True) is not False
     plausibilities, with_populated = _chains(qset)
     report: dict[str, Any] = {
         "build": (qset.quality or {}).get("build"),
         "text": text_checks(items, person_names=person_names),
+        # CoCo's own faults (issue 27 item 7): blanks, split clitics, a distractor that is an answer
+        **({"coco_text": coco_checks(items)} if qset.kind == QuestionSet.Kind.COCO else {}),
         "chains": {
             **chain_plausibility(plausibilities),
             "chains_with_populated": with_populated,
@@ -129,6 +133,12 @@ def quality_lines(report: dict[str, Any], *, funnels: bool = True, shortcuts: bo
         out.append(
             f"items {t['items']}: placeholder leaks {t['placeholder_leaks']}, unconverted lemma forms "
             f"{t['lemma_forms']}, 'none' options {t['none_options']}, duplicate options {t['duplicate_options']}"
+        )
+    ct = report.get("coco_text")
+    if ct:
+        out.append(
+            f'CoCo text: {ct["blanks"]} items with a ___ blank, {ct["split_tokens"]} with a split clitic (" n\'t"), '
+            f"{ct['distractor_is_an_answer']} with a distractor that is an accepted answer"
         )
     c = report.get("chains")
     if c:

@@ -4,7 +4,8 @@
    corrected from the keyboard). MCQA: 1-5 toggle options, 0 "no answers are correct", X "the
    context doesn't make sense". RICA: 1 / 2 choose a statement. Generations: 1 Plausible, 2 1-hop,
    3 False.
-   Everywhere: Enter submits, S skips, U undoes the last answer; Enter on a focused link or button
+   Everywhere: Enter submits, S skips, U undoes the last answer (not inside the qualification: its
+   link is hidden there); Enter on a focused link or button
    does what that link or button does. Time on the item is measured from when the item appears and
    sent with the answer. */
 (function () {
@@ -54,7 +55,7 @@
     var key = ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
     if (key === "Enter" && t && t.closest && t.closest("a[href], button, summary, select")) return; // its own action
     var f = form();
-    if (key === "u") { if (click('form.undo [data-action="undo"]')) ev.preventDefault(); return; }
+    if (key === "u") { if (click('form.undo:not([hidden]) [data-action="undo"]')) ev.preventDefault(); return; }
     if (!f) return;
     var kind = f.dataset.annotate;
     if (key === "Enter") { ev.preventDefault(); click('#item [data-action="submit"]'); return; }
@@ -121,4 +122,11 @@
   }
   if (window.htmx) htmx.onLoad(function (el) { if (el.querySelector && el.querySelector("form.item-form")) shown(); });
   document.addEventListener("htmx:afterSwap", shown);
+  // No Undo inside the qualification (a qualification item carries its tag), nor once it failed.
+  function undoOffered() {
+    var undo = document.querySelector("form.undo");
+    if (!undo) return;
+    undo.hidden = !!document.querySelector('#item .item-form p.tag, #item .item-box[data-state="failed"]');
+  }
+  document.addEventListener("htmx:afterSwap", undoOffered);
 })();

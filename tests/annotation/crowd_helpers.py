@@ -35,8 +35,9 @@ def crowd_campaign(
     return Campaign.objects.get(name=name)
 
 
-def prolific(pid: str, study: str = "S1", session: str = "X1") -> str:
-    return f"?PROLIFIC_PID={pid}&STUDY_ID={study}&SESSION_ID={session}"
+def prolific(pid: str, study: str = "S1", session: str = "") -> str:
+    """A Prolific study link's query; each participant id has its own session unless told."""
+    return f"?PROLIFIC_PID={pid}&STUDY_ID={study}&SESSION_ID={session or 'X-' + pid}"
 
 
 def join(c: Client, campaign: Campaign, query: str) -> Any:

@@ -13,6 +13,7 @@ from django.urls import reverse
 from annotation.models import Item, Membership, Response
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from tests.annotation.conftest import PASSWORD
+from tests.conftest import GOLD_FILE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
@@ -64,7 +65,9 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
         kind="mcqa",
         question_set=csqa_set,
         redundancy=3,
-        qualification_positions=range(6),
+        qualification_file=GOLD_FILE,
+        qualification_size=6,
+        qualification_pass_mark=0.8,
         instructions="Tick every plausible answer.",
     )
     campaign_status_set(c, "open")
@@ -79,19 +82,20 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
         page.wait_for_url("**/annotation/c/kbd/")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # fits a phone screen
 
+        assert "You pass with at least 5 of 6 answered exactly right" in page.inner_text(".qualification-terms")
         shown = None
         for _ in range(6):  # qualification: tick the gold option(s) with the number keys
             shown = _current_item(page, shown)
             item = Item.objects.get(uid=shown)
             assert item.role == "qualification"
-            assert "Qualification 0 / 6" in page.inner_text(".progress") or "Qualification" in page.inner_text(
-                ".progress"
-            )
-            for i in item.gold["plausible"]:
+            assert "Qualification" in page.inner_text(".progress")
+            assert not page.is_visible('form.undo [data-action="undo"]')  # no Undo inside the test
+            for i in item.gold["plausible"] or [-1]:  # [] = none correct: key 0
                 page.keyboard.press(str(i + 1))
             page.keyboard.press("Enter")
         shown = _current_item(page, shown)
         assert Membership.objects.get(user__username="ann").state == "active"
+        assert page.is_visible('form.undo [data-action="undo"]')  # offered again after the test
         assert "Answered 0 /" in page.inner_text(".progress")
 
         skipped = shown

@@ -5,6 +5,7 @@ completion code; ``campaign_create`` makes the campaign the form makes."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -237,24 +238,29 @@ def _qualify(b: Client, c: Campaign, right: bool) -> Any:
     return b.get(f"/join/{c.name}/items/", follow=True)
 
 
-def test_qualification_score_shown_retry_then_screened_out(statement_set) -> None:
-    c = crowd_campaign("q", "--qualification", "0-1", "--pass-mark", "1.0", "--budget", "3")
+def test_failed_attempt_says_pass_or_fail_only_the_last_its_score(statement_set) -> None:
+    """Issue 31 item 2: a failed attempt showed its score, so forged participant ids read the gold
+    off it. An attempt with attempts left says "not passed" and the pass mark; the score comes after
+    the last attempt only."""
+    c = crowd_campaign("q", "--qualification", "0,18", "--pass-mark", "1.0", "--budget", "3")
     b = to_items(Client(), c, "q1")
     page = _qualify(b, c, right=False).content.decode()
     assert "Qualification not passed" in page
-    assert "0 %" in page
     assert "1 more attempt" in page
+    assert "at least 2 of 2" in page
+    assert not re.search(r"\d+ ?%|score|0 of 2", page, re.I)  # no score of the attempt
     assert b.post("/join/q/qualification/retry/")["Location"] == "/join/q/items/"
     assert Participant.objects.get().qualification_scores == [0.0]
     page = _qualify(b, c, right=False).content.decode()  # the second and last attempt fails too
     assert "This study has ended for you" in page
     assert "completion-code" not in page
+    assert "you answered 0 of 2 questions exactly right; 2 were needed" in page
     assert Participant.objects.get().stage == "screened_out"
     assert b.post("/join/q/qualification/retry/")["Location"] == "/join/q/done/"  # no third attempt
 
 
 def test_budget_then_completion_code_and_redirect(statement_set) -> None:
-    c = crowd_campaign("b", "--qualification", "0-1", "--pass-mark", "1.0", "--budget", "3", "--redundancy", "2")
+    c = crowd_campaign("b", "--qualification", "0,18", "--pass-mark", "1.0", "--budget", "3", "--redundancy", "2")
     b = to_items(Client(), c, "b1")
     page = _qualify(b, c, right=True).content.decode()
     assert "You passed the qualification: your score is 100 %" in page

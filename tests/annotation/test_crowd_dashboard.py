@@ -32,7 +32,7 @@ def _run_study(statement_set, people):  # type: ignore[no-untyped-def]
     c = crowd_campaign(
         "dash",
         "--qualification",
-        "0-1",
+        "0,18",  # human majority: agree, disagree (a test "agree everywhere" passed would be refused)
         "--pass-mark",
         "1.0",
         "--attention",

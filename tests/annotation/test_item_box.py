@@ -22,6 +22,7 @@ from annotation.views import annotator as views
 from annotation.views import item_box
 from commonsense.validation import JUDGEMENTS
 from knowledge.models import Question, QuestionSet
+from tests.conftest import GOLD_FILE
 
 pytestmark = pytest.mark.django_db
 TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="[A-Za-z0-9]+"')
@@ -53,7 +54,13 @@ def _campaigns(statement_set: Any, csqa_set: Any) -> list[Campaign]:
     survey = campaign_create(name="sv", title="sv", kind="survey", statement_set=statement_set, ask_common_sense=True)
     survey2 = campaign_create(name="sv2", title="sv2", kind="survey", statement_set=statement_set)
     mcqa = campaign_create(
-        name="mc", title="mc", kind="mcqa", question_set=csqa_set, qualification_positions=[0], attention_positions=[1]
+        name="mc",
+        title="mc",
+        kind="mcqa",
+        question_set=csqa_set,
+        qualification_file=GOLD_FILE,
+        qualification_positions=[0, 3],  # gold: option 3, none
+        attention_positions=[1],
     )
     qs = QuestionSet.objects.create(name="rica-mini", kind=QuestionSet.Kind.RICA_PROBES)
     Question.objects.create(

@@ -153,6 +153,8 @@ def test_hf_folder_of_a_verified_set_loads_offline_with_its_card(answered: Campa
         "| campaign | val |",
         "Fleiss kappa",
         "## Shortcut audit",
+        "- answer-type baseline: ",  # hardneg's audit of the verified set, as its set page reads it
+        "- gold-position baseline: ",
         "| verified: kept | 6 |",
         "| verified: bad context | 1 |",
         "| answers published | 18 |",
@@ -165,8 +167,9 @@ def test_hf_folder_of_a_verified_set_loads_offline_with_its_card(answered: Campa
 def test_set_page_download_is_the_folder_zipped(answered: Campaign, tmp_path: Path, people) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
     call_command("verified_set", "val", name="val-verified", verbosity=0)
     call_command("export_questions", "val-verified", fmt="hf", out=str(tmp_path / "cmd"), verbosity=0)
-    people("admin", "adm")  # the campaign has no creator: its export rule lets admins publish its answers (#31 item 8)
-    client: Client = login("adm")
+    (res,) = people("researcher", "res")
+    Campaign.objects.filter(pk=answered.pk).update(created_by=res)  # its exports are its creator's (issue 31 item 8)
+    client: Client = login("res")
     page = client.get(reverse("knowledge:question_set", args=["val-verified"])).content.decode()
     url = reverse("knowledge:question_set_export", args=["val-verified", "hf"])
     assert f'href="{url}"' in page
@@ -191,6 +194,8 @@ def test_hf_of_an_unvalidated_set_has_items_only(answered: Campaign, tmp_path: P
     assert [c["config_name"] for c in meta["configs"]] == ["items"]
     assert "No validation campaign" in body
     assert not (tmp_path / "fresh" / "data" / "answers.parquet").exists()
+    assert "- gold-position baseline: " in body
+    assert body.count("gold-position baseline") == 1  # not twice
     call_command("export_questions", "ckbp-2i", fmt="hf", out=str(tmp_path / "src"), verbosity=0)
     import pyarrow.parquet as pq
 

@@ -9,9 +9,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, Membership, Response
+from annotation.models import Assignment, Campaign, Item, Membership, Response
 from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
+from tests.conftest import GOLD_FILE
 
 pytestmark = pytest.mark.django_db
 
@@ -158,44 +159,134 @@ def test_undo_does_not_burn_the_item_that_was_on_screen(mcqa_campaign, people) -
 
 
 def _qual_campaign(csqa_set, **kw):  # type: ignore[no-untyped-def]
-    c = campaign_create(
-        name="qual", title="t", kind="mcqa", question_set=csqa_set, qualification_positions=range(6), **kw
-    )
+    kw = {"qualification_file": GOLD_FILE, "qualification_size": 6, "qualification_pass_mark": 0.8, **kw}
+    c = campaign_create(name="qual", title="t", kind="mcqa", question_set=csqa_set, **kw)
     return campaign_status_set(c, "open")
 
 
-def test_qualification_pass_and_fail(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
-    c = _qual_campaign(csqa_set)
-    good, bad = people("annotator", "good", "bad")
-    for _ in range(6):
-        item = queue.next_step(c, good).assignment.item
+def _take_test(c, user, right):  # type: ignore[no-untyped-def]
+    """Answer the person's six qualification items; ``right(i, gold)`` gives the i-th answer."""
+    items = []
+    for i in range(6):
+        item = queue.next_step(c, user).assignment.item
         assert item.role == Item.Role.QUALIFICATION
-        queue.response_submit(item, good, {"plausible": item.gold["plausible"]})
+        items.append(item)
+        queue.response_submit(item, user, right(i, item.gold["plausible"]))
+    return items
+
+
+def _exact(gold):  # type: ignore[no-untyped-def]
+    return {"plausible": gold} if gold else {"plausible": [], "none_correct": True}
+
+
+def _off(gold):  # type: ignore[no-untyped-def]
+    """Wrong by one option: a tick added (or, on a none item, one ticked)."""
+    extra = next(k for k in range(5) if k not in gold)
+    return {"plausible": sorted([*gold, extra])}
+
+
+def test_qualification_graded_per_item_from_a_gold_file(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = _qual_campaign(csqa_set)
+    assert c.qualification_source == "gold file com2_demo_gold.jsonl"
+    assert Item.objects.filter(campaign=c, role=Item.Role.QUALIFICATION).count() == 10  # the pool
+    good, five, four = people("annotator", "good", "five", "four")
+    drawn = _take_test(c, good, lambda i, g: _exact(g))
     m = Membership.objects.get(user=good)
     assert m.state == Membership.State.ACTIVE
     assert m.qualification_score == 1.0
     assert queue.next_step(c, good).assignment.item.role == Item.Role.REGULAR
-    for i in range(6):
-        item = queue.next_step(c, bad).assignment.item
-        gold = item.gold["plausible"][0]
-        wrong = [(gold + 1) % 5] if i < 2 else [gold]  # two items with 2 of 5 options wrong: 26/30 = 0.867
-        queue.response_submit(item, bad, {"plausible": wrong})
-    assert Membership.objects.get(user=bad).state == Membership.State.ACTIVE  # 86.7 % >= 85 %
-    (worse,) = people("annotator", "worse")
-    for i in range(6):
-        item = queue.next_step(c, worse).assignment.item
-        gold = item.gold["plausible"][0]
-        queue.response_submit(item, worse, {"plausible": [(gold + 1) % 5] if i < 3 else [gold]})  # 24/30 = 0.8
-    m = Membership.objects.get(user=worse)
+    _take_test(c, five, lambda i, g: _off(g) if i == 0 else _exact(g))  # 5 of 6 exactly right: the mark
+    assert Membership.objects.get(user=five).state == Membership.State.ACTIVE
+    _take_test(c, four, lambda i, g: _off(g) if i < 2 else _exact(g))  # 4 of 6: below
+    m = Membership.objects.get(user=four)
     assert m.state == Membership.State.FAILED
-    assert m.qualification_score == pytest.approx(0.8)
-    step = queue.next_step(c, worse)
+    assert m.qualification_score == pytest.approx(4 / 6)
+    step = queue.next_step(c, four)
     assert step.state == "failed"
-    assert "did not pass the qualification" in step.message
-    assert not Response.objects.filter(user=worse, item__role=Item.Role.REGULAR).exists()
+    assert "you answered 4 of its 6 questions exactly right, and 5 were needed" in step.message
+    assert not Response.objects.filter(user=four, item__role=Item.Role.REGULAR).exists()
+    # each person gets six of the ten, drawn and ordered for them alone
+    draws = {tuple(i.pk for i in drawn)}
+    for u in people("annotator", *[f"d{k}" for k in range(8)]):
+        draws.add(tuple(i.pk for i in _take_test(c, u, lambda i, g: _exact(g))))
+    assert len(draws) > 4
+    assert len({frozenset(d) for d in draws}) > 1
 
 
-def test_attention_items_interleaved_and_failures_block(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+def test_none_everywhere_and_same_option_everywhere_fail_the_demo_test(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: "No answers are correct" on every item scored 80 % per option against the 85 % mark.
+    Whatever six items of the demo's gold file a person draws, a constant answer fails."""
+    c = _qual_campaign(csqa_set)
+    constant = [{"plausible": [], "none_correct": True}, {"bad_context": True}, {"plausible": [0, 1, 2, 3, 4]}]
+    constant += [{"plausible": [k]} for k in range(5)]
+    for n, answer in enumerate(constant):
+        users = people("annotator", *[f"c{n}-{k}" for k in range(4)])  # four draws each
+        for u in users:
+            _take_test(c, u, lambda i, g, a=answer: a)
+            m = Membership.objects.get(user=u)
+            assert m.state == Membership.State.FAILED, (answer, u.username)
+            assert m.qualification_score <= 2 / 6, (answer, u.username)
+
+
+def test_undo_is_refused_inside_the_qualification(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    c = _qual_campaign(csqa_set)
+    (a,) = people("annotator", "a")
+    item = queue.next_step(c, a).assignment.item
+    queue.response_submit(item, a, _exact(item.gold["plausible"]))
+    with pytest.raises(ValidationError, match="qualification answers cannot be undone"):
+        queue.response_undo(c, a)
+    assert Response.objects.filter(user=a).count() == 1
+
+
+def test_an_mcqa_qualification_needs_a_verified_set_or_a_gold_file(csqa_set) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValidationError, match="come from a verified set or a gold file"):
+        campaign_create(name="own", title="t", kind="mcqa", question_set=csqa_set, qualification_positions=range(6))
+    with pytest.raises(ValidationError, match="csqa-demo is not a verified set"):
+        campaign_create(name="own", title="t", kind="mcqa", question_set=csqa_set, qualification_set=csqa_set)
+    # the gold file's two "none" items and item q01 (gold: option 3): "none everywhere" gets 2 of 3
+    with pytest.raises(ValidationError, match="'No answers are correct' everywhere gets 2 of the pool's 3 items"):
+        _qual_campaign(csqa_set, qualification_positions=[3, 7, 0], qualification_size=3, qualification_pass_mark=0.6)
+    assert not Campaign.objects.filter(name__in=["own", "qual"]).exists()  # nothing half-made
+
+
+def test_attention_checks_at_random_places_from_a_pool(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
+    """Issue 31 item 2: the check was the same item at the same place for everyone. Each person now
+    gets one check in each block of three regular answers, at a place of their own, from the pool
+    in an order of their own."""
+    c = campaign_status_set(
+        campaign_create(
+            name="att",
+            title="t",
+            kind="mcqa",
+            question_set=csqa_set,
+            attention_positions=[0, 1, 2, 3],
+            attention_every=3,
+            attention_max_failures=10,
+            max_items_per_annotator=13,
+        ),
+        "open",
+    )
+    places, firsts = set(), set()
+    for u in people("annotator", *[f"p{k}" for k in range(12)]):
+        roles, checks = [], []
+        while (step := queue.next_step(c, u)).state == "item":
+            item = step.assignment.item
+            roles.append(item.role)
+            if item.role == Item.Role.ATTENTION:
+                checks.append(item.pk)
+            queue.response_submit(item, u, {"plausible": [0]})
+        regular_before = [roles[:i].count("regular") for i, r in enumerate(roles) if r == "attention"]
+        assert len(regular_before) == 4
+        assert len(set(checks)) == 4
+        for block, n in enumerate(regular_before):  # one check in each block of three
+            assert block * 3 + 1 <= n <= block * 3 + 3
+        places.add(tuple(regular_before))
+        firsts.add(checks[0])
+    assert len(places) > 3
+    assert len(firsts) > 1
+
+
+def test_failed_attention_checks_block(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
     c = campaign_status_set(
         campaign_create(
             name="att",
@@ -203,7 +294,7 @@ def test_attention_items_interleaved_and_failures_block(csqa_set, people) -> Non
             kind="mcqa",
             question_set=csqa_set,
             attention_positions=[0, 1, 2],
-            attention_every=3,
+            attention_every=1,
             attention_max_failures=1,
         ),
         "open",
@@ -220,7 +311,7 @@ def test_attention_items_interleaved_and_failures_block(csqa_set, people) -> Non
         queue.response_submit(
             item, a, {"plausible": [(item.gold["plausible"][0] + 1) % 5]} if wrong else {"plausible": [0]}
         )
-    assert roles[:8] == ["regular"] * 3 + ["attention"] + ["regular"] * 3 + ["attention"]
+    assert roles == ["regular", "attention", "regular", "attention"]  # every=1: after each regular answer
     assert step.state == "blocked"
     assert Membership.objects.get(user=a).state == Membership.State.BLOCKED
 

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from commonsense.validation import NONE_CORRECT, answer_normalise, com2_postprocess, item_label, qualification_grade
+from commonsense.validation import (
+    NONE_CORRECT,
+    answer_normalise,
+    com2_postprocess,
+    constant_answers,
+    gold_hits,
+    gold_passed,
+    item_label,
+    items_needed,
+    qualification_grade,
+    qualification_loopholes,
+)
 
 OPTS = ["proud", "well-liked", "rewarded", "mature", "stressed"]
 
@@ -33,13 +44,66 @@ def test_com2_none_plausible_and_too_few_negatives() -> None:
     assert len(few.options) == 4
 
 
-def test_qualification_at_85_percent() -> None:
-    gold = {"plausible": [0]}
-    right, wrong = {"plausible": [0]}, {"plausible": [1]}
-    assert qualification_grade("mcqa", [(right, gold, 5)] * 4 + [(wrong, gold, 5)] * 2, 0.85).passed  # 26/30
-    g = qualification_grade("mcqa", [(right, gold, 5)] * 3 + [(wrong, gold, 5)] * 3, 0.85)
+# Six COM2-like qualification items (five options each), their gold plausible sets.
+SIX_GOLDS = [[2], [0, 3], [4], [1], [0, 2], [3]]
+NONE = {"plausible": [], "none_correct": True, "bad_context": False}
+
+
+def _tick(*options: int) -> dict[str, object]:
+    return {"plausible": list(options), "none_correct": False, "bad_context": False}
+
+
+def test_qualification_is_graded_per_item_golden() -> None:
+    """Issue 26: per option, ticking "No answers are correct" on all six items scored 80 % against the
+    85 % mark (24 of 30 option verdicts match a one-gold item) and two right answers with four "none"
+    passed (26 of 30 = 86.7 %). Per item (the ticked set equals the gold set) they score 0 / 6 and 2 / 6."""
+    one_gold = [([k], 5) for k in (2, 0, 4, 1, 3, 0)]
+    pairs = [(NONE, {"plausible": g}, n) for g, n in one_gold]
+    per_option = sum(gold_hits("mcqa", a, g, n_options=n)[0] for a, g, n in pairs) / 30
+    assert per_option == pytest.approx(0.8)  # the old score of "none" everywhere
+    g = qualification_grade("mcqa", pairs, 0.85)
+    assert (g.score, g.hits, g.total, g.passed) == (0.0, 0, 6, False)
+    two_right = [(_tick(*gold), {"plausible": gold}, n) for gold, n in one_gold[:2]] + pairs[2:]
+    per_option = sum(gold_hits("mcqa", a, g, n_options=n)[0] for a, g, n in two_right) / 30
+    assert per_option == pytest.approx(26 / 30)
+    assert per_option >= 0.85
+    g = qualification_grade("mcqa", two_right, 0.85)
+    assert g.score == pytest.approx(2 / 6)
     assert not g.passed
-    assert g.score == pytest.approx(0.8)
+
+    golds = [{"plausible": x} for x in SIX_GOLDS]
+    answers = [_tick(2), _tick(0, 3), _tick(4), _tick(1), _tick(0, 2), _tick(3)]
+    assert qualification_grade("mcqa", [(a, g, 5) for a, g in zip(answers, golds, strict=True)], 0.85).score == 1.0
+    # one extra tick (item 1), one missing tick (item 2): each of those items is wrong
+    off = [_tick(2, 1), _tick(0), _tick(4), _tick(1), _tick(0, 2), _tick(3)]
+    g = qualification_grade("mcqa", [(a, gd, 5) for a, gd in zip(off, golds, strict=True)], 0.85)
+    assert (g.hits, g.score, g.passed) == (4, pytest.approx(4 / 6), False)
+    five = [*answers[:5], _tick(1)]
+    g = qualification_grade("mcqa", [(a, gd, 5) for a, gd in zip(five, golds, strict=True)], 0.8)
+    assert g.hits == 5
+    assert g.passed
+    assert items_needed(0.8, 6) == 5
+    assert items_needed(0.85, 6) == 6
+    bad = {"plausible": [], "none_correct": False, "bad_context": True}
+    assert gold_passed("mcqa", NONE, {"plausible": []})
+    assert not gold_passed("mcqa", bad, {"plausible": []})
+
+
+def test_none_everywhere_and_the_same_option_everywhere_fail() -> None:
+    """A respondent who does not read fails: every constant answer is checked against the pool."""
+    golds = [({"plausible": x}, 5) for x in SIX_GOLDS]
+    for name, answer in constant_answers("mcqa", 5):
+        g = qualification_grade("mcqa", [(answer, gold, n) for gold, n in golds], 0.85)
+        assert not g.passed, name
+        assert g.hits <= 1, name
+    assert qualification_loopholes("mcqa", golds, 0.85, 6) == []
+    # a pool where "none" is the gold of most items lets "none everywhere" through: refused by name
+    lazy = [({"plausible": []}, 5)] * 5 + [({"plausible": [1]}, 5)]
+    assert qualification_loopholes("mcqa", lazy, 0.8, 6) == [("'No answers are correct' everywhere", 5)]
+    # so does a pool where option 1 is always the gold, on a draw of 3 of these 4 items
+    first = [({"plausible": [0]}, 5)] * 3 + [({"plausible": [2]}, 5)]
+    assert qualification_loopholes("mcqa", first, 1.0, 3) == [("option 1 everywhere", 3)]
+    assert qualification_loopholes("mcqa", first, 1.0, 4) == []
 
 
 def test_item_labels_and_answer_shapes() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pyarrow.parquet as pq
 import pytest
@@ -20,6 +21,7 @@ from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.validation import NONE_CORRECT
 from tests.annotation.conftest import login
+from tests.conftest import GOLD_FILE
 
 pytestmark = pytest.mark.django_db
 
@@ -159,8 +161,9 @@ def test_campaign_form_creates_items_with_qualification(csqa_set, researcher) ->
             "title": "COM2 validation",
             "kind": "mcqa",
             "source": "qs:csqa-demo",
-            "qualification_positions": "0-5",
-            "qualification_pass_mark": "0.85",
+            "qualification_source": "file:com2_demo_gold.jsonl",
+            "qualification_size": "6",
+            "qualification_pass_mark": "0.8",
             "attention_positions": "6, 7",
             "attention_every": "10",
             "attention_max_failures": "1",
@@ -173,9 +176,10 @@ def test_campaign_form_creates_items_with_qualification(csqa_set, researcher) ->
     assert r.status_code == 302
     c = Campaign.objects.get(name="com2-val")
     assert (c.redundancy, c.status, c.seed) == (3, "open", 3)
-    assert Item.objects.filter(campaign=c, role="qualification").count() == 6
+    assert Item.objects.filter(campaign=c, role="qualification").count() == 10  # the gold file's pool
+    assert (c.qualification_size, c.qualification_source) == (6, "gold file com2_demo_gold.jsonl")
     assert Item.objects.filter(campaign=c, role="attention").count() == 2
-    assert Item.objects.filter(campaign=c, role="regular").count() == csqa_set.question_count - 8
+    assert Item.objects.filter(campaign=c, role="regular").count() == csqa_set.question_count - 2
     bad = researcher.post(
         reverse("annotation:campaign_new"),
         {
@@ -337,17 +341,32 @@ def test_dashboard_shows_numbers_charts_and_answers(survey_campaign, people, res
 
 
 def test_failed_qualification_shows_the_score_and_the_mark_needed(csqa_set, people) -> None:  # type: ignore[no-untyped-def]
-    """Issue 14 bug 13: the page said only that the campaign had ended."""
-    c = campaign_create(name="q", title="Q", kind="mcqa", question_set=csqa_set, qualification_positions=range(6))
+    """Issue 14 bug 13: the page said only that the campaign had ended. An annotator account has one
+    attempt: its failure says how many items were right and how many were needed."""
+    c = campaign_create(
+        name="q",
+        title="Q",
+        kind="mcqa",
+        question_set=csqa_set,
+        qualification_file=GOLD_FILE,
+        qualification_size=6,
+        qualification_pass_mark=0.8,
+    )
     campaign_status_set(c, "open")
     people("annotator", "ann")
     web = login("ann")
+    page = web.get(reverse("annotation:work", args=["q"])).content.decode()
+    assert "First comes a qualification of 6 questions. You pass with at least 5 of 6 answered exactly right" in page
+    assert "You have one attempt" in page  # stated before the test
+    assert re.search(r'<form class="undo"[^>]*\shidden[\s>]', page)  # no Undo offered in it
     for i in range(6):
         item = Item.objects.get(pk=int(web.get(reverse("annotation:work", args=["q"])).context["item"].pk))
-        gold = item.gold["plausible"][0]
-        picked = (gold + 1) % 5 if i < 3 else gold  # 24 / 30 option decisions right: 80 %
-        web.post(reverse("annotation:submit", args=["q", item.uid]), {"plausible": [str(picked)]})
+        gold = item.gold["plausible"]
+        picked = [k for k in range(5) if k not in gold][:1] if i < 3 else gold  # three items wrong
+        post = {"plausible": [str(k) for k in picked]} if picked else {"none_correct": "yes"}
+        web.post(reverse("annotation:submit", args=["q", item.uid]), post)
     page = web.get(reverse("annotation:work", args=["q"])).content.decode()
     assert "did not pass the qualification" in page
-    assert "80% of your answers" in page
-    assert "85% was needed" in page
+    assert "you answered 3 of its 6 questions exactly right, and 5 were needed" in page
+    assert web.post(reverse("annotation:undo", args=["q"]), follow=True).status_code == 200
+    assert Response.objects.filter(item__campaign=c).count() == 6  # nothing undone

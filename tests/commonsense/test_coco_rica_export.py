@@ -14,6 +14,7 @@ from commonsense.io.questions import read_rica_axioms_jsonl
 from commonsense.io.triples import read_atomic_tsv
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.questions.coco import CocoParams, build_coco
+from commonsense.questions.coco_text import option_form
 from commonsense.questions.com2 import BuildParams, build_com2
 from commonsense.questions.diverse import EmbeddingCache, vote_k
 from commonsense.questions.export import write_csv, write_jsonl, write_lm_eval
@@ -58,7 +59,8 @@ def test_coco_sets_are_linked(demo_records) -> None:
         assert [q.role for q in atomics] == [f"atomic_{k}" for k in range(1, len(reasoning.chain) + 1)]
         for aq, triple in zip(atomics, reasoning.chain, strict=True):  # each atomic question asks one chain triple
             assert aq.chain == [triple]
-            assert aq.answer == triple[2]
+            # the option shows the tail as questions show events (issue 27 item 7); the chain keeps the graph's text
+            assert aq.answer == option_form(triple[1], triple[2])
     ids = [q.id for q in qs]
     assert len(ids) == len(set(ids))
     again = build_coco(demo_records, CocoParams(seed=1, per_relation=5, per_kind=5), abstract=abstract)
@@ -276,8 +278,11 @@ def test_memorization_diverse_considers_every_triple_of_the_relation(tmp_path: P
     assert cache.encoded == len(edges)  # every triple of the relation was embedded
     assert [q.metadata["eq9_rank"] for q in qs] == sorted(q.metadata["eq9_rank"] for q in qs)
     first = qs[0]
+    hub_tail = index.names[int(index.f_dst[edges[hub]])]
     assert first.metadata["eq9_rank"] == 0
-    assert first.answer == index.names[int(index.f_dst[edges[hub]])]
+    # the option shows the tail as the event it stands for (issue 27 item 7)
+    assert first.answer == option_form(name, hub_tail)
+    assert first.chain[0][2] == hub_tail
     assert first.anchors[0] == index.names[int(heads[edges[hub]])]
     assert first.metadata["eq9_score"] >= len(satellites)  # every satellite lists it among its 3 nearest
     assert len(qs) == per_relation

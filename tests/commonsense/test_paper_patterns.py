@@ -180,3 +180,14 @@ def test_any_is_the_bare_sampler_and_unknown_modes_are_named() -> None:
     assert ("oReact", "xWant") in chains["any"]
     assert ("oReact", "xWant") not in chains["paper"]
     assert chains["paper"]
+
+
+def test_paper_mode_draws_com2s_random_negatives_from_the_whole_graph_unless_asked() -> None:
+    from commonsense.questions.com2 import BuildParams
+
+    assert BuildParams(kind="2i", count=1, seed=0, rules="paper").random_negatives == "whole-graph"
+    assert BuildParams(kind="2i", count=1, seed=0).random_negatives == "relation"
+    assert (
+        BuildParams(kind="2i", count=1, seed=0, rules="paper", random_negatives="shared").random_negatives == "shared"
+    )
+    assert BuildParams(kind="2i", count=1, seed=0, rules="paper").as_dict()["random_negatives"] == "whole-graph"

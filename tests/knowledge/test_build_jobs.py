@@ -239,7 +239,7 @@ def test_in_production_the_traceback_goes_to_the_log_only(
         kind="com2", graph=demo_graph, name="unlucky2", seed=4, params={"kind": "2i", "count": 3, "max_degree": 10}
     )
     with monkeypatch.context() as m, caplog.at_level("ERROR", logger="knowledge.services.build_execution"):
-        m.setattr("knowledge.builders.build_com2", boom)
+        m.setattr("knowledge.services.builds.build_com2", boom)
         build_job_run_task(job.pk)
     job.refresh_from_db()
     assert job.state == "failed"

@@ -62,8 +62,11 @@ def test_com2_form_lists_the_graphs_relations_and_queues_after_commit(
         "include_malformed": False,
         "include_populated": False,
         "near_duplicate": None,  # the field left empty: no near-duplicate check (the form's initial is 0.9)
+        "near_synonym": None,  # left empty too: no near-synonym check
         "person_names": True,
         "rules": "curated",  # not posted: the default mode
+        "merge_nodes": None,  # not posted: no node merging
+        "random_negatives": "",  # not posted: the rules mode's own
     }
     assert job.created_by is not None
     assert job.created_by.username == "b-researcher"

@@ -139,4 +139,8 @@ def test_composition_rules_mode_is_stored_with_the_set_and_an_unknown_one_refuse
         "build_coco", graph=graph, seed=1, name="r-coco", per_relation=2, per_kind=2, rules="paper", verbosity=0
     )
     assert QuestionSet.objects.get(name="r-coco").params["rules"] == "paper"
+    # the paper mode builds COM2's random negatives: any tail of the graph (stored with the set)
+    call_command("build_questions", graph=graph, kind="2i", count=3, seed=3, name="r-paper", rules="paper", verbosity=0)
+    assert QuestionSet.objects.get(name="r-paper").params["random_negatives"] == "whole-graph"
+    assert curated.params["random_negatives"] == "relation"
     assert not QuestionSet.objects.filter(name="r-bad").exists()

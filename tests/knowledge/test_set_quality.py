@@ -115,6 +115,24 @@ def test_coco_set_page_shows_a_report_and_each_application_kinds_funnel(ckbp: st
     assert "Quality report" in html
     assert "Build funnel: ip" in html
     assert "atomic questions" in html
+    # issue 27 item 7: CoCo's own text checks, all clean on a default build
+    assert qset.quality["coco_text"] == {
+        "items": qset.question_count,
+        "blanks": 0,
+        "split_tokens": 0,
+        "distractor_is_an_answer": 0,
+    }
+    assert "CoCo text: 0 items with a ___ blank, 0 with a split clitic" in html
+
+
+def test_an_imported_rica_set_has_a_quality_report_on_its_page(researcher) -> None:
+    path = shared_file("rica/human_curated_test.tsv")
+    call_command("import_questions", str(path), name="rica", fmt="rica-probes", verbosity=0)
+    qset = QuestionSet.objects.get(name="rica")
+    assert qset.quality["text"]["items"] == qset.question_count > 0
+    html = researcher.get(reverse("knowledge:question_set", args=["rica"])).content.decode()
+    assert "Quality report" in html
+    assert f"items {qset.question_count}:" in html
 
 
 def test_build_form_has_the_flag_and_threshold(ckbp: str) -> None:

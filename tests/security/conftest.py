@@ -22,6 +22,7 @@ from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.io.questions import MASK
 from knowledge.models import BuildJob, Graph, Node, Question, QuestionSet, Statement, StatementSet, Triple
 from runs.models import Prediction, Run
+from tests.conftest import GOLD_FILE
 from tests.knowledge.factories import (
     GraphFactory,
     QuestionFactory,
@@ -146,6 +147,7 @@ def world_build() -> World:
     gold = mcqa(
         "sec-gold",
         "open",
+        qualification_file=GOLD_FILE,
         qualification_positions=[0, 1],
         attention_positions=[2],
         attention_every=1,

@@ -286,6 +286,13 @@ def _answer_current(world: World, role: str, campaign: Campaign, right: bool) ->
     return _normal(part.content.decode(), world), item
 
 
+def _without_item_text(page: str) -> str:
+    """The box without the item's own words: each person draws their qualification items in an
+    order of their own (issue 31), so two people see different items at the same step."""
+    page = re.sub(r'(<p class="(?:context|question)">).*?(</p>)', r"\1…\2", page, flags=re.S)
+    return re.sub(r"(<kbd>\d</kbd>) [^<]*(</label>)", r"\1 …\2", page)
+
+
 def test_feedback_after_gold_items_is_the_same_right_or_wrong(world: World) -> None:
     """Qualification and attention items are graded silently: what comes next is the same page
     whether the answer matched the gold or not (failing the whole qualification ends the campaign
@@ -298,7 +305,8 @@ def test_feedback_after_gold_items_is_the_same_right_or_wrong(world: World) -> N
     for _step in range(4):  # qualification 1, qualification 2, a regular item, the attention item
         for role, right in roles.items():
             page, _item = _answer_current(world, role, g, right)
-            pages[role].append(re.sub(r"/items/[^/]+/", "/items/<id>/", re.sub(r'data-item="[^"]+"', "", page)))
+            page = re.sub(r"/items/[^/]+/", "/items/<id>/", re.sub(r'data-item="[^"]+"', "", page))
+            pages[role].append(_without_item_text(page))
     assert pages["annotator"] == pages["annotator2"]
     roles_seen = set(Response.objects.filter(campaign=g).values_list("item__role", flat=True))
     assert roles_seen == {"qualification", "regular", "attention"}

@@ -24,11 +24,13 @@ from django.views.decorators.http import require_POST
 from accounts.roles import user_role
 from annotation.crowd import selectors as crowd_selectors
 from annotation.crowd import services as svc
+from annotation.crowd.join_limits import join_refused
 from annotation.crowd.selectors import crowd_progress
 from annotation.forms import web_submission
 from annotation.models import Assignment, Campaign, CrowdStudy, Item, Membership, Participant
 from annotation.queue import operations as queue
-from annotation.selectors.work import item_counts
+from annotation.selectors.work import item_counts, membership_of
+from annotation.services.qualification import Terms, qualification_terms
 from annotation.views.item_box import render as item_box_html
 from annotation.views.presentation import option_rows, survey_questions
 from cocoweb.http import Request
@@ -83,7 +85,14 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         ctx = {"campaign": campaign, "who": request.user.get_username(), "role": role, "ident": ident}
         return render(request, "annotation/crowd/switch.html", ctx)
     held = request.session.get(CLAIM, "") if request.user.is_authenticated else ""
-    joined = svc.participant_join(campaign, ident, held)
+    if not svc.participant_known(campaign, ident):  # a new participant: within the join limits?
+        refused = join_refused(request, campaign)
+        if refused:
+            return _message(request, "Please try again later", refused, 429)
+    try:
+        joined = svc.participant_join(campaign, ident, held)
+    except ValidationError as exc:
+        return _message(request, "Study session in use", " ".join(exc.messages), 409)
     if joined.outcome == "busy":
         return _busy(request)
     p = joined.participant
@@ -130,6 +139,12 @@ def _at(p: Participant, stage: str) -> HttpResponse | None:
     return None if p.stage == stage else redirect(STAGE_VIEW[p.stage], slug=p.campaign.name)
 
 
+def _terms(campaign: Campaign, study: CrowdStudy) -> Terms | None:
+    """The qualification's items, pass mark and attempts, stated before it starts."""
+    pool = item_counts(campaign).get(Item.Role.QUALIFICATION, 0)
+    return qualification_terms(campaign, pool, attempts=study.qualification_attempts)
+
+
 def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, form: Any = None) -> HttpResponse:
     """Consent, the instructions with their worked examples and the demographics questions on one
     page: one request (and one answer) instead of three on the way to the first item."""
@@ -139,7 +154,7 @@ def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, f
         "campaign": campaign,
         "study": study,
         "form": form if form is not None else DemographicsForm(study.demographics),
-        "n_qual": item_counts(campaign).get(Item.Role.QUALIFICATION, 0),
+        "terms": _terms(campaign, study),
         "budget": campaign.max_items_per_annotator,
     }
     return render(request, "annotation/crowd/consent.html", ctx)
@@ -172,11 +187,15 @@ def instructions(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     if request.method == "POST":
         svc.instructions_done(p, study)
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
-    n_qual = item_counts(campaign).get(Item.Role.QUALIFICATION, 0)
     return render(
         request,
         "annotation/crowd/instructions.html",
-        {"campaign": campaign, "study": study, "n_qual": n_qual, "budget": campaign.max_items_per_annotator},
+        {
+            "campaign": campaign,
+            "study": study,
+            "terms": _terms(campaign, study),
+            "budget": campaign.max_items_per_annotator,
+        },
     )
 
 
@@ -217,7 +236,7 @@ def _box(
             return _go(request, done_url)
         if request.htmx:  # the result is a page of its own
             return _go(request, reverse("crowd:work", kwargs={"slug": campaign.name}))
-        ctx_q = {"campaign": campaign, "membership": m, "left": left, "pass_mark": campaign.qualification_pass_mark}
+        ctx_q = {"campaign": campaign, "left": left, "terms": _terms(campaign, study)}  # no score: attempts remain
         return render(request, "annotation/crowd/qualification_failed.html", ctx_q, status=status)
     if step.state == Membership.State.BLOCKED:
         svc.screen_out(p)
@@ -311,4 +330,10 @@ def done(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     if p.stage not in (Participant.Stage.FINISHED, Participant.Stage.RETURNED, Participant.Stage.SCREENED_OUT):
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
     link = svc.completion_link(study, p) if p.stage == Participant.Stage.FINISHED else study.return_url
-    return render(request, "annotation/crowd/done.html", {"campaign": campaign, "participant": p, "link": link})
+    ctx_d: dict[str, Any] = {"campaign": campaign, "participant": p, "link": link, "qualification": None}
+    m = membership_of(campaign, request.user)
+    if p.stage == Participant.Stage.SCREENED_OUT and m is not None and m.state == Membership.State.FAILED:
+        terms = _terms(campaign, study)  # the last attempt failed: now its score is told
+        if terms is not None and m.qualification_score is not None:
+            ctx_d["qualification"] = {"right": round(m.qualification_score * terms.items), "terms": terms}
+    return render(request, "annotation/crowd/done.html", ctx_d)

@@ -13,6 +13,7 @@ query kind:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -66,7 +67,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--budget", type=int, help="items per person (NWW: 50)")
         parser.add_argument("--instructions", default="")
-        parser.add_argument("--qualification", default="", help="source positions, e.g. 0-5")
+        parser.add_argument(
+            "--qualification", default="", help="positions in the qualification source, e.g. 0-9 (default: all)"
+        )
+        parser.add_argument("--qualification-set", default="", help="MCQA: a verified set whose items are the test")
+        parser.add_argument(
+            "--qualification-file", default="", help="MCQA: a gold file (JSONL) whose items are the test"
+        )
+        parser.add_argument("--qualification-size", type=int, default=None, help="items each person answers (COM2: 6)")
         parser.add_argument("--pass-mark", type=float, default=None)
         parser.add_argument("--attention", default="", help="source positions used as attention checks")
         parser.add_argument("--attention-every", type=int, default=None)
@@ -100,6 +108,13 @@ class Command(BaseCommand):
             if not QuestionSet.objects.filter(name=o["set"]).exists():
                 raise CommandError(f"--set: no question set named {o['set']!r}")
             source = f"qs:{o['set']}"
+        if (
+            o["qualification_set"]
+            and not QuestionSet.objects.filter(name=o["qualification_set"], verified_from__isnull=False).exists()
+        ):
+            raise CommandError(
+                f"--qualification-set: {o['qualification_set']!r} is not a verified set (make one with verified_set)"
+            )
         data = {
             "name": o["name"],
             "title": o["title"] or o["name"],
@@ -116,6 +131,8 @@ class Command(BaseCommand):
             "per_kind": "" if o["per_kind"] is None else o["per_kind"],
             "ask_common_sense": o["ask_common_sense"],
             "qualification_positions": o["qualification"],
+            "qualification_source": f"qs:{o['qualification_set']}" if o["qualification_set"] else "",
+            "qualification_size": "" if o["qualification_size"] is None else o["qualification_size"],
             "attention_positions": o["attention"],
             "qualification_pass_mark": o["pass_mark"],
             "attention_every": o["attention_every"],
@@ -143,7 +160,10 @@ class Command(BaseCommand):
                     settings["consent_text"] = f.read()
         try:
             with transaction.atomic():  # no half-made campaign
-                campaign = campaign_create(**form.service_kwargs())
+                kwargs = form.service_kwargs()
+                if o["qualification_file"]:
+                    kwargs["qualification_file"] = Path(o["qualification_file"])
+                campaign = campaign_create(**kwargs)
                 if form.cleaned_data["open_now"]:
                     campaign_status_set(campaign, Campaign.Status.OPEN)
                 if o["study_link"]:

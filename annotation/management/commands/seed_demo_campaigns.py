@@ -2,8 +2,10 @@
 
 - a commonsensicality survey (NWW) on the demo statements, questions (a), (b) and (c), with
   attention items whose gold is the stored human majority;
-- a COM2 multiple-choice validation on the built 2i demo set, with COM2's qualification test
-  (6 items, pass mark 85 %);
+- a COM2 multiple-choice validation on the built 2i demo set, with a qualification test of 6
+  items drawn for each person from the gold file ``fixtures/qualification/com2_demo_gold.jsonl``
+  (10 items written and read for this purpose, every plausible option marked; 5 of 6 exactly right
+  pass);
 - a RICA pair verification when a RICA probe set has been imported (the RICA files are not
   shipped in fixtures/: `import_questions ../shared/data/rica/... --format rica-probes`).
 
@@ -13,12 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from annotation.models import Campaign
 from annotation.services.campaigns import campaign_create
 from knowledge.models import QuestionSet, StatementSet
 
+QUALIFICATION_GOLD = settings.BASE_DIR / "fixtures" / "qualification" / "com2_demo_gold.jsonl"
 SURVEY_INSTRUCTIONS = (
     "Read each statement and answer from your own view. (a) Do you agree with it? "
     "(b) Do you think most people would agree with it? (c) Is it common sense? "
@@ -26,7 +30,8 @@ SURVEY_INSTRUCTIONS = (
 )
 MCQA_INSTRUCTIONS = (
     "Tick every option that is a plausible answer (keys 1-5), or 'No answers are correct', or "
-    "'The context doesn't make sense'. Enter submits. The first six questions are a qualification."
+    "'The context doesn't make sense'. Enter submits. The first six questions are a qualification: "
+    "you pass with at least five of them answered exactly right."
 )
 
 
@@ -60,8 +65,9 @@ class Command(BaseCommand):
                     "kind": Campaign.Kind.MCQA,
                     "question_set": qset,
                     "redundancy": 3,
-                    "qualification_positions": list(range(6)),
-                    "qualification_pass_mark": 0.85,
+                    "qualification_file": QUALIFICATION_GOLD,
+                    "qualification_size": 6,
+                    "qualification_pass_mark": 0.8,
                     "instructions": MCQA_INSTRUCTIONS,
                 }
             )

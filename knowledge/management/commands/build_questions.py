@@ -4,7 +4,7 @@ from typing import Any
 
 from commonsense.queries import KINDS
 from commonsense.queries.rules import DEFAULT_RULES_MODE, RULES_MODES
-from commonsense.questions.negatives import ADVERSARIAL_MODES
+from commonsense.questions.negatives import ADVERSARIAL_MODES, RANDOM_MODES
 from knowledge.services.builds import question_set_build
 from knowledge.services.names import name_arg
 
@@ -81,6 +81,21 @@ class Command(ImportCommand):
             "neighbours) no adversarial distractor of the gold's kind: the veto of sessions 11-15, which lets option "
             "shape answer most items (issue 25); off by default",
         )
+        parser.add_argument(
+            "--random-negatives",
+            choices=list(RANDOM_MODES),
+            default="",
+            help="where the two random distractors come from: relation (the asked relation's tails elsewhere), "
+            "shared (tails several heads share), whole-graph (COM2: any tail); default: whole-graph with --rules "
+            "paper, relation otherwise",
+        )
+        parser.add_argument(
+            "--merge-nodes",
+            type=float,
+            default=None,
+            metavar="COSINE",
+            help="merge nodes whose all-MiniLM-L6-v2 cosine is above this (COM2 section 3.1: 0.95; default: off)",
+        )
         add_plausibility_arguments(parser)
         add_fluent_arguments(parser)
 
@@ -102,6 +117,8 @@ class Command(ImportCommand):
             near_duplicate=o["near_duplicate"] or None,
             person_names=not o["keep_placeholders"],
             rules=o["rules"],
+            merge_nodes=o["merge_nodes"],
+            random_negatives=o["random_negatives"],
             adversarial_negatives=o["adversarial_negatives"],
             near_synonym=o["near_synonym"] or None,
             same_type_veto=o["same_type_veto"],

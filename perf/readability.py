@@ -1,0 +1,208 @@
+"""Node text read blind (issue 27 item 3): do the English rules keep what reads as English and drop
+what does not? Per graph of ../shared/data, ``build`` draws node texts at random, half of them
+accepted by the rules and half rejected, shows them as questions show them (names drawn for the
+placeholders) and writes, shuffled and without a verdict:
+
+* ``perf/readability/<graph>/reader.md``: what a fresh reader sees;
+* ``perf/readability/keys/<graph>.json``: for each id the node text, its display, the verdict, the
+  rule that decided and every rule that fires, and the graph's counts (kept apart: never give it
+  to a reader).
+
+A reader writes ``perf/readability/<graph>/verdicts-K.jsonl``, one line per text:
+``{"id": "t001", "english": true|false}``. ``score`` joins verdicts and key and prints, per graph
+and reader and pooled: the **precision** of the accepted texts (the share that reads as English;
+target >= 97 %), the **recall** of readable texts (the share of the graph's readable texts that
+the rules accept, the two strata weighted by their sizes in the graph; target >= 80 %), and each
+rule's precision where it decides and where it fires (the share of its texts that do *not* read
+as English; a rule right less often than wrong should go), with 95 % Wilson intervals.
+
+    .venv/bin/python perf/readability.py build [--per-side 150] [--seed 27]
+    .venv/bin/python perf/readability.py score [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SHARED = ROOT.parent / "shared" / "data"
+OUT = ROOT / "perf" / "readability"
+GRAPHS = ("ckbp", "atomic")
+
+READER_HEAD = """# Does it read as English? ({n} short texts, blind)
+
+Each line below is an event as a question would show it (the names are random). For each one,
+decide only this: **does it read as an English sentence that says something a reader can picture?**
+Spelling slips, missing words, words in the wrong form, a pronoun that points at nothing you were
+told, or a fragment that stops mid-thought: answer false. Whether the event is likely, polite or
+interesting does not matter.
+
+Write one JSON line per text, in any order, to `verdicts-K.jsonl` (K: your reader number):
+
+    {{"id": "t001", "english": true}}
+
+"""
+
+
+def _rows(graph: str) -> list[tuple[str, str, str]]:
+    from commonsense.io.triples import read_atomic_tsv, read_cskb_csv
+
+    if graph == "ckbp":
+        return [(r.head, r.relation, r.tail) for r in read_cskb_csv(SHARED / "ckbp_eval/evaluation_set.csv")]
+    return [(r.head, r.relation, r.tail) for r in read_atomic_tsv(SHARED / "atomic2020_sample/atomic2020_triples.tsv")]
+
+
+def build(per_side: int, seed: int) -> None:
+    from commonsense.kg.normalize import is_none
+    from commonsense.questions import names
+    from commonsense.questions.node_text import event_texts, judge
+    from commonsense.questions.text_rules import firing, rules_version
+
+    (OUT / "keys").mkdir(parents=True, exist_ok=True)
+    for graph in GRAPHS:
+        texts = sorted({t for t, _ in event_texts(_rows(graph)) if t and not is_none(t)})
+        verdicts = {t: judge(t) for t in texts}
+        accepted = [t for t in texts if verdicts[t].readable]
+        rejected = [t for t in texts if not verdicts[t].readable]
+        rng = random.Random(f"{seed}:{graph}")
+        drawn = rng.sample(accepted, min(per_side, len(accepted))) + rng.sample(rejected, min(per_side, len(rejected)))
+        rng.shuffle(drawn)
+        key: dict[str, Any] = {
+            "graph": graph,
+            "seed": seed,
+            "rules_version": rules_version(),
+            "population": {"texts": len(texts), "accepted": len(accepted), "rejected": len(rejected)},
+            "items": {},
+        }
+        lines = []
+        for i, text in enumerate(drawn, 1):
+            v = verdicts[text]
+            shown = names.apply(v.display, names.draw(random.Random(f"{seed}:{graph}:{i}")))
+            tid = f"t{i:03d}"
+            lines.append(f"- **{tid}** {shown}")
+            key["items"][tid] = {
+                "text": text,
+                "display": v.display,
+                "shown": shown,
+                "accepted": v.readable,
+                "rule": v.rule,
+                "fires": [name for name, _ in firing(v.display)],
+            }
+        folder = OUT / graph
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "reader.md").write_text(READER_HEAD.format(n=len(drawn)) + "\n".join(lines) + "\n", encoding="utf-8")
+        (OUT / "keys" / f"{graph}.json").write_text(json.dumps(key, indent=1, ensure_ascii=False), encoding="utf-8")
+        print(f"{graph}: {len(drawn)} texts ({len(texts):,} in the graph, {len(accepted):,} accepted)")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def _share(k: int, n: int) -> dict[str, Any]:
+    lo, hi = wilson(k, n)
+    return {"k": k, "n": n, "share": round(k / n, 4) if n else None, "ci95": [round(lo, 4), round(hi, 4)]}
+
+
+def score_graph(key: dict[str, Any], verdicts: dict[str, bool]) -> dict[str, Any]:
+    """The figures of one reading (one reader, or pooled verdicts) of one graph's key."""
+    items = {i: v for i, v in key["items"].items() if i in verdicts}
+    acc = [i for i, v in items.items() if v["accepted"]]
+    rej = [i for i, v in items.items() if not v["accepted"]]
+    acc_ok = sum(verdicts[i] for i in acc)
+    rej_ok = sum(verdicts[i] for i in rej)
+    pop = key["population"]
+    # recall of readable texts in the graph: the strata weighted by their sizes there
+    read_acc = pop["accepted"] * (acc_ok / len(acc)) if acc else 0.0
+    read_rej = pop["rejected"] * (rej_ok / len(rej)) if rej else 0.0
+    recall = read_acc / (read_acc + read_rej) if read_acc + read_rej else None
+    rules: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {"decides": [], "fires": []})
+    for i in rej:
+        item = items[i]
+        rules[item["rule"]]["decides"].append(not verdicts[i])
+        for name in item["fires"]:
+            rules[name]["fires"].append(not verdicts[i])
+    return {
+        "judged": len(items),
+        "precision_accepted": _share(acc_ok, len(acc)),
+        "rejected_readable": _share(rej_ok, len(rej)),
+        "recall_readable": round(recall, 4) if recall is not None else None,
+        "rules": {name: {kind: _share(sum(v), len(v)) for kind, v in r.items()} for name, r in sorted(rules.items())},
+    }
+
+
+def score(as_json: bool) -> None:
+    report: dict[str, Any] = {}
+    for graph in GRAPHS:
+        key_path = OUT / "keys" / f"{graph}.json"
+        if not key_path.exists():
+            continue
+        key = json.loads(key_path.read_text(encoding="utf-8"))
+        readers: dict[str, dict[str, bool]] = {}
+        for path in sorted((OUT / graph).glob("verdicts-*.jsonl")):
+            readers[path.stem] = {
+                (d := json.loads(line))["id"]: bool(d["english"])
+                for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()
+            }
+        if not readers:
+            print(f"{graph}: no verdicts yet")
+            continue
+        out = {name: score_graph(key, v) for name, v in readers.items()}
+        # the readers' majority (a tie counts as not English: the strict side of the precision target)
+        judged: dict[str, list[bool]] = defaultdict(list)
+        for v in readers.values():
+            for i, ok in v.items():
+                judged[i].append(ok)
+        pooled = {i: sum(v) * 2 > len(v) for i, v in judged.items()}
+        out["majority"] = score_graph(key, pooled)
+        report[graph] = out
+        if not as_json:
+            for name, s in out.items():
+                p, r = s["precision_accepted"], s["recall_readable"]
+                print(
+                    f"{graph} {name}: precision of accepted {p['share']:.1%} {p['ci95']} (n={p['n']}), "
+                    f"recall of readable {r:.1%}"
+                    if r is not None
+                    else f"{graph} {name}: no recall"
+                )
+            for rule, s in out["majority"]["rules"].items():
+                d, f = s["decides"], s["fires"]
+                print(f"  {rule:32} decides {d['k']}/{d['n']} right, fires {f['k']}/{f['n']} right")
+    if as_json:
+        print(json.dumps(report, indent=1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--per-side", type=int, default=150)
+    b.add_argument("--seed", type=int, default=27)
+    s = sub.add_parser("score")
+    s.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if args.cmd == "build":
+        build(args.per_side, args.seed)
+    else:
+        score(args.json)
+
+
+if __name__ == "__main__":
+    main()

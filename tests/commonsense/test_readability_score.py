@@ -1,0 +1,29 @@
+"""perf/readability.py's scoring (issue 27 item 3) on a planted key: the precision of accepted texts,
+the recall of readable ones weighted by the strata's sizes in the graph, and each rule's precision."""
+
+from __future__ import annotations
+
+from perf.readability import score_graph, wilson
+
+
+def test_precision_recall_and_per_rule_precision_on_a_planted_reading() -> None:
+    items = {f"a{i}": {"accepted": True, "rule": "", "fires": []} for i in range(10)}
+    items |= {f"r{i}": {"accepted": False, "rule": "no-article", "fires": ["no-article", "no-parse"]} for i in range(6)}
+    items |= {f"s{i}": {"accepted": False, "rule": "vague-end", "fires": ["vague-end"]} for i in range(4)}
+    key = {"population": {"texts": 3000, "accepted": 1000, "rejected": 2000}, "items": items}
+    verdicts = {f"a{i}": i < 9 for i in range(10)}  # 9 of 10 accepted read as English
+    verdicts |= {f"r{i}": i < 2 for i in range(6)}  # no-article: 2 of 6 were English after all
+    verdicts |= {f"s{i}": False for i in range(4)}  # vague-end: right every time
+    s = score_graph(key, verdicts)
+    assert s["precision_accepted"]["k"] == 9
+    assert s["precision_accepted"]["n"] == 10
+    # readable: 1000 * 0.9 accepted, 2000 * 0.2 rejected -> recall 900 / 1300
+    assert s["recall_readable"] == round(900 / 1300, 4)
+    assert s["rules"]["no-article"]["decides"]["k"] == 4
+    assert s["rules"]["no-article"]["decides"]["n"] == 6
+    assert s["rules"]["no-parse"]["fires"]["n"] == 6
+    assert "decides" in s["rules"]["no-parse"]
+    assert s["rules"]["vague-end"]["decides"]["share"] == 1.0
+    lo, hi = wilson(9, 10)
+    assert lo < 0.9 < hi
+    assert s["precision_accepted"]["ci95"] == [round(lo, 4), round(hi, 4)]
