@@ -23,6 +23,14 @@ COM2's 0.445). Each arrival is a random annotator of the pool who answers one it
     .venv/bin/python perf/settle_sim.py                       # 1,000 items, 10 % spammers
     .venv/bin/python perf/settle_sim.py --items 300 --refit 100   # quicker
     .venv/bin/python perf/settle_sim.py --hard-share 0.15     # disagreement concentrated on ambiguous options
+    .venv/bin/python perf/settle_sim.py --only 1,2 --sweep    # + a grid of the settings the campaign form offers
+
+``--sweep`` appends to the configurations (``--only`` picks among the fixed list) one run per
+combination of ``--sweep-rules`` (settlement rule, default ``needs``), ``--sweep-min`` (minimum
+answers, default 2), ``--sweep-max`` (maximum, default 3,4,5), ``--sweep-labels`` (label rule,
+default ``dawid_skene``) and ``--sweep-thresholds`` (confidence to settle, default 0.6,0.7,0.8,0.9).
+Answers per item are counted over every item (settled, exhausted, left out alike), as for fixed 3;
+"exhausted" is the share of items that reached the maximum unsettled.
 """
 
 from __future__ import annotations
@@ -105,6 +113,7 @@ class Outcome:
     answers_per_kept: float | None = None  # all answers spent per kept verified item
     none_share: float | None = None  # share of kept items whose gold is "None of the answers are correct."
     spent: dict[int, int] | None = None  # items by the answers they got
+    exhausted: float = 0.0  # share of the items that reached the maximum unsettled
 
 
 def verified_item(world: World, i: int, j: Judged, settlement: str, keep_all: bool) -> bool | None:
@@ -201,7 +210,7 @@ def run(
             since = 0
             refit_all()
     refit_all()  # the final labels are computed under the last fit, as after a refresh
-    exact = per = settled = exact_s = kept = n_right = none = 0
+    exact = per = settled = exact_s = kept = n_right = none = exhausted = 0
     for i in range(n):
         j = judge(
             answers[i],
@@ -213,6 +222,7 @@ def run(
             threshold=threshold,
             settlement=settlement,
         )
+        exhausted += j.settlement.state == "exhausted"
         v = verified_item(world, i, j, settlement, keep_all)
         if v is not None:
             kept += 1
@@ -240,6 +250,7 @@ def run(
         total / kept if kept else None,
         none / kept if kept else None,
         dict(sorted(Counter(len(a) for a in answers).items())),
+        exhausted / n,
     )
 
 
@@ -290,6 +301,12 @@ def main() -> int:
         "disagreement comes from the annotators' accuracy spread alone, as the issue asks",
     )
     ap.add_argument("--only", help="comma-separated indices of the configurations to run (0, fixed 3, always runs)")
+    ap.add_argument("--sweep", action="store_true", help="append the grid of the --sweep-* settings")
+    ap.add_argument("--sweep-rules", default="needs", help="settlement rules: needs, all_verdicts")
+    ap.add_argument("--sweep-min", default="2", help="minimum answers per item")
+    ap.add_argument("--sweep-max", default="3,4,5", help="maximum answers per item")
+    ap.add_argument("--sweep-labels", default="dawid_skene", help="label rules: majority, dawid_skene, mace")
+    ap.add_argument("--sweep-thresholds", default="0.6,0.7,0.8,0.9", help="confidence to settle (the form: 0.5-1)")
     args = ap.parse_args()
     t0 = time.time()
     mean_acc = calibrate(args.items, args.pool, args.spammers, args.seed, args.hard_share)
@@ -317,8 +334,18 @@ def main() -> int:
     if args.only:
         keep = {int(k) for k in args.only.split(",")}
         configs = [c for k, c in enumerate(configs) if k in keep or k == 0]
+    if args.sweep:
+        configs += [
+            (f"{st} {lo}-{hi} ({lab}), threshold {th:g}", lo, hi, lab, st, th, False)
+            for st in args.sweep_rules.split(",")
+            for lab in args.sweep_labels.split(",")
+            for lo in map(int, args.sweep_min.split(","))
+            for hi in map(int, args.sweep_max.split(","))
+            for th in map(float, args.sweep_thresholds.split(","))
+            if hi >= lo
+        ]
     results = []
-    head = "answers/item  exact  per-verdict  settled  kept   verified  right/item  answers/kept  none"
+    head = "answers/item  exact  per-verdict  settled  kept   verified  right/item  answers/kept  none   exhausted"
     print(f"{'config (min-max answers, label rule, settlement rule)':<44} {head}")
     for name, lo, hi, rule, settlement, threshold, keep_all in configs:
         t = time.time()
@@ -338,7 +365,7 @@ def main() -> int:
         print(
             f"{o.name:<44} {o.answers_per_item:12.2f}  {o.exact:.3f}  {o.per_verdict:11.4f}  {o.settled:7.3f}  "
             f"{o.kept:.3f}  {(o.verified or 0):8.3f}  {o.right_per_item:10.3f}  {(o.answers_per_kept or 0):12.2f}  "
-            f"{(o.none_share or 0):.3f}  ({time.time() - t:.0f} s)",
+            f"{(o.none_share or 0):.3f}  {o.exhausted:9.3f}  ({time.time() - t:.0f} s)",
             flush=True,
         )
     base = results[0]
