@@ -65,12 +65,27 @@ def _busy(request: HttpRequest) -> HttpResponse:
     return _message(request, "Already open elsewhere", BUSY.format(minutes=minutes), 409)
 
 
+def _ended_here(request: HttpRequest, campaign: Campaign) -> bool:
+    """Whether this browser holds a participant of ``campaign`` whose study has ended (finished,
+    returned, screened out): their done page, with the completion code, outlives the campaign.
+    Only the holding browser: an ended participant is never handed to another one."""
+    signed_in = request.session.get(SESSION_KEY)
+    if signed_in is None or not str(signed_in).isdigit():
+        return False
+    got = crowd_selectors.participant_of(int(signed_in))
+    if got is None or got[1].pk != campaign.pk or not got[0].user.is_active:
+        return False
+    return request.session.get(CLAIM) == got[0].claim and got[0].stage in svc.ENDED_STAGES
+
+
 def join(request: HttpRequest, slug: str) -> HttpResponse:
     """The study link. A GET that may create the participant: crowd platforms send people here
     with a plain link, so there is no form to post. A signed-in lab member (someone with a role) is
     asked first and goes on with a POST of the same link."""
     campaign = get_object_or_404(Campaign.objects.select_related("crowd"), name=slug, crowd__isnull=False)
     if not campaign.is_open:
+        if _ended_here(request, campaign):  # they come back for their completion code (issue 29 item 1)
+            return redirect("crowd:done", slug=slug)
         return _message(request, "Study not open", "This study is not taking participants at the moment.", 410)
     try:
         ident = svc.identity_from_query(request.GET)

@@ -1,0 +1,61 @@
+"""Issue 29, crowd participants: the completion code after the campaign closes (item 1), a
+screen-out code and link for who the qualification screens out (item 2), progress through the
+qualification counted as consent states it (item 3), and no staff chrome for participants (item 4).
+Everything through the study link and the participant's pages, as a browser drives them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from annotation.models import Campaign, Item, Participant
+from tests.annotation.crowd_helpers import answer, crowd_campaign, current, gold_answer, join, prolific, to_items
+
+pytestmark = pytest.mark.django_db
+
+
+def _qualify(b: Client, c: Campaign, right: bool) -> Any:
+    for _ in range(2):
+        _r, item = current(b, c)
+        assert item is not None
+        assert item.role == Item.Role.QUALIFICATION
+        a = gold_answer(item)
+        answer(b, c, item, a if right else 1 - a)
+    return b.get(f"/join/{c.name}/items/", follow=True)
+
+
+def _finish(c: Campaign, pid: str) -> tuple[Client, Participant]:
+    b = to_items(Client(), c, pid)
+    _qualify(b, c, right=True)
+    for _ in range(2):
+        _r, item = current(b, c)
+        assert item is not None
+        answer(b, c, item, 1)
+    current(b, c)  # the page after the last item finishes the study
+    p = Participant.objects.get(campaign=c, external_id=pid)
+    assert p.stage == "finished"
+    return b, p
+
+
+def test_a_finished_participant_keeps_the_code_after_the_campaign_closes(statement_set) -> None:
+    """Item 1: Prolific participants come back through the study link to copy their code; after the
+    campaign closed the link said "Study not open" (410) and nothing else."""
+    c = crowd_campaign("closing", "--qualification", "0,18", "--pass-mark", "1.0", "--budget", "2")
+    b, p = _finish(c, "f1")
+    other = to_items(Client(), c, "f2")  # still in the qualification when the campaign closes
+    Campaign.objects.filter(pk=c.pk).update(status=Campaign.Status.CLOSED)
+    r = join(b, c, prolific("f1"))
+    assert r.status_code == 302, r.content
+    assert r["Location"] == "/join/closing/done/"
+    page = b.get(r["Location"]).content.decode()
+    assert p.completion_code in page
+    assert "https://app.prolific.com/submissions/complete?cc=" + p.completion_code in page
+    # Nobody else reads the code through the closed link: another browser with the same id, and a
+    # participant who had not finished, still get "Study not open".
+    for client, pid in ((Client(), "f1"), (other, "f2")):
+        r = join(client, c, prolific(pid))
+        assert r.status_code == 410
+        assert "Study not open" in r.content.decode()
+        assert p.completion_code not in r.content.decode()
