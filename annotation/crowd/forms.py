@@ -64,7 +64,14 @@ class CrowdStudyForm(forms.ModelForm):
 
     class Meta:
         model = CrowdStudy
-        fields = ["consent_text", "qualification_attempts", "completion_url", "return_url"]
+        fields = [
+            "consent_text",
+            "qualification_attempts",
+            "completion_url",
+            "return_url",
+            "screenout_code",
+            "screenout_url",
+        ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -86,6 +93,8 @@ class CrowdStudyForm(forms.ModelForm):
             "qualification_attempts": d["qualification_attempts"],
             "completion_url": d["completion_url"],
             "return_url": d["return_url"],
+            "screenout_code": d["screenout_code"],
+            "screenout_url": d["screenout_url"],
             "demographics": list(d["demographics"]),
             "examples": examples,
         }

@@ -309,6 +309,11 @@ def completion_link(study: CrowdStudy, p: Participant) -> str:
     return url.replace("{code}", quote(p.completion_code))
 
 
+def screenout_link(study: CrowdStudy) -> str:
+    """The study's screen-out URL with ``{code}`` replaced by its screen-out code (issue 29 item 2)."""
+    return study.screenout_url.replace("{code}", quote(study.screenout_code))
+
+
 def membership_block(campaign: Campaign, user: Any, blocked: bool) -> None:
     """A researcher blocks (or lets back) one person; a blocked participant is screened out."""
     m = Membership.objects.filter(campaign=campaign, user=user)

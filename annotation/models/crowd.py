@@ -34,6 +34,17 @@ class CrowdStudy(models.Model):
         max_length=500, blank=True, help_text="where a finished participant is sent; {code} is replaced by their code"
     )
     return_url = models.URLField(max_length=500, blank=True, help_text="where someone who declines is sent")
+    screenout_code = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="the platform's code for screened-out participants (Prolific: a completion code with the "
+        "'screened out' status), shown to whom the qualification or the attention checks screen out",
+    )
+    screenout_url = models.URLField(
+        max_length=500,
+        blank=True,
+        help_text="where a screened-out participant is sent; {code} is replaced by the screen-out code",
+    )
 
     def __str__(self) -> str:
         return f"crowd study of {self.campaign_id}"

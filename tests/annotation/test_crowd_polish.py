@@ -59,3 +59,52 @@ def test_a_finished_participant_keeps_the_code_after_the_campaign_closes(stateme
         assert r.status_code == 410
         assert "Study not open" in r.content.decode()
         assert p.completion_code not in r.content.decode()
+
+
+SCREEN_URL = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+def test_screened_out_participants_get_the_studys_screen_out_code_and_link(statement_set, researcher: Client) -> None:
+    """Item 2: who failed both qualification attempts had nothing to submit. The study's screen-out
+    code (Prolific: a completion code with the "screened out" status) and link, set with the command
+    or on the participants page, are what their done page gives them; a finished participant still
+    gets their own code and a declining one the return link."""
+    c = crowd_campaign(
+        "screen", "--qualification", "0,18", "--pass-mark", "1.0", "--budget", "2", "--screenout-code", "C1SCRN"
+    )
+    r = researcher.post(
+        "/annotation/c/screen/study/",
+        {
+            "consent_text": "Research.",
+            "qualification_attempts": 2,
+            "completion_url": "https://app.prolific.com/submissions/complete?cc={code}",
+            "return_url": "https://app.prolific.com/submissions/return",
+            "screenout_code": "C2SCRN",
+            "screenout_url": SCREEN_URL,
+        },
+    )
+    assert r.status_code == 302, r.content.decode()[-1500:]
+    b = to_items(Client(), c, "s1")
+    _qualify(b, c, right=False)
+    b.post("/join/screen/qualification/retry/")
+    page = _qualify(b, c, right=False).content.decode()
+    assert Participant.objects.get(external_id="s1").stage == "screened_out"
+    assert "This study has ended for you" in page
+    assert '<code id="screenout-code">C2SCRN</code>' in page
+    assert f'href="{SCREEN_URL.format(code="C2SCRN")}"' in page
+    assert "submissions/return" not in page
+    finished, p = _finish(c, "s2")
+    page = finished.get("/join/screen/done/").content.decode()
+    assert p.completion_code in page
+    assert "C2SCRN" not in page
+    declined = Client()
+    join(declined, c, prolific("s3"))
+    declined.post("/join/screen/consent/", {"consent": "no"})
+    page = declined.get("/join/screen/done/").content.decode()
+    assert "submissions/return" in page
+    assert "C2SCRN" not in page
+
+
+def test_the_command_sets_the_screen_out_code(statement_set) -> None:
+    c = crowd_campaign("screen2", "--screenout-code", "C1SCRN", "--screenout-url", SCREEN_URL)
+    assert (c.crowd.screenout_code, c.crowd.screenout_url) == ("C1SCRN", SCREEN_URL)

@@ -344,8 +344,18 @@ def done(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     p, campaign, study = ctx
     if p.stage not in (Participant.Stage.FINISHED, Participant.Stage.RETURNED, Participant.Stage.SCREENED_OUT):
         return redirect(STAGE_VIEW[p.stage], slug=campaign.name)
-    link = svc.completion_link(study, p) if p.stage == Participant.Stage.FINISHED else study.return_url
-    ctx_d: dict[str, Any] = {"campaign": campaign, "participant": p, "link": link, "qualification": None}
+    link = study.return_url
+    if p.stage == Participant.Stage.FINISHED:
+        link = svc.completion_link(study, p)
+    elif p.stage == Participant.Stage.SCREENED_OUT:
+        link = svc.screenout_link(study)
+    ctx_d: dict[str, Any] = {
+        "campaign": campaign,
+        "participant": p,
+        "link": link,
+        "qualification": None,
+        "screenout_code": study.screenout_code,
+    }
     m = membership_of(campaign, request.user)
     if p.stage == Participant.Stage.SCREENED_OUT and m is not None and m.state == Membership.State.FAILED:
         terms = _terms(campaign, study)  # the last attempt failed: now its score is told

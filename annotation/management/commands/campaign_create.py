@@ -85,6 +85,10 @@ class Command(BaseCommand):
         parser.add_argument("--study-link", action="store_true", help="open the campaign to a crowd platform")
         parser.add_argument("--completion-url", default="", help="{code} is replaced by the participant's code")
         parser.add_argument("--return-url", default="", help="where a participant who declines consent goes")
+        parser.add_argument("--screenout-code", default="", help="the platform's code for screened-out participants")
+        parser.add_argument(
+            "--screenout-url", default="", help="where a screened-out participant goes; {code}: that code"
+        )
         parser.add_argument("--attempts", type=int, default=2, help="qualification attempts allowed (Prolific: 2)")
         parser.add_argument("--demographics", default="", help=f"comma-separated, of {', '.join(DEMOGRAPHIC_FIELDS)}")
         parser.add_argument("--consent-file", default="", help="a text file with the consent text")
@@ -152,6 +156,8 @@ class Command(BaseCommand):
             settings = {
                 "completion_url": o["completion_url"],
                 "return_url": o["return_url"],
+                "screenout_code": o["screenout_code"],
+                "screenout_url": o["screenout_url"],
                 "qualification_attempts": o["attempts"],
                 "demographics": [d.strip() for d in o["demographics"].split(",") if d.strip()],
             }
