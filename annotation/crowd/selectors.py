@@ -25,7 +25,7 @@ from annotation.models import (
     Participant,
     Response,
 )
-from annotation.selectors.work import Progress, answered_progress, assignment_with_item
+from annotation.selectors.work import Progress, assignment_with_item, work_progress
 from cocoweb import rowselect
 
 
@@ -39,11 +39,10 @@ def campaign_memberships(campaign: Campaign) -> QuerySet[Membership]:
 
 
 def crowd_progress(campaign: Campaign, m: Membership) -> Progress:
-    """A participant's progress: none shown while qualifying; then :func:`selectors.answered_progress`
-    (every answer counts, a check's too, so the count cannot single out an attention item)."""
-    if m.state == Membership.State.QUALIFYING:
-        return Progress("Qualification", None, None)
-    return answered_progress(campaign, m)
+    """A participant's progress, as an annotator's (:func:`selectors.work.work_progress`): the
+    qualification's questions answered of the number consent stated, then every answer, a check's
+    too (so the count cannot single out an attention item), of the total consent stated."""
+    return work_progress(campaign, m)
 
 
 # The participant's hot path (every crowd page, every answer): precompiled statements whose rows

@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import Count
 
 from accounts.people import Visitor
-from annotation.models import Assignment, Campaign, Item, Membership
+from annotation.models import Assignment, Campaign, Item, Membership, Response
 from annotation.selectors.campaigns import campaign_visible_to
 from cocoweb import rowselect
 
@@ -34,7 +34,9 @@ def qualification_item_count(campaign: Campaign) -> int:
 def work_progress(campaign: Campaign, m: Membership) -> Progress:
     """An annotator's progress: qualification items answered of all, then :func:`answered_progress`."""
     if m.state == Membership.State.QUALIFYING:
-        done = m.user.annotation_responses.filter(item__campaign=campaign, item__role=Item.Role.QUALIFICATION).count()
+        done = Response.objects.filter(
+            user_id=m.user_id, item__campaign=campaign, item__role=Item.Role.QUALIFICATION
+        ).count()  # by id: no query for the user
         return Progress("Qualification", done, qualification_item_count(campaign))
     return answered_progress(campaign, m)
 
@@ -125,16 +127,22 @@ def item_counts(campaign: Campaign) -> dict[str, int]:
     return counts
 
 
-def answered_progress(campaign: Campaign, m: Membership) -> Progress:
-    """The work page's progress bar: every answer moves it by one, a check's like any other, and
-    no skip moves it (an attention item must not give itself away by the count). The total is the
-    person's budget (or every regular item) plus the checks that come with it: one after every
-    ``attention_every`` regular answers, before the last, as far as there are attention items."""
+def answers_total(campaign: Campaign) -> int:
+    """How many items a person answers after any qualification, as the progress bar and the crowd
+    consent page count them (issue 29 item 3): the person's budget (or every regular item) plus the
+    checks that come with it: one after every ``attention_every`` regular answers, before the last,
+    as far as there are attention items."""
     counts = item_counts(campaign)
     regular, attention = counts.get(Item.Role.REGULAR, 0), counts.get(Item.Role.ATTENTION, 0)
     budget = min(regular, campaign.max_items_per_annotator or regular)
     every = campaign.attention_every
-    checks = min(attention, (budget - 1) // every) if every and budget else 0
+    return budget + (min(attention, (budget - 1) // every) if every and budget else 0)
+
+
+def answered_progress(campaign: Campaign, m: Membership) -> Progress:
+    """The work page's progress bar: every answer moves it by one, a check's like any other, and
+    no skip moves it (an attention item must not give itself away by the count). The total is
+    :func:`answers_total`."""
     # A skipped check counts as missed (attention_failed) but was not answered: only then one query.
     skipped = 0
     if m.attention_failed:
@@ -142,4 +150,4 @@ def answered_progress(campaign: Campaign, m: Membership) -> Progress:
             campaign=campaign, user_id=m.user_id, state=Assignment.State.SKIPPED, item__role=Item.Role.ATTENTION
         ).count()
     done = m.regular_answered + m.attention_passed + m.attention_failed - skipped
-    return Progress("Answered", done, budget + checks)
+    return Progress("Answered", done, answers_total(campaign))

@@ -5,6 +5,7 @@ Everything through the study link and the participant's pages, as a browser driv
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -108,3 +109,32 @@ def test_screened_out_participants_get_the_studys_screen_out_code_and_link(state
 def test_the_command_sets_the_screen_out_code(statement_set) -> None:
     c = crowd_campaign("screen2", "--screenout-code", "C1SCRN", "--screenout-url", SCREEN_URL)
     assert (c.crowd.screenout_code, c.crowd.screenout_url) == ("C1SCRN", SCREEN_URL)
+
+
+LABEL = re.compile(r'class="progress-label">([^<]*)<')
+
+
+def test_progress_through_the_qualification_and_one_count_everywhere(statement_set) -> None:
+    """Item 3: the qualification showed no progress, and afterwards the bar said "0 / 5" while
+    consent said "up to 4 items" (the attention check counts on the bar). Consent now states the
+    qualification and the bar's own total; the bar counts the qualification, then that total."""
+    c = crowd_campaign(
+        "prog", "--qualification", "0,18", "--pass-mark", "1.0", "--attention", "5", "--attention-every", "2",
+        "--budget", "4",
+    )  # fmt: skip
+    b = Client()
+    consent = join(b, c, prolific("p1")).content.decode()
+    assert "First comes a qualification of 2 questions" in consent
+    assert "you answer up to 5 items" in consent
+    assert "up to 4 items" not in consent
+    b.post("/join/prog/consent/", {"consent": "yes"})
+    labels = []
+    for _ in range(2):
+        r, item = current(b, c)
+        assert item is not None
+        assert item.role == Item.Role.QUALIFICATION
+        labels.append(LABEL.findall(r.content.decode()))
+        answer(b, c, item, gold_answer(item))
+    r, item = current(b, c)
+    labels.append(LABEL.findall(r.content.decode()))
+    assert labels == [["Qualification 0 / 2"], ["Qualification 1 / 2"], ["Answered 0 / 5"]]

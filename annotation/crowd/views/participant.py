@@ -29,7 +29,7 @@ from annotation.crowd.selectors import crowd_progress
 from annotation.forms import web_submission
 from annotation.models import Assignment, Campaign, CrowdStudy, Item, Membership, Participant
 from annotation.queue import operations as queue
-from annotation.selectors.work import item_counts, membership_of
+from annotation.selectors.work import answers_total, item_counts, membership_of
 from annotation.services.qualification import Terms, qualification_terms
 from annotation.views.item_box import render as item_box_html
 from annotation.views.presentation import option_rows, survey_questions
@@ -160,6 +160,12 @@ def _terms(campaign: Campaign, study: CrowdStudy) -> Terms | None:
     return qualification_terms(campaign, pool, attempts=study.qualification_attempts)
 
 
+def _budget(campaign: Campaign) -> int | None:
+    """The items consent promises, counted as the progress bar counts them (attention checks
+    included); None when the campaign sets no budget (every item)."""
+    return answers_total(campaign) if campaign.max_items_per_annotator else None
+
+
 def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, form: Any = None) -> HttpResponse:
     """Consent, the instructions with their worked examples and the demographics questions on one
     page: one request (and one answer) instead of three on the way to the first item."""
@@ -170,7 +176,7 @@ def _consent_page(request: HttpRequest, campaign: Campaign, study: CrowdStudy, f
         "study": study,
         "form": form if form is not None else DemographicsForm(study.demographics),
         "terms": _terms(campaign, study),
-        "budget": campaign.max_items_per_annotator,
+        "budget": _budget(campaign),
     }
     return render(request, "annotation/crowd/consent.html", ctx)
 
@@ -209,7 +215,7 @@ def instructions(request: HttpRequest, ctx: Ctx) -> HttpResponse:
             "campaign": campaign,
             "study": study,
             "terms": _terms(campaign, study),
-            "budget": campaign.max_items_per_annotator,
+            "budget": _budget(campaign),
         },
     )
 
