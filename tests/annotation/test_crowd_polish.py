@@ -138,3 +138,32 @@ def test_progress_through_the_qualification_and_one_count_everywhere(statement_s
     r, item = current(b, c)
     labels.append(LABEL.findall(r.content.decode()))
     assert labels == [["Qualification 0 / 2"], ["Qualification 1 / 2"], ["Answered 0 / 5"]]
+
+
+STAFF = re.compile(r'href="/annotation/"|API token|Log out|crowd-[0-9a-f]{20}|no role')
+
+
+def test_participants_see_no_staff_chrome(statement_set, annotator: Client) -> None:
+    """Item 4: the top bar showed participants their internal account name, "Annotate" and "API
+    token" (both 403 for them). Every page of theirs, the 403 of a staff page included, shows none."""
+    c = crowd_campaign("chrome", "--qualification", "0,18", "--pass-mark", "1.0", "--budget", "1")
+    b = Client()
+    pages = [join(b, c, prolific("c1"))]  # consent, answered by the study link itself
+    p_user = Participant.objects.get(external_id="c1").user
+    assert p_user.username.startswith("crowd-")
+    b.post("/join/chrome/consent/", {"consent": "yes"})
+    pages.append(current(b, c)[0])  # a qualification item
+    pages.append(b.get("/annotation/"))  # a staff page: refused, and no staff links on the refusal
+    assert pages[-1].status_code == 403
+    _qualify(b, c, right=True)
+    _r, item = current(b, c)
+    assert item is not None
+    answer(b, c, item, 1)
+    pages.append(current(b, c)[0])  # the done page with the code
+    assert Participant.objects.get(external_id="c1").stage == "finished"
+    for r in pages:
+        html = r.content.decode()
+        assert "<header" in html
+        assert not STAFF.findall(html), (r.request["PATH_INFO"], STAFF.findall(html))
+    # The guard can fail: a lab member's page has them.
+    assert STAFF.search(annotator.get("/annotation/").content.decode())

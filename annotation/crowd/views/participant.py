@@ -111,6 +111,7 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
     if joined.outcome == "busy":
         return _busy(request)
     p = joined.participant
+    p.user._crowd_participant = True  # type: ignore[attr-defined]  # their pages show no staff chrome
     if request.user.pk != p.user_id:
         login(request, p.user, backend="accounts.backends.RoleModelBackend")
     request.session[CLAIM] = p.claim
@@ -142,6 +143,7 @@ def participant_required(view: Callable[..., HttpResponse]) -> Callable[..., Htt
         if request.session.get(CLAIM) != p.claim:
             return _busy(request)
         p.user._cocoweb_role = None  # type: ignore[attr-defined]  # a participant holds no role
+        p.user._crowd_participant = True  # type: ignore[attr-defined]  # and sees no staff chrome
         request.user = p.user
         svc.participant_touch(p)
         return view(request, (p, campaign, study), *args, **kwargs)
