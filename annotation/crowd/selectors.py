@@ -187,6 +187,14 @@ class PersonRow:
     demographics: dict[str, Any]
     quality: AnnotatorQuality | None = None  # the latest Dawid-Skene / MACE estimates (MCQA campaigns)
 
+    @property
+    def stage_shown(self) -> str:
+        """What the table says they are at: "qualification" while the items stage is still the
+        qualification (issue 29 item 4), else the stage (a named account: its membership state)."""
+        if self.stage == Participant.Stage.ITEMS and self.membership_state == Membership.State.QUALIFYING:
+            return "qualification"
+        return self.stage or self.membership_state
+
 
 def _answer_stats(campaign: Campaign) -> dict[int, tuple[int, float]]:
     rows = (

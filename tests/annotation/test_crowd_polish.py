@@ -167,3 +167,20 @@ def test_participants_see_no_staff_chrome(statement_set, annotator: Client) -> N
         assert not STAFF.findall(html), (r.request["PATH_INFO"], STAFF.findall(html))
     # The guard can fail: a lab member's page has them.
     assert STAFF.search(annotator.get("/annotation/").content.decode())
+
+
+STAGE = re.compile(r'<tr data-user="(\d+)">\s*<td>[^\n]*?</td><td>[^<]*</td><td>([^<]*)<')
+
+
+def test_the_participant_table_says_qualification_for_who_is_in_it(statement_set, researcher: Client) -> None:
+    """Item 4: the participant table said "items" for someone still in the qualification."""
+    c = crowd_campaign("table", "--qualification", "0,18", "--pass-mark", "1.0", "--budget", "2")
+    b = to_items(Client(), c, "t1")
+    current(b, c)  # the first qualification item: the membership is qualifying
+    ahead = to_items(Client(), c, "t2")
+    _qualify(ahead, c, right=True)
+    users = {p.external_id: str(p.user_id) for p in Participant.objects.all()}
+    page = researcher.get("/annotation/c/table/participants/").content.decode()
+    stages = dict(STAGE.findall(page))
+    assert stages[users["t1"]] == "qualification"
+    assert stages[users["t2"]] == "items"
