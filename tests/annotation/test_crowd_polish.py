@@ -184,3 +184,25 @@ def test_the_participant_table_says_qualification_for_who_is_in_it(statement_set
     stages = dict(STAGE.findall(page))
     assert stages[users["t1"]] == "qualification"
     assert stages[users["t2"]] == "items"
+
+
+def test_participant_accounts_stay_out_of_the_admins_user_list(statement_set, people) -> None:
+    """Item 4: participant accounts (crowd-<hex>) filled the admin's user list. It lists lab accounts
+    by default; the "crowd participants" filter shows them."""
+    from tests.conftest import login
+
+    people("admin", "adm")
+    people("annotator", "ann")
+    c = crowd_campaign("adminlist")
+    to_items(Client(), c, "u1")
+    crowd_name = Participant.objects.get().user.username
+    admin = login("adm")
+    page = admin.get("/admin/auth/user/").content.decode()
+    assert ">ann<" in page
+    assert crowd_name not in page
+    page = admin.get("/admin/auth/user/?crowd=yes").content.decode()
+    assert crowd_name in page
+    assert ">ann<" not in page
+    page = admin.get("/admin/auth/user/?crowd=all").content.decode()
+    assert crowd_name in page
+    assert ">ann<" in page
