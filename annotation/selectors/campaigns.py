@@ -11,7 +11,7 @@ from django.db.models import Count, F, Q, QuerySet, Sum
 
 from accounts.people import User, Visitor
 from accounts.roles import RESEARCHER, has_role
-from annotation.models import Assignment, Campaign, FinalLabel, Item, Membership, Response
+from annotation.models import Assignment, Campaign, FinalLabel, Item, Membership, Participant, Response
 
 
 def campaign_list_for(user: Visitor) -> QuerySet[Campaign]:
@@ -59,9 +59,15 @@ def answered_items(campaign: Campaign, limit: int) -> QuerySet[Item]:
     return regular_items(campaign).filter(answer_count__gt=0).order_by("position")[:limit]
 
 
-def usernames(user_ids: list[int]) -> dict[int, str]:
-    """user id -> username (the dashboard names its raters)."""
-    return dict(get_user_model().objects.filter(pk__in=user_ids).values_list("pk", "username"))
+def rater_names(campaign: Campaign, user_ids: list[int], *, personal: bool) -> dict[int, str]:
+    """user id -> how the researcher pages name a rater: a lab account by its username; a crowd
+    participant by platform and id for who may export the campaign (``personal``, issue 31 item 8),
+    else by their participant number, never by the internal account (issue 29 item 4)."""
+    names = dict(get_user_model().objects.filter(pk__in=user_ids).values_list("pk", "username"))
+    crowd = Participant.objects.filter(campaign=campaign, user_id__in=user_ids)
+    for user_id, pk, platform, external_id in crowd.values_list("user_id", "pk", "platform", "external_id"):
+        names[user_id] = f"{Participant.Platform(platform).label} {external_id}" if personal else f"participant {pk}"
+    return names
 
 
 def adjudicated_labels(campaign: Campaign, limit: int) -> QuerySet[FinalLabel]:

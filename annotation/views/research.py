@@ -33,10 +33,10 @@ from annotation.selectors.campaigns import (
     campaign_with_sets,
     final_label_of,
     item_responses,
+    rater_names,
     recent_responses,
     regular_answer_counts,
     regular_items,
-    usernames,
 )
 from annotation.selectors.campaigns import adjudication_queue as adjudication_rows
 from annotation.selectors.export_access import REFUSAL, campaign_export_allowed
@@ -125,13 +125,14 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     counts = regular_answer_counts(campaign)
     figures["answers"] = charts.answers_per_item(counts, campaign.redundancy)
     nww_ctx = nww_short = None
+    personal = campaign_export_allowed(campaign, request.user)
     res = campaign_nww(campaign, m, n_boot=500)
     if res is not None and len(res.rater_ids) < NWW_MIN_RATERS:  # one rater: no 1.000 [1.000–1.000]
         answered = int(np.count_nonzero(~np.isnan(m.primary)))
         nww_short = {"raters": len(res.rater_ids), "need": NWW_MIN_RATERS, "answers": answered, "items": len(m.items)}
         res = None
     if res is not None:
-        names = usernames(list(res.rater_ids))
+        names = rater_names(campaign, [int(r) for r in res.rater_ids], personal=personal)
         rs = res.raters
         figures["annotators"] = charts.annotator_scatter(
             rs.consensus.tolist(), rs.awareness.tolist(), [names.get(r, str(r)) for r in res.rater_ids]
@@ -156,7 +157,9 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         }
         for i in items
     ]
-    recent = [{"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in recent_responses(campaign, 50)]
+    latest = list(recent_responses(campaign, 50))
+    who = rater_names(campaign, sorted({r.user_id for r in latest}), personal=personal)
+    recent = [{"r": r, "who": who[r.user_id], "summary": _summary_answer(campaign.kind, r.answer)} for r in latest]
     progress = campaign_progress(campaign)
     verification = _verification(campaign, progress) if campaign.adaptive else None
     ctx = {
@@ -171,7 +174,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "item_rows": item_rows,
         "recent": recent,
         "is_admin": has_role(request.user, ADMIN),
-        "can_export": campaign_export_allowed(campaign, request.user),
+        "can_export": personal,
         "formats": list(exports.FORMATS),
     }
     if campaign.kind == Campaign.Kind.GENERATION:
@@ -239,7 +242,10 @@ def adjudicate(request: Request, slug: str, item_id: int) -> HttpResponse:
         else:
             messages.success(request, f"Decision recorded for item {item.key}.")
             return redirect("annotation:adjudication", slug=slug)
-    responses = [{"r": r, "summary": _summary_answer(campaign.kind, r.answer)} for r in item_responses(item)]
+    answers = list(item_responses(item))
+    personal = campaign_export_allowed(campaign, request.user)
+    who = rater_names(campaign, sorted({r.user_id for r in answers}), personal=personal)
+    responses = [{"r": r, "who": who[r.user_id], "summary": _summary_answer(campaign.kind, r.answer)} for r in answers]
     final = final_label_of(item)
     options = option_rows(item.payload.get("options", []))
     return render(

@@ -206,3 +206,31 @@ def test_participant_accounts_stay_out_of_the_admins_user_list(statement_set, pe
     page = admin.get("/admin/auth/user/?crowd=all").content.decode()
     assert crowd_name in page
     assert ">ann<" in page
+
+
+def test_dashboards_name_participants_by_platform_id_not_internal_account(statement_set, people) -> None:
+    """Item 4: the dashboard's latest answers and an item's adjudication page named participants by
+    their internal account (crowd-<hex>). Who may export the campaign (issue 31 item 8) reads the
+    platform and its id; any other researcher a participant number."""
+    from tests.conftest import login
+
+    people("admin", "adm")
+    people("researcher", "res")
+    c = crowd_campaign("names")
+    b = to_items(Client(), c, "PID-77")
+    _r, item = current(b, c)
+    assert item is not None
+    answer(b, c, item, 1)
+    p = Participant.objects.get()
+    pages = {
+        who: [login(who).get(f"/annotation/c/names/{path}/").content.decode() for path in ("dashboard", f"adjudication/{item.pk}")]
+        for who in ("adm", "res")
+    }  # fmt: skip
+    for who, html in pages.items():
+        for page in html:
+            assert p.user.username not in page
+            if who == "adm":
+                assert "Prolific PID-77" in page
+            else:
+                assert "PID-77" not in page
+                assert f"participant {p.pk}" in page
