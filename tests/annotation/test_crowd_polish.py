@@ -234,3 +234,12 @@ def test_dashboards_name_participants_by_platform_id_not_internal_account(statem
             else:
                 assert "PID-77" not in page
                 assert f"participant {p.pk}" in page
+
+
+def test_without_a_screen_out_code_the_screened_out_keep_the_return_link(statement_set) -> None:
+    c = crowd_campaign("screen3", "--qualification", "0,18", "--pass-mark", "1.0", "--attempts", "1")
+    b = to_items(Client(), c, "s9")
+    page = _qualify(b, c, right=False).content.decode()
+    assert Participant.objects.get().stage == "screened_out"
+    assert 'href="https://app.prolific.com/submissions/return"' in page
+    assert "screenout-code" not in page

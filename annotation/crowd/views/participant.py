@@ -356,7 +356,7 @@ def done(request: HttpRequest, ctx: Ctx) -> HttpResponse:
     if p.stage == Participant.Stage.FINISHED:
         link = svc.completion_link(study, p)
     elif p.stage == Participant.Stage.SCREENED_OUT:
-        link = svc.screenout_link(study)
+        link = svc.screenout_link(study) or study.return_url  # no screen-out link set: as before
     ctx_d: dict[str, Any] = {
         "campaign": campaign,
         "participant": p,
