@@ -122,11 +122,18 @@
   }
   if (window.htmx) htmx.onLoad(function (el) { if (el.querySelector && el.querySelector("form.item-form")) shown(); });
   document.addEventListener("htmx:afterSwap", shown);
-  // No Undo inside the qualification (a qualification item carries its tag), nor once it failed.
+  // No Undo inside the qualification (a qualification item carries its tag), nor once it failed,
+  // nor before a first answer (the page says whether there was one; a stored submit makes one).
+  var answered = false;
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var elt = ev.detail.elt, xhr = ev.detail.xhr;
+    if (xhr && xhr.status === 200 && elt && elt.matches && elt.matches("form.item-form")) answered = true;
+  });
   function undoOffered() {
     var undo = document.querySelector("form.undo");
     if (!undo) return;
-    undo.hidden = !!document.querySelector('#item .item-form p.tag, #item .item-box[data-state="failed"]');
+    var any = answered || undo.getAttribute("data-answered") === "1";
+    undo.hidden = !any || !!document.querySelector('#item .item-form p.tag, #item .item-box[data-state="failed"]');
   }
   document.addEventListener("htmx:afterSwap", undoOffered);
 })();
