@@ -44,6 +44,9 @@ class RunSerializer(serializers.ModelSerializer):
     metrics = MetricSerializer(
         many=True, read_only=True, source="overall_metrics", help_text="overall metrics (empty until the run is done)"
     )
+    model_name = serializers.CharField(
+        read_only=True, help_text="the model's own name (e.g. SmolLM2-135M-Instruct); `model` is what was loaded"
+    )
     queue_ahead = serializers.SerializerMethodField(
         help_text="queued runs the eval workers take before this one (0: next); null unless queued"
     )
@@ -74,6 +77,7 @@ class RunSerializer(serializers.ModelSerializer):
             "statement_set",
             "backend",
             "model",
+            "model_name",
             "url",
             "scoring",
             "seed",
