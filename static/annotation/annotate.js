@@ -122,6 +122,13 @@
   }
   if (window.htmx) htmx.onLoad(function (el) { if (el.querySelector && el.querySelector("form.item-form")) shown(); });
   document.addEventListener("htmx:afterSwap", shown);
+  // On a phone the open instructions push the item below the fold: start them folded there (the
+  // summary stays one tap away).
+  document.addEventListener("DOMContentLoaded", function () {
+    if (!window.matchMedia || !window.matchMedia("(max-width: 600px)").matches) return;
+    var details = document.querySelector("details.instructions[open]");
+    if (details) details.open = false;
+  });
   // No Undo inside the qualification (a qualification item carries its tag), nor once it failed,
   // nor before a first answer (the page says whether there was one; a stored submit makes one).
   var answered = false;
