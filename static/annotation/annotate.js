@@ -131,10 +131,13 @@
   });
   // No Undo inside the qualification (a qualification item carries its tag), nor once it failed,
   // nor before a first answer (the page says whether there was one; a stored submit makes one).
+  // (Read before the swap, while the answered item is still on screen: a qualification answer
+  // cannot be undone, so it does not count.)
   var answered = false;
-  document.addEventListener("htmx:afterRequest", function (ev) {
-    var elt = ev.detail.elt, xhr = ev.detail.xhr;
-    if (xhr && xhr.status === 200 && elt && elt.matches && elt.matches("form.item-form")) answered = true;
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var xhr = ev.detail.xhr, path = (ev.detail.pathInfo && ev.detail.pathInfo.requestPath) || "";
+    if (xhr && xhr.status === 200 && /\/submit\/?$/.test(path.split("?")[0]) &&
+        !document.querySelector("#item .item-form p.tag")) answered = true;
   });
   function undoOffered() {
     var undo = document.querySelector("form.undo");
