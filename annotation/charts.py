@@ -34,9 +34,35 @@ def _layout(fig: go.Figure, title: str, xtitle: str, ytitle: str, height: int = 
     return json.loads(pio.to_json(fig, validate=False))
 
 
+def _empty(title: str, message: str) -> dict[str, Any]:
+    """No bars to draw: the title and a note saying why, and no axes (Plotly's default -1..6 ranges
+    for an empty histogram read as data)."""
+    fig = go.Figure()
+    fig.update_layout(
+        xaxis={"visible": False},
+        yaxis={"visible": False},
+        annotations=[
+            {
+                "text": html.escape(message),
+                "showarrow": False,
+                "x": 0.5,
+                "y": 0.5,
+                "xref": "paper",
+                "yref": "paper",
+                "font": {"size": 13, "color": "#5b6474"},
+            }
+        ],
+    )
+    return _layout(fig, title, "", "", height=200)
+
+
 def agreement_histogram(per_item: Sequence[float | None], threshold: float) -> dict[str, Any]:
     """Distribution of per-item agreement with the adjudication threshold marked."""
     values = _finite(per_item)
+    if not values:
+        return _empty(
+            "Per-item agreement (n = 0 items)", "No item has two answers yet: agreement needs at least two per item."
+        )
     fig = go.Figure(
         go.Histogram(x=values, xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=BLUE, name="items")
     )
@@ -49,6 +75,8 @@ def agreement_histogram(per_item: Sequence[float | None], threshold: float) -> d
 
 
 def answers_per_item(counts: Sequence[int], redundancy: int) -> dict[str, Any]:
+    if not counts:
+        return _empty("Answers per item (n = 0 items)", "No answers yet.")
     fig = go.Figure(go.Histogram(x=list(counts), marker_color=GREEN, name="items"))
     fig.add_vline(x=redundancy, line_dash="dash", line_color=ORANGE, annotation_text="redundancy")
     return _layout(fig, f"Answers per item (n = {len(counts)} items)", "accepted answers", "items")

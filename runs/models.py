@@ -83,6 +83,12 @@ class Run(LeasedJob):
         return f"run {self.pk}: {self.label} {self.scoring} on {self.set_name}"
 
     @property
+    def model_name(self) -> str:
+        """The model's own name (``SmolLM2-135M-Instruct``), not the folder or file it was loaded
+        from; ``model`` keeps the full path for operators (page tooltips, the API)."""
+        return model_display_name(self.backend, self.model) if self.model else ""
+
+    @property
     def label(self) -> str:
         """The run's name (the model's own name unless someone named it), never a path."""
         return self.name or model_display_name(self.backend, self.model)

@@ -127,6 +127,8 @@ def _item_response(
     m = step.membership
     qualifying = m is not None and m.state == Membership.State.QUALIFYING
     ctx["qualifying"] = qualifying  # no Undo offered inside the test (nor accepted: queue.response_undo)
+    # nor before a first answer of the person's own (what queue.response_undo could withdraw)
+    ctx["answered"] = m is not None and (m.regular_answered + m.attention_passed + m.attention_failed) > 0
     if qualifying:
         ctx["terms"] = qualification_terms(campaign, item_counts(campaign).get(Item.Role.QUALIFICATION, 0))
     return render(request, "annotation/work.html", ctx, status=status)
@@ -223,6 +225,8 @@ def undo(request: Request, slug: str) -> HttpResponse:
     try:
         back = queue.response_undo(campaign, request.user)
         if back is None:
+            if request.htmx:  # 204: htmx swaps nothing, so what is filled in on screen stays
+                return HttpResponse(status=204)
             error = "There is no answer to undo."
         else:
             previous = getattr(back, "previous_answer", None)

@@ -118,7 +118,7 @@ def _item(request: Any, ctx: dict[str, Any], campaign: Campaign, views: dict[str
         f'\n  <form class="card item-form" data-annotate="{_e(kind)}" data-item="{_e(ref)}" method="post"\n'
         f'        action="{submit}"\n'
         f'        hx-post="{submit}" hx-target="#item" hx-swap="innerHTML"\n'
-        '        hx-disabled-elt="find button[type=submit]">\n'
+        '        hx-disabled-elt="find button[data-action=submit], find button[data-action=skip]">\n'
         f'    <input type="hidden" name="csrfmiddlewaretoken" value="{_e(get_token(request))}">\n'
         f'    <input type="hidden" name="idempotency_key" value="{_e(ctx["idempotency_key"])}">\n'
         '    <input type="hidden" name="elapsed_ms" value="">\n    '
@@ -207,7 +207,8 @@ def _item(request: Any, ctx: dict[str, Any], campaign: Campaign, views: dict[str
         skip = _e(_item_url(views["skip"], campaign.name, ref))
         out.append(
             f'\n      <button type="submit" class="secondary" data-action="skip" formnovalidate formaction="{skip}"\n'
-            f'              hx-post="{skip}" hx-target="#item">Skip <kbd>S</kbd></button>\n      '
+            f'              hx-post="{skip}" hx-target="#item"\n'
+            '              hx-disabled-elt="this, previous button[data-action=submit]">Skip <kbd>S</kbd></button>\n      '
         )
     out.append("\n    </div>\n  </form>\n  ")
 

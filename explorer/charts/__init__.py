@@ -246,6 +246,7 @@ def position_bias(n_options: int, cells: Sequence[tuple[int, int, int, str]]) ->
 
 
 COCO_CELLS = {(k, s): COCO_LABELS[coco_category(k, s)] for k in (True, False) for s in (True, False)}
+COCO_CELL_LINE = 20
 
 
 def coco_quadrants(counts: dict[tuple[bool, bool], int], hrefs: dict[tuple[bool, bool], str]) -> go.Figure:
@@ -257,8 +258,14 @@ def coco_quadrants(counts: dict[tuple[bool, bool], int], hrefs: dict[tuple[bool,
     keys_rows = [True, False]
     keys_cols = [True, False]
     z = [[counts.get((r, c), 0) for c in keys_cols] for r in keys_rows]
+    # Plotly neither wraps nor shrinks heatmap text: break the labels so that a cell of a half-width
+    # panel (about 200 px) holds them (COCO_CELL_LINE characters of 14 px text)
     text = [
-        [f"{COCO_CELLS[(r, c)]}<br>{counts.get((r, c), 0)} ({counts.get((r, c), 0) / total:.0%})" for c in keys_cols]
+        [
+            "<br>".join(textwrap.wrap(COCO_CELLS[(r, c)], COCO_CELL_LINE))
+            + f"<br>{counts.get((r, c), 0)} ({counts.get((r, c), 0) / total:.0%})"
+            for c in keys_cols
+        ]
         for r in keys_rows
     ]
     links = [[hrefs.get((r, c), "") for c in keys_cols] for r in keys_rows]
@@ -269,7 +276,7 @@ def coco_quadrants(counts: dict[tuple[bool, bool], int], hrefs: dict[tuple[bool,
         text=text,
         texttemplate="%{text}",
         customdata=links,
-        textfont={"size": 16},  # readable in a half-width panel
+        textfont={"size": 14},  # readable, and 20 characters fit a cell
         colorscale="Oranges",
         showscale=False,
         hovertemplate="%{text}<extra></extra>",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from commonsense.scoring.naming import model_display_name
 from explorer import charts
 from explorer.panels.base import Panel
 from knowledge.models import QuestionSet
@@ -50,7 +51,12 @@ def transfer_panel(runs: Sequence[Run], want: Callable[..., bool]) -> list[Panel
     rows: list[Any] = [("random (chance)", *(CHANCE[c] for c in COLUMNS), avg(CHANCE), CHANCE["com2"])]  # type: ignore[arg-type]
     for (backend, model, scoring), row in cells.items():
         rows.append(
-            (f"{backend} {model} · {scoring}".strip(), *(row.get(c) for c in COLUMNS), avg(row), row.get("com2"))
+            (
+                f"{backend} {model_display_name(backend, model) if model else ''} · {scoring}".strip(),
+                *(row.get(c) for c in COLUMNS),
+                avg(row),
+                row.get("com2"),
+            )
         )
     series = [charts.Series(r[0], [r[i + 1] for i in range(len(cols))]) for r in rows[1:]]
     return [

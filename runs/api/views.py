@@ -12,6 +12,7 @@ from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -44,6 +45,9 @@ class RunSerializer(serializers.ModelSerializer):
     metrics = MetricSerializer(
         many=True, read_only=True, source="overall_metrics", help_text="overall metrics (empty until the run is done)"
     )
+    model_name = serializers.CharField(
+        read_only=True, help_text="the model's own name (e.g. SmolLM2-135M-Instruct); `model` is what was loaded"
+    )
     queue_ahead = serializers.SerializerMethodField(
         help_text="queued runs the eval workers take before this one (0: next); null unless queued"
     )
@@ -74,6 +78,7 @@ class RunSerializer(serializers.ModelSerializer):
             "statement_set",
             "backend",
             "model",
+            "model_name",
             "url",
             "scoring",
             "seed",
@@ -109,8 +114,18 @@ class RunCreateSerializer(serializers.Serializer):
     chunk_size = serializers.IntegerField(required=False, min_value=1, max_value=4096)
 
 
+class PredictionPages(PageNumberPagination):
+    """The API's 100 a page unless the client asks for another size (``page_size``, at most 1000)."""
+
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+
 class PredictionSerializer(serializers.ModelSerializer):
     item_id = serializers.SerializerMethodField(help_text="the question's or statement's id")
+    item_text = serializers.SerializerMethodField(help_text="the question's stem or the statement's text")
+    item_context = serializers.SerializerMethodField(help_text="the question's context ('' if none)")
+    options = serializers.SerializerMethodField(help_text="the question's options in order (null for statements)")
     relation = serializers.CharField(source="item_relation", read_only=True)
     kind = serializers.CharField(source="item_kind", read_only=True)
 
@@ -119,6 +134,9 @@ class PredictionSerializer(serializers.ModelSerializer):
         fields = [
             "position",
             "item_id",
+            "item_text",
+            "item_context",
+            "options",
             "relation",
             "kind",
             "chosen",
@@ -136,6 +154,17 @@ class PredictionSerializer(serializers.ModelSerializer):
 
     def get_item_id(self, p: Prediction) -> int:
         return int(p.question_id or p.statement_id or 0)
+
+    def get_item_text(self, p: Prediction) -> str:
+        if p.question is not None:
+            return str(p.question.stem)
+        return str(p.statement.text) if p.statement is not None else ""
+
+    def get_item_context(self, p: Prediction) -> str:
+        return str(p.question.context or "") if p.question is not None else ""
+
+    def get_options(self, p: Prediction) -> list[str] | None:
+        return list(p.question.options) if p.question is not None else None
 
 
 def _runs() -> QuerySet[Run]:
@@ -236,8 +265,14 @@ class PredictionList(generics.ListAPIView):
 
     permission_classes = [IsAuthenticated, role_permission(RESEARCHER)]
     serializer_class = PredictionSerializer
+    pagination_class = PredictionPages
 
     def get_queryset(self) -> QuerySet[Prediction]:
         run = get_object_or_404(Run.objects.all(), pk=self.kwargs["run_id"])
         filters = samples.SampleFilters.from_params(self.request.query_params)
-        return Prediction.objects.filter(run=run).filter(filters.as_q(run)).order_by("position")
+        return (
+            Prediction.objects.filter(run=run)
+            .filter(filters.as_q(run))
+            .select_related("question", "statement")
+            .order_by("position")
+        )

@@ -32,7 +32,7 @@ class SampleFilters:
     relation: str = ""
     kind: str = ""
     chosen: str = ""  # an option index, or "none" (no option read from the output)
-    q: str = ""  # text in the item, its options' external id, or the raw output
+    q: str = ""  # text in the item (stem, context, options), its external id, or the raw output
     error: str = ""  # "1": only items whose scorer reported an error
 
     @classmethod
@@ -78,7 +78,7 @@ class SampleFilters:
                 text |= Q(statement__text__icontains=self.q) | Q(statement__external_id=self.q)
             else:
                 text |= Q(question__stem__icontains=self.q) | Q(question__external_id=self.q)
-                text |= Q(question__context__icontains=self.q)
+                text |= Q(question__context__icontains=self.q) | Q(question__options__icontains=self.q)
             q &= text
         return q
 

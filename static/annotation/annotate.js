@@ -122,11 +122,28 @@
   }
   if (window.htmx) htmx.onLoad(function (el) { if (el.querySelector && el.querySelector("form.item-form")) shown(); });
   document.addEventListener("htmx:afterSwap", shown);
-  // No Undo inside the qualification (a qualification item carries its tag), nor once it failed.
+  // On a phone the open instructions push the item below the fold: start them folded there (the
+  // summary stays one tap away).
+  document.addEventListener("DOMContentLoaded", function () {
+    if (!window.matchMedia || !window.matchMedia("(max-width: 600px)").matches) return;
+    var details = document.querySelector("details.instructions[open]");
+    if (details) details.open = false;
+  });
+  // No Undo inside the qualification (a qualification item carries its tag), nor once it failed,
+  // nor before a first answer (the page says whether there was one; a stored submit makes one).
+  // (Read before the swap, while the answered item is still on screen: a qualification answer
+  // cannot be undone, so it does not count.)
+  var answered = false;
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var xhr = ev.detail.xhr, path = (ev.detail.pathInfo && ev.detail.pathInfo.requestPath) || "";
+    if (xhr && xhr.status === 200 && /\/submit\/?$/.test(path.split("?")[0]) &&
+        !document.querySelector("#item .item-form p.tag")) answered = true;
+  });
   function undoOffered() {
     var undo = document.querySelector("form.undo");
     if (!undo) return;
-    undo.hidden = !!document.querySelector('#item .item-form p.tag, #item .item-box[data-state="failed"]');
+    var any = answered || undo.getAttribute("data-answered") === "1";
+    undo.hidden = !any || !!document.querySelector('#item .item-form p.tag, #item .item-box[data-state="failed"]');
   }
   document.addEventListener("htmx:afterSwap", undoOffered);
 })();

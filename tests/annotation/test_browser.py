@@ -95,7 +95,8 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
             page.keyboard.press("Enter")
         shown = _current_item(page, shown)
         assert Membership.objects.get(user__username="ann").state == "active"
-        assert page.is_visible('form.undo [data-action="undo"]')  # offered again after the test
+        # qualification answers cannot be undone: Undo waits for the first regular answer (#29 item 8)
+        assert not page.is_visible('form.undo [data-action="undo"]')
         assert "Answered 0 /" in page.inner_text(".progress")
 
         skipped = shown
@@ -108,6 +109,8 @@ def test_annotator_qualifies_answers_ten_by_keyboard_and_dashboard_shows_them(li
                 page.keyboard.press(str(k))
             page.keyboard.press("Enter")
             answered[_pk(shown)] = sorted(k - 1 for k in keys)
+            if n == 0:
+                page.wait_for_selector('form.undo [data-action="undo"]', state="visible")  # now offered
             if n == 4:  # undo the fifth answer and answer it again differently
                 page.wait_for_function(
                     "p => { const f = document.querySelector('form.item-form'); return f && f.dataset.item !== p; }",

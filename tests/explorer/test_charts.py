@@ -77,9 +77,21 @@ def test_coco_quadrants_layout_and_links():
     hrefs = {k: f"/q{int(k[0])}{int(k[1])}" for k in counts}
     hm = charts.coco_quadrants(counts, hrefs).data[0]
     assert [list(r) for r in hm.z] == [[5, 3], [2, 0]]
-    assert "right for the wrong reason" in hm.text[1][0]
-    assert "knows the facts but cannot compose them" in hm.text[0][1]
+    assert "right for the wrong reason" in hm.text[1][0].replace("<br>", " ")
+    assert "knows the facts but cannot compose them" in hm.text[0][1].replace("<br>", " ")
     assert hm.customdata[1][0] == "/q01"  # (knows=False, solves=True)
+
+
+def test_coco_quadrant_labels_fit_their_cells():
+    """#29 item 13: the labels were one line of 16 px text, wider than a half-width panel's cell
+    (~200 px), and Plotly clipped them; now no line is longer than 20 characters of 14 px text."""
+    counts = {(True, True): 5, (True, False): 3, (False, True): 2, (False, False): 1000}
+    hm = charts.coco_quadrants(counts, {}).data[0]
+    assert hm.textfont.size <= 14
+    for row in hm.text:
+        for cell in row:
+            for line in cell.split("<br>"):
+                assert len(line) <= 20, line
 
 
 def test_labelled_scatter_fits_a_line_and_reports_r():
