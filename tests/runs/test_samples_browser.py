@@ -40,8 +40,11 @@ def test_filters_search_and_pager_work_in_the_browser(page, live_server):  # typ
 
     page.select_option("select[name=correct]", "")
     page.fill("#sample-q", "magazines")
-    page.wait_for_function("() => document.querySelector('#samples').innerText.includes('1 prediction matches')")
-    assert "Where would you find magazines" in page.locator("#samples").inner_text()
+    # the search reads the options too (issue 29 item 12): one question says "magazines", another offers it
+    page.wait_for_function("() => document.querySelector('#samples').innerText.includes('2 predictions match')")
+    found = page.locator("#samples").inner_text()
+    assert "Where would you find magazines" in found
+    assert "Where does one usually keep literature?" in found
 
     page.fill("#sample-q", "")
     page.wait_for_function("() => document.querySelector('#samples').innerText.includes('300 predictions')")
