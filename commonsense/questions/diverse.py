@@ -169,6 +169,24 @@ def select_diverse(texts: Sequence[str], n: int, cache: EmbeddingCache, k: int =
     return sorted(vote_k(cache.get(texts), n, k=k, rho=rho))
 
 
+def busy_nodes(
+    index: GraphIndex, relations: Sequence[str] | None, top: int
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """Which in-edges have one of ``relations`` (None: all), as a mask over ``index.b_rel``, and the
+    nodes with more than ``top`` such in-edges (the ones a top-T reordering touches)."""
+    allowed = np.ones(len(index.rel_names), dtype=bool)
+    if relations is not None:
+        allowed[:] = False
+        for r in relations:
+            if r in index.rel_ids:
+                allowed[index.rel_ids[r]] = True
+    ok = allowed[index.b_rel] if index.b_rel.shape[0] else np.zeros(0, dtype=bool)
+    csum = np.r_[0, np.cumsum(ok)]
+    counts = csum[index.b_off[1:]] - csum[index.b_off[:-1]]
+    busy = np.flatnonzero(counts > top)
+    return ok, busy
+
+
 def eq9_neighbour_order(
     index: GraphIndex,
     cache: EmbeddingCache,
@@ -187,16 +205,7 @@ def eq9_neighbour_order(
     in-edges keep their order (all of them are used anyway)."""
     from commonsense.kg import relations as registry
 
-    allowed = np.ones(len(index.rel_names), dtype=bool)
-    if relations is not None:
-        allowed[:] = False
-        for r in relations:
-            if r in index.rel_ids:
-                allowed[index.rel_ids[r]] = True
-    ok = allowed[index.b_rel] if index.b_rel.shape[0] else np.zeros(0, dtype=bool)
-    csum = np.r_[0, np.cumsum(ok)]
-    counts = csum[index.b_off[1:]] - csum[index.b_off[:-1]]
-    busy = np.flatnonzero(counts > top)
+    ok, busy = busy_nodes(index, relations, top)
     if busy.shape[0] == 0:
         return index
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from commonsense.kg.index import GraphIndex
 from commonsense.kg.normalize import Encoder, merge_similar
+from commonsense.questions.diverse import busy_nodes
 
 # (head, relation, tail) texts -> P(plausible), as a PlausibilityCheck scores them
 ScoreFn = Callable[[Sequence[tuple[str, str, str]]], list[float]]
@@ -42,16 +43,7 @@ def model_neighbour_order(
     all) lists those in-edges by the model's score, highest first (ties keep their former order),
     the other in-edges after them as before. Nodes with at most ``top`` such in-edges are used
     whole by the sampler and keep their order."""
-    allowed = np.ones(len(index.rel_names), dtype=bool)
-    if relations is not None:
-        allowed[:] = False
-        for r in relations:
-            if r in index.rel_ids:
-                allowed[index.rel_ids[r]] = True
-    ok = allowed[index.b_rel] if index.b_rel.shape[0] else np.zeros(0, dtype=bool)
-    csum = np.r_[0, np.cumsum(ok)]
-    counts = csum[index.b_off[1:]] - csum[index.b_off[:-1]]
-    busy = np.flatnonzero(counts > top)
+    ok, busy = busy_nodes(index, relations, top)
     if busy.shape[0] == 0:
         return index
     spans = [(int(index.b_off[v]), int(index.b_off[v + 1])) for v in busy]
