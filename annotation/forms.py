@@ -126,6 +126,14 @@ class CampaignForm(forms.Form):
     ask_common_sense = forms.BooleanField(
         required=False, label='Survey: also ask (c) "Is this statement common sense?"'
     )
+    item_order = forms.ChoiceField(
+        choices=Campaign._meta.get_field("item_order").choices,  # type: ignore[arg-type]
+        required=False,
+        initial="rater",
+        label="Survey: statement order",
+        help_text="each rater sees the statements in a random order of their own (NWW's design), the same in every "
+        "session of theirs: a shuffle seeded by the campaign's seed and the rater; or the set's order for everyone",
+    )
     qualification_source = forms.ChoiceField(
         choices=(),
         required=False,
@@ -228,6 +236,7 @@ class CampaignForm(forms.Form):
             "serve_disagreements_first",
             "max_items_per_annotator",
             "ask_common_sense",
+            "item_order",
             "qualification_pass_mark",
             "attention_every",
             "attention_max_failures",

@@ -114,7 +114,18 @@ class Campaign(models.Model):
         default="fill",
         help_text="which free item a person gets next",
     )
-    seed = models.BigIntegerField(default=0, help_text="RICA pair order, COM2 post-processing")
+    item_order = models.CharField(
+        max_length=8,
+        choices=[
+            ("rater", "Each rater's own order (seeded by the campaign and the rater)"),
+            ("fixed", "The statement set's order, the same for every rater"),
+        ],
+        default="rater",
+        help_text="surveys: the order statements are served in. NWW's design shows each rater the statements in "
+        "a random order of their own, the same in every session of theirs (a shuffle seeded by the campaign's "
+        "seed and the rater)",
+    )
+    seed = models.BigIntegerField(default=0, help_text="RICA pair order, COM2 post-processing, survey raters' order")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -137,6 +148,24 @@ class Campaign(models.Model):
     def adaptive(self) -> bool:
         """Items are settled by the confidence rule (MCQA validation)."""
         return self.kind == self.Kind.MCQA
+
+    @property
+    def serve_order(self) -> tuple[str, str]:
+        """How the queue orders the free items it may give a person, after the items that want more
+        answers and those served first: by answers taken (``"most"`` first: items complete early;
+        ``"least"``: answers spread evenly; ``""``: not at all), then ties by ``"position"`` (the
+        source's order) or ``"rater"`` (the person's own order, a hash of the campaign's seed, the
+        person and the item's uid: stable across their sessions). A survey in raters' order is not
+        served most-answered first: everyone would follow the first rater's order (issue 29 item 6)."""
+        even = self.assign_order == "even"
+        if self.kind != self.Kind.SURVEY:
+            return ("least", "rater") if even else ("most", "position")
+        tie = "rater" if self.item_order == "rater" else "position"
+        return ("least" if even else "" if tie == "rater" else "most"), tie
+
+    def rater_salt(self, user_id: int) -> str:
+        """The prefix hashed with an item's uid for one person's own order (``serve_order`` "rater")."""
+        return f"{self.seed}:{user_id}:"
 
     @property
     def answers_max(self) -> int:
