@@ -171,10 +171,53 @@ class CampaignForm(forms.Form):
     seed = forms.IntegerField(min_value=0, max_value=MAX_SEED, initial=0)
     open_now = forms.BooleanField(required=False, initial=True, label="Open the campaign now")
 
+    # The form's field groups and the campaign types each is for (issue 29 item 15): the page shows a
+    # group only for its types (static/cocoweb/forms.js hides the others; without JavaScript every
+    # group shows, its legend saying which type it is for). () = every type.
+    GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+        ("", (), ("name", "title", "kind", "source", "instructions")),
+        ("Answers", (), ("redundancy", "max_items_per_annotator", "agreement_threshold", "reservation_ttl_seconds")),
+        (
+            "Multiple-choice validation: adaptive redundancy and final labels",
+            (Campaign.Kind.MCQA,),
+            ("max_answers", "settle_threshold", "label_rule", "settlement_rule", "serve_disagreements_first"),
+        ),
+        ("Survey", (Campaign.Kind.SURVEY,), ("item_order", "ask_common_sense")),
+        ("Judging generations", (Campaign.Kind.GENERATION,), ("per_kind",)),
+        (
+            "Multiple-choice validation: where the qualification items come from",
+            (Campaign.Kind.MCQA,),
+            ("qualification_source", "qualification_file"),
+        ),
+        (
+            "Qualification and attention checks (not for judging generations: they have no gold)",
+            (Campaign.Kind.SURVEY, Campaign.Kind.MCQA, Campaign.Kind.RICA),
+            (
+                "qualification_positions",
+                "qualification_size",
+                "qualification_pass_mark",
+                "attention_positions",
+                "attention_every",
+                "attention_max_failures",
+            ),
+        ),
+        ("", (), ("seed", "open_now")),
+    )
+    # which sources each type takes (the source select's options are limited to them with JavaScript)
+    SOURCE_PREFIX = {Campaign.Kind.SURVEY: "ss:", Campaign.Kind.GENERATION: "run:", "*": "qs:"}
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["source"].choices = source_choices()  # type: ignore[attr-defined]
         self.fields["qualification_source"].choices = qualification_choices()  # type: ignore[attr-defined]
+        self.fields["kind"].widget.attrs["data-shows-groups"] = ""
+        self.fields["source"].widget.attrs["data-for-prefix"] = " ".join(
+            f"{k}={v}" for k, v in self.SOURCE_PREFIX.items()
+        )
+
+    def groups(self) -> list[tuple[str, str, list[forms.BoundField]]]:
+        """(legend, the types it is for as a space-separated list or "" for every type, its fields)."""
+        return [(legend, " ".join(kinds), [self[name] for name in names]) for legend, kinds, names in self.GROUPS]
 
     def clean(self) -> dict[str, Any]:
         d = super().clean() or {}
