@@ -173,36 +173,21 @@ class CampaignForm(forms.Form):
 
     # The form's field groups and the campaign types each is for (issue 29 item 15): the page shows a
     # group only for its types (static/cocoweb/forms.js hides the others; without JavaScript every
-    # group shows, its legend saying which type it is for). () = every type.
-    GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-        ("", (), ("name", "title", "kind", "source", "instructions")),
-        ("Answers", (), ("redundancy", "max_items_per_annotator", "agreement_threshold", "reservation_ttl_seconds")),
-        (
-            "Multiple-choice validation: adaptive redundancy and final labels",
-            (Campaign.Kind.MCQA,),
-            ("max_answers", "settle_threshold", "label_rule", "settlement_rule", "serve_disagreements_first"),
-        ),
-        ("Survey", (Campaign.Kind.SURVEY,), ("item_order", "ask_common_sense")),
-        ("Judging generations", (Campaign.Kind.GENERATION,), ("per_kind",)),
-        (
-            "Multiple-choice validation: where the qualification items come from",
-            (Campaign.Kind.MCQA,),
-            ("qualification_source", "qualification_file"),
-        ),
-        (
-            "Qualification and attention checks (not for judging generations: they have no gold)",
-            (Campaign.Kind.SURVEY, Campaign.Kind.MCQA, Campaign.Kind.RICA),
-            (
-                "qualification_positions",
-                "qualification_size",
-                "qualification_pass_mark",
-                "attention_positions",
-                "attention_every",
-                "attention_max_failures",
-            ),
-        ),
-        ("", (), ("seed", "open_now")),
-    )
+    # group shows, its legend saying which type it is for).
+    GROUPS: tuple[tuple[str, str, str], ...] = (  # (legend, types, fields), space-separated; "" = every type
+        ("", "", "name title kind source instructions"),
+        ("Answers", "", "redundancy max_items_per_annotator agreement_threshold reservation_ttl_seconds"),
+        ("Multiple-choice validation: adaptive redundancy and final labels", "mcqa", "max_answers settle_threshold "
+         "label_rule settlement_rule serve_disagreements_first"),
+        ("Survey", "survey", "item_order ask_common_sense"),
+        ("Judging generations", "generation", "per_kind"),
+        ("Multiple-choice validation: where the qualification items come from", "mcqa",
+         "qualification_source qualification_file"),
+        ("Qualification and attention checks (not for judging generations: they have no gold)", "survey mcqa rica",
+         "qualification_positions qualification_size qualification_pass_mark attention_positions attention_every "
+         "attention_max_failures"),
+        ("", "", "seed open_now"),
+    )  # fmt: skip
     # which sources each type takes (the source select's options are limited to them with JavaScript)
     SOURCE_PREFIX = {Campaign.Kind.SURVEY: "ss:", Campaign.Kind.GENERATION: "run:", "*": "qs:"}
 
@@ -217,7 +202,7 @@ class CampaignForm(forms.Form):
 
     def groups(self) -> list[tuple[str, str, list[forms.BoundField]]]:
         """(legend, the types it is for as a space-separated list or "" for every type, its fields)."""
-        return [(legend, " ".join(kinds), [self[name] for name in names]) for legend, kinds, names in self.GROUPS]
+        return [(legend, kinds, [self[name] for name in names.split()]) for legend, kinds, names in self.GROUPS]
 
     def clean(self) -> dict[str, Any]:
         d = super().clean() or {}

@@ -37,8 +37,10 @@ def test_study_settings_form_uses_the_projects_form_markup_and_a_copy_button(sta
 
 
 def test_campaign_form_groups_every_field_by_campaign_type(researcher) -> None:  # type: ignore[no-untyped-def]
-    grouped = [name for _legend, _kinds, names in CampaignForm.GROUPS for name in names]
+    grouped = [name for _legend, _kinds, names in CampaignForm.GROUPS for name in names.split()]
     assert sorted(grouped) == sorted(CampaignForm().fields)  # every field in a group, once
+    kinds = {k for _legend, kinds, _names in CampaignForm.GROUPS for k in kinds.split()}
+    assert kinds == set(Campaign.Kind.values)
     page = researcher.get(reverse("annotation:campaign_new")).content.decode()
     groups = re.findall(r'<fieldset class="field-group"(?: data-for="([^"]*)")?>(.*?)</fieldset>', page, re.S)
     names: dict[str, list[str]] = {}
