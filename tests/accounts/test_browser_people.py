@@ -8,10 +8,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from accounts.roles import user_role
-from tests.browser import DESKTOP, PASSWORD, PHONE, chromium, signed_in
+from tests.browser import DESKTOP, PASSWORD, PHONE, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-browser = pytest.fixture(scope="module")(chromium)
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -9,10 +9,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from tests.browser import chromium, signed_in
+from tests.browser import signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-browser = pytest.fixture(scope="module")(chromium)
 
 
 def _visible(page, selector: str) -> bool:  # type: ignore[no-untyped-def]
