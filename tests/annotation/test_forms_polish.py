@@ -65,6 +65,7 @@ def test_a_bad_study_link_gets_the_participants_not_found_page(statement_set, de
         for client, url in (
             (Client(), "/join/no-such-study/?PROLIFIC_PID=p9&STUDY_ID=S&SESSION_ID=X"),
             (b, f"/join/{c.name}/items/not-an-item-of-theirs/skip/"),
+            (Client(), f"/join/{c.name}/items/x/y/z/"),  # no such route under /join/
         ):
             r = client.post(url) if url.endswith("/skip/") else client.get(url)
             body = r.content.decode()

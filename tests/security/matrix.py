@@ -323,6 +323,7 @@ MATRIX: dict[str, Entry] = {
     "join/<slug:slug>/items/<str:uid>/skip/": E(get=ALL_405, post=CROWD_AT_ITEMS, kwargs=_crowd),
     "join/<slug:slug>/qualification/retry/": E(get=ALL_405, post=CROWD_AT_ITEMS, kwargs=_crowd),
     "join/<slug:slug>/done/": E(get=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/(?P<rest>.+/)$": E(get=R(404, 404, 404, 404, 404), url=lambda w: "/join/no/such/page/"),  # a cut link
     # annotation: researchers manage campaigns and export their own; admins export any
     "annotation/new/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),

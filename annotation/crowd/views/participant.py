@@ -74,6 +74,10 @@ def _not_found(request: HttpRequest) -> HttpResponse:
     return _message(request, *NOT_FOUND, 404)
 
 
+def bad_link(request: HttpRequest, rest: str) -> HttpResponse:
+    return _not_found(request)
+
+
 def _busy(request: HttpRequest) -> HttpResponse:
     minutes = int(svc.SESSION_HOLD.total_seconds() // 60)
     return _message(request, "Already open elsewhere", BUSY.format(minutes=minutes), 409)
