@@ -167,6 +167,7 @@ def campaign_create(
         options["max_answers"] = max(5, options["redundancy"])  # adaptive redundancy: 3 to 5 answers by default
     if kind != Campaign.Kind.MCQA:
         options.pop("max_answers", None)  # the confidence rule reads MCQA verdicts only
+        options.pop("require_agreement", None)  # so does the agreement rule: the model's default
     elif options.get("max_answers") is not None and options["max_answers"] < options["redundancy"]:
         raise ValidationError(
             f"the maximum of answers per item ({options['max_answers']}) is below the minimum ({options['redundancy']})"
