@@ -41,6 +41,9 @@ NOT_WELL_FORMED = (
 MCQA_INSTRUCTIONS = (
     "Read the context and the question, then tick every option that is a plausible answer to the question in "
     "that context (several may be; keys 1-5), or 'No answers are correct' (key 0) when none is. "
+    "Tick an option whenever a careful reader could defend it: when another option fits as well as your first "
+    "choice (a near-synonym such as 'sad' and 'upset', or an answer that fits the question just as well), tick "
+    "both - an item is published only with exactly one plausible answer. "
     "Tick 'Not well formed' (key X) when the item is not clear English (broken grammar, odd word forms, "
     "placeholders), when two options say the same thing, when the question has no clear answer, or when the "
     "context makes no sense: such an item is left out, so do not answer it as if it were fine. Enter submits."
