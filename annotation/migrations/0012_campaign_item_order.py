@@ -12,7 +12,7 @@ def keep_the_order_served(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotation", "0010_crowdstudy_screen_out"),
+        ("annotation", "0011_campaign_require_agreement"),
     ]
 
     operations = [
