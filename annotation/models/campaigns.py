@@ -155,24 +155,6 @@ class Campaign(models.Model):
         return self.kind == self.Kind.MCQA
 
     @property
-    def serve_order(self) -> tuple[str, str]:
-        """How the queue orders the free items it may give a person, after the items that want more
-        answers and those served first: by answers taken (``"most"`` first: items complete early;
-        ``"least"``: answers spread evenly; ``""``: not at all), then ties by ``"position"`` (the
-        source's order) or ``"rater"`` (the person's own order, a hash of the campaign's seed, the
-        person and the item's uid: stable across their sessions). A survey in raters' order is not
-        served most-answered first: everyone would follow the first rater's order (issue 29 item 6)."""
-        even = self.assign_order == "even"
-        if self.kind != self.Kind.SURVEY:
-            return ("least", "rater") if even else ("most", "position")
-        tie = "rater" if self.item_order == "rater" else "position"
-        return ("least" if even else "" if tie == "rater" else "most"), tie
-
-    def rater_salt(self, user_id: int) -> str:
-        """The prefix hashed with an item's uid for one person's own order (``serve_order`` "rater")."""
-        return f"{self.seed}:{user_id}:"
-
-    @property
     def answers_max(self) -> int:
         """The most answers an item may get: the maximum, never below the minimum."""
         if not self.adaptive:

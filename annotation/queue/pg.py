@@ -33,6 +33,7 @@ from django.db import connection, transaction
 
 from accounts.people import User
 from annotation.models import Adjudication, Assignment, Campaign, FinalLabel, Item, Membership, Response
+from annotation.queue.order import rater_salt, serve_order
 from cocoweb import rowselect
 
 _ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
@@ -61,7 +62,7 @@ SELECT res.id, {", ".join(f"took.{c}" for c in _ITEM_COLUMNS)} FROM res JOIN too
 """
 
 # unsettled items that want more than the minimum first, then (when the campaign asks) those a model's
-# vote disagrees with, then the campaign's order (``Campaign.serve_order``: by answers taken, then ties)
+# vote disagrees with, then the campaign's order (:func:`.order.serve_order`: by answers taken, then ties)
 _BY_TAKEN = {"most": ", i.slots_taken DESC", "least": ", i.slots_taken", "": ""}
 _TIE = {"position": ", i.position", "rater": ", md5(%(salt)s || i.uid)"}
 _RESERVE_BY_ORDER = {
@@ -201,8 +202,8 @@ def reserve_regular(
     final label to upsert in the same statement (stored whether or not an item is reserved), and
     ``wanted`` the answers its item wants now (None: unchanged)."""
     expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
-    order = campaign.serve_order
-    sql, salt = _RESERVE_BY_ORDER[order], campaign.rater_salt(user.pk) if order[1] == "rater" else ""
+    order = serve_order(campaign)
+    sql, salt = _RESERVE_BY_ORDER[order], rater_salt(campaign, user.pk) if order[1] == "rater" else ""
     params = {
         "campaign": campaign.pk,
         "user": user.pk,

@@ -26,11 +26,11 @@ from annotation.crowd import selectors as crowd_selectors
 from annotation.crowd import services as svc
 from annotation.crowd.join_limits import join_refused
 from annotation.crowd.selectors import crowd_progress
-from annotation.forms import web_submission
 from annotation.models import Assignment, Campaign, CrowdStudy, Item, Membership, Participant
 from annotation.queue import operations as queue
 from annotation.selectors.work import answers_total, item_counts, membership_of
 from annotation.services.qualification import Terms, qualification_terms
+from annotation.submissions import web_submission
 from annotation.views.item_box import render as item_box_html
 from annotation.views.presentation import option_rows, survey_questions
 from cocoweb.http import Request
