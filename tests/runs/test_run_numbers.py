@@ -68,3 +68,27 @@ def test_statement_run_page_says_which_score_is_yes(researcher: Client) -> None:
     assert not LONG.search(page.split("First items", 1)[1])
     drawer = researcher.get(reverse("explorer:run_items", args=[run.pk])).content.decode()
     assert "human majority yes · P(yes) 0.812" in drawer
+
+
+def test_a_finished_run_page_prints_one_interval_per_accuracy(researcher: Client, csqa_set) -> None:  # type: ignore[no-untyped-def]
+    """The live card printed a Wilson interval, the Metrics table the stored bootstrap one, for the
+    same accuracy: a finished run's page now prints the stored one and names it everywhere."""
+    from runs.evaluation import run_execute
+    from runs.models import RunMetric
+    from runs.selectors.samples import wilson
+    from runs.services import run_create
+
+    run = run_create(question_set=csqa_set, backend="random", scoring="loglik", seed=1, enqueue=False)
+    run_execute(run.pk, heartbeat=False)
+    m = RunMetric.objects.get(run=run, scope="overall", name="accuracy")
+    ok = Prediction.objects.filter(run=run, correct=True).count()
+    w_low, w_high = wilson(ok, m.n)
+    assert (f"{w_low:.3f}", f"{w_high:.3f}") != (f"{m.ci_low:.3f}", f"{m.ci_high:.3f}")
+    for url in (reverse("runs:detail", args=[run.pk]), reverse("runs:samples", args=[run.pk])):
+        page = _shown(researcher.get(url).content.decode())
+        assert f"[{m.ci_low:.3f}–{m.ci_high:.3f}, 95% bootstrap, as in Metrics]" in page, url
+        assert f"{w_low:.3f}–{w_high:.3f}" not in page, url
+        assert "Wilson 95%" not in page, url
+    page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert "this run: accuracy (bootstrap interval)" in page
+    assert "this run's interval is the 95 % percentile bootstrap" in page
