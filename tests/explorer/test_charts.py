@@ -56,7 +56,8 @@ def test_grouped_bars_one_trace_per_run_with_drawer_links():
     fig = charts.grouped_bars(["xWant", "xAttr"], [s1, s2], axis="relation")
     assert [t.name for t in fig.data] == ["run 1", "run 2"]
     assert fig.layout.barmode == "group"
-    assert tuple(fig.layout.yaxis.range) == (0, 1.12)
+    assert tuple(fig.layout.yaxis.range) == (0, 1.04)  # no n labels above the bars any more (#29 item 13)
+    assert fig.layout.xaxis.ticktext[1].endswith(">n=1</span>")  # run 2 has no xAttr item: not n=0–1
     assert list(fig.data[0].customdata) == ["/a?r=x", "/a?r=y"]
     assert charts.is_empty(charts.grouped_bars([], [s1], axis="relation"))
 
