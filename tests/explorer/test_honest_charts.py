@@ -106,7 +106,7 @@ def test_replayed_runs_are_drawn_over_stored_answers() -> None:
         ]
     )
     points = [t for t in fig.data if t.mode == "markers"]
-    assert [t.name for t in points] == ["answers stored with the statements", "runs"]  # runs on top
+    assert [t.name for t in points] == ["answers stored with the statements", "#3 replay Mixtral"]  # runs on top
     stored, runs = points
     assert stored.marker.symbol == "diamond-open"
     assert stored.marker.size > runs.marker.size
