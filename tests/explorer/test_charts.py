@@ -198,3 +198,32 @@ def test_empty_state_message_is_wrapped_and_escaped():
     assert all(len(line) <= 60 for line in lines)
     assert "&lt;the annotation app's&gt;" in text
     assert "<the" not in text
+
+
+def test_neighbourhood_edges_carry_their_relation_and_labels_do_not_overlap():
+    """#29 item 13: relations were only in the edge markers' hover, and every label was drawn
+    whatever it covered."""
+    from explorer.charts.graph import Labels
+
+    rels = ["xWant", "xEffect", "xReact", "oReact", "xAttr", "xNeed"]
+    nodes = [GraphNode(1, "PersonX goes skydiving", 0)]
+    nodes += [GraphNode(10 + i, f"neighbour {i}", 1) for i in range(len(rels))]
+    nodes += [GraphNode(100, "far away", 2, parent=10)]
+    edges = [GraphEdge(1, 10 + i, r) for i, r in enumerate(rels)] + [GraphEdge(10, 100, "HinderedBy")]
+    fig = charts.neighbourhood_figure(nodes, edges)
+    written = sorted(a.text for a in fig.layout.annotations)
+    assert written == sorted([*rels, "HinderedBy"])  # every edge, here where there is room
+    pts = fig.data[-1]
+    assert all(pts.text)  # and every node's label
+    crowded = [GraphNode(1, "PersonX realize", 0)] + [
+        GraphNode(10 + i, f"PersonX does a fairly long thing number {i}", 1) for i in range(24)
+    ]
+    fig = charts.neighbourhood_figure(crowded, [GraphEdge(1, 10 + i, "xEffect") for i in range(24)])
+    pts = fig.data[-1]
+    assert 0 < sum(1 for t in pts.text if t) < 25  # some left to the hover ...
+    assert all(h for h in pts.hovertext)  # ... which every node keeps
+    assert 0 < len(fig.layout.annotations) <= 24  # nearer or farther along its edge where the first place is taken
+    labels = Labels(100)
+    assert labels.place(0, 0, "abc", "middle")
+    assert not labels.place(0.05, 0, "abc", "middle")  # overlaps the first
+    assert labels.place(0, 1, "abc", "middle")
