@@ -1,5 +1,6 @@
 """Pure figure builders for graph-shaped pictures: a node's neighbourhood and a query's structure.
-Layouts are computed here (deterministically) so the figures need no layout engine in the page."""
+Layouts and label placement are computed here (deterministically) so the figures need no layout
+engine in the page."""
 
 from __future__ import annotations
 

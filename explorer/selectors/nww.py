@@ -1,4 +1,5 @@
-"""Statement-run aggregates for the NWW views (consensus, awareness, commonsensicality)."""
+"""Statement-run aggregates for the NWW views (consensus, awareness, commonsensicality), and the
+statements each run's are over (the consensus panel's warning when they differ)."""
 
 from __future__ import annotations
 
