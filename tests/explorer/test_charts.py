@@ -180,7 +180,7 @@ def test_consensus_awareness_and_human_distribution():
         [("m1", 0.7, 0.8, "/r/1", "runs"), ("m2", 0.6, 0.9, "", "stored"), ("m3", None, 0.5, "", "runs")]
     )
     # runs are drawn last (on top of stored answers); the M=25% curve lies outside the zoomed square: no label
-    assert [t.name for t in fig.data][-2:] == ["stored", "runs"]
+    assert [t.name for t in fig.data][-2:] == ["stored", "m1"]  # each run its own trace, named (#29 item 13)
     assert len(fig.layout.annotations) == 2
     assert fig.layout.xaxis.title.text == "consensus C"
     assert fig.layout.xaxis.tickformat == ".0%"
