@@ -129,8 +129,8 @@ def run_cancel(run: Run) -> bool:
     if run.is_finished:
         return False
     with transaction.atomic():
+        run_shards_stop(run.pk, Run.State.CANCELLED)  # first: it locks the shards' rows before the run's
         Run.objects.filter(pk=run.pk).update(cancel_requested=True)
-        run_shards_stop(run.pk, Run.State.CANCELLED)
         n = Run.objects.filter(pk=run.pk, state=Run.State.QUEUED).update(
             state=Run.State.CANCELLED, finished_at=timezone.now()
         )

@@ -155,6 +155,9 @@ def run_shards_stop(run_id: int, state: str, error: str = "") -> bool:
     run was no longer scoring (finished, or already stopped by another worker)."""
     now = timezone.now()
     with transaction.atomic():
+        # the shards' rows first, then the run's: the order of a chunk's store (shard, then run), so
+        # that a cancel and a store wait for each other rather than deadlock
+        list(RunShard.objects.select_for_update().filter(run_id=run_id).order_by("index").values_list("pk"))
         fields: dict[str, Any] = {"state": state, "finished_at": now, "eta_s": None, "items_per_s": None}
         if error:
             fields["error"] = error
