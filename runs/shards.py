@@ -23,6 +23,7 @@ lease (:mod:`cocoweb.leases`). The loop that scores a shard is :func:`runs.evalu
 from __future__ import annotations
 
 import uuid
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from django.conf import settings
@@ -68,6 +69,9 @@ def run_shards_create(run: Run, token: uuid.UUID, shards: list[RunShard], **fiel
     now = timezone.now()
     with transaction.atomic():
         lease_write(Run, run.pk, token)  # write first (SQLite), and only while this attempt holds the run
+        stored = sorted(Prediction.objects.filter(run_id=run.pk).values_list("position", flat=True))
+        for s in shards:  # a run resumed after an unsharded attempt: what that attempt stored counts
+            s.items_done = bisect_right(stored, s.last) - bisect_left(stored, s.first)
         RunShard.objects.bulk_create(shards, ignore_conflicts=True)
         fresh = Run.objects.get(pk=run.pk)
         Run.objects.filter(pk=run.pk).update(
@@ -75,6 +79,7 @@ def run_shards_create(run: Run, token: uuid.UUID, shards: list[RunShard], **fiel
             phases=[*fresh.phases, [Run.State.SCORING, now.isoformat()]],
             lease=None,
             heartbeat_at=now,
+            items_done=len(stored),
             **fields,
         )
 
@@ -126,9 +131,8 @@ def shard_store(shard: RunShard, token: uuid.UUID, preds: list[Prediction], item
             heartbeat_at=timezone.now(),
         )
         run = Run.objects.get(pk=shard.run_id)
-        pace = RunShard.objects.filter(run_id=shard.run_id, state=RunShard.State.SCORING).aggregate(
-            s=Sum("items_per_s")
-        )["s"]
+        live = Q(state=RunShard.State.SCORING, heartbeat_at__gte=stale_cutoff(RunShard))  # dead workers' aside
+        pace = RunShard.objects.filter(live, run_id=shard.run_id).aggregate(s=Sum("items_per_s"))["s"]
         run.items_per_s = round(pace, 3) if pace else None
         run.eta_s = round((run.items_total - run.items_done) / pace, 1) if pace else None
         run.recent_errors = (run.recent_errors + errs)[-MAX_RECENT_ERRORS:]

@@ -207,3 +207,22 @@ def test_the_run_page_shows_the_shards_and_their_workers(csqa_set, tiny_dir, res
     assert "2 attempts" in page  # the dead worker's shard, taken over
     box = researcher.get(f"/runs/{run.pk}/progress/", HTTP_HX_REQUEST="true").content.decode()
     assert "run-shards" in box
+
+
+def test_a_run_resumed_after_an_unsharded_attempt_counts_what_it_stored(csqa_set, tiny_dir, reference) -> None:  # type: ignore[no-untyped-def]
+    run = _run(csqa_set, tiny_dir, SIZE)
+    earlier = list(Prediction.objects.filter(run=reference).order_by("position")[:10])
+    for p in earlier:  # an attempt before the split stored 10 items, then its worker died
+        p.pk, p.run = None, run
+    Prediction.objects.bulk_create(earlier)
+    kept = dict(Prediction.objects.filter(run=run).values_list("position", "pk"))
+    seen: dict[str, Any] = {}
+
+    def at_split(n: int) -> None:
+        seen["shards"] = list(RunShard.objects.filter(run=run).order_by("index").values_list("items_done", flat=True))
+        seen["run"] = Run.objects.get(pk=run.pk).items_done
+
+    assert run_execute(run.pk, heartbeat=False, fan_out=at_split) == Run.State.DONE
+    assert seen == {"shards": [8, 2, 0, 0], "run": 10}  # one progress bar from the start: 10 / 30
+    assert dict(Prediction.objects.filter(run=run, position__lt=10).values_list("position", "pk")) == kept
+    assert _metrics(run) == _metrics(reference)
