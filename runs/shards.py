@@ -28,7 +28,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, Sum
+from django.db.models import ExpressionWrapper, F, FloatField, OuterRef, Q, Subquery, Sum, Value
+from django.db.models.functions import NullIf
 from django.utils import timezone
 
 from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_write, stale_cutoff, stale_q
@@ -116,28 +117,38 @@ def shard_stored(shard: RunShard) -> set[int]:
     )
 
 
-def shard_store(shard: RunShard, token: uuid.UUID, preds: list[Prediction], items_per_s: float) -> Run:
-    """One transaction: the chunk's predictions, the shard's count and pace, the run's counters."""
+def shard_store(shard: RunShard, token: uuid.UUID, preds: list[Prediction], items_per_s: float) -> None:
+    """One transaction of three statements: the shard's lease-guarded count and pace, the chunk's
+    predictions, the run's counters and pace. Its first write locks the shard's row and is the
+    guard: only the shard's holder stores its items, and the items it scores were not stored when it
+    claimed the shard (an earlier holder's last transaction committed before the claim's UPDATE
+    could take the row), so the chunk adds exactly ``len(preds)`` (the run's counters are counted
+    again from the predictions when the last shard is done)."""
+    n = len(preds)
+    errs = [f"#{p.position}: {p.error}" for p in preds if p.error]
     with transaction.atomic():
-        lease_write(RunShard, shard.pk, token)  # locks the shard's row: no other attempt writes its items meanwhile
-        before = RunShard.objects.values_list("items_done", flat=True).get(pk=shard.pk)
+        lease_write(RunShard, shard.pk, token, items_done=F("items_done") + n, items_per_s=round(items_per_s, 3))
         Prediction.objects.bulk_create(preds, ignore_conflicts=True)
-        done = len(shard_stored(shard))
-        RunShard.objects.filter(pk=shard.pk).update(items_done=done, items_per_s=round(items_per_s, 3))
-        errs = [f"#{p.position}: {p.error}" for p in preds if p.error]
-        Run.objects.filter(pk=shard.run_id).update(  # an increment under the run's row lock
-            items_done=F("items_done") + (done - before),
+        live = Q(state=RunShard.State.SCORING, heartbeat_at__gte=stale_cutoff(RunShard))  # dead workers' aside
+        pace = Subquery(
+            RunShard.objects.filter(live, run_id=OuterRef("pk"))
+            .values("run_id")
+            .annotate(s=Sum("items_per_s"))
+            .values("s")[:1],
+            output_field=FloatField(),
+        )
+        left = ExpressionWrapper(F("items_total") - F("items_done") - n, output_field=FloatField())
+        Run.objects.filter(pk=shard.run_id).update(  # increments under the run's row lock (SET sees the old row)
+            items_done=F("items_done") + n,
             items_failed=F("items_failed") + len(errs),
             heartbeat_at=timezone.now(),
+            items_per_s=pace,
+            eta_s=left / NullIf(pace, Value(0.0)),
         )
-        run = Run.objects.get(pk=shard.run_id)
-        live = Q(state=RunShard.State.SCORING, heartbeat_at__gte=stale_cutoff(RunShard))  # dead workers' aside
-        pace = RunShard.objects.filter(live, run_id=shard.run_id).aggregate(s=Sum("items_per_s"))["s"]
-        run.items_per_s = round(pace, 3) if pace else None
-        run.eta_s = round((run.items_total - run.items_done) / pace, 1) if pace else None
-        run.recent_errors = (run.recent_errors + errs)[-MAX_RECENT_ERRORS:]
-        run.save(update_fields=["items_per_s", "eta_s", "recent_errors"])
-    return run
+        if errs:
+            run = Run.objects.get(pk=shard.run_id)
+            run.recent_errors = (run.recent_errors + errs)[-MAX_RECENT_ERRORS:]
+            run.save(update_fields=["recent_errors"])
 
 
 def shard_finish(shard: RunShard, token: uuid.UUID) -> None:
