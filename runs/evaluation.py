@@ -201,7 +201,10 @@ def run_execute(run_id: int, *, worker: str = "", heartbeat: bool = True, fan_ou
         return state
     n = RunShard.objects.filter(run_id=run_id).count()
     if fan_out is not None and n > 1:
-        fan_out(n - 1)
+        try:
+            fan_out(n - 1)
+        except Exception:  # the broker is unreachable: this worker goes on alone (housekeeping re-sends)
+            log.warning("run %s: could not call more workers for its shards", run_id, exc_info=True)
     return shards_execute(run_id, worker=worker, heartbeat=heartbeat, scorer=loaded[0])
 
 
