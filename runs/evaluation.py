@@ -77,15 +77,19 @@ def chunk_size_next(seconds_per_item: float | None, *, target_s: float, most: in
     return max(1, min(most, int(target_s / seconds_per_item)))
 
 
-def _chunks(seq: list[Any], most: int, target_s: float) -> Iterator[list[Any]]:
+def _chunks(seq: list[Any], most: int, target_s: float, timing: dict[str, float] | None = None) -> Iterator[list[Any]]:
     """``seq`` in chunks sized by :func:`chunk_size_next` from the time the previous chunk took
-    between two yields (scoring and storing it)."""
-    i, per_item = 0, None
+    between two yields (scoring and storing it). ``timing`` carries the last time per item from one
+    sequence to the next (a worker's shards: the next shard starts at full size)."""
+    i = 0
+    per_item = timing.get("per_item") if timing is not None else None
     while i < len(seq):
         size = chunk_size_next(per_item, target_s=target_s, most=most)
         started = time.monotonic()
         yield seq[i : i + size]
         per_item = (time.monotonic() - started) / size
+        if timing is not None:
+            timing["per_item"] = per_item
         i += size
 
 
@@ -282,6 +286,7 @@ def shards_execute(run_id: int, *, worker: str = "", heartbeat: bool = True, sco
     run = Run.objects.select_related("question_set", "statement_set").get(pk=run_id)
     if run.state not in (Run.State.SCORING, Run.State.METRICS):
         return "skipped"
+    timing: dict[str, float] = {}  # the chunk sizing's pace, carried from shard to shard
     while run.state == Run.State.SCORING:
         if _cancelled(run_id):
             return Run.State.CANCELLED if shards.run_shards_stop(run_id, Run.State.CANCELLED) else "skipped"
@@ -294,7 +299,7 @@ def shards_execute(run_id: int, *, worker: str = "", heartbeat: bool = True, sco
             beat.start()
         try:
             scorer = scorer or scorer_for_run(run)
-            if _shard_score(run, shard, token, beat, scorer) == Run.State.CANCELLED:
+            if _shard_score(run, shard, token, beat, scorer, timing) == Run.State.CANCELLED:
                 return Run.State.CANCELLED
         except LeaseLost:
             log.warning("%s: the lease went to another attempt (or the run stopped)", shard)
@@ -339,14 +344,16 @@ def _shards_metrics(run_id: int, worker: str, heartbeat: bool) -> str:
             run_beat.stop()
 
 
-def _shard_score(run: Run, shard: RunShard, token: uuid.UUID, beat: Heartbeat, scorer: Scorer) -> str:
+def _shard_score(
+    run: Run, shard: RunShard, token: uuid.UUID, beat: Heartbeat, scorer: Scorer, timing: dict[str, float]
+) -> str:
     """Score the shard's items not stored yet, chunk by chunk; then the shard is done."""
     stored = shards.shard_stored(shard)
     pending = [(pos, row) for pos, row in items_for_run(run, shard.first, shard.last) if pos not in stored]
     chunk_size = run_chunk_size(run, scorer.describe())
     pace = float(run.params.get("pace_s") or 0.0)
     started, done = time.monotonic(), 0
-    for chunk in _chunks(pending, chunk_size, float(settings.COCOWEB_RUN_PROGRESS_SECONDS)):
+    for chunk in _chunks(pending, chunk_size, float(settings.COCOWEB_RUN_PROGRESS_SECONDS), timing):
         if _cancelled(run.pk):
             shards.run_shards_stop(run.pk, Run.State.CANCELLED)
             return Run.State.CANCELLED
