@@ -20,7 +20,8 @@ as English; a rule right less often than wrong should go), with 95 % Wilson inte
 same readers' verdicts say of them (an estimate fitted to those texts when the rules were tightened
 on them, never a fresh measurement): the accepted share that reads as English and the recall, both
 strata of the old draw weighted by their sizes in the graph; a text whose display changed is left
-out (its reader saw another text) and counted.
+out (its reader saw another text) and counted, and so is a text with an ATOMIC blank (``___``: a
+build fills it or leaves the node out, so ``build`` no longer draws one).
 
 Several readings live side by side: ``--dir perf/readability/r18`` (keys in ``<dir>/keys``).
 
@@ -74,12 +75,15 @@ def _rows(graph: str) -> list[tuple[str, str, str]]:
 def build(per_side: int, seed: int, out: Path = OUT) -> None:
     from commonsense.kg.normalize import is_none
     from commonsense.questions import names
+    from commonsense.questions.display import BLANK
     from commonsense.questions.node_text import event_texts, judge
     from commonsense.questions.text_rules import firing, rules_version
 
     (out / "keys").mkdir(parents=True, exist_ok=True)
     for graph in GRAPHS:
-        texts = sorted({t for t, _ in event_texts(_rows(graph)) if t and not is_none(t)})
+        # a text with an ATOMIC blank is never shown as it is (a build fills it from isFilledBy or leaves
+        # the node out: commonsense/questions/display.py), so it is not read either
+        texts = sorted({t for t, _ in event_texts(_rows(graph)) if t and not is_none(t) and BLANK not in t})
         verdicts = {t: judge(t) for t in texts}
         accepted = [t for t in texts if verdicts[t].readable]
         rejected = [t for t in texts if not verdicts[t].readable]
@@ -212,6 +216,7 @@ def score(as_json: bool, out: Path = OUT) -> None:
 
 def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
     """The old reading's verdicts under the rules as they are now (see the module's docstring)."""
+    from commonsense.questions.display import BLANK
     from commonsense.questions.node_text import judge
 
     report: dict[str, Any] = {}
@@ -224,10 +229,13 @@ def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
         pop = key["population"]
         # per old stratum: sample size, and the new-accepted / new-accepted-and-readable / readable counts
         strata = {True: [0, 0, 0, 0], False: [0, 0, 0, 0]}
-        changed = 0
+        changed = blanks = 0
         flips: list[str] = []
         for tid, item in key["items"].items():
             if tid not in verdicts:
+                continue
+            if BLANK in item["text"]:
+                blanks += 1  # never shown unfilled by a build (build() no longer draws them)
                 continue
             now = judge(item["text"])
             if now.display != item["display"]:
@@ -254,6 +262,7 @@ def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
             "old_accepted_sample_still_accepted": f"{old_acc[1]}/{old_acc[0]}",
             "old_accepted_sample_still_accepted_and_readable": f"{old_acc[2]}/{old_acc[1]}",
             "display_changed": changed,
+            "blanks_left_out": blanks,
         }
         print(f"{graph}: {json.dumps(report[graph])}")
         if show:

@@ -58,6 +58,8 @@ PRONOUNS_PLURAL = frozenset({"i", "you", "we", "they", "people", "others"})
 DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "his", "her", "its", "our", "their", "thier", "this", "that", "these", "those"}
 )
+# words after which no person can stand ("the PersonY", "another PersonY")
+ARTICLE_LIKE = frozenset("a an the another every each this that these those some any no other such".split())
 MODALS = frozenset({"would", "will", "can", "could", "should", "must", "may", "might", "shall", "cannot"})
 ADVERBS = frozenset({"not", "n't", "never", "really", "so", "very", "too", "always", "still", "just", "also", "all"})
 PRE_VERB_ADVERBS = frozenset({"finally", "already", "usually", "often", "sometimes", "eventually", "even", "only"})
@@ -89,7 +91,6 @@ INTENSIFIERS = frozenset(
     {"very", "so", "really", "quite", "pretty", "a", "bit", "little", "too", "extremely", "more", "less", "most"}
 )
 INTENSIFIERS |= frozenset({"not", "also", "still", "just", "somewhat", "rather", "fairly", "truly", "kind", "of"})
-MODAL_PASTS = frozenset({"would", "could", "should", "might"})  # modals, not past events
 # words after which a count noun is plural ("all the animals", "two kids"), and the singulars that
 # read right after them anyway ("all the way", "all day")
 COUNTING = frozenset("all both two three four five six several many few various".split())
@@ -115,6 +116,8 @@ DITRANSITIVE = frozenset(
     | {"owe", "ask", "call", "find", "leave", "cook", "read", "write", "sell", "throw", "cost", "promise", "serve"}
     | {"feed", "allow", "deny", "wish", "save", "spare", "bake", "fetch", "grant", "name", "consider", "keep"}
 )
+# particles of a verb of moving ("runs away", "moves in"), after which a person needs a preposition
+MOTION_PARTICLES = frozenset("away in out off up down over back along around".split())
 MOTION = frozenset("go goes went come comes came".split())
 # what may follow "goes" / "comes" directly ("goes home", "comes back", "goes shopping")
 AFTER_MOTION = frozenset(
@@ -207,6 +210,8 @@ MASS_NOUNS = frozenset(
     """money information advice furniture equipment luggage homework news traffic weather music
     knowledge evidence research stuff garbage trash rice sugar bread milk water""".split()
 )
+# the endings of nouns made from verbs and adjectives, which often stand bare ("attends orientation")
+ABSTRACT_SUFFIXES = ("tion", "sion", "ment", "ness", "ity", "ance", "ence", "ism", "acy", "ery", "ship", "hood")
 # nouns of a time an adjective makes an adverbial of ("meets PersonY last night", "sees PersonY next week")
 TIME_NOUNS = frozenset(
     "night day week month year time morning evening afternoon weekend summer winter spring fall".split()

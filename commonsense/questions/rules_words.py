@@ -316,13 +316,14 @@ def lemma_after_link(toks: list[str], text: str) -> str | None:
 @rule(
     "lemma-after-link-adverb",
     "a verb's lemma after is, gets, feels and an adverb",
-    accept=["PersonX is well prepared", "PersonX is really tired"],
-    reject=["PersonX is well prepare", "PersonX gets really bore"],
+    accept=["PersonX is well prepared", "PersonX is really tired", "PersonX is definitely coming"],
+    reject=["PersonX is well prepare", "PersonX gets really bore", "PersonX is definitely meet PersonY"],
     library="lemminflect",
 )
 def lemma_after_link_adverb(toks: list[str], text: str) -> str | None:
     for i in range(1, len(toks) - 2):
-        if toks[i].lower() in LINKS and toks[i + 1].lower() in ADVERBIALS | {"well", "so", "very"}:
+        adverb = toks[i + 1].lower()
+        if toks[i].lower() in LINKS and (adverb in ADVERBIALS | {"well", "so", "very"} or adverb.endswith("ly")):
             if bare_verb(toks[i + 2]):
                 return f"verb lemma after {toks[i]!r} {toks[i + 1]!r}: {toks[i + 2]!r}"
     return None

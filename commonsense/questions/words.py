@@ -11,6 +11,7 @@ from functools import lru_cache
 from . import fluent
 from .fluent import inflections, lemmas
 from .lexicon import (
+    ABSTRACT_SUFFIXES,
     ADJECTIVE_VERBS,
     ADVERBIALS,
     AUXILIARIES,
@@ -24,7 +25,6 @@ from .lexicon import (
     DITRANSITIVE,
     FUNCTION_WORDS,
     MASS_NOUNS,
-    MODAL_PASTS,
     NOT_POSSESSED,
     OWNED_BARE,
     PERSON,
@@ -91,6 +91,23 @@ def bare_verb(word: str) -> bool:
     return w in lemmas(w, "VERB").get("VERB", ()) and not w.endswith(("ed", "ing", "en"))
 
 
+def bare_verb_lemma(word: str) -> bool:
+    """A verb's base form that is no adjective ("feed", "take"; not "open", "fed")."""
+    w = word.lower()
+    return w in lemmas(w, "VERB").get("VERB", ()) and "ADJ" not in tags(w) and w not in FUNCTION_WORDS
+
+
+def count_only(word: str) -> bool:
+    """A singular count noun that needs a determiner: lemminflect's singular noun that Link Grammar's
+    dictionary does not let stand bare (``grammar.bare_noun``: "chair", not "orientation" or
+    "soap"). Without the parser, lemminflect's and :data:`BARE_NOUNS`' word alone."""
+    from . import grammar
+
+    if not grammar.available():
+        return True
+    return not grammar.bare_noun(word.lower())
+
+
 def participle_only(word: str) -> bool:
     """A past participle that is no past tense ("given", "taken", "seen", "broken"): right after the
     subject, the sentence has no finite verb."""
@@ -99,16 +116,6 @@ def participle_only(word: str) -> bool:
         return False
     forms = inflections(verb, "VERB")
     return word in forms.get("VBN", ()) and word not in forms.get("VBD", ())
-
-
-def past_only(word: str) -> bool:
-    """A simple past that is neither the verb's base nor its present form ("ran", "studied", "lost";
-    not "read" or "put"): every event is shown in the present tense, so a past one reads as a
-    slip. Read blind: "Ashley accidentally ran", "Sara studied harder longer"."""
-    verb = verb_form(word)
-    if verb is None or word == verb or word in MODAL_PASTS:
-        return False
-    return word in inflections(verb, "VERB").get("VBD", ())
 
 
 def singular_count(word: str) -> bool:
@@ -120,6 +127,7 @@ def singular_count(word: str) -> bool:
         and "NOUN" in tags(w)
         and w in lemmas(w, "NOUN").get("NOUN", ())
         and not w.endswith("s")
+        and not (w.endswith(ABSTRACT_SUFFIXES) and not count_only(w))
     )
 
 
@@ -139,6 +147,11 @@ def bare_count_noun(toks: list[str], i: int) -> bool:
         return False
     if w not in lemmas(w, "NOUN").get("NOUN", ()):
         return False  # a plural ("cookies") or another form
+    if w.endswith(ABSTRACT_SUFFIXES) and not count_only(w):
+        # an abstract noun Link Grammar's dictionary lets stand bare ("attends orientation", "practises
+        # deception"); its mass list alone is too generous for concrete nouns ("looks at tag", "dies at
+        # age", "sees all the animal")
+        return False
     j = i - 1
     while j > 0 and (
         "ADJ" in tags(toks[j].lower()) and toks[j].lower() not in FUNCTION_WORDS or toks[j].lower() == "very"

@@ -79,9 +79,7 @@ from tests.conftest import shared_file
         "PersonX applies himself to study",
         "PersonX goes abroad for his studies",
         "PersonX invites PersonY to her car",
-        "PersonX accidentally ran",  # a past tense among present-tense events
         "PersonX studied harder",
-        "PersonX lost their voice",
         # session 13, recurring in the A/B reading
         "PersonX sees all the animal",
         "PersonX has two kid",
@@ -141,7 +139,10 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX asks PersonX's sister",
         "PersonX is relieved",
         "PersonX wins",
-        "PersonX gives it to PersonY",
+        "PersonX gives the book to PersonY",  # "gives it to PersonY": 'it' points at nothing (read blind, #27)
+        # a simple past reads as English (read blind, issue 27: the past-tense rule was wrong 5 times in 7)
+        "PersonX lost their voice",
+        "PersonX got sick from PersonY",
         "PersonX watches PersonY's face",
         "PersonX continues teaching",
         "PersonX finds a hiding spot",
