@@ -25,7 +25,7 @@ build fills it or leaves the node out, so ``build`` no longer draws one).
 
 Several readings live side by side: ``--dir perf/readability/r18`` (keys in ``<dir>/keys``).
 
-    .venv/bin/python perf/readability.py build [--per-side 150] [--seed 27] [--dir DIR]
+    .venv/bin/python perf/readability.py build [--per-side 150] [--seed 27] [--dir DIR] [--exclude DIR...]
     .venv/bin/python perf/readability.py score [--json] [--dir DIR]
     .venv/bin/python perf/readability.py estimate [--dir DIR] [--show]
 """
@@ -72,7 +72,7 @@ def _rows(graph: str) -> list[tuple[str, str, str]]:
     return [(r.head, r.relation, r.tail) for r in read_atomic_tsv(SHARED / "atomic2020_sample/atomic2020_triples.tsv")]
 
 
-def build(per_side: int, seed: int, out: Path = OUT) -> None:
+def build(per_side: int, seed: int, out: Path = OUT, exclude: tuple[Path, ...] = ()) -> None:
     from commonsense.kg.normalize import is_none
     from commonsense.questions import names
     from commonsense.questions.display import BLANK
@@ -84,6 +84,14 @@ def build(per_side: int, seed: int, out: Path = OUT) -> None:
         # a text with an ATOMIC blank is never shown as it is (a build fills it from isFilledBy or leaves
         # the node out: commonsense/questions/display.py), so it is not read either
         texts = sorted({t for t, _ in event_texts(_rows(graph)) if t and not is_none(t) and BLANK not in t})
+        # texts an earlier reading showed (its rules were fitted to them): a fresh reading draws others
+        seen = {
+            item["text"]
+            for folder in exclude
+            if (folder / "keys" / f"{graph}.json").exists()
+            for item in json.loads((folder / "keys" / f"{graph}.json").read_text(encoding="utf-8"))["items"].values()
+        }
+        texts = [t for t in texts if t not in seen]
         verdicts = {t: judge(t) for t in texts}
         accepted = [t for t in texts if verdicts[t].readable]
         rejected = [t for t in texts if not verdicts[t].readable]
@@ -95,6 +103,7 @@ def build(per_side: int, seed: int, out: Path = OUT) -> None:
             "seed": seed,
             "rules_version": rules_version(),
             "population": {"texts": len(texts), "accepted": len(accepted), "rejected": len(rejected)},
+            "excluded_earlier_readings": [str(p) for p in exclude],
             "items": {},
         }
         lines = []
@@ -276,6 +285,9 @@ def main() -> None:
     b = sub.add_parser("build")
     b.add_argument("--per-side", type=int, default=150)
     b.add_argument("--seed", type=int, default=27)
+    b.add_argument(
+        "--exclude", type=Path, nargs="*", default=[], help="earlier readings' folders: their texts are not drawn"
+    )
     s = sub.add_parser("score")
     s.add_argument("--json", action="store_true")
     e = sub.add_parser("estimate")
@@ -284,7 +296,7 @@ def main() -> None:
         p.add_argument("--dir", type=Path, default=OUT, help="the reading's folder (keys in DIR/keys)")
     args = ap.parse_args()
     if args.cmd == "build":
-        build(args.per_side, args.seed, args.dir)
+        build(args.per_side, args.seed, args.dir, tuple(args.exclude))
     elif args.cmd == "score":
         score(args.json, args.dir)
     else:
