@@ -227,6 +227,7 @@ def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
     """The old reading's verdicts under the rules as they are now (see the module's docstring)."""
     from commonsense.questions.display import BLANK
     from commonsense.questions.node_text import judge
+    from commonsense.questions.text_rules import firing
 
     report: dict[str, Any] = {}
     for graph in GRAPHS:
@@ -240,6 +241,7 @@ def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
         strata = {True: [0, 0, 0, 0], False: [0, 0, 0, 0]}
         changed = blanks = 0
         flips: list[str] = []
+        rules: dict[str, list[bool]] = defaultdict(list)  # rule -> right where it decides now
         for tid, item in key["items"].items():
             if tid not in verdicts:
                 continue
@@ -256,6 +258,8 @@ def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
             st[1] += now.readable
             st[2] += now.readable and ok
             st[3] += ok
+            if not now.readable:
+                rules[now.rule].append(not ok)
             if now.readable != item["accepted"] or (now.readable and not ok):
                 mark = "+" if now.readable else "-"
                 flips.append(f"  {mark} {'ok ' if ok else 'BAD'} {now.rule or 'accepted':28} {item['shown']}")
@@ -272,6 +276,7 @@ def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
             "old_accepted_sample_still_accepted_and_readable": f"{old_acc[2]}/{old_acc[1]}",
             "display_changed": changed,
             "blanks_left_out": blanks,
+            "rules_decide_right": {name: f"{sum(v)}/{len(v)}" for name, v in sorted(rules.items())},
         }
         print(f"{graph}: {json.dumps(report[graph])}")
         if show:
