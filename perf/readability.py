@@ -227,7 +227,6 @@ def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
     """The old reading's verdicts under the rules as they are now (see the module's docstring)."""
     from commonsense.questions.display import BLANK
     from commonsense.questions.node_text import judge
-    from commonsense.questions.text_rules import firing
 
     report: dict[str, Any] = {}
     for graph in GRAPHS:

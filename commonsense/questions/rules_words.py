@@ -186,9 +186,29 @@ def be_lemma(toks: list[str], text: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _inflect() -> Any:
+    """inflect's engine. inflect (7.2 on) wraps its classes in typeguard's ``@typechecked``, which
+    re-parses and recompiles their source at import: 5-7 s on this machine at load 10, 0.5 s without
+    (jaraco/inflect#212, open). Imported here with the decorator as the identity for the import only:
+    the checks are runtime type assertions on the arguments, not part of what ``a()`` answers."""
+    import sys
+
+    if "inflect" not in sys.modules:
+        import typeguard
+
+        checked = typeguard.typechecked
+        typeguard.typechecked = _unchecked
+        try:
+            import inflect  # noqa: F401
+        finally:
+            typeguard.typechecked = checked
     import inflect
 
     return inflect.engine()
+
+
+def _unchecked(target: Any = None, **_: Any) -> Any:
+    """``typeguard.typechecked`` as the identity (used bare or with arguments)."""
+    return target if target is not None else (lambda f: f)
 
 
 @lru_cache(maxsize=65536)
