@@ -42,7 +42,7 @@ from functools import lru_cache
 from commonsense.kg.edges import EdgeFilter, edge_filter
 from commonsense.kg.normalize import clean, normalize_tail
 
-from . import fluent, grammar
+from . import fluent, grammar, wordnet_verbs
 from .lexicon import (
     COPULAS,
     FUNCTION_WORDS,
@@ -236,7 +236,9 @@ def well_formed(base: EdgeFilter, texts: Texts | None = None) -> EdgeFilter:
 
     # the name keys the graph index cache and is stored with every set: it says whether the parse ran
     parsed = f"parsed:{grammar.version()}" if grammar.available() else "unparsed"
-    return EdgeFilter(f"{base.name}+well-formed-{rules_version()}+{parsed}", why, base.drop_origins)
+    # and whether WordNet's verb frames decided (needs-object-at-end): without them fewer texts are refused
+    frames = "+verb-frames" if wordnet_verbs.load() is not None else "+no-verb-frames"
+    return EdgeFilter(f"{base.name}+well-formed-{rules_version()}+{parsed}{frames}", why, base.drop_origins)
 
 
 def prejudged(
