@@ -6,7 +6,7 @@ Grammar). Tried after :mod:`.rules_sentence`, in the order of this module."""
 from __future__ import annotations
 
 from . import fluent, grammar, wordnet_verbs
-from .fluent import lemmas
+from .fluent import inflections, lemmas
 from .lexicon import (
     ADVERBIALS,
     AFTER_MOTION,
@@ -43,8 +43,12 @@ from .words import bare_count_noun, singular_count, tags, third_person, verb_for
         "PersonX pays attention",
         "PersonX attends orientation",
         "people practise deception",
+        "PersonX takes things for granted",
+        "PersonX hands out candy",
+        "PersonX enrols in guitar classes",
+        "PersonX prevents PersonY from coming",
     ],
-    reject=["PersonX makes some cookie", "PersonX runs lap", "PersonX sits on chair", "PersonX looks at tag"],
+    reject=["PersonX makes some cookie", "PersonX runs lap", "PersonX sits on chair", "PersonX drops out school"],
     library="lemminflect",
 )
 def no_article(toks: list[str], text: str) -> str | None:
@@ -101,14 +105,17 @@ def two_adjectives_at_end(toks: list[str], text: str) -> str | None:
 @rule(
     "bare-verb-after-verb",
     "a verb's lemma right after the subject's verb ('PersonX wells know'), causatives apart",
-    accept=["PersonX helps cook dinner", "PersonX goes swimming"],
+    accept=["PersonX helps cook dinner", "PersonX goes swimming", "PersonX is let down"],
     reject=["PersonX wells know", "PersonX likes eat pizza"],
     library="lemminflect",
 )
 def bare_verb_after_verb(toks: list[str], text: str) -> str | None:
     if len(toks) > 2 and PERSON.match(toks[0]) and third_person(toks[1]) and tags(toks[2].lower()) == {"VERB"}:
         if toks[2].lower() in lemmas(toks[2].lower(), "VERB").get("VERB", ()):
-            if verb_form(toks[1].lower()) not in CAUSATIVES | {"go", "come", "dare", "help"}:
+            passive = toks[1].lower() in LINKS and toks[2].lower() in inflections(toks[2].lower(), "VERB").get(
+                "VBN", ()
+            )
+            if verb_form(toks[1].lower()) not in CAUSATIVES | {"go", "come", "dare", "help"} and not passive:
                 return f"a bare verb after {toks[1]!r}: {toks[2]!r}"
     return None
 

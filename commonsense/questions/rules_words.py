@@ -322,7 +322,7 @@ def lot_without_a(toks: list[str], text: str) -> str | None:
 @rule(
     "lemma-after-link",
     "a verb's lemma after is, gets, feels (a participle or an adjective must follow)",
-    accept=["PersonX gets bored", "PersonX is open to ideas"],
+    accept=["PersonX gets bored", "PersonX is open to ideas", "PersonX is intimate", "PersonX is let down"],
     reject=["PersonX gets bore", "PersonX is wonder"],
     library="lemminflect",
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import fluent
+from . import fluent, wordnet_verbs
 from .fluent import inflections, lemmas
 from .lexicon import (
     ABSTRACT_SUFFIXES,
@@ -86,9 +86,19 @@ def bare_verb(word: str) -> bool:
     pos = tags(w)
     if "VERB" not in pos:
         return False
+    if "ADV" in pos or w in inflections(w, "VERB").get("VBN", ()):
+        return False  # "gets home"; a participle like its base: "is let down", "is put off"
     if "ADJ" in pos:
-        return verb_not_adjective(w)
+        return verb_not_adjective(w) and not _parser_adjective(w)
     return w in lemmas(w, "VERB").get("VERB", ()) and not w.endswith(("ed", "ing", "en"))
+
+
+def _parser_adjective(word: str) -> bool:
+    """Link Grammar's dictionary has ``word`` as an adjective ("intimate", "overweight"; not
+    "wonder", "scare"): "Lee is very <word>." parses. False without the parser."""
+    from . import grammar
+
+    return grammar.available() and grammar.parses(f"Lee is very {word}")
 
 
 def bare_verb_lemma(word: str) -> bool:
@@ -139,14 +149,21 @@ def bare_count_noun(toks: list[str], i: int) -> bool:
     counter", "watches cartoon", "makes some cookie", "many new friend")."""
     w = toks[i].lower()
     if w in BARE_NOUNS and toks[i - 1].lower() == "out" and i > 1 and verb_form(toks[i - 2].lower()):
-        return True  # "drops out school": "out of school"
+        # "drops out school": "out of school"; not after a verb that takes an object ("hands out candy")
+        return not wordnet_verbs.needs_object(verb_form(toks[i - 2].lower()) or "")
     if w in BARE_NOUNS or w in FUNCTION_WORDS or PERSON.match(toks[i]) or toks[i][:1].isupper():
         return False
     pos = tags(w)
     if "NOUN" not in pos or "ADJ" in pos or "ADV" in pos:
         return False
-    if w not in lemmas(w, "NOUN").get("NOUN", ()):
-        return False  # a plural ("cookies") or another form
+    nouns = lemmas(w, "NOUN").get("NOUN", ())
+    if w not in nouns or w.endswith("s") and any(n != w for n in nouns):
+        return False  # a plural ("cookies", "things") or another form
+    if w.endswith("ing") and "VERB" in pos:
+        return False  # a gerund: "prevents PersonY from coming"
+    nxt = toks[i + 1].lower() if i + 1 < len(toks) else ""
+    if nxt and "NOUN" in tags(nxt) and nxt not in FUNCTION_WORDS and not PERSON.match(toks[i + 1]):
+        return False  # a noun before a noun ("guitar classes", "jury duty"): the head noun is judged
     if w.endswith(ABSTRACT_SUFFIXES) and not count_only(w):
         # an abstract noun Link Grammar's dictionary lets stand bare ("attends orientation", "practises
         # deception"); its mass list alone is too generous for concrete nouns ("looks at tag", "dies at
