@@ -67,19 +67,6 @@ def pronoun_subject(toks: list[str], text: str) -> str | None:
 
 
 @rule(
-    "themselves",
-    "'themselves' for one person",
-    accept=["people hurt themselves", "PersonX hurts PersonX's knee"],
-    reject=["PersonX hurts themselves", "PersonX buys themselves a car"],
-)
-def themselves(toks: list[str], text: str) -> str | None:
-    first = toks[0]
-    if "themselves" in (t.lower() for t in toks) and PERSON.match(first) and first.startswith("Person"):
-        return "'themselves' for one person"
-    return None
-
-
-@rule(
     "noun-after-to",
     "a noun where a verb must follow 'needs to', 'wants to'",
     accept=["PersonX needs to study", "PersonX wants to go home"],
