@@ -91,10 +91,6 @@ INTENSIFIERS = frozenset(
     {"very", "so", "really", "quite", "pretty", "a", "bit", "little", "too", "extremely", "more", "less", "most"}
 )
 INTENSIFIERS |= frozenset({"not", "also", "still", "just", "somewhat", "rather", "fairly", "truly", "kind", "of"})
-# words after which a count noun is plural ("all the animals", "two kids"), and the singulars that
-# read right after them anyway ("all the way", "all day")
-COUNTING = frozenset("all both two three four five six several many few various".split())
-COUNTED_SINGULAR = frozenset("way day night time week year morning evening afternoon while summer winter".split())
 QUANTIFIERS_PLURAL = frozenset("many several these those few both two three four five various some".split())
 # a sentence ending on these points at something the reader has not been told ("PersonX wraps it",
 # "PersonX practices for it", "PersonY guesses so"); a question built on it is not about common sense
@@ -182,7 +178,7 @@ HAVE_NOUNS = frozenset("cash change room trouble time phone eye brace money fun"
 # they are that person's ("enjoys PersonY class", "takes PersonY place")
 OWNED_BARE = frozenset("class room door hand office place part bed side turn life mind heart car job house".split())
 # words after a possessive that cannot be owned ("takes PersonY's outside", "sends PersonY's away")
-NOT_OWNED = frozenset("outside inside up down there here back away over out off around".split())
+NOT_OWNED = frozenset("outside inside up down there here away over out off around".split())  # not "back": a body part
 # a preposition and a noun that read right together without an article
 BARE_AFTER = frozenset(
     [("at", "night"), ("by", "car"), ("by", "bus"), ("by", "train"), ("by", "plane"), ("on", "foot")]

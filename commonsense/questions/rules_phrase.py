@@ -14,8 +14,6 @@ from .lexicon import (
     BARE_NOUNS,
     CAUSATIVES,
     COMPLETE_INTRANSITIVES,
-    COUNTED_SINGULAR,
-    COUNTING,
     DANGLING,
     DESTINATION_VERBS,
     FUNCTION_WORDS,
@@ -27,11 +25,10 @@ from .lexicon import (
     NOT_OWNED,
     PARTICLES,
     PERSON,
-    PREPOSITIONS,
     VAGUE_ENDINGS,
 )
 from .rule_table import rule
-from .words import bare_count_noun, singular_count, tags, third_person, verb_form
+from .words import bare_count_noun, tags, third_person, verb_form
 
 
 @rule(
@@ -55,34 +52,6 @@ def no_article(toks: list[str], text: str) -> str | None:
     for i in range(1, len(toks)):
         if bare_count_noun(toks, i):
             return f"no article before {toks[i]!r}"
-    return None
-
-
-@rule(
-    "counting-singular",
-    "a singular noun after a number or 'all the', 'many'",
-    accept=[
-        "PersonX has two kids",
-        "PersonX works all day",
-        "PersonX gets all dirty",
-        "PersonX shows all the affection",
-    ],
-    reject=["PersonX has two kid", "PersonX sees all the animal"],
-    library="lemminflect",
-)
-def counting_singular(toks: list[str], text: str) -> str | None:
-    for i in range(1, len(toks)):
-        if toks[i - 1].lower() not in COUNTING:
-            continue
-        if toks[i - 1].lower() == "all" and i > 1 and toks[i - 2].lower() in LINKS:
-            continue  # "all" as an adverb: "PersonX is all wet"
-        k = i + 1 if toks[i].lower() == "the" and toks[i - 1].lower() == "all" else i
-        while k < len(toks) - 1 and tags(toks[k].lower()) == frozenset({"ADJ"}):
-            k += 1
-        w = toks[k].lower() if k < len(toks) else ""
-        if w and w not in COUNTED_SINGULAR and singular_count(w) and (k == i or toks[i].lower() == "the"):
-            if k + 1 == len(toks) or toks[k + 1].lower() in PREPOSITIONS | {"and", "or", "but"}:
-                return f"{toks[i - 1]!r} before a singular: {toks[k]!r}"
     return None
 
 

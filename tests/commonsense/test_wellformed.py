@@ -81,7 +81,8 @@ from tests.conftest import shared_file
         "PersonX invites PersonY to her car",
         "PersonX studied harder",
         # session 13, recurring in the A/B reading
-        "PersonX sees all the animal",
+        # ("PersonX sees all the animal" is no longer caught: the counting-singular rule went, never right
+        # where it decided in two blind readings of node text, issue 27: "is all wet", "uses all the soap")
         "PersonX has two kid",
         "PersonX leaves PersonY high dry",
         "PersonX wells know",
