@@ -28,6 +28,7 @@ SOURCE_MODULES = (
     "commonsense.questions.text_rules",
     "commonsense.questions.fluent",
     "commonsense.questions.grammar",
+    "commonsense.questions.wordnet_verbs",
     "commonsense.questions.wellformed",
 )
 

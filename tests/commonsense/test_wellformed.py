@@ -14,7 +14,7 @@ from commonsense.io.triples import read_atomic_tsv, read_cskb_csv
 from commonsense.kg.edges import plausible_only
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.queries.rules import ANSWER_CLASS, DEFAULT_RULES, composes, same_question
-from commonsense.questions import fluent, grammar, wellformed
+from commonsense.questions import fluent, grammar, wellformed, wordnet_verbs
 from commonsense.questions.com2 import STATE_CLASSES, BuildParams, BuildReport, build_com2
 from commonsense.questions.text_rules import verdict
 from commonsense.questions.wellformed import build_edges, display_reason, misfit, triple_reason, unreadable
@@ -79,11 +79,10 @@ from tests.conftest import shared_file
         "PersonX applies himself to study",
         "PersonX goes abroad for his studies",
         "PersonX invites PersonY to her car",
-        "PersonX accidentally ran",  # a past tense among present-tense events
         "PersonX studied harder",
-        "PersonX lost their voice",
         # session 13, recurring in the A/B reading
-        "PersonX sees all the animal",
+        # ("PersonX sees all the animal" is no longer caught: the counting-singular rule went, never right
+        # where it decided in two blind readings of node text, issue 27: "is all wet", "uses all the soap")
         "PersonX has two kid",
         "PersonX leaves PersonY high dry",
         "PersonX wells know",
@@ -141,7 +140,10 @@ def test_unreadable_text_is_named(text: str) -> None:
         "PersonX asks PersonX's sister",
         "PersonX is relieved",
         "PersonX wins",
-        "PersonX gives it to PersonY",
+        "PersonX gives the book to PersonY",  # "gives it to PersonY": 'it' points at nothing (read blind, #27)
+        # a simple past reads as English (read blind, issue 27: the past-tense rule was wrong 5 times in 7)
+        "PersonX lost their voice",
+        "PersonX got sick from PersonY",
         "PersonX watches PersonY's face",
         "PersonX continues teaching",
         "PersonX finds a hiding spot",
@@ -350,14 +352,46 @@ def test_parser_reads_placeholders_as_names_and_keeps_every_linkage() -> None:
     assert grammar.version().startswith("link-grammar-")
 
 
-def test_edge_filter_says_whether_the_parse_ran(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_edge_filter_says_whether_the_parse_and_the_verb_frames_ran(monkeypatch: pytest.MonkeyPatch) -> None:
     # the name keys the graph index cache and is stored with every set
+    monkeypatch.setattr(wordnet_verbs, "load", lambda: {"research": False})
     monkeypatch.setattr(grammar, "available", lambda: False)
-    assert build_edges().name.endswith(f"+well-formed-{wellformed.rules_version()}+unparsed")
+    assert build_edges().name.endswith(f"+well-formed-{wellformed.rules_version()}+unparsed+verb-frames")
     monkeypatch.setattr(grammar, "available", lambda: True)
     monkeypatch.setattr(grammar, "version", lambda: "link-grammar-9.9.9")
-    assert build_edges().name.endswith(f"+well-formed-{wellformed.rules_version()}+parsed:link-grammar-9.9.9")
+    assert build_edges().name.endswith(
+        f"+well-formed-{wellformed.rules_version()}+parsed:link-grammar-9.9.9+verb-frames"
+    )
+    monkeypatch.setattr(wordnet_verbs, "load", lambda: None)
+    assert build_edges().name.endswith("+parsed:link-grammar-9.9.9+no-verb-frames")
     assert wellformed.build_edges(include_malformed=True).name == plausible_only().name
+
+
+def test_verb_frames_decide_only_where_wordnet_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a verb WordNet gives no intransitive frame cannot end the sentence after "to"; without WordNet
+    # (a fresh machine without wordnet-base) the rule falls back to its own list and lets it through
+    assert wordnet_verbs.needs_object("research") is (wordnet_verbs.load() is not None)
+    try:
+        verdict.cache_clear()
+        monkeypatch.setattr(wordnet_verbs, "load", lambda: {"research": False, "cook": True})
+        assert verdict("PersonX is going to research") is not None
+        assert verdict("PersonX is going to cook") is None
+        monkeypatch.setattr(wordnet_verbs, "load", lambda: None)
+        verdict.cache_clear()
+        assert verdict("PersonX is going to research") is None
+    finally:
+        verdict.cache_clear()  # no verdict of the fake lexicons outlives the test
+
+
+def test_verb_frames_read_from_wordnet_files() -> None:
+    # data.verb / index.verb lines (wndb(5WN)): research has only "Somebody ----s something" (8),
+    # cook's first sense "Somebody ----s" (2)
+    data = (
+        "00001 31 v 01 research 0 000 01 + 08 00 | attempt to find out\n"
+        "00002 36 v 01 cook 0 000 01 + 02 00 | prepare a hot meal\n"
+    )
+    index = "research v 1 0 1 1 00001\ncook v 1 0 1 1 00002\n"
+    assert wordnet_verbs.parse(data, index) == {"research": False, "cook": True}
 
 
 @pytest.mark.parametrize(
