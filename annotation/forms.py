@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from annotation.services.rica import rica_answer
-from cocoweb.params import MAX_INT32, MAX_SEED
+from cocoweb.params import MAX_COUNT, MAX_INT32, MAX_SEED
 from commonsense.validation import JUDGEMENTS
 from knowledge.models import QuestionSet, StatementSet
 from runs.models import Run
@@ -118,7 +118,7 @@ class CampaignForm(forms.Form):
     max_items_per_annotator = forms.IntegerField(min_value=1, max_value=MAX_INT32, required=False)
     per_kind = forms.IntegerField(
         min_value=1,
-        max_value=100_000,
+        max_value=MAX_COUNT,
         required=False,
         label="Generations: items per query kind",
         help_text="a seeded sample of this many generations per query kind (COM2: 10); empty = all",
