@@ -38,10 +38,11 @@ from commonsense.questions.record import BuiltQuestion
 from commonsense.questions.synonyms import DEFAULT_SYNONYM_THRESHOLD
 from commonsense.questions.wellformed import build_edges, rules_version
 from commonsense.scoring.plausibility import PlausibilityCheck
-from knowledge.models import Graph, Question, QuestionSet
+from knowledge.models import Graph, QuestionSet
 from knowledge.services.imports import ImportRefused
 from knowledge.services.node_texts import StoredTexts
 from knowledge.services.publication import question_set_publish
+from knowledge.services.question_rows import built_question, question_row, questions_store
 from knowledge.services.set_quality import question_set_quality
 
 Progress = Callable[[int, int], None]
@@ -190,39 +191,7 @@ def _graph(name: str) -> Graph:
 
 
 def _store(qset: QuestionSet, questions: list[BuiltQuestion]) -> None:
-    rows = Question.objects.bulk_create(
-        [
-            Question(
-                question_set=qset,
-                position=i,
-                external_id=q.id,
-                context=q.context,
-                stem=q.question,
-                options=q.options,
-                answer_index=q.answer_index,
-                answers=q.answers,
-                structure=q.kind,
-                group=q.group,
-                role=q.role,
-                metadata={
-                    **q.metadata,
-                    "anchors": q.anchors,
-                    "relations": q.relations,
-                    "chain": q.chain,
-                    "seed": q.seed,
-                },
-            )
-            for i, q in enumerate(questions)
-        ],
-        batch_size=2000,
-    )
-    through = Question.triples.through
-    links = [
-        through(question_id=row.pk, triple_id=ref)
-        for row, q in zip(rows, questions, strict=True)
-        for ref in dict.fromkeys(q.triple_refs)
-    ]
-    through.objects.bulk_create(links, batch_size=5000, ignore_conflicts=True)
+    questions_store([question_row(qset, i, q) for i, q in enumerate(questions)], [q.triple_refs for q in questions])
     qset.question_count = len(questions)
     qset.save(update_fields=["question_count"])
     question_set_quality(qset)  # text checks, chains and the shortcut audit, for every built set
@@ -531,26 +500,6 @@ def application_report(reports: dict[str, BuildReport]) -> dict[str, Any]:
     return out
 
 
-def _built(row: Question) -> BuiltQuestion:
-    md = dict(row.metadata or {})
-    return BuiltQuestion(
-        id=row.external_id or str(row.position),
-        kind=row.structure,
-        context=row.context,
-        question=row.stem,
-        options=list(row.options),
-        answer_index=row.answer_index if row.answer_index is not None else -1,
-        answers=list(row.answers),
-        anchors=list(md.pop("anchors", [])),
-        relations=list(md.pop("relations", [])),
-        chain=[list(c) for c in md.pop("chain", [])],
-        group=row.group,
-        role=row.role,
-        seed=int(md.pop("seed", 0) or 0),
-        metadata=md,
-    )
-
-
 def question_set_export_file(name: str, fmt: str, out: str | Path, *, diverse_top: int | None = None) -> Path:
     """Write a stored set as JSONL, CSV, an lm-eval task or a Hugging Face dataset folder (``hf``;
     ``out`` is then a directory, :mod:`knowledge.services.publication`), or fine-tuning pairs
@@ -562,7 +511,7 @@ def question_set_export_file(name: str, fmt: str, out: str | Path, *, diverse_to
         qset = QuestionSet.objects.get(name=name)
     except QuestionSet.DoesNotExist:
         raise ImportRefused(f"no question set named {name!r}") from None
-    questions = [_built(r) for r in qset.questions.order_by("position").iterator(chunk_size=2000)]
+    questions = [built_question(r) for r in qset.questions.order_by("position").iterator(chunk_size=2000)]
     out = Path(out)
     if diverse_top is not None:
         questions = diversity_filter(questions, diverse_top)

@@ -23,7 +23,8 @@ from commonsense.kg.index import file_fingerprint
 from commonsense.kg.relations import RELATIONS
 from knowledge.db.bulk import Columns, import_session, insert_rows, reserve_ids, table_rows
 from knowledge.db.graph_stats import graph_stats_after_import, stats_current
-from knowledge.models import Graph, ImportSource, Node, Question, QuestionSet, Relation, Statement, StatementSet, Triple
+from knowledge.models import Graph, ImportSource, Node, QuestionSet, Relation, Statement, StatementSet, Triple
+from knowledge.services.question_rows import question_row, questions_store
 
 Progress = Callable[[str, int, int | None], None]
 
@@ -438,25 +439,7 @@ def questions_import(
             params={"format": fmt},
             question_count=len(records),
         )
-        Question.objects.bulk_create(
-            [
-                Question(
-                    question_set=qset,
-                    position=i,
-                    external_id=r.external_id,
-                    context=r.context,
-                    stem=r.stem,
-                    options=r.options,
-                    answer_index=r.answer_index,
-                    answers=[r.options[r.answer_index]] if r.answer_index is not None else [],
-                    structure=r.structure,
-                    group=r.group,
-                    metadata=r.metadata,
-                )
-                for i, r in enumerate(records)
-            ],
-            batch_size=2000,
-        )
+        questions_store([question_row(qset, i, r) for i, r in enumerate(records)])
         from .set_quality import question_set_quality
 
         question_set_quality(qset)  # text checks and the shortcut audit
