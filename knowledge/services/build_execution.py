@@ -30,7 +30,8 @@ from commonsense.io import DataFormatError
 from knowledge.models import BuildJob, QuestionSet
 from knowledge.services.abstract_files import abstract_file_path
 from knowledge.services.build_options import COCO, COM2, builder_keys
-from knowledge.services.builds import Step, coco_build, question_set_build
+from knowledge.services.builds import Step, question_set_build
+from knowledge.services.coco_builds import coco_build
 from knowledge.services.imports import ImportRefused
 
 log = logging.getLogger(__name__)

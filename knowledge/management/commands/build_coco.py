@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from knowledge.services.build_options import COCO, add_build_arguments, builder_kwargs_from_cli
-from knowledge.services.builds import coco_build
+from knowledge.services.coco_builds import coco_build
 
 from ._base import ImportCommand
 from ._plausibility import check_from_options, conceptualizer_from_options
