@@ -43,7 +43,8 @@ class SkippedSerializer(serializers.Serializer):
     skipped = serializers.BooleanField()
 
 
-NOT_FOUND = detail("no such campaign open to the caller, or no such item in it")
+NOT_FOUND_TEXT = "no such campaign open to the caller, or no such item in it"
+NOT_FOUND = detail(NOT_FOUND_TEXT)
 UNSUPPORTED = detail("the request body's media type is not accepted")
 
 
@@ -55,9 +56,7 @@ def responses(ok: Any, *extra: int, also: dict[Any, Any] | None = None) -> dict[
         more[415] = UNSUPPORTED
     if 409 in extra:
         more[409] = detail("the reservation expired and the item has all its answers now")
-    return shared_responses(
-        ok, not_found=NOT_FOUND.description, bad_request=400 in extra, also={**more, **(also or {})}
-    )
+    return shared_responses(ok, not_found=NOT_FOUND_TEXT, bad_request=400 in extra, also={**more, **(also or {})})
 
 
 N_BOOT_MAX = 10_000
