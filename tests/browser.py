@@ -1,11 +1,12 @@
-"""Helpers of the browser tests (Playwright driving Debian's Chromium, headless): one browser for a
-test module (``browser`` fixture of the module, made with :func:`chromium`), a signed-in page per
-role and viewport, and the errors a page logs.
+"""Helpers of the browser tests (Playwright driving Debian's Chromium, headless): one browser for the
+whole test run (:func:`chromium`, behind the ``browser`` fixture of ``tests/conftest.py``, which closes
+a test's contexts after it), a signed-in page per role and viewport, and the errors a page logs.
 
 A test module that uses them::
 
     pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-    browser = pytest.fixture(scope="module")(chromium)
+
+    def test_something(browser, live_server): ...
 """
 
 from __future__ import annotations

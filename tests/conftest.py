@@ -130,5 +130,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(
                 pytest.mark.skip(reason="needs Redis: set CELERY_BROKER_URL=redis://… (pass 2 of make test)")
             )
+        if "once" in item.keywords and on_pg:
+            item.add_marker(
+                pytest.mark.skip(
+                    reason="run once, in pass 1 (SQLite): nothing it checks depends on the database server"
+                )
+            )
         if "browser" in item.keywords and not chromium:
             item.add_marker(pytest.mark.skip(reason="needs Debian's chromium at /usr/bin/chromium"))
+
+
+@pytest.fixture(scope="session")
+def chromium_session() -> Any:
+    """One headless Chromium for the whole test run (launched by the first browser test)."""
+    from tests.browser import chromium
+
+    yield from chromium()
+
+
+@pytest.fixture
+def browser(chromium_session: Any) -> Any:
+    """The run's Chromium; the contexts (and pages) a test opened are closed after it, so that no
+    cookie, storage or page leaks into the next test."""
+    yield chromium_session
+    for context in list(chromium_session.contexts):
+        context.close()

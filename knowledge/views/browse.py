@@ -16,7 +16,7 @@ from knowledge import selectors
 from knowledge.forms.imports import DataImportForm
 from knowledge.models import Graph, QuestionSet, StatementSet
 from knowledge.services import imports as services
-from knowledge.services.set_actions import question_set_usage
+from knowledge.services.set_actions import question_set_export_refusal, question_set_usage
 from knowledge.services.set_quality import build_funnels, quality_lines, shortcut_rows
 
 
@@ -53,10 +53,26 @@ def graph_detail(request: HttpRequest, name: str) -> HttpResponse:
     )
 
 
+# The set page's downloads (the other formats come from the command line).
+DOWNLOADS = (
+    ("jsonl", "JSONL"),
+    ("csv", "CSV"),
+    ("lm-eval", "lm-eval task (zip)"),
+    ("hf", "Hugging Face dataset with its card (zip)"),
+)
+
+
+def _downloads(qset: QuestionSet, user: object) -> list[tuple[str, str, str | None]]:
+    """``(format, label, refusal)`` per download: a link only where the export rule lets this user
+    have it, else the reason (the link would answer 403)."""
+    return [(fmt, label, question_set_export_refusal(qset, user, fmt)) for fmt, label in DOWNLOADS]
+
+
 @role_required(RESEARCHER)
 def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
     qset = get_object_or_404(QuestionSet, name=name)
     page = Paginator(qset.questions.all(), 25).get_page(request.GET.get("page"))
+    downloads = _downloads(qset, request.user)
     return render(
         request,
         "knowledge/question_set_detail.html",
@@ -65,6 +81,8 @@ def question_set_detail(request: HttpRequest, name: str) -> HttpResponse:
             "page": page,
             "structures": selectors.question_structure_counts(qset),
             "usage": question_set_usage(qset),
+            "downloads": downloads,
+            "download_refusals": list(dict.fromkeys(r for _, _, r in downloads if r)),
             "quality": quality_lines(qset.quality or {}, funnels=False, shortcuts=False),
             "funnels": build_funnels(qset.quality or {}),
             "shortcuts": shortcut_rows(qset.quality or {}),

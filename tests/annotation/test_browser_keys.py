@@ -12,20 +12,10 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Response
 
-from .test_browser import CHROMIUM_ARGS, _current_item, _login
+from .test_browser import _current_item, _login
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
-
-
-@pytest.fixture
-def browser():  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def test_enter_with_nothing_ticked_shows_the_servers_reason_inline(live_server, mcqa_campaign, people, browser):  # type: ignore[no-untyped-def]

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 
@@ -185,9 +184,8 @@ def test_dashboard_button_makes_the_set(answered: Campaign, people) -> None:  # 
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_lm_eval_cli_runs_the_verified_set(answered: Campaign, tmp_path: Path) -> None:
-    if connection.vendor != "sqlite":
-        pytest.skip("run once, in pass 1 (SQLite): nothing here depends on the database server")
     from tests.commonsense.tiny_lm import build_tiny_gpt2
     from tests.lm_eval_cli import lm_eval_samples
 

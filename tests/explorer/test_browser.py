@@ -16,34 +16,21 @@ from .factories import GraphFactory, NodeFactory, QuestionFactory, QuestionSetFa
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PASSWORD = "pw-long-enough-123"
 
 
 @pytest.fixture
-def page(live_server):  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-
+def page(browser, live_server):  # type: ignore[no-untyped-def]
     role_groups_sync()
     user_create_with_role("browser", "researcher", PASSWORD)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        pg = browser.new_page(viewport={"width": 1280, "height": 900})
-        pg.set_default_timeout(20_000)
-        pg.goto(live_server.url + reverse("login"))
-        pg.fill("input[name=username]", "browser")
-        pg.fill("input[name=password]", PASSWORD)
-        pg.click("button[type=submit]")
-        pg.wait_for_load_state("networkidle")
-        yield pg
-        browser.close()
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    pg.set_default_timeout(20_000)
+    pg.goto(live_server.url + reverse("login"))
+    pg.fill("input[name=username]", "browser")
+    pg.fill("input[name=password]", PASSWORD)
+    pg.click("button[type=submit]")
+    pg.wait_for_load_state("networkidle")
+    yield pg
 
 
 def test_clicking_a_bar_lists_its_items_in_the_drawer(page, live_server):  # type: ignore[no-untyped-def]

@@ -7,12 +7,11 @@ import pytest
 from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
-from tests.browser import PASSWORD, chromium, signed_in
+from tests.browser import PASSWORD, signed_in
 
 from .factories import QuestionFactory, QuestionSetFactory, make_run, predict
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-browser = pytest.fixture(scope="module")(chromium)
 
 
 def test_plotly_only_where_a_chart_is_drawn(browser, live_server) -> None:  # type: ignore[no-untyped-def]

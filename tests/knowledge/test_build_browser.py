@@ -16,56 +16,43 @@ from knowledge.services.build_execution import build_job_run
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PASSWORD = "pw-long-enough-123"
 
 
-def test_form_to_finished_job(live_server, demo_graph: Graph, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-
+def test_form_to_finished_job(browser, live_server, demo_graph: Graph, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     sent: list[int] = []
     monkeypatch.setattr("knowledge.tasks.build_job_run_task.apply_async", lambda args, queue: sent.append(args[0]))
     role_groups_sync()
     user_create_with_role("builder", "researcher", PASSWORD)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.set_default_timeout(20_000)
-        page.goto(live_server.url + reverse("login"))
-        page.fill("input[name=username]", "builder")
-        page.fill("input[name=password]", PASSWORD)
-        page.click("form button[type=submit]:has-text('Log in')")
-        page.wait_for_load_state("networkidle")
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.set_default_timeout(20_000)
+    page.goto(live_server.url + reverse("login"))
+    page.fill("input[name=username]", "builder")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form button[type=submit]:has-text('Log in')")
+    page.wait_for_load_state("networkidle")
 
-        page.goto(live_server.url + reverse("knowledge:build_questions"))
-        assert page.locator("#relations-field option").count() == 0
-        page.select_option("select[name=graph]", "demo")
-        page.locator("#relations-field option[value=xIntent]").wait_for(state="attached")  # swapped in by htmx
-        page.select_option("select[name=kind]", "2i")
-        page.fill("input[name=count]", "6")
-        page.fill("input[name=seed]", "2")
-        page.fill("input[name=name]", "browser-2i")
-        page.select_option("select[name=relations]", ["xIntent", "xNeed", "xWant", "xEffect"])
-        page.click("form.card button[type=submit]")
-        page.wait_for_url("**/knowledge/build/jobs/*/")
-        job = BuildJob.objects.get()
-        assert sent == [job.pk]
-        assert sorted(job.params["relations"]) == ["xEffect", "xIntent", "xNeed", "xWant"]
-        box = page.locator("#build-progress")
-        assert "Waiting for a worker" in box.inner_text()
-        assert box.get_attribute("hx-trigger") == "every 1s"
+    page.goto(live_server.url + reverse("knowledge:build_questions"))
+    assert page.locator("#relations-field option").count() == 0
+    page.select_option("select[name=graph]", "demo")
+    page.locator("#relations-field option[value=xIntent]").wait_for(state="attached")  # swapped in by htmx
+    page.select_option("select[name=kind]", "2i")
+    page.fill("input[name=count]", "6")
+    page.fill("input[name=seed]", "2")
+    page.fill("input[name=name]", "browser-2i")
+    page.select_option("select[name=relations]", ["xIntent", "xNeed", "xWant", "xEffect"])
+    page.click("form.card button[type=submit]")
+    page.wait_for_url("**/knowledge/build/jobs/*/")
+    job = BuildJob.objects.get()
+    assert sent == [job.pk]
+    assert sorted(job.params["relations"]) == ["xEffect", "xIntent", "xNeed", "xWant"]
+    box = page.locator("#build-progress")
+    assert "Waiting for a worker" in box.inner_text()
+    assert box.get_attribute("hx-trigger") == "every 1s"
 
-        build_job_run(job.pk, heartbeat=False)  # what the worker does
-        page.locator("#build-progress a:has-text('browser-2i')").wait_for()
-        assert page.locator("#build-progress").get_attribute("hx-trigger") is None  # polling stopped
-        page.click("#build-progress a:has-text('browser-2i')")
-        page.wait_for_url("**/knowledge/question-sets/browser-2i/")
-        assert "6 questions" in page.inner_text("main")
-        browser.close()
+    build_job_run(job.pk, heartbeat=False)  # what the worker does
+    page.locator("#build-progress a:has-text('browser-2i')").wait_for()
+    assert page.locator("#build-progress").get_attribute("hx-trigger") is None  # polling stopped
+    page.click("#build-progress a:has-text('browser-2i')")
+    page.wait_for_url("**/knowledge/question-sets/browser-2i/")
+    assert "6 questions" in page.inner_text("main")

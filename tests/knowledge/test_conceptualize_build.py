@@ -22,7 +22,11 @@ from knowledge.services.triple_plausibility import plausibility_check, triple_ke
 from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES, ROOT
 
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.slow,
+    pytest.mark.once,
+]  # SmolLM2 generation is the cost; the score cache on PostgreSQL is tested in test_plausibility_model.py
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 from django.test import Client, override_settings
 from django.urls import reverse
 
@@ -26,12 +25,10 @@ from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES
 from tests.lm_eval_cli import lm_eval_samples
 
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+pytestmark = [pytest.mark.django_db, pytest.mark.slow, pytest.mark.once]
 
 
 def test_lm_eval_cli_runs_the_exported_task(tmp_path: Path) -> None:
-    if connection.vendor != "sqlite":
-        pytest.skip("run once, in pass 1 (SQLite): nothing here depends on the database server")
     with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
         graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
         call_command("build_questions", graph="ckbp", kind="2i", count=6, seed=1, name="ckbp-2i", verbosity=0)
@@ -55,8 +52,6 @@ def test_lm_eval_cli_runs_the_exported_task(tmp_path: Path) -> None:
 
 
 def test_set_page_zip_runs_unzipped_elsewhere(researcher: Client, tmp_path: Path) -> None:
-    if connection.vendor != "sqlite":
-        pytest.skip("run once, in pass 1 (SQLite): nothing here depends on the database server")
     with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
         graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
         call_command("build_questions", graph="ckbp", kind="2i", count=5, seed=2, name="ckbp-zip", verbosity=0)

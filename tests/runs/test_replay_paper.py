@@ -46,6 +46,7 @@ def test_two_models_within_three_points(slice_set: StatementSet, model: str) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.once  # the two-model test above replays through PostgreSQL too
 def test_all_35_models_within_three_points(slice_set: StatementSet) -> None:
     assert sorted(slice_set.models_answered) == sorted(TABLE_C1)
     for model in TABLE_C1:

@@ -74,12 +74,12 @@ def test_in_production_a_failed_run_shows_one_line_and_logs_the_traceback(  # ty
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_failed_run_page_keeps_its_width_in_the_browser(live_server, csqa_set, tmp_path_factory, settings) -> None:  # type: ignore[no-untyped-def]
+def test_failed_run_page_keeps_its_width_in_the_browser(
+    browser, live_server, csqa_set, tmp_path_factory, settings
+) -> None:  # type: ignore[no-untyped-def]
     settings.DEBUG = True  # development: the traceback is kept for the page
-    from playwright.sync_api import sync_playwright
 
     from accounts.services import role_groups_sync, user_create_with_role
-    from tests.annotation.test_browser import CHROMIUM_ARGS
 
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     role_groups_sync()
@@ -87,18 +87,15 @@ def test_failed_run_page_keeps_its_width_in_the_browser(live_server, csqa_set, t
     model = broken_model(tmp_path_factory.getbasetemp())
     run = run_create(question_set=csqa_set, backend="hf", model=model, scoring="loglik", enqueue=False)
     assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.set_default_timeout(20_000)
-        page.goto(live_server.url + reverse("login"))
-        page.fill("input[name=username]", "res")
-        page.fill("input[name=password]", "pw-long-enough-123")
-        page.click("button[type=submit]")
-        page.wait_for_load_state("networkidle")
-        page.goto(live_server.url + reverse("runs:detail", args=[run.pk]))
-        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
-        page.click(".run-error-details summary")  # the details open and still fit
-        assert page.is_visible(".run-error-details pre")
-        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
-        browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(20_000)
+    page.goto(live_server.url + reverse("login"))
+    page.fill("input[name=username]", "res")
+    page.fill("input[name=password]", "pw-long-enough-123")
+    page.click("button[type=submit]")
+    page.wait_for_load_state("networkidle")
+    page.goto(live_server.url + reverse("runs:detail", args=[run.pk]))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    page.click(".run-error-details summary")  # the details open and still fit
+    assert page.is_visible(".run-error-details pre")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280

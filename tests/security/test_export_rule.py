@@ -67,3 +67,25 @@ def test_a_verified_sets_exports_follow_its_campaigns_rule(world: World) -> None
     assert other.get(f"/knowledge/question-sets/{world.qset.name}/export.jsonl").status_code == 200
     assert other.get(f"/knowledge/question-sets/{world.qset.name}/export.hf").status_code == 403
     assert world.client("researcher").get(f"/knowledge/question-sets/{world.qset.name}/export.hf").status_code == 200
+
+
+def test_the_set_page_links_only_the_downloads_the_rule_allows(world: World) -> None:
+    """The set page offered every download to every researcher; the refused ones answered 403."""
+    campaign = campaign_status_set(world.plain, "closed")
+    v = verified_set_create(campaign, name="plain-verified", user=world.users["researcher"], include_unsettled=True)
+    name = v.question_set.name
+    other = _other_researcher()
+    page = other.get(f"/knowledge/question-sets/{name}/").content.decode()
+    for fmt in ("jsonl", "csv", "lm-eval", "hf"):
+        assert f"/knowledge/question-sets/{name}/export.{fmt}" not in page, fmt
+    assert "Not for you:" in page
+    assert "verified set of campaign" in page
+    mine = world.client("researcher").get(f"/knowledge/question-sets/{name}/").content.decode()
+    for fmt in ("jsonl", "csv", "lm-eval", "hf"):
+        assert f"/knowledge/question-sets/{name}/export.{fmt}" in mine, fmt
+    assert "Not for you:" not in mine
+    # A set without people's answers: the three plain downloads for everybody, its publication not.
+    page = other.get(f"/knowledge/question-sets/{world.qset.name}/").content.decode()
+    assert f"/knowledge/question-sets/{world.qset.name}/export.jsonl" in page
+    assert f"/knowledge/question-sets/{world.qset.name}/export.hf" not in page
+    assert "the publication of" in page
