@@ -44,28 +44,11 @@ def question_row(
             "answers": list(record.answers),
             "metadata": {**record.metadata, **{k: getattr(record, k) for k in _BUILT_KEYS}},
         }
-    elif isinstance(record, QuestionRecord):
-        own = {
-            "external_id": record.external_id,
-            "context": record.context,
-            "stem": record.stem,
-            "structure": record.structure,
-            "group": record.group,
-            "role": "",
-            "answers": None,
-            "metadata": record.metadata,
-        }
-    else:
-        own = {
-            "external_id": record.external_id,
-            "context": record.context,
-            "stem": record.stem,
-            "structure": record.structure,
-            "group": record.group,
-            "role": record.role,
-            "answers": None,  # the answer at the (perhaps changed) gold
-            "metadata": dict(record.metadata or {}),
-        }
+    else:  # an imported record, or a stored row: the same field names (a record has no role)
+        own = {k: getattr(record, k) for k in ("external_id", "context", "stem", "structure", "group")}
+        own["role"] = getattr(record, "role", "")
+        own["answers"] = None  # the answer at the (perhaps changed) gold
+        own["metadata"] = dict(record.metadata or {})
     opts = list(record.options if options is None else options)
     gold = record.answer_index if answer_index is _UNSET else answer_index
     if answers is None:
