@@ -73,7 +73,12 @@ class CampaignForm(forms.Form):
         help_text="a statement set for surveys, a finished generate-answer run to judge generations, "
         "a question set otherwise",
     )
-    instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
+    instructions = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}),
+        required=False,
+        help_text="empty for an MCQA validation: the standard instructions (every plausible option, 'No answers are "
+        "correct', 'Not well formed')",
+    )
     redundancy = forms.IntegerField(
         min_value=1,
         max_value=500,
@@ -95,7 +100,8 @@ class CampaignForm(forms.Form):
         required=False,
         initial=0.95,
         label="MCQA: confidence to settle",
-        help_text="the posterior every verdict of an item's label needs (Dawid-Skene) unless all answers agree",
+        help_text="needs: the probability that its verified item is right (Dawid-Skene); every verdict: the posterior "
+        "each verdict of its label needs, unless all answers agree",
     )
     label_rule = forms.ChoiceField(
         choices=Campaign._meta.get_field("label_rule").choices,  # type: ignore[arg-type]
@@ -107,10 +113,19 @@ class CampaignForm(forms.Form):
     settlement_rule = forms.ChoiceField(
         choices=Campaign._meta.get_field("settlement_rule").choices,  # type: ignore[arg-type]
         required=False,
-        initial="all_verdicts",
+        initial="needs",
         label="MCQA: when an item is settled",
-        help_text="every verdict of its label confident, or only what its verified item needs (the context, "
-        "the gold and the three negatives it keeps)",
+        help_text="what its verified item needs (the default: the item well formed, the gold and the three negatives "
+        "it keeps), or every verdict of its label confident",
+    )
+    require_agreement = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="MCQA: agreement required",
+        help_text="on by default: an item settles only when every answer agrees on what it publishes; one dissent "
+        "(a 'Not well formed' flag, 'none', another gold) closes it as disputed and it stays out of verified sets. "
+        "In a measured loop, items with a dissent were 23 % sound for a blind reader, those without 79 %. "
+        "Verified sets leave out items short of negatives unless you ask for COM2's top-up.",
     )
     serve_disagreements_first = forms.BooleanField(
         required=False, label="MCQA: serve first the items where a model's vote and the build disagree"
@@ -225,6 +240,7 @@ class CampaignForm(forms.Form):
             "settle_threshold",
             "label_rule",
             "settlement_rule",
+            "require_agreement",
             "serve_disagreements_first",
             "max_items_per_annotator",
             "ask_common_sense",

@@ -1,7 +1,7 @@
 """Annotator quality and the confidence rule of adaptive redundancy (issue 26), as pure functions.
 
 An MCQA validation answer is read as one binary **verdict** per option (ticked as plausible or
-not) plus one for "the context doesn't make sense": the cells COM2's per-option agreement counts.
+not) plus one for "the item is not well formed" (the answer's ``bad_context``): the cells COM2's per-option agreement counts.
 Every verdict of every item is a task of a two-class crowd model fitted over a whole campaign:
 
 - **Dawid–Skene** (1979): per annotator a 2×2 confusion matrix, here its sensitivity
@@ -21,6 +21,15 @@ every verdict alike (unanimity, of two answers or more), or, under the campaign'
 each verdict of its final label is at least 0.95 (the campaign's threshold). An unsettled item wants one more answer, up to
 the campaign's maximum; an item that reaches the maximum unsettled is *exhausted*: it gets no more
 answers and stays out of a verified set unless the researcher overrides that.
+
+**Agreement** (``agreement=True``, a campaign's ``require_agreement``; :data:`AGREEMENT_RULE`): the
+confidence rule is not enough to publish an item; every answer must also agree on what is published.
+An item with the minimum of answers or more on which one answer dissents from a verdict the verified
+item rests on (under ``needs``: the gold plausible, its kept negatives implausible, the item well
+formed; under ``all_verdicts``: every verdict) is *disputed*: it gets no more answers (further answers
+cannot take a dissent back) and stays out of verified sets. Measured on the session-17 loop
+(perf/RESULTS.md, "Which rule would have kept only sound items?"): items without such a dissent were
+79 % sound for a blind reader, items with one 23 %, whatever the Dawid–Skene posterior said.
 
 Before any fit (a new campaign), every annotator is :data:`COLD_START`'s: the average annotator that
 COM2's reported agreement implies (per-option agreement 78 %, Fleiss κ 0.445 -> a tick rate of
@@ -45,6 +54,13 @@ RULE = (
     "under the campaign's latest Dawid-Skene fit of its annotators (MACE's when labels are weighted by MACE). "
     "An item that is not settled goes to further annotators first, one more answer at a time, up to the maximum; "
     "at the maximum it closes unsettled (exhausted) and stays out of verified sets unless the researcher includes it."
+)
+AGREEMENT_RULE = (
+    "Agreement required: an item settles only when every answer gives alike the verdicts its verified item rests on "
+    "(the item well formed, the gold plausible, the kept negatives implausible; every verdict under the rule "
+    "'every verdict'). An item with the minimum of answers on which one answer dissents there - a 'not well formed' "
+    "flag, 'none', another gold, a kept negative ticked - is disputed: it gets no more answers and stays out of "
+    "verified sets unless the researcher includes unsettled items."
 )
 LABEL_RULES = ("majority", "dawid_skene", "mace")
 _EPS = 1e-10  # crowd-kit clips its error matrices at 1e-10 too
@@ -167,7 +183,7 @@ def weighted_label(posteriors: Sequence[float], n_options: int) -> dict[str, Any
     return {"plausible": plausible, "none_correct": not plausible and not bad, "bad_context": bad}
 
 
-State = Literal["below_min", "unanimous", "confident", "open", "exhausted"]
+State = Literal["below_min", "unanimous", "confident", "open", "exhausted", "disputed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,10 +208,12 @@ def settle(
     min_answers: int,
     max_answers: int,
     threshold: float = THRESHOLD,
+    agreement: bool = False,
 ) -> Settlement:
     """The confidence rule (module docstring). ``answer_bits``: each answer's verdicts;
     ``label_bits``: the final label's verdicts (None: undecided); ``posteriors``: P("yes") of each
-    verdict under the campaign's annotator model."""
+    verdict under the campaign's annotator model; ``agreement``: :data:`AGREEMENT_RULE` (a dissent on
+    any verdict at the minimum or later closes the item, disputed)."""
     n = len(answer_bits)
     max_answers = max(max_answers, min_answers)
     if not n:
@@ -207,6 +225,8 @@ def settle(
     if n < min_answers:
         return Settlement("below_min", confidence, min_answers)
     unanimous = n >= 2 and all(bits == answer_bits[0] for bits in answer_bits)  # one answer agrees with nobody
+    if agreement and n >= 2 and not unanimous:
+        return Settlement("disputed", confidence, n)
     if unanimous or confidence >= threshold - 1e-12:
         return Settlement("unanimous" if unanimous else "confident", confidence, n)
     if n >= max_answers:
@@ -221,19 +241,24 @@ def settle_needs(
     min_answers: int,
     max_answers: int,
     threshold: float = THRESHOLD,
+    agreement: bool = False,
 ) -> Settlement:
     """The settlement rule ``needs`` (:data:`commonsense.verified_needs.NEEDS_RULE`): settled at the
     minimum of answers or more when the posterior probability that the verified item ``needed``
     describes is right reaches ``threshold``; ``unanimous`` names a settled item whose answers all
-    give its verdicts alike."""
+    give its verdicts alike. ``agreement`` (:data:`AGREEMENT_RULE`): an answer that dissents from those
+    verdicts at the minimum or later closes the item, disputed (a dissent on an option the verified
+    item drops does not count)."""
     n = len(answer_bits)
     max_answers = max(max_answers, min_answers)
     if not n:
         return Settlement("below_min", None, min_answers, needed)
     if n < min_answers:
         return Settlement("below_min", needed.confidence, min_answers, needed)
+    alike = unanimous_on(needed, answer_bits, len(answer_bits[0]) - 1)
+    if agreement and n >= 2 and not alike:
+        return Settlement("disputed", needed.confidence, n, needed)
     if needed.confidence >= threshold - 1e-12:
-        alike = unanimous_on(needed, answer_bits, len(answer_bits[0]) - 1)
         return Settlement("unanimous" if alike else "confident", needed.confidence, n, needed)
     if n >= max_answers:
         return Settlement("exhausted", needed.confidence, n, needed)
@@ -257,10 +282,12 @@ def judge(
     max_answers: int,
     threshold: float = THRESHOLD,
     settlement: str = "all_verdicts",
+    agreement: bool = False,
 ) -> Judged:
     """One MCQA item's final label and settlement from its ``(annotator, answer)`` pairs: what the
     queue stores on every answer and the simulated study (``perf/settle_sim.py``) calls.
-    ``settlement``: ``all_verdicts`` (:data:`RULE`) or ``needs`` (:mod:`commonsense.verified_needs`)."""
+    ``settlement``: ``all_verdicts`` (:data:`RULE`) or ``needs`` (:mod:`commonsense.verified_needs`);
+    ``agreement``: :data:`AGREEMENT_RULE` on top of either."""
     if rule not in LABEL_RULES:
         raise ValueError(f"label rule must be one of {', '.join(LABEL_RULES)}, got {rule!r}")
     if settlement not in SETTLEMENT_RULES:
@@ -275,9 +302,19 @@ def judge(
         label_bits = (*label_bits[:-1], None)  # a tie on "the context doesn't make sense"
     if settlement == "needs" and answers:
         needed = needs(lab.label, post, n_options, tied=lab.votes.get("tied_options", []) if rule == "majority" else ())
-        s = settle_needs(bits, needed, min_answers=min_answers, max_answers=max_answers, threshold=threshold)
+        s = settle_needs(
+            bits, needed, min_answers=min_answers, max_answers=max_answers, threshold=threshold, agreement=agreement
+        )
     else:
-        s = settle(bits, label_bits, post, min_answers=min_answers, max_answers=max_answers, threshold=threshold)
+        s = settle(
+            bits,
+            label_bits,
+            post,
+            min_answers=min_answers,
+            max_answers=max_answers,
+            threshold=threshold,
+            agreement=agreement,
+        )
     return Judged(lab, s, post)
 
 

@@ -7,7 +7,11 @@ Answers are plain dicts, one shape per item kind:
 - ``survey``: ``{"agree": 0|1, "predict": 0|1}`` and optionally ``"common": 0|1`` (NWW questions
   (a), (b) and the optional (c)); gold is ``{"agree": 0|1}``.
 - ``mcqa``: ``{"plausible": [option indices], "none_correct": bool, "bad_context": bool}`` (COM2's
-  check boxes, several may be plausible); gold is ``{"plausible": [option indices]}``.
+  check boxes, several may be plausible); gold is ``{"plausible": [option indices]}``. ``bad_context``
+  is the item-level verdict :data:`NOT_WELL_FORMED` (COM2's "The context doesn't make sense or is
+  meaningless. It is of low quality and hard for me to understand.", broadened to the whole item: the
+  wording, and whether it has a clear answer; issue 26); an answer may say ``"well_formed": false``
+  instead, stored as ``bad_context``.
 - ``rica``: ``{"valid": 0|1}``: 1 when the annotator judged the original statement of the pair
   to follow commonsense, 0 when they preferred the flipped one; gold is ``{"valid": 0|1}``.
 - ``generation``: ``{"judgement": "plausible"|"one_hop"|"false"}``, a person's judgement of a
@@ -28,6 +32,22 @@ Kind = Literal["survey", "mcqa", "rica", "generation"]
 KINDS: tuple[Kind, ...] = ("survey", "mcqa", "rica", "generation")
 # COM2 Table 4's columns, in its order: #Plau., #1-hop, #False
 JUDGEMENTS: tuple[str, ...] = ("plausible", "one_hop", "false")
+# The item-level verdict of an MCQA validation answer (stored as ``bad_context``): the form's check box,
+# the instructions and the REST API's documentation say it in these words.
+NOT_WELL_FORMED = (
+    "Not well formed: the context, question or options make no sense or are not clear English, two options "
+    "say the same thing, or the question has no clear answer. It is of low quality and hard for me to understand."
+)
+MCQA_INSTRUCTIONS = (
+    "Read the context and the question, then tick every option that is a plausible answer to the question in "
+    "that context (several may be; keys 1-5), or 'No answers are correct' (key 0) when none is. "
+    "Tick an option whenever a careful reader could defend it: when another option fits as well as your first "
+    "choice (a near-synonym such as 'sad' and 'upset', or an answer that fits the question just as well), tick "
+    "both - an item is published only with exactly one plausible answer. "
+    "Tick 'Not well formed' (key X) when the item is not clear English (broken grammar, odd word forms, "
+    "placeholders), when two options say the same thing, when the question has no clear answer, or when the "
+    "context makes no sense: such an item is left out, so do not answer it as if it were fine. Enter submits."
+)
 JUDGEMENT_NAMES = {"plausible": "Plausible", "one_hop": "1-hop", "false": "False"}
 NONE_CORRECT = "None of the answers are correct."
 N_NEGATIVES = 3
@@ -68,10 +88,16 @@ def answer_normalise(
             raise ValueError(f"option numbers must lie in 0..{n_options - 1}")
         none = bool(answer.get("none_correct", False))
         bad = bool(answer.get("bad_context", False))
+        if "well_formed" in answer:  # the item-level verdict under its own name
+            if not isinstance(answer["well_formed"], bool):
+                raise ValueError(f"well_formed must be true or false, got {answer['well_formed']!r}")
+            if answer["well_formed"] and bad:
+                raise ValueError("well_formed true contradicts bad_context true")
+            bad = bad or not answer["well_formed"]
         if none and picked:
             raise ValueError("'No answers are correct' cannot go with a ticked option")
         if not (picked or none or bad):
-            raise ValueError("tick at least one option, 'No answers are correct' or 'The context doesn't make sense'")
+            raise ValueError("tick at least one option, 'No answers are correct' or 'Not well formed'")
         return {"plausible": picked, "none_correct": none or (not picked and not bad), "bad_context": bad}
     raise ValueError(f"unknown item kind {kind!r}")
 

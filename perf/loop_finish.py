@@ -61,6 +61,7 @@ def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dic
         "annotators_fitted": annotators,
         "settled": progress["settled"],
         "exhausted": progress["exhausted"],
+        "disputed": progress["disputed"],
         "open": progress["open"],
         "unanswered": progress["unanswered"],
         "preview": preview,
@@ -83,6 +84,7 @@ def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dic
             "kept": kept,
             "short": c.get("below_min", 0),
             "unsettled": c.get("unsettled", 0),
+            "disputed": c.get("disputed", 0),
             "left_out": {k: n for k, n in c.items() if k not in ("items", "kept", "none_correct", "topped_up")},
             "none_correct_items": c.get("none_correct", 0),
             "topped_up": c.get("topped_up", 0),
@@ -93,7 +95,7 @@ def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dic
     )
     print(
         f"  {qset.name}: kept {kept} of {row['items']}; short of the minimum {row['short']}, unsettled "
-        f"{row['unsettled']}, left out {row['left_out']}; answers {answers} "
+        f"{row['unsettled']}, disputed {row['disputed']}, left out {row['left_out']}; answers {answers} "
         f"({row['answers_per_kept_item']} per kept item on the kept items, "
         f"{row['answers_per_verified_item']} of all answers per verified item)"
     )
@@ -161,12 +163,14 @@ def main() -> int:
         "kept": kept,
         "short": sum(r.get("short", 0) for r in rows),
         "unsettled": sum(r.get("unsettled", 0) for r in rows),
+        "disputed": sum(r.get("disputed", 0) for r in rows),
         "answers": answers,
         "answers_per_item": round(answers / max(sum(r["items"] for r in rows), 1), 3),
         "answers_per_verified_item": round(answers / kept, 3) if kept else None,
     }
     print(
-        f"\nall: kept {kept} of {total['items']} items (short {total['short']}, unsettled {total['unsettled']}); "
+        f"\nall: kept {kept} of {total['items']} items (short {total['short']}, unsettled {total['unsettled']}, "
+        f"disputed {total['disputed']}); "
         f"{answers} answers, {total['answers_per_item']} per item, {total['answers_per_verified_item']} per verified item"
     )
     summary = {"loop": meta, "finished": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit(), "total": total}

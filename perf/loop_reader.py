@@ -7,12 +7,17 @@ options numbered 1-5; never the gold, where the item came from, or anybody's vot
     python perf/loop_reader.py next          # show the item to answer (the same one until you answer it)
     python perf/loop_reader.py answer 2 4    # options 2 and 4 are plausible answers; prints the next item
     python perf/loop_reader.py answer none   # no option is a correct answer
-    python perf/loop_reader.py answer bad    # the context makes no sense or is meaningless
+    python perf/loop_reader.py answer bad    # the item is not well formed (see below)
     python perf/loop_reader.py status        # how many you have answered
 
 How to answer (COM2's validation, Figure 5): read the context and the question, then give every
-option that is a plausible answer to the question in that context (several may be); "none" when no
-option is; "bad" when the context itself does not make sense (then the options do not matter).
+option that is a plausible answer to the question in that context (several may be: when another
+option fits as well as your first choice - a near-synonym such as "sad" and "upset", or an answer that
+fits the question just as well - give both; an item is published only with exactly one plausible
+answer); "none" when no option is; "bad" when the item is **not well formed**: the context, question or options make no
+sense or are not clear English (broken grammar, odd word forms, placeholders), two options say the
+same thing, or the question has no clear answer. An item marked "bad" is left out of the published
+set, so do not answer such an item as if it were fine.
 
 The item comes from the first campaign of the list that has work for you: ``--campaigns a,b,c`` (or
 ``LOOP_CAMPAIGNS``), by default every open MCQA validation campaign your account sees, in the
@@ -34,7 +39,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-HOW = "answer N [N ...] (every plausible option) | answer none | answer bad (the context makes no sense)"
+HOW = (
+    "answer N [N ...] (every plausible option) | answer none (no option is) | answer bad (not well formed: "
+    "not clear English, two options alike, no clear answer, or a context that makes no sense)"
+)
 
 
 class ApiError(Exception):
@@ -149,7 +157,7 @@ def parse_answer(words: list[str], n_options: int) -> dict[str, Any]:
     if low == ["none"]:
         return {"plausible": [], "none_correct": True}
     if low == ["bad"]:
-        return {"plausible": [], "bad_context": True}
+        return {"plausible": [], "well_formed": False}
     picked = []
     for w in low:
         if not w.isdigit() or not 1 <= int(w) <= n_options:
@@ -165,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--campaigns", default=os.environ.get("LOOP_CAMPAIGNS"), help="comma-separated, in order")
     ap.add_argument("--state", default=os.environ.get("LOOP_STATE"))
     ap.add_argument("command", choices=("next", "answer", "status"))
-    ap.add_argument("words", nargs="*", help="answer: option numbers, or none, or bad")
+    ap.add_argument("words", nargs="*", help="answer: option numbers, or none, or bad (not well formed)")
     a = ap.parse_args(argv)
     if not a.token:
         raise SystemExit("give your API token: --token TOKEN or LOOP_TOKEN=TOKEN")

@@ -11,9 +11,10 @@ Every step goes through the production commands, in this process (``COCOWEB_VAR_
    files ``perf/soundness.py`` builds from) as graphs ``cskb`` and ``atomic``;
 3. ``build_questions`` with the builders' defaults: CSKB 2i, 2p, 3i, 2in and ATOMIC 2i, 3i, ``--count``
    each, ``--seed``, sets ``loop-cskb-2i`` ...;
-4. ``campaign_create --type mcqa`` on each set with the campaign defaults (the minimum and maximum of
-   answers, the label rule and the settlement rule the form pre-fills) and no qualification, opened:
-   campaigns ``val-cskb-2i`` ...;
+4. ``campaign_create --type mcqa`` on each set with the campaign defaults (3 to 5 answers, majority
+   labels, the settlement rule ``needs`` at 0.95 with agreement required - a dissent on what an item
+   publishes closes it, disputed - and the standard instructions with "Not well formed") and no
+   qualification, opened: campaigns ``val-cskb-2i`` ...;
 5. ``annotator_accounts N``: annotator accounts with API tokens, ``name<TAB>password<TAB>token`` lines in
    ``VAR_DIR/annotators.tsv`` (mode 0600).
 
@@ -117,6 +118,7 @@ def setup(var_dir: Path, *, seed: int, count: int, annotators: int, prefix: str)
             "label_rule": c.label_rule,
             "settle_threshold": c.settle_threshold,
             "settlement_rule": c.settlement_rule,
+            "require_agreement": c.require_agreement,
         }
         for c in rows
     }

@@ -62,7 +62,9 @@ class CampaignSerializer(serializers.ModelSerializer):
 class AnswerSerializer(serializers.Serializer):
     answer = serializers.DictField(
         help_text="survey {agree, predict[, common]}: 0/1; mcqa {plausible: [i], "
-        "none_correct, bad_context}; rica {choice: 0|1}; generation {judgement: plausible|one_hop|false}"
+        "none_correct, bad_context (or well_formed: false): the item is not well formed - not clear English, "
+        "two options alike, no clear answer, a context that makes no sense}; rica {choice: 0|1}; "
+        "generation {judgement: plausible|one_hop|false}"
     )
     time_ms = serializers.IntegerField(required=False, min_value=0)
 

@@ -136,7 +136,7 @@ def crowd_overview(campaign: Campaign) -> CrowdOverview:
     # adaptive redundancy: an item not settled yet may want up to the maximum
     unsettled = Item.objects.filter(campaign=campaign, role=Item.Role.REGULAR).exclude(final_label__settled=True)
     if campaign.adaptive and campaign.answers_max > campaign.redundancy:
-        unsettled = unsettled.exclude(final_label__settlement="exhausted")
+        unsettled = unsettled.exclude(final_label__settlement__in=("exhausted", "disputed"))
     u = unsettled.aggregate(n=Count("id"), have=Sum("answer_count"))
     return CrowdOverview(
         started=started,

@@ -80,8 +80,13 @@ class Campaign(models.Model):
             ("all_verdicts", "Every verdict of the label confident (or unanimous)"),
             ("needs", "What the verified item needs: context, gold, three negatives"),
         ],
-        default="all_verdicts",
+        default="needs",
         help_text="MCQA: when an item is settled (commonsense.annotators.RULE / commonsense.verified_needs.NEEDS_RULE)",
+    )
+    require_agreement = models.BooleanField(
+        default=True,
+        help_text="MCQA: an item settles only when every answer agrees on what its verified item publishes; "
+        "a dissent closes it as disputed (commonsense.annotators.AGREEMENT_RULE)",
     )
     annotator_model = models.JSONField(
         default=dict, blank=True, help_text="the latest annotator-model fit: prior, pooled annotator, answers, when"
@@ -302,7 +307,7 @@ class FinalLabel(models.Model):
     adjudication = models.ForeignKey(Adjudication, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     settled = models.BooleanField(default=False, help_text="the label meets the campaign's confidence rule")
     settlement = models.CharField(
-        max_length=12, blank=True, help_text="unanimous | confident | open | exhausted | below_min (MCQA)"
+        max_length=12, blank=True, help_text="unanimous | confident | open | exhausted | disputed | below_min (MCQA)"
     )
     confidence = models.FloatField(null=True, blank=True, help_text="least posterior of a verdict of the label")
     posteriors = models.JSONField(default=list, blank=True, help_text="P(plausible) per option, then bad context")

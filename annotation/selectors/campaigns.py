@@ -102,13 +102,14 @@ class CampaignProgress(TypedDict):
     membership state, present when someone is in it)."""
 
     items: int
-    complete: int  # items that want no more answers (settled, exhausted, or at a fixed redundancy)
+    complete: int  # items that want no more answers (settled, exhausted, disputed, or at a fixed redundancy)
     answers: int
     target: int  # the answers the items want now (grows while items are unsettled)
     reserved: int
     annotators: int
     settled: int  # MCQA: the label meets the confidence rule (or a person decided)
     exhausted: int  # MCQA: at the maximum of answers, not settled
+    disputed: int  # MCQA, agreement required: an answer dissents from what the verified item publishes; closed
     open: int  # MCQA: answered, still wanting answers
     unanswered: NotRequired[int]
     members_qualifying: NotRequired[int]
@@ -138,9 +139,10 @@ def campaign_progress(campaign: Campaign) -> CampaignProgress:
         annotators=sum(by_state.values()),
         settled=sum(by_settlement.get(k, 0) for k in ("unanimous", "confident", "adjudicated")),
         exhausted=by_settlement.get("exhausted", 0),
+        disputed=by_settlement.get("disputed", 0),
         open=sum(by_settlement.get(k, 0) for k in ("open", "below_min")),
     )
-    out["unanswered"] = out["items"] - out["settled"] - out["exhausted"] - out["open"]
+    out["unanswered"] = out["items"] - out["settled"] - out["exhausted"] - out["disputed"] - out["open"]
     out.update({f"members_{k}": v for k, v in by_state.items()})  # type: ignore[typeddict-item]
     return out
 

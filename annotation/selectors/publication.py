@@ -151,6 +151,14 @@ def _campaign_card(campaign: Campaign, v: VerifiedSet | None) -> dict[str, Any]:
         "attention items": counts.get(Item.Role.ATTENTION, 0),
         "attention check after every N items": campaign.attention_every,
         "adjudication below agreement": campaign.agreement_threshold,
+        "settlement rule": campaign.get_settlement_rule_display() if campaign.kind == Campaign.Kind.MCQA else None,
+        "agreement required (a dissent leaves the item out)": campaign.require_agreement
+        if campaign.kind == Campaign.Kind.MCQA
+        else None,
+        "bad_context (answers, votes)": "the item is not well formed: the context, question or options make no "
+        "sense or are not clear English, two options say the same thing, or the question has no clear answer"
+        if campaign.kind == Campaign.Kind.MCQA
+        else None,
         "opened": campaign.created_at.date().isoformat(),
         "crowd study": hasattr(campaign, "crowd"),
     }

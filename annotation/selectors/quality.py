@@ -68,4 +68,5 @@ def item_judge(campaign: Campaign, n_options: int, answers: Sequence[tuple[Hasha
         max_answers=campaign.answers_max,
         threshold=campaign.settle_threshold,
         settlement=campaign.settlement_rule,
+        agreement=campaign.require_agreement,
     )

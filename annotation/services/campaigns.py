@@ -16,7 +16,7 @@ from annotation.models import Adjudication, Campaign, Item
 from annotation.services.labels import final_labels_refresh
 from annotation.services.qualification import qualification_pool, screening_check
 from commonsense.io.questions import MASK
-from commonsense.validation import answer_normalise
+from commonsense.validation import MCQA_INSTRUCTIONS, answer_normalise
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
 from knowledge.services.names import name_check
 from runs.models import Prediction, Run
@@ -161,10 +161,13 @@ def campaign_create(
     for key in ("settle_threshold", "label_rule", "settlement_rule", "serve_disagreements_first"):
         if options.get(key) in (None, ""):
             options.pop(key, None)  # the model's default
+    if kind == Campaign.Kind.MCQA and not options.get("instructions"):
+        options["instructions"] = MCQA_INSTRUCTIONS  # what each check box means, 'Not well formed' too
     if kind == Campaign.Kind.MCQA and options.get("max_answers") is None:
         options["max_answers"] = max(5, options["redundancy"])  # adaptive redundancy: 3 to 5 answers by default
     if kind != Campaign.Kind.MCQA:
         options.pop("max_answers", None)  # the confidence rule reads MCQA verdicts only
+        options.pop("require_agreement", None)  # so does the agreement rule: the model's default
     elif options.get("max_answers") is not None and options["max_answers"] < options["redundancy"]:
         raise ValidationError(
             f"the maximum of answers per item ({options['max_answers']}) is below the minimum ({options['redundancy']})"

@@ -62,11 +62,11 @@ def _why_left_out(campaign: Campaign, item: Item, final: FinalLabel | None, incl
     if final.n_answers < campaign.redundancy and final.adjudication_id is None:
         return "below_min"  # never kept: a gold rewritten from fewer votes than the campaign asks for
     if final.label.get("bad_context"):
-        return "bad_context"
+        return "not_well_formed"  # the majority marked it not well formed (COM2: "the context doesn't make sense")
     if final.below_threshold and final.adjudication_id is None:
         return "awaiting_adjudication"
     if campaign.adaptive and not final.settled and not include_unsettled:
-        return "unsettled"
+        return "disputed" if final.settlement == "disputed" else "unsettled"
     if item.question_id is None:
         return "no_source_question"
     return None
@@ -111,16 +111,26 @@ def preview_text(campaign: Campaign, counts: dict[str, int]) -> str:
         )
     if counts.get("unsettled"):
         out.append(f"{counts['unsettled']} are not settled (left out unless you include unsettled items)")
-    for k in ("unanswered", "bad_context", "awaiting_adjudication", "no_source_question"):
+    if counts.get("disputed"):
+        out.append(
+            f"{counts['disputed']} are disputed: an answer dissents from what the item would publish "
+            "(left out unless you include unsettled items)"
+        )
+    if counts.get("not_well_formed"):
+        out.append(f"{counts['not_well_formed']} not well formed by the majority")
+    for k in ("unanswered", "awaiting_adjudication", "no_source_question"):
         if counts.get(k):
             out.append(f"{k.replace('_', ' ')} {counts[k]}")
     return "; ".join(out)
 
 
 def verified_set_create(
-    campaign: Campaign, *, name: str, user: Any = None, include_unsettled: bool = False
+    campaign: Campaign, *, name: str, user: Any = None, include_unsettled: bool = False, top_up: bool = False
 ) -> VerifiedSet:
-    """Store the verified set ``name`` of ``campaign``; ValidationError says why it cannot be made."""
+    """Store the verified set ``name`` of ``campaign``; ValidationError says why it cannot be made.
+    ``top_up``: fill an item short of negatives from its distractor pool (A.4's top-up, negatives no
+    annotator saw: 1 of 4 such items was sound for a blind reader in the session-17 loop); by default
+    such an item is left out (``too_few_negatives``)."""
     name = name_check(name)  # before anything is stored: the set's pages link to it by name
     _refuse_unfinished(campaign)
     if QuestionSet.objects.filter(name=name).exists():
@@ -159,11 +169,13 @@ def verified_set_create(
                     "campaign": campaign.name,
                     "source_set": source.name,
                     "include_unsettled": include_unsettled,
+                    "top_up": top_up,
                     "min_answers": campaign.redundancy,
                     "max_answers": campaign.answers_max,
                     "label_rule": campaign.label_rule,
                     "settle_threshold": campaign.settle_threshold,
                     "settlement_rule": campaign.settlement_rule,
+                    "require_agreement": campaign.require_agreement,
                 },
                 "source_params": source.params,
             },
@@ -180,7 +192,7 @@ def verified_set_create(
                 final.label.get("plausible", []),
                 seed=campaign.seed,
                 key=item.key,
-                pool=[str(o) for o in (q.metadata or {}).get("distractor_pool", [])],
+                pool=[str(o) for o in (q.metadata or {}).get("distractor_pool", [])] if top_up else [],
                 keep=(needed.gold, needed.negatives) if needed is not None else None,
             )
             if post.needs_manual_negatives:  # A.4 would add them by hand: never store 3-4 options
@@ -207,6 +219,7 @@ def verified_set_create(
                 "posteriors": final.posteriors,
                 "label_rule": campaign.label_rule,
                 "settlement_rule": campaign.settlement_rule,
+                "require_agreement": campaign.require_agreement,
                 "needs": needed.as_dict() if needed is not None else None,
                 "min_answers": campaign.redundancy,
                 "topped_up": post.topped_up,
@@ -235,7 +248,7 @@ def verified_set_create(
         report = question_set_quality(qset)
         qset.quality = {
             **report,
-            "verified": verified_figures(campaign, stored, counts, include_unsettled, report),
+            "verified": verified_figures(campaign, stored, counts, include_unsettled, report, top_up=top_up),
         }
         qset.save(update_fields=["quality"])
         return VerifiedSet.objects.create(
@@ -254,6 +267,8 @@ def verified_figures(
     counts: dict[str, int],
     include_unsettled: bool,
     report: dict[str, Any] | None = None,
+    *,
+    top_up: bool = False,
 ) -> dict[str, Any]:
     """What the set page shows of a verified set (stored in ``QuestionSet.quality["verified"]``):
     its counts, whether unsettled items were let in, the answers spent, the share of items whose
@@ -270,6 +285,8 @@ def verified_figures(
         "campaign": campaign.name,
         "counts": counts,
         "include_unsettled": include_unsettled,
+        "top_up": top_up,
+        "require_agreement": campaign.require_agreement,
         "settled": sum(bool(a.get("settled")) for a in answers),
         "answers_per_item": round(sum(a["n_answers"] for a in answers) / n, 3) if n else None,
         "none_correct_items_share": round(counts["none_correct"] / n, 4) if n else None,

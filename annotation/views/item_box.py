@@ -22,6 +22,7 @@ from django.utils.safestring import SafeData
 
 from annotation.models import Campaign
 from cocoweb.csrf import get_token
+from commonsense.validation import NOT_WELL_FORMED
 
 
 def _e(value: Any) -> str:
@@ -163,8 +164,7 @@ def _item(request: Any, ctx: dict[str, Any], campaign: Campaign, views: dict[str
             "> <kbd>0</kbd> No answers are correct.</label>\n"
             '        <label class="choice"><input type="checkbox" name="bad_context" value="yes" data-key="x"',
             bad,
-            "> <kbd>X</kbd> The context doesn't make sense or is meaningless. It is of low quality and hard for me "
-            "to understand.</label>\n      </fieldset>\n    ",
+            f"> <kbd>X</kbd> {_e(NOT_WELL_FORMED)}</label>\n      </fieldset>\n    ",
         ]
     elif kind == "generation":
         out.append("\n      ")

@@ -30,7 +30,7 @@ def label_text(kind: str, label: Mapping[str, Any] | None) -> str:
     picked = label.get("plausible") or []
     parts.append("plausible: " + ", ".join(str(int(i) + 1) for i in picked) if picked else "no answers are correct")
     if label.get("bad_context"):
-        parts.append("context makes no sense")
+        parts.append("not well formed")
     return " · ".join(parts)
 
 
@@ -48,7 +48,7 @@ def votes_text(kind: str, votes: Mapping[str, Any] | None) -> str:
     ticks = votes.get("option_ticks") or []
     out = "ticked: " + ", ".join(f"{i + 1}: {t}/{n}" for i, t in enumerate(ticks))
     if votes.get("bad_context"):
-        out += f" · bad context {votes['bad_context']}/{n}"
+        out += f" · not well formed {votes['bad_context']}/{n}"
     return out
 
 

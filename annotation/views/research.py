@@ -49,7 +49,7 @@ from annotation.services.verified import preview_text, verified_set_preview
 from annotation.views.presentation import option_rows
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads
-from commonsense.annotators import RULE
+from commonsense.annotators import AGREEMENT_RULE, RULE
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 from commonsense.verified_needs import NEEDS_RULE
 
@@ -85,6 +85,7 @@ def _verification(campaign: Campaign, progress: CampaignProgress) -> dict[str, A
     spent_settled = answers_on_settled(campaign)
     return {
         "rule": NEEDS_RULE if campaign.settlement_rule == "needs" else RULE,
+        "agreement_rule": AGREEMENT_RULE,
         "label_rules": Campaign._meta.get_field("label_rule").choices,
         "fit": fit,
         "quality": campaign_quality_rows(campaign),
@@ -108,7 +109,7 @@ def _summary_answer(kind: str, answer: dict[str, Any]) -> str:
     if kind == Campaign.Kind.GENERATION:
         return JUDGEMENT_NAMES.get(str(answer.get("judgement")), "?")
     if answer.get("bad_context"):
-        return "context makes no sense"
+        return "not well formed"
     picked = answer.get("plausible", [])
     return "plausible: " + ", ".join(str(i + 1) for i in picked) if picked else "no answers are correct"
 

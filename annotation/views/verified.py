@@ -27,7 +27,11 @@ def verified_set_make(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("annotation:dashboard", slug=slug)
     try:
         v = verified_set_create(
-            campaign, name=name, user=request.user, include_unsettled=request.POST.get("include_unsettled") == "on"
+            campaign,
+            name=name,
+            user=request.user,
+            include_unsettled=request.POST.get("include_unsettled") == "on",
+            top_up=request.POST.get("top_up") == "on",
         )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))

@@ -133,13 +133,19 @@ def grouped_bars(
     empty: str = "No predictions to group.",
     percent: bool = True,
 ) -> go.Figure:
-    """Side-by-side bars: one colour per series (run), one cluster per group. Every bar carries
-    its n above it and its 95% interval as an error bar when the series has one; a 0 value
-    still shows (an outlined stub at the axis); every group's label is drawn (slanted when
-    there are many), and the legend sits above the plot, clear of them."""
+    """Side-by-side bars: one colour per series (run), one cluster per group. Every group's n is
+    drawn under its label (a range when the series differ; each bar's own n in its hover) and each
+    bar carries its 95% interval as an error bar when the series has one: n labels above the bars
+    collided with the error bars, each other and the x labels (#29 item 13). A 0 value still shows
+    (an outlined stub at the axis); every group's label is drawn (slanted when there are many
+    or they would not fit side by side), and the legend sits above the plot."""
     if not groups or not series:
         return empty_figure(empty)
     names = [label(g) for g in groups]
+    ticks = [f"{name} {n_text(group_counts(series, i))}" for i, name in enumerate(names)]
+    # one line per label (a second line overlaps the next label once turned); turned when the
+    # labels would not fit side by side in a half-width panel's plot
+    slanted = len(groups) > 6 or sum(tick_width(g) for g in groups) > PLOT_WIDTH
     bars = []
     for i, s in enumerate(series):
         counts = s.counts or [0] * len(groups)
@@ -171,10 +177,7 @@ def grouped_bars(
                 marker={"color": colour, "line": {"color": colour, "width": 1.5}},  # a 0 bar stays visible
                 error_y=error_y,
                 text=[f"n={c}" for c in counts],
-                textposition="outside",
-                textangle=0,
-                textfont={"size": 10, "color": "#5b6474"},
-                cliponaxis=False,
+                textposition="none",  # the n is under the group's label; the bar's own in the hover
                 hovertemplate="%{x}: %{y:"
                 + fmt
                 + "} (%{text})"
@@ -184,25 +187,48 @@ def grouped_bars(
                 + "</extra>",
             )
         )
-    many = len(groups) > 6
     return make_figure(
         bars,
         barmode="group",
-        height=420 if many else 360,
+        height=420 if slanted else 360,
         legend=LEGEND_TOP,
         showlegend=len(series) > 1,
         margin={"l": 60, "r": 20, "t": 60 if len(series) > 1 else 24, "b": 50},
-        uniformtext={"minsize": 8, "mode": "show"},
         xaxis=axis_spec(
-            axis, tickmode="array", tickvals=names, ticktext=names, tickangle=-45 if many else 0, automargin=True
+            axis,
+            tickmode="array",
+            tickvals=names,
+            ticktext=ticks,
+            tickangle=-45 if slanted else 0,
+            automargin=True,
         ),
         yaxis=axis_spec(
             value,
-            range=[0, 1.12] if percent else None,  # headroom for the n labels
+            range=[0, 1.04] if percent else None,  # a 100 % bar's error bar stays inside
             tickvals=[0, 0.2, 0.4, 0.6, 0.8, 1.0] if percent else None,
             tickformat=".0%" if percent else None,
         ),
     )
+
+
+PLOT_WIDTH = 300  # px: the plot area of a half-width panel on a laptop, less on a phone (a bound)
+CHAR_WIDTH = 7  # px: a 12 px system-ui character, a little wide
+
+
+def tick_width(group: str) -> int:
+    """About how wide a group's label and its n are drawn side by side (px), with a gap."""
+    return CHAR_WIDTH * (len(group) + 6) + 16
+
+
+def group_counts(series: Sequence[Series], i: int) -> list[int]:
+    """The n of group ``i`` in each series that has a value there."""
+    return [s.counts[i] for s in series if len(s.counts) > i and i < len(s.values) and s.values[i] is not None]
+
+
+def n_text(counts: Sequence[int]) -> str:
+    """A group's n under its label: ``n=12``, or ``n=10–12`` when the series (runs) differ."""
+    lo, hi = (min(counts), max(counts)) if counts else (0, 0)
+    return f'<span style="font-size:10px;color:#5b6474">n={lo}{"" if lo == hi else f"–{hi}"}</span>'
 
 
 def position_bias(n_options: int, cells: Sequence[tuple[int, int, int, str]]) -> go.Figure:

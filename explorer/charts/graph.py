@@ -1,5 +1,6 @@
 """Pure figure builders for graph-shaped pictures: a node's neighbourhood and a query's structure.
-Layouts are computed here (deterministically) so the figures need no layout engine in the page."""
+Layouts and label placement are computed here (deterministically) so the figures need no layout
+engine in the page."""
 
 from __future__ import annotations
 
@@ -97,8 +98,66 @@ def radial_layout(nodes: Sequence[GraphNode]) -> dict[int, tuple[float, float]]:
     return pos
 
 
+PLOT_PX = 500  # the figure's 520 px height less its margins: the y range's length on screen
+CHAR_PX, LINE_PX = 6.2, 14  # 11 px system-ui text
+
+
+class Labels:
+    """Greedy label placement: a label is drawn only where its box (estimated in data units, the
+    axes having equal scales) overlaps no label drawn before it; the rest keep their hover text."""
+
+    def __init__(self, px_per_unit: float) -> None:
+        self.boxes: list[tuple[float, float, float, float]] = []
+        self.unit = px_per_unit
+
+    def place(self, x: float, y: float, text: str, anchor: str) -> bool:
+        w = (len(text) * CHAR_PX + 4) / self.unit
+        h = LINE_PX / self.unit
+        dx = dy = 8 / self.unit  # the marker's radius and a gap
+        x0 = {"left": x + dx, "right": x - dx - w}.get(anchor, x - w / 2)
+        y0 = {"top": y + dy, "bottom": y - dy - h}.get(anchor, y - h / 2)
+        box = (x0, y0, x0 + w, y0 + h)
+        if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.boxes):
+            return False
+        self.boxes.append(box)
+        return True
+
+
+def _outward(x: float, y: float) -> tuple[str, str]:
+    """Where a node's label goes so that it points away from the centre: (Plotly textposition,
+    the side of the point the box lies on for :class:`Labels`)."""
+    if abs(x) < 1e-9 and abs(y) < 1e-9:
+        return "top center", "top"
+    a = math.atan2(y, x)
+    if abs(math.cos(a)) >= 0.5:
+        return ("middle right", "left") if x > 0 else ("middle left", "right")
+    return ("top center", "top") if y > 0 else ("bottom center", "bottom")
+
+
+def _edge_labels(edges: Sequence[GraphEdge], pos: dict[int, tuple[float, float]], centre: int | None) -> list:
+    """Each edge's relation with the places it may be written, best first: (relation, [(x, y)]).
+    An edge from the centre is labelled nearer its neighbour (the centre is crowded), others at the
+    middle; the edges from the centre come first."""
+    out = []
+    for e in edges:
+        if e.head not in pos or e.tail not in pos:
+            continue
+        (x0, y0), (x1, y1) = pos[e.head], pos[e.tail]
+        if centre in (e.head, e.tail):
+            if e.tail == centre:
+                (x0, y0), (x1, y1) = (x1, y1), (x0, y0)
+            spots = [(x0 + (x1 - x0) * t, y0 + (y1 - y0) * t) for t in (0.6, 0.45, 0.75)]
+            out.append((0, e.relation, spots))
+        else:
+            spots = [(x0 + (x1 - x0) * t, y0 + (y1 - y0) * t) for t in (0.5, 0.35, 0.65)]
+            out.append((1, e.relation, spots))
+    return [(rel, spots) for _, rel, spots in sorted(out, key=lambda r: r[0])]
+
+
 def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge]) -> go.Figure:
-    """The node and its 1–2 hop neighbours; a click on a neighbour opens its page."""
+    """The node and its 1–2 hop neighbours; a click on a neighbour opens its page. Every relation
+    is written on its edges (once per fan of edges from the centre), node labels point outward, and
+    a label that would overlap one drawn before it is left to the hover (#29 item 13)."""
     if not nodes:
         return _frame(
             [],
@@ -135,14 +194,47 @@ def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge])
     ]
     colours = {0: "#b42318", 1: "#2f5fd0", 2: "#8fa6dd"}
     sizes = {0: 18, 1: 12, 2: 8}
+    reach = max(max(abs(y) for _, y in pos.values()), 0.5) + 0.35  # the y range binds the scale
+    width = max(max(abs(x) for x, _ in pos.values()), 0.5) + 1.2  # room for labels left and right
+    placed = Labels(PLOT_PX / (2 * reach))
+    shown: dict[int, str] = {}
+    where: dict[int, str] = {}
+    for n in sorted(nodes, key=lambda n: n.hop):  # the centre's label first, then hop 1, then hop 2
+        x, y = pos[n.id]
+        where[n.id], side = _outward(x, y)
+        short = _esc(n.text, 28 if n.hop < 2 else 20)
+        if n.hop < 2 and placed.place(x, y, html.unescape(short), side):
+            shown[n.id] = short
+    notes: list[dict[str, object]] = []
+    centre = next((n.id for n in nodes if n.hop == 0), None)
+    for rel, spots in _edge_labels(edges, pos, centre):
+        for x, y in spots:
+            if placed.place(x, y, rel, "middle"):
+                notes.append(
+                    {
+                        "x": x,
+                        "y": y,
+                        "text": _esc(rel),
+                        "showarrow": False,
+                        "font": {"size": 10, "color": "#2f5fd0"},
+                        "bgcolor": "rgba(255,255,255,0.85)",
+                    }
+                )
+                break
+    for n in nodes:  # hop-2 labels last, where room is left
+        if n.hop == 2:
+            x, y = pos[n.id]
+            short = _esc(n.text, 20)
+            if placed.place(x, y, html.unescape(short), _outward(x, y)[1]):
+                shown[n.id] = short
     ordered = sorted(nodes, key=lambda n: -n.hop)  # the centre is drawn last, on top
     traces.append(
         go.Scatter(
             x=[pos[n.id][0] for n in ordered],
             y=[pos[n.id][1] for n in ordered],
             mode="markers+text",
-            text=[_esc(n.text, 28) if n.hop < 2 else "" for n in ordered],
-            textposition="top center",
+            text=[shown.get(n.id, "") for n in ordered],
+            textposition=[where[n.id] for n in ordered],
             hovertext=[_esc(n.text) for n in ordered],
             hoverinfo="text",
             customdata=[n.href for n in ordered],
@@ -150,7 +242,7 @@ def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge])
             name="nodes",
         )
     )
-    return _frame(traces, 520)
+    return _frame(traces, 520, annotations=notes, x_range=[-width, width], y_range=[-reach, reach])
 
 
 def query_structure_figure(

@@ -9,6 +9,8 @@ import plotly.graph_objects as go
 from . import LEGEND_TOP, PALETTE, axis_spec, empty_figure, label, make_figure, pearson
 
 LEVELS = (0.25, 0.5, 0.75)
+STORED_COLOUR = "#8a93a3"  # the answers that came with the statements: grey, no run's colour
+RUN_SYMBOLS = ("circle", "square", "triangle-up")  # after the palette's 8 colours, another shape
 
 
 def level_curve(m: float, n: int = 60) -> tuple[list[float], list[float]]:
@@ -22,7 +24,8 @@ def consensus_awareness(
     points: Sequence[tuple[str, float | None, float | None, str, str]], levels: Sequence[float] = LEVELS
 ) -> go.Figure:
     """NWW Fig. 2B: one point per model (name, consensus, awareness, href, group) with the
-    iso-commonsensicality curves sqrt(C·A) = level. ``group`` separates runs from stored answers."""
+    iso-commonsensicality curves sqrt(C·A) = level. ``group`` separates runs (``"runs"``: each its
+    own trace, colour and legend entry) from stored answers (one grey trace per group)."""
     pts = [(n, c, a, h, g) for n, c, a, h, g in points if c is not None and a is not None]
     if not pts:
         return empty_figure("No statement runs (or stored model answers) with consensus and awareness.")
@@ -54,11 +57,11 @@ def consensus_awareness(
                 }
             )
     # stored answers first, as large open diamonds; the runs last, on top: a run that replays
-    # stored answers sits exactly on its diamond and must stay visible (issue 14, bug 5)
-    groups = sorted(dict.fromkeys(p[4] for p in pts), key=lambda g: g == "runs")
-    for i, g in enumerate(groups):
-        sub = [p for p in pts if p[4] == g]
-        run_group = g == "runs"
+    # stored answers sits exactly on its diamond and must stay visible (issue 14, bug 5). Each run
+    # is its own trace, colour and legend entry (#29 item 13: all runs were one blue trace)
+    stored = [p for p in pts if p[4] != "runs"]
+    for g in dict.fromkeys(p[4] for p in stored):
+        sub = [p for p in stored if p[4] == g]
         traces.append(
             go.Scatter(
                 x=[p[1] for p in sub],
@@ -67,13 +70,26 @@ def consensus_awareness(
                 name=label(g),
                 text=[label(p[0], 40) for p in sub],
                 customdata=[p[3] for p in sub],
-                marker={
-                    "size": 9 if run_group else 15,
-                    "color": PALETTE[0] if run_group else PALETTE[1 + i % (len(PALETTE) - 1)],
-                    "symbol": "circle" if run_group else "diamond-open",
-                    "line": {"width": 1 if run_group else 2},
-                },
+                marker={"size": 15, "color": STORED_COLOUR, "symbol": "diamond-open", "line": {"width": 2}},
                 hovertemplate="%{text}<br>consensus %{x:.1%}<br>awareness %{y:.1%}<extra>" + label(g) + "</extra>",
+            )
+        )
+    for i, p in enumerate(p for p in pts if p[4] == "runs"):
+        traces.append(
+            go.Scatter(
+                x=[p[1]],
+                y=[p[2]],
+                mode="markers",
+                name=label(p[0], 40),
+                text=[label(p[0], 40)],
+                customdata=[p[3]],
+                marker={
+                    "size": 10,
+                    "color": PALETTE[i % len(PALETTE)],
+                    "symbol": RUN_SYMBOLS[(i // len(PALETTE)) % len(RUN_SYMBOLS)],
+                    "line": {"width": 1, "color": "#fff"},
+                },
+                hovertemplate="%{text}<br>consensus %{x:.1%}<br>awareness %{y:.1%}<extra>run</extra>",
             )
         )
     return make_figure(

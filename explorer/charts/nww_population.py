@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from . import PALETTE, axis_spec, empty_figure, label, make_figure
+from . import LEGEND_TOP, PALETTE, axis_spec, empty_figure, label, make_figure
 
 
 def fidelity_bars(
@@ -126,7 +126,8 @@ def feature_differences(
     return make_figure(
         traces,
         height=360,
-        legend={"orientation": "h", "y": -0.2},
+        legend=LEGEND_TOP,  # below the plot it ran into the x title once it wrapped to two lines
+        margin={"l": 60, "r": 20, "t": 60, "b": 50},
         shapes=[
             {
                 "type": "line",
@@ -139,5 +140,5 @@ def feature_differences(
             }
         ],
         xaxis=axis_spec("mean commonsensicality, pole 1 − pole 0", zeroline=False),
-        yaxis=axis_spec("dichotomy (pole 1)"),
+        yaxis=axis_spec("dichotomy (pole 1)", automargin=True),
     )

@@ -37,6 +37,7 @@ class Panel:
     links: Sequence[str] = field(default_factory=list)  # per row: the items behind it (drawer), or ""
     click: str = "drawer"  # what a click on a point does: "drawer", "navigate" or ""
     note: str = ""
+    warning: str = ""  # what makes the chart's points not comparable (shown above it)
 
     @property
     def dom_id(self) -> str:

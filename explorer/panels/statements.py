@@ -20,6 +20,7 @@ from knowledge.models import StatementSet
 from runs.models import Run
 from runs.selectors.runs import LazyStatementExtras, runs_on_statement_set
 
+STORED = "answers stored with the statements"
 ANSWER_PANELS = ("human-percentile", *nww_population_panels.KEYS)  # read every statement's (a)/(b) answers
 
 
@@ -169,9 +170,13 @@ def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None, metrics: n
         )
         for r in runs
     ]
+    stored = []
     if sset is not None:
-        points += [(m, c, a, "", "answers stored with the statements") for m, c, a in ns.nww_stored_model_scores(sset)]
+        stored = [(m, c, a, "", STORED) for m, c, a in ns.nww_stored_model_scores(sset)]
+    points += stored
     rows = [(name, c, a, ns.commonsensicality(c, a), group) for name, c, a, _, group in points]
+    drawn = [r for r in runs if scores[r.pk].get("consensus") is not None and scores[r.pk].get("awareness") is not None]
+    with_stored = sset is not None and any(c is not None and a is not None for _, c, a, _, _ in stored)
     return Panel(
         "nww-ca",
         "Consensus vs awareness, with commonsensicality level curves (NWW Fig. 2B)",
@@ -180,6 +185,34 @@ def nww_scatter_panel(runs: Sequence[Run], sset: StatementSet | None, metrics: n
         rows,
         links=[p[3] for p in points],
         click="navigate",
+        warning=different_items_warning(
+            drawn, ns.statement_items(drawn), ns.statements_with_majority(sset) if with_stored and sset else None
+        ),
+    )
+
+
+def different_items_warning(runs: Sequence[Run], items: Mapping[int, ns.StatementItems], stored: int | None) -> str:
+    """A sentence when the runs' consensus and awareness are over different statements (another
+    set, or another subset: a run limited to its first items), or over other statements than the
+    answers stored with the set (``stored``: how many statements with a human majority it has);
+    empty when every point is over the same statements."""
+    groups: dict[tuple[int, str], list[Run]] = {}
+    for r in runs:
+        it = items.get(r.pk)
+        if it is not None:
+            groups.setdefault((it.statement_set, it.digest), []).append(r)
+    sizes = {k: items[rs[0].pk].n for k, rs in groups.items()}
+    if len(groups) <= 1 and (stored is None or all(n == stored for n in sizes.values())):
+        return ""
+    parts = [
+        f"{', '.join(run_label(r) for r in rs)}: {sizes[k]:,} statement{'' if sizes[k] == 1 else 's'} of {rs[0].set_name}"
+        for k, rs in groups.items()
+    ]
+    if stored is not None:
+        parts.append(f"{STORED}: the set's {stored:,} statements with a human majority")
+    return (
+        "These points are over different statements (" + "; ".join(parts) + "): compare them with care, "
+        "a run on other or fewer statements is not the same test."
     )
 
 

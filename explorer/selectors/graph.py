@@ -9,10 +9,11 @@ from typing import TypedDict
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q, Window
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Length
+from django.db.models.functions import Length, RowNumber
 
+from commonsense.kg.normalize import is_none
 from knowledge.models import Graph, Node, Triple
 from knowledge.selectors import FTS_TABLE, node_display_search, stats_current
 
@@ -191,42 +192,72 @@ def node_edge_groups(node: Node, *, per_relation: int = 15) -> dict[str, list[Re
     return groups
 
 
+@dataclass(frozen=True)
+class Neighbourhood:
+    """A node's neighbourhood for the graph figure: ``left_out`` counts the edges to ATOMIC's
+    "none" tails (an empty inference, not an entity), which are not drawn: such a node was a hub
+    every other node linked to (#29 item 13)."""
+
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    left_out: int
+
+
 def node_neighbourhood(
     node: Node, groups: dict[str, list[RelationGroup]], *, hops: int = 1, max_hop1: int = 24, max_hop2: int = 36
-) -> tuple[list[GraphNode], list[GraphEdge]]:
-    """Nodes and edges around ``node``: hop 1 from the (already capped) edge groups, hop 2 from one
-    capped query. Returns ids and texts; hrefs are added by the view."""
+) -> Neighbourhood:
+    """Nodes and edges around ``node``: hop 1 from the (already capped) edge groups, hop 2 from two
+    capped queries, the same few per hop-1 node (a hub no longer takes every place). Returns ids
+    and texts; hrefs are added by the view."""
     nodes: dict[int, GraphNode] = {node.pk: GraphNode(node.pk, node.text, 0)}
-    edges: list[GraphEdge] = []
+    edges: dict[tuple[int, str, int], GraphEdge] = {}
+    left_out = 0
     for direction in ("out", "in"):
         for g in groups[direction]:
             for t in g.edges:
                 other = t.tail if direction == "out" else t.head
+                if other.pk != node.pk and is_none(other.text):
+                    left_out += 1
+                    continue
                 if other.pk not in nodes:
                     if sum(1 for n in nodes.values() if n.hop == 1) >= max_hop1:
                         continue
                     nodes[other.pk] = GraphNode(other.pk, other.text, 1)
-                edges.append(GraphEdge(t.head_id, t.tail_id, g.relation))
-    if hops >= 2:
-        hop1 = [n.id for n in nodes.values() if n.hop == 1]
-        if hop1:
-            rows = (
-                Triple.objects.filter(Q(head_id__in=hop1) | Q(tail_id__in=hop1))
-                .exclude(head_id=node.pk)
-                .exclude(tail_id=node.pk)
-                .values_list("head_id", "head__text", "relation__name", "tail_id", "tail__text")[: max_hop2 * 4]
-            )
-            added = 0
-            hop1_set = set(hop1)
-            for h, htext, rel, tl, ttext in rows:
-                parent, new, new_text = (h, tl, ttext) if h in hop1_set else (tl, h, htext)
-                if new not in nodes:
-                    if added >= max_hop2:
-                        continue
-                    nodes[new] = GraphNode(new, new_text, 2, parent=parent)
-                    added += 1
-                edges.append(GraphEdge(h, tl, rel))
-    return list(nodes.values()), edges
+                edges[(t.head_id, g.relation, t.tail_id)] = GraphEdge(t.head_id, t.tail_id, g.relation)
+    hop1 = [n.id for n in nodes.values() if n.hop == 1]
+    if hops >= 2 and hop1:
+        each = max(1, max_hop2 // len(hop1))
+        added: dict[int, int] = {}
+        for h, htext, rel, tl, ttext, parent in _second_hop(node, hop1, each + 2):
+            new, new_text = (tl, ttext) if parent == h else (h, htext)
+            if is_none(new_text):
+                left_out += 1
+                continue
+            if new not in nodes:
+                if added.get(parent, 0) >= each or sum(added.values()) >= max_hop2:
+                    continue
+                nodes[new] = GraphNode(new, new_text, 2, parent=parent)
+                added[parent] = added.get(parent, 0) + 1
+            edges.setdefault((h, rel, tl), GraphEdge(h, tl, rel))
+    return Neighbourhood(list(nodes.values()), list(edges.values()), left_out)
+
+
+def _second_hop(node: Node, hop1: list[int], per_node: int) -> list[tuple[int, str, str, int, str, int]]:
+    """The first ``per_node`` edges (by id) of each hop-1 node, out then in, without ``node``:
+    (head, head text, relation, tail, tail text, the hop-1 end). Two queries (a window function)."""
+    rows: list[tuple[int, str, str, int, str, int]] = []
+    for end in ("head_id", "tail_id"):
+        qs = (
+            Triple.objects.filter(**{f"{end}__in": hop1})
+            .exclude(head_id=node.pk)
+            .exclude(tail_id=node.pk)
+            .annotate(rank=Window(RowNumber(), partition_by=[F(end)], order_by=[F("id").asc()]))
+            .filter(rank__lte=per_node)
+            .order_by(end, "id")
+            .values_list("head_id", "head__text", "relation__name", "tail_id", "tail__text")
+        )
+        rows += [(h, ht, r, t, tt, h if end == "head_id" else t) for h, ht, r, t, tt in qs]
+    return rows
 
 
 # -- overview -------------------------------------------------------------------------------------

@@ -121,7 +121,15 @@ def standings_figure(labels: Sequence[str], standings: Sequence[Standing]) -> go
     if not pts:
         return empty_figure("No yes/no run shares statements with the survey's raters.")
     return make_figure(
-        [go.Bar(x=[p[0] for p in pts], y=[p[1] * 100 for p in pts], marker_color="#2f7d4f", name="rated above")],
+        [
+            go.Bar(
+                x=[p[0] for p in pts],
+                y=[p[1] * 100 for p in pts],
+                marker_color="#2f7d4f",
+                name="rated above",
+                hovertemplate="%{x}: rated above %{y:.1f} % of the humans<extra></extra>",
+            )
+        ],
         title="Share of the campaign's humans each model is rated above (NWW Fig. 2E)",
         yaxis={"title": "% of humans", "range": [0, 100]},
     )

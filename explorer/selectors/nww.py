@@ -1,7 +1,9 @@
-"""Statement-run aggregates for the NWW views (consensus, awareness, commonsensicality)."""
+"""Statement-run aggregates for the NWW views (consensus, awareness, commonsensicality), and the
+statements each run's are over (the consensus panel's warning when they differ)."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +16,7 @@ from django.db.models.functions import Cast, Coalesce
 from knowledge.models import Statement, StatementSet
 from runs.models import Prediction, Run, RunMetric
 
-from .run_aggregates import per_finished_runs
+from .run_aggregates import each_finished_run, per_finished_runs
 
 NWW = ("consensus", "awareness", "commonsensicality")
 
@@ -121,3 +123,37 @@ def silicon_points(run: Run, limit: int = 5000) -> list[tuple[int, float, int]]:
 
 def commonsensicality(c: float | None, a: float | None) -> float | None:
     return math.sqrt(c * a) if c is not None and a is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class StatementItems:
+    """The statements a statement run's consensus and awareness are over (those with a human
+    majority it has a prediction for): its set, how many, and a digest of their ids."""
+
+    statement_set: int
+    n: int
+    digest: str
+
+
+@each_finished_run("statement-items")
+def statement_items(runs: Sequence[Run]) -> dict[int, StatementItems]:
+    """Per run, :class:`StatementItems`; a run without such predictions has no entry. One query."""
+    ids = sorted({int(r.pk) for r in runs})
+    sets = {int(r.pk): int(r.statement_set_id or 0) for r in runs}
+    found: dict[int, list[int]] = {}
+    rows = (
+        Prediction.objects.filter(run_id__in=ids, statement__human_majority__isnull=False)
+        .values_list("run_id", "statement_id")
+        .order_by("run_id", "statement_id")
+    )
+    for run_id, statement_id in rows.iterator(chunk_size=5000):
+        found.setdefault(run_id, []).append(statement_id)
+    return {
+        run_id: StatementItems(sets[run_id], len(sids), hashlib.sha256(",".join(map(str, sids)).encode()).hexdigest())
+        for run_id, sids in found.items()
+    }
+
+
+def statements_with_majority(sset: StatementSet) -> int:
+    """How many statements of ``sset`` have a human majority (what stored model answers are scored on)."""
+    return Statement.objects.filter(statement_set=sset, human_majority__isnull=False).count()

@@ -92,8 +92,9 @@ def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
     hops = 2 if request.GET.get("hops") == "2" else 1
     groups = gs.node_edge_groups(node)
     attach_model_scores([t for gl in groups.values() for g in gl for t in g.edges])
-    nodes, edges = gs.node_neighbourhood(node, groups, hops=hops)
-    nodes = [GraphNode(n.id, n.text, n.hop, _node_href(graph, n.id) if n.hop else "", n.parent) for n in nodes]
+    hood = gs.node_neighbourhood(node, groups, hops=hops)
+    nodes = [GraphNode(n.id, n.text, n.hop, _node_href(graph, n.id) if n.hop else "", n.parent) for n in hood.nodes]
+    edges = hood.edges
     degree_out = sum(g.total for g in groups["out"])
     degree_in = sum(g.total for g in groups["in"])
     texts = {n.id: n.text for n in nodes}
@@ -105,6 +106,13 @@ def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
             ["head", "relation", "tail"],
             [(texts.get(e.head, ""), e.relation, texts.get(e.tail, "")) for e in edges],
             click="navigate",
+            note=(
+                f'{hood.left_out} edge{"s" if hood.left_out != 1 else ""} to "none" (ATOMIC\'s empty inference, '
+                "not an entity) left out. "
+                if hood.left_out
+                else ""
+            )
+            + "Edges are labelled with their relation; hover a node or an edge's marker for its full text.",
         )
     ]
     ctx = {

@@ -91,7 +91,7 @@ def _question(row: DrawerRow) -> str:
 
 def _statement(row: DrawerRow) -> str:
     s, p = row.item, row.p
-    majority = "–" if s.human_majority is None else _v(s.human_majority)
+    majority = {None: "–", 0: "no", 1: "yes"}.get(s.human_majority, _v(s.human_majority))
     p_yes = _floatformat(_key(_key(p.extra, "q1"), "p_yes"), 3)
     verdict = '<span class="ok">agrees</span>' if p.correct else '<span class="bad">disagrees</span>'
     return (

@@ -191,6 +191,10 @@ def _verified_lines(v: dict[str, Any] | None) -> list[str]:
     ]
     if v.get("answers_per_item") is not None:
         out.append(f"answers spent per kept item: {v['answers_per_item']:.2f}")
+    if v.get("require_agreement"):
+        out.append("agreement required: an item with an answer dissenting from what it publishes was left out")
+    if "top_up" in v and not v["top_up"]:
+        out.append("no top-up: items short of negatives were left out, not filled from their distractor pool")
     if c.get("topped_up"):
         out.append(f"{c['topped_up']} items topped up with negatives from their own checked distractor pool (COM2 A.4)")
     share_i, share_a = v.get("none_correct_items_share"), v.get("none_correct_answers_share")

@@ -247,7 +247,7 @@ def run_beside_baselines(run: Run) -> list[BaselineRow]:
     ):
         rows.append(
             BaselineRow(
-                label=f"this run: {m.name.replace('_', ' ')}",
+                label=f"this run: {m.name.replace('_', ' ')} (bootstrap interval)",
                 value=m.value,
                 low=m.ci_low,
                 high=m.ci_high,

@@ -17,7 +17,7 @@ from django.db.models import Count, Max, Q, QuerySet
 
 from cocoweb.params import digits
 from commonsense.scoring.types import LETTERS
-from runs.models import Prediction, Run
+from runs.models import Prediction, Run, RunMetric
 
 PAGE_SIZE = 25
 TEXT_MAX = 200
@@ -132,7 +132,9 @@ def wilson(ok: int, n: int) -> tuple[float | None, float | None]:
 def partial_metrics(run: Run) -> dict[str, Any]:
     """What the predictions stored so far say: items, scored items (with a gold answer), correct,
     accuracy with a Wilson interval, no-answer and error counts, and accuracy per query kind.
-    Two grouped queries on the ``(run, item_kind, correct)`` index."""
+    Two grouped queries on the ``(run, item_kind, correct)`` index. Once the run has ended with its
+    metrics stored, the accuracy and its interval are the stored ones (:func:`headline_metric`),
+    ``interval`` names the method, and the per-kind figures are left to the Metrics table."""
     totals = Prediction.objects.filter(run=run).aggregate(
         n=Count("id"),
         scored=Count("id", filter=Q(correct__isnull=False)),
@@ -154,13 +156,34 @@ def partial_metrics(run: Run) -> dict[str, Any]:
             by_kind.append(
                 {"kind": r["item_kind"], "n": r["n"], "ok": r["ok"], "acc": r["ok"] / r["n"], "lo": lo, "hi": hi}
             )
-    return {
+    out = {
         **totals,
         "accuracy": totals["ok"] / totals["scored"] if totals["scored"] else None,
         "ci_low": low,
         "ci_high": high,
+        "interval": "Wilson 95%",
         "by_kind": by_kind,
     }
+    stored = headline_metric(run) if run.is_finished else None
+    if stored is not None:  # one interval per figure on a page: the one the Metrics table shows
+        out.update(accuracy=stored.value, ci_low=stored.ci_low, ci_high=stored.ci_high, by_kind=[])
+        out["interval"] = "95% bootstrap, as in Metrics"
+    return out
+
+
+def headline_metric(run: Run) -> RunMetric | None:
+    """The stored overall figure the live card shows once a run has ended (accuracy; a statement
+    run's consensus, its agreement with the human majority) when it has a bootstrap interval: a
+    finished run's page then prints one interval for it, the Metrics table's (docs/ARCHITECTURE.md,
+    "Intervals")."""
+    name = "consensus" if run.is_statement_run else "accuracy"
+    return (
+        RunMetric.objects.filter(run=run, scope="overall", name=name)
+        .exclude(value__isnull=True)
+        .exclude(ci_low__isnull=True)
+        .exclude(ci_high__isnull=True)
+        .first()
+    )
 
 
 def _extra_json(extra: Any) -> str:

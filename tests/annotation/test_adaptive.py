@@ -19,6 +19,10 @@ pytestmark = pytest.mark.django_db
 
 
 def _campaign(csqa_set, n_items: int, **kw) -> Campaign:  # type: ignore[no-untyped-def]
+    # these tests are about the confidence rule itself: every verdict, a dissent may be outweighed (the
+    # defaults before session 18; test_well_formed.py holds the defaults' agreement rule)
+    kw.setdefault("settlement_rule", "all_verdicts")
+    kw.setdefault("require_agreement", False)
     c = campaign_create(name=kw.pop("name", "adapt"), title="t", kind="mcqa", question_set=csqa_set, **kw)
     Item.objects.filter(campaign=c, position__gte=n_items).delete()
     return campaign_status_set(c, "open")
@@ -39,6 +43,7 @@ def test_defaults_are_three_to_five(csqa_set) -> None:  # type: ignore[no-untype
     assert set(Item.objects.filter(campaign=c).values_list("answers_wanted", flat=True)) == {3}
     survey_like = campaign_create(name="fixed", title="t", kind="mcqa", question_set=csqa_set, max_answers=3)
     assert survey_like.answers_max == 3
+    assert (survey_like.settlement_rule, survey_like.require_agreement) == ("needs", True)  # the defaults
 
 
 def test_unanimous_items_close_at_the_minimum(csqa_set, people) -> None:  # type: ignore[no-untyped-def]

@@ -43,7 +43,13 @@ def _session(base: str, username: str) -> requests.Session:
 
 def test_32_annotators_over_http_never_exceed_redundancy(live_server, csqa_set, people) -> None:  # type: ignore[no-untyped-def]
     c = campaign_create(
-        name="race", title="race", kind="mcqa", question_set=csqa_set, redundancy=REDUNDANCY, max_answers=MAX_ANSWERS
+        name="race",
+        title="race",
+        kind="mcqa",
+        question_set=csqa_set,
+        redundancy=REDUNDANCY,
+        max_answers=MAX_ANSWERS,
+        require_agreement=False,  # split items must want answers up to the maximum (agreement would close them)
     )
     Item.objects.filter(campaign=c, position__gte=N_ITEMS).delete()
     campaign_status_set(c, "open")

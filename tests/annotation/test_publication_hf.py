@@ -156,7 +156,7 @@ def test_hf_folder_of_a_verified_set_loads_offline_with_its_card(answered: Campa
         "- answer-type baseline: ",  # hardneg's audit of the verified set, as its set page reads it
         "- gold-position baseline: ",
         "| verified: kept | 6 |",
-        "| verified: bad context | 1 |",
+        "| verified: not well formed | 1 |",
         "| answers published | 18 |",
         "| annotators | 3 |",
     ):

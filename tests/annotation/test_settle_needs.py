@@ -72,8 +72,9 @@ def test_an_item_stops_being_served_once_its_answers_settle_what_the_verified_it
     assert item0.answers_wanted == 3 == item0.answer_count
     assert queue.next_step(needs_c, people("annotator", "late")[0]).state == "done"
 
-    every_c = _campaign(csqa_set, "every-c")
+    every_c = _campaign(csqa_set, "every-c", "--settlement-rule", "all_verdicts", "--no-agreement")
     assert every_c.settlement_rule == "all_verdicts"
+    assert not every_c.require_agreement
     assert _answer_all(every_c, users).count(0) == 5  # the 2-1 split on the dropped option keeps it open
     fl_every = FinalLabel.objects.get(item__campaign=every_c, item__position=0)
     assert fl_every.n_answers == 5

@@ -27,6 +27,7 @@ from runs.services import run_create
 from tests.annotation.conftest import login
 from tests.conftest import FIXTURES
 
+OLD_RULE: dict[str, Any] = {"settlement_rule": "all_verdicts", "require_agreement": False}
 pytestmark = pytest.mark.django_db
 
 # What the three annotators tick, by item position: a list of answers, one per annotator.
@@ -54,7 +55,14 @@ def answered(tmp_path: Path, people) -> Campaign:  # type: ignore[no-untyped-def
         graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
         qset = question_set_build(graph="ckbp", kind="2i", count=8, seed=2, name="ckbp-2i")
     c = campaign_create(
-        name="val", title="COM2 validation", kind="mcqa", question_set=qset, redundancy=3, agreement_threshold=0.7
+        name="val",
+        title="COM2 validation",
+        kind="mcqa",
+        question_set=qset,
+        redundancy=3,
+        agreement_threshold=0.7,
+        settlement_rule="all_verdicts",  # the rule of these tests (and of test_publication_hf's figures)
+        require_agreement=False,
     )
     campaign_status_set(c, "open")
     for n, user in enumerate(people("annotator", "a1", "a2", "a3")):
@@ -79,7 +87,7 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
         "none_correct": 1,
         "needs_manual_negatives": 0,
         "topped_up": 0,
-        "bad_context": 1,
+        "not_well_formed": 1,
         "awaiting_adjudication": 1,
     }
     src = {q.pk: q for q in Question.objects.filter(question_set__name="ckbp-2i")}
@@ -142,7 +150,7 @@ def test_campaign_with_missing_answers_is_refused_until_closed(people, tmp_path:
         graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
         qset = question_set_build(graph="ckbp", kind="2i", count=3, seed=2, name="small")
     c = campaign_status_set(
-        campaign_create(name="half", title="t", kind="mcqa", question_set=qset, redundancy=2), "open"
+        campaign_create(name="half", title="t", kind="mcqa", question_set=qset, redundancy=2, **OLD_RULE), "open"
     )
     (u,) = people("annotator", "only")
     item = queue.next_step(c, u).assignment.item

@@ -41,7 +41,16 @@ def _plan(position: int, n: int, q: Question) -> dict[str, Any]:
 
 @pytest.fixture
 def trust_campaign(csqa_set, people) -> Campaign:  # type: ignore[no-untyped-def]
-    c = campaign_create(name="trust", title="t", kind="mcqa", question_set=csqa_set, redundancy=3, max_answers=3)
+    c = campaign_create(
+        name="trust",
+        title="t",
+        kind="mcqa",
+        question_set=csqa_set,
+        redundancy=3,
+        max_answers=3,
+        settlement_rule="all_verdicts",  # the rule whose trust these tests check (item 2 exhausted, not disputed)
+        require_agreement=False,
+    )
     Item.objects.filter(campaign=c, position__gte=5).delete()
     item3 = Item.objects.get(campaign=c, position=3)
     Question.objects.filter(pk=item3.question_id).update(metadata={"distractor_pool": POOL})  # item 4 has none
@@ -61,7 +70,7 @@ def test_only_settled_items_by_default_and_the_override_is_stored_and_shown(trus
     assert fl.confidence < 0.95
     assert verified_set_preview(c)["unsettled"] == 1
     out = StringIO()
-    call_command("verified_set", "trust", name="trust-v", stdout=out)
+    call_command("verified_set", "trust", name="trust-v", top_up=True, stdout=out)
     assert "1 are not settled" in out.getvalue()
     v = VerifiedSet.objects.get(question_set__name="trust-v")
     assert not v.include_unsettled
@@ -82,7 +91,7 @@ def test_only_settled_items_by_default_and_the_override_is_stored_and_shown(trus
         assert meta["label_rule"] == "majority"
         assert meta["campaign"] == "trust"
 
-    call_command("verified_set", "trust", name="trust-all", include_unsettled=True, stdout=StringIO())
+    call_command("verified_set", "trust", name="trust-all", include_unsettled=True, top_up=True, stdout=StringIO())
     v2 = VerifiedSet.objects.get(question_set__name="trust-all")
     assert v2.include_unsettled
     assert v2.counts["kept"] == 4
@@ -106,11 +115,14 @@ def test_only_settled_items_by_default_and_the_override_is_stored_and_shown(trus
     # the dashboard's button takes the same choice
     r = client.post(reverse("annotation:verified_set", args=["trust"]), {"name": "btn", "include_unsettled": "on"})
     assert r.status_code == 302
-    assert VerifiedSet.objects.get(question_set__name="btn").include_unsettled
+    btn = VerifiedSet.objects.get(question_set__name="btn")
+    assert btn.include_unsettled
+    assert btn.question_set.params["verified_from"]["top_up"] is False  # the button's default: no top-up
+    assert btn.counts["too_few_negatives"] == 2  # item 3's pool is not used
 
 
 def test_top_up_keeps_five_options_from_the_items_own_pool(trust_campaign: Campaign) -> None:
-    call_command("verified_set", "trust", name="trust-v", stdout=StringIO())
+    call_command("verified_set", "trust", "--top-up", name="trust-v", stdout=StringIO())
     item3 = Item.objects.get(campaign=trust_campaign, position=3)
     (q,) = [
         q

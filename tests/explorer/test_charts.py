@@ -56,7 +56,8 @@ def test_grouped_bars_one_trace_per_run_with_drawer_links():
     fig = charts.grouped_bars(["xWant", "xAttr"], [s1, s2], axis="relation")
     assert [t.name for t in fig.data] == ["run 1", "run 2"]
     assert fig.layout.barmode == "group"
-    assert tuple(fig.layout.yaxis.range) == (0, 1.12)
+    assert tuple(fig.layout.yaxis.range) == (0, 1.04)  # no n labels above the bars any more (#29 item 13)
+    assert fig.layout.xaxis.ticktext[1].endswith(">n=1</span>")  # run 2 has no xAttr item: not n=0–1
     assert list(fig.data[0].customdata) == ["/a?r=x", "/a?r=y"]
     assert charts.is_empty(charts.grouped_bars([], [s1], axis="relation"))
 
@@ -179,7 +180,7 @@ def test_consensus_awareness_and_human_distribution():
         [("m1", 0.7, 0.8, "/r/1", "runs"), ("m2", 0.6, 0.9, "", "stored"), ("m3", None, 0.5, "", "runs")]
     )
     # runs are drawn last (on top of stored answers); the M=25% curve lies outside the zoomed square: no label
-    assert [t.name for t in fig.data][-2:] == ["stored", "runs"]
+    assert [t.name for t in fig.data][-2:] == ["stored", "m1"]  # each run its own trace, named (#29 item 13)
     assert len(fig.layout.annotations) == 2
     assert fig.layout.xaxis.title.text == "consensus C"
     assert fig.layout.xaxis.tickformat == ".0%"
@@ -197,3 +198,32 @@ def test_empty_state_message_is_wrapped_and_escaped():
     assert all(len(line) <= 60 for line in lines)
     assert "&lt;the annotation app's&gt;" in text
     assert "<the" not in text
+
+
+def test_neighbourhood_edges_carry_their_relation_and_labels_do_not_overlap():
+    """#29 item 13: relations were only in the edge markers' hover, and every label was drawn
+    whatever it covered."""
+    from explorer.charts.graph import Labels
+
+    rels = ["xWant", "xEffect", "xReact", "oReact", "xAttr", "xNeed"]
+    nodes = [GraphNode(1, "PersonX goes skydiving", 0)]
+    nodes += [GraphNode(10 + i, f"neighbour {i}", 1) for i in range(len(rels))]
+    nodes += [GraphNode(100, "far away", 2, parent=10)]
+    edges = [GraphEdge(1, 10 + i, r) for i, r in enumerate(rels)] + [GraphEdge(10, 100, "HinderedBy")]
+    fig = charts.neighbourhood_figure(nodes, edges)
+    written = sorted(a.text for a in fig.layout.annotations)
+    assert written == sorted([*rels, "HinderedBy"])  # every edge, here where there is room
+    pts = fig.data[-1]
+    assert all(pts.text)  # and every node's label
+    crowded = [GraphNode(1, "PersonX realize", 0)] + [
+        GraphNode(10 + i, f"PersonX does a fairly long thing number {i}", 1) for i in range(24)
+    ]
+    fig = charts.neighbourhood_figure(crowded, [GraphEdge(1, 10 + i, "xEffect") for i in range(24)])
+    pts = fig.data[-1]
+    assert 0 < sum(1 for t in pts.text if t) < 25  # some left to the hover ...
+    assert all(h for h in pts.hovertext)  # ... which every node keeps
+    assert 0 < len(fig.layout.annotations) <= 24  # nearer or farther along its edge where the first place is taken
+    labels = Labels(100)
+    assert labels.place(0, 0, "abc", "middle")
+    assert not labels.place(0.05, 0, "abc", "middle")  # overlaps the first
+    assert labels.place(0, 1, "abc", "middle")

@@ -3,6 +3,7 @@ neighbourhood caps, overview aggregates; query counts; escaping of node text."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -93,15 +94,38 @@ def test_edge_groups_both_directions_with_totals_caps_and_provenance(star, djang
 
 def test_neighbourhood_hops_and_caps(star):
     groups = gs.node_edge_groups(star["centre"])
-    nodes, edges = gs.node_neighbourhood(star["centre"], groups, hops=1)
+    nodes = gs.node_neighbourhood(star["centre"], groups, hops=1).nodes
     assert {n.hop for n in nodes} == {0, 1}
     assert len(nodes) == 6
-    nodes2, edges2 = gs.node_neighbourhood(star["centre"], groups, hops=2)
+    nodes2 = gs.node_neighbourhood(star["centre"], groups, hops=2).nodes
     far = [n for n in nodes2 if n.hop == 2]
     assert [(n.text, n.parent) for n in far] == [("PersonX lands safely", star["tails"][0].pk)]
-    capped, _ = gs.node_neighbourhood(star["centre"], groups, hops=2, max_hop1=2, max_hop2=0)
+    capped = gs.node_neighbourhood(star["centre"], groups, hops=2, max_hop1=2, max_hop2=0).nodes
     assert sum(n.hop == 1 for n in capped) == 2
     assert not any(n.hop == 2 for n in capped)
+
+
+def test_neighbourhood_leaves_none_out_and_shares_the_second_hop(star, researcher):  # type: ignore[no-untyped-def]
+    """#29 item 13: ATOMIC's "none" tails made one hub every node linked to, and the first hop-1
+    node with many edges took every second-hop place."""
+    g, centre, tails = star["graph"], star["centre"], star["tails"]
+    none = NodeFactory(graph=g, text="none")
+    react = RelationFactory(name="xReact")
+    TripleFactory(graph=g, head=centre, relation=react, tail=none)
+    for t in tails:
+        TripleFactory(graph=g, head=t, relation=react, tail=none)
+    for i in range(30):  # a hub among the neighbours
+        TripleFactory(graph=g, head=tails[1], relation=react, tail=NodeFactory(graph=g, text=f"PersonX is calm {i}"))
+    TripleFactory(graph=g, head=tails[2], relation=react, tail=NodeFactory(graph=g, text="PersonX is proud"))
+    hood = gs.node_neighbourhood(centre, gs.node_edge_groups(centre), hops=2, max_hop2=12)
+    assert "none" not in [n.text for n in hood.nodes]
+    assert none.pk not in {e.tail for e in hood.edges}
+    assert hood.left_out == 4  # the centre's edge and the three tails'
+    by_parent = {t.pk: sum(n.parent == t.pk for n in hood.nodes if n.hop == 2) for t in tails}
+    assert by_parent[tails[2].pk] == 1  # the hub did not take its place
+    assert by_parent[tails[1].pk] <= 12 // 5  # five hop-1 nodes share the twelve places
+    page = researcher.get(reverse("explorer:node", args=[g.name, centre.pk]) + "?hops=2").content.decode()
+    assert '4 edges to "none" (ATOMIC\'s empty inference, not an entity) left out.' in html.unescape(page)
 
 
 def test_overview_aggregates(star):

@@ -25,11 +25,17 @@ def _bars(n_groups: int = 12) -> tuple[list[str], charts.Series]:
     )
 
 
+def _tick_names(fig) -> list[str]:  # type: ignore[no-untyped-def]
+    return [t.split(" <span", 1)[0] for t in fig.layout.xaxis.ticktext]
+
+
 def test_every_bar_shows_its_n_and_its_interval() -> None:
     groups, s = _bars()
-    (bar,) = charts.grouped_bars(groups, [s], axis="relation").data
-    assert bar.textposition == "outside"
-    assert list(bar.text) == [f"n={10 + i}" for i in range(12)]
+    fig = charts.grouped_bars(groups, [s], axis="relation")
+    (bar,) = fig.data
+    assert bar.textposition == "none"  # not over the error bar: under the label (#29 item 13)
+    assert list(bar.text) == [f"n={10 + i}" for i in range(12)]  # the hover's
+    assert [t.rsplit(">n=", 1)[1].split("<")[0] for t in fig.layout.xaxis.ticktext] == [str(10 + i) for i in range(12)]
     assert bar.error_y.array[1] == pytest.approx(0.2)
     assert bar.error_y.arrayminus[1] == pytest.approx(0.2)
     assert bar.error_y.array[0] == pytest.approx(0.28)
@@ -43,7 +49,7 @@ def test_a_zero_bar_is_drawn_and_every_label_is_shown() -> None:
     assert bar.y[0] == 0
     assert bar.marker.line.width > 0
     assert fig.layout.xaxis.tickmode == "array"
-    assert list(fig.layout.xaxis.ticktext) == groups
+    assert _tick_names(fig) == groups
     assert fig.layout.xaxis.tickangle == -45
     assert fig.layout.xaxis.automargin
 
@@ -57,6 +63,39 @@ def test_the_legend_is_above_the_plot_not_over_the_x_labels() -> None:
     assert line.layout.legend.y >= 1
 
 
+def test_nww_divergence_and_feature_bars_keep_n_clear_of_the_labels() -> None:
+    """#29 item 13: six long source names were drawn flat and ran into each other, and the n above
+    each bar crossed its error bar and its neighbours'. Now the n sits on the label's own line, a
+    range when runs differ, and labels that would not fit side by side are turned."""
+    from explorer.panels.nww_population import divergence_panel, feature_panel
+
+    sources = ["Concept Net", "aphorism", "campaign email", "category response", "news media", "situation response"]
+    by = {g: {"rate": 0.1 * (i + 1), "n": 50 + i} for i, g in enumerate(sources)}
+    rep = {"ab_divergence": {"by_elicitation": by, "rate": 0.2, "n": 400, "examples": []}}
+    other = {
+        "ab_divergence": {
+            "by_elicitation": {g: {**v, "n": v["n"] + 5} for g, v in by.items()},
+            "rate": 0.2,
+            "n": 430,
+            "examples": [],
+        }
+    }
+    fig = divergence_panel([("#1 a", rep), ("#2 b", other)]).figure
+    assert all(bar.textposition == "none" for bar in fig.data)
+    assert fig.layout.xaxis.tickangle == -45
+    assert _tick_names(fig) == sorted(sources)
+    first = fig.layout.xaxis.ticktext[0]
+    assert "<br>" not in first
+    assert first.endswith(">n=50–55</span>")  # the two runs' n
+    two = charts.grouped_bars(["csqa", "2i"], [charts.Series("r", [0.2, 0.3], [300, 60])], axis="kind")
+    assert two.layout.xaxis.tickangle == 0  # short labels stay flat
+    diffs = {
+        f: {"model": {"value": 0.01, "ci50": [0.0, 0.02], "ci95": [-0.01, 0.03], "n_pole1": 5, "n_pole0": 6}}
+        for f in ("behavior", "everyday")
+    }
+    assert feature_panel({"#1 a": {"feature_differences": diffs}}).figure.layout.yaxis.automargin
+
+
 def test_replayed_runs_are_drawn_over_stored_answers() -> None:
     same = (0.8, 0.7)
     fig = nww_charts.consensus_awareness(
@@ -67,7 +106,7 @@ def test_replayed_runs_are_drawn_over_stored_answers() -> None:
         ]
     )
     points = [t for t in fig.data if t.mode == "markers"]
-    assert [t.name for t in points] == ["answers stored with the statements", "runs"]  # runs on top
+    assert [t.name for t in points] == ["answers stored with the statements", "#3 replay Mixtral"]  # runs on top
     stored, runs = points
     assert stored.marker.symbol == "diamond-open"
     assert stored.marker.size > runs.marker.size

@@ -153,7 +153,7 @@ def test_live_metrics_poll_while_the_run_goes_and_stop_when_done(researcher: Cli
     assert m["accuracy"] == pytest.approx(ok / 300)
     assert m["ci_low"] < m["accuracy"] < m["ci_high"]
     assert f"{ok / 300:.3f}" in body
-    assert "Wilson" in body
+    assert "95% bootstrap, as in Metrics" in body  # the stored interval once the run ended (#29 item 11)
 
 
 def test_only_researchers_see_samples(client: Client, com2_run: Run) -> None:

@@ -30,7 +30,7 @@ class Command(BaseCommand):
         p = campaign_progress(campaign)
         self.stdout.write(
             f"{campaign.name}: {n} annotators; items {p['items']}: {p['settled']} settled, {p['open']} still open, "
-            f"{p['exhausted']} exhausted; {p['answers']} answers"
+            f"{p['exhausted']} exhausted, {p['disputed']} disputed; {p['answers']} answers"
         )
         self.stdout.write("annotator\tanswers\tsensitivity\tspecificity\taccuracy\tmace_competence\tflag")
         for r in campaign_quality_rows(campaign):

@@ -57,8 +57,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--settlement-rule",
             choices=["all_verdicts", "needs"],
-            help="MCQA: when an item is settled: every verdict of its label (all_verdicts, the default) or what its "
-            "verified item needs (needs: the context, the gold, three negatives)",
+            help="MCQA: when an item is settled: what its verified item needs (needs, the default: the item well "
+            "formed, the gold, three negatives) or every verdict of its label (all_verdicts)",
+        )
+        parser.add_argument(
+            "--no-agreement",
+            action="store_true",
+            help="MCQA: let the confidence rule settle an item some answer dissents on (by default an item settles "
+            "only when every answer agrees on what it publishes, and a dissent closes it as disputed)",
         )
         parser.add_argument(
             "--serve-disagreements-first",
@@ -66,7 +72,11 @@ class Command(BaseCommand):
             help="MCQA: items where a model's vote and the build disagree are served first",
         )
         parser.add_argument("--budget", type=int, help="items per person (NWW: 50)")
-        parser.add_argument("--instructions", default="")
+        parser.add_argument(
+            "--instructions",
+            default="",
+            help="shown to annotators (MCQA default: how to answer, 'Not well formed' too)",
+        )
         parser.add_argument(
             "--qualification", default="", help="positions in the qualification source, e.g. 0-9 (default: all)"
         )
@@ -130,6 +140,7 @@ class Command(BaseCommand):
             "settle_threshold": o["settle_threshold"],
             "label_rule": o["label_rule"],
             "settlement_rule": o["settlement_rule"],
+            "require_agreement": not o["no_agreement"],
             "serve_disagreements_first": o["serve_disagreements_first"],
             "max_items_per_annotator": "" if o["budget"] is None else o["budget"],
             "per_kind": "" if o["per_kind"] is None else o["per_kind"],

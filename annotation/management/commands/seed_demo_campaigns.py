@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand
 
 from annotation.models import Campaign
 from annotation.services.campaigns import campaign_create
+from commonsense import validation
 from knowledge.models import QuestionSet, StatementSet
 
 QUALIFICATION_GOLD = settings.BASE_DIR / "fixtures" / "qualification" / "com2_demo_gold.jsonl"
@@ -28,9 +29,8 @@ SURVEY_INSTRUCTIONS = (
     "(b) Do you think most people would agree with it? (c) Is it common sense? "
     "Keys: Y / N for each question, Enter to submit, S to skip, U to undo."
 )
-MCQA_INSTRUCTIONS = (
-    "Tick every option that is a plausible answer (keys 1-5), or 'No answers are correct', or "
-    "'The context doesn't make sense'. Enter submits. The first six questions are a qualification: "
+MCQA_INSTRUCTIONS = (  # the campaigns' default instructions, and the demo's qualification
+    f"{validation.MCQA_INSTRUCTIONS} The first six questions are a qualification: "
     "you pass with at least five of them answered exactly right."
 )
 

@@ -27,6 +27,12 @@ class Command(BaseCommand):
             help="also keep items the confidence rule did not settle (stored on the set and shown on its page); "
             "items below the minimum of answers are never kept",
         )
+        parser.add_argument(
+            "--top-up",
+            action="store_true",
+            help="fill an item short of negatives from its distractor pool (COM2 A.4's top-up: negatives no "
+            "annotator saw); by default such an item is left out (too_few_negatives)",
+        )
         parser.add_argument("--dry-run", action="store_true", help="only say what would be kept and left out")
 
     def handle(self, *args: Any, **o: Any) -> None:
@@ -52,7 +58,9 @@ class Command(BaseCommand):
         if o["dry_run"]:
             return
         try:
-            v = verified_set_create(campaign, name=o["name"], include_unsettled=o["include_unsettled"])
+            v = verified_set_create(
+                campaign, name=o["name"], include_unsettled=o["include_unsettled"], top_up=o["top_up"]
+            )
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
         c = v.counts
