@@ -29,7 +29,7 @@ from . import sessions
 from .roles import ROLES
 
 # Rank of the highest role group held (1 = annotator … 3 = admin; 0 = none), as user_role ranks them.
-_ROLE_RANK = Max(
+ROLE_RANK = Max(
     Case(
         *[When(groups__name=r, then=Value(i + 1)) for i, r in enumerate(ROLES)],
         default=Value(0),
@@ -66,7 +66,7 @@ class RoleModelBackend(ModelBackend):
             return carried if self.user_can_authenticate(carried) else None
         user = cache.get(_key(user_id)) if ttl > 0 else None
         if user is None:
-            user = get_user_model()._default_manager.annotate(_role_rank=_ROLE_RANK).filter(pk=user_id).first()
+            user = get_user_model()._default_manager.annotate(_role_rank=ROLE_RANK).filter(pk=user_id).first()
             if user is None:
                 return None
             rank = user._role_rank

@@ -103,3 +103,64 @@ def api_token_of(user: User) -> ApiToken | None:
     from .models import ApiToken
 
     return ApiToken.objects.filter(user=user).first()
+
+
+# The admins' People page (accounts/views_people.py): roles as a choice, invitations with a one-time
+# set-password link (no mail server: the admin hands the link over), deactivation, token revocation.
+
+
+def user_role_set(user: User, role: str | None) -> None:
+    """Give ``user`` exactly this role (None: no role). The admin role also opens Django's admin
+    (``is_staff``), as :func:`user_create_with_role` does; a superuser is left to the Django admin.
+    Through the ORM's group methods, so cached copies of the user are dropped (accounts.backends)."""
+    if role is not None and role not in (ANNOTATOR, RESEARCHER, ADMIN):
+        raise ValueError(f"unknown role {role!r}")
+    if user.is_superuser:
+        raise PermissionError("a superuser's role is changed in the Django admin")
+    with transaction.atomic():
+        user.groups.remove(*Group.objects.filter(name__in=(ANNOTATOR, RESEARCHER, ADMIN)))
+        if role is not None:
+            user.groups.add(Group.objects.get(name=role))
+        if user.is_staff != (role == ADMIN):
+            user.is_staff = role == ADMIN
+            user.save(update_fields=["is_staff"])
+
+
+def user_invite(username: str, role: str | None, *, email: str = "") -> User:
+    """A new account with this role and no password yet: its owner sets one through
+    :func:`set_password_path`."""
+    User = get_user_model()
+    with transaction.atomic():
+        user = User.objects.create_user(username=username, email=email, password=None)  # unusable password
+        if role is not None:
+            user_role_set(user, role)
+    return user
+
+
+def set_password_path(user: User) -> str:
+    """The path of a one-time set-password page for ``user`` (Django's password-reset token: it
+    stops working once the password is set or the person signs in, and after
+    ``PASSWORD_RESET_TIMEOUT``)."""
+    from django.contrib.auth.tokens import default_token_generator
+    from django.urls import reverse
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    return reverse("set_password", kwargs={"uidb64": uid, "token": default_token_generator.make_token(user)})
+
+
+def user_active_set(user: User, active: bool) -> None:
+    """Deactivate (or reactivate) an account: a deactivated person's sessions and API token stop
+    working at their next request (Django's checks, accounts.api_tokens); nothing of theirs is deleted."""
+    if user.is_active != active:
+        user.is_active = active
+        user.save(update_fields=["is_active"])
+
+
+def api_token_revoke(user: User) -> bool:
+    """Delete the person's API token; whether there was one."""
+    from .models import ApiToken
+
+    deleted, _ = ApiToken.objects.filter(user=user).delete()
+    return bool(deleted)

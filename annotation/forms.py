@@ -1,21 +1,19 @@
-"""Forms: the researcher's campaign form, adjudication, ratings import; and reading an
-annotator's answer out of a submitted item form."""
+"""Forms: the researcher's campaign form, adjudication, ratings import. Reading an annotator's
+answer out of a submitted item form is :mod:`annotation.submissions`."""
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
 from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from annotation.services.rica import rica_answer
 from cocoweb.params import MAX_COUNT, MAX_INT32, MAX_SEED
-from commonsense.validation import JUDGEMENTS
 from knowledge.models import QuestionSet, StatementSet
 from runs.models import Run
 
-from .models import Campaign, Item
+from .models import Campaign
 
 
 def _positions(text: str) -> list[int]:
@@ -141,6 +139,14 @@ class CampaignForm(forms.Form):
     ask_common_sense = forms.BooleanField(
         required=False, label='Survey: also ask (c) "Is this statement common sense?"'
     )
+    item_order = forms.ChoiceField(
+        choices=Campaign._meta.get_field("item_order").choices,  # type: ignore[arg-type]
+        required=False,
+        initial="rater",
+        label="Survey: statement order",
+        help_text="each rater sees the statements in a random order of their own (NWW's design), the same in every "
+        "session of theirs: a shuffle seeded by the campaign's seed and the rater; or the set's order for everyone",
+    )
     qualification_source = forms.ChoiceField(
         choices=(),
         required=False,
@@ -178,10 +184,38 @@ class CampaignForm(forms.Form):
     seed = forms.IntegerField(min_value=0, max_value=MAX_SEED, initial=0)
     open_now = forms.BooleanField(required=False, initial=True, label="Open the campaign now")
 
+    # The form's field groups and the campaign types each is for (issue 29 item 15): the page shows a
+    # group only for its types (static/cocoweb/forms.js hides the others; without JavaScript every
+    # group shows, its legend saying which type it is for).
+    GROUPS: tuple[tuple[str, str, str], ...] = (  # (legend, types, fields), space-separated; "" = every type
+        ("", "", "name title kind source instructions"),
+        ("Answers", "", "redundancy max_items_per_annotator agreement_threshold reservation_ttl_seconds"),
+        ("Multiple-choice validation: adaptive redundancy and final labels", "mcqa", "max_answers settle_threshold "
+         "label_rule settlement_rule require_agreement serve_disagreements_first"),
+        ("Survey", "survey", "item_order ask_common_sense"),
+        ("Judging generations", "generation", "per_kind"),
+        ("Multiple-choice validation: where the qualification items come from", "mcqa",
+         "qualification_source qualification_file"),
+        ("Qualification and attention checks (not for judging generations: they have no gold)", "survey mcqa rica",
+         "qualification_positions qualification_size qualification_pass_mark attention_positions attention_every "
+         "attention_max_failures"),
+        ("", "", "seed open_now"),
+    )  # fmt: skip
+    # which sources each type takes (the source select's options are limited to them with JavaScript)
+    SOURCE_PREFIX = {Campaign.Kind.SURVEY: "ss:", Campaign.Kind.GENERATION: "run:", "*": "qs:"}
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["source"].choices = source_choices()  # type: ignore[attr-defined]
         self.fields["qualification_source"].choices = qualification_choices()  # type: ignore[attr-defined]
+        self.fields["kind"].widget.attrs["data-shows-groups"] = ""
+        self.fields["source"].widget.attrs["data-for-prefix"] = " ".join(
+            f"{k}={v}" for k, v in self.SOURCE_PREFIX.items()
+        )
+
+    def groups(self) -> list[tuple[str, str, list[forms.BoundField]]]:
+        """(legend, the types it is for as a space-separated list or "" for every type, its fields)."""
+        return [(legend, kinds, [self[name] for name in names.split()]) for legend, kinds, names in self.GROUPS]
 
     def clean(self) -> dict[str, Any]:
         d = super().clean() or {}
@@ -244,6 +278,7 @@ class CampaignForm(forms.Form):
             "serve_disagreements_first",
             "max_items_per_annotator",
             "ask_common_sense",
+            "item_order",
             "qualification_pass_mark",
             "attention_every",
             "attention_max_failures",
@@ -262,88 +297,6 @@ class CampaignForm(forms.Form):
             "attention_positions": d["attention_positions"],
             **{k: d[k] for k in keys},
         }
-
-
-YES = {"yes", "y", "1", "true", "on"}
-NO = {"no", "n", "0", "false"}
-
-
-def _yn(data: Any, name: str) -> int | None:
-    v = str(data.get(name, "")).strip().lower()
-    return 1 if v in YES else 0 if v in NO else None
-
-
-def elapsed_ms(data: Any) -> int | None:
-    """The time on the item the page measured (``elapsed_ms``), or None when it sent none."""
-    try:
-        return int(float(data.get("elapsed_ms", "")))
-    except ValueError:
-        return None
-
-
-class SentWith(TypedDict):
-    idempotency_key: str | None
-    time_ms: int | None
-
-
-def web_submission(campaign: Campaign, item: Item, data: Any) -> tuple[dict[str, Any], SentWith]:
-    """A work page's answer post, read for :func:`annotation.queue.operations.response_submit`: the answer
-    (ValidationError when it is incomplete) and the keywords the page sends with it (its
-    idempotency key, the time on the item)."""
-    return answer_from_post(campaign, item, data), SentWith(
-        idempotency_key=data.get("idempotency_key"), time_ms=elapsed_ms(data)
-    )
-
-
-def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:
-    """The answer dict of :mod:`commonsense.validation` from a submitted item form."""
-    if campaign.kind == Campaign.Kind.SURVEY:
-        ans = {"agree": _yn(data, "agree"), "predict": _yn(data, "predict")}
-        if campaign.ask_common_sense:
-            ans["common"] = _yn(data, "common")
-        missing = [k for k, v in ans.items() if v is None]
-        if missing:
-            raise ValidationError("answer every question (Y or N): " + ", ".join(missing))
-        return ans
-    if campaign.kind == Campaign.Kind.RICA:
-        choice = str(data.get("choice", ""))
-        if choice not in ("0", "1"):
-            raise ValidationError("choose the statement that follows commonsense (1 or 2)")
-        return rica_answer(item, int(choice))
-    if campaign.kind == Campaign.Kind.GENERATION:
-        judgement = str(data.get("judgement", ""))
-        if judgement not in JUDGEMENTS:
-            raise ValidationError("judge the answer: 1 Plausible, 2 1-hop or 3 False")
-        return {"judgement": judgement}
-    picked = data.getlist("plausible") if hasattr(data, "getlist") else data.get("plausible", [])
-    try:
-        plausible = [int(p) for p in picked]
-    except ValueError:
-        raise ValidationError("option numbers must be integers") from None
-    return {
-        "plausible": plausible,
-        "none_correct": _yn(data, "none_correct") == 1,
-        "bad_context": _yn(data, "bad_context") == 1,
-    }
-
-
-def answer_draft(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:
-    """What the person had ticked, read leniently (never raises): the item box shows it again
-    next to the reason a submit was refused."""
-    if campaign.kind == Campaign.Kind.SURVEY:
-        return {k: _yn(data, k) for k in ("agree", "predict", "common")}
-    if campaign.kind == Campaign.Kind.RICA:
-        choice = str(data.get("choice", ""))
-        return {"valid": int(int(choice) == item.payload.get("original", 0))} if choice in ("0", "1") else {}
-    if campaign.kind == Campaign.Kind.GENERATION:
-        judgement = str(data.get("judgement", ""))
-        return {"judgement": judgement} if judgement in JUDGEMENTS else {}
-    picked = data.getlist("plausible") if hasattr(data, "getlist") else []
-    return {
-        "plausible": [int(p) for p in picked if str(p).isdigit()],
-        "none_correct": _yn(data, "none_correct") == 1,
-        "bad_context": _yn(data, "bad_context") == 1,
-    }
 
 
 class AdjudicationForm(forms.Form):

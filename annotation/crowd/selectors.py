@@ -195,6 +195,35 @@ class PersonRow:
             return "qualification"
         return self.stage or self.membership_state
 
+    @property
+    def actions(self) -> tuple[str, ...]:
+        return person_actions(self.membership_state, self.stage)
+
+
+# What a researcher may do to a person of a campaign, by their membership state (issue 29 item 5):
+# block whom could still answer, unblock whom is blocked (the attention checks screened them out,
+# or a researcher did), a fresh qualification for whom failed it (screened out by it).
+PERSON_ACTIONS = ("block", "unblock", "reset-qualification")
+_ENDED = (Participant.Stage.FINISHED, Participant.Stage.RETURNED)
+
+
+def person_actions(membership_state: str, stage: str = "") -> tuple[str, ...]:
+    """The actions that apply to a person in this membership state (and, for a crowd participant,
+    this stage: nobody who finished or returned the study is blocked)."""
+    if membership_state == Membership.State.BLOCKED:
+        return ("unblock",)
+    if membership_state == Membership.State.FAILED:
+        return ("reset-qualification",)
+    if membership_state in (Membership.State.ACTIVE, Membership.State.QUALIFYING) and stage not in _ENDED:
+        return ("block",)
+    return ()
+
+
+def person_actions_of(campaign: Campaign, m: Membership) -> tuple[str, ...]:
+    """:func:`person_actions` of one member (the view checks a posted action against it)."""
+    stage = Participant.objects.filter(campaign=campaign, user_id=m.user_id).values_list("stage", flat=True).first()
+    return person_actions(m.state, stage or "")
+
 
 def _answer_stats(campaign: Campaign) -> dict[int, tuple[int, float]]:
     rows = (

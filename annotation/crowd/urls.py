@@ -1,6 +1,6 @@
 """Crowd participants' routes, included at ``/join/`` by ``cocoweb/urls.py``."""
 
-from django.urls import path
+from django.urls import path, re_path
 
 from annotation.crowd.views import participant as v
 
@@ -15,4 +15,7 @@ urlpatterns = [
     path("<slug:slug>/items/<str:uid>/skip/", v.skip, name="skip"),
     path("<slug:slug>/qualification/retry/", v.qualification_retry, name="qualification_retry"),
     path("<slug:slug>/done/", v.done, name="done"),
+    # any other address under /join/ (a study link cut or mistyped): the participant's "Study not
+    # found" page, never Django's technical 404 (DEBUG); no trailing slash: APPEND_SLASH first
+    re_path(r"^(?P<rest>.+/)$", v.bad_link),
 ]

@@ -119,7 +119,18 @@ class Campaign(models.Model):
         default="fill",
         help_text="which free item a person gets next",
     )
-    seed = models.BigIntegerField(default=0, help_text="RICA pair order, COM2 post-processing")
+    item_order = models.CharField(
+        max_length=8,
+        choices=[
+            ("rater", "Each rater's own order (seeded by the campaign and the rater)"),
+            ("fixed", "The statement set's order, the same for every rater"),
+        ],
+        default="rater",
+        help_text="surveys: the order statements are served in. NWW's design shows each rater the statements in "
+        "a random order of their own, the same in every session of theirs (a shuffle seeded by the campaign's "
+        "seed and the rater)",
+    )
+    seed = models.BigIntegerField(default=0, help_text="RICA pair order, COM2 post-processing, survey raters' order")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

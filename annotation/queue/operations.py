@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.people import User
 from annotation.models import Assignment, Campaign, Item, Membership, Response
 from annotation.queue import pg as queue_pg
+from annotation.queue.order import rater_salt, serve_order
 from annotation.selectors.work import item_counts, live_reservation, membership_of
 from annotation.services.labels import final_label_compute, final_label_refresh_item
 from annotation.services.qualification import attention_offset, person_order, qualification_item_ids
@@ -117,8 +118,9 @@ def _unseen(campaign: Campaign, user: User, role: str) -> Any:
 
 
 def _reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignment | None:
-    """Take one slot of an item this person has not seen, the most-answered first (items are
-    completed early, so agreement and adjudication can start before the campaign ends)."""
+    """Take one slot of an item this person has not seen, in the campaign's order
+    (:func:`annotation.queue.order.serve_order`): by default the most-answered first (items are completed early, so
+    agreement and adjudication can start before the campaign ends); a survey in each rater's own order."""
     swept = False
     for _attempt in range(8):
         if connection.vendor == "postgresql":  # the same steps as below, in one statement
@@ -133,12 +135,10 @@ def _reserve_regular(campaign: Campaign, user: User, now: datetime) -> Assignmen
             qs = _unseen(campaign, user, Item.Role.REGULAR).filter(slots_taken__lt=F("answers_wanted"))
             # unsettled items that want more than the minimum first, then those a model's vote disagrees with
             first = ("-answers_wanted", "-priority")
-            if campaign.assign_order == "even":  # least-answered first, in this person's own random order
-                item = qs.order_by(
-                    *first, "slots_taken", MD5(Concat(Value(f"{campaign.seed}:{user.pk}:"), "uid"))
-                ).first()
-            else:
-                item = qs.order_by(*first, "-slots_taken", "position").first()  # the item_queue_wanted index order
+            taken, tie = serve_order(campaign)  # then by answers taken, ties in the source's or the person's order
+            by_taken = {"most": ("-slots_taken",), "least": ("slots_taken",), "": ()}[taken]
+            last = MD5(Concat(Value(rater_salt(campaign, user.pk)), "uid")) if tie == "rater" else "position"
+            item = qs.order_by(*first, *by_taken, last).first()  # fill: the item_queue_wanted index order
             if item is None:
                 if swept or not reservations_reclaim(campaign, now):
                     return None

@@ -33,6 +33,7 @@ from django.db import connection, transaction
 
 from accounts.people import User
 from annotation.models import Adjudication, Assignment, Campaign, FinalLabel, Item, Membership, Response
+from annotation.queue.order import rater_salt, serve_order
 from cocoweb import rowselect
 
 _ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
@@ -61,13 +62,15 @@ SELECT res.id, {", ".join(f"took.{c}" for c in _ITEM_COLUMNS)} FROM res JOIN too
 """
 
 # unsettled items that want more than the minimum first, then (when the campaign asks) those a model's
-# vote disagrees with, then the campaign's order
-_RESERVE_FILL = _RESERVE.replace(
-    "{order}", "i.answers_wanted DESC, i.priority DESC, i.slots_taken DESC, i.position"
-)  # the item_queue_wanted index order
-_RESERVE_EVEN = _RESERVE.replace(
-    "{order}", "i.answers_wanted DESC, i.priority DESC, i.slots_taken, md5(%(salt)s || i.uid)"
-)
+# vote disagrees with, then the campaign's order (:func:`.order.serve_order`: by answers taken, then ties)
+_BY_TAKEN = {"most": ", i.slots_taken DESC", "least": ", i.slots_taken", "": ""}
+_TIE = {"position": ", i.position", "rater": ", md5(%(salt)s || i.uid)"}
+_RESERVE_BY_ORDER = {
+    (taken, tie): _RESERVE.replace("{order}", "i.answers_wanted DESC, i.priority DESC" + by + _TIE[tie])
+    for taken, by in _BY_TAKEN.items()
+    for tie in _TIE
+}
+# ("most", "position"), the default outside surveys, is the item_queue_wanted index order
 
 # The answered item's final label, upserted by the statement that reserves the next item (a
 # data-modifying WITH runs to completion whether or not a row is reserved).
@@ -96,7 +99,7 @@ _LABEL_CTE = f"""fl AS (
     WHERE id = %(fl_item)s AND %(fl_wanted)s::smallint > 0 AND answers_wanted <> %(fl_wanted)s::smallint
 ), """
 _RESERVE_LABELLED = {
-    sql: sql.replace("WITH cand AS", "WITH " + _LABEL_CTE + "cand AS", 1) for sql in (_RESERVE_FILL, _RESERVE_EVEN)
+    sql: sql.replace("WITH cand AS", "WITH " + _LABEL_CTE + "cand AS", 1) for sql in _RESERVE_BY_ORDER.values()
 }
 _LABEL_ONLY = "WITH " + _LABEL_CTE.rstrip(", ") + " SELECT 1"
 
@@ -199,9 +202,8 @@ def reserve_regular(
     final label to upsert in the same statement (stored whether or not an item is reserved), and
     ``wanted`` the answers its item wants now (None: unchanged)."""
     expires = now + timedelta(seconds=campaign.reservation_ttl_seconds)
-    sql, salt = _RESERVE_FILL, ""
-    if campaign.assign_order == "even":  # least-answered first, in this person's own random order
-        sql, salt = _RESERVE_EVEN, f"{campaign.seed}:{user.pk}:"
+    order = serve_order(campaign)
+    sql, salt = _RESERVE_BY_ORDER[order], rater_salt(campaign, user.pk) if order[1] == "rater" else ""
     params = {
         "campaign": campaign.pk,
         "user": user.pk,

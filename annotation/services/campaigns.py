@@ -158,7 +158,7 @@ def campaign_create(
         raise ValidationError(f"unknown campaign type {kind!r}")
     if options.get("redundancy") is None:
         options["redundancy"] = 20 if kind == Campaign.Kind.SURVEY else 3
-    for key in ("settle_threshold", "label_rule", "settlement_rule", "serve_disagreements_first"):
+    for key in ("settle_threshold", "label_rule", "settlement_rule", "serve_disagreements_first", "item_order"):
         if options.get(key) in (None, ""):
             options.pop(key, None)  # the model's default
     if kind == Campaign.Kind.MCQA and not options.get("instructions"):

@@ -14,13 +14,13 @@ from django.views.decorators.http import require_POST
 
 from accounts.people import Visitor
 from accounts.roles import ANNOTATOR, RESEARCHER, has_role, role_required
-from annotation.forms import answer_draft, web_submission
 from annotation.models import Campaign, Item, Membership
 from annotation.queue import operations as queue
 from annotation.selectors.campaigns import campaign_for_work, campaign_items, campaign_rows_for, campaigns_closed
 from annotation.selectors.work import item_counts, submit_target, work_progress
 from annotation.services.qualification import qualification_terms
 from annotation.services.rica import rica_choice
+from annotation.submissions import answer_draft, web_submission
 from annotation.views.item_box import render as item_box_html
 from annotation.views.presentation import option_rows, survey_questions
 from cocoweb.http import Request

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import ADMIN, RESEARCHER, has_role, role_required
 from annotation import charts
-from annotation.forms import AdjudicationForm, CampaignForm, RatingsImportForm, answer_from_post
+from annotation.forms import AdjudicationForm, CampaignForm, RatingsImportForm
 from annotation.models import Campaign
 from annotation.selectors.agreement import (
     NWW_MIN_RATERS,
@@ -46,6 +46,7 @@ from annotation.services import campaign_exports as exports
 from annotation.services import campaigns as services
 from annotation.services.ratings_import import RatingsImportRefused, ratings_import
 from annotation.services.verified import preview_text, verified_set_preview
+from annotation.submissions import answer_from_post
 from annotation.views.presentation import option_rows
 from cocoweb.http import Request
 from cocoweb.uploads import accepts_uploads

@@ -119,6 +119,11 @@ def _person_action(w: World) -> dict[str, Any]:
     return {"slug": w.survey.name, "user_id": w.users["annotator2"].pk, "action": "unblock"}
 
 
+_BAD_LINK = {"uidb64": "MQ", "token": "not-a-token"}
+ALL_200_P = R(200, 200, 200, 200, 200)
+PEOPLE_ACTION = E(get=ALL_405, post=R(LOGIN, 403, 403, 404), kwargs=lambda w: {"pk": 2**31 - 1})
+
+
 def _admin_obj(model: str, spare: bool = False) -> Callable[[World], dict[str, Any]]:
     """An admin page's object: the annotator's, or a disposable one for delete pages."""
 
@@ -244,6 +249,12 @@ MATRIX: dict[str, Entry] = {
     "accounts/password_change/": E(get=SIGNED_IN_ALL, post=SIGNED_IN_ALL),  # posted empty: the form with errors
     "accounts/password_change/done/": E(get=SIGNED_IN_ALL),
     "accounts/api-token/": E(get=SIGNED_IN, post=SIGNED_IN),  # a post makes a new token
+    # an admin's one-time set-password link: anyone holding it; a bad token: the "no longer works" page
+    "accounts/set-password/<uidb64>/<token>/": E(get=ALL_200_P, post=ALL_200_P, kwargs=lambda w: _BAD_LINK),
+    # the People page: admins only; the actions are posts about a person (here one that does not exist)
+    "people/": E(get=ADMIN_ONLY),
+    "people/invite/": E(get=ALL_405, post=R(LOGIN, 403, 403, 400)),  # posted empty: the form again, 400
+    **{f"people/<int:pk>/{a}/": PEOPLE_ACTION for a in ("role", "active", "token/revoke", "password-link")},
     "api/schema/": E(get=R(401, 200, 200, 200, 403)),  # the API's description: people with a role (issue 31)
     "api/docs/": E(get=R(401, 200, 200, 200, 403)),
     # Django's admin (people, groups, API tokens). admin/login/ is cocoweb's throttled log-in view.
@@ -312,6 +323,7 @@ MATRIX: dict[str, Entry] = {
     "join/<slug:slug>/items/<str:uid>/skip/": E(get=ALL_405, post=CROWD_AT_ITEMS, kwargs=_crowd),
     "join/<slug:slug>/qualification/retry/": E(get=ALL_405, post=CROWD_AT_ITEMS, kwargs=_crowd),
     "join/<slug:slug>/done/": E(get=CROWD_AT_ITEMS, kwargs=_crowd),
+    "join/(?P<rest>.+/)$": E(get=R(404, 404, 404, 404, 404), url=lambda w: "/join/no/such/page/"),  # a cut link
     # annotation: researchers manage campaigns and export their own; admins export any
     "annotation/new/": E(get=RESEARCHER, post=FORM_AGAIN),
     "annotation/c/<slug:slug>/dashboard/": E(get=RESEARCHER),

@@ -17,7 +17,7 @@ from typing import Any
 from django.contrib.auth import SESSION_KEY, login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -26,11 +26,11 @@ from annotation.crowd import selectors as crowd_selectors
 from annotation.crowd import services as svc
 from annotation.crowd.join_limits import join_refused
 from annotation.crowd.selectors import crowd_progress
-from annotation.forms import web_submission
 from annotation.models import Assignment, Campaign, CrowdStudy, Item, Membership, Participant
 from annotation.queue import operations as queue
 from annotation.selectors.work import answers_total, item_counts, membership_of
 from annotation.services.qualification import Terms, qualification_terms
+from annotation.submissions import web_submission
 from annotation.views.item_box import render as item_box_html
 from annotation.views.presentation import option_rows, survey_questions
 from cocoweb.http import Request
@@ -60,6 +60,24 @@ def _message(request: HttpRequest, title: str, text: str, status: int) -> HttpRe
     return render(request, "annotation/crowd/message.html", {"title": title, "text": text}, status=status)
 
 
+# A bad study link (a mistyped campaign name, an item that is not theirs): this page whatever DEBUG
+# says, never Django's technical 404 with the URL patterns (issue 29 item 15), and it does not tell a
+# campaign without a study link from no campaign at all.
+NOT_FOUND = (
+    "Study not found",
+    "This study link does not lead to a study. Please check it against the link on your platform's "
+    "study page, or contact the researcher through the platform.",
+)
+
+
+def _not_found(request: HttpRequest) -> HttpResponse:
+    return _message(request, *NOT_FOUND, 404)
+
+
+def bad_link(request: HttpRequest, rest: str) -> HttpResponse:
+    return _not_found(request)
+
+
 def _busy(request: HttpRequest) -> HttpResponse:
     minutes = int(svc.SESSION_HOLD.total_seconds() // 60)
     return _message(request, "Already open elsewhere", BUSY.format(minutes=minutes), 409)
@@ -82,7 +100,9 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
     """The study link. A GET that may create the participant: crowd platforms send people here
     with a plain link, so there is no form to post. A signed-in lab member (someone with a role) is
     asked first and goes on with a POST of the same link."""
-    campaign = get_object_or_404(Campaign.objects.select_related("crowd"), name=slug, crowd__isnull=False)
+    campaign = Campaign.objects.select_related("crowd").filter(name=slug, crowd__isnull=False).first()
+    if campaign is None:
+        return _not_found(request)
     if not campaign.is_open:
         if _ended_here(request, campaign):  # they come back for their completion code (issue 29 item 1)
             return redirect("crowd:done", slug=slug)
@@ -146,7 +166,10 @@ def participant_required(view: Callable[..., HttpResponse]) -> Callable[..., Htt
         p.user._crowd_participant = True  # type: ignore[attr-defined]  # and sees no staff chrome
         request.user = p.user
         svc.participant_touch(p)
-        return view(request, (p, campaign, study), *args, **kwargs)
+        try:
+            return view(request, (p, campaign, study), *args, **kwargs)
+        except Http404:
+            return _not_found(request)
 
     return wrapper
 

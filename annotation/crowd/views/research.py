@@ -17,7 +17,14 @@ from annotation import charts
 from annotation.crowd import services as participants
 from annotation.crowd.exports import participants_csv
 from annotation.crowd.forms import CrowdStudyForm
-from annotation.crowd.selectors import campaign_memberships, crowd_overview, crowd_study, person_rows
+from annotation.crowd.selectors import (
+    PERSON_ACTIONS,
+    campaign_memberships,
+    crowd_overview,
+    crowd_study,
+    person_actions_of,
+    person_rows,
+)
 from annotation.models import Campaign, CrowdStudy
 from annotation.selectors.agreement import campaign_nww
 from annotation.selectors.export_access import REFUSAL, campaign_export_allowed
@@ -84,23 +91,28 @@ def study_settings(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("annotation:participants", slug=slug)
 
 
-ACTIONS = ("block", "unblock", "reset-qualification")
-
-
 @require_POST
 @role_required(RESEARCHER)
 def person_action(request: HttpRequest, slug: str, user_id: int, action: str) -> HttpResponse:
     campaign = _campaign(slug)
     m = get_object_or_404(campaign_memberships(campaign), user_id=user_id)
+    if action not in PERSON_ACTIONS:
+        messages.error(request, f"unknown action {action!r}; one of {', '.join(PERSON_ACTIONS)}")
+        return redirect("annotation:participants", slug=slug)
+    if action not in (allowed := person_actions_of(campaign, m)):
+        # the table offers only these; a stale page (or a crafted post) gets told why nothing happened
+        what = ", ".join(allowed) or "none"
+        messages.error(
+            request,
+            f"{action.replace('-', ' ')} does not apply to someone {m.get_state_display().lower()}; applies: {what}",
+        )
+        return redirect("annotation:participants", slug=slug)
     if action == "block":
         participants.membership_block(campaign, m.user, True)
     elif action == "unblock":
         participants.membership_block(campaign, m.user, False)
-    elif action == "reset-qualification":
+    else:  # reset-qualification
         participants.qualification_reset(campaign, m.user, keep_history=False)
-    else:
-        messages.error(request, f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
-        return redirect("annotation:participants", slug=slug)
     messages.success(request, f"{action.replace('-', ' ')}: done.")
     return redirect("annotation:participants", slug=slug)
 

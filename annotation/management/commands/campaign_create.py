@@ -90,6 +90,12 @@ class Command(BaseCommand):
         parser.add_argument("--attention-every", type=int, default=None)
         parser.add_argument("--attention-max-failures", type=int, default=None)
         parser.add_argument("--ask-common-sense", action="store_true")
+        parser.add_argument(
+            "--item-order",
+            choices=[v for v, _ in Campaign._meta.get_field("item_order").choices],  # type: ignore[union-attr]
+            default=None,
+            help="surveys: rater (each rater's own seeded random order, the default; NWW) or fixed (the set's order)",
+        )
         parser.add_argument("--seed", type=int, default=None)
         parser.add_argument("--draft", action="store_true", help="leave the campaign closed to annotators (draft)")
         parser.add_argument("--study-link", action="store_true", help="open the campaign to a crowd platform")
@@ -145,6 +151,7 @@ class Command(BaseCommand):
             "max_items_per_annotator": "" if o["budget"] is None else o["budget"],
             "per_kind": "" if o["per_kind"] is None else o["per_kind"],
             "ask_common_sense": o["ask_common_sense"],
+            "item_order": o["item_order"],
             "qualification_positions": o["qualification"],
             "qualification_source": f"qs:{o['qualification_set']}" if o["qualification_set"] else "",
             "qualification_size": "" if o["qualification_size"] is None else o["qualification_size"],
