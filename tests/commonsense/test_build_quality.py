@@ -21,6 +21,7 @@ from commonsense.questions.neardup import NEAR_ANSWER
 from tests.commonsense.build_graphs import atomic_index, texts
 
 
+@pytest.mark.slow  # the ATOMIC sample graph (shared data) indexed and built twice (~11 s at load 2)
 @pytest.mark.parametrize("kind", ["2i", "3i"])
 def test_atomic_default_relations_and_options(kind: str) -> None:
     idx = atomic_index()

@@ -147,6 +147,7 @@ def test_a_planted_answer_in_the_pools_is_never_offered(monkeypatch: pytest.Monk
     assert planted
 
 
+@pytest.mark.slow  # two builds of the ATOMIC sample (shared data; ~7 s at load 2)
 def test_the_audit_catches_a_distractor_from_the_answer_set() -> None:
     qs = [q for q in (*_build("ATOMIC", "2i", False), *_build("ATOMIC", "3i", False)) if len(q.answers) > 1]
     assert qs, "the ATOMIC sample has intersections with several answers"
