@@ -1,6 +1,6 @@
 """Issue 29's "Measured": a browser walk of the demo as its four kinds of user, at desktop and
 phone size, recording for every page the document's status and every request's, the console
-errors and uncaught exceptions, the first load time and the bytes transferred.
+errors and uncaught exceptions, the first load time (and its time to first byte) and the bytes transferred.
 
 Headless Debian Chromium through Playwright (the launch arguments and viewports of
 ``tests/browser.py``). One new browser context per role and viewport, so each starts with a cold
@@ -56,7 +56,7 @@ SLOW_MS = 1000.0
 TIMING_JS = """() => {
   const n = performance.getEntriesByType('navigation')[0];
   const res = performance.getEntriesByType('resource');
-  return {load: n ? n.loadEventEnd - n.startTime : null,
+  return {load: n ? n.loadEventEnd - n.startTime : null, ttfb: n ? n.responseStart - n.startTime : null,
           bytes: (n ? n.transferSize : 0) + res.reduce((s, r) => s + (r.transferSize || 0), 0),
           requests: 1 + res.length};
 }"""
@@ -70,6 +70,7 @@ class Row:
     url: str
     status: int | None = None
     load_ms: float | None = None
+    ttfb_ms: float | None = None  # navigation start to the document's first byte: mostly the server's time
     bytes: int = 0
     requests: int = 0
     server_errors: list[str] = field(default_factory=list)
@@ -133,6 +134,7 @@ class Walker:
         t = self.page.evaluate(TIMING_JS)
         assert self.row is not None
         self.row.load_ms = round(t["load"], 1) if t["load"] is not None else None
+        self.row.ttfb_ms = round(t["ttfb"], 1) if t["ttfb"] is not None else None
         self.row.bytes, self.row.requests = int(t["bytes"]), int(t["requests"])
 
     def act(self, label: str, fn: Callable[[], None]) -> None:
@@ -387,7 +389,8 @@ def credentials(path: Path) -> dict[str, str]:
 def summary(rows: list[Row], load_start: str, load_end: str) -> dict[str, Any]:
     timed = [r.load_ms for r in rows if r.load_ms is not None and not r.label.startswith("export")]
     return {
-        "pages": sum(1 for r in rows if r.load_ms is not None),
+        "pages": len(timed),
+        "downloads": sum(1 for r in rows if r.label.startswith("export")),
         "rows": len(rows),
         "server_errors": sum(len(r.server_errors) for r in rows),
         "app_console_errors": sum(len(r.app_errors) for r in rows),
@@ -395,6 +398,7 @@ def summary(rows: list[Row], load_start: str, load_end: str) -> dict[str, Any]:
         "pages_over_1s": sum(1 for t in timed if t > SLOW_MS),
         "max_load_ms": max(timed) if timed else None,
         "median_load_ms": statistics.median(timed) if timed else None,
+        "max_ttfb_ms": max((r.ttfb_ms for r in rows if r.ttfb_ms is not None), default=None),
         "max_bytes": max((r.bytes for r in rows), default=0),
         "failed_steps": sum(1 for r in rows if r.note and ("Error" in r.note or "MISSING" in r.note)),
         "load_average_start": load_start,
@@ -404,13 +408,14 @@ def summary(rows: list[Row], load_start: str, load_end: str) -> dict[str, Any]:
 
 def print_table(rows: list[Row]) -> None:
     print(
-        f"{'role':<12} {'vp':<7} {'page':<34} {'st':>4} {'load ms':>8} {'kB':>7} {'req':>4} {'5xx':>3} {'err':>3}  note"
+        f"{'role':<12} {'vp':<7} {'page':<34} {'st':>4} {'load ms':>8} {'ttfb':>5} {'kB':>7} {'req':>4} {'5xx':>3} {'err':>3}  note"
     )
     for r in rows:
         load = f"{r.load_ms:.0f}" if r.load_ms is not None else "-"
+        ttfb = f"{r.ttfb_ms:.0f}" if r.ttfb_ms is not None else "-"
         flag = " SLOW" if r.load_ms is not None and r.load_ms > SLOW_MS else ""
         print(
-            f"{r.role:<12} {r.viewport:<7} {r.label[:34]:<34} {r.status or '-':>4} {load:>8} {r.bytes / 1024:>7.0f} "
+            f"{r.role:<12} {r.viewport:<7} {r.label[:34]:<34} {r.status or '-':>4} {load:>8} {ttfb:>5} {r.bytes / 1024:>7.0f} "
             f"{r.requests:>4} {len(r.server_errors):>3} {len(r.app_errors):>3}  {r.note}{flag}"
         )
         for e in r.server_errors + [f"console: {e}" for e in r.app_errors] + [f"(other) {e}" for e in r.other_errors]:
