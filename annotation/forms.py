@@ -9,7 +9,7 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from cocoweb.params import MAX_INT32, MAX_SEED
+from cocoweb.params import MAX_COUNT, MAX_INT32, MAX_SEED
 from knowledge.models import QuestionSet, StatementSet
 from runs.models import Run
 
@@ -131,7 +131,7 @@ class CampaignForm(forms.Form):
     max_items_per_annotator = forms.IntegerField(min_value=1, max_value=MAX_INT32, required=False)
     per_kind = forms.IntegerField(
         min_value=1,
-        max_value=100_000,
+        max_value=MAX_COUNT,
         required=False,
         label="Generations: items per query kind",
         help_text="a seeded sample of this many generations per query kind (COM2: 10); empty = all",

@@ -26,6 +26,7 @@ def detail(text: str) -> OpenApiResponse:
 
 UNAUTHENTICATED = detail("no or an invalid token / session")
 FORBIDDEN = detail("the caller's role may not do this (or a session post without its CSRF token)")
+BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="invalid input: {detail} or {field: [errors]}")
 
 
 def responses(
@@ -35,7 +36,7 @@ def responses(
     if not_found:
         out[404] = detail(not_found)
     if bad_request:
-        out[400] = OpenApiResponse(OpenApiTypes.OBJECT, description="invalid input: {detail} or {field: [errors]}")
+        out[400] = BAD_REQUEST
     out.update(also or {})
     return out
 

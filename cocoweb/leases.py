@@ -136,7 +136,7 @@ class Heartbeat(threading.Thread):
         try:
             while not self.stop_event.wait(heartbeat_seconds(self.model)):
                 try:
-                    lease_write(self.model, self.pk, self.token)
+                    self.beat()
                 except LeaseLost:
                     self.lost = True
                     log.warning("%s %s: heartbeat found another attempt's lease", self.model.__name__, self.pk)
@@ -145,6 +145,10 @@ class Heartbeat(threading.Thread):
                     log.warning("%s %s: heartbeat write failed", self.model.__name__, self.pk, exc_info=True)
         finally:
             connection.close()
+
+    def beat(self) -> None:
+        """One beat: the lease-guarded heartbeat write (a subclass may refresh more, e.g. a run shard's run)."""
+        lease_write(self.model, self.pk, self.token)
 
     def stop(self) -> None:
         self.stop_event.set()

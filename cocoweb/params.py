@@ -17,9 +17,11 @@ from django.http import HttpRequest, HttpResponse
 
 MAX_DIGITS = 18  # every 18-digit number fits a signed 64-bit integer (the widest column)
 # The bounds of a form's numbers, so none reaches a column it overflows (a 500): a seed is stored in
-# a BigIntegerField, a count in a PositiveIntegerField (PostgreSQL's integer).
+# a BigIntegerField, a count in a PositiveIntegerField (PostgreSQL's integer). MAX_COUNT: the most
+# items one form asks to be built or sampled (questions of a build, generations per query kind).
 MAX_SEED = 2**63 - 1
 MAX_INT32 = 2**31 - 1
+MAX_COUNT = 100_000
 
 
 def digits(raw: object, *, max_digits: int = MAX_DIGITS, signed: bool = False) -> int | None:

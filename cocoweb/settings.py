@@ -236,6 +236,11 @@ COCOWEB_BUILD_PROGRESS_SECONDS = env.float("COCOWEB_BUILD_PROGRESS_SECONDS", def
 # wins); fewer when the model is slow, so that progress moves about every COCOWEB_RUN_PROGRESS_SECONDS.
 COCOWEB_RUN_CHUNK_SIZE = env.int("COCOWEB_RUN_CHUNK_SIZE", default=32)
 COCOWEB_RUN_PROGRESS_SECONDS = env.float("COCOWEB_RUN_PROGRESS_SECONDS", default=5.0)
+# Sharded runs (runs/shards.py): a run with more items than this is split into shards of this many
+# items, which every eval worker on every machine claims (start more eval workers to use them;
+# scripts/run.sh: COCOWEB_EVAL_WORKERS). 0: a run is never split, one worker scores it all. A run's
+# own ``shard_size`` parameter wins (run_eval --param shard_size=N).
+COCOWEB_EVAL_SHARD_SIZE = max(0, env.int("COCOWEB_EVAL_SHARD_SIZE", default=0))
 
 # Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
 # production sets CACHE_URL (a deploy check warns otherwise).

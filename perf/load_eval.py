@@ -4,14 +4,20 @@ storing predictions in chunks, progress, lease heartbeats, metrics — not a mod
 Celery workers on the ``eval`` queue, with Redis as the broker and PostgreSQL as the database,
 all on 127.0.0.1.
 
-A run is held by one worker at a time (a lease with a heartbeat, see ``runs/evaluation.py``), so
-two workers cannot split one run; what a second worker buys is a second run at the same time. The
-script measures, each on a fresh run of the same set with the same seed:
+An unsharded run is held by one worker at a time (a lease with a heartbeat, see
+``runs/evaluation.py``); a run split into shards (``--shard-size``, ``runs/shards.py``) is shared by
+every worker. The script measures, each on a fresh run of the same set with the same seed:
 
 1. ``reference``: one worker, one run.
-2. ``two runs``: two workers, two runs enqueued together.
-3. ``duplicate``: two workers, one run whose task is delivered twice (a redelivery or a double
+2. ``sharded 1``: one worker, one run split into shards (what sharding costs a lone worker).
+3. ``two runs``: two workers, two runs enqueued together.
+4. ``duplicate``: two workers, one run whose task is delivered twice (a redelivery or a double
    enqueue): one worker scores it, the other finds the lease held and skips.
+5. ``sharded 2``: two workers, one run split into shards.
+
+``--pace S`` makes every chunk wait S seconds after scoring (the run parameter ``pace_s``), standing
+in for a model endpoint's latency: a worker waiting on a remote server leaves the cores free, which
+is where a second worker pays on this 2-core machine (the random backend alone is CPU-bound here).
 
 and prints wall time (enqueue -> done), the scoring rate from the run's own phase times, and the
 metrics time. Then checks the database: every run ``done`` with exactly one prediction per item
@@ -19,7 +25,8 @@ metrics time. Then checks the database: every run ``done`` with exactly one pred
 metrics (value, CI, n of each metric and scope) equal to the reference run's.
 
     .venv/bin/python perf/load_eval.py                      # starts its own PostgreSQL + Redis
-    .venv/bin/python perf/load_eval.py --items 10000 --chunk-size 32
+    .venv/bin/python perf/load_eval.py --items 10000 --chunk-size 32 --shard-size 1000
+    .venv/bin/python perf/load_eval.py --items 2000 --pace 0.2      # an endpoint's latency per chunk
 
 Exit status 1 if a check fails.
 """
@@ -132,7 +139,7 @@ def phase_seconds(run: object) -> tuple[float, float]:
     return (at["metrics"] - at["scoring"]).total_seconds(), (at["done"] - at["metrics"]).total_seconds()
 
 
-def scenario(label: str, n_runs: int, deliveries: int, chunk_size: int, timeout: float) -> list[int]:
+def scenario(label: str, n_runs: int, deliveries: int, chunk_size: int, timeout: float, **params: float) -> list[int]:
     from django.db import transaction
 
     from runs.models import Run
@@ -146,7 +153,7 @@ def scenario(label: str, n_runs: int, deliveries: int, chunk_size: int, timeout:
                 backend="random",
                 scoring="loglik",
                 seed=7,
-                params={"chunk_size": chunk_size},
+                params={"chunk_size": chunk_size, **params},
                 enqueue=False,
             )
             for _ in range(n_runs)
@@ -163,9 +170,13 @@ def scenario(label: str, n_runs: int, deliveries: int, chunk_size: int, timeout:
         r.refresh_from_db()
         items += r.items_done
         scoring, metrics = phase_seconds(r) if r.state == Run.State.DONE else (float("nan"), float("nan"))
+        shard_workers = sorted(set(r.shards.values_list("worker", flat=True)))
+        held = (
+            f"{r.shards.count()} shards, workers {', '.join(shard_workers)}" if shard_workers else f"worker {r.worker}"
+        )
         print(
             f"  {label:10s} run {r.pk}: {r.state}, {r.items_done} items, wall {walls[r.pk]:.1f} s, scoring "
-            f"{scoring:.1f} s = {r.items_done / scoring:.0f} items/s, metrics {metrics:.1f} s, worker {r.worker}, "
+            f"{scoring:.1f} s = {r.items_done / scoring:.0f} items/s, metrics {metrics:.1f} s, {held}, "
             f"attempts {r.attempts}"
         )
         if r.error:
@@ -223,6 +234,8 @@ def main() -> int:
     ap.add_argument("--items", type=int, default=10_000)
     ap.add_argument("--chunk-size", type=int, default=32, help="predictions stored per transaction (run params)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per scenario")
+    ap.add_argument("--shard-size", type=int, default=1000, help="items per shard of the sharded scenarios")
+    ap.add_argument("--pace", type=float, default=0.0, help="seconds each chunk waits (an endpoint's latency)")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="cocoweb-load-eval-"))
@@ -252,20 +265,24 @@ def main() -> int:
         n_items = QuestionSet.objects.get(name=SET_NAME).questions.count()
         print(
             f"set: {n_items} CoCo-shaped questions ({time.perf_counter() - t:.1f} s); backend random (seed 7), "
-            f"chunk size {args.chunk_size}; {loadavg()}"
+            f"chunk size {args.chunk_size}, shard size {args.shard_size}, pace {args.pace} s/chunk; {loadavg()}"
         )
+        pace = {"pace_s": args.pace} if args.pace else {}
+        sharded = {"shard_size": args.shard_size, **pace}
         from runs.tasks import EVAL_QUEUE, run_execute_task
 
         run_execute_task.apply_async((0,), queue=EVAL_QUEUE)  # opens the broker connection (no run 0: skipped)
         workers.start("eval1")
         print(f"1 worker ({loadavg()}):")
-        reference = scenario("reference", 1, 1, args.chunk_size, args.timeout)[0]
+        reference = scenario("reference", 1, 1, args.chunk_size, args.timeout, **pace)[0]
+        one_sharded = scenario("sharded 1", 1, 1, args.chunk_size, args.timeout, **sharded)
         workers.start("eval2")
         print(f"2 workers ({loadavg()}):")
-        two = scenario("two runs", 2, 1, args.chunk_size, args.timeout)
-        dup = scenario("duplicate", 1, 2, args.chunk_size, args.timeout)
+        two = scenario("two runs", 2, 1, args.chunk_size, args.timeout, **pace)
+        dup = scenario("duplicate", 1, 2, args.chunk_size, args.timeout, **pace)
+        two_sharded = scenario("sharded 2", 1, 1, args.chunk_size, args.timeout, **sharded)
         print(f"  {loadavg()} at the end")
-        return check(reference, two + dup, n_items)
+        return check(reference, one_sharded + two + dup + two_sharded, n_items)
     finally:
         workers.stop()
         if own_services:

@@ -16,8 +16,18 @@ the rules accept, the two strata weighted by their sizes in the graph; target >=
 rule's precision where it decides and where it fires (the share of its texts that do *not* read
 as English; a rule right less often than wrong should go), with 95 % Wilson intervals.
 
-    .venv/bin/python perf/readability.py build [--per-side 150] [--seed 27]
-    .venv/bin/python perf/readability.py score [--json]
+``estimate`` re-judges an old reading's texts with the rules as they are now and estimates what the
+same readers' verdicts say of them (an estimate fitted to those texts when the rules were tightened
+on them, never a fresh measurement): the accepted share that reads as English and the recall, both
+strata of the old draw weighted by their sizes in the graph; a text whose display changed is left
+out (its reader saw another text) and counted, and so is a text with an ATOMIC blank (``___``: a
+build fills it or leaves the node out, so ``build`` no longer draws one).
+
+Several readings live side by side: ``--dir perf/readability/r18`` (keys in ``<dir>/keys``).
+
+    .venv/bin/python perf/readability.py build [--per-side 150] [--seed 27] [--dir DIR] [--exclude DIR...]
+    .venv/bin/python perf/readability.py score [--json] [--dir DIR]
+    .venv/bin/python perf/readability.py estimate [--dir DIR] [--show]
 """
 
 from __future__ import annotations
@@ -62,15 +72,26 @@ def _rows(graph: str) -> list[tuple[str, str, str]]:
     return [(r.head, r.relation, r.tail) for r in read_atomic_tsv(SHARED / "atomic2020_sample/atomic2020_triples.tsv")]
 
 
-def build(per_side: int, seed: int) -> None:
+def build(per_side: int, seed: int, out: Path = OUT, exclude: tuple[Path, ...] = ()) -> None:
     from commonsense.kg.normalize import is_none
     from commonsense.questions import names
+    from commonsense.questions.display import BLANK
     from commonsense.questions.node_text import event_texts, judge
     from commonsense.questions.text_rules import firing, rules_version
 
-    (OUT / "keys").mkdir(parents=True, exist_ok=True)
+    (out / "keys").mkdir(parents=True, exist_ok=True)
     for graph in GRAPHS:
-        texts = sorted({t for t, _ in event_texts(_rows(graph)) if t and not is_none(t)})
+        # a text with an ATOMIC blank is never shown as it is (a build fills it from isFilledBy or leaves
+        # the node out: commonsense/questions/display.py), so it is not read either
+        texts = sorted({t for t, _ in event_texts(_rows(graph)) if t and not is_none(t) and BLANK not in t})
+        # texts an earlier reading showed (its rules were fitted to them): a fresh reading draws others
+        seen = {
+            item["text"]
+            for folder in exclude
+            if (folder / "keys" / f"{graph}.json").exists()
+            for item in json.loads((folder / "keys" / f"{graph}.json").read_text(encoding="utf-8"))["items"].values()
+        }
+        texts = [t for t in texts if t not in seen]
         verdicts = {t: judge(t) for t in texts}
         accepted = [t for t in texts if verdicts[t].readable]
         rejected = [t for t in texts if not verdicts[t].readable]
@@ -82,6 +103,7 @@ def build(per_side: int, seed: int) -> None:
             "seed": seed,
             "rules_version": rules_version(),
             "population": {"texts": len(texts), "accepted": len(accepted), "rejected": len(rejected)},
+            "excluded_earlier_readings": [str(p) for p in exclude],
             "items": {},
         }
         lines = []
@@ -98,10 +120,10 @@ def build(per_side: int, seed: int) -> None:
                 "rule": v.rule,
                 "fires": [name for name, _ in firing(v.display)],
             }
-        folder = OUT / graph
+        folder = out / graph
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "reader.md").write_text(READER_HEAD.format(n=len(drawn)) + "\n".join(lines) + "\n", encoding="utf-8")
-        (OUT / "keys" / f"{graph}.json").write_text(json.dumps(key, indent=1, ensure_ascii=False), encoding="utf-8")
+        (out / "keys" / f"{graph}.json").write_text(json.dumps(key, indent=1, ensure_ascii=False), encoding="utf-8")
         print(f"{graph}: {len(drawn)} texts ({len(texts):,} in the graph, {len(accepted):,} accepted)")
 
 
@@ -147,34 +169,46 @@ def score_graph(key: dict[str, Any], verdicts: dict[str, bool]) -> dict[str, Any
     }
 
 
-def score(as_json: bool) -> None:
+def _readings(out: Path, graph: str) -> tuple[dict[str, Any], dict[str, dict[str, bool]]] | None:
+    """The key of one graph's reading and each reader's verdicts (id -> reads as English)."""
+    key_path = out / "keys" / f"{graph}.json"
+    if not key_path.exists():
+        return None
+    key = json.loads(key_path.read_text(encoding="utf-8"))
+    readers: dict[str, dict[str, bool]] = {}
+    for path in sorted((out / graph).glob("verdicts-*.jsonl")):
+        readers[path.stem] = {
+            (d := json.loads(line))["id"]: bool(d["english"])
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        }
+    return key, readers
+
+
+def _majority(readers: dict[str, dict[str, bool]]) -> dict[str, bool]:
+    """The readers' majority (a tie counts as not English: the strict side of the precision target)."""
+    judged: dict[str, list[bool]] = defaultdict(list)
+    for v in readers.values():
+        for i, ok in v.items():
+            judged[i].append(ok)
+    return {i: sum(v) * 2 > len(v) for i, v in judged.items()}
+
+
+def score(as_json: bool, out: Path = OUT) -> None:
     report: dict[str, Any] = {}
     for graph in GRAPHS:
-        key_path = OUT / "keys" / f"{graph}.json"
-        if not key_path.exists():
+        got = _readings(out, graph)
+        if got is None:
             continue
-        key = json.loads(key_path.read_text(encoding="utf-8"))
-        readers: dict[str, dict[str, bool]] = {}
-        for path in sorted((OUT / graph).glob("verdicts-*.jsonl")):
-            readers[path.stem] = {
-                (d := json.loads(line))["id"]: bool(d["english"])
-                for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip()
-            }
+        key, readers = got
         if not readers:
             print(f"{graph}: no verdicts yet")
             continue
-        out = {name: score_graph(key, v) for name, v in readers.items()}
-        # the readers' majority (a tie counts as not English: the strict side of the precision target)
-        judged: dict[str, list[bool]] = defaultdict(list)
-        for v in readers.values():
-            for i, ok in v.items():
-                judged[i].append(ok)
-        pooled = {i: sum(v) * 2 > len(v) for i, v in judged.items()}
-        out["majority"] = score_graph(key, pooled)
-        report[graph] = out
+        scores = {name: score_graph(key, v) for name, v in readers.items()}
+        scores["majority"] = score_graph(key, _majority(readers))
+        report[graph] = scores
         if not as_json:
-            for name, s in out.items():
+            for name, s in scores.items():
                 p, r = s["precision_accepted"], s["recall_readable"]
                 print(
                     f"{graph} {name}: precision of accepted {p['share']:.1%} {p['ci95']} (n={p['n']}), "
@@ -182,11 +216,71 @@ def score(as_json: bool) -> None:
                     if r is not None
                     else f"{graph} {name}: no recall"
                 )
-            for rule, s in out["majority"]["rules"].items():
+            for rule, s in scores["majority"]["rules"].items():
                 d, f = s["decides"], s["fires"]
                 print(f"  {rule:32} decides {d['k']}/{d['n']} right, fires {f['k']}/{f['n']} right")
     if as_json:
         print(json.dumps(report, indent=1))
+
+
+def estimate(show: bool, out: Path = OUT) -> dict[str, Any]:
+    """The old reading's verdicts under the rules as they are now (see the module's docstring)."""
+    from commonsense.questions.display import BLANK
+    from commonsense.questions.node_text import judge
+
+    report: dict[str, Any] = {}
+    for graph in GRAPHS:
+        got = _readings(out, graph)
+        if got is None or not got[1]:
+            continue
+        key, readers = got
+        verdicts = _majority(readers)
+        pop = key["population"]
+        # per old stratum: sample size, and the new-accepted / new-accepted-and-readable / readable counts
+        strata = {True: [0, 0, 0, 0], False: [0, 0, 0, 0]}
+        changed = blanks = 0
+        flips: list[str] = []
+        rules: dict[str, list[bool]] = defaultdict(list)  # rule -> right where it decides now
+        for tid, item in key["items"].items():
+            if tid not in verdicts:
+                continue
+            if BLANK in item["text"]:
+                blanks += 1  # never shown unfilled by a build (build() no longer draws them)
+                continue
+            now = judge(item["text"])
+            if now.display != item["display"]:
+                changed += 1
+                continue
+            st = strata[bool(item["accepted"])]
+            ok = verdicts[tid]
+            st[0] += 1
+            st[1] += now.readable
+            st[2] += now.readable and ok
+            st[3] += ok
+            if not now.readable:
+                rules[now.rule].append(not ok)
+            if now.readable != item["accepted"] or (now.readable and not ok):
+                mark = "+" if now.readable else "-"
+                flips.append(f"  {mark} {'ok ' if ok else 'BAD'} {now.rule or 'accepted':28} {item['shown']}")
+        sizes = {True: pop["accepted"], False: pop["rejected"]}
+        acc = sum(sizes[k] * s[1] / s[0] for k, s in strata.items() if s[0])
+        acc_ok = sum(sizes[k] * s[2] / s[0] for k, s in strata.items() if s[0])
+        readable = sum(sizes[k] * s[3] / s[0] for k, s in strata.items() if s[0])
+        old_acc = strata[True]
+        report[graph] = {
+            "precision": round(acc_ok / acc, 4) if acc else None,
+            "recall": round(acc_ok / readable, 4) if readable else None,
+            "accepted_share": round(acc / (sizes[True] + sizes[False]), 4),
+            "old_accepted_sample_still_accepted": f"{old_acc[1]}/{old_acc[0]}",
+            "old_accepted_sample_still_accepted_and_readable": f"{old_acc[2]}/{old_acc[1]}",
+            "display_changed": changed,
+            "blanks_left_out": blanks,
+            "rules_decide_right": {name: f"{sum(v)}/{len(v)}" for name, v in sorted(rules.items())},
+        }
+        print(f"{graph}: {json.dumps(report[graph])}")
+        if show:
+            print("\n".join(sorted(flips)))
+    return report
 
 
 def main() -> None:
@@ -195,13 +289,22 @@ def main() -> None:
     b = sub.add_parser("build")
     b.add_argument("--per-side", type=int, default=150)
     b.add_argument("--seed", type=int, default=27)
+    b.add_argument(
+        "--exclude", type=Path, nargs="*", default=[], help="earlier readings' folders: their texts are not drawn"
+    )
     s = sub.add_parser("score")
     s.add_argument("--json", action="store_true")
+    e = sub.add_parser("estimate")
+    e.add_argument("--show", action="store_true", help="list the texts whose verdict changed or that are still wrong")
+    for p in (b, s, e):
+        p.add_argument("--dir", type=Path, default=OUT, help="the reading's folder (keys in DIR/keys)")
     args = ap.parse_args()
     if args.cmd == "build":
-        build(args.per_side, args.seed)
+        build(args.per_side, args.seed, args.dir, tuple(args.exclude))
+    elif args.cmd == "score":
+        score(args.json, args.dir)
     else:
-        score(args.json)
+        estimate(args.show, args.dir)
 
 
 if __name__ == "__main__":

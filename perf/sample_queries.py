@@ -10,7 +10,12 @@ distractor where a state answers. The MiniLM
 near-duplicate check is timed separately: --minilm N questions of 2i built with and without it,
 reported as seconds per 1,000 questions.
 
-    .venv/bin/python perf/sample_queries.py [--triples 1330000] [--queries 10000] [--seed 0] [--minilm 1000]
+The node texts' verdicts (the English rules with the Link Grammar parse) are computed before the
+index reads the edges, in ``--processes`` forked workers (``commonsense.questions.wellformed.prejudged``;
+the same verdicts: tests/commonsense/test_prejudged.py); ``--processes 1`` judges them inside the
+index's own loop, as before.
+
+    .venv/bin/python perf/sample_queries.py [--triples 1330000] [--queries 10000] [--seed 0] [--minilm 1000] [--processes 2]
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from commonsense.kg.edges import edge_filter  # noqa: E402
 from commonsense.kg.index import GraphIndex, IndexOptions, file_fingerprint  # noqa: E402
 from commonsense.kg.normalize import minilm_encoder  # noqa: E402
 from commonsense.queries import KINDS, QuerySampler  # noqa: E402
@@ -34,8 +40,9 @@ from commonsense.queries.rules import DEFAULT_RULES  # noqa: E402
 from commonsense.questions.com2 import DEFAULT_COM2_HOPS, StateDistractorCheck, sample_questions  # noqa: E402
 from commonsense.questions.display import Display  # noqa: E402
 from commonsense.questions.neardup import NearDuplicates  # noqa: E402
+from commonsense.questions.node_text import judge  # noqa: E402
 from commonsense.questions.record import derive_seed  # noqa: E402
-from commonsense.questions.wellformed import build_edges  # noqa: E402
+from commonsense.questions.wellformed import build_edges, prejudged  # noqa: E402
 from perf.synth_graph import synthesize  # noqa: E402
 
 
@@ -46,12 +53,20 @@ def _records(path: Path):  # type: ignore[no-untyped-def]
             yield h, r, t
 
 
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process and its finished workers: on a shared machine
+    the wall time says how busy the others are, the CPU time what the build costs."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--triples", type=int, default=1_330_000)
     ap.add_argument("--queries", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--minilm", type=int, default=1000, help="2i questions to time the near-duplicate check on")
+    ap.add_argument("--processes", type=int, default=2, help="workers judging node texts (1: in the index's loop)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="cocoweb-queries-"))
     path = work / "synthetic_atomic.tsv"
@@ -59,17 +74,28 @@ def main() -> None:
     synthesize(path, n_triples=args.triples, seed=args.seed)
     print(f"synthesized {args.triples:,} triples in {time.perf_counter() - t0:.1f} s")
     opts = IndexOptions(normalize=True)
+    cpu0 = _cpu()
     t0 = time.perf_counter()
     edges = build_edges()  # the builders' default: label filter and the well-formed check
     fp = file_fingerprint(path) + edges.name
-    index = GraphIndex.cached(work / "cache", fp, lambda: edges(_records(path)), opts)
+
+    def records():  # type: ignore[no-untyped-def]
+        if args.processes <= 1:
+            return edges(_records(path))
+        got = prejudged(lambda: _records(path), edge_filter(False, False), args.processes)
+        print(f"node texts judged before the index: {len(got):,} in {time.perf_counter() - t0:.1f} s")
+        return build_edges(texts=lambda t: got.get(t) or judge(t))(_records(path))
+
+    index = GraphIndex.cached(work / "cache", fp, records, opts)
     build = time.perf_counter() - t0
+    cpu = _cpu() - cpu0
     t0 = time.perf_counter()
     index = GraphIndex.cached(work / "cache", fp, lambda: edges(_records(path)), opts)
     reload = time.perf_counter() - t0
     print(
         f"index: {index.n_nodes:,} nodes, {index.n_edges:,} edges; build+save {build:.1f} s "
-        f"(incl. reading and normalising the TSV), reload from cache {reload:.2f} s"
+        f"(incl. reading and normalising the TSV; CPU {cpu:.1f} s in this process and its workers, "
+        f"--processes {args.processes}), reload from cache {reload:.2f} s"
     )
     t0 = time.perf_counter()
     display = Display(index)

@@ -1,11 +1,11 @@
-"""The admin: runs with their lease (who holds a run, since when), for an operator's look.
+"""The admin: runs and their shards with their lease (who holds one, since when), for an operator's look.
 Read-only: states and leases change through the workers and the services, never by hand."""
 
 from django.contrib import admin
 
 from cocoweb.admin import ReadOnlyAdmin
 
-from .models import Run
+from .models import Run, RunShard
 
 
 @admin.register(Run)
@@ -15,3 +15,11 @@ class RunAdmin(ReadOnlyAdmin):
     search_fields = ("model", "worker")
     readonly_fields = ("lease", "worker", "attempts", "heartbeat_at", "phases", "created_at")
     raw_id_fields = ("question_set", "statement_set", "rerun_of", "created_by")
+
+
+@admin.register(RunShard)
+class RunShardAdmin(ReadOnlyAdmin):
+    list_display = ("id", "run", "index", "first", "last", "items", "items_done", "state", "worker", "heartbeat_at")
+    list_filter = ("state",)
+    search_fields = ("worker",)
+    raw_id_fields = ("run",)

@@ -137,6 +137,45 @@ class Run(LeasedJob):
         return f"about {s / 3600:.1f} h"
 
 
+class RunShard(LeasedJob):
+    """A slice of a sharded run's items (consecutive positions ``first``..``last`` of its set), held
+    by one eval worker at a time under the shared lease (``cocoweb/leases.py``): any number of workers,
+    on any number of machines, claim a run's shards (``runs/shards.py``) and store their predictions
+    on the run; the worker that finishes the last shard computes the run's metrics once. A run is
+    sharded when it has more items than its shard size (``COCOWEB_EVAL_SHARD_SIZE``, or the run's
+    ``shard_size`` parameter); otherwise it has no shards and one worker holds the run itself."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SCORING = "scoring", "Scoring"
+        DONE = "done", "Done"
+        CANCELLED = "cancelled", "Cancelled"
+        FAILED = "failed", "Failed"
+
+    HELD_STATES = (State.SCORING,)
+    UNFINISHED = (State.QUEUED, State.SCORING)
+    STALE_SETTING = "COCOWEB_RUN_STALE_SECONDS"
+    HEARTBEAT_SETTING = "COCOWEB_RUN_HEARTBEAT_SECONDS"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="shards")
+    index = models.PositiveIntegerField(help_text="0, 1, … in set order")
+    first = models.PositiveIntegerField(help_text="position of its first item")
+    last = models.PositiveIntegerField(help_text="position of its last item")
+    items = models.PositiveIntegerField(help_text="how many items it has")
+    items_done = models.PositiveIntegerField(default=0)
+    items_per_s = models.FloatField(null=True, blank=True, help_text="its current worker's pace")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="runshard_unique_index")]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} shard {self.index} ({self.first}-{self.last})"
+
+
 class Prediction(models.Model):
     """One scored item. Unique per (run, item): a retried or resumed task never stores an item twice."""
 

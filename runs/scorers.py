@@ -192,15 +192,29 @@ def scorer_for_run(run: Run) -> Scorer:
     raise ScorerUnavailable(f"backend {run.backend!r} is not available: commonsense.scoring has no build_scorer yet")
 
 
-def items_for_run(run: Run) -> Iterable[tuple[int, Question | Statement]]:
-    """(position, row) of every item of the run, in set order, cut at ``run.limit``."""
+def _item_rows(run: Run) -> Any:
     if run.question_set_id:
-        qs: Any = Question.objects.filter(question_set_id=run.question_set_id).order_by("position")
-    else:
-        qs = Statement.objects.filter(statement_set_id=run.statement_set_id).order_by("position")
-    if run.limit:
+        return Question.objects.filter(question_set_id=run.question_set_id).order_by("position")
+    return Statement.objects.filter(statement_set_id=run.statement_set_id).order_by("position")
+
+
+def items_for_run(
+    run: Run, first: int | None = None, last: int | None = None
+) -> Iterable[tuple[int, Question | Statement]]:
+    """(position, row) of every item of the run, in set order, cut at ``run.limit``; with ``first``
+    and ``last``, only those at positions ``first``..``last`` (a shard's, :mod:`runs.shards`)."""
+    qs = _item_rows(run)
+    if first is not None and last is not None:
+        qs = qs.filter(position__gte=first, position__lte=last)
+    elif run.limit:
         qs = qs[: run.limit]
     return ((row.position, row) for row in qs)
+
+
+def item_positions(run: Run) -> list[int]:
+    """The positions of the run's items, in set order, cut at ``run.limit``."""
+    qs = _item_rows(run).values_list("position", flat=True)
+    return list(qs[: run.limit] if run.limit else qs)
 
 
 def item_count(run: Run) -> int:

@@ -16,6 +16,7 @@ from runs.reports.difficulty import difficulty_run_check
 from . import catalog
 from .models import Run
 from .scorers import BACKENDS, SCORINGS
+from .shards import run_shards_stop
 
 
 def set_resolve(name: str) -> tuple[QuestionSet | None, StatementSet | None]:
@@ -123,10 +124,12 @@ def run_create(
 
 
 def run_cancel(run: Run) -> bool:
-    """Ask the run to stop. A queued run is cancelled at once; an active one at its next chunk."""
+    """Ask the run to stop. A queued run is cancelled at once, and a sharded one with every shard
+    (each worker stops at its next write); an unsharded active one at its next chunk."""
     if run.is_finished:
         return False
     with transaction.atomic():
+        run_shards_stop(run.pk, Run.State.CANCELLED)  # first: it locks the shards' rows before the run's
         Run.objects.filter(pk=run.pk).update(cancel_requested=True)
         n = Run.objects.filter(pk=run.pk, state=Run.State.QUEUED).update(
             state=Run.State.CANCELLED, finished_at=timezone.now()

@@ -40,7 +40,14 @@ log = logging.getLogger(__name__)
 
 @shared_task(name="runs.run_execute", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_execute_task(run_id: int) -> str:
-    return run_execute(run_id, worker=worker_name())
+    """Run, resume or join ``run_id``; a run split into shards calls as many more workers as it has
+    shards beyond the first (each message's worker claims shards until none is left)."""
+
+    def fan_out(n: int) -> None:
+        for _ in range(n):
+            run_execute_task.apply_async((run_id,), queue=EVAL_QUEUE)
+
+    return run_execute(run_id, worker=worker_name(), fan_out=fan_out)
 
 
 @shared_task(name="runs.requeue_stale", ignore_result=True)

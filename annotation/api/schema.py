@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from annotation.models import Item
 from annotation.services import campaign_exports as exports
-from cocoweb.api_schema import FORBIDDEN, UNAUTHENTICATED, detail
+from cocoweb.api_schema import detail
+from cocoweb.api_schema import responses as shared_responses
 
 
 class ItemOutSerializer(serializers.Serializer):
@@ -43,21 +43,20 @@ class SkippedSerializer(serializers.Serializer):
     skipped = serializers.BooleanField()
 
 
-NOT_FOUND = detail("no such campaign open to the caller, or no such item in it")
+NOT_FOUND_TEXT = "no such campaign open to the caller, or no such item in it"
+NOT_FOUND = detail(NOT_FOUND_TEXT)
 UNSUPPORTED = detail("the request body's media type is not accepted")
 
 
 def responses(ok: Any, *extra: int, also: dict[Any, Any] | None = None) -> dict[Any, Any]:
-    """``ok`` for 200, the errors every operation can give, the ``extra`` ones, and ``also``."""
-    out: dict[Any, Any] = {200: ok, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND}
-    if 400 in extra:
-        out[400] = OpenApiResponse(OpenApiTypes.OBJECT, description="invalid input: {detail} or {field: [errors]}")
+    """``ok`` for 200, the errors every operation can give (``cocoweb/api_schema.py``), the
+    ``extra`` ones, and ``also``."""
+    more: dict[Any, Any] = {}
     if 415 in extra:
-        out[415] = UNSUPPORTED
+        more[415] = UNSUPPORTED
     if 409 in extra:
-        out[409] = detail("the reservation expired and the item has all its answers now")
-    out.update(also or {})
-    return out
+        more[409] = detail("the reservation expired and the item has all its answers now")
+    return shared_responses(ok, not_found=NOT_FOUND_TEXT, bad_request=400 in extra, also={**more, **(also or {})})
 
 
 N_BOOT_MAX = 10_000

@@ -18,6 +18,7 @@ from commonsense.agreement import fleiss_kappa
 from commonsense.rica_verify import round_matrices, verdict
 from knowledge.models import Question, QuestionSet
 from knowledge.services.names import name_check
+from knowledge.services.question_rows import question_row, questions_store
 
 
 def _votes(campaign: Campaign) -> dict[int, list[int]]:
@@ -84,20 +85,12 @@ def rica_verified_set_create(campaign: Campaign, *, name: str, user: Any = None)
             counts[f"round_{v.round}"] += 1
             counts["flipped"] += not v.valid
             rows.append(
-                Question(
-                    question_set=qset,
-                    position=pos,
-                    external_id=q.external_id,
-                    context=q.context,
-                    stem=q.stem,
-                    options=q.options,
+                question_row(
+                    qset,
+                    pos,
+                    q,
                     answer_index=answer,
-                    answers=[q.options[answer]] if answer is not None else [],
-                    structure=q.structure,
-                    group=q.group,
-                    role=q.role,
                     metadata={
-                        **(q.metadata or {}),
                         "rica_verification": {
                             "campaign": campaign.name,
                             "round_1": vs[:2],
@@ -109,7 +102,7 @@ def rica_verified_set_create(campaign: Campaign, *, name: str, user: Any = None)
                     },
                 )
             )
-        Question.objects.bulk_create(rows, batch_size=2000)
+        questions_store(rows)
         qset.question_count = len(rows)
         qset.save(update_fields=["question_count"])
         return VerifiedSet.objects.create(

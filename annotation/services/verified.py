@@ -37,6 +37,7 @@ from commonsense.validation import NONE_CORRECT, com2_postprocess
 from commonsense.verified_needs import Needs, needs
 from knowledge.models import Question, QuestionSet
 from knowledge.services.names import name_check
+from knowledge.services.question_rows import question_row, questions_store
 from knowledge.services.set_quality import question_set_quality
 
 
@@ -225,31 +226,21 @@ def verified_set_create(
                 "com2": asdict(post),
             }
             rows.append(
-                Question(
-                    question_set=qset,
-                    position=pos,
-                    external_id=q.external_id,
-                    context=q.context,
-                    stem=q.stem,
+                question_row(
+                    qset,
+                    pos,
+                    q,
                     options=post.options,
                     answer_index=post.answer_index,
                     answers=[post.positive if post.positive is not None else NONE_CORRECT],
-                    structure=q.structure,
-                    group=q.group,
-                    role=q.role,
-                    metadata={**(q.metadata or {}), "verified": verified},
+                    metadata={"verified": verified},
                 )
             )
             pos += 1
             triples.append(list(q.triples.values_list("id", flat=True)))
         if not rows:
             raise ValidationError(f"no item of {campaign.name} could keep five options: {counts}")
-        stored = Question.objects.bulk_create(rows, batch_size=2000)
-        through = Question.triples.through
-        through.objects.bulk_create(
-            [through(question_id=r.pk, triple_id=t) for r, ts in zip(stored, triples, strict=True) for t in ts],
-            batch_size=5000,
-        )
+        stored = questions_store(rows, triples)
         qset.question_count = len(rows)
         qset.save(update_fields=["question_count"])
         # the set's quality report as any set's (text, chains and - issue 25 - the shortcut audit), then

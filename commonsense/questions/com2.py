@@ -5,296 +5,45 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from commonsense.kg.index import GraphIndex
-from commonsense.kg.relations import COM2_RELATIONS
 from commonsense.scoring.plausibility import PlausibilityCheck
 
-from ..queries.rules import ANSWER_CLASS, DEFAULT_RULES_MODE, CompositionRules, rules_for
-from ..queries.sampling import QInter, QProj, Query, QuerySampler
+from ..queries.rules import CompositionRules
+from ..queries.sampling import Query, QuerySampler
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
-from . import distractors, fluent, names, negatives, verbalize, wellformed
+from . import distractors, fluent, names, negatives, verbalize
 from . import funnel as stages
+
+# what callers import from here: the parameters and report (com2_params), the checks (option_checks)
+from .com2_params import DEFAULT_COM2_HOPS as DEFAULT_COM2_HOPS
+from .com2_params import OLD_VETO as OLD_VETO
+from .com2_params import BuildParams as BuildParams
+from .com2_params import BuildReport as BuildReport
 from .display import Display
 from .diverse import EmbeddingCache, select_diverse
-from .neardup import DEFAULT_THRESHOLD, NearDuplicates
+from .neardup import NearDuplicates
 from .negatives import NegativeSpec, RelationTails
+from .option_checks import STATE_CLASSES as STATE_CLASSES
+from .option_checks import (
+    NearSynonymCheck,
+    StateDistractorCheck,
+    _counted,
+    near_duplicate_check,
+    option_checks,
+    other_kind,
+)
+from .option_checks import OptionCandidate as OptionCandidate
+from .option_checks import OptionCheck as OptionCheck
 from .plausible import pick_checked
 from .record import BuiltQuestion, derive_seed
-from .synonyms import DEFAULT_SYNONYM_THRESHOLD, NearSynonyms
+from .synonyms import NearSynonyms
 
 Progress = Callable[[int, int], None]
-
-# COM2 Table 8's twelve relations; HinderedBy only on 2in's negated branch.
-DEFAULT_COM2_HOPS: tuple[str, ...] = tuple(r for r in COM2_RELATIONS if r != NEGATION_RELATION)
-
-
-@dataclass(frozen=True)
-class OptionCandidate:
-    """What a distractor check sees: the candidate, the query and the item so far."""
-
-    node: int
-    text: str  # as displayed, placeholders (PersonX) not yet replaced by names
-    answers: Sequence[str]
-    options: Sequence[str]  # chosen so far, the gold first
-    query: Query
-    index: GraphIndex
-
-
-# A distractor check: a reason to reject the candidate, or None. Plausibility models plug in here.
-OptionCheck = Callable[[OptionCandidate], str | None]
-
-
-@dataclass
-class BuildReport:
-    """What a build did, stored with the set: requested and built counts, why attempts and
-    distractor candidates were dropped."""
-
-    requested: int = 0
-    built: int = 0
-    kind: str = ""
-    attempts: int = 0
-    dropped: Counter[str] = field(default_factory=Counter)
-    distractors_rejected: Counter[str] = field(default_factory=Counter)
-    judge_vetoed: Counter[str] = field(default_factory=Counter)  # by provenance (adversarial / random)
-    # the build funnel (:mod:`.funnel`): the graph's stages and what sampling counted
-    graph: list[stages.Stage] = field(default_factory=list)
-    sampling: stages.SamplingCounts = field(default_factory=stages.SamplingCounts)
-
-    def funnel(self) -> dict[str, object]:
-        s = self.sampling
-        return stages.funnel(self.graph, stages.sampling_stages(s), stages.candidate_stage(s))
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            **({"kind": self.kind} if self.kind else {}),
-            "requested": self.requested,
-            "built": self.built,
-            "shortfall": max(self.requested - self.built, 0),
-            "attempts": self.attempts,
-            "dropped": dict(sorted(self.dropped.items())),
-            "distractors_rejected": dict(sorted(self.distractors_rejected.items())),
-            "judge_vetoed": dict(sorted(self.judge_vetoed.items())),
-            "funnel": self.funnel(),
-        }
-
-
-@dataclass
-class BuildParams:
-    kind: str
-    count: int
-    seed: int
-    relations: list[str] | None = None  # None: COM2's twelve (DEFAULT_COM2_HOPS + HinderedBy for 2in)
-    max_degree: int = 10
-    person_names: bool = True
-    diverse: bool = False
-    # which hops may be chained and intersected (rules.RULES_MODES): "curated" (the default), "paper"
-    # (every pattern the papers print), "any" (no rule: the papers' bare sampler)
-    rules: str = DEFAULT_RULES_MODE
-    fluent: bool = True
-    near_duplicate: float | None = DEFAULT_THRESHOLD  # None: no near-duplicate check
-    # no distractor whose predicate means what an answer's does (synonyms.py; MiniLM cosine of the
-    # predicates, WordNet adjective clusters); None: off. Runs only with the near-duplicate check
-    near_synonym: float | None = DEFAULT_SYNONYM_THRESHOLD
-    # COM2's hard negatives (negatives.py): adversarial ones from the query's branches ("branch") or
-    # any anchor neighbour ("neighbours"); random ones among the asked relation's tails
-    # ("relation"), the graph's shared event tails ("shared") or any tail ("whole-graph", COM2's
-    # literal "randomly sampled across the whole CSKG")
-    adversarial_negatives: str = "branch"
-    # "" : the rules mode's own (issue 27: "paper" draws COM2's whole-graph randoms, the others "relation")
-    random_negatives: str = ""
-    # the former same-type veto (sessions 11-15), off by default: it removed exactly COM2's
-    # adversarial negatives and let option shape answer most items (issue 25). With
-    # adversarial_negatives="neighbours": only anchor edges whose tails answer another kind of thing
-    adversarial_other_kind: bool = False
-    # False: no feeling or attribute as a distractor where one can answer (StateDistractorCheck)
-    state_distractors: bool = True
-    # checked distractors kept beside the options for the validation's top-up (COM2 A.4)
-    spare_distractors: int = 3
-    extra: dict[str, object] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        rules_for(self.rules)  # an unknown mode is refused here, naming the modes
-        if not self.random_negatives:
-            self.random_negatives = PAPER_RANDOM_NEGATIVES if self.rules == "paper" else "relation"
-        NegativeSpec(self.adversarial_negatives, self.random_negatives)  # so is an unknown source of negatives
-
-    @property
-    def composition_rules(self) -> CompositionRules | None:
-        return rules_for(self.rules)
-
-    @property
-    def hop_relations(self) -> list[str]:
-        return list(self.relations) if self.relations else list(DEFAULT_COM2_HOPS)
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "count": self.count,
-            "seed": self.seed,
-            "relations": self.relations,
-            "hop_relations": self.hop_relations,
-            "max_degree": self.max_degree,
-            "person_names": self.person_names,
-            "diverse": self.diverse,
-            "rules": self.rules,
-            "composition_rules": self.composition_rules.name if self.composition_rules is not None else None,
-            "fluent": self.fluent,
-            "near_duplicate": self.near_duplicate,
-            "near_synonym": self.near_synonym if self.near_duplicate is not None else None,
-            "adversarial_negatives": self.adversarial_negatives,
-            "random_negatives": self.random_negatives,
-            "adversarial_other_kind": self.adversarial_other_kind,
-            "state_distractors": self.state_distractors,
-            "spare_distractors": self.spare_distractors,
-        }
-
-    @property
-    def negatives(self) -> NegativeSpec:
-        return NegativeSpec(self.adversarial_negatives, self.random_negatives)
-
-
-# ``--rules paper`` builds as COM2 wrote: its random negatives are "randomly sampled across the whole CSKG"
-PAPER_RANDOM_NEGATIVES = "whole-graph"
-
-# The distractors of main before issue 25 (the same-type veto): BuildParams(**OLD_VETO, ...) builds
-# them again, for A/B measurements and the audit's test that it can fail.
-OLD_VETO: dict[str, object] = {
-    "adversarial_negatives": "neighbours",
-    "random_negatives": "shared",
-    "adversarial_other_kind": True,
-    "state_distractors": False,
-    "near_synonym": None,
-}
-
-
-def other_kind(index: GraphIndex, query: Query) -> Callable[[int], bool]:
-    """Relation ids whose tails answer a different kind of thing (rules.ANSWER_CLASS) than the
-    query's last hops: "Sara is upset" (xReact) is no adversarial distractor for "what Sara feels",
-    "Sara wants to apologise" (xWant) is."""
-    root = query.root
-    tops = [root] if isinstance(root, QProj) else list(root.branches) if isinstance(root, QInter) else []
-    kinds = {ANSWER_CLASS.get(index.rel_names[b.rel]) for b in tops if isinstance(b, QProj)}
-    bad = {i for i, r in enumerate(index.rel_names) if ANSWER_CLASS.get(r) in kinds or ANSWER_CLASS.get(r) is None}
-    return lambda r: r not in bad
-
-
-def option_checks(
-    index: GraphIndex,
-    query: Query,
-    display: Callable[[int], str],
-    answers: Sequence[str],
-    checks: Sequence[OptionCheck],
-    chosen_first: str,
-) -> distractors.Reject:
-    """The checks as a :data:`distractors.Reject` over nodes."""
-
-    def reject(node: int, chosen: list[int]) -> str | None:
-        cand = OptionCandidate(
-            node, display(node), answers, [chosen_first, *(display(n) for n in chosen)], query, index
-        )
-        for check in checks:
-            why = check(cand)
-            if why is not None:
-                return why
-        return None
-
-    return reject
-
-
-class NearSynonymCheck:
-    """:class:`~.synonyms.NearSynonyms` as an :data:`OptionCheck` (against the item's answers)."""
-
-    def __init__(self, ns: NearSynonyms) -> None:
-        self.ns = ns
-
-    def __call__(self, c: OptionCandidate) -> str | None:
-        return self.ns.reason(c.text, c.answers)
-
-    def prefetch(self, texts: Sequence[str]) -> None:
-        self.ns.prefetch(texts)
-
-
-class NearDuplicateCheck:
-    """The MiniLM near-duplicate veto as an :data:`OptionCheck`; ``prefetch`` embeds a question's
-    answers and likely candidates in one batch (one encoder call per question, not per text)."""
-
-    def __init__(self, nd: NearDuplicates) -> None:
-        self.nd = nd
-
-    def __call__(self, c: OptionCandidate) -> str | None:
-        return self.nd.reason(c.text, c.answers, c.options)
-
-    def prefetch(self, texts: Sequence[str]) -> None:
-        self.nd.vectors(list(texts))
-
-
-STATE_CLASSES = frozenset({"feeling of PersonX", "attribute of PersonX", "feeling of PersonY"})
-# relations whose answers a state (a feeling, an attribute) can defensibly be: what happens after
-STATE_ANSWERABLE = frozenset({"xEffect", "oEffect", "isAfter", "Causes", "HasSubEvent"})
-
-
-class StateDistractorCheck:
-    """No state (a tail of xReact, oReact or xAttr: "Samantha is happy") as a distractor where a
-    state answers the question: to "what Samantha is seen as given …" with gold "Samantha is needy",
-    "Samantha is happy" and "Samantha is satisfied" were defensible too; to "the effect on Emma
-    after …" so was "Emma feels impatient". Read blind, such options were the main cause of "several
-    defensible answers" on ATOMIC builds. Questions about wants, needs and intents keep them (a
-    feeling is no answer to what someone needed to do)."""
-
-    def __init__(self, index: GraphIndex) -> None:
-        state_rels = np.array([ANSWER_CLASS.get(r) in STATE_CLASSES for r in index.rel_names], dtype=bool)
-        self.state = np.zeros(len(index.names), dtype=bool)
-        if index.f_rel.shape[0]:
-            self.state[index.f_dst[state_rels[index.f_rel]]] = True
-        self.names = index.names
-        self._shaped: dict[int, bool] = {}
-        self._last: tuple[Query, bool] | None = None
-
-    def state_shaped(self, node: int) -> bool:
-        """A node that reads as a state whatever relation it came from: "Jake is really sad" as an
-        xEffect tail. Read blind, such options beside a feeling gold ("what Jake feels after the
-        effect on Jake after …": "Jake is really sad" / "Jake is hurt") were a second defensible
-        answer."""
-        got = self._shaped.get(node)
-        if got is None:
-            shown = wellformed.display_form(self.names[node])
-            got = self._shaped[node] = any(wellformed.misfit(r, shown) is None for r in ("xReact", "oReact", "xAttr"))
-        return got
-
-    def applies(self, index: GraphIndex, query: Query) -> bool:
-        if self._last is not None and self._last[0] is query:
-            return self._last[1]
-        root = query.root
-        tops = [root] if isinstance(root, QProj) else list(root.branches) if isinstance(root, QInter) else []
-        rels = {index.rel_names[b.rel] for b in tops if isinstance(b, QProj)}
-        got = any(ANSWER_CLASS.get(r) in STATE_CLASSES or r in STATE_ANSWERABLE for r in rels)
-        self._last = (query, got)
-        return got
-
-    def __call__(self, c: OptionCandidate) -> str | None:
-        if (self.state[c.node] or self.state_shaped(c.node)) and self.applies(c.index, c.query):
-            return "a state where a state answers"
-        return None
-
-
-def _counted(reject: distractors.Reject, counts: stages.SamplingCounts) -> distractors.Reject:
-    """``reject`` counting every candidate it sees (the funnel's distractor candidates)."""
-
-    def counted(node: int, chosen: list[int]) -> str | None:
-        counts.candidates_checked += 1
-        return reject(node, chosen)
-
-    return counted
-
-
-def near_duplicate_check(nd: NearDuplicates) -> OptionCheck:
-    return NearDuplicateCheck(nd)
 
 
 def make_question(

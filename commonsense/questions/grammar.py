@@ -63,16 +63,35 @@ def version() -> str | None:
     return str(clinkgrammar.linkgrammar_get_version())
 
 
-@lru_cache(maxsize=1 << 20)
 def parses(text: str) -> bool:
     """True when ``text`` (a display sentence, placeholders allowed) has a complete parse: every
     word linked. Raises RuntimeError when the parser is missing (ask :func:`available` first)."""
+    return cost(text) is not None
+
+
+@lru_cache(maxsize=1 << 20)
+def cost(text: str) -> float | None:
+    """The disjunct cost of the best complete parse of ``text`` (None: no complete parse). The
+    dictionary gives a cost to the constructions it allows but disfavours (a noun with its
+    determiner left out, a possessive after a verb, a bare transitive verb ending a clause); the
+    parser returns its linkages cheapest first. Raises RuntimeError when the parser is missing."""
     got = _parser()
     if got is None:
         raise RuntimeError("the Link Grammar parser is not installed (apt-get install python3-link-grammar)")
     dictionary, options, sentence = got
     shown = _PLACEHOLDER.sub(lambda m: NAMES[m.group(0)], text.strip()).rstrip(".!?") + "."
-    return len(sentence(_articles(shown), dictionary, options).parse()) > 0
+    for linkage in sentence(_articles(shown), dictionary, options).parse():
+        return float(linkage.disjunct_cost())
+    return None
+
+
+@lru_cache(maxsize=65536)
+def bare_noun(word: str) -> bool:
+    """The dictionary lets ``word`` stand as a whole noun phrase with no determiner: a mass noun
+    ("orientation", "underwear", "soap"), a plural or a gerund; not a count noun ("chair", "idea").
+    Link Grammar's English dictionary marks mass uses (its ``.n-u`` words); this asks the parser
+    whether "Lee likes <word>." parses."""
+    return parses(f"Lee likes {word}")
 
 
 _ARTICLE = re.compile(r"\b([Aa]n?) (\w)")

@@ -58,6 +58,8 @@ PRONOUNS_PLURAL = frozenset({"i", "you", "we", "they", "people", "others"})
 DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "his", "her", "its", "our", "their", "thier", "this", "that", "these", "those"}
 )
+# words after which no person can stand ("the PersonY", "another PersonY")
+ARTICLE_LIKE = frozenset("a an the another every each this that these those some any no other such".split())
 MODALS = frozenset({"would", "will", "can", "could", "should", "must", "may", "might", "shall", "cannot"})
 ADVERBS = frozenset({"not", "n't", "never", "really", "so", "very", "too", "always", "still", "just", "also", "all"})
 PRE_VERB_ADVERBS = frozenset({"finally", "already", "usually", "often", "sometimes", "eventually", "even", "only"})
@@ -89,11 +91,6 @@ INTENSIFIERS = frozenset(
     {"very", "so", "really", "quite", "pretty", "a", "bit", "little", "too", "extremely", "more", "less", "most"}
 )
 INTENSIFIERS |= frozenset({"not", "also", "still", "just", "somewhat", "rather", "fairly", "truly", "kind", "of"})
-MODAL_PASTS = frozenset({"would", "could", "should", "might"})  # modals, not past events
-# words after which a count noun is plural ("all the animals", "two kids"), and the singulars that
-# read right after them anyway ("all the way", "all day")
-COUNTING = frozenset("all both two three four five six several many few various".split())
-COUNTED_SINGULAR = frozenset("way day night time week year morning evening afternoon while summer winter".split())
 QUANTIFIERS_PLURAL = frozenset("many several these those few both two three four five various some".split())
 # a sentence ending on these points at something the reader has not been told ("PersonX wraps it",
 # "PersonX practices for it", "PersonY guesses so"); a question built on it is not about common sense
@@ -115,6 +112,8 @@ DITRANSITIVE = frozenset(
     | {"owe", "ask", "call", "find", "leave", "cook", "read", "write", "sell", "throw", "cost", "promise", "serve"}
     | {"feed", "allow", "deny", "wish", "save", "spare", "bake", "fetch", "grant", "name", "consider", "keep"}
 )
+# particles of a verb of moving ("runs away", "moves in"), after which a person needs a preposition
+MOTION_PARTICLES = frozenset("away in out off up down over back along around".split())
 MOTION = frozenset("go goes went come comes came".split())
 # what may follow "goes" / "comes" directly ("goes home", "comes back", "goes shopping")
 AFTER_MOTION = frozenset(
@@ -179,7 +178,7 @@ HAVE_NOUNS = frozenset("cash change room trouble time phone eye brace money fun"
 # they are that person's ("enjoys PersonY class", "takes PersonY place")
 OWNED_BARE = frozenset("class room door hand office place part bed side turn life mind heart car job house".split())
 # words after a possessive that cannot be owned ("takes PersonY's outside", "sends PersonY's away")
-NOT_OWNED = frozenset("outside inside up down there here back away over out off around".split())
+NOT_OWNED = frozenset("outside inside up down there here away over out off around".split())  # not "back": a body part
 # a preposition and a noun that read right together without an article
 BARE_AFTER = frozenset(
     [("at", "night"), ("by", "car"), ("by", "bus"), ("by", "train"), ("by", "plane"), ("on", "foot")]
@@ -207,6 +206,8 @@ MASS_NOUNS = frozenset(
     """money information advice furniture equipment luggage homework news traffic weather music
     knowledge evidence research stuff garbage trash rice sugar bread milk water""".split()
 )
+# the endings of nouns made from verbs and adjectives, which often stand bare ("attends orientation")
+ABSTRACT_SUFFIXES = ("tion", "sion", "ment", "ness", "ity", "ance", "ence", "ism", "acy", "ery", "ship", "hood")
 # nouns of a time an adjective makes an adverbial of ("meets PersonY last night", "sees PersonY next week")
 TIME_NOUNS = frozenset(
     "night day week month year time morning evening afternoon weekend summer winter spring fall".split()

@@ -12,7 +12,8 @@ the relation, not on the node, and stays with the edge filter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import multiprocessing
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from commonsense.kg.normalize import clean, normalize_tail
@@ -42,6 +43,25 @@ def judge(text: str) -> TextVerdict:
     shown = display_form(text)
     got = verdict(shown)
     return TextVerdict(shown, got[0], got[1]) if got else TextVerdict(shown, "", "")
+
+
+def _judge_chunk(texts: list[str]) -> list[TextVerdict]:
+    return [judge(t) for t in texts]
+
+
+def judge_many(texts: Sequence[str], processes: int = 1, chunk: int = 1000) -> Iterator[tuple[str, TextVerdict]]:
+    """:func:`judge` of every text, in order; with ``processes`` > 1 in that many forked workers
+    (each text is judged by the same code in another process: the verdicts are the same). Most of a
+    verdict's time is the Link Grammar parse and the rules' Python, one text at a time, so the work
+    splits by text; a fork shares the loaded lexicons and the parser's dictionary with the workers."""
+    if processes <= 1 or len(texts) < 2 * chunk or "fork" not in multiprocessing.get_all_start_methods():
+        for t in texts:
+            yield t, judge(t)
+        return
+    parts = [list(texts[i : i + chunk]) for i in range(0, len(texts), chunk)]
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        for part, got in zip(parts, pool.imap(_judge_chunk, parts), strict=True):
+            yield from zip(part, got, strict=True)
 
 
 def event_texts(records: Iterable[tuple[str, str, str]]) -> Iterator[tuple[str, str]]:

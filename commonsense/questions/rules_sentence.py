@@ -5,9 +5,13 @@ person), possessives. Tried after :mod:`.rules_words`, in the order of this modu
 from __future__ import annotations
 
 from . import fluent
+from .fluent import lemmas
 from .lexicon import (
     ADVERBIALS,
+    ARTICLE_LIKE,
     AUXILIARIES,
+    BARE_NOUNS,
+    DETERMINERS,
     FIRST_PERSON,
     MODALS,
     NOT_OWNED,
@@ -16,7 +20,7 @@ from .lexicon import (
     TO_VERBS,
 )
 from .rule_table import rule
-from .words import missing_possessive, participle_only, past_only, singular_count, tags, third_person
+from .words import bare_verb_lemma, missing_possessive, participle_only, tags, third_person
 
 
 def _verb_index(toks: list[str]) -> int:
@@ -31,40 +35,34 @@ def _verb_index(toks: list[str]) -> int:
     "no-subject",
     "no subject: the text starts with a verb or an adjective (an ATOMIC tail shown as it is)",
     accept=["someone knocks on the door", "PersonX's dog barks"],
-    reject=["feel relaxed", "reserve lodging for the trip"],
+    reject=["feel relaxed", "reserve lodging for the trip", "Feed the dogs", "Take PersonY home"],
 )
 def no_subject(toks: list[str], text: str) -> str | None:
     first = toks[0]
     if not (PERSON.match(first) or first.lower() in SUBJECTS or first[:1].isupper()):
         return f"no subject: starts with {first!r}"
+    if first[:1].isupper() and not PERSON.match(first) and first.lower() not in SUBJECTS:
+        # a capital that is a verb's base form before an object: an imperative ("Feed the dogs")
+        nxt = toks[1].lower() if len(toks) > 1 else ""
+        if bare_verb_lemma(first.lower()) and (nxt in DETERMINERS or PERSON.match(toks[1])):
+            return f"no subject: starts with the verb {first!r}"
     return None
 
 
 @rule(
-    "past-tense",
-    "a simple past among events shown in the present tense",
-    accept=["PersonX reads a book", "PersonX puts the book away"],
-    reject=["PersonX accidentally ran into PersonY", "PersonX studied harder"],
-    library="lemminflect",
+    "pronoun-subject",
+    "the subject is a pronoun that points at nothing the reader was told ('it is not usable', 'Their boss')",
+    accept=["PersonX knows it is late", "people like PersonX", "this dog barks"],
+    reject=["it is not usable", "it tastes okay", "Their boss is never satisfied", "This is the last year"],
 )
-def past_tense(toks: list[str], text: str) -> str | None:
-    if PERSON.match(toks[0]):
-        j = _verb_index(toks)
-        if past_only(toks[j].lower()):
-            return f"a past tense among present-tense events: {toks[j]!r}"
-    return None
-
-
-@rule(
-    "themselves",
-    "'themselves' for one person",
-    accept=["people hurt themselves", "PersonX hurts PersonX's knee"],
-    reject=["PersonX hurts themselves", "PersonX buys themselves a car"],
-)
-def themselves(toks: list[str], text: str) -> str | None:
-    first = toks[0]
-    if "themselves" in (t.lower() for t in toks) and PERSON.match(first) and first.startswith("Person"):
-        return "'themselves' for one person"
+def pronoun_subject(toks: list[str], text: str) -> str | None:
+    first = toks[0].lower()
+    if first in ("it", "they", "their", "them"):
+        return f"the subject {toks[0]!r} points at nothing"
+    if first in ("this", "that", "these", "those") and len(toks) > 1:
+        nxt = toks[1].lower()
+        if nxt in AUXILIARIES or "NOUN" not in tags(nxt) and "ADJ" not in tags(nxt):
+            return f"the subject {toks[0]!r} points at nothing"
     return None
 
 
@@ -170,6 +168,41 @@ def subject_as_object(toks: list[str], text: str) -> str | None:
     return None
 
 
+def _verb_next(toks: list[str], i: int) -> bool:
+    """The word after ``toks[i]`` is a verb of which it is the subject ("knows it *is* late")."""
+    nxt = toks[i + 1].lower()
+    return nxt in AUXILIARIES or third_person(nxt)
+
+
+@rule(
+    "pronoun-object",
+    "'it' or 'them' as an object inside the sentence with nothing before it that it could be",
+    accept=["PersonX holds a baby and puts it down", "PersonX sees that it rains"],
+    reject=["PersonX takes it everywhere", "PersonX hands it to PersonY", "PersonX waters them often"],
+)
+def pronoun_object(toks: list[str], text: str) -> str | None:
+    for i in range(1, len(toks) - 1):
+        if toks[i].lower() in ("it", "them") and "VERB" in tags(toks[i - 1].lower()) and not _verb_next(toks, i):
+            if not any(t.lower() in DETERMINERS or t == "'s" for t in toks[:i]):
+                return f"{toks[i]!r} points at nothing"
+    return None
+
+
+@rule(
+    "noun-after-be",
+    "'is' and a bare singular noun that is no adjective, ending the sentence ('PersonX is anticipation')",
+    accept=["PersonX is in trouble", "PersonX is a teacher", "PersonX is ready", "PersonX is fun"],
+    reject=["PersonX is anticipation", "PersonX is teacher"],
+    library="lemminflect",
+)
+def noun_after_be(toks: list[str], text: str) -> str | None:
+    if len(toks) == 3 and PERSON.match(toks[0]) and toks[1].lower() in ("is", "are"):
+        w = toks[2].lower()
+        if tags(w) == frozenset({"NOUN"}) and w not in BARE_NOUNS and w in lemmas(w, "NOUN").get("NOUN", ()):
+            return f"a bare noun after {toks[1]!r}: {toks[2]!r}"
+    return None
+
+
 @rule(
     "first-person",
     "I, me, my, we in a third-person event",
@@ -213,13 +246,13 @@ def possessive_before_adverb(toks: list[str], text: str) -> str | None:
 
 @rule(
     "person-after-article",
-    "a person after 'a', 'an' or 'the'",
-    accept=["PersonX calls PersonY", "PersonX meets the neighbor"],
-    reject=["PersonX calls the PersonY", "PersonX is a PersonY"],
+    "a person after an article or a determiner ('a', 'the', 'another', 'every')",
+    accept=["PersonX calls PersonY", "PersonX meets the neighbor", "PersonX calls PersonY every day"],
+    reject=["PersonX calls the PersonY", "PersonX is a PersonY", "PersonX marries another PersonY"],
 )
 def person_after_article(toks: list[str], text: str) -> str | None:
     for i in range(1, len(toks)):
-        if PERSON.match(toks[i]) and toks[i - 1].lower() in ("a", "an", "the"):
+        if PERSON.match(toks[i]) and toks[i - 1].lower() in ARTICLE_LIKE:
             return f"a person after {toks[i - 1]!r}"
     return None
 
@@ -255,15 +288,19 @@ def person_after_article_adjective(toks: list[str], text: str) -> str | None:
 
 @rule(
     "any-before-singular",
-    "'any' before a singular count noun outside a negation or a condition",
-    accept=["PersonX has any questions", "PersonX does not have any question"],
-    reject=["PersonX has any question", "PersonX buys any book"],
+    "'any' before a noun outside a negation or a condition ('people do any work')",
+    accept=[
+        "PersonX does not have any questions",
+        "PersonX will never have any fun",
+        "PersonX asks if there is any milk",
+    ],
+    reject=["PersonX has any question", "people do any work", "PersonX is on any kind of insurance"],
 )
 def any_before_singular(toks: list[str], text: str) -> str | None:
     for i in range(len(toks) - 1):
-        if toks[i].lower() == "any" and singular_count(toks[i + 1]):
-            if not any(x.lower() in ("not", "n't", "never", "if", "without", "no") for x in toks[:i]):
-                return f"'any' before a singular noun: {toks[i + 1]!r}"
+        if toks[i].lower() == "any" and "NOUN" in tags(toks[i + 1].lower()):
+            if not any(x.lower() in ("not", "n't", "never", "if", "without", "no", "whether") for x in toks[:i]):
+                return f"'any' outside a negation: any {toks[i + 1]!r}"
     return None
 
 

@@ -186,9 +186,29 @@ def be_lemma(toks: list[str], text: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _inflect() -> Any:
+    """inflect's engine. inflect (7.2 on) wraps its classes in typeguard's ``@typechecked``, which
+    re-parses and recompiles their source at import: 5-7 s on this machine at load 10, 0.5 s without
+    (jaraco/inflect#212, open). Imported here with the decorator as the identity for the import only:
+    the checks are runtime type assertions on the arguments, not part of what ``a()`` answers."""
+    import sys
+
+    if "inflect" not in sys.modules:
+        import typeguard
+
+        checked = typeguard.typechecked
+        typeguard.typechecked = _unchecked
+        try:
+            import inflect  # noqa: F401
+        finally:
+            typeguard.typechecked = checked
     import inflect
 
     return inflect.engine()
+
+
+def _unchecked(target: Any = None, **_: Any) -> Any:
+    """``typeguard.typechecked`` as the identity (used bare or with arguments)."""
+    return target if target is not None else (lambda f: f)
 
 
 @lru_cache(maxsize=65536)
@@ -302,7 +322,7 @@ def lot_without_a(toks: list[str], text: str) -> str | None:
 @rule(
     "lemma-after-link",
     "a verb's lemma after is, gets, feels (a participle or an adjective must follow)",
-    accept=["PersonX gets bored", "PersonX is open to ideas"],
+    accept=["PersonX gets bored", "PersonX is open to ideas", "PersonX is intimate", "PersonX is let down"],
     reject=["PersonX gets bore", "PersonX is wonder"],
     library="lemminflect",
 )
@@ -316,13 +336,14 @@ def lemma_after_link(toks: list[str], text: str) -> str | None:
 @rule(
     "lemma-after-link-adverb",
     "a verb's lemma after is, gets, feels and an adverb",
-    accept=["PersonX is well prepared", "PersonX is really tired"],
-    reject=["PersonX is well prepare", "PersonX gets really bore"],
+    accept=["PersonX is well prepared", "PersonX is really tired", "PersonX is definitely coming"],
+    reject=["PersonX is well prepare", "PersonX gets really bore", "PersonX is definitely meet PersonY"],
     library="lemminflect",
 )
 def lemma_after_link_adverb(toks: list[str], text: str) -> str | None:
     for i in range(1, len(toks) - 2):
-        if toks[i].lower() in LINKS and toks[i + 1].lower() in ADVERBIALS | {"well", "so", "very"}:
+        adverb = toks[i + 1].lower()
+        if toks[i].lower() in LINKS and (adverb in ADVERBIALS | {"well", "so", "very"} or adverb.endswith("ly")):
             if bare_verb(toks[i + 2]):
                 return f"verb lemma after {toks[i]!r} {toks[i + 1]!r}: {toks[i + 2]!r}"
     return None

@@ -27,7 +27,10 @@ SOURCE_MODULES = (
     "commonsense.questions.rules_phrase",
     "commonsense.questions.text_rules",
     "commonsense.questions.fluent",
+    "commonsense.questions.idioms",
+    "commonsense.questions.lemma_tables",
     "commonsense.questions.grammar",
+    "commonsense.questions.wordnet_verbs",
     "commonsense.questions.wellformed",
 )
 

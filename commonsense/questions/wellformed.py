@@ -36,13 +36,13 @@ forms) turns them off.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 from commonsense.kg.edges import EdgeFilter, edge_filter
 from commonsense.kg.normalize import clean, normalize_tail
 
-from . import fluent, grammar
+from . import fluent, grammar, wordnet_verbs
 from .lexicon import (
     COPULAS,
     FUNCTION_WORDS,
@@ -236,7 +236,34 @@ def well_formed(base: EdgeFilter, texts: Texts | None = None) -> EdgeFilter:
 
     # the name keys the graph index cache and is stored with every set: it says whether the parse ran
     parsed = f"parsed:{grammar.version()}" if grammar.available() else "unparsed"
-    return EdgeFilter(f"{base.name}+well-formed-{rules_version()}+{parsed}", why, base.drop_origins)
+    # and whether WordNet's verb frames decided (needs-object-at-end): without them fewer texts are refused
+    frames = "+verb-frames" if wordnet_verbs.load() is not None else "+no-verb-frames"
+    return EdgeFilter(f"{base.name}+well-formed-{rules_version()}+{parsed}{frames}", why, base.drop_origins)
+
+
+def prejudged(
+    records: Callable[[], Iterable[tuple[str, ...]]], base: EdgeFilter, processes: int = 1, chunk: int = 1000
+) -> dict[str, TextVerdict]:
+    """The display and verdict of every node text the edge filter :func:`well_formed` over ``base``
+    will ask for, computed before the index reads the records (``records()`` is read twice here)
+    and in ``processes`` workers (:func:`commonsense.questions.node_text.judge_many`): the heads of
+    the records ``base`` keeps, then the tails of those whose head reads as English, as the filter
+    itself asks. Given as ``texts`` to :func:`build_edges`, the edges and reasons are the same."""
+    from .node_text import judge_many
+
+    def kept() -> Iterator[tuple[str, str, str]]:
+        drop = base.drop_origins
+        for rec in records():
+            if drop and len(rec) > 5 and rec[5] in drop:
+                continue
+            if base.why(rec[0], rec[1], rec[2], rec[3] if len(rec) > 3 else None) is None:  # type: ignore[arg-type]
+                yield rec[0], rec[1], rec[2]
+
+    heads = sorted({clean(h) for h, _, _ in kept()})
+    out = dict(judge_many(heads, processes, chunk))
+    tails = sorted({normalize_tail(r, t) for h, r, t in kept() if out[clean(h)].readable} - out.keys())
+    out.update(judge_many(tails, processes, chunk))
+    return out
 
 
 def build_edges(

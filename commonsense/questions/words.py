@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import fluent
+from . import fluent, wordnet_verbs
 from .fluent import inflections, lemmas
 from .lexicon import (
+    ABSTRACT_SUFFIXES,
     ADJECTIVE_VERBS,
     ADVERBIALS,
     AUXILIARIES,
@@ -24,7 +25,6 @@ from .lexicon import (
     DITRANSITIVE,
     FUNCTION_WORDS,
     MASS_NOUNS,
-    MODAL_PASTS,
     NOT_POSSESSED,
     OWNED_BARE,
     PERSON,
@@ -86,9 +86,36 @@ def bare_verb(word: str) -> bool:
     pos = tags(w)
     if "VERB" not in pos:
         return False
+    if "ADV" in pos or w in inflections(w, "VERB").get("VBN", ()):
+        return False  # "gets home"; a participle like its base: "is let down", "is put off"
     if "ADJ" in pos:
-        return verb_not_adjective(w)
+        return verb_not_adjective(w) and not _parser_adjective(w)
     return w in lemmas(w, "VERB").get("VERB", ()) and not w.endswith(("ed", "ing", "en"))
+
+
+def _parser_adjective(word: str) -> bool:
+    """Link Grammar's dictionary has ``word`` as an adjective ("intimate", "overweight"; not
+    "wonder", "scare"): "Lee is very <word>." parses. False without the parser."""
+    from . import grammar
+
+    return grammar.available() and grammar.parses(f"Lee is very {word}")
+
+
+def bare_verb_lemma(word: str) -> bool:
+    """A verb's base form that is no adjective ("feed", "take"; not "open", "fed")."""
+    w = word.lower()
+    return w in lemmas(w, "VERB").get("VERB", ()) and "ADJ" not in tags(w) and w not in FUNCTION_WORDS
+
+
+def count_only(word: str) -> bool:
+    """A singular count noun that needs a determiner: lemminflect's singular noun that Link Grammar's
+    dictionary does not let stand bare (``grammar.bare_noun``: "chair", not "orientation" or
+    "soap"). Without the parser, lemminflect's and :data:`BARE_NOUNS`' word alone."""
+    from . import grammar
+
+    if not grammar.available():
+        return True
+    return not grammar.bare_noun(word.lower())
 
 
 def participle_only(word: str) -> bool:
@@ -101,16 +128,6 @@ def participle_only(word: str) -> bool:
     return word in forms.get("VBN", ()) and word not in forms.get("VBD", ())
 
 
-def past_only(word: str) -> bool:
-    """A simple past that is neither the verb's base nor its present form ("ran", "studied", "lost";
-    not "read" or "put"): every event is shown in the present tense, so a past one reads as a
-    slip. Read blind: "Ashley accidentally ran", "Sara studied harder longer"."""
-    verb = verb_form(word)
-    if verb is None or word == verb or word in MODAL_PASTS:
-        return False
-    return word in inflections(verb, "VERB").get("VBD", ())
-
-
 def singular_count(word: str) -> bool:
     """A singular noun that is no mass noun we know of ("question", not "money" or "questions")."""
     w = word.lower()
@@ -120,6 +137,7 @@ def singular_count(word: str) -> bool:
         and "NOUN" in tags(w)
         and w in lemmas(w, "NOUN").get("NOUN", ())
         and not w.endswith("s")
+        and not (w.endswith(ABSTRACT_SUFFIXES) and not count_only(w))
     )
 
 
@@ -131,14 +149,26 @@ def bare_count_noun(toks: list[str], i: int) -> bool:
     counter", "watches cartoon", "makes some cookie", "many new friend")."""
     w = toks[i].lower()
     if w in BARE_NOUNS and toks[i - 1].lower() == "out" and i > 1 and verb_form(toks[i - 2].lower()):
-        return True  # "drops out school": "out of school"
+        # "drops out school": "out of school"; not after a verb that takes an object ("hands out candy")
+        return not wordnet_verbs.needs_object(verb_form(toks[i - 2].lower()) or "")
     if w in BARE_NOUNS or w in FUNCTION_WORDS or PERSON.match(toks[i]) or toks[i][:1].isupper():
         return False
     pos = tags(w)
     if "NOUN" not in pos or "ADJ" in pos or "ADV" in pos:
         return False
-    if w not in lemmas(w, "NOUN").get("NOUN", ()):
-        return False  # a plural ("cookies") or another form
+    nouns = lemmas(w, "NOUN").get("NOUN", ())
+    if w not in nouns or w.endswith("s") and any(n != w for n in nouns):
+        return False  # a plural ("cookies", "things") or another form
+    if w.endswith("ing") and "VERB" in pos:
+        return False  # a gerund: "prevents PersonY from coming"
+    nxt = toks[i + 1].lower() if i + 1 < len(toks) else ""
+    if nxt and "NOUN" in tags(nxt) and nxt not in FUNCTION_WORDS and not PERSON.match(toks[i + 1]):
+        return False  # a noun before a noun ("guitar classes", "jury duty"): the head noun is judged
+    if w.endswith(ABSTRACT_SUFFIXES) and not count_only(w):
+        # an abstract noun Link Grammar's dictionary lets stand bare ("attends orientation", "practises
+        # deception"); its mass list alone is too generous for concrete nouns ("looks at tag", "dies at
+        # age", "sees all the animal")
+        return False
     j = i - 1
     while j > 0 and (
         "ADJ" in tags(toks[j].lower()) and toks[j].lower() not in FUNCTION_WORDS or toks[j].lower() == "very"

@@ -29,39 +29,17 @@ from cocoweb.leases import Heartbeat, LeaseLost, lease_claim, lease_guarded, lea
 from commonsense.io import DataFormatError
 from knowledge.models import BuildJob, QuestionSet
 from knowledge.services.abstract_files import abstract_file_path
-from knowledge.services.builds import Step, coco_build, question_set_build
+from knowledge.services.build_options import COCO, COM2, builder_keys
+from knowledge.services.builds import Step, question_set_build
+from knowledge.services.coco_builds import coco_build
 from knowledge.services.imports import ImportRefused
 
 log = logging.getLogger(__name__)
 
-COM2_PARAMS = (
-    "rules",
-    "merge_nodes",
-    "random_negatives",
-    "kind",
-    "count",
-    "relations",
-    "max_degree",
-    "diverse",
-    "min_plausibility",
-    "person_names",
-    "include_implausible",
-    "include_malformed",
-    "include_populated",
-    "near_duplicate",
-    "near_synonym",
-)
-COCO_PARAMS = (
-    "rules",
-    "per_relation",
-    "per_kind",
-    "max_degree",
-    "min_plausibility",
-    "diverse",
-    "include_implausible",
-    "include_malformed",
-    "include_populated",
-)
+# The params a job passes to its builder as stored: every option the build declares
+# (knowledge/services/build_options.py), so an option the form gives reaches the build.
+COM2_PARAMS = builder_keys(COM2)
+COCO_PARAMS = builder_keys(COCO)
 
 
 def progress_seconds() -> float:

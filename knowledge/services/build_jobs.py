@@ -17,6 +17,7 @@ from accounts.people import User
 from knowledge.models import BuildJob, Graph, QuestionSet
 from knowledge.selectors import build_jobs_stalled
 from knowledge.services.abstract_files import abstract_dir
+from knowledge.services.build_options import COCO, COM2, job_command_args
 from knowledge.services.imports import ImportRefused
 from knowledge.tasks import BUILD_QUEUE, build_job_run_task
 
@@ -112,43 +113,18 @@ def build_job_retry(job: BuildJob) -> None:
 
 
 def build_job_command(job: BuildJob) -> str:
-    """The management command that builds the same set (the same questions, byte for byte)."""
+    """The management command that builds the same set (the same questions, byte for byte): its
+    arguments are the job's params as ``knowledge/services/build_options.py`` writes them."""
     p = job.params
+    com2 = job.kind == BuildJob.Kind.COM2
     args = ["--graph", job.graph.name]
-    if job.kind == BuildJob.Kind.COM2:
-        cmd = "build_questions"
+    if com2:  # the kind first: it says what is built
         args += ["--kind", str(p["kind"]), "--count", str(p["count"])]
-    else:
-        cmd = "build_coco"
     args += ["--seed", str(job.seed), "--name", job.name]
-    if p.get("relations"):
-        args += ["--relations", ",".join(p["relations"])]
     if p.get("abstract"):
         args += ["--abstract", str(abstract_dir() / p["abstract"])]
-    for key in ("per_relation", "per_kind"):
-        if key in p:
-            args += [f"--{key.replace('_', '-')}", str(p[key])]
-    args += ["--max-degree", str(p.get("max_degree", 10))]
-    if p.get("random_negatives"):
-        args += ["--random-negatives", str(p["random_negatives"])]
-    if p.get("merge_nodes") is not None:
-        args += ["--merge-nodes", str(p["merge_nodes"])]
-    if p.get("rules"):
-        args += ["--rules", str(p["rules"])]
-    if p.get("min_plausibility") is not None:
-        args += ["--min-plausibility", str(p["min_plausibility"])]
-    if p.get("diverse"):
-        args.append("--diverse")
-    if p.get("person_names") is False:
-        args.append("--keep-placeholders")
-    if p.get("include_implausible"):
-        args.append("--include-implausible")
-    if p.get("include_malformed"):
-        args.append("--include-malformed")
-    if p.get("include_populated"):
-        args.append("--include-populated")
-    if job.kind == BuildJob.Kind.COM2 and "near_duplicate" in p:
-        args += ["--near-duplicate", str(p["near_duplicate"] or 0)]
-    if job.kind == BuildJob.Kind.COM2 and "near_synonym" in p:
-        args += ["--near-synonym", str(p["near_synonym"] or 0)]
-    return " ".join(["python", "manage.py", cmd, *(shlex.quote(a) for a in args)])
+    rest = {k: v for k, v in p.items() if k not in ("kind", "count")}
+    args += job_command_args(COM2 if com2 else COCO, rest)
+    return " ".join(
+        ["python", "manage.py", "build_questions" if com2 else "build_coco", *(shlex.quote(a) for a in args)]
+    )

@@ -1,4 +1,7 @@
-"""Services that build question sets from an imported graph (issue 3) and export them.
+"""Services that build question sets from an imported graph (issue 3): the COM2 build
+(:func:`question_set_build`) and what every build shares (the steps, the graph index, the edges,
+storing the set). CoCo's build is :mod:`knowledge.services.coco_builds`, RICA's
+:mod:`knowledge.services.rica_build`, a stored set's files :mod:`knowledge.services.set_exports`.
 
 Thin wrappers over :mod:`commonsense.questions`: the graph's triples are read once into a cached
 :class:`~commonsense.kg.index.GraphIndex` (``COCOWEB_CACHE_DIR/graphs/<name>/``), questions are
@@ -19,17 +22,12 @@ from django.db.models import Max
 from django.db.models.fields.json import KT
 
 from accounts.people import User
-from commonsense.io.abstract import read_abstract_triples
 from commonsense.kg.edges import ORIGIN_FIELD, EdgeFilter, EdgeTally
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
 from commonsense.queries.rules import DEFAULT_RULES_MODE, rules_for
-from commonsense.questions import export as writers
-from commonsense.questions.coco import APPLICATION_KINDS, CocoParams, application, comprehension, memorization
 from commonsense.questions.com2 import BuildParams, BuildReport, OptionCheck, build_com2
-from commonsense.questions.conceptualize import MIN_VALID, Conceptualizer
-from commonsense.questions.diverse import EmbeddingCache, eq9_neighbour_order
-from commonsense.questions.finetune import diversity_filter, write_finetune
+from commonsense.questions.diverse import EmbeddingCache
 from commonsense.questions.fluent_contexts import FluentContexts
 from commonsense.questions.funnel import FLUENT
 from commonsense.questions.graph_steps import model_neighbour_order, node_merger
@@ -38,14 +36,13 @@ from commonsense.questions.record import BuiltQuestion
 from commonsense.questions.synonyms import DEFAULT_SYNONYM_THRESHOLD
 from commonsense.questions.wellformed import build_edges, rules_version
 from commonsense.scoring.plausibility import PlausibilityCheck
-from knowledge.models import Graph, Question, QuestionSet
+from knowledge.models import Graph, QuestionSet
 from knowledge.services.imports import ImportRefused
 from knowledge.services.node_texts import StoredTexts
-from knowledge.services.publication import question_set_publish
+from knowledge.services.question_rows import question_row, questions_store
 from knowledge.services.set_quality import question_set_quality
 
 Progress = Callable[[int, int], None]
-EXPORT_FORMATS = ("jsonl", "csv", "lm-eval", "hf", "finetune-prompt", "finetune-chat")
 
 
 @dataclass(frozen=True)
@@ -74,17 +71,6 @@ class _Steps:
 
 def com2_steps(diverse: bool) -> list[str]:
     return ["graph index", "sampling a 3x pool, vote-k selection" if diverse else "sampling questions", "storing"]
-
-
-def coco_steps(abstract: bool, kinds: Sequence[str] = APPLICATION_KINDS) -> list[str]:
-    return [
-        "graph index (raw tails)",
-        "graph index (normalised)",
-        "memorization",
-        *(["comprehension"] if abstract else []),
-        *(f"application {k}" for k in kinds),
-        "storing",
-    ]
 
 
 def _cache_dir(graph: Graph) -> Path:
@@ -190,39 +176,7 @@ def _graph(name: str) -> Graph:
 
 
 def _store(qset: QuestionSet, questions: list[BuiltQuestion]) -> None:
-    rows = Question.objects.bulk_create(
-        [
-            Question(
-                question_set=qset,
-                position=i,
-                external_id=q.id,
-                context=q.context,
-                stem=q.question,
-                options=q.options,
-                answer_index=q.answer_index,
-                answers=q.answers,
-                structure=q.kind,
-                group=q.group,
-                role=q.role,
-                metadata={
-                    **q.metadata,
-                    "anchors": q.anchors,
-                    "relations": q.relations,
-                    "chain": q.chain,
-                    "seed": q.seed,
-                },
-            )
-            for i, q in enumerate(questions)
-        ],
-        batch_size=2000,
-    )
-    through = Question.triples.through
-    links = [
-        through(question_id=row.pk, triple_id=ref)
-        for row, q in zip(rows, questions, strict=True)
-        for ref in dict.fromkeys(q.triple_refs)
-    ]
-    through.objects.bulk_create(links, batch_size=5000, ignore_conflicts=True)
+    questions_store([question_row(qset, i, q) for i, q in enumerate(questions)], [q.triple_refs for q in questions])
     qset.question_count = len(questions)
     qset.save(update_fields=["question_count"])
     question_set_quality(qset)  # text checks, chains and the shortcut audit, for every built set
@@ -364,217 +318,3 @@ def question_set_build(
         if on_stored is not None:
             on_stored(qset)
     return qset
-
-
-def coco_build(
-    *,
-    graph: str,
-    seed: int,
-    name: str,
-    abstract: str | Path | None = None,
-    per_relation: int = 2000,
-    per_kind: int = 3000,
-    max_degree: int = 10,
-    min_plausibility: float | None = None,
-    include_implausible: bool = False,
-    include_malformed: bool = False,
-    include_populated: bool = False,
-    diverse: bool = False,
-    rules: str = DEFAULT_RULES_MODE,
-    user: User | None = None,
-    progress: Progress | None = None,
-    step: StepHook | None = None,
-    on_stored: StoredHook | None = None,
-    plausibility: PlausibilityCheck | None = None,
-    conceptualizer: Conceptualizer | None = None,
-) -> QuestionSet:
-    """``build_coco``: memorization, comprehension (with ``abstract`` conceptualisations, or ones
-    ``conceptualizer`` generates and ``plausibility`` filters, heads with fewer than 3 valid left
-    out) and application sets, linked by group id and role. The application kinds are built one by one
-    (the same questions as one :func:`application` call: each kind samples independently) so
-    that ``step`` can report each of them."""
-    if QuestionSet.objects.filter(name=name).exists():
-        raise ImportRefused(f"a question set named {name!r} already exists")
-    _rules(rules)
-    g = _graph(graph)
-    if conceptualizer is not None and (abstract or plausibility is None):
-        raise ImportRefused("generated conceptualisations need a plausibility model and no --abstract file")
-    params = CocoParams(seed=seed, per_relation=per_relation, per_kind=per_kind, max_degree=max_degree, rules=rules)
-    steps = _Steps(step, coco_steps(bool(abstract or conceptualizer)))
-    steps.next()
-    texts = StoredTexts(g)
-    edges = edges_for(include_implausible, plausibility, include_malformed, include_populated, texts)
-    raw = graph_index(g, IndexOptions(normalize=False, min_plausibility=min_plausibility), edges, texts)
-    steps.next()
-    norm = graph_index(
-        g, IndexOptions(normalize=True, min_plausibility=min_plausibility, max_degree=max_degree), edges, texts
-    )
-    cache = EmbeddingCache(_cache_dir(g), minilm_encoder()) if diverse else None
-    if cache is not None:  # CoCo A2.3: top-T neighbours by Eq. 9 in the application graph
-        norm = eq9_neighbour_order(norm, cache, max_degree, relations=params.relations)
-    steps.next()
-    questions = memorization(raw, per_relation, seed, relations=params.relations, diverse_cache=cache)
-    if abstract:
-        steps.next()
-        # CoCo A2.2: the given conceptualisations pass the plausibility check (when the build has one) and a
-        # head needs at least 3 valid ones (Eq. 5's m); heads in Eq. 9's order with --diverse
-        check_abs = plausibility
-
-        def abstract_valid(triples: list[tuple[str, str, str]]) -> list[bool]:
-            assert check_abs is not None
-            return [p >= check_abs.threshold for p in check_abs.score(triples)]
-
-        questions += comprehension(
-            raw,
-            list(read_abstract_triples(abstract)),
-            seed,
-            relations=params.relations,
-            valid=abstract_valid if check_abs is not None else None,
-            min_valid=MIN_VALID,
-            diverse_cache=cache,
-        )
-    shortfall: dict[str, list[int]] = {}  # kind -> [built, requested], for the kinds the graph could not fill
-    generated: dict[str, Any] = {}
-    if conceptualizer is not None and plausibility is not None:
-        steps.next()
-        records = conceptualizer.generate(conceptualizer.sample_heads(raw, seed, params.relations), seed)
-        check = plausibility
-        original = {r.abstract_head: r.head for r in records}
-        scored: list[dict[str, Any]] = []
-
-        def valid(triples: list[tuple[str, str, str]]) -> list[bool]:
-            ps = check.score(triples)
-            scored.extend(
-                {"head": original.get(h, ""), "abstract_head": h, "relation": r, "tail": t, "p_yes": p}
-                for (h, r, t), p in zip(triples, ps, strict=True)
-            )
-            return [p >= check.threshold for p in ps]
-
-        com = comprehension(raw, records, seed, relations=params.relations, valid=valid, min_valid=MIN_VALID)
-        questions += com
-        generated = {
-            **conceptualizer.as_params(),
-            "candidates": len(records),
-            "heads_with_candidates": len({r.head for r in records}),
-            "heads_kept": len({q.group for q in com}),
-            "min_valid": MIN_VALID,
-            "scored": scored,
-        }
-    funnels: dict[str, BuildReport] = {}
-    for kind in APPLICATION_KINDS:
-        steps.next(per_kind)
-        funnels[kind] = BuildReport()
-        got = application(
-            norm,
-            per_kind,
-            seed,
-            kinds=(kind,),
-            relations=params.relations,
-            max_degree=max_degree,
-            progress=progress,
-            rules=rules_for(rules),
-            report=funnels[kind],
-        )
-        built = sum(q.kind == kind for q in got)
-        if built < per_kind:
-            shortfall[kind] = [built, per_kind]
-        questions += got
-    steps.next()
-    with transaction.atomic():
-        qset = QuestionSet.objects.create(
-            name=name,
-            kind=QuestionSet.Kind.COCO,
-            source=g.name,
-            graph=g,
-            seed=seed,
-            created_by=user,
-            params={
-                "per_relation": per_relation,
-                "per_kind": per_kind,
-                "max_degree": max_degree,
-                "diverse": diverse,
-                "person_names": False,  # CoCo's text keeps PersonX / PersonY (the quality report's leak count)
-                "min_plausibility": min_plausibility,
-                "include_implausible": include_implausible,
-                "include_malformed": include_malformed,
-                "include_populated": include_populated,
-                "edges": edges.name,
-                "relations": list(params.relations),
-                # the reasoning questions' distractors (coco.DEFAULT_NEGATIVES: COM2's split, issue 25)
-                "application_negatives": {"adversarial_negatives": "branch", "random_negatives": "relation"},
-                "rules": rules,
-                "composition_rules": getattr(rules_for(rules), "name", None),
-                "abstract": Path(abstract).name if abstract else None,
-                "shortfall": shortfall,
-                **({"conceptualizations": generated} if generated else {}),
-                **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
-            },
-            quality={"build": application_report(funnels)},
-        )
-        _store(qset, questions)  # with its quality report
-        if on_stored is not None:
-            on_stored(qset)
-    return qset
-
-
-def application_report(reports: dict[str, BuildReport]) -> dict[str, Any]:
-    """A CoCo build's report: its application kinds' counts summed, and each kind's funnel."""
-    out: dict[str, Any] = {"requested": 0, "built": 0, "attempts": 0, "dropped": Counter(), "distractors_rejected": {}}
-    for r in reports.values():
-        out["requested"] += r.requested
-        out["built"] += r.built
-        out["attempts"] += r.attempts
-        out["dropped"].update(r.dropped)
-    out["shortfall"] = max(out["requested"] - out["built"], 0)
-    out["dropped"] = dict(sorted(out["dropped"].items()))
-    out["funnels"] = {kind: r.funnel() for kind, r in reports.items()}
-    return out
-
-
-def _built(row: Question) -> BuiltQuestion:
-    md = dict(row.metadata or {})
-    return BuiltQuestion(
-        id=row.external_id or str(row.position),
-        kind=row.structure,
-        context=row.context,
-        question=row.stem,
-        options=list(row.options),
-        answer_index=row.answer_index if row.answer_index is not None else -1,
-        answers=list(row.answers),
-        anchors=list(md.pop("anchors", [])),
-        relations=list(md.pop("relations", [])),
-        chain=[list(c) for c in md.pop("chain", [])],
-        group=row.group,
-        role=row.role,
-        seed=int(md.pop("seed", 0) or 0),
-        metadata=md,
-    )
-
-
-def question_set_export_file(name: str, fmt: str, out: str | Path, *, diverse_top: int | None = None) -> Path:
-    """Write a stored set as JSONL, CSV, an lm-eval task or a Hugging Face dataset folder (``hf``;
-    ``out`` is then a directory, :mod:`knowledge.services.publication`), or fine-tuning pairs
-    (``finetune-prompt``: prompt/completion JSONL, ``finetune-chat``: chat messages); ``diverse_top``
-    keeps only COM2's top-N queries per answer by unigram gain."""
-    if fmt not in EXPORT_FORMATS:
-        raise ImportRefused(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
-    try:
-        qset = QuestionSet.objects.get(name=name)
-    except QuestionSet.DoesNotExist:
-        raise ImportRefused(f"no question set named {name!r}") from None
-    questions = [_built(r) for r in qset.questions.order_by("position").iterator(chunk_size=2000)]
-    out = Path(out)
-    if diverse_top is not None:
-        questions = diversity_filter(questions, diverse_top)
-    if fmt.startswith("finetune-"):
-        write_finetune(questions, out, "chat" if fmt == "finetune-chat" else "prompt-completion")
-        return out
-    if fmt == "jsonl":
-        writers.write_jsonl(questions, out, qset.name)
-        return out
-    if fmt == "csv":
-        writers.write_csv(questions, out, qset.name)
-        return out
-    if fmt == "hf":
-        return question_set_publish(qset, questions, out)
-    return writers.write_lm_eval(questions, out, qset.name)

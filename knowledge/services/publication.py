@@ -37,7 +37,7 @@ class HumanPart:
 
 
 def item_ref(q: Question) -> str:
-    """A stored question's id in the export (as :func:`knowledge.services.builds._built` names it)."""
+    """A stored question's id in the export (as :func:`knowledge.services.question_rows.built_question` names it)."""
     return q.external_id or str(q.position)
 
 

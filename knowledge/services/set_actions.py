@@ -19,8 +19,8 @@ from django.db import models, transaction
 
 from commonsense.questions.export import task_name
 from knowledge.models import Question, QuestionSet
-from knowledge.services.builds import EXPORT_FORMATS, question_set_export_file
 from knowledge.services.names import name_check
+from knowledge.services.set_exports import EXPORT_FORMATS, question_set_export_file
 from knowledge.signals import question_set_export_refused
 
 CONTENT_TYPES = {

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import RESEARCHER, role_required
 from knowledge.models import QuestionSet
 from knowledge.services import set_actions
-from knowledge.services.builds import EXPORT_FORMATS
+from knowledge.services.set_exports import EXPORT_FORMATS
 
 
 @role_required(RESEARCHER)

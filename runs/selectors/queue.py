@@ -1,15 +1,18 @@
 """Where a queued run stands (issue 29 item 9): the runs the eval workers take before it and the
 runs they are scoring now, for the run page, the run list and the API. Workers take queued runs in
-the order they were made (the ``eval`` queue is first in, first out)."""
+the order they were made (the ``eval`` queue is first in, first out). And which workers hold the
+shards of a sharded run (:func:`run_shard_rows`, issue 32)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db.models import Q
 
-from runs.models import Run
+from cocoweb.leases import stale_cutoff
+from runs.models import Run, RunShard
 
 
 @dataclass(frozen=True)
@@ -46,3 +49,40 @@ def runs_queue_places(runs: Sequence[Run]) -> dict[int, QueuePlace]:
     order = {pk: i for i, pk in enumerate(line)}
     running = tuple(Run.objects.filter(state__in=Run.ACTIVE).order_by("started_at", "id"))
     return {r.pk: QueuePlace(ahead=order.get(r.pk, 0), running=running) for r in queued}
+
+
+@dataclass(frozen=True)
+class ShardRow:
+    """One shard of a sharded run as the run page shows it; ``stale``: held, but its worker has not
+    beaten within the stale limit (died: the next claim takes it over)."""
+
+    index: int
+    first: int
+    last: int
+    items: int
+    items_done: int
+    state: str
+    worker: str
+    attempts: int
+    heartbeat_at: datetime | None
+    stale: bool
+
+
+def run_shard_rows(run: Run) -> list[ShardRow]:
+    """The run's shards in order (none when the run is not sharded): one query."""
+    cutoff = stale_cutoff(RunShard)
+    return [
+        ShardRow(
+            index=s.index,
+            first=s.first,
+            last=s.last,
+            items=s.items,
+            items_done=s.items_done,
+            state=s.get_state_display(),
+            worker=s.worker,
+            attempts=s.attempts,
+            heartbeat_at=s.heartbeat_at,
+            stale=s.state in RunShard.HELD_STATES and s.heartbeat_at is not None and s.heartbeat_at < cutoff,
+        )
+        for s in RunShard.objects.filter(run_id=run.pk).order_by("index")
+    ]

@@ -84,6 +84,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "live": samples.partial_metrics(run),
             "baselines": selectors.run_beside_baselines(run),
             "place": queue.run_queue_place(run),
+            "shards": queue.run_shard_rows(run),
         },
     )
 
@@ -95,7 +96,11 @@ def run_progress(request: Request, run_id: int) -> HttpResponse:
     if not request.htmx:
         return redirect("runs:detail", run_id=run_id)
     run = _run(run_id)
-    resp = render(request, "runs/_progress.html", {"run": run, "place": queue.run_queue_place(run)})
+    resp = render(
+        request,
+        "runs/_progress.html",
+        {"run": run, "place": queue.run_queue_place(run), "shards": queue.run_shard_rows(run)},
+    )
     if run.is_finished and request.GET.get("polling"):
         resp["HX-Refresh"] = "true"
     return resp

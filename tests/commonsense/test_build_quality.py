@@ -1,178 +1,40 @@
-"""Issue 11: what default builds put in front of a reader. Faithful defaults (label-1 edges, COM2's
-twelve / CoCo's nine relations, composition rules, no ``none`` options), readable text (no
-placeholders, no raw lemmas, no ``___``), and no distractor that is a near-copy of an answer."""
+"""Issue 11: what default builds put in front of a reader. Faithful defaults (COM2's twelve / CoCo's
+nine relations, no ``none`` options), readable text (no placeholders, no raw lemmas, no ``___``),
+and no distractor that is a near-copy of an answer. What the builds take from the graph (label-1
+edges, composition rules): test_build_quality_graph.py."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import lru_cache
 
 import pytest
 
-from commonsense.io.triples import read_atomic_tsv, read_cskb_csv
-from commonsense.kg.edges import ORIGIN_FIELD, POPULATED, plausible_only
 from commonsense.kg.index import GraphIndex, IndexOptions
-from commonsense.kg.normalize import clean, is_none, normalize_tail
+from commonsense.kg.normalize import is_none
 from commonsense.kg.relations import COCO_RELATIONS, COM2_RELATIONS
-from commonsense.queries.rules import ANSWER_CLASS, DEFAULT_RULES, O_RELATIONS, composes
-from commonsense.queries.sampling import QInter, QProj, QuerySampler
+from commonsense.queries.sampling import QInter, QProj
 from commonsense.questions import fluent
 from commonsense.questions.coco import application
 from commonsense.questions.com2 import BuildParams, BuildReport, build_com2
 from commonsense.questions.neardup import NEAR_ANSWER
-from commonsense.questions.quality import PLACEHOLDER
-from commonsense.questions.wellformed import build_edges
-from tests.conftest import shared_file
-
-
-@lru_cache(maxsize=1)
-def _ckbp_rows() -> list[tuple[str, str, str, float | None, None, str | None]]:
-    """The records as a stored graph gives them to the index: the sixth field is the row's origin
-    (CSKB-Population's ``class``, kept in the triple's ``extra`` on import)."""
-    path = shared_file("ckbp_eval/evaluation_set.csv")
-    return [
-        (r.head, r.relation, r.tail, r.plausibility, None, dict(r.extra).get(ORIGIN_FIELD)) for r in read_cskb_csv(path)
-    ]
-
-
-@lru_cache(maxsize=4)
-def _ckbp_index(include_implausible: bool = False, include_populated: bool = False) -> GraphIndex:
-    f = build_edges(include_implausible, include_populated=include_populated)  # the builders' default
-    return GraphIndex.build(f(_ckbp_rows()), IndexOptions(normalize=True))
-
-
-def _origins() -> dict[tuple[str, str, str], set[str | None]]:
-    got: dict[tuple[str, str, str], set[str | None]] = {}
-    for h, r, t, _, _, origin in _ckbp_rows():
-        got.setdefault((clean(h), r, normalize_tail(r, t)), set()).add(origin)
-    return got
-
-
-@lru_cache(maxsize=2)
-def _atomic_index(well_formed_only: bool = True) -> GraphIndex:
-    path = shared_file("atomic2020_sample/atomic2020_triples.tsv")
-    rows = [(r.head, r.relation, r.tail) for r in read_atomic_tsv(path)]
-    f = build_edges() if well_formed_only else plausible_only()
-    return GraphIndex.build(f(rows), IndexOptions(normalize=True))
-
-
-@lru_cache(maxsize=8)
-def _ckbp_default(kind: str) -> tuple:
-    return tuple(build_com2(_ckbp_index(), BuildParams(kind=kind, count=40, seed=11)))
-
-
-def _texts(q) -> list[str]:
-    return [q.context, q.question, *q.options, *q.answers]
-
-
-@pytest.mark.slow  # the CKBP graph with and without its implausible triples (~40 s in all)
-@pytest.mark.parametrize("kind", ["2i", "2p", "3i", "2in"])
-def test_ckbp_default_chains_use_only_label1_triples(kind: str) -> None:
-    labels: dict[tuple[str, str, str], set[float | None]] = {}
-    for h, r, t, p, _, _ in _ckbp_rows():
-        labels.setdefault((clean(h), r, normalize_tail(r, t)), set()).add(p)
-    qs = _ckbp_default(kind)
-    # CSKB holds few distinct 2in queries among its well-formed label-1 knowledge-base triples (2 of
-    # 40 asked at seed 11: 249 HinderedBy rows, few of whose tails an action reaches)
-    # and few distinct 2p queries once rules v3 leave out the chains read as nonsense (19 of 40 asked;
-    # ~20 distinct in the graph under v3, ~28 under v2: rules.NONSENSE_COMPOSITIONS)
-    assert len(qs) >= (1 if kind == "2in" else 15 if kind == "2p" else 20), kind
-    # with the populated candidates too (more 2in queries), the label filter still holds
-    wide = build_com2(_ckbp_index(include_populated=True), BuildParams(kind=kind, count=40, seed=11))
-    assert len(wide) >= (8 if kind == "2in" else 20), kind
-    for q in [*qs, *wide]:
-        for h, r, t in q.chain:
-            assert 1.0 in labels[(h, r, t)], (q.id, h, r, t)
-    # the fault the default removes: with implausible triples allowed, label-0 edges reach chains
-    loose = build_com2(_ckbp_index(True), BuildParams(kind=kind, count=40, seed=11))
-    assert any(1.0 not in labels[(h, r, t)] for q in loose for h, r, t in q.chain)
-
-
-@pytest.mark.slow  # the CKBP graph with and without its populated candidates
-@pytest.mark.parametrize("kind", ["2i", "2p", "3i"])
-def test_ckbp_default_chains_use_only_knowledge_base_triples(kind: str) -> None:
-    origins = _origins()
-    qs = _ckbp_default(kind)
-    assert len(qs) >= (15 if kind == "2p" else 20), kind  # 2p: see above (rules v3)
-    for q in qs:
-        for h, r, t in q.chain:
-            assert "test_set" in origins[(h, r, t)], (q.id, h, r, t, origins[(h, r, t)])
-    # the fault the default removes: with the candidates CSKB-Population mined from ASER, they reach chains
-    loose = build_com2(_ckbp_index(include_populated=True), BuildParams(kind=kind, count=40, seed=11))
-    assert any(not (origins[(h, r, t)] - POPULATED) for q in loose for h, r, t in q.chain)
-
-
-@pytest.mark.slow  # the CKBP evaluation graph (~20 s for its first build)
-@pytest.mark.parametrize("kind", ["2i", "2p", "3i", "2in"])
-def test_ckbp_default_text_has_no_placeholder_or_raw_lemma(kind: str) -> None:
-    for q in _ckbp_default(kind):
-        for text in _texts(q):
-            assert not PLACEHOLDER.search(text), (q.id, text)
-            assert "PeopleX" not in text
-            assert "PeopleY" not in text
-            assert not fluent.has_lemma_form(text), (q.id, text)
-        # the graph's own text stays in the provenance
-        assert all(len(c) == 3 for c in q.chain)
-
-
-@pytest.mark.slow  # the CKBP evaluation graph (~20 s for its first build)
-def test_ckbp_chains_follow_the_composition_rules() -> None:
-    for kind in ("2p", "3i", "2i", "2in"):
-        for q in _ckbp_default(kind):
-            rels = q.relations
-            assert set(rels) <= set(COM2_RELATIONS), (q.id, rels)
-            if kind in ("2i", "3i", "2in"):
-                assert len({ANSWER_CLASS[r] for r in rels}) == 1, (q.id, rels)
-            if kind == "2p":
-                assert composes(rels[0], rels[1]), (q.id, rels)
-
-
-def _violations(sampler: QuerySampler, kind: str, n: int) -> int:
-    idx, bad = sampler.index, 0
-    rng = random.Random(3)
-    for _ in range(n):
-        q = sampler.sample(kind, rng)
-        if q is None:
-            continue
-        root = q.root
-        if isinstance(root, QProj) and isinstance(root.child, QProj):
-            inner, outer = idx.rel_names[root.child.rel], idx.rel_names[root.rel]
-            head = idx.names[root.child.target]
-            bad += (not composes(inner, outer)) or not DEFAULT_RULES.head_ok(head, outer)
-        if isinstance(root, QInter):
-            rels = [idx.rel_names[b.rel] for b in root.branches if isinstance(b, QProj)]
-            bad += not DEFAULT_RULES.intersectable(rels)
-    return bad
-
-
-@pytest.mark.slow  # the CKBP evaluation graph (~20 s for its first build)
-def test_sampler_rules_hold_and_the_bare_sampler_breaks_them() -> None:
-    idx = _ckbp_index()
-    hops = [r for r in COM2_RELATIONS if r != "HinderedBy"]
-    ruled = QuerySampler(idx, relations=hops, rules=DEFAULT_RULES)
-    bare = QuerySampler(idx, relations=hops)
-    for kind in ("2p", "2i"):
-        assert _violations(ruled, kind, 400) == 0
-        assert _violations(bare, kind, 400) > 0
-    # an o-relation's tail (about PersonY) is never the head of a further hop
-    assert not any(composes(r, o) for r in O_RELATIONS for o in COM2_RELATIONS)
+from tests.commonsense.build_graphs import atomic_index, texts
 
 
 @pytest.mark.parametrize("kind", ["2i", "3i"])
 def test_atomic_default_relations_and_options(kind: str) -> None:
-    idx = _atomic_index()
+    idx = atomic_index()
     qs = build_com2(idx, BuildParams(kind=kind, count=20, seed=1))
     assert len(qs) >= 10
     for q in qs:
         assert set(q.relations) <= set(COM2_RELATIONS), q.relations
         assert not any(is_none(o) or o.strip().lower() == "none" for o in q.options)
-        assert all("___" not in t for t in _texts(q)), q.id
+        assert all("___" not in t for t in texts(q)), q.id
     # random distractors are events, not physical objects ("wood") or blank fillers
     from commonsense.questions.distractors import event_tails
 
     # (on the label-filtered graph: the well-formed filter already drops most subject-less objects)
-    loose = _atomic_index(well_formed_only=False)
+    loose = atomic_index(well_formed_only=False)
     events = set(event_tails(loose).tolist())
     objects = {loose.names[n] for n in loose.tail_nodes.tolist() if n not in events}
     assert objects
@@ -188,7 +50,7 @@ def test_atomic_default_relations_and_options(kind: str) -> None:
 
 
 def test_atomic_none_tails_are_never_nodes() -> None:
-    idx = _atomic_index()
+    idx = atomic_index()
     assert not any(is_none(n) for n in idx.names)
     assert "PersonX none" not in idx.names
     assert "none" not in idx.names
@@ -282,14 +144,14 @@ def test_blank_heads_are_filled_or_left_out() -> None:
         # state_distractors: this graph has nothing but states to offer as distractors
         params = BuildParams(kind="1p", count=3, seed=seed, person_names=False, state_distractors=True)
         for q in build_com2(idx, params):
-            assert all("___" not in t for t in _texts(q)), q.question
+            assert all("___" not in t for t in texts(q)), q.question
             kinds["filled" if "the baby" in q.question else "other"] += 1
             assert "divides" not in q.question  # no filler in the graph: never an anchor
     assert kinds["filled"] > 0
 
 
 def test_adversarial_distractors_answer_another_kind_of_thing() -> None:
-    from commonsense.queries.sampling import QAnchor, QInter, QProj, Query
+    from commonsense.queries.sampling import QAnchor, Query
     from commonsense.questions import distractors
     from commonsense.questions.com2 import other_kind
 
@@ -402,19 +264,6 @@ def test_a_state_shaped_event_is_no_distractor_where_a_state_answers() -> None:
 )
 def test_what_hindered_takes_a_gerund(event: str, phrase: str | None) -> None:
     assert fluent.hindered_phrase(event) == phrase
-
-
-@pytest.mark.slow  # the CKBP graph with its populated candidates (more 2in queries)
-def test_ckbp_2in_questions_read_what_hindered_someone_from_doing() -> None:
-    qs = build_com2(_ckbp_index(include_populated=True), BuildParams(kind="2in", count=12, seed=11))
-    assert qs
-    rewritten = [q for q in qs if " from " in q.question.split("what hindered", 1)[1]]
-    assert rewritten, [q.question for q in qs]
-    for q in qs:
-        tail = q.question.split("what hindered ", 1)[1]
-        name, verb = tail.split()[:2]
-        # never COM2's "what hindered Joel gets back": a finite verb right after the person
-        assert verb == "from" or verb.lower() in ("never", "can", "could", "would", "has", "does", "is"), q.question
 
 
 def test_distractors_redrawn_after_a_plausibility_veto_pass_the_same_checks() -> None:

@@ -19,13 +19,13 @@ from commonsense.questions.com2 import OLD_VETO, BuildParams, BuildReport, build
 from commonsense.questions.negatives import NegativeSpec, RelationTails
 from commonsense.scoring.plausibility import PlausibilityCheck
 
-from .test_build_quality import _atomic_index, _ckbp_index
+from .build_graphs import atomic_index, ckbp_index
 
 DEFAULT_SETS = (("CSKB", "2i"), ("CSKB", "3i"), ("CSKB", "2p"), ("CSKB", "2in"), ("ATOMIC", "2i"), ("ATOMIC", "3i"))
 
 
 def _index(graph: str) -> GraphIndex:
-    return _ckbp_index() if graph == "CSKB" else _atomic_index()
+    return ckbp_index() if graph == "CSKB" else atomic_index()
 
 
 @lru_cache(maxsize=16)

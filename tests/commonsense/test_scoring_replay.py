@@ -11,11 +11,10 @@ from commonsense.io.statements import read_statements_csv
 from commonsense.scoring import build_scorer
 from commonsense.scoring.replay import MISSING, CometReplay, LmEvalSamplesReplay, NwwRawReplay, make_replay
 from commonsense.scoring.types import Item
+from tests.commonsense.nww_table_c1 import TABLE_C1
 from tests.conftest import shared_file
 
 CSV = "commonsense_statements/statements_human_and_model_binary.csv"
-# NWW Table C.1 (full corpus): consensus / awareness
-TABLE_C1 = {"Mixtral-8x22B": (80.7, 84.0), "Flan-T5-Small": (34.4, 33.9), "Claude-3-Opus": (73.4, 77.4)}
 
 
 def _items(path: Path) -> tuple[list[Item], dict[str, int | None]]:
@@ -37,9 +36,8 @@ def test_statements_csv_replay_all_35_models() -> None:
         assert all(r.error is None and r.chosen in (0, 1) for r in res)
         c = 100 * sum(r.chosen == human[r.item_id] for r in res) / len(res)
         a = 100 * sum(r.extra["q2"]["chosen"] == human[r.item_id] for r in res) / len(res)
-        if model in TABLE_C1:
-            assert c == pytest.approx(TABLE_C1[model][0], abs=3)
-            assert a == pytest.approx(TABLE_C1[model][1], abs=3)
+        assert c == pytest.approx(TABLE_C1[model][0], abs=3), model  # NWW Table C.1: consensus
+        assert a == pytest.approx(TABLE_C1[model][1], abs=3), model  # awareness
 
 
 def test_statements_replay_matches_by_text_and_reports_missing() -> None:

@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from knowledge.forms.builds import MAX_COUNT
+from cocoweb.params import MAX_COUNT
 from knowledge.models import BuildJob, Graph, QuestionSet
 from knowledge.services.build_execution import build_job_run
 from knowledge.services.build_jobs import build_job_create

@@ -121,11 +121,13 @@ def test_a_build_that_finds_no_question_is_refused_with_the_reason(graph) -> Non
 def test_composition_rules_mode_is_stored_with_the_set_and_an_unknown_one_refused(graph) -> None:
     from django.core.management.base import CommandError
 
-    from knowledge.forms.builds import RULES_CHOICES
+    from commonsense.queries.rules import RULES_MODES
+    from knowledge.forms.builds import QuestionBuildForm
     from knowledge.services.builds import question_set_build
     from knowledge.services.imports import ImportRefused
 
-    assert [k for k, _ in RULES_CHOICES] == ["curated", "paper", "any"]  # the form offers every mode
+    rules = QuestionBuildForm.base_fields["rules"]
+    assert [k for k, _ in rules.choices] == list(RULES_MODES) == ["curated", "paper", "any"]  # type: ignore[attr-defined]  # the form offers every mode
     call_command("build_questions", graph=graph, kind="2i", count=4, seed=3, name="r-curated", verbosity=0)
     call_command("build_questions", graph=graph, kind="2i", count=4, seed=3, name="r-any", rules="any", verbosity=0)
     curated, bare = QuestionSet.objects.get(name="r-curated"), QuestionSet.objects.get(name="r-any")

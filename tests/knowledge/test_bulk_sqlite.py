@@ -114,7 +114,7 @@ def test_import_as_its_own_transaction_skips_fk_checks_and_restores_them(
     valid by construction): afterwards they are on again, every stored reference resolves, and a
     deleted node id is never reused. The guard on relation ids (read before the transaction) is
     proven by planting a stale one: refused, nothing stored, checks back on."""
-    import knowledge.services.imports as services
+    import knowledge.services.graph_imports as services
 
     assert _fk_state() == (1, [])
     seen: list[int] = []

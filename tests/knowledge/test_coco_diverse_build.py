@@ -15,7 +15,8 @@ from commonsense.kg.index import IndexOptions
 from commonsense.kg.relations import COCO_RELATIONS
 from commonsense.questions.diverse import EmbeddingCache
 from knowledge.services import builds as builders
-from knowledge.services.builds import coco_build
+from knowledge.services import coco_builds
+from knowledge.services.coco_builds import coco_build
 from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES
 
@@ -32,6 +33,7 @@ def _encoder(texts: Sequence[str]) -> npt.NDArray[np.float32]:
 
 def test_coco_build_diverse_ranks_by_eq9(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builders, "minilm_encoder", lambda: _encoder)
+    monkeypatch.setattr(coco_builds, "minilm_encoder", lambda: _encoder)
     graph_import(FIXTURES / "atomic2020_demo.tsv", name="demo", fmt="atomic-tsv")
     qset = coco_build(graph="demo", seed=3, name="coco-div", per_relation=3, per_kind=2, diverse=True)
     mem = [q for q in qset.questions.all() if (q.metadata or {}).get("task") == "memorization"]

@@ -16,7 +16,7 @@ from commonsense.questions.conceptualize import Conceptualizer
 from commonsense.scoring.hf import HFBackend
 from commonsense.scoring.plausibility import PlausibilityScorer
 from knowledge.models import Graph, Question, TriplePlausibility
-from knowledge.services.builds import coco_build
+from knowledge.services.coco_builds import coco_build
 from knowledge.services.imports import ImportRefused, graph_import
 from knowledge.services.triple_plausibility import plausibility_check, triple_key
 from tests.commonsense.tiny_lm import build_tiny_gpt2

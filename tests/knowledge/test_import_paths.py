@@ -158,7 +158,7 @@ def test_arrow_path_and_block_path_store_the_same_graph(tmp_path: Path, monkeypa
         taken.append(enc is not None)
         return enc
 
-    monkeypatch.setattr("knowledge.services.imports.read_atomic_tsv_encoded", spy)
+    monkeypatch.setattr("knowledge.services.graph_imports.read_atomic_tsv_encoded", spy)
     graph_import(DEMO, name="fast", fmt="atomic-tsv")
     monkeypatch.setattr(triples_io, "ARROW_BLOCK_BYTES", 1024)  # ~300 Arrow blocks, texts numbered across them
     graph_import(DEMO, name="chunked", fmt="atomic-tsv", allow_duplicate=True)

@@ -160,7 +160,7 @@ def test_malformed_graph_file_changes_nothing(tmp_path: Path, fname: str) -> Non
 
 def test_failure_after_writes_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A crash in the middle of the writes leaves no partial graph behind."""
-    import knowledge.services.imports as services
+    import knowledge.services.graph_imports as services
 
     real = services.insert_rows
     calls = {"n": 0}
@@ -246,7 +246,7 @@ def test_postgres_large_import_rebuilds_indexes_and_foreign_keys(tmp_path: Path)
         cur.execute("SET CONSTRAINTS ALL DEFERRED")
     bad = tmp_path / "bad.tsv"
     bad.write_text("a\txWant\tb\n")
-    import knowledge.services.imports as services
+    import knowledge.services.graph_imports as services
 
     real = services.graph_stats_after_import
 

@@ -189,13 +189,13 @@ def test_the_threshold_is_the_named_setting_unless_given(setup) -> None:  # type
     --plausibility-threshold; an explicit value still wins."""
     import argparse
 
-    from knowledge.management.commands._plausibility import add_plausibility_arguments
+    from knowledge.services.build_options import COM2, add_build_arguments
 
     graph, scorer = setup
     with override_settings(COCOWEB_PLAUSIBILITY_THRESHOLD=0.8):
         assert plausibility_check(graph, scorer, filter_edges=False, check_distractors=False).threshold == 0.8
         parser = argparse.ArgumentParser()
-        add_plausibility_arguments(parser)
+        add_build_arguments(parser, COM2, group="plausibility")
         assert parser.parse_args([]).plausibility_threshold == 0.8
     assert (
         plausibility_check(graph, scorer, threshold=0.3, filter_edges=False, check_distractors=False).threshold == 0.3

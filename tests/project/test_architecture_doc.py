@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
 # `templates/<app>/`, `tests/<app>/factories.py`: a placeholder stands for every app.
 PATH = re.compile(r"`([A-Za-z_.][\w./<>-]*/[\w./<>-]*)`")
+EXCUSED = re.compile(r"^- ((?:`[^`]+`(?:, |\s)*)+)", re.MULTILINE)  # the modules a bullet excuses
 
 
 def indexed(root: Path) -> list[str]:
@@ -76,9 +77,14 @@ def problems(text: str, root: Path) -> list[str]:
         if "## Modules over 400 lines" in text
         else ""
     )
-    for path in long_modules(root):
+    long = long_modules(root)
+    for path in long:
         if f"`{path}`" not in long_section:
             out.append(f"{path}: over {MAX_LINES} lines and not named under 'Modules over 400 lines'")
+    excused = [p for head in EXCUSED.findall(long_section) for p in PATH.findall(head)]  # each bullet's head
+    for path in excused:  # an excuse outlives its reason: the module was split
+        if (root / path).is_file() and path not in long:
+            out.append(f"{path}: named under 'Modules over 400 lines' but not over {MAX_LINES} lines")
     for path in indexed(root):
         if path.rstrip("/") not in named:
             out.append(f"{path}: a module the document's index does not name")
@@ -110,3 +116,11 @@ def test_checker_sees_a_long_module_the_doc_does_not_excuse() -> None:
     text = DOC.read_text(encoding="utf-8")
     found = problems(text.replace("`annotation/queue/operations.py` the annotators'", "the queue's"), ROOT)
     assert found == ["annotation/queue/operations.py: over 400 lines and not named under 'Modules over 400 lines'"]
+
+
+def test_checker_sees_an_excuse_for_a_module_that_is_no_longer_long() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    section = "## Modules over 400 lines\n"
+    planted = text.replace(section, section + "\n- `knowledge/services/builds.py` once long, split since.\n", 1)
+    found = problems(planted, ROOT)
+    assert found == ["knowledge/services/builds.py: named under 'Modules over 400 lines' but not over 400 lines"]

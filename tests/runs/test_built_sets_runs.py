@@ -10,7 +10,8 @@ from collections import defaultdict
 import pytest
 
 from knowledge.models import QuestionSet
-from knowledge.services.builds import coco_build, question_set_build
+from knowledge.services.builds import question_set_build
+from knowledge.services.coco_builds import coco_build
 from knowledge.services.imports import graph_import
 from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric

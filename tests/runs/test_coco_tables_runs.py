@@ -15,7 +15,7 @@ from commonsense.metrics.coco_tables import error_category
 from explorer import charts
 from explorer.panels.runs import question_run_panels
 from knowledge.models import QuestionSet
-from knowledge.services.builds import coco_build
+from knowledge.services.coco_builds import coco_build
 from knowledge.services.imports import graph_import
 from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric

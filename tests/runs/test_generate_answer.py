@@ -149,12 +149,12 @@ def test_explorer_generation_panel_has_the_stored_metrics(com2: QuestionSet, ber
 
 def test_export_fine_tuning_pairs_with_the_diversity_filter(com2: QuestionSet, tmp_path: Path) -> None:
     from commonsense.questions.finetune import diversity_filter
-    from knowledge.services.builds import _built
+    from knowledge.services.question_rows import built_question
 
     out = tmp_path / "ft.jsonl"
     call_command("export_questions", "com2-gen", "--format", "finetune-chat", "--out", str(out), "--diverse-top", "1")
     rows = [json.loads(x) for x in out.read_text().splitlines()]
-    kept = diversity_filter([_built(q) for q in com2.questions.order_by("position")], 1)
+    kept = diversity_filter([built_question(q) for q in com2.questions.order_by("position")], 1)
     assert [r["id"] for r in rows] == [q.id for q in kept]
     assert len({r["messages"][1]["content"] for r in rows}) == len(rows)  # one query per answer
     call_command("export_questions", "com2-gen", "--format", "finetune-prompt", "--out", str(out))

@@ -123,7 +123,7 @@ def test_campaign_csv_export_is_neutralised(researcher_client, tmp_path: Path) -
 
 
 def test_question_set_csv_export_is_neutralised(tmp_path: Path) -> None:
-    from knowledge.services.builds import question_set_export_file
+    from knowledge.services.set_exports import question_set_export_file
 
     questions_import(_csqa(tmp_path), name="evil-set3", fmt="csqa")
     out = question_set_export_file("evil-set3", "csv", tmp_path / "out.csv")

@@ -1,25 +1,14 @@
-"""``--plausibility-*`` options shared by build_questions and build_coco (issue 11 item 3), and
-build_questions' ``--fluent-*`` options (item 5)."""
+"""The model objects of build_questions' and build_coco's ``--plausibility-*`` (issue 11 item 3),
+``--fluent-*`` (item 5) and ``--conceptualize-*`` options (declared in
+``knowledge/services/build_options.py``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-
 from commonsense.scoring.plausibility import PlausibilityCheck
 from knowledge.models import Graph
 from knowledge.services.imports import ImportRefused
-
-
-def add_plausibility_arguments(parser: Any) -> None:
-    g = parser.add_argument_group("plausibility model (Vera-style P(yes) of the ATOMIC statement)")
-    g.add_argument("--plausibility-backend", choices=("hf", "openai"), help="enables the model check")
-    g.add_argument("--plausibility-model", help="hf: a transformers folder or .gguf file; openai: the model name")
-    g.add_argument("--plausibility-url", help="openai: the server's base URL (vLLM, llama.cpp server …)")
-    g.add_argument("--plausibility-threshold", type=float, default=settings.COCOWEB_PLAUSIBILITY_THRESHOLD)
-    g.add_argument("--no-plausibility-edges", action="store_true", help="do not filter edges, check distractors only")
-    g.add_argument("--no-plausibility-distractors", action="store_true", help="filter edges only")
 
 
 def check_from_options(graph: str, o: dict[str, Any]) -> PlausibilityCheck | None:
@@ -44,13 +33,6 @@ def check_from_options(graph: str, o: dict[str, Any]) -> PlausibilityCheck | Non
         raise ImportRefused(f"plausibility model: {exc}") from None
 
 
-def add_fluent_arguments(parser: Any) -> None:
-    g = parser.add_argument_group("fluent contexts (COM2 Table 6: a model rewrites 2i/ip/pi/2in contexts, NA drops)")
-    g.add_argument("--fluent-backend", choices=("hf", "openai"), help="enables the rewrite")
-    g.add_argument("--fluent-model", help="hf: a transformers folder or .gguf file; openai: the model name")
-    g.add_argument("--fluent-url", help="openai: the server's base URL")
-
-
 def fluent_from_options(o: dict[str, Any]) -> Any:
     if not o.get("fluent_backend"):
         return None
@@ -67,16 +49,6 @@ def fluent_from_options(o: dict[str, Any]) -> Any:
         return FluentContexts(lm)
     except ValueError as exc:
         raise ImportRefused(f"fluent contexts: {exc}") from None
-
-
-def add_conceptualize_arguments(parser: Any) -> None:
-    g = parser.add_argument_group(
-        "generated conceptualisations (CoCo A.2: 5 candidates per head, plausibility-filtered, 3 valid kept)"
-    )
-    g.add_argument("--conceptualize-backend", choices=("hf", "openai"), help="instead of --abstract")
-    g.add_argument("--conceptualize-model", help="hf: a transformers folder or .gguf file; openai: the model name")
-    g.add_argument("--conceptualize-url", help="openai: the server's base URL")
-    g.add_argument("--conceptualize-heads", type=int, default=50, help="head events to conceptualise (default 50)")
 
 
 def conceptualizer_from_options(o: dict[str, Any]) -> Any:

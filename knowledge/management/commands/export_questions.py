@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.services.builds import EXPORT_FORMATS, question_set_export_file
+from knowledge.services.set_exports import EXPORT_FORMATS, question_set_export_file
 
 from ._base import ImportCommand
 

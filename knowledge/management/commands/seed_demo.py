@@ -11,7 +11,8 @@ from django.core.management.base import BaseCommand
 
 from accounts.services import demo_accounts_ensure
 from knowledge.models import QuestionSet
-from knowledge.services.builds import coco_build, question_set_build
+from knowledge.services.builds import question_set_build
+from knowledge.services.coco_builds import coco_build
 from knowledge.services.imports import graph_import, questions_import, statements_import
 
 FIXTURES = settings.BASE_DIR / "fixtures"
