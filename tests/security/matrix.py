@@ -178,6 +178,13 @@ def _admin_readonly_model(app: str, model: str, pk: Callable[[World], int]) -> d
     }
 
 
+def _run_shard_pk(w: World) -> int:
+    from runs.models import RunShard
+
+    shard, _ = RunShard.objects.get_or_create(run=w.run, index=0, defaults={"first": 0, "last": 0, "items": 1})
+    return int(shard.pk)
+
+
 def _api_token_pk(w: World) -> int:
     from accounts.models import ApiToken
 
@@ -275,6 +282,7 @@ MATRIX: dict[str, Entry] = {
     "admin/auth/user/<id>/password/": E(get=DJANGO_ADMIN, post=DJANGO_ADMIN, kwargs=_admin_obj("user")),
     **_admin_readonly_model("accounts", "apitoken", lambda w: _api_token_pk(w)),
     **_admin_readonly_model("runs", "run", lambda w: w.run.pk),
+    **_admin_readonly_model("runs", "runshard", _run_shard_pk),
     **_admin_readonly_model("knowledge", "buildjob", lambda w: w.build_job.pk),
     "admin/(?P<app_label>auth|accounts|knowledge|runs|annotation)/$": E(
         get=DJANGO_ADMIN, kwargs=lambda w: {"app_label": "auth"}
