@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
+from tests.browser import signed_in
 
 from .factories import GraphFactory, NodeFactory, QuestionFactory, QuestionSetFactory, TripleFactory, make_run, predict
 
@@ -23,13 +24,7 @@ PASSWORD = "pw-long-enough-123"
 def page(browser, live_server):  # type: ignore[no-untyped-def]
     role_groups_sync()
     user_create_with_role("browser", "researcher", PASSWORD)
-    pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    pg.set_default_timeout(20_000)
-    pg.goto(live_server.url + reverse("login"))
-    pg.fill("input[name=username]", "browser")
-    pg.fill("input[name=password]", PASSWORD)
-    pg.click("button[type=submit]")
-    pg.wait_for_load_state("networkidle")
+    pg, _ = signed_in(browser, live_server.url, "browser")  # 1280x900, 20 s timeout
     yield pg
 
 
