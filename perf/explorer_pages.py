@@ -317,10 +317,12 @@ def warm_ups() -> float:
 
     from explorer.services import run_aggregates_warm, surveys_warm_recent
     from runs.models import Run
+    from runs.selectors.samples import run_summary_warm
 
     t = time.perf_counter()
     for run_id in Run.objects.filter(finished_at__isnull=False).order_by("pk").values_list("pk", flat=True):
         run_aggregates_warm(run_id)
+        run_summary_warm(run_id)
     surveys_warm_recent(timedelta(days=1))
     return time.perf_counter() - t
 
@@ -373,9 +375,12 @@ def time_pages(urls: list[str], repeat: int, show_sql: int = 0) -> list[tuple[st
                 print("   ", q["sql"][:220])
         return statistics.median(times) * 1000, statistics.median(cpu) * 1000, queries
 
+    from runs.models import Run
+
     def nothing_kept() -> None:
         cache.clear()
         StoredAggregate.objects.all().delete()
+        Run.objects.update(sample_summary=None)  # the sample viewer's counts, kept on the run
 
     first = {}
     for url in urls:
@@ -385,7 +390,7 @@ def time_pages(urls: list[str], repeat: int, show_sql: int = 0) -> list[tuple[st
     print(f"warm-ups (every run's end, the survey tick): {warm_ups():.1f} s")
     warmed_at = timezone.now()
 
-    def after_warm_ups() -> None:
+    def after_warm_ups() -> None:  # every run's sample summary as its end left it (it was finished)
         cache.clear()
         StoredAggregate.objects.filter(computed_at__gt=warmed_at).delete()
 

@@ -153,6 +153,13 @@ def run_summary(run: Run) -> dict[str, Any]:
     return summary
 
 
+def run_summary_warm(run_id: int, **_: Any) -> None:
+    """Keep a finished run's :func:`run_summary` as the run ends (``runs.signals.run_finished``)."""
+    run = Run.objects.filter(pk=run_id).first()
+    if run is not None:
+        run_summary(run)
+
+
 SUMMARY_VERSION = 1  # bump when run_summary's groups change shape: stored summaries are then read again
 
 
