@@ -432,6 +432,61 @@ def main() -> None:
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
 
 
+def page_urls(
+    graph: Any, qset: Any, runs: list[Any], srun: Any, rica: list[Any], surveyed: list[Any], *, samples: bool = True
+) -> list[str]:
+    """Every page timed: the explorer's (graph, node, search, questions, each kind of run page,
+    drawer and compare, a compare of up to 12 runs) and the per-sample viewer's with its filters.
+    Also the pages whose statements tests/explorer/test_pages_at_scale.py counts."""
+    from django.urls import reverse
+
+    from explorer.selectors.graph import graph_top_nodes
+    from knowledge.models import Node
+
+    hub_id = graph_top_nodes(graph, limit=1)[0][0]  # the worst node page: the most connected node
+    some = Node.objects.filter(graph=graph).order_by("id")[min(1000, Node.objects.filter(graph=graph).count() - 1)]
+    urls = [
+        reverse("explorer:index"),
+        reverse("explorer:graph", args=[graph.name]),
+        reverse("explorer:search", args=[graph.name]) + "?q=PersonX",
+        reverse("explorer:search", args=[graph.name]) + "?q=goes+to+the+st",
+        reverse("explorer:node", args=[graph.name, hub_id]),
+        reverse("explorer:node", args=[graph.name, hub_id]) + "?hops=2",
+        reverse("explorer:node", args=[graph.name, some.pk]) + "?hops=2",
+        reverse("explorer:questions"),
+        reverse("explorer:questions") + f"?set={qset.name}&relation=xWant&kind=2p&page=3",
+        reverse("explorer:questions") + "?answers=1&validation=unvalidated",
+        reverse("explorer:question", args=[qset.questions.order_by("-position").first().pk]),
+        reverse("explorer:run_errors", args=[runs[0].pk]),
+        reverse("explorer:run_errors", args=[runs[0].pk]) + "?csv=coco",
+        reverse("explorer:run_items", args=[runs[0].pk]) + "?relation=xWant&correct=0",
+        reverse("explorer:run_items", args=[runs[0].pk]) + "?coco=0,1",
+        reverse("explorer:compare") + f"?run={runs[0].pk}&run={runs[1].pk}",
+        reverse("explorer:run_errors", args=[srun.pk]),
+        reverse("explorer:run_items", args=[srun.pk]) + "?human=1",  # a statement run's drawer
+    ]
+    if rica:
+        urls += [
+            reverse("explorer:run_errors", args=[rica[1].pk]),
+            reverse("explorer:compare") + f"?run={rica[0].pk}&run={rica[1].pk}",  # names vs novel (RICA Fig. 5b)
+            reverse("explorer:run_items", args=[rica[0].pk]) + "?perturbation=negated&correct=0",
+        ]
+    if surveyed:
+        urls += [
+            reverse("explorer:run_errors", args=[surveyed[0].pk]),  # every human-side panel
+            reverse("explorer:compare") + f"?run={surveyed[0].pk}&run={surveyed[1].pk}",
+            reverse("explorer:run_items", args=[surveyed[0].pk]) + "?human=1",
+        ]
+    if len(runs) > 2:  # the most runs a compare page takes
+        urls.append(reverse("explorer:compare") + "?" + "&".join(f"run={r.pk}" for r in runs[:12]))
+    if samples:  # the per-sample viewer of a question run and of a statement run, with its filters
+        from perf.samples_page import QUERIES
+
+        urls += [reverse("runs:samples", args=[runs[-1].pk]) + q for q in QUERIES]
+        urls += [reverse("runs:samples", args=[srun.pk]) + q for q in ("", "?correct=1&page=last", "?q=Statement+39")]
+    return urls
+
+
 def _build(args: argparse.Namespace, cache_dir: Path) -> tuple[Any, Any, list[Any], Any, list[Any], list[Any]]:
     graph = build_graph(args.triples, cache_dir)
     t = time.perf_counter()
@@ -471,9 +526,8 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     from django.db import connection
     from django.urls import reverse
 
-    from explorer.selectors.graph import graph_top_nodes, node_search
+    from explorer.selectors.graph import node_search
     from knowledge.db.graph_stats import stats_current
-    from knowledge.models import Node
 
     if args.reuse and _built():
         graph, qset, runs, srun, rica, surveyed = _built()  # type: ignore[misc]
@@ -488,47 +542,7 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
             cur.execute("VACUUM ANALYZE")
     graph.refresh_from_db()
     print(f"degree statistics materialised at import and current: {stats_current(graph)}")
-    hub_id = graph_top_nodes(graph, limit=1)[0][0]  # the worst node page: the most connected node
-    some = Node.objects.filter(graph=graph).order_by("id")[1000]
-    urls = [
-        reverse("explorer:index"),
-        reverse("explorer:graph", args=[graph.name]),
-        reverse("explorer:search", args=[graph.name]) + "?q=PersonX",
-        reverse("explorer:search", args=[graph.name]) + "?q=goes+to+the+st",
-        reverse("explorer:node", args=[graph.name, hub_id]),
-        reverse("explorer:node", args=[graph.name, hub_id]) + "?hops=2",
-        reverse("explorer:node", args=[graph.name, some.pk]) + "?hops=2",
-        reverse("explorer:questions"),
-        reverse("explorer:questions") + f"?set={qset.name}&relation=xWant&kind=2p&page=3",
-        reverse("explorer:questions") + "?answers=1&validation=unvalidated",
-        reverse("explorer:question", args=[qset.questions.order_by("-position").first().pk]),
-        reverse("explorer:run_errors", args=[runs[0].pk]),
-        reverse("explorer:run_errors", args=[runs[0].pk]) + "?csv=coco",
-        reverse("explorer:run_items", args=[runs[0].pk]) + "?relation=xWant&correct=0",
-        reverse("explorer:run_items", args=[runs[0].pk]) + "?coco=0,1",
-        reverse("explorer:compare") + f"?run={runs[0].pk}&run={runs[1].pk}",
-        reverse("explorer:run_errors", args=[srun.pk]),
-        reverse("explorer:run_items", args=[srun.pk]) + "?human=1",  # a statement run's drawer
-    ]
-    if rica:
-        urls += [
-            reverse("explorer:run_errors", args=[rica[1].pk]),
-            reverse("explorer:compare") + f"?run={rica[0].pk}&run={rica[1].pk}",  # names vs novel (RICA Fig. 5b)
-            reverse("explorer:run_items", args=[rica[0].pk]) + "?perturbation=negated&correct=0",
-        ]
-    if surveyed:
-        urls += [
-            reverse("explorer:run_errors", args=[surveyed[0].pk]),  # every human-side panel
-            reverse("explorer:compare") + f"?run={surveyed[0].pk}&run={surveyed[1].pk}",
-            reverse("explorer:run_items", args=[surveyed[0].pk]) + "?human=1",
-        ]
-    if len(runs) > 2:  # the most runs a compare page takes
-        urls.append(reverse("explorer:compare") + "?" + "&".join(f"run={r.pk}" for r in runs[:12]))
-    if not args.no_samples:  # the per-sample viewer of a question run and of a statement run, with its filters
-        from perf.samples_page import QUERIES
-
-        urls += [reverse("runs:samples", args=[runs[-1].pk]) + q for q in QUERIES]
-        urls += [reverse("runs:samples", args=[srun.pk]) + q for q in ("", "?correct=1&page=last", "?q=Statement+39")]
+    urls = page_urls(graph, qset, runs, srun, rica, surveyed, samples=not args.no_samples)
     print(f"load average before timing: {_loadavg()}")
     results = time_pages(urls, args.repeat, args.show_sql)
     _check_content(
