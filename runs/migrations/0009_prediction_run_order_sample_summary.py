@@ -19,7 +19,7 @@ TRIGRAM_INDEXES = (
 )
 
 
-def trigram_indexes(apps, schema_editor):  # type: ignore[no-untyped-def]
+def trigram_indexes(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
     from django.db import DatabaseError, transaction
@@ -33,7 +33,7 @@ def trigram_indexes(apps, schema_editor):  # type: ignore[no-untyped-def]
         schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {table} USING {method}")
 
 
-def trigram_indexes_drop(apps, schema_editor):  # type: ignore[no-untyped-def]
+def trigram_indexes_drop(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
     for name, _, _ in TRIGRAM_INDEXES:

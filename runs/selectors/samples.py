@@ -194,7 +194,7 @@ def sample_page_queryset(run: Run, filters: SampleFilters) -> QuerySet[Predictio
     return Prediction.objects.filter(run=run).filter(filters.as_q(run)).select_related(rel).order_by("position")
 
 
-def sample_page(run: Run, filters: SampleFilters, number: object, summary: dict[str, Any]) -> Page:
+def sample_page(run: Run, filters: SampleFilters, number: str | None, summary: dict[str, Any]) -> Page[Any]:
     """A page of the run's predictions (in set order) that ``filters`` select, ``page.object_list``
     the predictions with their items. Positions first, then the page's rows: without filters the
     count is the summary's and the page's positions come from the ``(run, position)`` index (its
@@ -204,13 +204,14 @@ def sample_page(run: Run, filters: SampleFilters, number: object, summary: dict[
     outputs = _sum(summary["groups"], "outputs") > 0
     matching = Prediction.objects.filter(run=run).filter(filters.as_q(run, outputs)).order_by("position")
     positions = matching.values_list("position", flat=True)
+    paginator: Paginator[Any]
     if filters.active:
         paginator = Paginator(list(positions), PAGE_SIZE)
     else:
         paginator = Paginator(positions, PAGE_SIZE)
-        paginator.count = _sum(summary["groups"], "n")  # type: ignore[misc]  # known: no COUNT
+        paginator.count = _sum(summary["groups"], "n")  # known: no COUNT
     page = paginator.get_page(number)
-    shown = list(page.object_list)
+    shown: list[int] = list(page.object_list)
     rel = "statement" if run.is_statement_run else "question"
     rows = Prediction.objects.filter(run=run, position__in=shown).select_related(rel).order_by("position")
     page.object_list = list(rows) if shown else []  # the filters chose the positions: not applied again
@@ -236,13 +237,14 @@ def partial_metrics(run: Run, summary: dict[str, Any] | None = None) -> dict[str
     groups = (summary or run_summary(run))["groups"]
     totals = {k: _sum(groups, k) for k in ("n", "scored", "ok", "no_answer", "errors")}
     low, high = wilson(totals["ok"], totals["scored"])
-    out = {
+    by_kind: list[dict[str, Any]] = []
+    out: dict[str, Any] = {
         **totals,
         "accuracy": totals["ok"] / totals["scored"] if totals["scored"] else None,
         "ci_low": low,
         "ci_high": high,
         "interval": "Wilson 95%",
-        "by_kind": [],
+        "by_kind": by_kind,
     }
     stored = headline_metric(run) if run.is_finished else None
     if stored is not None:  # one interval per figure on a page: the one the Metrics table shows
@@ -254,7 +256,7 @@ def partial_metrics(run: Run, summary: dict[str, Any] | None = None) -> dict[str
             n, ok = _sum(gs, "scored"), _sum(gs, "ok")
             if n:
                 lo, hi = wilson(ok, n)
-                out["by_kind"].append({"kind": kind, "n": n, "ok": ok, "acc": ok / n, "lo": lo, "hi": hi})
+                by_kind.append({"kind": kind, "n": n, "ok": ok, "acc": ok / n, "lo": lo, "hi": hi})
     return out
 
 
