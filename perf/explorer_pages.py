@@ -330,7 +330,9 @@ def warm_ups() -> float:
 Timing = tuple[float, float, int]  # median ms, median CPU ms, statements of the last request
 
 
-def time_pages(urls: list[str], repeat: int, show_sql: int = 0) -> list[tuple[str, int, Timing, Timing, Timing]]:
+def time_pages(
+    urls: list[str], repeat: int, show_sql: int = 0, first: bool = True
+) -> list[tuple[str, int, Timing, Timing, Timing]]:
     """Each page in three states, ``repeat`` requests each:
 
     - first: nothing kept - the cache cleared and the stored aggregates deleted before each request
@@ -382,10 +384,10 @@ def time_pages(urls: list[str], repeat: int, show_sql: int = 0) -> list[tuple[st
         StoredAggregate.objects.all().delete()
         Run.objects.update(sample_summary=None)  # the sample viewer's counts, kept on the run
 
-    first = {}
+    firsts = {}
     for url in urls:
         c.get(url)  # warm-up: imports and template compilation, not timed
-        first[url] = timed(url, nothing_kept)
+        firsts[url] = timed(url, nothing_kept) if first else (0.0, 0.0, 0)
     nothing_kept()
     print(f"warm-ups (every run's end, the survey tick): {warm_ups():.1f} s")
     warmed_at = timezone.now()
@@ -397,7 +399,7 @@ def time_pages(urls: list[str], repeat: int, show_sql: int = 0) -> list[tuple[st
     out = []
     for url in urls:
         cold = timed(url, after_warm_ups)
-        out.append((url, 200, first[url], cold, timed(url, None)))
+        out.append((url, 200, firsts[url], cold, timed(url, None)))
     return out
 
 
@@ -406,6 +408,9 @@ def main() -> None:
     ap.add_argument("--triples", type=int, default=1_330_000)
     ap.add_argument("--predictions", type=int, default=40_000, help="questions of the CoCo set (predictions per run)")
     ap.add_argument("--coco-runs", type=int, default=2, help="finished runs on the CoCo set")
+    ap.add_argument(
+        "--no-first", action="store_true", help="skip the nothing-kept state (the warm-ups' cost; not a bound)"
+    )
     ap.add_argument("--reuse", action="store_true", help="time the perf data a former run left in --db-url")
     ap.add_argument("--no-samples", action="store_true", help="leave out the per-sample viewer pages")
     ap.add_argument("--statements", type=int, default=4_000)
@@ -544,7 +549,7 @@ def _run(args: argparse.Namespace, cache_dir: Path) -> None:
     print(f"degree statistics materialised at import and current: {stats_current(graph)}")
     urls = page_urls(graph, qset, runs, srun, rica, surveyed, samples=not args.no_samples)
     print(f"load average before timing: {_loadavg()}")
-    results = time_pages(urls, args.repeat, args.show_sql)
+    results = time_pages(urls, args.repeat, args.show_sql, first=not args.no_first)
     _check_content(
         reverse("explorer:run_errors", args=[runs[0].pk]),
         ('id="fig-by-relation"', 'id="fig-coco"', 'id="fig-difficulty"', "xWant"),
