@@ -205,7 +205,7 @@ def test_lm_eval_cli_runs_the_verified_set(answered: Campaign, tmp_path: Path) -
     from tests.commonsense.tiny_lm import build_tiny_gpt2
     from tests.lm_eval_cli import lm_eval_samples
 
-    call_command("verified_set", "val", name="val-verified", verbosity=0)
+    call_command("verified_set", "val", name="val-verified", any_gold=True, verbosity=0)
     call_command("export_questions", "val-verified", fmt="lm-eval", out=str(tmp_path / "task"), verbosity=0)
     model = build_tiny_gpt2(tmp_path / "tiny")
     samples = lm_eval_samples(tmp_path / "task", "cocoweb_val_verified", model, tmp_path)
