@@ -41,9 +41,17 @@ pass2() {  # in a subshell, with a var folder of its own (SQLite files, caches, 
   )
 }
 
+outcome=()
+pass1_status() {
+  local rc=$1
+  [ "$rc" -ne 0 ] && status=$rc
+  outcome+=("pass 1 (SQLite + embedded broker): $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (pytest exit $rc)")")
+}
+
 pass2_status() {  # pytest's 5 = nothing collected (e.g. a run of Django-free tests only)
   local rc=$1
   [ "$rc" -ne 0 ] && [ "$rc" -ne 5 ] && status=$rc
+  outcome+=("pass 2 (PostgreSQL + Redis): $([ "$rc" -eq 0 ] || [ "$rc" -eq 5 ] && echo passed || echo "FAILED (pytest exit $rc)")")
 }
 
 source scripts/services.sh
@@ -71,15 +79,16 @@ if [ $have_pass2 = 1 ] && [ "${TEST_PASSES:-parallel}" != serial ]; then
   pass2 "$@" >"$pass2_log" 2>&1 &
   pass2_pid=$!
   pass1 "$@"
-  rc=$?; [ $rc -ne 0 ] && status=$rc
+  pass1_status $?
   wait "$pass2_pid"
   rc=$?
   pass2_pid=
+  echo
   cat "$pass2_log"
   pass2_status $rc
 else
   pass1 "$@"
-  rc=$?; [ $rc -ne 0 ] && status=$rc
+  pass1_status $?
   if [ $have_pass2 = 1 ]; then
     pass2 "$@"
     pass2_status $?
@@ -87,6 +96,7 @@ else
 fi
 if [ $have_pass2 = 1 ]; then stop_all; trap - EXIT; fi
 
+echo; printf '%s\n' "${outcome[@]}"
 if [ ${#notes[@]} -gt 0 ]; then
   echo; echo "Not run on this machine:"; printf '  - %s\n' "${notes[@]}"
 fi
