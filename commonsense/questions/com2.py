@@ -15,6 +15,7 @@ from commonsense.scoring.plausibility import PlausibilityCheck
 
 from ..queries.rules import CompositionRules
 from ..queries.sampling import Query, QuerySampler
+from ..queries.space import query_space
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
 from . import chain_phrasing, distractors, fluent, names, negatives, verbalize
 from . import funnel as stages
@@ -67,7 +68,7 @@ def make_question(
     negative_spec: NegativeSpec | None = None,
     relation_tails: RelationTails | None = None,
     spare: int = 0,
-    chain: str = "stacked",
+    phrasing: str = "stacked",
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors). ``display`` renders node text (default: the
@@ -75,7 +76,7 @@ def make_question(
     ``negative_spec`` says where the negatives come from (:mod:`.negatives`; None: the anchors'
     neighbours and ``random_pool``); ``relation_tails`` is the build's cache of the random pools.
     ``spare`` more distractors that pass the same checks are kept in ``metadata["distractor_pool"]``
-    (what a validation tops an item up from when annotators reject some of its options). ``chain``:
+    (what a validation tops an item up from when annotators reject some of its options). ``phrasing``:
     how a fluent build words a 2p chain (:mod:`.chain_phrasing`; "stacked" is the papers' wording)."""
     answers = sampler.answers(query) if answers is None else answers
     anchors = query.anchors()
@@ -142,7 +143,7 @@ def make_question(
     fluent_text = isinstance(display, Display) and display.fluent_text
     ctx = verbalize.context(query, text, rel, st.negated_branch, chain_phrasing.negated if fluent_text else None)
     qtext = verbalize.question(query, text, rel, fluent.hindered_phrase if fluent_text else None)
-    worded = chain_phrasing.two_hop(query, text, rel, chain) if fluent_text else None
+    worded = chain_phrasing.two_hop(query, text, rel, phrasing) if fluent_text else None
     if worded is not None:
         ctx, qtext = worded
     opts, pos = distractors.place(rng, text(query.answer), [text(n) for n, _ in picked])
@@ -245,7 +246,7 @@ def sample_questions(
     check: PlausibilityCheck | None = None,
     negative_spec: NegativeSpec | None = None,
     spare: int = 0,
-    chain: str = "stacked",
+    phrasing: str = "stacked",
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed.
@@ -300,7 +301,7 @@ def sample_questions(
             negative_spec=negative_spec,
             relation_tails=relation_tails,
             spare=spare,
-            chain=chain,
+            phrasing=phrasing,
         )
         if q is None:
             continue
@@ -308,6 +309,22 @@ def sample_questions(
         out.append(q)
         if progress is not None:  # every question: the caller throttles its writes (a 30-item build sat at 0 / 30)
             progress(len(out), count)
+    return out
+
+
+def _space(
+    index: GraphIndex, params: BuildParams, usable: npt.NDArray[np.bool_] | None
+) -> dict[str, dict[str, object]]:
+    """The kind's query space under the build's rules and under none (:mod:`commonsense.queries.space`)."""
+    out: dict[str, dict[str, object]] = {}
+    for name, rules in (("rules", params.composition_rules), ("no rules", None)):
+        sampler = QuerySampler(
+            index, max_degree=params.max_degree, relations=params.hop_relations, rules=rules, node_ok=usable
+        )
+        got = query_space(sampler, params.kind).as_dict()
+        out[name] = {k: v for k, v in got.items() if k != "kind"}
+        if rules is None:
+            break
     return out
 
 
@@ -360,6 +377,7 @@ def build_com2(
     report.graph = stages.graph_stages(index, hops)
     n = params.count * (pool_factor if params.diverse else 1)
     relations = params.hop_relations  # 2in's negated branch always uses HinderedBy (the sampler's own mask)
+    display = Display(index, fluent_text=params.fluent)
     qs = sample_questions(
         index,
         params.kind,
@@ -370,17 +388,19 @@ def build_com2(
         person_names=params.person_names,
         progress=None if params.diverse else progress,
         rules=params.composition_rules,
-        display=Display(index, fluent_text=params.fluent),
+        display=display,
         checks=checks,
         report=report,
         adversarial_other_kind=params.adversarial_other_kind,
         check=check,
         negative_spec=params.negatives,
         spare=params.spare_distractors,
-        chain=params.chain_phrasing,
+        phrasing=params.chain_phrasing,
     )
     if near_duplicates is not None:
         near_duplicates.flush()
+    if len(qs) < n:  # short: say how many queries the graph holds at all (the funnel's verdict)
+        report.sampling.space = _space(index, params, display.usable())
     if params.diverse and diverse_cache is not None and len(qs) > params.count:
         texts = [f"{q.metadata['template']['context']} {q.metadata['template']['question']}" for q in qs]
         keep = select_diverse(texts, params.count, diverse_cache)

@@ -38,7 +38,7 @@ class BuildReport:
 
     def funnel(self) -> dict[str, object]:
         s = self.sampling
-        return stages.funnel(self.graph, stages.sampling_stages(s), stages.candidate_stage(s))
+        return stages.funnel(self.graph, stages.sampling_stages(s), stages.candidate_stage(s), s.space)
 
     def as_dict(self) -> dict[str, object]:
         return {
