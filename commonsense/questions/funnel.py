@@ -186,6 +186,16 @@ def check(report: Mapping[str, object]) -> list[str]:
     return bad
 
 
+def space_verdict(kind: str, f: Mapping[str, Any]) -> str | None:
+    """A stored funnel's query-space line (:func:`space_line`), None for a build that was not short."""
+    space = f.get("space")
+    if not space:
+        return None
+    sampling = f.get("sampling") or []
+    drawn = sampling[2]["kept"] if len(sampling) > 2 else 0  # the queries past "answer sets"
+    return space_line(kind, space, drawn)
+
+
 def lines(kind: str, f: Mapping[str, Any]) -> list[str]:
     """A funnel as a line per chain: "2p sampling: 1,200 attempts -> queries 300 (refused by the
     composition rules 800, …) -> …", and one for the distractor candidates."""
@@ -199,11 +209,9 @@ def lines(kind: str, f: Mapping[str, Any]) -> list[str]:
             why = ", ".join(f"{k} {v:,}" for k, v in s["dropped"].items())
             parts.append(f"{s['stage']} {s['kept']:,}" + (f" ({why})" if why else ""))
         out.append(f"{kind} {chain}: " + " -> ".join(parts))
-    space = f.get("space")
-    if space:
-        sampling = f.get("sampling") or []
-        drawn = sampling[2]["kept"] if len(sampling) > 2 else 0  # queries past "answer sets"
-        out.append(space_line(kind, space, drawn))
+    verdict = space_verdict(kind, f)
+    if verdict:
+        out.append(verdict)
     c = f.get("candidates")
     if c and c["considered"]:
         why = ", ".join(f"{k} {v:,}" for k, v in c["dropped"].items())
