@@ -13,6 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
+from commonsense.kg.index import GraphIndex
+
+from .rules import CompositionRules
 from .sampling import QAnchor, QInter, QNode, QProj, Query, QuerySampler, _need
 from .structures import STRUCTURES, Anchor, Proj, Shape, Structure
 
@@ -90,3 +96,22 @@ def query_space(sampler: QuerySampler, kind: str, cap: int = 2000) -> Space:
             if len(seen) >= cap:
                 return Space(kind, len(seen), usable, True)
     return Space(kind, len(seen), usable, False)
+
+
+def build_space(
+    index: GraphIndex,
+    kind: str,
+    max_degree: int,
+    relations: list[str],
+    rules: CompositionRules | None,
+    node_ok: npt.NDArray[np.bool_] | None,
+) -> dict[str, dict[str, object]]:
+    """A build's query space under its ``rules`` ("rules") and, when it has rules, under none ("no
+    rules"): each ``{"distinct", "usable", "capped"}``, as the build funnel stores it."""
+    out: dict[str, dict[str, object]] = {}
+    for name, r in (("rules", rules), ("no rules", None)):
+        sampler = QuerySampler(index, max_degree=max_degree, relations=relations, rules=r, node_ok=node_ok)
+        out[name] = {k: v for k, v in query_space(sampler, kind).as_dict().items() if k != "kind"}
+        if r is None:
+            break
+    return out

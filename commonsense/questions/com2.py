@@ -15,7 +15,7 @@ from commonsense.scoring.plausibility import PlausibilityCheck
 
 from ..queries.rules import CompositionRules
 from ..queries.sampling import Query, QuerySampler
-from ..queries.space import query_space
+from ..queries.space import build_space
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
 from . import chain_phrasing, distractors, fluent, names, negatives, verbalize
 from . import funnel as stages
@@ -312,22 +312,6 @@ def sample_questions(
     return out
 
 
-def _space(
-    index: GraphIndex, params: BuildParams, usable: npt.NDArray[np.bool_] | None
-) -> dict[str, dict[str, object]]:
-    """The kind's query space under the build's rules and under none (:mod:`commonsense.queries.space`)."""
-    out: dict[str, dict[str, object]] = {}
-    for name, rules in (("rules", params.composition_rules), ("no rules", None)):
-        sampler = QuerySampler(
-            index, max_degree=params.max_degree, relations=params.hop_relations, rules=rules, node_ok=usable
-        )
-        got = query_space(sampler, params.kind).as_dict()
-        out[name] = {k: v for k, v in got.items() if k != "kind"}
-        if rules is None:
-            break
-    return out
-
-
 def renumber(questions: list[BuiltQuestion], prefix: str) -> list[BuiltQuestion]:
     for i, q in enumerate(questions, 1):
         q.id = q.group = f"{prefix}{q.kind}-{i:06d}"
@@ -400,7 +384,9 @@ def build_com2(
     if near_duplicates is not None:
         near_duplicates.flush()
     if len(qs) < n:  # short: say how many queries the graph holds at all (the funnel's verdict)
-        report.sampling.space = _space(index, params, display.usable())
+        report.sampling.space = build_space(
+            index, params.kind, params.max_degree, params.hop_relations, params.composition_rules, display.usable()
+        )
     if params.diverse and diverse_cache is not None and len(qs) > params.count:
         texts = [f"{q.metadata['template']['context']} {q.metadata['template']['question']}" for q in qs]
         keep = select_diverse(texts, params.count, diverse_cache)
