@@ -389,7 +389,9 @@ def main() -> None:
     b.add_argument("--count", type=int, default=40)
     b.add_argument("--rules", default="curated", help="composition rules: curated (default), paper, any")
     b.add_argument("--chain-phrasing", default="step", help="how 2p chains are worded: step (default), named, stacked")
-    b.add_argument("--only", default="", help='comma-separated sets to build, e.g. "CSKB 2p,CSKB 2in" (default: all six)')
+    b.add_argument(
+        "--only", default="", help='comma-separated sets to build, e.g. "CSKB 2p,CSKB 2in" (default: all six)'
+    )
     m = sub.add_parser("mix")
     m.add_argument("builds", type=Path, nargs="+", help="build folders (each with key.json and build.json)")
     m.add_argument("--out", type=Path, required=True)
