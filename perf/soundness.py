@@ -17,7 +17,8 @@ kind, the causes, and how often a reader's pick was the gold; ``--json`` writes 
 ``DIR/summary.json``.
 
     .venv/bin/python perf/soundness.py build DIR [--seed 11] [--readers 4] [--count 40] [--rules paper]
-    .venv/bin/python perf/soundness.py mix DIR_A DIR_B --out DIR [--seed 0] [--readers 4]
+        [--chain-phrasing step|named|stacked] [--only "CSKB 2p,CSKB 2in"]
+    .venv/bin/python perf/soundness.py mix DIR_A DIR_B --out DIR [--seed 0] [--readers 4] [--only "CSKB 2p"] [--apart]
     .venv/bin/python perf/soundness.py score DIR [--json]
 
 ``mix`` makes an A/B reading: the items of two builds shuffled together under new blind ids, each
@@ -100,7 +101,16 @@ def _commit() -> str:
         return "unknown"
 
 
-def build(out: Path, seed: int, readers: int, count: int, rules: str = "curated", per_item: int = 1) -> None:
+def build(
+    out: Path,
+    seed: int,
+    readers: int,
+    count: int,
+    rules: str = "curated",
+    per_item: int = 1,
+    chain_phrasing: str = "step",
+    only: set[str] | None = None,
+) -> None:
     from commonsense.questions.com2 import BuildParams, BuildReport, build_com2
 
     graphs = _indexes()
@@ -108,7 +118,9 @@ def build(out: Path, seed: int, readers: int, count: int, rules: str = "curated"
     reports: dict[str, Any] = {}
     for graph, kinds in SETS:
         for kind in kinds:
-            params = BuildParams(kind=kind, count=count, seed=seed, rules=rules)
+            if only and f"{graph} {kind}" not in only:
+                continue
+            params = BuildParams(kind=kind, count=count, seed=seed, rules=rules, chain_phrasing=chain_phrasing)
             report = BuildReport()
             qs = build_com2(graphs[graph], params, report=report)
             reports[f"{graph} {kind}"] = report.as_dict()
@@ -142,13 +154,26 @@ def build(out: Path, seed: int, readers: int, count: int, rules: str = "curated"
 
 
 def _write(
-    out: Path, items: list[dict[str, Any]], seed: int, readers: int, meta: dict[str, Any], per_item: int = 1
+    out: Path,
+    items: list[dict[str, Any]],
+    seed: int,
+    readers: int,
+    meta: dict[str, Any],
+    per_item: int = 1,
+    apart: bool = False,
 ) -> None:
     """Shuffle ``items`` under blind ids into ``readers`` files; the key and ``meta`` beside them.
     ``per_item`` readers read each item (1: the items are split between the files; ``readers``: every
-    file holds every item), each file in its own order, so that a majority of readers can be scored."""
+    file holds every item), each file in its own order, so that a majority of readers can be scored.
+    ``apart`` (one reader per item): the copies of one query from different builds (same set and
+    qid) go to different readers, the builds rotated over the readers, so that no reader sees a
+    query twice (one wording would give the other away)."""
     if not 1 <= per_item <= readers:
         raise SystemExit(f"--per-item must be between 1 and --readers ({readers}), got {per_item}")
+    builds = sorted({str(it.get("build", "")) for it in items})
+    queries = sorted({(it["set"], it["qid"]) for it in items})
+    if apart and (per_item > 1 or len(builds) > readers):
+        raise SystemExit(f"--apart needs --per-item 1 and at least as many readers as builds ({len(builds)})")
     out.mkdir(parents=True, exist_ok=True)
     random.Random(seed).shuffle(items)
     key: dict[str, Any] = {}
@@ -157,8 +182,12 @@ def _write(
         bid = f"r{i + 1:03d}"
         key[bid] = it
         opts = "\n".join(f"   {LETTERS[j]}. {o}" for j, o in enumerate(it["options"]))
+        first = i
+        if apart:
+            first = builds.index(str(it.get("build", ""))) + queries.index((it["set"], it["qid"]))
+            key[bid] = {**it, "reader": first % readers + 1}
         for j in range(per_item):  # P consecutive readers (round robin), never the same one twice
-            shards[(i + j) % readers].append(
+            shards[(first + j) % readers].append(
                 f"## {bid}\nContext: {it['context']}\nQuestion: {it['question']}\n{opts}\n"
             )
     for k, shard in enumerate(shards, 1):
@@ -171,17 +200,28 @@ def _write(
     print(f"{len(items)} items in {readers} reader files under {out}, each item read by {per_item}")
 
 
-def mix(builds: list[Path], out: Path, seed: int, readers: int, per_item: int = 1) -> None:
+def mix(
+    builds: list[Path],
+    out: Path,
+    seed: int,
+    readers: int,
+    per_item: int = 1,
+    only: set[str] | None = None,
+    apart: bool = False,
+) -> None:
     """An A/B reading: the items of several builds (each a ``build`` folder) shuffled together, so
-    that the same readers judge every build without knowing which item came from which."""
+    that the same readers judge every build without knowing which item came from which; ``only``
+    keeps the sets named "GRAPH KIND" (e.g. "CSKB 2p")."""
     items: list[dict[str, Any]] = []
     meta: dict[str, Any] = {"command": " ".join(["perf/soundness.py", *sys.argv[1:]]), "seed": seed, "builds": {}}
     for d in builds:
         name = d.name
         for it in json.loads((d / "key.json").read_text()).values():
+            if only and f"{it['set']} {it['kind']}" not in only:
+                continue
             items.append({**it, "build": name})
         meta["builds"][name] = json.loads((d / "build.json").read_text())
-    _write(out, items, seed, readers, {**meta, "readers": readers}, per_item)
+    _write(out, items, seed, readers, {**meta, "readers": readers, "apart": apart}, per_item, apart)
 
 
 def _reader_verdicts(d: Path) -> dict[str, dict[str, dict[str, Any]]]:
@@ -333,6 +373,11 @@ def score(d: Path, as_json: bool) -> dict[str, Any]:
     return summary
 
 
+def _only(arg: str) -> set[str] | None:
+    got = {s.strip() for s in arg.split(",") if s.strip()}
+    return got or None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -343,12 +388,18 @@ def main() -> None:
     b.add_argument("--per-item", type=int, default=1, help="readers per item (default 1: items split between them)")
     b.add_argument("--count", type=int, default=40)
     b.add_argument("--rules", default="curated", help="composition rules: curated (default), paper, any")
+    b.add_argument("--chain-phrasing", default="step", help="how 2p chains are worded: step (default), named, stacked")
+    b.add_argument(
+        "--only", default="", help='comma-separated sets to build, e.g. "CSKB 2p,CSKB 2in" (default: all six)'
+    )
     m = sub.add_parser("mix")
     m.add_argument("builds", type=Path, nargs="+", help="build folders (each with key.json and build.json)")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--readers", type=int, default=4)
     m.add_argument("--per-item", type=int, default=1, help="readers per item (default 1: items split between them)")
+    m.add_argument("--only", default="", help='comma-separated sets to keep, e.g. "CSKB 2p,CSKB 2in" (default: all)')
+    m.add_argument("--apart", action="store_true", help="no reader sees one query in two builds' wordings")
     s = sub.add_parser("score")
     s.add_argument("dir", type=Path)
     s.add_argument("--json", action="store_true")
@@ -356,9 +407,9 @@ def main() -> None:
     if a.cmd == "build":
         if not SHARED.is_dir():
             raise SystemExit(f"{SHARED} is absent: the soundness sets are built from ../shared/data")
-        build(a.dir, a.seed, a.readers, a.count, a.rules, a.per_item)
+        build(a.dir, a.seed, a.readers, a.count, a.rules, a.per_item, a.chain_phrasing, _only(a.only))
     elif a.cmd == "mix":
-        mix(a.builds, a.out, a.seed, a.readers, a.per_item)
+        mix(a.builds, a.out, a.seed, a.readers, a.per_item, _only(a.only), a.apart)
     else:
         score(a.dir, a.json)
 

@@ -15,8 +15,9 @@ from commonsense.scoring.plausibility import PlausibilityCheck
 
 from ..queries.rules import CompositionRules
 from ..queries.sampling import Query, QuerySampler
+from ..queries.space import build_space
 from ..queries.structures import NEGATION_RELATION, STRUCTURES
-from . import distractors, fluent, names, negatives, verbalize
+from . import chain_phrasing, distractors, fluent, names, negatives, verbalize
 from . import funnel as stages
 
 # what callers import from here: the parameters and report (com2_params), the checks (option_checks)
@@ -67,6 +68,7 @@ def make_question(
     negative_spec: NegativeSpec | None = None,
     relation_tails: RelationTails | None = None,
     spare: int = 0,
+    phrasing: str = "stacked",
 ) -> BuiltQuestion | None:
     """Assemble one MCQA item from a sampled query, or None if it is unusable (an anchor is
     itself an answer, or not enough distractors). ``display`` renders node text (default: the
@@ -74,7 +76,8 @@ def make_question(
     ``negative_spec`` says where the negatives come from (:mod:`.negatives`; None: the anchors'
     neighbours and ``random_pool``); ``relation_tails`` is the build's cache of the random pools.
     ``spare`` more distractors that pass the same checks are kept in ``metadata["distractor_pool"]``
-    (what a validation tops an item up from when annotators reject some of its options)."""
+    (what a validation tops an item up from when annotators reject some of its options). ``phrasing``:
+    how a fluent build words a 2p chain (:mod:`.chain_phrasing`; "stacked" is the papers' wording)."""
     answers = sampler.answers(query) if answers is None else answers
     anchors = query.anchors()
     if query.answer not in answers or answers.intersection(anchors):
@@ -137,9 +140,12 @@ def make_question(
         return None
     rel = index.rel_names.__getitem__
     st = STRUCTURES[query.kind]
-    ctx = verbalize.context(query, text, rel, st.negated_branch)
     fluent_text = isinstance(display, Display) and display.fluent_text
+    ctx = verbalize.context(query, text, rel, st.negated_branch, chain_phrasing.negated if fluent_text else None)
     qtext = verbalize.question(query, text, rel, fluent.hindered_phrase if fluent_text else None)
+    worded = chain_phrasing.two_hop(query, text, rel, phrasing) if fluent_text else None
+    if worded is not None:
+        ctx, qtext = worded
     opts, pos = distractors.place(rng, text(query.answer), [text(n) for n, _ in picked])
     how_of = {text(n): how for n, how in picked}  # texts are distinct (distractors.pick dedupes them)
     provenance = ["gold" if i == pos else how_of[o] for i, o in enumerate(opts)]
@@ -240,6 +246,7 @@ def sample_questions(
     check: PlausibilityCheck | None = None,
     negative_spec: NegativeSpec | None = None,
     spare: int = 0,
+    phrasing: str = "stacked",
 ) -> list[BuiltQuestion]:
     """Up to ``count`` distinct questions of ``kind``. Attempt j uses its own rng seeded from
     (seed, kind, j), so the output depends only on the graph, the parameters and the seed.
@@ -294,6 +301,7 @@ def sample_questions(
             negative_spec=negative_spec,
             relation_tails=relation_tails,
             spare=spare,
+            phrasing=phrasing,
         )
         if q is None:
             continue
@@ -353,6 +361,7 @@ def build_com2(
     report.graph = stages.graph_stages(index, hops)
     n = params.count * (pool_factor if params.diverse else 1)
     relations = params.hop_relations  # 2in's negated branch always uses HinderedBy (the sampler's own mask)
+    display = Display(index, fluent_text=params.fluent)
     qs = sample_questions(
         index,
         params.kind,
@@ -363,16 +372,21 @@ def build_com2(
         person_names=params.person_names,
         progress=None if params.diverse else progress,
         rules=params.composition_rules,
-        display=Display(index, fluent_text=params.fluent),
+        display=display,
         checks=checks,
         report=report,
         adversarial_other_kind=params.adversarial_other_kind,
         check=check,
         negative_spec=params.negatives,
         spare=params.spare_distractors,
+        phrasing=params.chain_phrasing,
     )
     if near_duplicates is not None:
         near_duplicates.flush()
+    if len(qs) < n:  # short: say how many queries the graph holds at all (the funnel's verdict)
+        report.sampling.space = build_space(
+            index, params.kind, params.max_degree, params.hop_relations, params.composition_rules, display.usable()
+        )
     if params.diverse and diverse_cache is not None and len(qs) > params.count:
         texts = [f"{q.metadata['template']['context']} {q.metadata['template']['question']}" for q in qs]
         keep = select_diverse(texts, params.count, diverse_cache)

@@ -11,6 +11,7 @@ from commonsense.kg.relations import COM2_RELATIONS
 from ..queries.rules import DEFAULT_RULES_MODE, CompositionRules, rules_for
 from ..queries.structures import NEGATION_RELATION
 from . import funnel as stages
+from .chain_phrasing import CHAIN_PHRASINGS, DEFAULT_CHAIN_PHRASING
 from .neardup import DEFAULT_THRESHOLD
 from .negatives import NegativeSpec
 from .synonyms import DEFAULT_SYNONYM_THRESHOLD
@@ -37,7 +38,7 @@ class BuildReport:
 
     def funnel(self) -> dict[str, object]:
         s = self.sampling
-        return stages.funnel(self.graph, stages.sampling_stages(s), stages.candidate_stage(s))
+        return stages.funnel(self.graph, stages.sampling_stages(s), stages.candidate_stage(s), s.space)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -85,6 +86,9 @@ class BuildParams:
     state_distractors: bool = True
     # checked distractors kept beside the options for the validation's top-up (COM2 A.4)
     spare_distractors: int = 3
+    # how a 2p chain is worded (chain_phrasing.py): "step" (the middle step told in the context, not
+    # named), "named" (the middle event named), "stacked" (the papers' prompts one inside the other)
+    chain_phrasing: str = DEFAULT_CHAIN_PHRASING
     extra: dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -92,6 +96,10 @@ class BuildParams:
         if not self.random_negatives:
             self.random_negatives = PAPER_RANDOM_NEGATIVES if self.rules == "paper" else "relation"
         NegativeSpec(self.adversarial_negatives, self.random_negatives)  # so is an unknown source of negatives
+        if self.chain_phrasing not in CHAIN_PHRASINGS:
+            raise ValueError(
+                f"unknown chain phrasing {self.chain_phrasing!r}; choose one of {', '.join(CHAIN_PHRASINGS)}"
+            )
 
     @property
     def composition_rules(self) -> CompositionRules | None:
@@ -121,6 +129,7 @@ class BuildParams:
             "adversarial_other_kind": self.adversarial_other_kind,
             "state_distractors": self.state_distractors,
             "spare_distractors": self.spare_distractors,
+            "chain_phrasing": self.chain_phrasing,
         }
 
     @property

@@ -105,6 +105,9 @@ class SamplingCounts:
     # stages after the items were made, in order: (stage, unit, reason, items dropped), e.g. the
     # pool's diverse selection, CoCo's atomic questions, a fluent-context model's NA
     after: list[tuple[str, str, str, int]] = field(default_factory=list)
+    # a build short of its count: how many distinct queries the graph holds (commonsense.queries.space),
+    # under the build's rules ("rules") and under none ("no rules"): {"distinct", "usable", "capped"} each
+    space: dict[str, dict[str, object]] = field(default_factory=dict)
 
 
 DIVERSE = ("diverse selection", "items", "not selected by vote-k")
@@ -135,12 +138,37 @@ def too_few_cause(rejected: Counter[str]) -> str:
     return f"{TOO_FEW}: most refused as {why}"
 
 
-def funnel(graph: list[Stage], sampling: list[Stage], candidates: Stage) -> dict[str, object]:
+def funnel(
+    graph: list[Stage], sampling: list[Stage], candidates: Stage, space: Mapping[str, object] | None = None
+) -> dict[str, object]:
     return {
         "graph": [s.as_dict() for s in graph],
         "sampling": [s.as_dict() for s in sampling],
         "candidates": candidates.as_dict(),
+        **({"space": dict(space)} if space else {}),
     }
+
+
+def space_line(kind: str, space: Mapping[str, Any], drawn: int) -> str:
+    """The funnel's verdict on a short build: "2in query space: the graph holds 2 distinct queries
+    under the build's composition rules and filters (5 with no composition rule); the build drew
+    all 2: more attempts cannot raise the yield, only a wider graph or looser rules"."""
+    got, bare = space.get("rules") or {}, space.get("no rules") or {}
+
+    def n(d: Mapping[str, Any]) -> str:
+        return f"{'at least ' if d.get('capped') else ''}{d.get('usable', 0):,}"
+
+    out = f"{kind} query space: the graph holds {n(got)} usable distinct queries under the build's rules and filters"
+    if bare:
+        out += f" ({n(bare)} with no composition rule)"
+    if not got.get("capped") and drawn >= int(got.get("usable", 0)):
+        out += (
+            f"; the build drew all {drawn:,}: more attempts cannot raise the yield, only a wider graph "
+            "(the graph stages above) or looser rules"
+        )
+    else:
+        out += f"; the build drew {drawn:,} of them"
+    return out
 
 
 def check(report: Mapping[str, object]) -> list[str]:
@@ -158,6 +186,16 @@ def check(report: Mapping[str, object]) -> list[str]:
     return bad
 
 
+def space_verdict(kind: str, f: Mapping[str, Any]) -> str | None:
+    """A stored funnel's query-space line (:func:`space_line`), None for a build that was not short."""
+    space = f.get("space")
+    if not space:
+        return None
+    sampling = f.get("sampling") or []
+    drawn = sampling[2]["kept"] if len(sampling) > 2 else 0  # the queries past "answer sets"
+    return space_line(kind, space, drawn)
+
+
 def lines(kind: str, f: Mapping[str, Any]) -> list[str]:
     """A funnel as a line per chain: "2p sampling: 1,200 attempts -> queries 300 (refused by the
     composition rules 800, …) -> …", and one for the distractor candidates."""
@@ -171,6 +209,9 @@ def lines(kind: str, f: Mapping[str, Any]) -> list[str]:
             why = ", ".join(f"{k} {v:,}" for k, v in s["dropped"].items())
             parts.append(f"{s['stage']} {s['kept']:,}" + (f" ({why})" if why else ""))
         out.append(f"{kind} {chain}: " + " -> ".join(parts))
+    verdict = space_verdict(kind, f)
+    if verdict:
+        out.append(verdict)
     c = f.get("candidates")
     if c and c["considered"]:
         why = ", ".join(f"{k} {v:,}" for k, v in c["dropped"].items())

@@ -86,9 +86,13 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-def context(query: Query, text: Text, rel: RelName, negated_branch: int | None = None) -> str:
+def context(
+    query: Query, text: Text, rel: RelName, negated_branch: int | None = None, negate: Hindered | None = None
+) -> str:
     """The anchors as a short narrative; the time direction of an anchor is the sign of the sum
-    of its path's time orders (+1: the answer follows the anchor)."""
+    of its path's time orders (+1: the answer follows the anchor). ``negate`` words a negated
+    anchor ("PersonX does not get up"; fluent builds, :func:`commonsense.questions.chain_phrasing.negated`),
+    or None to keep "it did not happen that …"."""
     paths: list[tuple[int, tuple[int, ...], int]] = []
     _anchor_paths(query.root, (), paths, -1)
     neg = [p for p in paths if negated_branch is not None and p[2] == negated_branch]
@@ -106,5 +110,9 @@ def context(query: Query, text: Text, rel: RelName, negated_branch: int | None =
     else:
         out = _join([text(p[0]) for p in pos])
     if neg:
-        out += ", but it did not happen that " + _join([text(p[0]) for p in neg])
+        said = [negate(text(p[0])) if negate is not None else None for p in neg]
+        if all(said):
+            out += ", but " + _join([s for s in said if s])
+        else:
+            out += ", but it did not happen that " + _join([text(p[0]) for p in neg])
     return _cap(out) + "."

@@ -18,6 +18,7 @@ from django.conf import settings
 from cocoweb.params import MAX_COUNT, MAX_SEED
 from commonsense.queries import KINDS
 from commonsense.queries.rules import DEFAULT_RULES_MODE
+from commonsense.questions.chain_phrasing import DEFAULT_CHAIN_PHRASING
 from commonsense.questions.negatives import ADVERSARIAL_MODES
 from knowledge.models import Graph
 from knowledge.services.names import MAX_NAME, name_arg
@@ -122,6 +123,11 @@ OPTIONS: tuple[BuildOption, ...] = (
                     ("curated", "curated: the papers' chains, less those read blind as nonsense"),
                     ("paper", "paper: every query pattern the papers print (CoCo Table 12, COM2 Appendix D)"),
                     ("any", "any: no rule, every composition of the graph's hops"))),
+    BuildOption("chain_phrasing", "choice", "how a 2p chain is worded (stored with the set)", builds=(COM2,),
+                default=DEFAULT_CHAIN_PHRASING, label="2p wording", choices=(
+                    ("step", "step: the context tells that a middle step happened, one question about it"),
+                    ("named", "named: the context names the middle event, one question about it"),
+                    ("stacked", "stacked: the papers' prompts one inside the other (COM2 Appendix D, CoCo Table 12)"))),
     BuildOption("max_degree", "int", "COM2's top-T neighbours per (node, relation)", default=10, min_value=1,
                 max_value=1000, label="Max degree T"),
     BuildOption("diverse", "bool", "CoCo's vote-k selection (k=150, ρ=10) on all-MiniLM-L6-v2 embeddings, cached "

@@ -26,6 +26,7 @@ from commonsense.kg.edges import ORIGIN_FIELD, EdgeFilter, EdgeTally
 from commonsense.kg.index import GraphIndex, IndexOptions
 from commonsense.kg.normalize import minilm_encoder
 from commonsense.queries.rules import DEFAULT_RULES_MODE, rules_for
+from commonsense.questions.chain_phrasing import DEFAULT_CHAIN_PHRASING
 from commonsense.questions.com2 import BuildParams, BuildReport, OptionCheck, build_com2
 from commonsense.questions.diverse import EmbeddingCache
 from commonsense.questions.fluent_contexts import FluentContexts
@@ -209,6 +210,7 @@ def question_set_build(
     near_duplicate: float | None = DEFAULT_THRESHOLD,
     person_names: bool = True,
     rules: str = DEFAULT_RULES_MODE,
+    chain_phrasing: str = DEFAULT_CHAIN_PHRASING,
     merge_nodes: float | None = None,
     adversarial_negatives: str = "branch",
     random_negatives: str = "",
@@ -232,7 +234,8 @@ def question_set_build(
     filter and ``option_checks`` add distractor vetoes. ``plausibility``
     (:func:`knowledge.services.triple_plausibility.plausibility_check`) filters edges and distractors with a model;
     ``fluent`` rewrites contexts with COM2's Table 6 prompt and drops the items the model marks NA.
-    ``rules`` chooses the composition rules (:data:`commonsense.queries.rules.RULES_MODES`).
+    ``rules`` chooses the composition rules (:data:`commonsense.queries.rules.RULES_MODES`);
+    ``chain_phrasing`` how a 2p chain is worded (:mod:`commonsense.questions.chain_phrasing`).
     ``merge_nodes`` merges nodes whose MiniLM cosine is above it (COM2 §3.1: 0.95); with a
     ``plausibility`` model the top-T neighbours are the model's most plausible in-edges (COM2).
     ``adversarial_negatives`` where two distractors come from (:mod:`commonsense.questions.negatives`);
@@ -260,6 +263,7 @@ def question_set_build(
         diverse=diverse,
         near_duplicate=near_duplicate,
         rules=rules,
+        chain_phrasing=chain_phrasing,
         adversarial_negatives=adversarial_negatives,
         random_negatives=random_negatives,
         near_synonym=near_synonym,

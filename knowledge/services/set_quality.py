@@ -16,6 +16,7 @@ from commonsense.kg.edges import ORIGIN_FIELD, POPULATED
 from commonsense.questions.audit import baseline_table, shortcut_lines
 from commonsense.questions.coco_text import checks as coco_checks
 from commonsense.questions.funnel import lines as funnel_text
+from commonsense.questions.funnel import space_verdict
 from commonsense.questions.quality import chain_plausibility, text_checks
 from knowledge.models import QuestionSet
 from knowledge.services.shortcuts import option_only_enqueue, question_set_shortcuts
@@ -80,11 +81,13 @@ def build_funnels(report: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The build funnel of every kind of a set's report (:mod:`commonsense.questions.funnel`): a
     COM2 set's one kind, a CoCo set's application kinds; {} for a set built before funnels."""
     b = report.get("build") or {}
+    got: dict[str, dict[str, Any]] = {}
     if b.get("funnels"):
-        return dict(b["funnels"])
-    if b.get("funnel"):
-        return {str(b.get("kind") or "built"): b["funnel"]}
-    return {}
+        got = dict(b["funnels"])
+    elif b.get("funnel"):
+        got = {str(b.get("kind") or "built"): b["funnel"]}
+    # a short build's verdict: how many queries the graph holds at all (the page shows it under the table)
+    return {k: {**f, "verdict": space_verdict(k, f)} if f.get("space") else f for k, f in got.items()}
 
 
 def funnel_lines(report: Mapping[str, Any]) -> list[str]:
