@@ -332,14 +332,18 @@ def submit(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
     a = _assignment(ctx, request.user, uid)
     item = a.item
     item.campaign = ctx[1]
+    step = None
     try:
         answer, sent = web_submission(ctx[1], item, request.POST)
-        queue.response_submit(item, request.user, answer, assignment=a, **sent)
+        if request.htmx:  # the response shows the next item: answer and next reservation in one transaction
+            step = queue.response_submit_next(item, request.user, answer, assignment=a, **sent)[1]
+        else:
+            queue.response_submit(item, request.user, answer, assignment=a, **sent)
     except ValidationError as exc:
         return _box(request, ctx, error=" ".join(exc.messages), status=422 if request.htmx else 200)
     if not request.htmx:
         return redirect("crowd:work", slug=ctx[1].name)
-    return _box(request, ctx)
+    return _box(request, ctx, step=step)
 
 
 @require_POST
