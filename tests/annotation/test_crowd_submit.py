@@ -23,7 +23,8 @@ KEY = re.compile(r'name="idempotency_key" value="(\w+)"')
 
 def _submit(c: Client, slug: str, box: str, agree: str) -> object:
     m, k = UID.search(box), KEY.search(box)
-    assert m is not None and k is not None, box[:300]
+    assert m is not None, box[:300]
+    assert k is not None, box[:300]
     return c.post(
         f"/join/{slug}/items/{m.group(1)}/submit/",
         {"agree": agree, "predict": "no", "idempotency_key": k.group(1)},
@@ -49,6 +50,11 @@ def test_htmx_submit_commits_answer_label_and_next_item_once(statement_set) -> N
         writes = [q for q in sql if q.lstrip().upper().startswith(("INSERT", "UPDATE", "WITH", "DELETE"))]
         assert len(writes) == 2, [q[:90] for q in writes]
     assert Response.objects.filter(campaign=c).count() == 2
+    if connection.vendor == "postgresql":  # the participant's lookup is prepared once per connection, too
+        with connection.cursor() as cur:
+            cur.execute("SELECT statement FROM pg_prepared_statements")
+            prepared = [row[0] for row in cur.fetchall()]
+        assert any("FROM annotation_participant p" in p for p in prepared), prepared
 
 
 def test_htmx_submits_to_the_budget_end_with_the_code_and_fresh_labels(statement_set) -> None:  # type: ignore[no-untyped-def]
@@ -60,7 +66,8 @@ def test_htmx_submits_to_the_budget_end_with_the_code_and_fresh_labels(statement
         for i in range(4):
             r = _submit(browser, c.name, box, "yes" if i % 2 else "no")
             box = r.content.decode()  # type: ignore[attr-defined]
-        assert r.status_code == 204 and r["HX-Redirect"] == f"/join/{c.name}/done/"  # type: ignore[index,attr-defined]
+        assert r.status_code == 204
+        assert r["HX-Redirect"] == f"/join/{c.name}/done/"
         done = browser.get(f"/join/{c.name}/done/").content.decode()
         code = re.search(r'id="completion-code">(\w+)<', done)
         assert code is not None
