@@ -438,7 +438,11 @@ def main() -> int:
     finally:
         if gunicorn is not None:
             gunicorn.terminate()
-            gunicorn.wait(timeout=30)
+            try:
+                gunicorn.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # still draining a backlog: its services must stop all the same
+                gunicorn.kill()
+                gunicorn.wait(timeout=30)
         if own_services:
             services_stop(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
