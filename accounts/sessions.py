@@ -46,6 +46,7 @@ def index_key(user_id: Any) -> str:
 class SessionStore(CachedDBStore):
     carried_user: Any = None  # the user copy read with the session record (None: none, or off)
     _cache: Any  # Django's cached_db sets it (the session cache); not in the stubs
+    _session: dict[str, Any]  # SessionBase's property over the loaded data; not in the stubs
 
     def load(self) -> dict[str, Any]:
         if settings.COCOWEB_USER_CACHE_SECONDS <= 0 or not self.session_key:
