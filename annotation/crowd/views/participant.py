@@ -275,25 +275,22 @@ def _box(
     p, campaign, study = ctx
     step = step or queue.next_step(campaign, request.user)
     m = step.membership or queue.membership_get(campaign, request.user)
-
-    def done_url() -> str:  # reversed only when the study ends here (not on every answer)
-        return reverse("crowd:done", kwargs={"slug": campaign.name})
-
+    done_url = reverse("crowd:done", kwargs={"slug": campaign.name})
     if step.state == Membership.State.FAILED:
         left = svc.qualification_attempts_left(p, study)
         if not left:
             svc.screen_out(p)
-            return _go(request, done_url())
+            return _go(request, done_url)
         if request.htmx:  # the result is a page of its own
             return _go(request, reverse("crowd:work", kwargs={"slug": campaign.name}))
         ctx_q = {"campaign": campaign, "left": left, "terms": _terms(campaign, study)}  # no score: attempts remain
         return render(request, "annotation/crowd/qualification_failed.html", ctx_q, status=status)
     if step.state == Membership.State.BLOCKED:
         svc.screen_out(p)
-        return _go(request, done_url())
+        return _go(request, done_url)
     if step.state == "done" and m.state == Membership.State.ACTIVE:
         svc.participant_finish(p)
-        return _go(request, done_url())
+        return _go(request, done_url)
     c: dict[str, Any] = {
         "campaign": campaign,
         "step": step,
