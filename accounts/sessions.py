@@ -46,6 +46,7 @@ def index_key(user_id: Any) -> str:
 class SessionStore(CachedDBStore):
     carried_user: Any = None  # the user copy read with the session record (None: none, or off)
     _cache: Any  # Django's cached_db sets it (the session cache); not in the stubs
+    _session: dict[str, Any]  # SessionBase's property over the loaded data; not in the stubs
 
     def load(self) -> dict[str, Any]:
         if settings.COCOWEB_USER_CACHE_SECONDS <= 0 or not self.session_key:
@@ -67,3 +68,17 @@ class SessionStore(CachedDBStore):
         if ttl <= 0 or not self.session_key:
             return
         set_indexed(self._cache, user_key(self.session_key), user, ttl, index_key(user.pk), self.session_key)
+
+    def cycle_key(self) -> None:
+        """Django's ``cycle_key`` (at sign-in: a new session key, the data kept, the old record
+        deleted, against session fixation) without writing the record under the new key at once:
+        Django's ``login`` changes the session right after it (the user's id and hash), so the
+        response writes the record anyway. The key is drawn when the response saves it, as after
+        Django's own ``flush``: one INSERT per sign-in instead of an INSERT and then an UPDATE
+        (a crowd study's link signs in every new participant, issue 32 item 4)."""
+        data, old = self._session, self.session_key
+        self._session_key = None  # save() creates the record under a new key
+        self._session_cache = data
+        self.modified = True
+        if old:
+            self.delete(old)

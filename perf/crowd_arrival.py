@@ -23,6 +23,20 @@ CODE = re.compile(r'id="completion-code">(\w+)<')
 STEPS = ("join", "consent", "first_item", "submit", "done")
 
 
+def participant_address(i: int) -> str:
+    """The address participant ``i`` comes from, as the reverse proxy in front of gunicorn reports
+    it (``X-Forwarded-For``, ``COCOWEB_PROXY_HOPS=1``): people join from addresses of their own, and
+    the study link's join limits count new participants per address (20 an hour by default)."""
+    return f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}"
+
+
+def crowd_env(participants: int) -> dict[str, str]:
+    """The settings the scenario's server runs with: one trusted proxy hop (the addresses above),
+    and a study join limit that lets ``participants`` in within the hour (the default, 1,000 new
+    participants an hour per study, is what a researcher raises for a larger study)."""
+    return {"COCOWEB_PROXY_HOPS": "1", "COCOWEB_JOIN_PER_STUDY": str(max(1000, participants))}
+
+
 def setup_crowd(n_items: int, redundancy: int, budget: int) -> None:
     """A survey campaign over ``n_items`` synthetic statements, opened to a crowd with the
     production services (as ``campaign_create --study-link`` does)."""
@@ -87,7 +101,12 @@ def profile_arrival(n: int) -> None:
     for i in range(n):
         c.cookies.clear()  # a new browser
         c.defaults.pop("HTTP_HX_REQUEST", None)
-        r = step("join", c.get, f"{link}?PROLIFIC_PID=prof{i:021d}&STUDY_ID=perf&SESSION_ID=p{i}")
+        r = step(
+            "join",
+            c.get,
+            f"{link}?PROLIFIC_PID=prof{i:021d}&STUDY_ID=perf&SESSION_ID=p{i}",
+            HTTP_X_FORWARDED_FOR=participant_address(i),
+        )
         for name, path in (("consent_page", "consent/"), ("instructions_page", "instructions/")):
             if r.status_code == 302 and r["Location"].endswith(path):
                 r = step(name, c.get, link + path)
@@ -161,7 +180,12 @@ async def _arrival(
         await asyncio.sleep(max(0.0, at - time.perf_counter()))
         jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
         async with aiohttp.ClientSession(
-            base, cookie_jar=jar, connector=connector, connector_owner=False, timeout=timeout
+            base,
+            cookie_jar=jar,
+            connector=connector,
+            connector_owner=False,
+            timeout=timeout,
+            headers={"X-Forwarded-For": participant_address(i)},
         ) as s:
             got = await timed("join", s, "GET", f"{link}?PROLIFIC_PID={pid}&STUDY_ID=perf&SESSION_ID=s{i}")
             if got is None:
@@ -246,7 +270,7 @@ async def _arrival(
         print(
             f"  {step:18s} n={len(v):6d}  p50={pct(v, 50):7.1f} ms  p95={pct(v, 95):7.1f} ms  p99={pct(v, 99):7.1f} ms"
         )
-    print(f"  worst step p95: {worst:.1f} ms (target < 100 ms)")
+    print(f"  worst step p95: {worst:.1f} ms (target < 150 ms at 10,000 participants in 10 minutes, issue 32 item 4)")
     if bad:
         print(f"  failed requests: {len(bad)} (first: {bad[:5]})")
     if pending:

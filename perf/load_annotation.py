@@ -344,6 +344,10 @@ def main() -> int:
     elif args.durable:
         sys.exit("--durable restarts the PostgreSQL this script starts; unset DATABASE_URL")
     env.update(production_env(tmp))
+    if args.scenario == "arrival":
+        from perf.crowd_arrival import crowd_env
+
+        env.update(crowd_env(args.participants))
     os.environ.update(env)
     gunicorn = None
     args.port = args.port or int(free_port())
@@ -364,6 +368,12 @@ def main() -> int:
             f"cache: {settings.CACHES['default']['BACKEND'].rsplit('.', 1)[1]}, "
             f"CONN_MAX_AGE={settings.DATABASES['default'].get('CONN_MAX_AGE')}, PostgreSQL "
             f"{'durable (fsync on)' if args.durable else 'fsync/synchronous_commit off' if own_services else 'as given'}"
+            + (
+                f"; join limits {settings.COCOWEB_JOIN_PER_STUDY} new participants per study and "
+                f"{settings.COCOWEB_JOIN_PER_ADDRESS} per address an hour, proxy hops {settings.COCOWEB_PROXY_HOPS}"
+                if args.scenario == "arrival"
+                else ""
+            )
         )
         subprocess.run(
             [str(ROOT / ".venv/bin/python"), "manage.py", "collectstatic", "--noinput", "-v0"],
@@ -428,7 +438,11 @@ def main() -> int:
     finally:
         if gunicorn is not None:
             gunicorn.terminate()
-            gunicorn.wait(timeout=30)
+            try:
+                gunicorn.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # still draining a backlog: its services must stop all the same
+                gunicorn.kill()
+                gunicorn.wait(timeout=30)
         if own_services:
             services_stop(tmp)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -19,7 +19,9 @@ def free_port() -> str:
         return str(s.getsockname()[1])
 
 
-PORTS = {"PG_PORT": free_port(), "REDIS_PORT": free_port()}
+# PG_PORT / REDIS_PORT from the environment when given (each engineer of a shared machine has ports
+# of their own), else free ones.
+PORTS = {name: os.environ.get(name) or free_port() for name in ("PG_PORT", "REDIS_PORT")}
 
 
 def services_start(tmp: Path, *, cache: bool = False) -> dict[str, str]:

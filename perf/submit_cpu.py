@@ -12,6 +12,7 @@ calls (cProfile slows Python code several times over: read its shares, not its t
 
     .venv/bin/python perf/submit_cpu.py                      # 2,000 submits after 300 warm-up ones
     .venv/bin/python perf/submit_cpu.py --submits 500 --profile 40
+    .venv/bin/python perf/submit_cpu.py --crowd --annotators 50       # a crowd participant's answer
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from perf.crowd_arrival import SLUG  # noqa: E402
 from perf.load_annotation import CAMPAIGN, ITEM, KEY, loadavg, pg_durable, setup_data  # noqa: E402
 from perf.services import production_env, services_start, services_stop  # noqa: E402
 
@@ -88,6 +90,11 @@ def main() -> int:
     ap.add_argument("--submits", type=int, default=2000, help="timed submits")
     ap.add_argument("--warmup", type=int, default=300, help="submits before timing")
     ap.add_argument("--profile", type=int, default=0, metavar="ROWS", help="then a cProfile listing of this many rows")
+    ap.add_argument(
+        "--crowd",
+        action="store_true",
+        help="crowd participants' submits instead (perf/crowd_arrival.py's survey; --annotators participants)",
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="cocoweb-submit-cpu-"))
@@ -106,8 +113,52 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def crowd_people(app, n: int) -> list[list]:  # type: ignore[no-untyped-def]
+    """``n`` participants through the study link of ``perf/crowd_arrival.py``'s campaign (link,
+    consent, first item): their cookies and the item box each holds."""
+    import subprocess
+
+    # The study link's page is a full page: its static files' manifest first.
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], cwd=ROOT, check=True)
+    people = []
+    link = f"/join/{SLUG}/"
+    for i in range(n):
+        cookies: dict[str, str] = {}
+        # each participant from an address of their own (the join limits count new participants per address)
+        addr = {"REMOTE_ADDR": f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}", "HTTP_HX_REQUEST": ""}
+
+        def take(headers: list[tuple[str, str]], cookies: dict[str, str] = cookies) -> None:
+            for name, value in headers:
+                if name == "Set-Cookie":
+                    k, _, v = value.split(";", 1)[0].strip().partition("=")
+                    cookies[k] = v
+
+        status, headers, _ = call(
+            app,
+            environ("GET", link, cookies)
+            | addr
+            | {"QUERY_STRING": f"PROLIFIC_PID=cpu{i:021d}&STUDY_ID=perf&SESSION_ID=c{i}"},
+        )
+        assert status.startswith("200"), status
+        take(headers)
+        body = urlencode({"consent": "yes", "age_band": "25–34", "country": "Nowhere"}).encode()
+        status, headers, _ = call(app, environ("POST", link + "consent/", cookies, body) | addr)
+        assert status.startswith("302"), status
+        take(headers)
+        status, headers, box = call(app, environ("GET", link + "items/", cookies))
+        assert status.startswith("200"), status
+        take(headers)
+        people.append([cookies, box])
+    return people
+
+
 def run(args: argparse.Namespace) -> int:
-    setup_data(args.items, 3, args.annotators)
+    if args.crowd:
+        from perf.crowd_arrival import setup_crowd
+
+        setup_crowd(args.items, 23, 10**6)  # no budget in reach: every timed call is an answer and a next item
+    else:
+        setup_data(args.items, 3, args.annotators)
     from importlib import import_module
 
     from django.conf import settings
@@ -118,8 +169,12 @@ def run(args: argparse.Namespace) -> int:
     import cocoweb.urls  # noqa: F401  (imported once, as the preloaded gunicorn master does)
 
     app = WSGIHandler()
-    people = []
-    for u in get_user_model().objects.filter(username__startswith="perf-ann-").order_by("username"):
+    people = crowd_people(app, args.annotators) if args.crowd else []
+    for u in (
+        get_user_model()
+        .objects.filter(username__startswith="perf-ann-")
+        .order_by("username")[: 0 if args.crowd else None]
+    ):
         store = import_module(settings.SESSION_ENGINE).SessionStore()
         store[SESSION_KEY], store[BACKEND_SESSION_KEY] = str(u.pk), settings.AUTHENTICATION_BACKENDS[0]
         store[HASH_SESSION_KEY] = u.get_session_auth_hash()
@@ -137,10 +192,13 @@ def run(args: argparse.Namespace) -> int:
         item, key = ITEM.search(box), KEY.search(box)
         assert item is not None, box[:500]
         assert key is not None, box[:500]
-        body = urlencode({"plausible": str(i % 5), "idempotency_key": key.group(1), "elapsed_ms": "3000"}).encode()
-        status, _, nxt = call(
-            app, environ("POST", f"/annotation/c/{CAMPAIGN}/items/{item.group(1)}/submit/", cookies, body)
-        )
+        if args.crowd:
+            answer = {"agree": "yes" if i % 2 else "no", "predict": "no"}
+            url = f"/join/{SLUG}/items/{item.group(1)}/submit/"
+        else:
+            answer, url = {"plausible": str(i % 5)}, f"/annotation/c/{CAMPAIGN}/items/{item.group(1)}/submit/"
+        body = urlencode({**answer, "idempotency_key": key.group(1), "elapsed_ms": "3000"}).encode()
+        status, _, nxt = call(app, environ("POST", url, cookies, body))
         assert status.startswith("200"), (status, nxt[:500])
         people[i % len(people)][1] = nxt
 
@@ -169,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
         start += n
         print(f"  block {rep + 1}: {n} submits, {cpu[-1]:.2f} ms CPU per submit ({wall:.2f} ms wall)", flush=True)
     print(
-        f"htmx submit in-process (PostgreSQL durable + Redis): median {statistics.median(cpu):.2f} ms CPU per submit "
+        f"{'crowd' if args.crowd else 'htmx'} submit in-process (PostgreSQL durable + Redis): median {statistics.median(cpu):.2f} ms CPU per submit "
         f"(blocks {min(cpu):.2f}-{max(cpu):.2f}), {statements:.1f} SQL statements per submit; {loadavg()}"
     )
     if args.profile:

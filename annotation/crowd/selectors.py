@@ -11,7 +11,6 @@ from datetime import datetime
 from functools import cache
 from typing import Any, cast
 
-from django.db import connection
 from django.db.models import Count, F, Q, QuerySet, Sum
 
 from accounts.people import User
@@ -60,8 +59,8 @@ def _participant_sql() -> str:
 
 def participant_of(user_id: int) -> tuple[Participant, Campaign, CrowdStudy] | None:
     """The participant this user is (with ``p.user`` loaded), their campaign and its study settings
-    (the defaults when the campaign has none), in one statement."""
-    with connection.cursor() as cur:
+    (the defaults when the campaign has none), in one statement (prepared once per connection)."""
+    with rowselect.cursor() as cur:
         cur.execute(_participant_sql(), (user_id,))
         row = cur.fetchone()
     if row is None:

@@ -154,3 +154,28 @@ def test_a_session_ended_elsewhere_is_not_revived_by_its_copy(carried: str) -> N
     c.post(reverse("logout"))
     c.cookies["sessionid"] = session_key  # the old cookie, sent again
     assert _status(c) == 302
+
+
+def test_sign_in_writes_the_session_record_once_under_a_new_key(carried: str) -> None:
+    """Sign-in cycles the session key (session fixation) and writes the record once: one INSERT,
+    no UPDATE after it (Django's cycle_key inserts the record, then login's changes update it)."""
+    role_groups_sync()
+    user_create_with_role("ann-c", ANNOTATOR, PW)
+    c = Client()
+    c.get(reverse("login"))
+    s = sessions.SessionStore()  # an anonymous session with data, as a study link's browser may have
+    s["before"] = "kept"
+    s.save()
+    old = s.session_key
+    c.cookies["sessionid"] = old
+    with CaptureQueriesContext(connection) as cq:
+        r = c.post(reverse("login"), {"username": "ann-c", "password": PW})
+    assert r.status_code == 302
+    writes = [q.lstrip().split()[0] for q in _auth_queries(cq) if "django_session" in q]
+    assert [w for w in writes if w != "SELECT"] == ["DELETE", "INSERT"], writes
+    new = c.cookies["sessionid"].value
+    assert new
+    assert new != old
+    assert sessions.SessionStore(new)["before"] == "kept"
+    assert sessions.SessionStore().exists(old) is False
+    assert _status(c, "annotation:index") == 200  # signed in under the new key

@@ -132,6 +132,7 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         return _busy(request)
     p = joined.participant
     p.user._crowd_participant = True  # type: ignore[attr-defined]  # their pages show no staff chrome
+    p.user._cocoweb_role = None  # type: ignore[attr-defined]  # and hold no role (as participant_required says)
     if request.user.pk != p.user_id:
         login(request, p.user, backend="accounts.backends.RoleModelBackend")
     request.session[CLAIM] = p.claim
@@ -332,14 +333,18 @@ def submit(request: Request, ctx: Ctx, uid: str) -> HttpResponse:
     a = _assignment(ctx, request.user, uid)
     item = a.item
     item.campaign = ctx[1]
+    step = None
     try:
         answer, sent = web_submission(ctx[1], item, request.POST)
-        queue.response_submit(item, request.user, answer, assignment=a, **sent)
+        if request.htmx:  # the response shows the next item: answer and next reservation in one transaction
+            step = queue.response_submit_next(item, request.user, answer, assignment=a, **sent)[1]
+        else:
+            queue.response_submit(item, request.user, answer, assignment=a, **sent)
     except ValidationError as exc:
         return _box(request, ctx, error=" ".join(exc.messages), status=422 if request.htmx else 200)
     if not request.htmx:
         return redirect("crowd:work", slug=ctx[1].name)
-    return _box(request, ctx)
+    return _box(request, ctx, step=step)
 
 
 @require_POST
