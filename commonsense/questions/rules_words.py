@@ -143,10 +143,15 @@ def capitalised_word(toks: list[str], text: str) -> str | None:
 
 @rule(
     "not-english",
-    "a word lemminflect's English lexicon does not know (a typo, a fragment, a foreign word)",
-    accept=["PersonX eats a sandwich", "PersonX buys a well-made coat"],
-    reject=["PersonX eats a blorf", "PersonX perosny jumps up"],
-    library="lemminflect",
+    "a word neither lemminflect's English lexicon nor WordNet knows (a typo, a fragment, a foreign word)",
+    accept=[
+        "PersonX eats a sandwich",
+        "PersonX buys a well-made coat",
+        "PersonY calls the cops",
+        "PersonX lasts 30 seconds",
+    ],
+    reject=["PersonX eats a blorf", "PersonX perosny jumps up", "PersonX scans their surrondings"],
+    library="lemminflect, WordNet",
 )
 def not_english(toks: list[str], text: str) -> str | None:
     for i, t in enumerate(toks):
