@@ -238,7 +238,8 @@ def nothing_after_verb(toks: list[str], text: str) -> str | None:
             # ("has billed", "Stella promoted")
             perfect = any(t.lower() in ("have", "has", "had") for t in toks[1:j])
             plain = toks[-1].lower() == verb or third_person(toks[-1].lower())
-            if perfect or not plain or not wordnet_verbs.stands_alone(verb):
+            # ("goes" wants a where; "minds" and "cares" stand alone only negated, above)
+            if perfect or not plain or verb in ("go", "come", "mind", "care") or not wordnet_verbs.stands_alone(verb):
                 return f"nothing after {toks[-1]!r}"
     return None
 

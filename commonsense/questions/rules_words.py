@@ -129,14 +129,17 @@ def capitals(toks: list[str], text: str) -> str | None:
 @rule(
     "capitalised-word",
     "a capitalised function word, adjective or verb inside the sentence (no name)",
-    accept=["PersonX visits the Grand Canyon", "PersonX calls Mom"],
-    reject=["PersonX is Happy", "PersonX goes To the store"],
+    accept=["PersonX visits the Grand Canyon", "PersonX calls Mom", "PersonX is Young's friend"],
+    reject=["PersonX is Happy", "PersonX goes To the store", "PersonX is Young"],
 )
 def capitalised_word(toks: list[str], text: str) -> str | None:
     for i, t in enumerate(toks):
         if _plain(t) and _name_inside(t, i) and not (len(t) > 1 and t.isupper()):
             low = t.lower()
             if low in FUNCTION_WORDS or tags(low) & {"ADJ", "VERB"} and "NOUN" not in tags(low):
+                return f"capitalised word: {t!r}"
+            # an adjective that is a noun too, ending the sentence after a link verb ("is Young")
+            if i + 1 == len(toks) and "ADJ" in tags(low) and toks[i - 1].lower() in LINKS:
                 return f"capitalised word: {t!r}"
     return None
 
