@@ -337,7 +337,7 @@ NEGATING = frozenset(("not", "n't", "never", "if", "without", "no", "whether", "
 @rule(
     "ever-outside-negation",
     "'ever' outside a negation, a condition or a comparison ('would ever find true love')",
-    accept=["PersonX will never ever lie", "PersonX is happier than ever", "PersonX wonders if PersonY will ever come"],
+    accept=["PersonX will never ever lie", "PersonX does not ever lie", "PersonX wonders if PersonY will ever come"],
     reject=["PersonX would ever find true love", "PersonX can ever win"],
 )
 def ever_outside_negation(toks: list[str], text: str) -> str | None:
