@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from .lexicon import FUNCTION_WORDS
 from .wordnet_adj import DEFAULT_DIR
 
 POS = ("noun", "verb", "adj", "adv")
@@ -80,6 +81,8 @@ def known(word: str) -> bool:
         if w in lemmas or exc.get(w) in lemmas:
             return True
         for suffix, ending in DETACH[pos]:
-            if w.endswith(suffix) and len(w) > len(suffix) + 1 and w[: -len(suffix)] + ending in lemmas:
+            base = w[: -len(suffix)] + ending
+            # (not a function word with an ending: "theres", "wheres" are no inflections)
+            if w.endswith(suffix) and len(w) > len(suffix) + 1 and base in lemmas and base not in FUNCTION_WORDS:
                 return True
     return False
