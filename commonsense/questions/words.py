@@ -185,7 +185,7 @@ def bare_count_noun(toks: list[str], i: int) -> bool:
         return False
     if "VERB" in pos and prev in BE_TAKERS and not to_as_preposition(toks, j):
         return False  # a verb after all ("to cook", "will cook")
-    if "VERB" in pos and prev not in PREPOSITIONS and j == i - 1:
+    if "VERB" in pos and prev not in PREPOSITIONS:
         # after a verb, a word that is a verb too may be one ("helps cook dinner"), unless it ends
         # the phrase after a verb that takes no bare verb: "runs lap", "drives town"
         ends = i + 1 == len(toks) or toks[i + 1].lower() in PREPOSITIONS | {"and", "or", "but"}
