@@ -283,4 +283,13 @@ def third_person(word: str) -> bool:
 
 
 def tokens(text: str) -> list[str]:
-    return re.sub(r"(\w)('s|n't)\b", r"\1 \2", text).split()
+    """The words of a display text, "'s" and "n't" apart (a new list: callers may change it)."""
+    return list(_tokens(text))
+
+
+_CLITIC = re.compile(r"(\w)('s|n't)\b")
+
+
+@lru_cache(maxsize=1 << 20)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_CLITIC.sub(r"\1 \2", text).split())
