@@ -63,8 +63,8 @@ def load(directory: str = str(DEFAULT_DIR)) -> dict[str, tuple[set[str], dict[st
             return None
         read = {"encoding": "utf-8", "errors": "replace"}
         out[pos] = (
-            _lemmas(index.read_text(**read)),  # type: ignore[arg-type]
-            _exceptions(exc.read_text(**read)) if exc.is_file() else {},  # type: ignore[arg-type]
+            _lemmas(index.read_text(**read)),
+            _exceptions(exc.read_text(**read)) if exc.is_file() else {},
         )
     return out
 
