@@ -9,6 +9,8 @@ routed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.conf import settings
@@ -17,6 +19,7 @@ from django.contrib.auth.views import PasswordResetConfirmView
 from django.core.paginator import Paginator
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.http import urlencode
@@ -93,65 +96,65 @@ def invite(request: HttpRequest) -> HttpResponse:
     return redirect("people")
 
 
-def _person(pk: int) -> User:
-    return get_object_or_404(User, pk=pk)
+Said = tuple[bool, str] | None  # what the admin is told: (done, text), or nothing
 
 
-@require_POST
-@role_required(ADMIN)
-def role(request: HttpRequest, pk: int) -> HttpResponse:
-    user = _person(pk)
+def person_action(act: Callable[[HttpRequest, User], Said]) -> Callable[..., HttpResponseBase]:
+    """A People-page button on one account: a POST by an admin on ``/people/<pk>/...``; ``act``
+    does it and says what to tell the admin (a success when done, an error otherwise); then back to
+    the list as the admin left it. Every per-person handler below has this one shape."""
+
+    @require_POST
+    @role_required(ADMIN)
+    @wraps(act)
+    def view(request: HttpRequest, pk: int) -> HttpResponse:
+        said = act(request, get_object_or_404(User, pk=pk))
+        if said is not None:
+            done, text = said
+            (messages.success if done else messages.error)(request, text)
+        return _back(request)
+
+    view.person_action = True  # type: ignore[attr-defined]  # tests/accounts/test_people_actions.py
+    return view
+
+
+@person_action
+def role(request: HttpRequest, user: User) -> Said:
     form = RoleForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "role: " + " ".join(str(e) for e in form.errors.get("role", [])))
-        return _back(request)
+        return False, "role: " + " ".join(str(e) for e in form.errors.get("role", []))
     new = role_or_none(form.cleaned_data["role"])
     if user.pk == request.user.pk and new != ADMIN:
-        messages.error(request, "You cannot take your own admin role: ask another admin.")
-    elif user.is_superuser:
-        messages.error(
-            request, f"{user.get_username()} is a superuser: an admin whatever the role; see the Django admin."
-        )
-    else:
-        user_role_set(user, new)
-        messages.success(request, f"{user.get_username()}: {new or 'no role'}.")
-    return _back(request)
+        return False, "You cannot take your own admin role: ask another admin."
+    if user.is_superuser:
+        return False, f"{user.get_username()} is a superuser: an admin whatever the role; see the Django admin."
+    user_role_set(user, new)
+    return True, f"{user.get_username()}: {new or 'no role'}."
 
 
-@require_POST
-@role_required(ADMIN)
-def active(request: HttpRequest, pk: int) -> HttpResponse:
-    user = _person(pk)
+@person_action
+def active(request: HttpRequest, user: User) -> Said:
     want = request.POST.get("active") == "1"
     if user.pk == request.user.pk and not want:
-        messages.error(request, "You cannot deactivate your own account.")
-    else:
-        user_active_set(user, want)
-        messages.success(request, f"{user.get_username()} {'reactivated' if want else 'deactivated'}.")
-    return _back(request)
+        return False, "You cannot deactivate your own account."
+    user_active_set(user, want)
+    return True, f"{user.get_username()} {'reactivated' if want else 'deactivated'}."
 
 
-@require_POST
-@role_required(ADMIN)
-def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
-    user = _person(pk)
+@person_action
+def token_revoke(request: HttpRequest, user: User) -> Said:
     if api_token_revoke(user):
-        messages.success(request, f"{user.get_username()}'s API token revoked: it no longer works.")
-    else:
-        messages.error(request, f"{user.get_username()} has no API token.")
-    return _back(request)
+        return True, f"{user.get_username()}'s API token revoked: it no longer works."
+    return False, f"{user.get_username()} has no API token."
 
 
-@require_POST
-@role_required(ADMIN)
-def password_link(request: HttpRequest, pk: int) -> HttpResponse:
+@person_action
+def password_link(request: HttpRequest, user: User) -> Said:
     """A new set-password link for someone who forgot theirs (their password stays until they use it)."""
-    user = _person(pk)
     if not user.is_active:
-        messages.error(request, f"{user.get_username()} is deactivated: reactivate the account first.")
-    else:
-        _link_keep(request, user)
-    return _back(request)
+        return False, f"{user.get_username()} is deactivated: reactivate the account first."
+    _link_keep(request, user)  # the page shows it once
+    return None
 
 
 class SetPasswordView(PasswordResetConfirmView):

@@ -14,6 +14,13 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 BLUE, ORANGE, GREEN = "#2f5fd0", "#d9822b", "#1f7a3a"
+# hover text at three decimals, as the run pages show numbers (runs/templatetags/run_numbers.py), not
+# Plotly's full-precision floats; a histogram's %{x} is its bin's range, formatted by xhoverformat
+DECIMALS = ".3f"
+
+
+def _bins_hover(what: str, count: str) -> dict[str, str]:
+    return {"hovertemplate": f"{what} %{{x}}<br>%{{y}} {count}<extra></extra>", "xhoverformat": DECIMALS}
 
 
 def _finite(values: Sequence[float | None]) -> list[float]:
@@ -64,7 +71,13 @@ def agreement_histogram(per_item: Sequence[float | None], threshold: float) -> d
             "Per-item agreement (n = 0 items)", "No item has two answers yet: agreement needs at least two per item."
         )
     fig = go.Figure(
-        go.Histogram(x=values, xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=BLUE, name="items")
+        go.Histogram(
+            x=values,
+            xbins={"start": 0, "end": 1.0001, "size": 0.05},
+            marker_color=BLUE,
+            name="items",
+            **_bins_hover("agreement", "items"),
+        )
     )
     fig.add_vline(x=threshold, line_dash="dash", line_color=ORANGE, annotation_text="adjudicate below")
     left_out = len(per_item) - len(values)  # agreement needs two answers
@@ -77,7 +90,14 @@ def agreement_histogram(per_item: Sequence[float | None], threshold: float) -> d
 def answers_per_item(counts: Sequence[int], redundancy: int) -> dict[str, Any]:
     if not counts:
         return _empty("Answers per item (n = 0 items)", "No answers yet.")
-    fig = go.Figure(go.Histogram(x=list(counts), marker_color=GREEN, name="items"))
+    fig = go.Figure(
+        go.Histogram(
+            x=list(counts),
+            marker_color=GREEN,
+            name="items",
+            hovertemplate="%{x} answers: %{y} items<extra></extra>",  # whole numbers
+        )
+    )
     fig.add_vline(x=redundancy, line_dash="dash", line_color=ORANGE, annotation_text="redundancy")
     return _layout(fig, f"Answers per item (n = {len(counts)} items)", "accepted answers", "items")
 
@@ -100,9 +120,16 @@ def annotator_scatter(
                 mode="markers",
                 marker={"color": BLUE, "size": 8, "opacity": 0.7},
                 name="annotators",
-                hovertemplate="%{text}<br>C=%{x:.3f}<br>A=%{y:.3f}<extra></extra>",
+                hovertemplate=f"%{{text}}<br>C=%{{x:{DECIMALS}}}<br>A=%{{y:{DECIMALS}}}<extra></extra>",
             ),
-            go.Scatter(x=[0, 1], y=[0, 1], mode="lines", line={"dash": "dot", "color": "#999"}, name="C = A"),
+            go.Scatter(
+                x=[0, 1],
+                y=[0, 1],
+                mode="lines",
+                line={"dash": "dot", "color": "#999"},
+                name="C = A",
+                hoverinfo="skip",  # the diagonal is a guide, not data
+            ),
         ]
     )
     fig.update_xaxes(range=[0, 1.02])
@@ -110,13 +137,27 @@ def annotator_scatter(
     return _layout(fig, "Annotators: consensus vs awareness", "consensus C", "awareness A", height=360)
 
 
-def commonsensicality_histogram(values: Sequence[float | None], title: str) -> dict[str, Any]:
+def commonsensicality_histogram(values: Sequence[float | None], title: str, unit: str = "count") -> dict[str, Any]:
     """Distribution of commonsensicality (NWW Fig. 2B / A.2)."""
     finite = _finite(values)
-    fig = go.Figure(go.Histogram(x=finite, xbins={"start": 0, "end": 1.0001, "size": 0.05}, marker_color=GREEN))
-    return _layout(fig, f"{title} (n = {len(finite)})", "commonsensicality", "count")
+    fig = go.Figure(
+        go.Histogram(
+            x=finite,
+            xbins={"start": 0, "end": 1.0001, "size": 0.05},
+            marker_color=GREEN,
+            **_bins_hover("commonsensicality", unit),
+        )
+    )
+    return _layout(fig, f"{title} (n = {len(finite)})", "commonsensicality", unit)
 
 
 def option_ticks(ticks_by_position: Sequence[int], labels: Sequence[str]) -> dict[str, Any]:
-    fig = go.Figure(go.Bar(x=[html.escape(x) for x in labels], y=list(ticks_by_position), marker_color=BLUE))
+    fig = go.Figure(
+        go.Bar(
+            x=[html.escape(x) for x in labels],
+            y=list(ticks_by_position),
+            marker_color=BLUE,
+            hovertemplate="option %{x}: %{y} ticks<extra></extra>",  # whole numbers
+        )
+    )
     return _layout(fig, "Options ticked as plausible, by position", "option", "ticks")

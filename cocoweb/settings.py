@@ -85,6 +85,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.roles",
             ],
+            "libraries": {"pager": "cocoweb.pager_tags"},  # {% load pager %}: templates/pager.html
         },
     },
 ]

@@ -41,6 +41,9 @@ NOT_WELL_FORMED = (
 MCQA_INSTRUCTIONS = (
     "Read the context and the question, then tick every option that is a plausible answer to the question in "
     "that context (several may be; keys 1-5), or 'No answers are correct' (key 0) when none is. "
+    "An option is plausible only when it fits every event of the context and every part of the question: where "
+    "the question asks what holds after, before or given each of several events, an option that fits one of "
+    "them but not the others is not plausible. "
     "Tick an option whenever a careful reader could defend it: when another option fits as well as your first "
     "choice (a near-synonym such as 'sad' and 'upset', or an answer that fits the question just as well), tick "
     "both - an item is published only with exactly one plausible answer. "

@@ -1,7 +1,7 @@
 """The verification loop measured end to end (issue 26, perf/RESULTS.md "verification loop"), step 3 of 3:
 the verified sets of the campaigns ``perf/loop_setup.py`` made, their counts, and a blind reader file.
 
-    .venv/bin/python perf/loop_finish.py VAR_DIR [--out DIR] [--readers 1] [--seed 0]
+    .venv/bin/python perf/loop_finish.py VAR_DIR [--out DIR] [--readers 3 --per-item 3] [--seed 0]
 
 For each campaign of ``VAR_DIR/loop.json``, through the production services: close it (readers stop),
 fit its annotator models (``annotator_quality``: Dawid–Skene and MACE, every item judged again), say
@@ -9,11 +9,17 @@ what ``verified_set`` would keep and leave out, and make the verified set ``<cam
 the default rule (settled items only). Printed and written to ``VAR_DIR/finish.json``: per campaign
 the items kept, short of the minimum of answers, unsettled and otherwise left out; the answers spent
 (all of the campaign's, on the kept items, and all of them per verified item); the verified set's
-shortcut audit (issue 25's baselines: answer type, position, length, with their chance levels).
+shortcut audit (issue 25's baselines: answer type, option-only, position, length, with their chance
+levels) and the same baselines pooled over every verified item. The option-only baseline is a worker's
+job (queue ``eval``: the loop's documented worker serves it); ``finish`` waits ``--option-only-wait``
+seconds for it, then computes what is still missing in this process through the same service
+(``knowledge.services.shortcuts.question_set_option_only``), so all four baselines are always reported.
 
 ``--out`` (default ``VAR_DIR/reading``) receives every verified item, shuffled under blind ids, in
 ``perf/soundness.py``'s reader format: ``reader-K.md`` for fresh readers who answered none of the
-campaigns, and ``key.json`` (gold letter, set, kind, campaign, settlement, answers, confidence,
+campaigns (``--per-item P``: each item in P of the ``--readers`` files, each file in its own order, so
+that ``soundness.py score`` reports the per-reader share beside the majority of the P readers and
+their agreement), and ``key.json`` (gold letter, set, kind, campaign, settlement, answers, confidence,
 top-up) that stays with the lead. Score their ``verdicts-K.jsonl`` with
 ``.venv/bin/python perf/soundness.py score DIR``.
 """
@@ -132,11 +138,75 @@ def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dic
     return row, items
 
 
+def option_only_baselines(names: list[str], wait: float) -> list[str]:
+    """Wait up to ``wait`` seconds for the worker's option-only figures of the verified sets
+    ``names``, then compute the missing ones here (the same service the worker runs). The names of
+    the sets computed here."""
+    from knowledge.models import QuestionSet
+    from knowledge.services.shortcuts import question_set_option_only
+
+    def missing() -> list[QuestionSet]:
+        out = []
+        for q in QuestionSet.objects.filter(name__in=names):
+            oo = ((q.quality or {}).get("shortcuts") or {}).get("option_only")
+            if not oo or oo.get("error"):
+                out.append(q)
+        return out
+
+    deadline = time.time() + wait
+    todo = missing()
+    while todo and time.time() < deadline:
+        time.sleep(5)
+        todo = missing()
+    for q in todo:
+        print(f"  option-only baseline of {q.name}: computed here (no worker served queue 'eval')", flush=True)
+        question_set_option_only(q)
+    return [q.name for q in todo]
+
+
+def pooled_baselines(names: list[str]) -> dict[str, Any]:
+    """The shortcut baselines over every verified item together: the audit of the pooled items, and
+    the option-only hits summed over the sets' stored figures."""
+    from commonsense.questions.audit import shortcut_audit
+    from knowledge.models import QuestionSet
+    from knowledge.services.shortcuts import question_set_audit_items
+
+    items: list[Any] = []
+    oo: dict[str, list[float]] = {}
+    model = None
+    for q in QuestionSet.objects.filter(name__in=names).order_by("name"):
+        items += question_set_audit_items(q)
+        report = ((q.quality or {}).get("shortcuts") or {}).get("option_only") or {}
+        model = report.get("model", model)
+        for k in ("raw", "norm", "fitted"):
+            b = report.get(k) or {}
+            if b.get("value") is not None and b.get("n"):
+                got = oo.setdefault(k, [0.0, 0.0])
+                got[0] += b["value"] * b["n"]
+                got[1] += b["n"]
+    audit = shortcut_audit(items) if items else {}
+    pos = audit.get("position") or {}
+    out: dict[str, Any] = {
+        "items": len(items),
+        "answer_type": (audit.get("answer_type") or {}).get("value"),
+        "position": pos.get("value"),
+        "position_letters": pos.get("counts"),
+        "length": {k: b.get("value") for k, b in (audit.get("length") or {}).items()},
+        "option_only_model": model,
+        "option_only": {k: round(h / n, 4) for k, (h, n) in oo.items()},
+    }
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("var_dir", type=Path, help="the folder perf/loop_setup.py made")
     ap.add_argument("--out", type=Path, help="reader files and key (default VAR_DIR/reading)")
-    ap.add_argument("--readers", type=int, default=1, help="reader files to split the verified items into")
+    ap.add_argument("--readers", type=int, default=1, help="reader files (fresh readers) for the verified items")
+    ap.add_argument("--per-item", type=int, default=1, help="readers per verified item (default 1; 3 for a majority)")
+    ap.add_argument(
+        "--option-only-wait", type=float, default=120, help="seconds to wait for the worker's option-only figures"
+    )
     ap.add_argument("--seed", type=int, default=0, help="the shuffle of the reader file")
     ap.add_argument("--keep-open", action="store_true", help="do not close the campaigns first")
     a = ap.parse_args()
@@ -144,6 +214,8 @@ def main() -> int:
     if not meta_path.is_file():
         raise SystemExit(f"{meta_path} is absent: run perf/loop_setup.py {a.var_dir} first")
     meta = json.loads(meta_path.read_text())
+    if not 1 <= a.per_item <= a.readers:
+        raise SystemExit(f"--per-item must be between 1 and --readers ({a.readers}), got {a.per_item}")
     out = a.out or a.var_dir / "reading"
     if (out / "key.json").exists():
         raise SystemExit(f"{out / 'key.json'} exists: give another --out")
@@ -156,6 +228,14 @@ def main() -> int:
         row, its = finish_campaign(name, close=not a.keep_open)
         rows.append(row)
         items.extend(its)
+    verified = [r["verified_set"] for r in rows if r.get("verified_set")]
+    inline = option_only_baselines(verified, a.option_only_wait)
+    from knowledge.models import QuestionSet
+
+    for r in rows:  # the audit as it is now, the option-only figures included
+        if r.get("verified_set"):
+            r["shortcuts"] = (QuestionSet.objects.get(name=r["verified_set"]).quality or {}).get("shortcuts")
+    pooled = pooled_baselines(verified)
     kept = sum(r.get("kept", 0) for r in rows)
     answers = sum(r["answers"] for r in rows)
     total = {
@@ -173,10 +253,26 @@ def main() -> int:
         f"disputed {total['disputed']}); "
         f"{answers} answers, {total['answers_per_item']} per item, {total['answers_per_verified_item']} per verified item"
     )
-    summary = {"loop": meta, "finished": time.strftime("%Y-%m-%d %H:%M:%S"), "commit": commit(), "total": total}
+    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f} %"  # noqa: E731
+    print(
+        f"baselines pooled over the {pooled['items']} verified items (chance 20 %): answer type "
+        f"{pct(pooled['answer_type'])}, option-only ({pooled['option_only_model']}) "
+        + ", ".join(f"{k} {pct(v)}" for k, v in pooled["option_only"].items())
+        + f", gold position {pct(pooled['position'])} (letters {pooled['position_letters']}), "
+        + ", ".join(f"{k} option {pct(v)}" for k, v in pooled["length"].items())
+    )
+    summary = {
+        "loop": meta,
+        "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "commit": commit(),
+        "total": total,
+        "baselines_pooled": pooled,
+        "option_only_computed_here": inline,
+    }
     (a.var_dir / "finish.json").write_text(json.dumps({**summary, "campaigns": rows}, indent=1, default=str))
     if items:
-        _write(out, items, a.seed, a.readers, {**summary, "command": " ".join(["perf/loop_finish.py", *sys.argv[1:]])})
+        meta_out = {**summary, "command": " ".join(["perf/loop_finish.py", *sys.argv[1:]])}
+        _write(out, items, a.seed, a.readers, meta_out, a.per_item)
         print(f"give only {out}/reader-K.md to a fresh reader; key.json stays with you")
     print(f"{time.time() - t:.0f} s")
     return 0

@@ -11,10 +11,12 @@ options numbered 1-5; never the gold, where the item came from, or anybody's vot
     python perf/loop_reader.py status        # how many you have answered
 
 How to answer (COM2's validation, Figure 5): read the context and the question, then give every
-option that is a plausible answer to the question in that context (several may be: when another
-option fits as well as your first choice - a near-synonym such as "sad" and "upset", or an answer that
-fits the question just as well - give both; an item is published only with exactly one plausible
-answer); "none" when no option is; "bad" when the item is **not well formed**: the context, question or options make no
+option that is a plausible answer to the question in that context. An option is plausible only when it
+fits every event of the context and every part of the question: where the question asks what holds
+after, before or given each of several events, an option that fits one of them but not the others is
+not plausible. Several options may be plausible: when another option fits as well as your first
+choice - a near-synonym such as "sad" and "upset", or an answer that fits the question just as well -
+give both (an item is published only with exactly one plausible answer); "none" when no option is; "bad" when the item is **not well formed**: the context, question or options make no
 sense or are not clear English (broken grammar, odd word forms, placeholders), two options say the
 same thing, or the question has no clear answer. An item marked "bad" is left out of the published
 set, so do not answer such an item as if it were fine.

@@ -22,11 +22,13 @@ Every step goes through the production commands, in this process (``COCOWEB_VAR_
 the commands. Then start the server on that database and give each reader one token:
 
     COCOWEB_VAR_DIR=VAR_DIR DJANGO_DEBUG=true .venv/bin/python manage.py runserver 127.0.0.1:8765 --noreload
-    COCOWEB_VAR_DIR=VAR_DIR DJANGO_DEBUG=true .venv/bin/celery -A cocoweb worker -Q default,housekeeping --pool=solo
+    COCOWEB_VAR_DIR=VAR_DIR DJANGO_DEBUG=true .venv/bin/celery -A cocoweb worker -Q default,housekeeping,eval --pool=solo
     LOOP_URL=http://127.0.0.1:8765 LOOP_TOKEN=... .venv/bin/python perf/loop_reader.py next
 
 (the Celery worker refits the annotator models every ``COCOWEB_QUALITY_REFIT_EVERY`` answers; without
-it the campaigns judge items with the cold-start annotator model until ``perf/loop_finish.py`` refits).
+it the campaigns judge items with the cold-start annotator model until ``perf/loop_finish.py`` refits;
+it also serves queue ``eval``, where a verified set's option-only baseline is computed - the audits
+``perf/loop_finish.py`` reports - since no eval worker runs beside a loop).
 """
 
 from __future__ import annotations
@@ -153,6 +155,8 @@ def main() -> int:
     print(
         f"\nserver:  COCOWEB_VAR_DIR={meta['var_dir']} DJANGO_DEBUG=true .venv/bin/python manage.py runserver "
         "127.0.0.1:8765 --noreload\n"
+        f"worker:  COCOWEB_VAR_DIR={meta['var_dir']} DJANGO_DEBUG=true .venv/bin/celery -A cocoweb worker "
+        "-Q default,housekeeping,eval --pool=solo\n"
         f"reader:  LOOP_URL=http://127.0.0.1:8765 LOOP_TOKEN=<a token of {meta['annotators']}> "
         ".venv/bin/python perf/loop_reader.py next"
     )

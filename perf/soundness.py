@@ -100,7 +100,7 @@ def _commit() -> str:
         return "unknown"
 
 
-def build(out: Path, seed: int, readers: int, count: int, rules: str = "curated") -> None:
+def build(out: Path, seed: int, readers: int, count: int, rules: str = "curated", per_item: int = 1) -> None:
     from commonsense.questions.com2 import BuildParams, BuildReport, build_com2
 
     graphs = _indexes()
@@ -138,11 +138,17 @@ def build(out: Path, seed: int, readers: int, count: int, rules: str = "curated"
         "edge_filter": graphs["edge_filter"],
         "reports": reports,
     }
-    _write(out, items, seed, readers, meta)
+    _write(out, items, seed, readers, meta, per_item)
 
 
-def _write(out: Path, items: list[dict[str, Any]], seed: int, readers: int, meta: dict[str, Any]) -> None:
-    """Shuffle ``items`` under blind ids into ``readers`` files; the key and ``meta`` beside them."""
+def _write(
+    out: Path, items: list[dict[str, Any]], seed: int, readers: int, meta: dict[str, Any], per_item: int = 1
+) -> None:
+    """Shuffle ``items`` under blind ids into ``readers`` files; the key and ``meta`` beside them.
+    ``per_item`` readers read each item (1: the items are split between the files; ``readers``: every
+    file holds every item), each file in its own order, so that a majority of readers can be scored."""
+    if not 1 <= per_item <= readers:
+        raise SystemExit(f"--per-item must be between 1 and --readers ({readers}), got {per_item}")
     out.mkdir(parents=True, exist_ok=True)
     random.Random(seed).shuffle(items)
     key: dict[str, Any] = {}
@@ -151,16 +157,21 @@ def _write(out: Path, items: list[dict[str, Any]], seed: int, readers: int, meta
         bid = f"r{i + 1:03d}"
         key[bid] = it
         opts = "\n".join(f"   {LETTERS[j]}. {o}" for j, o in enumerate(it["options"]))
-        shards[i % readers].append(f"## {bid}\nContext: {it['context']}\nQuestion: {it['question']}\n{opts}\n")
+        for j in range(per_item):  # P consecutive readers (round robin), never the same one twice
+            shards[(i + j) % readers].append(
+                f"## {bid}\nContext: {it['context']}\nQuestion: {it['question']}\n{opts}\n"
+            )
     for k, shard in enumerate(shards, 1):
+        if per_item > 1:  # each reader meets the items in an order of its own
+            random.Random(f"{seed}:{k}").shuffle(shard)
         text = READER_HEAD.format(causes=", ".join(f'"{c}"' for c in CAUSES)) + "\n".join(shard)
         (out / f"reader-{k}.md").write_text(text)
     (out / "key.json").write_text(json.dumps(key, indent=1, ensure_ascii=False))
-    (out / "build.json").write_text(json.dumps(meta, indent=1))
-    print(f"{len(items)} items in {readers} reader files under {out}")
+    (out / "build.json").write_text(json.dumps({**meta, "per_item": per_item}, indent=1))
+    print(f"{len(items)} items in {readers} reader files under {out}, each item read by {per_item}")
 
 
-def mix(builds: list[Path], out: Path, seed: int, readers: int) -> None:
+def mix(builds: list[Path], out: Path, seed: int, readers: int, per_item: int = 1) -> None:
     """An A/B reading: the items of several builds (each a ``build`` folder) shuffled together, so
     that the same readers judge every build without knowing which item came from which."""
     items: list[dict[str, Any]] = []
@@ -170,12 +181,14 @@ def mix(builds: list[Path], out: Path, seed: int, readers: int) -> None:
         for it in json.loads((d / "key.json").read_text()).values():
             items.append({**it, "build": name})
         meta["builds"][name] = json.loads((d / "build.json").read_text())
-    _write(out, items, seed, readers, {**meta, "readers": readers})
+    _write(out, items, seed, readers, {**meta, "readers": readers}, per_item)
 
 
-def _verdicts(d: Path) -> dict[str, dict[str, Any]]:
-    got: dict[str, dict[str, Any]] = {}
+def _reader_verdicts(d: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each reader's verdicts (``verdicts-K.jsonl`` -> reader ``K``), by blind id."""
+    got: dict[str, dict[str, dict[str, Any]]] = {}
     for f in sorted(d.glob("verdicts-*.jsonl")):
+        mine = got.setdefault(f.stem.removeprefix("verdicts-"), {})
         for n, line in enumerate(f.read_text().splitlines(), 1):
             if not line.strip():
                 continue
@@ -188,31 +201,88 @@ def _verdicts(d: Path) -> dict[str, dict[str, Any]]:
             bad = [c for c in v.get("causes") or [] if c not in CAUSES]
             if bad:
                 raise SystemExit(f"{f}:{n}: field causes: unknown cause {bad[0]!r} (one of {', '.join(CAUSES)})")
-            got[str(v["id"])] = v
+            if str(v["id"]) in mine:
+                raise SystemExit(f"{f}:{n}: a second verdict for {v['id']}")
+            mine[str(v["id"])] = v
     return got
+
+
+def _share(n: int, m: int) -> str:
+    return f"{n:3} / {m:3} ({100 * n / max(m, 1):4.1f} %)"
+
+
+def readers_figures(key: dict[str, Any], by_reader: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Per reader and pooled over readings (the per-reader share), the majority of each item's
+    readers (items read by two or more; a tie is not a majority), and the readers' agreement on the
+    sound verdict. ``strict``: sound and the reader's pick is the stored gold."""
+    from commonsense.agreement import krippendorff_alpha
+
+    def strict(bid: str, v: dict[str, Any]) -> bool:
+        return bool(v["sound"]) and v.get("pick") == key[bid]["gold"]
+
+    per_reader = {
+        r: {
+            "read": len(vs),
+            "sound": sum(bool(v["sound"]) for v in vs.values()),
+            "strict": sum(strict(b, v) for b, v in vs.items()),
+        }
+        for r, vs in sorted(by_reader.items())
+    }
+    readings = {k: sum(x[k] for x in per_reader.values()) for k in ("read", "sound", "strict")}
+    by_item: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for vs in by_reader.values():
+        for b, v in vs.items():
+            by_item[b].append(v)
+    multi = {b: vs for b, vs in by_item.items() if len(vs) >= 2}
+    majority = {
+        "items": len(multi),
+        "readers_per_item": dict(sorted(Counter(len(vs) for vs in multi.values()).items())),
+        "sound": sum(2 * sum(bool(v["sound"]) for v in vs) > len(vs) for vs in multi.values()),
+        "strict": sum(2 * sum(strict(b, v) for v in vs) > len(vs) for b, vs in multi.items()),
+        "unanimous_sound": sum(all(v["sound"] for v in vs) for vs in multi.values()),
+        "unanimous_unsound": sum(not any(v["sound"] for v in vs) for vs in multi.values()),
+    }
+    pairs = agree = 0
+    for vs in multi.values():
+        for i in range(len(vs)):
+            for j in range(i + 1, len(vs)):
+                pairs += 1
+                agree += int(vs[i]["sound"] == vs[j]["sound"])
+    readers = sorted(by_reader)
+    items = sorted(multi)
+    alpha = None
+    if items and len(readers) >= 2:
+        matrix = [
+            [float(by_reader[r][b]["sound"]) if b in by_reader[r] else float("nan") for b in items] for r in readers
+        ]
+        alpha = krippendorff_alpha(matrix, level="nominal", n_categories=2)
+    agreement = {"pairs": pairs, "agree": agree, "share": agree / pairs if pairs else None, "alpha": alpha}
+    return {"per_reader": per_reader, "readings": readings, "majority": majority, "agreement": agreement}
 
 
 def score(d: Path, as_json: bool) -> dict[str, Any]:
     key = json.loads((d / "key.json").read_text())
-    verdicts = _verdicts(d)
-    missing = sorted(set(key) - set(verdicts))
-    unknown = sorted(set(verdicts) - set(key))
+    by_reader = _reader_verdicts(d)
+    read_ids = {b for vs in by_reader.values() for b in vs}
+    missing = sorted(set(key) - read_ids)
+    unknown = sorted(read_ids - set(key))
     if unknown:
         raise SystemExit(f"verdicts for ids not in key.json: {', '.join(unknown[:5])}")
     rows: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     causes: Counter[str] = Counter()
     picked = gold = 0
-    for bid, v in verdicts.items():
-        it = key[bid]
-        prefix = f"{it['build']} " if "build" in it else ""
-        r = rows[f"{prefix}{it['set']} {it['kind']}"]
-        r[0] += int(v["sound"])
-        r[1] += 1
-        if not v["sound"]:
-            causes.update(f"{prefix}{c}" for c in v.get("causes") or [])
-        if v.get("pick"):
-            picked += 1
-            gold += int(v["pick"] == it["gold"])
+    for vs in by_reader.values():  # every reading counts: with several readers per item, per reader
+        for bid, v in vs.items():
+            it = key[bid]
+            prefix = f"{it['build']} " if "build" in it else ""
+            r = rows[f"{prefix}{it['set']} {it['kind']}"]
+            r[0] += int(v["sound"])
+            r[1] += 1
+            if not v["sound"]:
+                causes.update(f"{prefix}{c}" for c in v.get("causes") or [])
+            if v.get("pick"):
+                picked += 1
+                gold += int(v["pick"] == it["gold"])
     total = [sum(v[0] for s, v in rows.items()), sum(v[1] for s, v in rows.items())]
     builds = sorted({it["build"] for it in key.values() if "build" in it})
     order = [f"{b} {g} {k}".lstrip() for b in builds or [""] for g, ks in SETS for k in ks]
@@ -221,6 +291,7 @@ def score(d: Path, as_json: bool) -> dict[str, Any]:
         m = sum(v[1] for s, v in rows.items() if s.startswith(b + " "))
         rows[f"{b} all"] = [n, m]
         order.append(f"{b} all")
+    figures = readers_figures(key, by_reader)
     summary = {
         "per_set": {s: {"sound": rows[s][0], "read": rows[s][1]} for s in order if s in rows},
         "all": {"sound": total[0], "read": total[1]},
@@ -228,14 +299,33 @@ def score(d: Path, as_json: bool) -> dict[str, Any]:
         "picked": picked,
         "picked_gold": gold,
         "missing": missing,
+        **figures,
     }
     for s in order:
         if s in rows:
-            n, m = rows[s]
-            print(f"{s:16} {n:3} / {m:3} ({100 * n / max(m, 1):4.1f} %)")
-    print(f"{'all':16} {total[0]:3} / {total[1]:3} ({100 * total[0] / max(total[1], 1):4.1f} %)")
-    print("causes on unsound items:", ", ".join(f"{c} {n}" for c, n in causes.most_common()))
-    print(f"a single option picked in {picked} items; it was the gold in {gold}")
+            print(f"{s:16} {_share(*rows[s])}")
+    print(f"{'all':16} {_share(*total)}   (every reading; with several readers per item: the per-reader share)")
+    print("causes on unsound readings:", ", ".join(f"{c} {n}" for c, n in causes.most_common()))
+    print(f"a single option picked in {picked} readings; it was the gold in {gold}")
+    rd, mj, ag = figures["readings"], figures["majority"], figures["agreement"]
+    print("per reader (sound | sound and the pick is the gold):")
+    for r, x in figures["per_reader"].items():
+        print(f"  reader {r:4} {_share(x['sound'], x['read'])} | {_share(x['strict'], x['read'])}")
+    print(f"  {'pooled':11} {_share(rd['sound'], rd['read'])} | {_share(rd['strict'], rd['read'])}")
+    if mj["items"]:
+        print(
+            f"majority of each item's readers ({mj['items']} items read by {mj['readers_per_item']} readers; "
+            f"a tie is no majority): sound {_share(mj['sound'], mj['items'])} | strict "
+            f"{_share(mj['strict'], mj['items'])}; all readers sound {mj['unanimous_sound']}, all unsound "
+            f"{mj['unanimous_unsound']}"
+        )
+        alpha = "undefined" if ag["alpha"] is None else f"{ag['alpha']:.3f}"
+        print(
+            f"readers' agreement on 'sound': {ag['agree']} of {ag['pairs']} pairs "
+            f"({100 * (ag['share'] or 0):.1f} %), Krippendorff's alpha {alpha}"
+        )
+    else:
+        print("majority: not applicable (one reader per item)")
     if missing:
         print(f"no verdict for {len(missing)} items: {', '.join(missing[:10])}")
     if as_json:
@@ -250,6 +340,7 @@ def main() -> None:
     b.add_argument("dir", type=Path)
     b.add_argument("--seed", type=int, default=11)
     b.add_argument("--readers", type=int, default=4)
+    b.add_argument("--per-item", type=int, default=1, help="readers per item (default 1: items split between them)")
     b.add_argument("--count", type=int, default=40)
     b.add_argument("--rules", default="curated", help="composition rules: curated (default), paper, any")
     m = sub.add_parser("mix")
@@ -257,6 +348,7 @@ def main() -> None:
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--readers", type=int, default=4)
+    m.add_argument("--per-item", type=int, default=1, help="readers per item (default 1: items split between them)")
     s = sub.add_parser("score")
     s.add_argument("dir", type=Path)
     s.add_argument("--json", action="store_true")
@@ -264,9 +356,9 @@ def main() -> None:
     if a.cmd == "build":
         if not SHARED.is_dir():
             raise SystemExit(f"{SHARED} is absent: the soundness sets are built from ../shared/data")
-        build(a.dir, a.seed, a.readers, a.count, a.rules)
+        build(a.dir, a.seed, a.readers, a.count, a.rules, a.per_item)
     elif a.cmd == "mix":
-        mix(a.builds, a.out, a.seed, a.readers)
+        mix(a.builds, a.out, a.seed, a.readers, a.per_item)
     else:
         score(a.dir, a.json)
 

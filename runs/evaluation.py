@@ -193,11 +193,7 @@ def run_execute(run_id: int, *, worker: str = "", heartbeat: bool = True, fan_ou
         return "skipped"
     except Exception as exc:
         log.exception("run %s failed", run_id)  # the traceback goes to the log
-        try:
-            _set_state(run_id, token, Run.State.FAILED, error=_error_text(exc), finished_at=timezone.now(), eta_s=None)
-        except LeaseLost:
-            return "skipped"
-        return Run.State.FAILED
+        return run_failed(run_id, token, exc)
     finally:
         if heartbeat:
             beat.stop()
@@ -216,6 +212,16 @@ def _error_text(exc: BaseException) -> str:
     """Researchers see the one line; the traceback (server paths, code) only in development."""
     detail = f"\n\n{traceback.format_exc(limit=8)}" if settings.DEBUG else ""
     return f"{type(exc).__name__}: {exc}{detail}"
+
+
+def run_failed(run_id: int, token: uuid.UUID, exc: BaseException) -> str:
+    """The run failed under this attempt's lease: store ``exc`` for its page and return the state;
+    ``"skipped"`` when the lease went to another attempt meanwhile (the run is left to it)."""
+    try:
+        _set_state(run_id, token, Run.State.FAILED, error=_error_text(exc), finished_at=timezone.now(), eta_s=None)
+    except LeaseLost:
+        return "skipped"
+    return Run.State.FAILED
 
 
 def _execute(run_id: int, token: uuid.UUID, beat: Heartbeat, loaded: list[Scorer]) -> str:
@@ -334,11 +340,7 @@ def _shards_metrics(run_id: int, worker: str, heartbeat: bool) -> str:
         return "skipped"
     except Exception as exc:
         log.exception("run %s: metrics failed", run_id)
-        try:
-            _set_state(run_id, token, Run.State.FAILED, error=_error_text(exc), finished_at=timezone.now(), eta_s=None)
-        except LeaseLost:
-            return "skipped"
-        return Run.State.FAILED
+        return run_failed(run_id, token, exc)
     finally:
         if heartbeat:
             run_beat.stop()

@@ -66,6 +66,12 @@ class Run(LeasedJob):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    sample_summary = models.JSONField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="a finished run's prediction counts per relation and kind, under its state (runs.selectors.samples)",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -234,6 +240,9 @@ class Prediction(models.Model):
             models.Index(fields=["run", "item_answer", "chosen", "item_options"], name="prediction_by_position"),
             models.Index(fields=["run", "item_group", "item_role", "correct", "question"], name="prediction_coco_sets"),
             models.Index(fields=["run", "item_difficulty", "position", "correct"], name="prediction_difficulty"),
+            # a run's predictions in order (the sample viewer's pages, the default ordering): read from the
+            # index rather than every prediction of the run sorted (183 ms for a 58,200-prediction run)
+            models.Index(fields=["run", "position"], name="prediction_run_order"),
             # the items of the ReComSBench windows (explorer.selectors.difficulty.core_windows), in window order;
             # the filter's columns are in it too, so that SQLite reads the index alone
             models.Index(

@@ -8,6 +8,8 @@ clients. Per-app factories live in ``tests/<app>/factories.py``."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +28,20 @@ GOLD_FILE = FIXTURES / "qualification" / "com2_demo_gold.jsonl"  # the demo qual
 SHARED_DATA = Path(os.environ.get("COCOWEB_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
+def operator_folders(base: Path) -> dict[str, Any]:
+    """The settings of ``_operator_folders`` (for module-scoped set-ups, which run before it)."""
+    from django.conf import settings
+
+    return {
+        "COCOWEB_MODELS_DIRS": [*settings.COCOWEB_MODELS_DIRS, base],
+        "COCOWEB_RUN_FILES_DIRS": [*settings.COCOWEB_RUN_FILES_DIRS, base],
+        # Every test browser joins from 127.0.0.1 and the counts outlive a test: the study links' join
+        # limits are tested on their own (tests/security/test_crowd_keys.py), out of the others' way.
+        "COCOWEB_JOIN_PER_ADDRESS": 10**9,
+        "COCOWEB_JOIN_PER_STUDY": 10**9,
+    }
+
+
 @pytest.fixture(autouse=True)
 def _operator_folders(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> None:
     """The operator's models and run-files folders (runs/catalog.py) include this session's
@@ -35,12 +51,39 @@ def _operator_folders(request: pytest.FixtureRequest, tmp_path_factory: pytest.T
     if not request.config.pluginmanager.hasplugin("django"):
         return
     settings = request.getfixturevalue("settings")
-    base = tmp_path_factory.getbasetemp()
-    settings.COCOWEB_MODELS_DIRS = [*settings.COCOWEB_MODELS_DIRS, base]
-    settings.COCOWEB_RUN_FILES_DIRS = [*settings.COCOWEB_RUN_FILES_DIRS, base]
-    # Every test browser joins from 127.0.0.1 and the counts outlive a test: the study links' join
-    # limits are tested on their own (tests/security/test_crowd_keys.py), out of the others' way.
-    settings.COCOWEB_JOIN_PER_ADDRESS = settings.COCOWEB_JOIN_PER_STUDY = 10**9
+    for name, value in operator_folders(tmp_path_factory.getbasetemp()).items():
+        setattr(settings, name, value)
+
+
+@pytest.fixture(scope="module")
+def module_db(
+    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[], Any]]:
+    """Rows that a module's tests share, written once (Django's ``setUpTestData``, per module): an
+    outer transaction around the module, rolled back after its last test. Each test still runs in
+    its own savepoint (pytest-django's ``db``), so no test sees another's writes; only what was
+    written under ``with module_db():`` (in a module-scoped fixture) is seen by every test of the
+    module, including those that do not ask for it - keep such a module's tests all about that
+    data. Not for modules with ``transaction=True`` tests (they would end the outer transaction).
+    Per-test fixtures should re-read the shared rows (``Model.objects.get(pk=...)``), so that no
+    test sees another's in-memory changes, and clear the cache when the code under test caches."""
+    from django.db import transaction
+    from django.test import override_settings
+
+    @contextmanager
+    def writing() -> Iterator[None]:
+        with django_db_blocker.unblock(), override_settings(**operator_folders(tmp_path_factory.getbasetemp())):
+            yield
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+    try:
+        yield writing
+    finally:
+        with django_db_blocker.unblock():
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
 
 
 def shared_file(rel: str) -> Path:

@@ -20,7 +20,14 @@ distractor pool (``metadata["distractor_pool"]`` of the source question: distrac
 checked and did not show), marked in ``verified["topped_up"]``; an item whose pool cannot fill
 five options is left out (``too_few_negatives``) rather than stored with three or four.
 Under the settlement rule ``needs`` (:mod:`commonsense.verified_needs`) the item keeps exactly the gold
-and the negatives its settlement rested on, not a random draw."""
+and the negatives its settlement rested on, not a random draw.
+
+The built answer (issue 26, session 19): by default an item is kept only when **every** answer it got
+ticked the answer the build drew from the graph (``require_built_answer``). An item whose annotators
+did not all accept it - the gold then rewritten to a distractor no chain supports, or to "None of the
+answers are correct." - is left out (``built_answer_rejected``): over three measured loops (216 blind
+readings, perf/RESULTS.md "The chain's levers") such items were 23 of 52 sound against 134 of 164 for
+the others."""
 
 from __future__ import annotations
 
@@ -56,7 +63,20 @@ def _refuse_unfinished(campaign: Campaign) -> None:
         )
 
 
-def _why_left_out(campaign: Campaign, item: Item, final: FinalLabel | None, include_unsettled: bool) -> str | None:
+def built_answer_accepted(item: Item, final: FinalLabel) -> bool:
+    """Every answer of ``item`` ticked the option its source question has as the answer (True for a
+    question without one, and for an adjudicated item: a person decided)."""
+    q: Question | None = item.question
+    if final.adjudication_id is not None or q is None or q.answer_index is None:
+        return True
+    ticks = final.votes.get("option_ticks") or []
+    n = int(final.votes.get("n") or final.n_answers)
+    return q.answer_index < len(ticks) and int(ticks[q.answer_index]) >= n > 0
+
+
+def _why_left_out(
+    campaign: Campaign, item: Item, final: FinalLabel | None, include_unsettled: bool, require_built_answer: bool
+) -> str | None:
     if final is None:
         return "unanswered"
     if final.n_answers < campaign.redundancy and final.adjudication_id is None:
@@ -69,6 +89,8 @@ def _why_left_out(campaign: Campaign, item: Item, final: FinalLabel | None, incl
         return "disputed" if final.settlement == "disputed" else "unsettled"
     if item.question_id is None:
         return "no_source_question"
+    if require_built_answer and not built_answer_accepted(item, final):
+        return "built_answer_rejected"
     return None
 
 
@@ -89,14 +111,16 @@ def _sorted_items(campaign: Campaign) -> list[Item]:
     )
 
 
-def verified_set_preview(campaign: Campaign, *, include_unsettled: bool = False) -> dict[str, int]:
+def verified_set_preview(
+    campaign: Campaign, *, include_unsettled: bool = False, require_built_answer: bool = True
+) -> dict[str, int]:
     """What :func:`verified_set_create` would keep and leave out (by reason) from the stored final
     labels, before the set is made: ``below_min`` is how many items fall short of the minimum."""
     finals = {f.item_id: f for f in FinalLabel.objects.filter(item__campaign=campaign)}
     counts: dict[str, int] = {"items": 0, "would_keep": 0}
     for item in _sorted_items(campaign):
         counts["items"] += 1
-        why = _why_left_out(campaign, item, finals.get(item.pk), include_unsettled)
+        why = _why_left_out(campaign, item, finals.get(item.pk), include_unsettled, require_built_answer)
         key = why or "would_keep"
         counts[key] = counts.get(key, 0) + 1
     return counts
@@ -118,6 +142,11 @@ def preview_text(campaign: Campaign, counts: dict[str, int]) -> str:
         )
     if counts.get("not_well_formed"):
         out.append(f"{counts['not_well_formed']} not well formed by the majority")
+    if counts.get("built_answer_rejected"):
+        out.append(
+            f"{counts['built_answer_rejected']} left out because not every answer accepted the built answer "
+            "(kept only when you allow another gold)"
+        )
     for k in ("unanswered", "awaiting_adjudication", "no_source_question"):
         if counts.get(k):
             out.append(f"{k.replace('_', ' ')} {counts[k]}")
@@ -125,12 +154,19 @@ def preview_text(campaign: Campaign, counts: dict[str, int]) -> str:
 
 
 def verified_set_create(
-    campaign: Campaign, *, name: str, user: Any = None, include_unsettled: bool = False, top_up: bool = False
+    campaign: Campaign,
+    *,
+    name: str,
+    user: Any = None,
+    include_unsettled: bool = False,
+    top_up: bool = False,
+    require_built_answer: bool = True,
 ) -> VerifiedSet:
     """Store the verified set ``name`` of ``campaign``; ValidationError says why it cannot be made.
     ``top_up``: fill an item short of negatives from its distractor pool (A.4's top-up, negatives no
     annotator saw: 1 of 4 such items was sound for a blind reader in the session-17 loop); by default
-    such an item is left out (``too_few_negatives``)."""
+    such an item is left out (``too_few_negatives``). ``require_built_answer`` (default): an item is kept
+    only when every answer ticked its built answer (module doc; else ``built_answer_rejected``)."""
     name = name_check(name)  # before anything is stored: the set's pages link to it by name
     _refuse_unfinished(campaign)
     if QuestionSet.objects.filter(name=name).exists():
@@ -148,7 +184,7 @@ def verified_set_create(
     }
     kept: list[tuple[Item, FinalLabel]] = []
     for item in items:
-        why = _why_left_out(campaign, item, finals.get(item.pk), include_unsettled)
+        why = _why_left_out(campaign, item, finals.get(item.pk), include_unsettled, require_built_answer)
         if why is not None:
             counts[why] = counts.get(why, 0) + 1
         else:
@@ -170,6 +206,7 @@ def verified_set_create(
                     "source_set": source.name,
                     "include_unsettled": include_unsettled,
                     "top_up": top_up,
+                    "require_built_answer": require_built_answer,
                     "min_answers": campaign.redundancy,
                     "max_answers": campaign.answers_max,
                     "label_rule": campaign.label_rule,
@@ -248,7 +285,15 @@ def verified_set_create(
         report = question_set_quality(qset)
         qset.quality = {
             **report,
-            "verified": verified_figures(campaign, stored, counts, include_unsettled, report, top_up=top_up),
+            "verified": verified_figures(
+                campaign,
+                stored,
+                counts,
+                include_unsettled,
+                report,
+                top_up=top_up,
+                require_built_answer=require_built_answer,
+            ),
         }
         qset.save(update_fields=["quality"])
         return VerifiedSet.objects.create(
@@ -269,6 +314,7 @@ def verified_figures(
     report: dict[str, Any] | None = None,
     *,
     top_up: bool = False,
+    require_built_answer: bool = False,
 ) -> dict[str, Any]:
     """What the set page shows of a verified set (stored in ``QuestionSet.quality["verified"]``):
     its counts, whether unsettled items were let in, the answers spent, the share of items whose
@@ -286,6 +332,7 @@ def verified_figures(
         "counts": counts,
         "include_unsettled": include_unsettled,
         "top_up": top_up,
+        "require_built_answer": require_built_answer,
         "require_agreement": campaign.require_agreement,
         "settled": sum(bool(a.get("settled")) for a in answers),
         "answers_per_item": round(sum(a["n_answers"] for a in answers) / n, 3) if n else None,

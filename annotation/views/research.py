@@ -140,10 +140,10 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             rs.consensus.tolist(), rs.awareness.tolist(), [names.get(r, str(r)) for r in res.rater_ids]
         )
         figures["annotator_m"] = charts.commonsensicality_histogram(
-            rs.commonsensicality.tolist(), "Annotators' commonsensicality M (NWW Fig. 2A)"
+            rs.commonsensicality.tolist(), "Annotators' commonsensicality M (NWW Fig. 2A)", "annotators"
         )
         figures["statement_m"] = charts.commonsensicality_histogram(
-            res.statements.commonsensicality.tolist(), "Statements' commonsensicality m"
+            res.statements.commonsensicality.tolist(), "Statements' commonsensicality m", "statements"
         )
         nww_ctx = {
             k: {"value": _fmt(v["value"]), "low": _fmt(v["low"]), "high": _fmt(v["high"]), "n": v["n"]}

@@ -32,6 +32,7 @@ def verified_set_make(request: HttpRequest, slug: str) -> HttpResponse:
             user=request.user,
             include_unsettled=request.POST.get("include_unsettled") == "on",
             top_up=request.POST.get("top_up") == "on",
+            require_built_answer=request.POST.get("any_gold") != "on",
         )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,16 +30,17 @@ def convert_gguf(gguf: str | Path, out_dir: str | Path, *, dtype: str = "float32
     """De-quantise ``gguf`` into a transformers folder ``out_dir`` (model + tokenizer) and return it.
 
     A no-op when ``out_dir`` already holds a finished conversion of the same file (``force`` redoes it).
-    The marker file is written last, so an interrupted conversion is redone on the next call.
+    The folder is written under a temporary name beside ``out_dir`` and renamed into place when
+    complete (marker last), so an interrupted conversion is redone on the next call and two processes
+    converting at once (two eval workers, the test suite's two passes) never read a half-written
+    folder: the first rename wins, the other's copy is dropped.
     """
     src = Path(gguf).resolve()
     out = Path(out_dir)
     if not src.exists():
         raise FileNotFoundError(src)
-    if is_converted(out) and not force:
-        meta = json.loads((out / MARKER).read_text())
-        if meta.get("source") == str(src) and meta.get("source_size") == src.stat().st_size:
-            return out
+    if not force and _converted_from(out, src):
+        return out
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -50,18 +54,37 @@ def convert_gguf(gguf: str | Path, out_dir: str | Path, *, dtype: str = "float32
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     setattr(model, "is_quantized", False)  # noqa: B010
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).unlink(missing_ok=True)
-    model.save_pretrained(str(out))
-    tok.save_pretrained(str(out))
-    meta = {
-        "source": str(src),
-        "source_size": src.stat().st_size,
-        "dtype": dtype,
-        "seconds": round(time.perf_counter() - t0, 1),
-    }
-    (out / MARKER).write_text(json.dumps(meta, indent=1))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        model.save_pretrained(str(tmp))
+        tok.save_pretrained(str(tmp))
+        meta = {
+            "source": str(src),
+            "source_size": src.stat().st_size,
+            "dtype": dtype,
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        (tmp / MARKER).write_text(json.dumps(meta, indent=1))
+        if out.exists():
+            if not force and _converted_from(out, src):
+                return out  # another process finished the same conversion meanwhile
+            shutil.rmtree(out)  # a stale or interrupted conversion, or force
+        try:
+            os.replace(tmp, out)  # atomic; fails when another process renamed its folder in first
+        except OSError:
+            if not _converted_from(out, src):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def _converted_from(folder: Path, src: Path) -> bool:
+    if not is_converted(folder):
+        return False
+    meta = json.loads((folder / MARKER).read_text())
+    return bool(meta.get("source") == str(src) and meta.get("source_size") == src.stat().st_size)
 
 
 def ensure_model_dir(model: str | Path, cache_dir: str | Path) -> Path:

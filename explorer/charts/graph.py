@@ -106,9 +106,10 @@ class Labels:
     """Greedy label placement: a label is drawn only where its box (estimated in data units, the
     axes having equal scales) overlaps no label drawn before it; the rest keep their hover text."""
 
-    def __init__(self, px_per_unit: float) -> None:
+    def __init__(self, px_per_unit: float, x_bounds: tuple[float, float] | None = None) -> None:
         self.boxes: list[tuple[float, float, float, float]] = []
         self.unit = px_per_unit
+        self.x_bounds = x_bounds  # a label must lie within them (a narrow chart clips what passes its edge)
 
     def place(self, x: float, y: float, text: str, anchor: str) -> bool:
         w = (len(text) * CHAR_PX + 4) / self.unit
@@ -117,6 +118,8 @@ class Labels:
         x0 = {"left": x + dx, "right": x - dx - w}.get(anchor, x - w / 2)
         y0 = {"top": y + dy, "bottom": y - dy - h}.get(anchor, y - h / 2)
         box = (x0, y0, x0 + w, y0 + h)
+        if self.x_bounds is not None and not self.x_bounds[0] <= box[0] <= box[2] <= self.x_bounds[1]:
+            return False
         if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.boxes):
             return False
         self.boxes.append(box)
@@ -154,10 +157,19 @@ def _edge_labels(edges: Sequence[GraphEdge], pos: dict[int, tuple[float, float]]
     return [(rel, spots) for _, rel, spots in sorted(out, key=lambda r: r[0])]
 
 
-def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge]) -> go.Figure:
+NARROW_PX = 340  # a phone's chart (390 px screen less the page's padding): charts.js picks it below 700 px
+
+
+def neighbourhood_figure(
+    nodes: Sequence[GraphNode], edges: Sequence[GraphEdge], width_px: int | None = None
+) -> go.Figure:
     """The node and its 1–2 hop neighbours; a click on a neighbour opens its page. Every relation
     is written on its edges (once per fan of edges from the centre), node labels point outward, and
-    a label that would overlap one drawn before it is left to the hover (#29 item 13)."""
+    a label that would overlap one drawn before it is left to the hover (#29 item 13).
+
+    The labels are placed for the scale the chart is drawn at: a desktop's 500 px high plot, or
+    with ``width_px`` a chart that narrow (a phone), whose equal axes then fit the width: its
+    labels are shorter, fewer fit, and the figure is only as high as the picture."""
     if not nodes:
         return _frame(
             [],
@@ -196,14 +208,26 @@ def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge])
     sizes = {0: 18, 1: 12, 2: 8}
     reach = max(max(abs(y) for _, y in pos.values()), 0.5) + 0.35  # the y range binds the scale
     width = max(max(abs(x) for x, _ in pos.values()), 0.5) + 1.2  # room for labels left and right
-    placed = Labels(PLOT_PX / (2 * reach))
+    height, unit, limits = 520, PLOT_PX / (2 * reach), (28, 20)
+    if width_px is not None:  # the width binds: equal axes over 2 * width units
+        unit = (width_px - 20) / (2 * width)
+        height, limits = min(520, round(unit * 2 * reach) + 20), (22, 16)
+    placed = Labels(unit, (-width, width) if width_px is not None else None)
+
+    def fit(x: float, y: float, text: str, limit: int, side: str) -> str | None:
+        """The label as long as it fits (a narrow chart shortens it down to 8 characters)."""
+        for n in range(limit, 7, -3) if width_px is not None else (limit,):
+            short = _esc(text, n)
+            if placed.place(x, y, html.unescape(short), side):
+                return short
+        return None
+
     shown: dict[int, str] = {}
     where: dict[int, str] = {}
     for n in sorted(nodes, key=lambda n: n.hop):  # the centre's label first, then hop 1, then hop 2
         x, y = pos[n.id]
         where[n.id], side = _outward(x, y)
-        short = _esc(n.text, 28 if n.hop < 2 else 20)
-        if n.hop < 2 and placed.place(x, y, html.unescape(short), side):
+        if n.hop < 2 and (short := fit(x, y, n.text, 28 if n.hop == 0 else limits[0], side)) is not None:
             shown[n.id] = short
     notes: list[dict[str, object]] = []
     centre = next((n.id for n in nodes if n.hop == 0), None)
@@ -224,8 +248,7 @@ def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge])
     for n in nodes:  # hop-2 labels last, where room is left
         if n.hop == 2:
             x, y = pos[n.id]
-            short = _esc(n.text, 20)
-            if placed.place(x, y, html.unescape(short), _outward(x, y)[1]):
+            if (short := fit(x, y, n.text, limits[1], _outward(x, y)[1])) is not None:
                 shown[n.id] = short
     ordered = sorted(nodes, key=lambda n: -n.hop)  # the centre is drawn last, on top
     traces.append(
@@ -242,7 +265,7 @@ def neighbourhood_figure(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge])
             name="nodes",
         )
     )
-    return _frame(traces, 520, annotations=notes, x_range=[-width, width], y_range=[-reach, reach])
+    return _frame(traces, height, annotations=notes, x_range=[-width, width], y_range=[-reach, reach])
 
 
 def query_structure_figure(

@@ -15,7 +15,7 @@ import plotly.io as pio
 from _plotly_utils.basevalidators import is_homogeneous_array
 from _plotly_utils.utils import is_skipped_key, to_typed_array_spec
 from django.http import HttpResponse
-from django.utils.html import format_html
+from django.utils.html import format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 from plotly.io.json import to_json_plotly
@@ -38,6 +38,11 @@ class Panel:
     click: str = "drawer"  # what a click on a point does: "drawer", "navigate" or ""
     note: str = ""
     warning: str = ""  # what makes the chart's points not comparable (shown above it)
+    narrow: Any = None  # the figure for a narrow chart (a phone), when its layout depends on the width
+
+    @property
+    def narrow_id(self) -> str:
+        return f"{self.dom_id}-narrow" if self.narrow is not None else ""
 
     @property
     def dom_id(self) -> str:
@@ -49,8 +54,12 @@ class Panel:
     def script_tag(self) -> SafeString:
         """The figure as ``json_script`` writes it (``<``, ``>``, ``&`` escaped), from plotly's JSON
         text directly: no load-and-dump round trip of a figure with thousands of points."""
-        data = figure_json(self.figure).translate(_JSON_SCRIPT_ESCAPES)
-        return format_html('<script id="{}" type="application/json">{}</script>', self.dom_id, mark_safe(data))
+        tags = [(self.dom_id, self.figure)] + ([(self.narrow_id, self.narrow)] if self.narrow is not None else [])
+        return format_html_join(
+            "\n",
+            '<script id="{}" type="application/json">{}</script>',
+            ((dom_id, mark_safe(figure_json(fig).translate(_JSON_SCRIPT_ESCAPES))) for dom_id, fig in tags),
+        )
 
     def table(self) -> list[dict[str, Any]]:
         links = list(self.links) + [""] * (len(self.rows) - len(self.links))

@@ -18,7 +18,7 @@ from knowledge.selectors import attach_model_scores, graph_list, node_display_te
 
 from .. import charts
 from ..charts import overview as overview_charts
-from ..charts.graph import GraphNode
+from ..charts.graph import NARROW_PX, GraphNode
 from ..selectors import graph as gs
 from ..selectors.sources import runs_available, verified_accuracy
 
@@ -113,6 +113,7 @@ def node_detail(request: HttpRequest, name: str, node_id: int) -> HttpResponse:
                 else ""
             )
             + "Edges are labelled with their relation; hover a node or an edge's marker for its full text.",
+            narrow=charts.neighbourhood_figure(nodes, edges, width_px=NARROW_PX),
         )
     ]
     ctx = {

@@ -19,6 +19,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 
 from explorer.selectors.drawer import DrawerRow
 
@@ -30,7 +31,17 @@ def _v(value: Any) -> str:
     """``{{ value }}``: localized, autoescaped (a missing lookup renders as "")."""
     if value is _MISSING:
         return ""
+    if type(value) is int:
+        return _int(value, get_language())
     return str(conditional_escape(value if isinstance(value, str) else str(localize(value))))
+
+
+@lru_cache(maxsize=4096)
+def _int(value: int, language: str | None) -> str:
+    """``{{ value }}`` of an int (ids, positions, counts): localized once per value - Django's
+    localize() took 40 % of a 500-row drawer's time at 15 runs (one call per id of every other run).
+    Keyed by the active language, whose formats localize() follows."""
+    return str(conditional_escape(str(localize(value))))
 
 
 def _key(obj: Any, key: str) -> Any:
@@ -121,12 +132,17 @@ def _votes(row: DrawerRow) -> str:
 def _others(row: DrawerRow) -> str:
     if not row.others:
         return ""
-    links = ", ".join(
-        f'<a href="{_url("explorer:run_errors", o.run_id)}">#{_v(o.run_id)}</a> '
-        + ('<span class="ok">✓</span>' if o.correct else '<span class="bad">✗</span>')
-        for o in row.others
-    )
+    prefix = get_script_prefix()
+    links = ", ".join(_other(o.run_id, bool(o.correct), prefix) for o in row.others)
     return f'<p class="note">other runs: {links}</p>'
+
+
+@lru_cache(maxsize=4096)
+def _other(run_id: int, correct: bool, prefix: str) -> str:
+    """Another run's answer: a link to its page and a tick or a cross (made once per run and verdict)."""
+    head, tail = _url_around("explorer:run_errors", prefix)
+    mark = '<span class="ok">✓</span>' if correct else '<span class="bad">✗</span>'
+    return f'<a href="{head}{run_id}{tail}">#{_v(run_id)}</a> {mark}'
 
 
 def row_html(row: DrawerRow, is_statement: bool) -> str:

@@ -21,13 +21,10 @@ from ..selectors import sources
 def question_list(request: Request) -> HttpResponse:
     f = qs.QuestionFilters.from_query(request.GET)
     page = Paginator(qs.question_pages(f), 25).get_page(request.GET.get("page"))
-    params = request.GET.copy()
-    params.pop("page", None)
     ctx = {
         "filters": f,
         "choices": qs.question_filter_choices(f),
         "page": page,
-        "query": params.urlencode(),
         "validation_pending": not sources.annotation_available(),
     }
     if request.htmx and request.htmx.target == "question-results":

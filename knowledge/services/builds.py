@@ -175,11 +175,21 @@ def _graph(name: str) -> Graph:
         raise ImportRefused(f"no graph named {name!r}") from None
 
 
-def _store(qset: QuestionSet, questions: list[BuiltQuestion]) -> None:
-    questions_store([question_row(qset, i, q) for i, q in enumerate(questions)], [q.triple_refs for q in questions])
-    qset.question_count = len(questions)
-    qset.save(update_fields=["question_count"])
-    question_set_quality(qset)  # text checks, chains and the shortcut audit, for every built set
+def built_set_store(
+    questions: Sequence[BuiltQuestion], *, on_stored: StoredHook | None = None, **fields: Any
+) -> QuestionSet:
+    """Store a built set in one transaction: its row (``fields``: the ``QuestionSet`` columns), its
+    questions with their triples, its quality report (text checks, chains and the shortcut audit, for
+    every built set), then ``on_stored`` (the build job's hook) — every builder stores through here."""
+    with transaction.atomic():
+        qset = QuestionSet.objects.create(**fields)
+        questions_store([question_row(qset, i, q) for i, q in enumerate(questions)], [q.triple_refs for q in questions])
+        qset.question_count = len(questions)
+        qset.save(update_fields=["question_count"])
+        question_set_quality(qset)
+        if on_stored is not None:
+            on_stored(qset)
+    return qset
 
 
 def question_set_build(
@@ -291,30 +301,27 @@ def question_set_build(
             "--include-implausible widen it)"
         )
     steps.next()
-    with transaction.atomic():
-        qset = QuestionSet.objects.create(
-            name=name,
-            kind=QuestionSet.Kind.COM2,
-            source=g.name,
-            graph=g,
-            seed=seed,
-            created_by=user,
-            params={
-                **params.as_dict(),
-                "min_plausibility": min_plausibility,
-                "include_implausible": include_implausible,
-                "include_malformed": include_malformed,
-                "include_populated": include_populated,
-                "edges": edges.name,
-                "normalize": True,
-                "merge_nodes": merge_nodes,
-                "top_t_by": "plausibility model" if plausibility is not None else "stored plausibility",
-                **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
-                **({"fluent_contexts": fluent.as_params()} if fluent is not None else {}),
-            },
-            quality={"build": report.as_dict()},
-        )
-        _store(qset, questions)
-        if on_stored is not None:
-            on_stored(qset)
-    return qset
+    return built_set_store(
+        questions,
+        on_stored=on_stored,
+        name=name,
+        kind=QuestionSet.Kind.COM2,
+        source=g.name,
+        graph=g,
+        seed=seed,
+        created_by=user,
+        params={
+            **params.as_dict(),
+            "min_plausibility": min_plausibility,
+            "include_implausible": include_implausible,
+            "include_malformed": include_malformed,
+            "include_populated": include_populated,
+            "edges": edges.name,
+            "normalize": True,
+            "merge_nodes": merge_nodes,
+            "top_t_by": "plausibility model" if plausibility is not None else "stored plausibility",
+            **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
+            **({"fluent_contexts": fluent.as_params()} if fluent is not None else {}),
+        },
+        quality={"build": report.as_dict()},
+    )

@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from django.db import transaction
-
 from accounts.people import User
 from commonsense.io.abstract import read_abstract_triples
 from commonsense.kg.index import IndexOptions
@@ -30,7 +28,7 @@ from knowledge.services.builds import (
     _graph,
     _rules,
     _Steps,
-    _store,
+    built_set_store,
     edges_for,
     graph_index,
 )
@@ -163,41 +161,38 @@ def coco_build(
             shortfall[kind] = [built, per_kind]
         questions += got
     steps.next()
-    with transaction.atomic():
-        qset = QuestionSet.objects.create(
-            name=name,
-            kind=QuestionSet.Kind.COCO,
-            source=g.name,
-            graph=g,
-            seed=seed,
-            created_by=user,
-            params={
-                "per_relation": per_relation,
-                "per_kind": per_kind,
-                "max_degree": max_degree,
-                "diverse": diverse,
-                "person_names": False,  # CoCo's text keeps PersonX / PersonY (the quality report's leak count)
-                "min_plausibility": min_plausibility,
-                "include_implausible": include_implausible,
-                "include_malformed": include_malformed,
-                "include_populated": include_populated,
-                "edges": edges.name,
-                "relations": list(params.relations),
-                # the reasoning questions' distractors (coco.DEFAULT_NEGATIVES: COM2's split, issue 25)
-                "application_negatives": {"adversarial_negatives": "branch", "random_negatives": "relation"},
-                "rules": rules,
-                "composition_rules": getattr(rules_for(rules), "name", None),
-                "abstract": Path(abstract).name if abstract else None,
-                "shortfall": shortfall,
-                **({"conceptualizations": generated} if generated else {}),
-                **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
-            },
-            quality={"build": application_report(funnels)},
-        )
-        _store(qset, questions)  # with its quality report
-        if on_stored is not None:
-            on_stored(qset)
-    return qset
+    return built_set_store(
+        questions,  # with its quality report
+        on_stored=on_stored,
+        name=name,
+        kind=QuestionSet.Kind.COCO,
+        source=g.name,
+        graph=g,
+        seed=seed,
+        created_by=user,
+        params={
+            "per_relation": per_relation,
+            "per_kind": per_kind,
+            "max_degree": max_degree,
+            "diverse": diverse,
+            "person_names": False,  # CoCo's text keeps PersonX / PersonY (the quality report's leak count)
+            "min_plausibility": min_plausibility,
+            "include_implausible": include_implausible,
+            "include_malformed": include_malformed,
+            "include_populated": include_populated,
+            "edges": edges.name,
+            "relations": list(params.relations),
+            # the reasoning questions' distractors (coco.DEFAULT_NEGATIVES: COM2's split, issue 25)
+            "application_negatives": {"adversarial_negatives": "branch", "random_negatives": "relation"},
+            "rules": rules,
+            "composition_rules": getattr(rules_for(rules), "name", None),
+            "abstract": Path(abstract).name if abstract else None,
+            "shortfall": shortfall,
+            **({"conceptualizations": generated} if generated else {}),
+            **({"plausibility_model": plausibility.as_params()} if plausibility is not None else {}),
+        },
+        quality={"build": application_report(funnels)},
+    )
 
 
 def application_report(reports: dict[str, BuildReport]) -> dict[str, Any]:

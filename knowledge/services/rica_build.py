@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
-
 from commonsense.io.questions import QuestionRecord
 from commonsense.questions import rica_gen, wordnet_adj
 from commonsense.questions.rica import novel_probes
 from commonsense.questions.wellformed import build_edges
 from knowledge.models import RICA_KINDS, QuestionSet
-from knowledge.services.builds import _graph, _records, _store
+from knowledge.services.builds import _graph, _records, built_set_store
 from knowledge.services.imports import ImportRefused
 
 
@@ -55,17 +53,15 @@ def rica_novel_build(*, source: str, name: str, seed: int, variants: int = 1, us
         raise ImportRefused(f"{source!r} has no probe with a stored sentence and answer to rewrite")
     for b in built:  # keep the source's structure label so the run metrics treat both alike
         b.kind = "rica-axiom" if src.kind == QuestionSet.Kind.RICA_AXIOMS else b.kind
-    with transaction.atomic():
-        qset = QuestionSet.objects.create(
-            name=name,
-            kind=src.kind,
-            source=f"{src.name} (novel entities)",
-            seed=seed,
-            created_by=user,
-            params={"source_set": src.name, "seed": seed, "variants": variants, "entities": "novel"},
-        )
-        _store(qset, built)
-    return qset
+    return built_set_store(
+        built,
+        name=name,
+        kind=src.kind,
+        source=f"{src.name} (novel entities)",
+        seed=seed,
+        created_by=user,
+        params={"source_set": src.name, "seed": seed, "variants": variants, "entities": "novel"},
+    )
 
 
 def rica_graph_build(
@@ -96,26 +92,24 @@ def rica_graph_build(
     if not built:
         raise ImportRefused(f"graph {graph!r} gave no axiom: its {', '.join(sorted(relations))} triples fit none")
     counts = {s.name: sum(a.strategy == s.name for a in axioms) for s in strategies}
-    with transaction.atomic():
-        qset = QuestionSet.objects.create(
-            name=name,
-            kind=QuestionSet.Kind.RICA_AXIOMS,
-            source=f"{g.name} (RICA axioms generated)",
-            graph=g,
-            seed=seed,
-            created_by=user,
-            params={
-                "rica_set": "generated",
-                "graph": g.name,
-                "seed": seed,
-                "per_strategy": per_strategy,
-                "entities": entities,
-                "strategies": counts,
-                "not_supported": rica_gen.NOT_SUPPORTED,
-                "edges": {"events": edges.name, "CapableOf": entity_edges.name},
-                "lexicon": "WordNet 3.0 adjectives (Debian wordnet-base)" if lexicon else None,
-                "realisation": "templates (no BART: the paper's conversion model was never released)",
-            },
-        )
-        _store(qset, built)
-    return qset
+    return built_set_store(
+        built,
+        name=name,
+        kind=QuestionSet.Kind.RICA_AXIOMS,
+        source=f"{g.name} (RICA axioms generated)",
+        graph=g,
+        seed=seed,
+        created_by=user,
+        params={
+            "rica_set": "generated",
+            "graph": g.name,
+            "seed": seed,
+            "per_strategy": per_strategy,
+            "entities": entities,
+            "strategies": counts,
+            "not_supported": rica_gen.NOT_SUPPORTED,
+            "edges": {"events": edges.name, "CapableOf": entity_edges.name},
+            "lexicon": "WordNet 3.0 adjectives (Debian wordnet-base)" if lexicon else None,
+            "realisation": "templates (no BART: the paper's conversion model was never released)",
+        },
+    )

@@ -193,6 +193,11 @@ def _verified_lines(v: dict[str, Any] | None) -> list[str]:
         out.append(f"answers spent per kept item: {v['answers_per_item']:.2f}")
     if v.get("require_agreement"):
         out.append("agreement required: an item with an answer dissenting from what it publishes was left out")
+    if v.get("require_built_answer"):
+        out.append(
+            "built answer required: an item was kept only when every answer ticked the answer the build drew from "
+            "the graph (no gold rewritten to another option or to 'None of the answers are correct.')"
+        )
     if "top_up" in v and not v["top_up"]:
         out.append("no top-up: items short of negatives were left out, not filled from their distractor pool")
     if c.get("topped_up"):

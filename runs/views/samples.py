@@ -3,7 +3,6 @@ one page at a time, with the run's partial metrics polled while it is going."""
 
 from __future__ import annotations
 
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -22,14 +21,15 @@ def _run(run_id: int) -> Run:
 def run_samples(request: Request, run_id: int) -> HttpResponse:
     run = _run(run_id)
     filters = samples.SampleFilters.from_params(request.GET)
-    page = Paginator(samples.sample_page_queryset(run, filters), samples.PAGE_SIZE).get_page(request.GET.get("page"))
+    summary = samples.run_summary(run)
+    page = samples.sample_page(run, filters, request.GET.get("page"), summary)
     ctx = {
         "run": run,
         "filters": filters,
-        "facets": samples.sample_facets(run),
+        "facets": samples.sample_facets(run, summary),
         "page": page,
         "rows": samples.sample_rows(run, list(page.object_list)),
-        "live": samples.partial_metrics(run),
+        "live": samples.partial_metrics(run, summary),
         "filter_query": filters.query(),
     }
     template = "runs/_samples_table.html" if request.htmx and request.htmx.target == "samples" else "runs/samples.html"

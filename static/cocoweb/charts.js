@@ -9,12 +9,15 @@
    Optional on the div:
      data-click-target="#drawer"  a click on a point whose customdata is a URL loads it there (htmx)
      data-click="navigate"        a click on such a point opens the URL as a page
+     data-chart-narrow="fig-x-narrow"  the figure to draw when the chart is narrower than 700 px
+                                  (a phone: a layout whose labels were placed for that width)
    Figures arrive as JSON through json_script, never as HTML, so text in them cannot run. */
 (function () {
   "use strict";
   var me = document.currentScript;
   var plotlySrc = me && me.dataset.plotly;
   var waiting = [];  // charts found before Plotly arrived
+  var NARROW_BELOW_PX = 700;  // explorer/charts/graph.py: a desktop layout needs about this width
 
   function loadPlotly(el) {
     waiting.push(el);
@@ -33,7 +36,8 @@
 
   function draw(el) {
     if (el.dataset.drawn) return;
-    var src = document.getElementById(el.dataset.chart);
+    var narrow = el.dataset.chartNarrow && el.clientWidth < NARROW_BELOW_PX;
+    var src = document.getElementById(narrow ? el.dataset.chartNarrow : el.dataset.chart);
     if (!src) return;
     if (typeof Plotly === "undefined") { loadPlotly(el); return; }
     var fig = JSON.parse(src.textContent);

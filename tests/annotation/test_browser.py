@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from annotation.models import Item, Membership, Response
 from annotation.services.campaigns import campaign_create, campaign_status_set
-from tests.annotation.conftest import PASSWORD
+from tests.browser import signed_in
 from tests.conftest import GOLD_FILE
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -25,14 +25,7 @@ def _pk(uid: str | None) -> int:
 
 
 def _login(browser, base: str, username: str, **ctx):  # type: ignore[no-untyped-def]
-    page = browser.new_page(**ctx)
-    page.set_default_timeout(20_000)
-    page.goto(base + reverse("login"))
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state("networkidle")
-    return page
+    return signed_in(browser, base, username, ctx or None)[0]
 
 
 def _current_item(page, previous: str | None) -> str:  # type: ignore[no-untyped-def]

@@ -77,7 +77,7 @@ def card_of(text: str) -> tuple[dict[str, Any], str]:
 
 
 def test_hf_folder_of_a_verified_set_loads_offline_with_its_card(answered: Campaign, tmp_path: Path) -> None:  # noqa: F811
-    call_command("verified_set", "val", name="val-verified", verbosity=0)
+    call_command("verified_set", "val", name="val-verified", any_gold=True, verbosity=0)
     out = tmp_path / "published"
     call_command("export_questions", "val-verified", fmt="hf", out=str(out), verbosity=0)
     got = load_offline(out, tmp_path)
@@ -165,7 +165,7 @@ def test_hf_folder_of_a_verified_set_loads_offline_with_its_card(answered: Campa
 
 
 def test_set_page_download_is_the_folder_zipped(answered: Campaign, tmp_path: Path, people) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    call_command("verified_set", "val", name="val-verified", verbosity=0)
+    call_command("verified_set", "val", name="val-verified", any_gold=True, verbosity=0)
     call_command("export_questions", "val-verified", fmt="hf", out=str(tmp_path / "cmd"), verbosity=0)
     (res,) = people("researcher", "res")
     Campaign.objects.filter(pk=answered.pk).update(created_by=res)  # its exports are its creator's (issue 31 item 8)

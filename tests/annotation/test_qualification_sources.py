@@ -79,7 +79,7 @@ def test_the_form_refuses_a_bad_file_and_a_test_that_does_not_screen(csqa_set, r
 
 
 def test_the_form_offers_verified_sets_and_the_shipped_gold_files(researcher, answered) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    call_command("verified_set", "val", name="val-verified", verbosity=0)
+    call_command("verified_set", "val", name="val-verified", any_gold=True, verbosity=0)
     page = researcher.get(reverse("annotation:campaign_new")).content.decode()
     assert '<option value="qs:val-verified">Verified set · val-verified (6)</option>' in page
     assert '<option value="file:com2_demo_gold.jsonl">Gold file · com2_demo_gold.jsonl</option>' in page
@@ -87,7 +87,7 @@ def test_the_form_offers_verified_sets_and_the_shipped_gold_files(researcher, an
 
 
 def test_campaign_create_takes_a_verified_set(csqa_set, answered) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
-    call_command("verified_set", "val", name="val-verified", verbosity=0)
+    call_command("verified_set", "val", name="val-verified", any_gold=True, verbosity=0)
     call_command(
         "campaign_create", "--set", "csqa-demo", "--type", "mcqa", "--name", "vq", "--qualification-set", "val-verified"
     )

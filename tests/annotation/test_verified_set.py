@@ -77,7 +77,8 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
     c = answered
     assert Item.objects.filter(campaign=c, role="regular", answer_count=3).count() == 8
     campaign_status_set(c, "open")
-    call_command("verified_set", "val", name="val-verified", verbosity=0)  # every item has its 3 answers: finished
+    # every item has its 3 answers: finished; any_gold: these tests are of A.4's rewrite (a gold moved to "none")
+    call_command("verified_set", "val", name="val-verified", any_gold=True, verbosity=0)
     v = VerifiedSet.objects.get(question_set__name="val-verified")
     assert v.campaign == c
     assert v.source_set.name == "ckbp-2i"
@@ -181,12 +182,19 @@ def test_dashboard_button_makes_the_set(answered: Campaign, people) -> None:  # 
     client = login("res")
     page = client.get(reverse("annotation:dashboard", args=["val"])).content.decode()
     assert "Make verified set" in page
+    assert 'name="any_gold"' in page
+    # by default the item whose answers rejected the built answer (gold rewritten to "none") is left out
     r = client.post(reverse("annotation:verified_set", args=["val"]), {"name": "from-button"})
     assert r.status_code == 302
     assert r["Location"] == reverse("knowledge:question_set", args=["from-button"])
-    assert VerifiedSet.objects.get(question_set__name="from-button").counts["kept"] == 6
+    v = VerifiedSet.objects.get(question_set__name="from-button")
+    assert (v.counts["kept"], v.counts["built_answer_rejected"]) == (5, 1)
+    assert v.question_set.params["verified_from"]["require_built_answer"] is True
+    r = client.post(reverse("annotation:verified_set", args=["val"]), {"name": "any-gold", "any_gold": "on"})
+    assert VerifiedSet.objects.get(question_set__name="any-gold").counts["kept"] == 6
     page = client.get(reverse("annotation:dashboard", args=["val"])).content.decode()
-    assert "from-button</a>: 6 of 8 items" in page
+    assert "from-button</a>: 5 of 8 items" in page
+    assert "any-gold</a>: 6 of 8 items" in page
     people("annotator", "ann")
     assert login("ann").post(reverse("annotation:verified_set", args=["val"]), {"name": "nope"}).status_code == 403
 
@@ -197,7 +205,7 @@ def test_lm_eval_cli_runs_the_verified_set(answered: Campaign, tmp_path: Path) -
     from tests.commonsense.tiny_lm import build_tiny_gpt2
     from tests.lm_eval_cli import lm_eval_samples
 
-    call_command("verified_set", "val", name="val-verified", verbosity=0)
+    call_command("verified_set", "val", name="val-verified", any_gold=True, verbosity=0)
     call_command("export_questions", "val-verified", fmt="lm-eval", out=str(tmp_path / "task"), verbosity=0)
     model = build_tiny_gpt2(tmp_path / "tiny")
     samples = lm_eval_samples(tmp_path / "task", "cocoweb_val_verified", model, tmp_path)

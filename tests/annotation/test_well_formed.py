@@ -54,6 +54,8 @@ def test_new_campaigns_settle_by_what_the_item_needs_and_require_agreement(csqa_
     assert (c.redundancy, c.answers_max, c.settle_threshold, c.label_rule) == (3, 5, 0.95, "majority")
     assert c.instructions == MCQA_INSTRUCTIONS
     assert "Not well formed" in c.instructions
+    # the publication's criterion for a multi-event query (session 19: the readers' "implausible chain")
+    assert "fits every event of the context and every part of the question" in c.instructions
 
 
 def test_one_flag_is_not_settled_at_the_minimum_and_closes_the_item_disputed(csqa_set, people) -> None:  # type: ignore[no-untyped-def]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -55,10 +57,21 @@ def _yesno_run(sset: StatementSet, model: Path, seed: int = 0) -> Run:
     return run
 
 
+@pytest.fixture(scope="module")
+def scored_pk(module_db: Callable[[], Any], tiny_dir: Path) -> int:
+    """The demo statements scored by the tiny GPT-2, once for the module (tests/conftest.py's
+    module_db: every test runs in its own savepoint over these rows)."""
+    with module_db():
+        statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
+        return _yesno_run(StatementSet.objects.get(name="statements-demo"), tiny_dir).pk
+
+
 @pytest.fixture
-def scored(tiny_dir: Path) -> Run:
-    statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
-    return _yesno_run(StatementSet.objects.get(name="statements-demo"), tiny_dir)
+def scored(scored_pk: int) -> Run:
+    from django.core.cache import cache
+
+    cache.clear()  # figures cached under the shared run by an earlier test
+    return Run.objects.get(pk=scored_pk)
 
 
 def _survey(sset: StatementSet, n_raters: int = 7) -> tuple[list[Statement], np.ndarray, np.ndarray]:

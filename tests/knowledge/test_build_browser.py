@@ -4,19 +4,15 @@ the job is done, then stops and links to the built set."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from django.urls import reverse
 
 from accounts.services import role_groups_sync, user_create_with_role
 from knowledge.models import BuildJob, Graph
 from knowledge.services.build_execution import build_job_run
+from tests.browser import PASSWORD, signed_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
-
-PASSWORD = "pw-long-enough-123"
 
 
 def test_form_to_finished_job(browser, live_server, demo_graph: Graph, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
@@ -24,13 +20,7 @@ def test_form_to_finished_job(browser, live_server, demo_graph: Graph, monkeypat
     monkeypatch.setattr("knowledge.tasks.build_job_run_task.apply_async", lambda args, queue: sent.append(args[0]))
     role_groups_sync()
     user_create_with_role("builder", "researcher", PASSWORD)
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
-    page.set_default_timeout(20_000)
-    page.goto(live_server.url + reverse("login"))
-    page.fill("input[name=username]", "builder")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form button[type=submit]:has-text('Log in')")
-    page.wait_for_load_state("networkidle")
+    page, watch = signed_in(browser, live_server.url, "builder")
 
     page.goto(live_server.url + reverse("knowledge:build_questions"))
     assert page.locator("#relations-field option").count() == 0
@@ -56,3 +46,4 @@ def test_form_to_finished_job(browser, live_server, demo_graph: Graph, monkeypat
     page.click("#build-progress a:has-text('browser-2i')")
     page.wait_for_url("**/knowledge/question-sets/browser-2i/")
     assert "6 questions" in page.inner_text("main")
+    assert watch.errors == []  # no console error or uncaught exception on the way

@@ -8,7 +8,9 @@ from typing import Any
 
 import factory
 
+from commonsense.scoring.yesno import result_from_records, yes_no_record
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
+from runs.evaluation import _prediction
 from runs.item_facets import kba_correct, question_facets
 from runs.models import Prediction, Run
 
@@ -60,19 +62,14 @@ def predict(run: Run, question: Question, chosen: int | None, **kw: Any) -> Pred
 
 
 def predict_statement(run: Run, statement: Statement, p_yes_q1: float, p_yes_q2: float | None = None) -> Prediction:
-    """A statement run's prediction in the shape the yes/no scorers store (commonsense.scoring.yesno,
-    runs.scorers): P(yes) of questions 1 and 2, and the binary choice."""
-    chosen = 0 if p_yes_q1 >= 0.5 else 1
-    pred: Prediction = PredictionFactory(
-        run=run,
-        statement=statement,
-        position=statement.position,
-        chosen=chosen,
-        correct=(chosen == 0) == (statement.human_majority == 1),
-        extra={
-            q: {"p_yes": float(v), "chosen": int(v >= 0.5)}
-            for q, v in (("q1", p_yes_q1), ("q2", p_yes_q2))
-            if v is not None
-        },
-    )
+    """A statement run's prediction as a yes/no scorer makes it (``commonsense.scoring.yesno``: options
+    ("no", "yes"), so ``chosen`` 1 = yes, at P(yes) >= 0.5) and ``runs.evaluation`` stores it (correct when
+    it is the human majority). P(yes) of questions 1 and 2."""
+
+    def record(p: float) -> dict[str, Any]:
+        return yes_no_record({"yes": p, "no": 1.0 - p})
+
+    q2 = None if p_yes_q2 is None else record(p_yes_q2)
+    pred = _prediction(run, statement.position, statement, result_from_records(str(statement.pk), record(p_yes_q1), q2))
+    pred.save()
     return pred

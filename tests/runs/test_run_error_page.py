@@ -5,8 +5,6 @@ for the page at all: only the one line, and the traceback goes to the log."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -15,6 +13,7 @@ from django.utils.html import escape
 from runs.evaluation import run_execute
 from runs.models import Run
 from runs.services import run_create
+from tests.browser import PASSWORD, signed_in
 
 
 def broken_model(base) -> str:  # type: ignore[no-untyped-def]
@@ -81,19 +80,12 @@ def test_failed_run_page_keeps_its_width_in_the_browser(
 
     from accounts.services import role_groups_sync, user_create_with_role
 
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     role_groups_sync()
-    user_create_with_role("res", "researcher", "pw-long-enough-123")
+    user_create_with_role("res", "researcher", PASSWORD)
     model = broken_model(tmp_path_factory.getbasetemp())
     run = run_create(question_set=csqa_set, backend="hf", model=model, scoring="loglik", enqueue=False)
     assert run_execute(run.pk, heartbeat=False) == Run.State.FAILED
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.set_default_timeout(20_000)
-    page.goto(live_server.url + reverse("login"))
-    page.fill("input[name=username]", "res")
-    page.fill("input[name=password]", "pw-long-enough-123")
-    page.click("button[type=submit]")
-    page.wait_for_load_state("networkidle")
+    page, _ = signed_in(browser, live_server.url, "res")
     page.goto(live_server.url + reverse("runs:detail", args=[run.pk]))
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
     page.click(".run-error-details summary")  # the details open and still fit

@@ -5,6 +5,7 @@ workers on PostgreSQL + Redis: tests/runs/test_shards_workers.py."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -226,3 +227,33 @@ def test_a_run_resumed_after_an_unsharded_attempt_counts_what_it_stored(csqa_set
     assert seen == {"shards": [8, 2, 0, 0], "run": 10}  # one progress bar from the start: 10 / 30
     assert dict(Prediction.objects.filter(run=run, position__lt=10).values_list("position", "pk")) == kept
     assert _metrics(run) == _metrics(reference)
+
+
+def test_a_failure_in_the_metrics_fails_the_run_unless_another_attempt_holds_it(  # type: ignore[no-untyped-def]
+    csqa_set, tiny_dir, monkeypatch
+) -> None:
+    """The metrics step's failure goes through the same ``run_failed`` as a scoring failure: the
+    one-line error on the run; ``"skipped"`` and the run left alone when its lease went elsewhere."""
+    from runs import evaluation
+
+    def broken(run_id, token, run):  # type: ignore[no-untyped-def]
+        raise RuntimeError("metrics broke")
+
+    monkeypatch.setattr(evaluation, "_finish", broken)
+    run = _run(csqa_set, tiny_dir, SIZE)
+    assert run_execute(run.pk, heartbeat=False, worker="w1:1") == Run.State.FAILED
+    run.refresh_from_db()
+    assert run.error == "RuntimeError: metrics broke"
+    assert (run.state, run.phases[-1][0]) == (Run.State.FAILED, "failed")
+    assert run.finished_at is not None
+
+    def taken_over(run_id, token, run):  # type: ignore[no-untyped-def]
+        Run.objects.filter(pk=run_id).update(lease=uuid.uuid4())  # another attempt claimed it meanwhile
+        raise RuntimeError("metrics broke")
+
+    monkeypatch.setattr(evaluation, "_finish", taken_over)
+    second = _run(csqa_set, tiny_dir, SIZE)
+    assert run_execute(second.pk, heartbeat=False, worker="w1:1") == "skipped"
+    second.refresh_from_db()
+    assert (second.state, second.error) == (Run.State.METRICS, "")  # left to the attempt that holds it
+    assert evaluation.run_failed(second.pk, uuid.uuid4(), RuntimeError("late")) == "skipped"

@@ -27,8 +27,9 @@ def _closed(world: World) -> Campaign:
 
 
 def _make(c: Client, campaign: Campaign, name: str) -> tuple[int, str]:
-    # one answer settles nothing under the confidence rule (issue 26): the set keeps it by the researcher's choice
-    data = {"name": name, "include_unsettled": "on"}
+    # one answer settles nothing under the confidence rule (issue 26): the set keeps it by the researcher's choice;
+    # the world's answer does not tick the built answer: kept by the "any gold" choice (session 19)
+    data = {"name": name, "include_unsettled": "on", "any_gold": "on"}
     r = c.post(reverse("annotation:verified_set", args=[campaign.name]), data, follow=True)
     return r.status_code, r.content.decode()
 

@@ -48,7 +48,7 @@ def participants_page(request: HttpRequest, slug: str) -> HttpResponse:
     res = campaign_nww(campaign, n_boot=200)
     if res is not None:
         figures["human_m"] = charts.commonsensicality_histogram(
-            res.raters.commonsensicality.tolist(), "Raters' commonsensicality M (NWW Fig. 2A, Eqs. 9–11)"
+            res.raters.commonsensicality.tolist(), "Raters' commonsensicality M (NWW Fig. 2A, Eqs. 9–11)", "raters"
         )
     link = request.build_absolute_uri(reverse("crowd:join", kwargs={"slug": campaign.name}))
     ctx = {

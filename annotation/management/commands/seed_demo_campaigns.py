@@ -7,7 +7,9 @@
   (10 items written and read for this purpose, every plausible option marked; 5 of 6 exactly right
   pass);
 - a RICA pair verification when a RICA probe set has been imported (the RICA files are not
-  shipped in fixtures/: `import_questions ../shared/data/rica/... --format rica-probes`).
+  shipped in fixtures/: `import_questions ../shared/data/rica/... --format rica-probes`);
+- a small crowd study on the demo statements (a study link a visitor opens as a participant would:
+  consent, about you, 20 statements, completion code).
 
 Idempotent: a campaign that exists already is left as it is."""
 
@@ -17,7 +19,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.urls import reverse
 
+from annotation.crowd.services import crowd_study_enable
 from annotation.models import Campaign
 from annotation.services.campaigns import campaign_create
 from commonsense import validation
@@ -35,8 +40,16 @@ MCQA_INSTRUCTIONS = (  # the campaigns' default instructions, and the demo's qua
 )
 
 
+CROWD_STUDY: dict[str, Any] = {  # no platform to return to in the demo: the done page shows the code
+    "demographics": ["age_band"],
+    "qualification_attempts": 1,
+}
+# a Prolific-style link with made-up ids (each new PROLIFIC_PID is a new participant)
+DEMO_STUDY_QUERY = "PROLIFIC_PID=demo-visitor-1&STUDY_ID=demo-study&SESSION_ID=demo-session-1"
+
+
 class Command(BaseCommand):
-    help = "Open demo annotation campaigns on the demo sets (survey, COM2 validation, RICA when imported)."
+    help = "Open demo annotation campaigns on the demo sets (survey, COM2 validation, RICA when imported, crowd study)."
 
     def handle(self, *args: Any, **o: Any) -> None:
         specs: list[dict[str, Any]] = []
@@ -54,6 +67,22 @@ class Command(BaseCommand):
                     "attention_every": 15,
                     "attention_max_failures": 1,
                     "instructions": SURVEY_INSTRUCTIONS,
+                }
+            )
+            specs.append(
+                {
+                    "name": "crowd-demo",
+                    "title": "Is it common sense? (demo crowd study)",
+                    "kind": Campaign.Kind.SURVEY,
+                    "statement_set": sset,
+                    "redundancy": 3,
+                    "ask_common_sense": True,  # the survey's three questions (its instructions)
+                    "max_items_per_annotator": 20,  # NWW's budget: statements per participant
+                    "attention_positions": [3, 4],
+                    "attention_every": 10,
+                    "attention_max_failures": 1,
+                    "instructions": SURVEY_INSTRUCTIONS,
+                    "crowd": CROWD_STUDY,
                 }
             )
         qset = QuestionSet.objects.filter(name="com2-2i-demo").first()
@@ -85,5 +114,12 @@ class Command(BaseCommand):
         for spec in specs:
             if Campaign.objects.filter(name=spec["name"]).exists():
                 continue
-            campaign = campaign_create(status=Campaign.Status.OPEN, **spec)
+            crowd = spec.pop("crowd", None)
+            with transaction.atomic():  # no half-made study
+                campaign = campaign_create(status=Campaign.Status.OPEN, **spec)
+                if crowd is not None:
+                    crowd_study_enable(campaign, **crowd)
             self.stdout.write(f"campaign {campaign.name}: {campaign.items.count()} items, open")
+            if crowd is not None:
+                link = reverse("crowd:join", kwargs={"slug": campaign.name})
+                self.stdout.write(f"  study link: {link}?{DEMO_STUDY_QUERY}")

@@ -33,6 +33,12 @@ class Command(BaseCommand):
             help="fill an item short of negatives from its distractor pool (COM2 A.4's top-up: negatives no "
             "annotator saw); by default such an item is left out (too_few_negatives)",
         )
+        parser.add_argument(
+            "--any-gold",
+            action="store_true",
+            help="also keep items whose answers did not all tick the built answer (their gold rewritten to another "
+            "option or to 'None of the answers are correct.'); by default they are left out (built_answer_rejected)",
+        )
         parser.add_argument("--dry-run", action="store_true", help="only say what would be kept and left out")
 
     def handle(self, *args: Any, **o: Any) -> None:
@@ -53,13 +59,19 @@ class Command(BaseCommand):
                 f"{c['round_2']} in round 2), {c['flipped']} flipped; kappa {c['kappa_round_1']} / {c['kappa_round_2']}"
             )
             return
-        preview = verified_set_preview(campaign, include_unsettled=o["include_unsettled"])
+        preview = verified_set_preview(
+            campaign, include_unsettled=o["include_unsettled"], require_built_answer=not o["any_gold"]
+        )
         self.stdout.write(preview_text(campaign, preview))
         if o["dry_run"]:
             return
         try:
             v = verified_set_create(
-                campaign, name=o["name"], include_unsettled=o["include_unsettled"], top_up=o["top_up"]
+                campaign,
+                name=o["name"],
+                include_unsettled=o["include_unsettled"],
+                top_up=o["top_up"],
+                require_built_answer=not o["any_gold"],
             )
         except ValidationError as exc:
             raise CommandError("; ".join(exc.messages)) from None
