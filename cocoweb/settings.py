@@ -242,6 +242,10 @@ COCOWEB_RUN_PROGRESS_SECONDS = env.float("COCOWEB_RUN_PROGRESS_SECONDS", default
 # scripts/run.sh: COCOWEB_EVAL_WORKERS). 0: a run is never split, one worker scores it all. A run's
 # own ``shard_size`` parameter wins (run_eval --param shard_size=N).
 COCOWEB_EVAL_SHARD_SIZE = max(0, env.int("COCOWEB_EVAL_SHARD_SIZE", default=0))
+# Node texts (knowledge/services/node_texts.py): a graph's node texts are judged by the English rules
+# and the Link Grammar parse in this many forked workers on its first build (1: in the build's own
+# process). A worker that is itself a daemon (a Celery prefork child) judges them alone.
+COCOWEB_TEXT_WORKERS = max(1, env.int("COCOWEB_TEXT_WORKERS", default=2))
 
 # Caches: local memory by default; Redis when configured. Log-in throttling counts live here, so
 # production sets CACHE_URL (a deploy check warns otherwise).

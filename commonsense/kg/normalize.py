@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from . import relations
@@ -41,6 +42,9 @@ _LEADING_BE = re.compile(r"^(?:is|are|am|be|was|were|feels?)\b", re.IGNORECASE)
 NONE_TAILS = frozenset({"none", "", "na", "n/a", "-", "nothing"})
 
 
+# memoised: a graph's triples repeat their heads and tails (1.33 M triples, about 0.6 M distinct texts),
+# and every edge filter and the index clean them again
+@lru_cache(maxsize=1 << 21)
 def clean(text: str) -> str:
     """Whitespace collapsed, "Person X" spelled "PersonX", trailing full stops dropped."""
     text = _SPACES.sub(" ", text).strip()
@@ -52,11 +56,13 @@ def has_subject(tail: str) -> bool:
     return bool(_SUBJECT_START.match(tail.strip()))
 
 
+@lru_cache(maxsize=1 << 21)
 def is_none(tail: str) -> bool:
     """ATOMIC marks a missing inference with the tail "none"."""
     return tail.strip().strip(".!?\"' ").lower() in NONE_TAILS
 
 
+@lru_cache(maxsize=1 << 21)
 def normalize_tail(relation: str, tail: str) -> str:
     """The tail as an event with its subject (Table 5 / Table 7); unchanged if it already has
     one or the relation has no rule."""

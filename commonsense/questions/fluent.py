@@ -210,7 +210,8 @@ def present_tense(text: str) -> str:
     elif _verb_lemma(w):
         if not plural and not first_person:
             toks[v] = _inflect(w, "VBZ")
-        if w in GERUND_TAKERS and v + 1 < len(toks) and _verb_lemma(toks[v + 1].lower()):
+        # ("keeps people healthy": "people" stands for CSKB's PeopleX, never the verb "to people")
+        if w in GERUND_TAKERS and v + 1 < len(toks) and toks[v + 1] != "people" and _verb_lemma(toks[v + 1].lower()):
             toks[v + 1] = _inflect(toks[v + 1].lower(), "VBG")
     return " ".join(toks)
 

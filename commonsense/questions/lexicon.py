@@ -22,7 +22,7 @@ FUNCTION_WORDS = frozenset(
     """a an the this that these those some any no every each either neither all both half several
     many much more most few less least other another such what which who whom whose whatever
     i me my mine myself you your yours yourself we us our ours ourselves they them their theirs
-    themselves he him his himself she her hers herself it its itself one ones someone somebody
+    themselves themself he him his himself she her hers herself it its itself one ones someone somebody
     something anyone anybody anything everyone everybody everything nobody nothing people
     and or but nor so yet because although though if unless until while whereas since as than
     whether when where why how then there here
@@ -49,7 +49,7 @@ DANGLING = frozenset(
 GENDERED = frozenset({"he", "him", "his", "himself", "she", "her", "hers", "herself"})
 FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
 SUBJECTS = frozenset(
-    """i you he she it we they someone somebody everyone everybody nobody people others there this
+    """i you he she it we they no someone somebody everyone everybody nobody people others there this
     that these those the a an my your his her our their its one some many all both nothing
     something everything each another""".split()
 )

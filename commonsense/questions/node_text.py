@@ -54,7 +54,12 @@ def judge_many(texts: Sequence[str], processes: int = 1, chunk: int = 1000) -> I
     (each text is judged by the same code in another process: the verdicts are the same). Most of a
     verdict's time is the Link Grammar parse and the rules' Python, one text at a time, so the work
     splits by text; a fork shares the loaded lexicons and the parser's dictionary with the workers."""
-    if processes <= 1 or len(texts) < 2 * chunk or "fork" not in multiprocessing.get_all_start_methods():
+    if (
+        processes <= 1
+        or len(texts) < 2 * chunk
+        or "fork" not in multiprocessing.get_all_start_methods()
+        or multiprocessing.current_process().daemon  # a daemon (a Celery prefork child) may not fork workers
+    ):
         for t in texts:
             yield t, judge(t)
         return

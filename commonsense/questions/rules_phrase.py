@@ -217,9 +217,11 @@ def vague_end(toks: list[str], text: str) -> str | None:
 
 @rule(
     "nothing-after-verb",
-    "a verb alone after the subject that makes no whole event ('PersonX asks')",
-    accept=["PersonX smiles", "PersonX is relieved", "PersonY does not mind"],
-    reject=["PersonX asks", "PersonX figures"],
+    "a verb alone after the subject that makes no whole event ('PersonX figures'): a perfect or a past "
+    "form, or a verb none of whose first senses in WordNet stands without an object",
+    accept=["PersonX smiles", "PersonX is relieved", "PersonY does not mind", "PersonY watches", "PersonX will help"],
+    reject=["PersonX figures", "PersonX has billed", "PersonX respects", "people have made"],
+    library="WordNet",
 )
 def nothing_after_verb(toks: list[str], text: str) -> str | None:
     if PERSON.match(toks[0]) or toks[0].lower() in ("people", "someone"):
@@ -231,7 +233,14 @@ def nothing_after_verb(toks: list[str], text: str) -> str | None:
         if verb in ("mind", "care") and toks[j - 1].lower() in ("not", "n't", "never"):
             linked = True
         if j == len(toks) - 1 and verb is not None and verb not in COMPLETE_INTRANSITIVES and not linked:
-            return f"nothing after {toks[-1]!r}"
+            # the present or a bare verb after a modal: complete when WordNet gives it an intransitive
+            # sense ("James watches", "Abigail will help"); a perfect or past form alone is not
+            # ("has billed", "Stella promoted")
+            perfect = any(t.lower() in ("have", "has", "had") for t in toks[1:j])
+            plain = toks[-1].lower() == verb or third_person(toks[-1].lower())
+            # ("goes" wants a where; "minds" and "cares" stand alone only negated, above)
+            if perfect or not plain or verb in ("go", "come", "mind", "care") or not wordnet_verbs.stands_alone(verb):
+                return f"nothing after {toks[-1]!r}"
     return None
 
 

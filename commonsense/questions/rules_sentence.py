@@ -176,16 +176,43 @@ def _verb_next(toks: list[str], i: int) -> bool:
 
 @rule(
     "pronoun-object",
-    "'it' or 'them' as an object inside the sentence with nothing before it that it could be",
-    accept=["PersonX holds a baby and puts it down", "PersonX sees that it rains"],
-    reject=["PersonX takes it everywhere", "PersonX hands it to PersonY", "PersonX waters them often"],
+    "'it', 'them' or 'this' as an object, or 'it' as a clause's subject, or 'its', inside the sentence "
+    "with nothing before it that it could be",
+    accept=[
+        "PersonX holds a baby and puts it down",
+        "PersonX sees that it rains",
+        "PersonX knows it is late",
+        "PersonX recommends this place",
+        "PersonX buys a car and its tyres",
+    ],
+    reject=[
+        "PersonX takes it everywhere",
+        "PersonX hands it to PersonY",
+        "PersonX waters them often",
+        "PersonX hopes it arrives on time",
+        "PersonX tries to silence its noise",
+        "PersonX discusses this with PersonY",
+    ],
 )
 def pronoun_object(toks: list[str], text: str) -> str | None:
     for i in range(1, len(toks) - 1):
-        if toks[i].lower() in ("it", "them") and "VERB" in tags(toks[i - 1].lower()) and not _verb_next(toks, i):
+        w = toks[i].lower()
+        if w in ("it", "them", "this") and "VERB" in tags(toks[i - 1].lower()) and not _verb_next(toks, i):
+            if w == "this" and tags(toks[i + 1].lower()) & {"NOUN", "ADJ"}:
+                continue  # "this" before its noun: "recommends this location"
+            if not any(t.lower() in DETERMINERS or t == "'s" for t in toks[:i]):
+                return f"{toks[i]!r} points at nothing"
+        # "it" as the subject of a clause, or "its", with nothing before that it could be ("hopes it
+        # arrives on time", "silences its twitting"); not the "it" of the weather or a time ("it is late")
+        nxt = toks[i + 1].lower()
+        if (w == "it" and _verb_next(toks, i) and nxt not in DUMMY_IT) or w == "its":
             if not any(t.lower() in DETERMINERS or t == "'s" for t in toks[:i]):
                 return f"{toks[i]!r} points at nothing"
     return None
+
+
+# what the "it" of the weather, a time or a clause does ("it is late", "it rains", "it seems so")
+DUMMY_IT = frozenset("is was will would can could may might must should 's seems looks feels rains snows takes".split())
 
 
 @rule(
@@ -299,8 +326,25 @@ def person_after_article_adjective(toks: list[str], text: str) -> str | None:
 def any_before_singular(toks: list[str], text: str) -> str | None:
     for i in range(len(toks) - 1):
         if toks[i].lower() == "any" and "NOUN" in tags(toks[i + 1].lower()):
-            if not any(x.lower() in ("not", "n't", "never", "if", "without", "no", "whether") for x in toks[:i]):
+            if not any(x.lower() in NEGATING for x in toks[:i]):
                 return f"'any' outside a negation: any {toks[i + 1]!r}"
+    return None
+
+
+NEGATING = frozenset(("not", "n't", "never", "if", "without", "no", "whether", "nobody", "nothing", "hardly", "than"))
+
+
+@rule(
+    "ever-outside-negation",
+    "'ever' outside a negation, a condition or a comparison ('would ever find true love')",
+    accept=["PersonX will never ever lie", "PersonX does not ever lie", "PersonX wonders if PersonY will ever come"],
+    reject=["PersonX would ever find true love", "PersonX can ever win"],
+)
+def ever_outside_negation(toks: list[str], text: str) -> str | None:
+    for i, t in enumerate(toks):
+        if t.lower() == "ever" and not any(x.lower() in NEGATING for x in toks[:i]):
+            if i + 1 == len(toks) or toks[i + 1].lower() not in ("since", "after", "so", "more", "again"):
+                return "'ever' outside a negation"
     return None
 
 

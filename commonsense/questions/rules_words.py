@@ -129,8 +129,8 @@ def capitals(toks: list[str], text: str) -> str | None:
 @rule(
     "capitalised-word",
     "a capitalised function word, adjective or verb inside the sentence (no name)",
-    accept=["PersonX visits the Grand Canyon", "PersonX calls Mom"],
-    reject=["PersonX is Happy", "PersonX goes To the store"],
+    accept=["PersonX visits the Grand Canyon", "PersonX calls Mom", "PersonX is Young's friend"],
+    reject=["PersonX is Happy", "PersonX goes To the store", "PersonX is Young"],
 )
 def capitalised_word(toks: list[str], text: str) -> str | None:
     for i, t in enumerate(toks):
@@ -138,15 +138,23 @@ def capitalised_word(toks: list[str], text: str) -> str | None:
             low = t.lower()
             if low in FUNCTION_WORDS or tags(low) & {"ADJ", "VERB"} and "NOUN" not in tags(low):
                 return f"capitalised word: {t!r}"
+            # an adjective that is a noun too, ending the sentence after a link verb ("is Young")
+            if i + 1 == len(toks) and "ADJ" in tags(low) and toks[i - 1].lower() in LINKS:
+                return f"capitalised word: {t!r}"
     return None
 
 
 @rule(
     "not-english",
-    "a word lemminflect's English lexicon does not know (a typo, a fragment, a foreign word)",
-    accept=["PersonX eats a sandwich", "PersonX buys a well-made coat"],
-    reject=["PersonX eats a blorf", "PersonX perosny jumps up"],
-    library="lemminflect",
+    "a word neither lemminflect's English lexicon nor WordNet knows (a typo, a fragment, a foreign word)",
+    accept=[
+        "PersonX eats a sandwich",
+        "PersonX buys a well-made coat",
+        "PersonY calls the cops",
+        "PersonX lasts 30 seconds",
+    ],
+    reject=["PersonX eats a blorf", "PersonX perosny jumps up", "PersonX scans their surrondings"],
+    library="lemminflect, WordNet",
 )
 def not_english(toks: list[str], text: str) -> str | None:
     for i, t in enumerate(toks):

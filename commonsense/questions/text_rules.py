@@ -31,6 +31,7 @@ SOURCE_MODULES = (
     "commonsense.questions.lemma_tables",
     "commonsense.questions.grammar",
     "commonsense.questions.wordnet_verbs",
+    "commonsense.questions.wordnet_words",
     "commonsense.questions.wellformed",
 )
 

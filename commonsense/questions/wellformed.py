@@ -161,9 +161,20 @@ def repeats(head: str, tail: str) -> bool:
     "PersonX looks angry" -> "PersonX is angry"). Read blind, such golds copied the context."""
     if head == tail:
         return True
+    content = _content_words(tail)
+    return bool(content) and content <= _words(head)
+
+
+@lru_cache(maxsize=1 << 20)
+def _content_words(tail: str) -> frozenset[str]:
+    """The content words of a tail's predicate (lower case), for :func:`repeats`."""
     words = [w.lower() for w in tokens(tail)[1:]]
-    content = {w for w in words if w not in FUNCTION_WORDS | COPULAS | INTENSIFIERS and not PERSON.match(w)}
-    return bool(content) and content <= {w.lower() for w in tokens(head)}
+    return frozenset(w for w in words if w not in FUNCTION_WORDS | COPULAS | INTENSIFIERS and not PERSON.match(w))
+
+
+@lru_cache(maxsize=1 << 20)
+def _words(head: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in tokens(head))
 
 
 @lru_cache(maxsize=1 << 20)

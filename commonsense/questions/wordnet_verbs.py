@@ -67,3 +67,10 @@ def needs_object(verb: str) -> bool:
     False when WordNet is not installed or does not know the verb."""
     table = load()
     return table is not None and table.get(verb.lower()) is False
+
+
+def stands_alone(verb: str) -> bool:
+    """WordNet lists ``verb`` (a lemma) and one of its first senses stands without an object
+    ("watch", "remain", "wonder"). False when WordNet is not installed or does not know the verb."""
+    table = load()
+    return table is not None and table.get(verb.lower()) is True

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import fluent, wordnet_verbs
+from . import fluent, wordnet_verbs, wordnet_words
 from .fluent import inflections, lemmas
 from .lexicon import (
     ABSTRACT_SUFFIXES,
@@ -38,14 +38,16 @@ from .lexicon import (
 
 @lru_cache(maxsize=262144)
 def lexical(word: str) -> bool:
+    """An English word: a function word, a number, or a word lemminflect's tables or WordNet know
+    (:mod:`.wordnet_words`: lemminflect misses "burger", "cops", "ten")."""
     w = word.lower()
-    if w in FUNCTION_WORDS:
+    if w in FUNCTION_WORDS or w.isdigit():
         return True
     if not WORD.match(word):
         return False
     if "-" in w:
         return all(lexical(p) for p in w.split("-"))
-    return bool(lemmas(w))
+    return bool(lemmas(w)) or wordnet_words.known(w)
 
 
 @lru_cache(maxsize=262144)
@@ -281,4 +283,13 @@ def third_person(word: str) -> bool:
 
 
 def tokens(text: str) -> list[str]:
-    return re.sub(r"(\w)('s|n't)\b", r"\1 \2", text).split()
+    """The words of a display text, "'s" and "n't" apart (a new list: callers may change it)."""
+    return list(_tokens(text))
+
+
+_CLITIC = re.compile(r"(\w)('s|n't)\b")
+
+
+@lru_cache(maxsize=1 << 20)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_CLITIC.sub(r"\1 \2", text).split())

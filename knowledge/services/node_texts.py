@@ -14,16 +14,18 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import transaction
 
 from commonsense.kg import relations
 from commonsense.kg.normalize import clean, is_none, normalize_tail
-from commonsense.questions.node_text import TextVerdict, judge
+from commonsense.questions.node_text import TextVerdict, judge, judge_many
 from commonsense.questions.text_rules import BY_NAME, TABLE, firing, rules_version
 from knowledge.models import Graph, NodeText
 
 Progress = Callable[[int, int], None]
 BATCH = 5000
+CHUNK = 1000  # texts per task of the forked workers (judge_many)
 
 
 def graph_node_texts(graph: Graph) -> Iterator[tuple[str, int]]:
@@ -71,8 +73,9 @@ def node_texts_ensure(
     fresh: list[NodeText] = []
     updated: list[NodeText] = []
     restamped: list[int] = []
-    for n, text in enumerate(todo, 1):
-        got = judge(text)
+    # judged in settings.COCOWEB_TEXT_WORKERS forked workers (the same verdicts as one process:
+    # judge_many), read back in order
+    for n, (text, got) in enumerate(judge_many(todo, settings.COCOWEB_TEXT_WORKERS, CHUNK), 1):
         if text not in stored:
             fresh.append(NodeText(graph=graph, text=text, node_id=wanted[text], rules_version=version, **_fields(got)))
             outcome.changed.add(text)

@@ -3,7 +3,10 @@ the recall of readable ones weighted by the strata's sizes in the graph, and eac
 
 from __future__ import annotations
 
-from perf.readability import score_graph, wilson
+import json
+from pathlib import Path
+
+from perf.readability import estimate, held_out, score_graph, wilson
 
 
 def test_precision_recall_and_per_rule_precision_on_a_planted_reading() -> None:
@@ -27,3 +30,34 @@ def test_precision_recall_and_per_rule_precision_on_a_planted_reading() -> None:
     lo, hi = wilson(9, 10)
     assert lo < 0.9 < hi
     assert s["precision_accepted"]["ci95"] == [round(lo, 4), round(hi, 4)]
+
+
+def test_estimate_splits_the_past_verdicts_into_a_tune_and_a_held_out_third(tmp_path: Path) -> None:
+    from commonsense.questions.node_text import judge
+
+    texts = [f"PersonX buys {n} apples" for n in range(2, 62)]
+    assert held_out(texts[0]) == held_out(texts[0])  # a digest of the text: the same split every time
+    held = [t for t in texts if held_out(t)]
+    assert 0.15 < len(held) / len(texts) < 0.5
+    items = {}
+    for i, t in enumerate(texts):
+        v = judge(t)
+        items[f"t{i:03d}"] = {
+            "text": t,
+            "display": v.display,
+            "shown": v.display,
+            "accepted": True,  # one stratum: its count is every text the part reads
+            "rule": "",
+        }
+    (tmp_path / "keys").mkdir()
+    key = {"population": {"texts": 200, "accepted": 100, "rejected": 100}, "items": items}
+    (tmp_path / "keys" / "ckbp.json").write_text(json.dumps(key), encoding="utf-8")
+    (tmp_path / "ckbp").mkdir()
+    lines = [json.dumps({"id": i, "english": True}) for i in items]
+    (tmp_path / "ckbp" / "verdicts-1.jsonl").write_text("\n".join(lines), encoding="utf-8")
+    counts = {}
+    for part in ("all", "tune", "held-out"):
+        got = estimate(False, tmp_path, part)["ckbp"]["old_accepted_sample_still_accepted"]
+        counts[part] = int(got.split("/")[1])
+    assert counts["held-out"] == len(held)
+    assert counts["tune"] + counts["held-out"] == counts["all"] == len(texts)

@@ -29,7 +29,7 @@ def test_each_rule_rejects_its_examples_and_is_the_one_that_decides(row: tuple[R
     rule, text = row
     if rule.library == "Link Grammar" and not PARSED:
         pytest.skip("Link Grammar is not installed")
-    if rule.library == "WordNet" and not FRAMES:
+    if "WordNet" in rule.library and not FRAMES:
         pytest.skip("WordNet (wordnet-base) is not installed")
     got = verdict(text)
     assert got is not None, (text, got)
@@ -40,6 +40,8 @@ def test_each_rule_rejects_its_examples_and_is_the_one_that_decides(row: tuple[R
 @pytest.mark.parametrize("row", _rows("accept"), ids=_id)
 def test_each_rules_accepted_examples_read_as_english(row: tuple[Rule, str]) -> None:
     rule, text = row
+    if "WordNet" in rule.library and not FRAMES:
+        pytest.skip("WordNet (wordnet-base) is not installed")
     assert rule.check(text_rules.tokens(text), text) is None, text
     assert verdict(text) is None, (text, firing(text))
 

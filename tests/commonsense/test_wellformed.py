@@ -52,7 +52,7 @@ from commonsense.questions.wellformed import build_edges, display_reason, misfit
         "PersonX improves PersonX grade",
         "PersonX wraps it",  # refers to nothing the reader has seen
         "PersonY guesses so",
-        "PersonX asks",  # a fragment of a longer event
+        "PersonX respects",  # a fragment of a longer event
         "PersonX grants PersonY request",  # a noun that is a verb too, still possessed
         "PersonX is well prepare",  # a lemma after an adverb after a link verb
         "PersonX runs lap",  # the main verb's object, a noun that is a verb too, without an article

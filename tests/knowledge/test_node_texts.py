@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -73,6 +74,27 @@ def test_stored_node_texts_are_what_the_rules_compute(ckbp: Graph) -> None:
     again = StringIO()
     call_command("text_rules", graph="ckbp", json=True, stdout=again)
     assert json.loads(again.getvalue())["computed"] == 0
+
+
+def test_texts_judged_in_forked_workers_are_stored_as_one_process_judges_them(
+    ckbp: Graph, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first build's node texts in COCOWEB_TEXT_WORKERS forked workers (small tasks here, so
+    that the demo graph's few hundred texts are split): the same rows, in the same order of
+    progress, as one process computes them; the database connection of the build is still usable."""
+    settings.COCOWEB_TEXT_WORKERS = 2
+    monkeypatch.setattr(node_texts, "CHUNK", 40)
+    seen: list[tuple[int, int]] = []
+    texts, outcome = node_texts.node_texts_ensure(ckbp, progress=lambda n, total: seen.append((n, total)))
+    assert outcome.computed == outcome.total > 2 * 40  # split over the workers
+    assert seen[-1] == (outcome.total, outcome.total)
+    stored = _stored(ckbp)
+    assert set(stored) == set(texts)
+    for text, (display, rule, reason, _) in stored.items():
+        got = judge(text)
+        assert (display, rule, reason) == (got.display, got.rule, got.reason), text
+        assert texts[text] == got
+    assert NodeText.objects.filter(graph=ckbp).count() == outcome.total  # the connection still works
 
 
 def test_a_build_reads_the_stored_texts(ckbp: Graph) -> None:

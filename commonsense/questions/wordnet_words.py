@@ -1,0 +1,88 @@
+"""Is a word in WordNet 3.0 (Debian's ``wordnet-base``, ``index.*`` and ``*.exc`` under
+``/usr/share/wordnet``)? The second English lexicon of the text rule ``not-english``: lemminflect's
+tables miss common words a reader knows ("burger", "cops", "carpooling", "ten", "meth",
+"hyperglycemic"), and WordNet lists them; a typo ("surrondings", "accross", "acomplish") is in
+neither.
+
+An inflected form is found as WordNet's own ``morphy`` finds it (``wndb(5WN)``, ``morphy(7WN)``):
+the exception lists (``noun.exc``: "geese goose"), then the detachment rules of each part of speech
+("cops" -> "cop", "carpooling" -> "carpool", "happier" -> "happy"). Read here, as
+:mod:`.wordnet_verbs` reads the verb frames (nltk's reader refuses Debian's layout). Loaded only
+when installed (:func:`load` returns None otherwise).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from .lexicon import FUNCTION_WORDS
+from .wordnet_adj import DEFAULT_DIR
+
+POS = ("noun", "verb", "adj", "adv")
+# morphy's detachment rules: (suffix, ending), per part of speech
+DETACH = {
+    "noun": (
+        ("s", ""),
+        ("ses", "s"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ),
+    "verb": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")),
+    "adj": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+    "adv": (),
+}
+
+
+def _lemmas(index: str) -> set[str]:
+    return {line.split(" ", 1)[0] for line in index.splitlines() if line and not line.startswith(" ")}
+
+
+def _exceptions(exc: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in exc.splitlines():
+        parts = line.split()
+        if len(parts) > 1:
+            out.setdefault(parts[0], parts[1])
+    return out
+
+
+@lru_cache(maxsize=2)
+def load(directory: str = str(DEFAULT_DIR)) -> dict[str, tuple[set[str], dict[str, str]]] | None:
+    """Per part of speech, WordNet's lemmas (lower case, "_" between words) and its exception list
+    (inflected form -> lemma); None when WordNet is not installed."""
+    root = Path(directory)
+    out: dict[str, tuple[set[str], dict[str, str]]] = {}
+    for pos in POS:
+        index, exc = root / f"index.{pos}", root / f"{pos}.exc"
+        if not index.is_file():
+            return None
+        read = {"encoding": "utf-8", "errors": "replace"}
+        out[pos] = (
+            _lemmas(index.read_text(**read)),
+            _exceptions(exc.read_text(**read)) if exc.is_file() else {},
+        )
+    return out
+
+
+@lru_cache(maxsize=262144)
+def known(word: str) -> bool:
+    """``word`` (any case) is a WordNet lemma or an inflection morphy leads to one. False when
+    WordNet is not installed."""
+    table = load()
+    if table is None:
+        return False
+    w = word.lower()
+    for pos, (lemmas, exc) in table.items():
+        if w in lemmas or exc.get(w) in lemmas:
+            return True
+        for suffix, ending in DETACH[pos]:
+            base = w[: -len(suffix)] + ending
+            # (not a function word with an ending: "theres", "wheres" are no inflections)
+            if w.endswith(suffix) and len(w) > len(suffix) + 1 and base in lemmas and base not in FUNCTION_WORDS:
+                return True
+    return False

@@ -1,0 +1,66 @@
+"""WordNet's words (commonsense/questions/wordnet_words.py), the second lexicon of the text rule
+``not-english``: lemmas and inflections found as WordNet's morphy finds them, read from Debian's
+files or from a planted folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from commonsense.questions import wordnet_words
+from commonsense.questions.rules_words import not_english
+from commonsense.questions.words import tokens
+
+
+def _plant(folder: Path) -> None:
+    for pos in wordnet_words.POS:
+        (folder / f"index.{pos}").write_text("  1 license text\n", encoding="utf-8")
+    (folder / "index.noun").write_text(
+        "  1 license\ncop n 1 0 1 0 00001\ngoose n 1 0 1 0 00002\nthere n 1 0 1 0 00004\n", encoding="utf-8"
+    )
+    (folder / "index.verb").write_text("carpool v 1 0 1 0 00003\n", encoding="utf-8")
+    (folder / "noun.exc").write_text("geese goose\n", encoding="utf-8")
+
+
+def test_a_planted_wordnet_knows_lemmas_exceptions_and_detached_endings(tmp_path: Path) -> None:
+    _plant(tmp_path)
+    table = wordnet_words.load(str(tmp_path))
+    assert table is not None
+    lemmas, exc = table["noun"]
+    assert "cop" in lemmas
+    assert exc["geese"] == "goose"
+    assert "license" not in lemmas  # the licence's lines start with a space
+
+
+def test_a_missing_wordnet_loads_as_none_and_knows_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert wordnet_words.load(str(tmp_path)) is None
+    monkeypatch.setattr(wordnet_words, "load", lambda: None)
+    wordnet_words.known.cache_clear()
+    try:
+        assert not wordnet_words.known("cops")
+    finally:
+        wordnet_words.known.cache_clear()
+
+
+def test_morphy_endings_over_a_planted_wordnet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _plant(tmp_path)
+    table = wordnet_words.load(str(tmp_path))
+    monkeypatch.setattr(wordnet_words, "load", lambda: table)
+    wordnet_words.known.cache_clear()
+    try:
+        assert wordnet_words.known("cops")  # noun: -s
+        assert wordnet_words.known("geese")  # the exception list
+        assert wordnet_words.known("carpooling")  # verb: -ing
+        assert not wordnet_words.known("copz")
+        assert not wordnet_words.known("theres")  # a function word with an ending is no inflection
+    finally:
+        wordnet_words.known.cache_clear()
+
+
+@pytest.mark.skipif(wordnet_words.load() is None, reason="WordNet (wordnet-base) is not installed")
+def test_not_english_takes_wordnet_words_and_still_refuses_typos() -> None:
+    for text in ("PersonX gets a burger", "PersonY calls the cops", "PersonX is on meth"):
+        assert not_english(tokens(text), text) is None, text
+    for text in ("PersonX scans their surrondings", "PersonX hits it accross the net"):
+        assert not_english(tokens(text), text) is not None, text
