@@ -171,7 +171,7 @@ def _write(
     if not 1 <= per_item <= readers:
         raise SystemExit(f"--per-item must be between 1 and --readers ({readers}), got {per_item}")
     builds = sorted({str(it.get("build", "")) for it in items})
-    queries = sorted({(it["set"], it["qid"]) for it in items})
+    queries = sorted({(it["set"], str(it.get("qid", ""))) for it in items})
     if apart and (per_item > 1 or len(builds) > readers):
         raise SystemExit(f"--apart needs --per-item 1 and at least as many readers as builds ({len(builds)})")
     out.mkdir(parents=True, exist_ok=True)
@@ -184,7 +184,7 @@ def _write(
         opts = "\n".join(f"   {LETTERS[j]}. {o}" for j, o in enumerate(it["options"]))
         first = i
         if apart:
-            first = builds.index(str(it.get("build", ""))) + queries.index((it["set"], it["qid"]))
+            first = builds.index(str(it.get("build", ""))) + queries.index((it["set"], str(it.get("qid", ""))))
             key[bid] = {**it, "reader": first % readers + 1}
         for j in range(per_item):  # P consecutive readers (round robin), never the same one twice
             shards[(first + j) % readers].append(

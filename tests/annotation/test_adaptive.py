@@ -5,6 +5,7 @@ every item again."""
 
 from __future__ import annotations
 
+import re
 import pytest
 from rest_framework.test import APIClient
 
@@ -188,7 +189,9 @@ def test_dashboard_shows_settlement_rule_and_annotators(csqa_set, people) -> Non
     assert escape(RULE)[:60] in page
     assert 'id="annotator-quality"' in page
     assert "d1" in page
-    assert "3 of 3 items would be kept" in page
+    # every answer ticked option 2, which is not the built answer: under the default (the built answer
+    # required) the preview keeps none and says why
+    assert "0 of 3 items would be kept; 3 left out because not every answer accepted the built answer" in page
 
 
 def test_annotator_accounts_and_quality_commands(csqa_set, people, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -69,7 +69,9 @@ def test_a_built_2p_tells_the_middle_step_in_the_context_and_asks_one_question(c
     q = _planted(_build(chained, "2p"), "PersonX start work again")
     assert q.context == "PersonX starts working again. This has an effect on PersonX."
     assert q.question == "What does PersonX want to do after that effect?"
-    assert q.options[q.answer_index] == "PersonX wants to spend money"
+    # the demo graph gives "PersonX earn money" two xWant tails (fixtures/ckbp_demo.csv); which one the
+    # seeded build draws depends on which texts the English rules accept
+    assert q.options[q.answer_index] in {"PersonX wants to spend money", "PersonX wants to be successful"}
     # the middle event is neither told nor offered
     assert "earn" not in q.context + q.question
     assert "PersonX earns money" not in q.options
@@ -160,7 +162,7 @@ def test_golden_coco_table_12_2p_in_each_wording() -> None:
         BuildParams(kind="2p", count=1, seed=0, chain_phrasing="poetic")
 
 
-def _sampled(sampler: QuerySampler, kind: str, attempts: int = 20000) -> int:
+def _sampled(sampler: QuerySampler, kind: str, attempts: int = 60000) -> int:
     """Distinct usable queries that many random draws find (what the build loop can reach)."""
     seen = set()
     for j in range(attempts):

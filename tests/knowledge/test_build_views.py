@@ -67,6 +67,7 @@ def test_com2_form_lists_the_graphs_relations_and_queues_after_commit(
         "rules": "curated",  # not posted: the default mode
         "merge_nodes": None,  # not posted: no node merging
         "random_negatives": "",  # not posted: the rules mode's own
+        "chain_phrasing": "step",  # not posted: the default 2p wording
     }
     assert job.created_by is not None
     assert job.created_by.username == "b-researcher"
