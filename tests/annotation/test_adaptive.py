@@ -5,7 +5,6 @@ every item again."""
 
 from __future__ import annotations
 
-import re
 import pytest
 from rest_framework.test import APIClient
 
