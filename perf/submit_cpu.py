@@ -84,11 +84,11 @@ def call(app, env: dict[str, object]) -> tuple[str, list[tuple[str, str]], str]:
     return str(got["status"]), got["headers"], body  # type: ignore[return-value]
 
 
-def pg_kinds(root: int) -> dict[str, float]:
-    """CPU seconds so far of each kind of PostgreSQL process under ``root`` (the backends serving
-    the app, the WAL writer, autovacuum, the checkpointer, ...), by the title each one shows."""
+def pg_kinds(root: int) -> dict[int, tuple[str, float]]:
+    """Each PostgreSQL process under ``root``: its kind (the backends serving the app, the WAL
+    writer, autovacuum, the checkpointer, ...), by the title it shows, and its CPU seconds so far."""
     tick = os.sysconf("SC_CLK_TCK")
-    out: dict[str, float] = {}
+    out: dict[int, tuple[str, float]] = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
@@ -104,8 +104,16 @@ def pg_kinds(root: int) -> dict[str, float]:
             kind = " ".join(title.split()[1:3])
         elif kind not in ("checkpointer", "background", "walwriter", "logical", "postmaster"):
             kind = "backends"  # "postgres: <user> <db> <address> <state>"
-        out[kind] = out.get(kind, 0.0) + (int(f[11]) + int(f[12])) / tick
+        out[int(d.name)] = (kind, (int(f[11]) + int(f[12])) / tick)
     return out
+
+
+def pg_kinds_used(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
+    """CPU seconds per kind between two :func:`pg_kinds` readings (a process gone by the second is left out)."""
+    used: dict[str, float] = {}
+    for pid, (kind, cpu) in after.items():
+        used[kind] = used.get(kind, 0.0) + cpu - (before[pid][1] if pid in before else 0.0)  # new: all of it
+    return used
 
 
 def main() -> int:
@@ -248,7 +256,18 @@ def run(args: argparse.Namespace, roots: dict[str, int]) -> int:
     statements = counted / 50
     settings.DEBUG = False
     reset_queries()
-    start = args.warmup + 50
+    import cProfile
+    import pstats
+
+    # Python function calls per submit: a count of the work done that, unlike CPU time, does not
+    # change with the machine's load (the same 50 submits' worth, a stretch later)
+    counter = cProfile.Profile()
+    counter.enable()
+    for i in range(args.warmup + 50, args.warmup + 100):
+        submit(i)
+    counter.disable()
+    calls = pstats.Stats(counter).total_calls / 50  # type: ignore[attr-defined]  # set by its __init__
+    start = args.warmup + 100
     cpu: list[float] = []
     services: dict[str, list[float]] = {name: [] for name in roots}
     kinds0 = pg_kinds(roots["postgres"])
@@ -272,21 +291,15 @@ def run(args: argparse.Namespace, roots: dict[str, int]) -> int:
         f"{'crowd' if args.crowd else 'htmx'} submit in-process (PostgreSQL durable + Redis): median {statistics.median(cpu):.2f} ms CPU per submit "
         f"(blocks {min(cpu):.2f}-{max(cpu):.2f}); "
         + ", ".join(f"{name} median {statistics.median(v):.2f} ms" for name, v in services.items())
-        + f"; {statements:.1f} SQL statements per submit; {loadavg()}"
+        + f"; {statements:.1f} SQL statements and {calls:.0f} Python function calls per submit; {loadavg()}"
     )
-    kinds = pg_kinds(roots["postgres"])
+    kinds = pg_kinds_used(kinds0, pg_kinds(roots["postgres"]))
     done = 5 * (args.submits // 5)
     print(
         "  PostgreSQL by process: "
-        + ", ".join(
-            f"{k} {(v - kinds0.get(k, 0.0)) / done * 1000:.2f} ms"
-            for k, v in sorted(kinds.items(), key=lambda kv: kinds0.get(kv[0], 0.0) - kv[1])
-        )
+        + ", ".join(f"{k} {v / done * 1000:.2f} ms" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))
     )
     if args.profile:
-        import cProfile
-        import pstats
-
         prof = cProfile.Profile(time.process_time)  # CPU time: waits for PostgreSQL and Redis are not counted
         prof.enable()
         for i in range(start, start + 500):
