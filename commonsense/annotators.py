@@ -39,9 +39,9 @@ COM2's reported agreement implies (per-option agreement 78 %, Fleiss κ 0.445 ->
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from .validation import ItemLabel, item_label
