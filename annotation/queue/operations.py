@@ -410,9 +410,8 @@ def response_submit_next(
     whose next item is a regular one - is one transaction of two statements with one commit: the
     answer with the item's answers read for its final label (:func:`annotation.queue.pg.answer_store_read`),
     and the label's upsert together with the next reservation (:func:`annotation.queue.pg.reserve_regular`).
-    Anything else (a retry, an expired reservation, a check item due, a concurrent change of the
-    item's answers, a constraint violation, no free item) rolls that transaction back, if it began,
-    and takes the general path."""
+    Anything else (a retry, an expired reservation, a check item due, a constraint violation, no
+    free item) rolls that transaction back, if it began, and takes the general path."""
     now = now or timezone.now()
     campaign = item.campaign
     a = assignment

@@ -15,9 +15,10 @@ round trip instead of five or six (``BEGIN``, the reads and writes, ``COMMIT``):
   the item's final-label input read in the same statement, and the label stored (upserted in the
   same statement as the next reservation), so that an htmx submit - answer, final label, next
   item - is one transaction of two statements with one commit (:func:`.operations.response_submit_next`).
-  The read counts every answer committed before the answer statement holds the item's row (the row
-  version it updates must be the one its snapshot saw, see :data:`_ANSWER_READ`), and a concurrent
-  answer to the same item waits for this commit, then counts this one.
+  The statement locks the item's row first; when the version it locked is not its snapshot's (a
+  concurrent answer committed in between, see :data:`_ANSWER_READ`) the answers are read again
+  (:func:`label_rows`) after the lock. Either way the label counts every answer committed before,
+  and a concurrent answer to the same item waits for this commit, then counts this one.
 
 Unique constraints still guard everything (one assignment and one response per item and person,
 one live reservation per person, unique idempotency keys): a violation raises ``IntegrityError``
@@ -36,6 +37,10 @@ from accounts.people import User
 from annotation.models import Adjudication, Assignment, Campaign, FinalLabel, Item, Membership, Response
 from annotation.queue.order import rater_salt, serve_order
 from cocoweb import rowselect
+
+LabelRows = list[
+    tuple[Any, Any, Any, int]
+]  # final_label_compute's input: (answer, adjudication id, its label, user id)
 
 _ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
 _MEMBERSHIP_COLUMNS = [str(f.column) for f in Membership._meta.concrete_fields]
@@ -130,35 +135,35 @@ SELECT r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)} FROM r LEFT JOIN
 
 
 # The answer of the one-transaction submit (:func:`.operations.response_submit_next`), which also
-# reads the item's final-label input in the same statement, from its snapshot:
-# the item's earlier answers and its latest adjudication. That read is complete only if nothing
-# changed the item's answers between the snapshot and the moment the statement holds the item's
-# row. Every change of an item's answers updates the item's row in the same transaction (the
-# answer here and in the ORM path, an undo, an import: ``answer_count``), so the item's row version
-# tells: the counter's update (``i``) applies only to the version the snapshot saw (``xmin``); a
-# concurrent answer's or undo's commit in between makes PostgreSQL re-check the row (READ
-# COMMITTED), the new version fails the check, nothing is answered (``r`` needs ``i``) and the
-# caller rolls back and takes the general path, which reads the label after the lock.
+# reads the item's final-label input in the same statement, from its snapshot: the item's earlier
+# answers and its latest adjudication. That read is complete only if nothing changed the item's
+# answers between the snapshot and the moment the statement holds the item's row. Every change of
+# an item's answers updates the item's row in the same transaction (the answer here and in the ORM
+# path, an undo, an import: ``answer_count``), so the row version tells: ``lk`` locks the row first
+# (every write below waits behind it) and says whether the version it locked - after a wait, the
+# one a concurrent transaction committed (READ COMMITTED re-reads it) - is the snapshot's (``xmin``).
+# When it is not, the caller reads the answers again (:func:`label_rows`) in the same transaction,
+# after the lock, as every answer did before.
 _ANSWER_READ = f"""
-WITH a AS (
+WITH lk AS (
+    SELECT xmin = (SELECT s.xmin FROM annotation_item s WHERE s.id = %(item)s) AS same
+    FROM annotation_item WHERE id = %(item)s
+    FOR NO KEY UPDATE
+), a AS (
     UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
-    WHERE id = %(assignment)s AND state = 'reserved'
+    WHERE id = %(assignment)s AND state = 'reserved' AND EXISTS (SELECT 1 FROM lk)
       AND EXISTS (  -- a regular item is answered only by an active member: never a blocked person's
           SELECT 1 FROM annotation_membership
           WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND state = 'active'
       )
     RETURNING id
-), i AS (
-    UPDATE annotation_item SET answer_count = answer_count + 1
-    WHERE id = %(item)s AND EXISTS (SELECT 1 FROM a)
-      AND xmin = (SELECT s.xmin FROM annotation_item s WHERE s.id = %(item)s)  -- the snapshot's version
-    RETURNING id
 ), r AS (
     INSERT INTO annotation_response
         (campaign_id, item_id, user_id, assignment_id, answer, time_ms, idempotency_key, source, created_at)
-    SELECT %(campaign)s, %(item)s, %(user)s, a.id, %(answer)s::jsonb, %(time_ms)s, %(key)s, %(source)s, %(now)s
-    FROM a JOIN i ON true
+    SELECT %(campaign)s, %(item)s, %(user)s, a.id, %(answer)s::jsonb, %(time_ms)s, %(key)s, %(source)s, %(now)s FROM a
     RETURNING id
+), i AS (
+    UPDATE annotation_item SET answer_count = answer_count + 1 WHERE id = %(item)s AND EXISTS (SELECT 1 FROM r)
 ), m AS (
     UPDATE annotation_membership SET regular_answered = regular_answered + 1
     WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND EXISTS (SELECT 1 FROM r)
@@ -170,8 +175,18 @@ WITH a AS (
     SELECT d.id, d.label FROM {Adjudication._meta.db_table} d WHERE d.item_id = %(item)s
     ORDER BY d.decided_at DESC, d.id DESC LIMIT 1
 )
-SELECT earlier.answers, earlier.users, adj.id, adj.label, r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)}
-FROM r LEFT JOIN m ON true CROSS JOIN earlier LEFT JOIN adj ON true
+SELECT lk.same, earlier.answers, earlier.users, adj.id, adj.label,
+       r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)}
+FROM r LEFT JOIN m ON true CROSS JOIN lk CROSS JOIN earlier LEFT JOIN adj ON true
+"""
+
+_LABEL_ROWS = f"""
+SELECT r.answer, adj.id, adj.label, r.user_id FROM {Response._meta.db_table} r
+LEFT JOIN LATERAL (
+    SELECT d.id, d.label FROM {Adjudication._meta.db_table} d WHERE d.item_id = %(item)s
+    ORDER BY d.decided_at DESC, d.id DESC LIMIT 1
+) adj ON true
+WHERE r.item_id = %(item)s ORDER BY r.id
 """
 
 
@@ -205,6 +220,19 @@ def _label_params(label: FinalLabel, wanted: int | None) -> dict[str, Any]:
         "fl_below_threshold": label.below_threshold,
         "fl_adjudication_id": label.adjudication_id,
     }
+
+
+def label_rows(item: Item) -> LabelRows:
+    """``(answer, latest adjudication id, its label, user id)`` of each answer to ``item``, oldest first:
+    the input of :func:`annotation.services.labels.final_label_compute`, in one precompiled statement."""
+    with rowselect.cursor() as cur:
+        cur.execute(_LABEL_ROWS, {"item": item.pk})
+        rows = cur.fetchall()
+    # jsonb arrives as text through Django's cursor
+    return [
+        (json.loads(a) if isinstance(a, str) else a, d, json.loads(lab) if isinstance(lab, str) else lab, u)
+        for a, d, lab, u in rows
+    ]
 
 
 def label_store(label: FinalLabel, wanted: int | None, now: datetime) -> None:
@@ -330,9 +358,6 @@ def answer_store(
     return _answered(row, a, item, user, clean, key, time_ms, source, now)
 
 
-LabelRows = list[tuple[Any, Any, Any, int]]
-
-
 def answer_store_read(
     a: Assignment,
     item: Item,
@@ -347,17 +372,18 @@ def answer_store_read(
     """:func:`answer_store`, and the input of :func:`annotation.services.labels.final_label_compute`
     read in the same statement (:data:`_ANSWER_READ`), inside the caller's transaction: ``(answer,
     latest adjudication id, its label, user id)`` of each answer to the item, oldest first, this one
-    last. None when nothing was answered - not live, not an active member, or the item's answers
-    changed since the statement's snapshot (then the assignment may be marked answered without its
-    response): the caller rolls its transaction back and takes the general path."""
-    assert connection.in_atomic_block, "answer_store_read's None needs the caller's rollback"
+    last - read again after the lock (:func:`label_rows`) when the item's row changed since the
+    statement's snapshot. None when nothing was answered (not live, not an active member)."""
     params = _answer_params(a, item, user, clean, key, time_ms, source, now)
     row = _one(_ANSWER_READ, params, savepoint=False)
     if row is None:
         return None
-    answers, users, adj_id, adj_label = row[:4]
+    same, answers, users, adj_id, adj_label = row[:5]
+    stored = _answered(row[5:], a, item, user, clean, key, time_ms, source, now)
+    if not same:  # a concurrent change committed before the lock: the snapshot may lack it
+        return (*stored, label_rows(item))
     if isinstance(adj_label, str):  # jsonb arrives as text through Django's cursor
         adj_label = json.loads(adj_label)
     rows: LabelRows = [(json.loads(x), adj_id, adj_label, u) for x, u in zip(answers or [], users or [], strict=True)]
     rows.append((clean, adj_id, adj_label, user.pk))  # this answer: the newest, so the last by id
-    return (*_answered(row[4:], a, item, user, clean, key, time_ms, source, now), rows)
+    return (*stored, rows)
