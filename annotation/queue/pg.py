@@ -15,7 +15,7 @@ round trip instead of five or six (``BEGIN``, the reads and writes, ``COMMIT``):
   the item's final-label input read in the same statement, and the label stored (upserted in the
   same statement as the next reservation), so that an htmx submit - answer, final label, next
   item - is one transaction of two statements with one commit (:func:`.operations.response_submit_next`).
-  The statement locks the item's row first; when the version it locked is not its snapshot's (a
+  The statement locks the item's row; when the version it locked is not its snapshot's (a
   concurrent answer committed in between, see :data:`_ANSWER_READ`) the answers are read again
   (:func:`label_rows`) after the lock. Either way the label counts every answer committed before,
   and a concurrent answer to the same item waits for this commit, then counts this one.
@@ -139,24 +139,25 @@ SELECT r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)} FROM r LEFT JOIN
 # answers and its latest adjudication. That read is complete only if nothing changed the item's
 # answers between the snapshot and the moment the statement holds the item's row. Every change of
 # an item's answers updates the item's row in the same transaction (the answer here and in the ORM
-# path, an undo, an import: ``answer_count``), so the row version tells: ``lk`` locks the row first
-# (every write below waits behind it) and says whether the version it locked - after a wait, the
-# one a concurrent transaction committed (READ COMMITTED re-reads it) - is the snapshot's (``xmin``).
+# path, an undo, an import: ``answer_count``), so the row version tells: ``lk`` locks the row (the
+# counter's update, ``i``, is not read by the final SELECT, so it runs last) and says whether the
+# version it locked - after a wait, the one a concurrent transaction committed (READ COMMITTED
+# re-reads it) - is the snapshot's (``xmin``).
 # When it is not, the caller reads the answers again (:func:`label_rows`) in the same transaction,
 # after the lock, as every answer did before.
 _ANSWER_READ = f"""
-WITH lk AS (
-    SELECT xmin = (SELECT s.xmin FROM annotation_item s WHERE s.id = %(item)s) AS same
-    FROM annotation_item WHERE id = %(item)s
-    FOR NO KEY UPDATE
-), a AS (
+WITH a AS (
     UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
-    WHERE id = %(assignment)s AND state = 'reserved' AND EXISTS (SELECT 1 FROM lk)
+    WHERE id = %(assignment)s AND state = 'reserved'
       AND EXISTS (  -- a regular item is answered only by an active member: never a blocked person's
           SELECT 1 FROM annotation_membership
           WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND state = 'active'
       )
     RETURNING id
+), lk AS (  -- after the assignment (a), as every writer locks them (an expiry sweep too: no deadlock)
+    SELECT xmin = (SELECT s.xmin FROM annotation_item s WHERE s.id = %(item)s) AS same
+    FROM annotation_item WHERE id = %(item)s AND EXISTS (SELECT 1 FROM a)
+    FOR NO KEY UPDATE
 ), r AS (
     INSERT INTO annotation_response
         (campaign_id, item_id, user_id, assignment_id, answer, time_ms, idempotency_key, source, created_at)
