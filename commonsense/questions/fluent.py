@@ -207,7 +207,7 @@ def present_tense(text: str) -> str:
     elif w == "do":
         if not plural and not first_person:
             toks[v] = "does"
-    elif _verb_lemma(w):
+    elif _verb_lemma(w) and w != "people":  # (CSKB's PeopleX, never the verb "to people": "other people can")
         if not plural and not first_person:
             toks[v] = _inflect(w, "VBZ")
         # ("keeps people healthy": "people" stands for CSKB's PeopleX, never the verb "to people")
@@ -258,8 +258,11 @@ def display(text: str) -> str:
 @lru_cache(maxsize=1 << 20)
 def display_form(text: str) -> str:
     """A graph text as questions show it and the text rules read it: :func:`display` of the text
-    with "people" for CSKB's PeopleX (present tense, clitics joined, idioms repaired)."""
-    return display(people(text))
+    with "people" for CSKB's PeopleX (present tense, clitics joined, idioms repaired), the tokeniser's
+    splits joined before and the display repairs of :mod:`.repairs` after (articles, agreement)."""
+    from . import repairs  # (it reads the word tests of .words, which read this module)
+
+    return repairs.repair(display(people(repairs.joined_tokens(text))))
 
 
 def perfect_infinitive(text: str) -> str:

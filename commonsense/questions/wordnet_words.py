@@ -86,3 +86,42 @@ def known(word: str) -> bool:
             if w.endswith(suffix) and len(w) > len(suffix) + 1 and base in lemmas and base not in FUNCTION_WORDS:
                 return True
     return False
+
+
+# WordNet's lexicographer file of the body's parts (lexnames(5WN): 08 noun.body)
+NOUN_BODY = 8
+
+
+@lru_cache(maxsize=65536)
+def body_part(word: str, directory: str = str(DEFAULT_DIR)) -> bool:
+    """The first (most frequent) noun sense of ``word`` is a part of the body in WordNet ("mouth",
+    "hand"; not "chair"): its synset is in the lexicographer file ``noun.body``. One reads one's own
+    ("opens PersonX's mouth"), never "a mouth". False when WordNet is not installed."""
+    root = Path(directory)
+    index, data = root / "index.noun", root / "data.noun"
+    if not index.is_file() or not data.is_file():
+        return False
+    first = _first_offsets(str(index)).get(word.lower())
+    if first is None:
+        return False
+    with data.open("rb") as fh:
+        fh.seek(first)
+        fields = fh.readline().split(b" ", 2)
+    return len(fields) > 1 and int(fields[1]) == NOUN_BODY
+
+
+@lru_cache(maxsize=2)
+def _first_offsets(index: str) -> dict[str, int]:
+    """Noun lemma -> the byte offset in ``data.noun`` of its first sense (the last field's first
+    offset of an ``index.noun`` line: ``wndb(5WN)``)."""
+    out: dict[str, int] = {}
+    for line in Path(index).read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line or line.startswith(" "):
+            continue
+        parts = line.split()
+        # lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+        n_ptr = int(parts[3])
+        offsets = parts[6 + n_ptr :]
+        if offsets:
+            out[parts[0]] = int(offsets[0])
+    return out
