@@ -167,6 +167,23 @@ def repair(text: str) -> str:
     return agreement(articles(text))
 
 
+def applied(text: str) -> list[str]:
+    """The names of the repairs that change a graph text's display (as
+    :func:`commonsense.questions.fluent.display_form` makes it), in order: what a reading's key
+    records, so that each repair's precision can be read where it fires."""
+    from .fluent import display, people
+
+    joined = joined_tokens(text)
+    shown = display(people(joined))
+    out = ["joined-tokens"] if joined != text else []
+    with_articles = articles(shown)
+    if with_articles != shown:
+        out.append("article")
+    if agreement(with_articles) != with_articles:
+        out.append("agreement")
+    return out
+
+
 REPAIRS: tuple[Repair, ...] = (
     Repair(
         "joined-tokens",
