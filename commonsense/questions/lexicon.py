@@ -188,6 +188,7 @@ BARE_AFTER = frozenset(
     + [("on", w) for w in "sight demand duty call vacation sale stage camera board hand time".split()]
     + [("at", w) for w in "ease hand heart risk sea last least".split()]
     + [("by", w) for w in "hand heart chance name phone boat bike bicycle taxi".split()]
+    + [("in", "question"), ("from", "scratch"), ("of", "course"), ("of", "state"), ("in", "league"), ("for", "life")]
 )
 # singular nouns that read right without an article ("goes to school", "has fun", "loses weight")
 BARE_NOUNS = frozenset(

@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import grammar, wordnet_words
-from .lexicon import AUXILIARIES, DETERMINING, FUNCTION_WORDS, LINKS, PERSON, PREPOSITIONS, QUANTIFIERS_PLURAL
+from .lexicon import (
+    AUXILIARIES,
+    DETERMINING,
+    FUNCTION_WORDS,
+    LINKS,
+    PERSON,
+    POSSESSED_NOUNS,
+    PREPOSITIONS,
+    QUANTIFIERS_PLURAL,
+)
 from .words import bare_count_noun, tags, third_person, to_as_preposition, verb_form
 
 # nouns of measure before "of": what follows is a plural or a mass noun ("a pair of shoes")
@@ -78,16 +87,19 @@ def _article_at(toks: list[str], i: int) -> int | None:
     w = toks[i].lower()
     if grammar.bare_noun(w):
         return None  # the dictionary lets it stand bare: a mass noun ("attends orientation")
-    if wordnet_words.body_part(w):
-        return None  # one's own ("opens mouth" wants "PersonX's mouth"), never "a mouth"
+    if wordnet_words.body_part(w) or w in POSSESSED_NOUNS:
+        return None  # one's own ("opens mouth", "argues with husband"), never "a mouth", "a husband"
     j = i - 1
     while j > 0 and "ADJ" in tags(toks[j].lower()) and toks[j].lower() not in FUNCTION_WORDS:
         j -= 1
     prev = toks[j].lower()
     if prev in QUANTIFIERS_PLURAL or prev == "out" or PERSON.match(toks[j]) or prev in AUXILIARIES:
         return None
-    if j > 0 and (toks[j - 1].lower() in DETERMINING or toks[j - 1].endswith("'s")):
-        return None  # a noun phrase already ("the parking lot"): its first word is no verb
+    before = toks[j - 1].lower() if j > 0 else ""
+    if before in DETERMINING or before.endswith("'s") or ("ADJ" in tags(before) and before not in FUNCTION_WORDS):
+        return None  # a noun phrase already ("the parking lot", "blue collar worker"): its first word is no verb
+    if verb_form(prev) is not None and wordnet_words.verb_phrase(verb_form(prev) or "", w):
+        return None  # one verb in WordNet, the noun bare in it: "loses track", "follows suit"
     if prev in LINKS and "VERB" in tags(w):
         return None  # after a link verb a verb's lemma is a participle lost, not a noun: "gets bore"
     if prev == "of" and j > 0 and toks[j - 1].lower() in MEASURES:
@@ -222,6 +234,12 @@ REPAIRS: tuple[Repair, ...] = (
             "PersonX purchases a pair of skate",
             "PersonX wants to jump back to school",
             "PersonY gets bore",
+            "PersonX loses track of the time",
+            "PersonX follows suit",
+            "PersonX is only a blue collar worker",
+            "PersonX is arguing with husband",
+            "PersonX talks to the person in question",
+            "PersonX is starting from scratch",
         ),
     ),
     Repair(

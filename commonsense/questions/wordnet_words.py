@@ -125,3 +125,11 @@ def _first_offsets(index: str) -> dict[str, int]:
         if offsets:
             out[parts[0]] = int(offsets[0])
     return out
+
+
+@lru_cache(maxsize=65536)
+def verb_phrase(verb: str, noun: str) -> bool:
+    """WordNet lists "<verb> <noun>" as one verb ("lose track", "follow suit", "take place"): the noun
+    stands bare in it. False when WordNet is not installed."""
+    table = load()
+    return table is not None and f"{verb.lower()}_{noun.lower()}" in table["verb"][0]

@@ -41,9 +41,9 @@ def test_each_repair_leaves_its_examples_alone(row: tuple[Repair, str]) -> None:
 def test_a_repaired_text_is_judged_as_repaired() -> None:
     if not PARSED:
         pytest.skip("Link Grammar is not installed")
-    # "PersonX is gon na stay in car": 'gon' is no English word; repaired, nothing is left to refuse
-    got = judge("PersonX be gon na stay in car")
-    assert got.display == "PersonX is going to stay in a car"
+    # "PersonX is gon na stay in hotel": 'gon' is no English word; repaired, nothing is left to refuse
+    got = judge("PersonX be gon na stay in hotel")
+    assert got.display == "PersonX is going to stay in a hotel"
     assert got.readable, got
 
 
