@@ -256,13 +256,11 @@ def display(text: str) -> str:
 
 
 @lru_cache(maxsize=1 << 20)
-def display_form(text: str) -> str:
-    """A graph text as questions show it and the text rules read it: :func:`display` of the text
-    with "people" for CSKB's PeopleX (present tense, clitics joined, idioms repaired), the tokeniser's
-    splits joined before and the display repairs of :mod:`.repairs` after (articles, agreement)."""
-    from . import repairs  # (it reads the word tests of .words, which read this module)
-
-    return repairs.repair(display(people(repairs.joined_tokens(text))))
+def fluent_form(text: str) -> str:
+    """:func:`display` of a graph text with "people" for CSKB's PeopleX (present tense, clitics
+    joined, idioms repaired): the display before :mod:`.repairs` (whose
+    :func:`~commonsense.questions.repairs.display_form` is what questions show)."""
+    return display(people(text))
 
 
 def perfect_infinitive(text: str) -> str:
@@ -353,7 +351,7 @@ __all__ = [
     "CLIPPED_IDIOMS",
     "OWN_POSSESSIVE_IDIOMS",
     "display",
-    "display_form",
+    "fluent_form",
     "has_lemma_form",
     "hindered_phrase",
     "idiom_fault",

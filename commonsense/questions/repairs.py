@@ -179,14 +179,24 @@ def repair(text: str) -> str:
     return agreement(articles(text))
 
 
+@lru_cache(maxsize=1 << 20)
+def display_form(text: str) -> str:
+    """A graph text as questions show it and the text rules read it: the tokeniser's splits joined
+    (:func:`joined_tokens`), then :func:`commonsense.questions.fluent.fluent_form` (present tense,
+    "people" for CSKB's PeopleX, clitics joined, idioms repaired), then the repairs (:func:`repair`)."""
+    from .fluent import fluent_form
+
+    return repair(fluent_form(joined_tokens(text)))
+
+
 def applied(text: str) -> list[str]:
-    """The names of the repairs that change a graph text's display (as
-    :func:`commonsense.questions.fluent.display_form` makes it), in order: what a reading's key
+    """The names of the repairs that change a graph text's display (as :func:`display_form` makes
+    it), in order: what a reading's key
     records, so that each repair's precision can be read where it fires."""
-    from .fluent import display, people
+    from .fluent import fluent_form
 
     joined = joined_tokens(text)
-    shown = display(people(joined))
+    shown = fluent_form(joined)
     out = ["joined-tokens"] if joined != text else []
     with_articles = articles(shown)
     if with_articles != shown:

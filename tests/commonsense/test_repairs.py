@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 
 from commonsense.questions import grammar, repairs
-from commonsense.questions.fluent import display_form
 from commonsense.questions.node_text import judge
-from commonsense.questions.repairs import REPAIRS, Repair
+from commonsense.questions.repairs import REPAIRS, Repair, display_form
 
 PARSED = grammar.available()
 
