@@ -13,6 +13,7 @@ refusing a text for a fault of form.
   parse, cheaper than the text's own).
 * :func:`agreement`: a verb joined by "and" to the subject's present-tense verb takes its form
   ("PersonX sits down and talk" -> "... and talks"), kept only when the parser prefers it.
+* :func:`capitals`: a lower-case proper noun as WordNet spells it ("moves to ohio" -> "Ohio").
 
 Every repair is a row of the rule table's repairs (:data:`REPAIRS`), with the texts it must change
 and the texts it must leave alone (``tests/commonsense/test_repairs.py``).
@@ -107,6 +108,8 @@ def _article_at(toks: list[str], i: int) -> int | None:
     if prev == "to":
         # only "to" as a preposition ("walks to room"), never an infinitive ("is going to stay")
         return j + 1 if to_as_preposition(toks, j) else None
+    if prev == "of":
+        return None  # "the rule of pool" wants "the", "a person of consequence" nothing: not "a" (r20)
     if prev in PREPOSITIONS or (verb_form(prev) is not None and prev not in FUNCTION_WORDS):
         return j + 1
     return None
@@ -174,9 +177,25 @@ def agreement(text: str) -> str:
     return joined if _prefers(joined, text) else text
 
 
+@lru_cache(maxsize=1 << 18)
+def capitals(text: str) -> str:
+    """The display with a lower-case proper noun spelled as WordNet spells it ("moves to ohio" ->
+    "moves to Ohio"): only a word whose every noun sense is capitalised there and that is no verb,
+    adjective or adverb (:func:`.wordnet_words.proper_noun`)."""
+    toks = text.split()
+    changed = False
+    for i, t in enumerate(toks):
+        if len(t) > 2 and t.isalpha() and t.islower():
+            got = wordnet_words.proper_noun(t)
+            if got is not None:
+                toks[i] = got
+                changed = True
+    return " ".join(toks) if changed else text
+
+
 def repair(text: str) -> str:
     """Every display repair of a display text, in order."""
-    return agreement(articles(text))
+    return capitals(agreement(articles(text)))
 
 
 @lru_cache(maxsize=1 << 20)
@@ -201,8 +220,11 @@ def applied(text: str) -> list[str]:
     with_articles = articles(shown)
     if with_articles != shown:
         out.append("article")
-    if agreement(with_articles) != with_articles:
+    agreed = agreement(with_articles)
+    if agreed != with_articles:
         out.append("agreement")
+    if capitals(agreed) != agreed:
+        out.append("capitals")
     return out
 
 
@@ -250,6 +272,7 @@ REPAIRS: tuple[Repair, ...] = (
             "PersonX is arguing with husband",
             "PersonX talks to the person in question",
             "PersonX is starting from scratch",
+            "PersonX does not know the rule of pool",
         ),
     ),
     Repair(
@@ -263,5 +286,15 @@ REPAIRS: tuple[Repair, ...] = (
             "PersonX wants to sit and talk",
             "PersonX sits and talks",
         ),
+    ),
+    Repair(
+        "capitals",
+        "a lower-case proper noun as WordNet spells it (every noun sense capitalised, no other part of speech)",
+        "WordNet",
+        (
+            ("PersonX moves to ohio", "PersonX moves to Ohio"),
+            ("PersonX is driving from atlanta", "PersonX is driving from Atlanta"),
+        ),
+        ("PersonX buys china", "PersonX eats turkey", "PersonX speaks english", "PersonX goes to the beach"),
     ),
 )
