@@ -14,7 +14,9 @@ and reader and pooled: the **precision** of the accepted texts (the share that r
 target >= 97 %), the **recall** of readable texts (the share of the graph's readable texts that
 the rules accept, the two strata weighted by their sizes in the graph; target >= 80 %), and each
 rule's precision where it decides and where it fires (the share of its texts that do *not* read
-as English; a rule right less often than wrong should go), with 95 % Wilson intervals.
+as English; a rule right less often than wrong should go), and each display repair's
+(:mod:`commonsense.questions.repairs`; the key lists the repairs that made a text's display) share
+of its texts that read as English, with 95 % Wilson intervals.
 
 ``estimate`` re-judges an old reading's texts with the rules as they are now and estimates what the
 same readers' verdicts say of them (an estimate fitted to those texts when the rules were tightened
@@ -75,7 +77,7 @@ def _rows(graph: str) -> list[tuple[str, str, str]]:
 
 def build(per_side: int, seed: int, out: Path = OUT, exclude: tuple[Path, ...] = ()) -> None:
     from commonsense.kg.normalize import is_none
-    from commonsense.questions import names
+    from commonsense.questions import names, repairs
     from commonsense.questions.display import BLANK
     from commonsense.questions.node_text import event_texts, judge
     from commonsense.questions.text_rules import firing, rules_version
@@ -120,6 +122,7 @@ def build(per_side: int, seed: int, out: Path = OUT, exclude: tuple[Path, ...] =
                 "accepted": v.readable,
                 "rule": v.rule,
                 "fires": [name for name, _ in firing(v.display)],
+                "repairs": repairs.applied(text),
             }
         folder = out / graph
         folder.mkdir(parents=True, exist_ok=True)
@@ -161,12 +164,18 @@ def score_graph(key: dict[str, Any], verdicts: dict[str, bool]) -> dict[str, Any
         rules[item["rule"]]["decides"].append(not verdicts[i])
         for name in item["fires"]:
             rules[name]["fires"].append(not verdicts[i])
+    # a display repair is right where its text reads as English (keys from before the repairs have none)
+    fixes: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {"accepted": [], "rejected": []})
+    for i, item in items.items():
+        for name in item.get("repairs", ()):
+            fixes[name]["accepted" if item["accepted"] else "rejected"].append(verdicts[i])
     return {
         "judged": len(items),
         "precision_accepted": _share(acc_ok, len(acc)),
         "rejected_readable": _share(rej_ok, len(rej)),
         "recall_readable": round(recall, 4) if recall is not None else None,
         "rules": {name: {kind: _share(sum(v), len(v)) for kind, v in r.items()} for name, r in sorted(rules.items())},
+        "repairs": {name: {kind: _share(sum(v), len(v)) for kind, v in r.items()} for name, r in sorted(fixes.items())},
     }
 
 
@@ -220,6 +229,9 @@ def score(as_json: bool, out: Path = OUT) -> None:
             for rule, s in scores["majority"]["rules"].items():
                 d, f = s["decides"], s["fires"]
                 print(f"  {rule:32} decides {d['k']}/{d['n']} right, fires {f['k']}/{f['n']} right")
+            for name, s in scores["majority"]["repairs"].items():
+                a, r = s["accepted"], s["rejected"]
+                print(f"  repair {name:25} reads as English: accepted {a['k']}/{a['n']}, rejected {r['k']}/{r['n']}")
     if as_json:
         print(json.dumps(report, indent=1))
 

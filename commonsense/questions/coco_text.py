@@ -49,7 +49,7 @@ def option_form(relation: str, tail: str) -> str:
     "PersonX calls PersonX", "PersonY dies."
     under oEffect "PersonY dies", "happy" under xReact "PersonX is happy". One form for every
     relation, the form of CoCo's own application options."""
-    from .fluent import display_form
+    from .repairs import display_form
 
     text = tidy(tail)
     if text[:1].isupper() and text[1:2].islower() and not text.startswith(("Person", "People", "I ")):

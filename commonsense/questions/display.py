@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from commonsense.kg.index import GraphIndex
 
-from .fluent import display_form
+from .repairs import display_form
 
 BLANK = "___"
 FILL_RELATION = "isFilledBy"

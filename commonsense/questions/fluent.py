@@ -207,7 +207,7 @@ def present_tense(text: str) -> str:
     elif w == "do":
         if not plural and not first_person:
             toks[v] = "does"
-    elif _verb_lemma(w):
+    elif _verb_lemma(w) and w != "people":  # (CSKB's PeopleX, never the verb "to people": "other people can")
         if not plural and not first_person:
             toks[v] = _inflect(w, "VBZ")
         # ("keeps people healthy": "people" stands for CSKB's PeopleX, never the verb "to people")
@@ -256,9 +256,10 @@ def display(text: str) -> str:
 
 
 @lru_cache(maxsize=1 << 20)
-def display_form(text: str) -> str:
-    """A graph text as questions show it and the text rules read it: :func:`display` of the text
-    with "people" for CSKB's PeopleX (present tense, clitics joined, idioms repaired)."""
+def fluent_form(text: str) -> str:
+    """:func:`display` of a graph text with "people" for CSKB's PeopleX (present tense, clitics
+    joined, idioms repaired): the display before :mod:`.repairs` (whose
+    :func:`~commonsense.questions.repairs.display_form` is what questions show)."""
     return display(people(text))
 
 
@@ -350,7 +351,7 @@ __all__ = [
     "CLIPPED_IDIOMS",
     "OWN_POSSESSIVE_IDIOMS",
     "display",
-    "display_form",
+    "fluent_form",
     "has_lemma_form",
     "hindered_phrase",
     "idiom_fault",

@@ -183,6 +183,12 @@ NOT_OWNED = frozenset("outside inside up down there here away over out off aroun
 BARE_AFTER = frozenset(
     [("at", "night"), ("by", "car"), ("by", "bus"), ("by", "train"), ("by", "plane"), ("on", "foot")]
     + [("in", "public"), ("to", "sleep"), ("on", "purpose"), ("by", "mistake"), ("in", "person"), ("at", "first")]
+    # prepositional idioms with a bare noun (the article repair must not touch them: "bows in conclusion")
+    + [("in", w) for w in "conclusion advance charge hand line order front place case fact return touch half".split()]
+    + [("on", w) for w in "sight demand duty call vacation sale stage camera board hand time".split()]
+    + [("at", w) for w in "ease hand heart risk sea last least".split()]
+    + [("by", w) for w in "hand heart chance name phone boat bike bicycle taxi".split()]
+    + [("in", "question"), ("from", "scratch"), ("of", "course"), ("of", "state"), ("in", "league"), ("for", "life")]
 )
 # singular nouns that read right without an article ("goes to school", "has fun", "loses weight")
 BARE_NOUNS = frozenset(

@@ -4,7 +4,7 @@ explorer and ``manage.py text_rules`` read one verdict per node instead of compu
 
 A *node* here is a text as the query graph knows it: a head cleaned (:func:`commonsense.kg.normalize.clean`),
 a tail given its subject (COM2 Table 5, :func:`commonsense.kg.normalize.normalize_tail`). Its
-*display* is :func:`commonsense.questions.fluent.display_form` (present tense, "people"), its
+*display* is :func:`commonsense.questions.repairs.display_form` (present tense, "people", display repairs), its
 *verdict* the first rule of :mod:`.text_rules` that rejects the display ("" when it reads as English).
 Whether a tail answers its relation (:func:`commonsense.questions.wellformed.misfit`) depends on
 the relation, not on the node, and stays with the edge filter.
@@ -37,7 +37,7 @@ class TextVerdict:
 
 def judge(text: str) -> TextVerdict:
     """The display and the verdict of a node text, as the rules compute them now."""
-    from .fluent import display_form
+    from .repairs import display_form
     from .text_rules import verdict
 
     shown = display_form(text)

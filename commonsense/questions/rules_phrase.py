@@ -28,7 +28,7 @@ from .lexicon import (
     VAGUE_ENDINGS,
 )
 from .rule_table import rule
-from .words import bare_count_noun, tags, third_person, verb_form
+from .words import bare_count_noun, count_only, singular_count, tags, third_person, verb_form
 
 
 @rule(
@@ -52,6 +52,25 @@ def no_article(toks: list[str], text: str) -> str | None:
     for i in range(1, len(toks)):
         if bare_count_noun(toks, i):
             return f"no article before {toks[i]!r}"
+    return None
+
+
+@rule(
+    "all-the-singular",
+    "'all the' before a singular count noun ('has all the update', 'sees all the animal')",
+    accept=["PersonX buys all the ingredients", "PersonX drinks all the coffee", "PersonX guides PersonY all the way"],
+    reject=["PersonX has all the update", "PersonX sees all the animal"],
+    library="lemminflect, Link Grammar",
+)
+def all_the_singular(toks: list[str], text: str) -> str | None:
+    for i in range(2, len(toks)):
+        w = toks[i].lower()
+        if toks[i - 2].lower() != "all" or toks[i - 1].lower() != "the" or w in ("way", "while"):
+            continue
+        if i + 1 < len(toks) and "NOUN" in tags(toks[i + 1].lower()):
+            continue  # the head noun comes later ("all the guest rooms")
+        if singular_count(w) and count_only(w):
+            return f"'all the' before a singular: {toks[i]!r}"
     return None
 
 

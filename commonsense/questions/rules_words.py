@@ -5,6 +5,7 @@ or a word twice, articles before vowels, mass nouns and plurals, the words after
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -162,6 +163,22 @@ def not_english(toks: list[str], text: str) -> str | None:
             if not lexical(t):
                 return f"not an English word: {t!r}"
     return None
+
+
+@rule(
+    "stray-placeholder",
+    "a placeholder no name is drawn for ('PersonA', 'PeopleB'): only PersonX/Y/Z and PeopleX/Y are",
+    accept=["PersonX is with PersonY", "PersonX meets PersonZ"],
+    reject=["PersonY is with PersonA", "PersonX calls PersonB"],
+)
+def stray_placeholder(toks: list[str], text: str) -> str | None:
+    for t in toks:
+        if STRAY_PLACEHOLDER.fullmatch(t):
+            return f"a placeholder no name is drawn for: {t!r}"
+    return None
+
+
+STRAY_PLACEHOLDER = re.compile(r"(?:Person|People)[A-W](?:'s)?")
 
 
 @rule(

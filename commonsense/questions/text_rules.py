@@ -33,6 +33,7 @@ SOURCE_MODULES = (
     "commonsense.questions.wordnet_verbs",
     "commonsense.questions.wordnet_words",
     "commonsense.questions.wellformed",
+    "commonsense.questions.repairs",
 )
 
 

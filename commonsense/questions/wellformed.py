@@ -42,7 +42,7 @@ from functools import lru_cache
 from commonsense.kg.edges import EdgeFilter, edge_filter
 from commonsense.kg.normalize import clean, normalize_tail
 
-from . import fluent, grammar, wordnet_verbs
+from . import grammar, repairs, wordnet_verbs
 from .lexicon import (
     COPULAS,
     FUNCTION_WORDS,
@@ -140,7 +140,7 @@ def triple_reason(head: str, relation: str, tail: str) -> str | None:
     return f"tail: {why}" if why else None
 
 
-display_form = fluent.display_form  # a graph text as questions show it, which the checks read
+display_form = repairs.display_form  # a graph text as questions show it, which the checks read
 
 
 def display_reason(head: str, relation: str, tail: str) -> str | None:

@@ -32,6 +32,21 @@ def test_precision_recall_and_per_rule_precision_on_a_planted_reading() -> None:
     assert s["precision_accepted"]["ci95"] == [round(lo, 4), round(hi, 4)]
 
 
+def test_each_repair_is_scored_where_it_made_the_display() -> None:
+    items = {f"a{i}": {"accepted": True, "rule": "", "fires": [], "repairs": ["article"]} for i in range(4)}
+    items |= {"b": {"accepted": False, "rule": "no-parse", "fires": ["no-parse"], "repairs": ["article", "agreement"]}}
+    items |= {"c": {"accepted": True, "rule": "", "fires": []}}  # a key from before the repairs: none listed
+    key = {"population": {"texts": 20, "accepted": 10, "rejected": 10}, "items": items}
+    verdicts = {"a0": True, "a1": True, "a2": True, "a3": False, "b": True, "c": False}
+    s = score_graph(key, verdicts)
+    assert s["repairs"]["article"]["accepted"]["k"] == 3
+    assert s["repairs"]["article"]["accepted"]["n"] == 4
+    assert s["repairs"]["article"]["rejected"]["n"] == 1
+    assert s["repairs"]["agreement"]["rejected"]["k"] == 1
+    assert s["repairs"]["agreement"]["accepted"]["n"] == 0
+    assert set(s["repairs"]) == {"article", "agreement"}
+
+
 def test_estimate_splits_the_past_verdicts_into_a_tune_and_a_held_out_third(tmp_path: Path) -> None:
     from commonsense.questions.node_text import judge
 
