@@ -26,6 +26,7 @@ from annotation.queue import pg as queue_pg
 from annotation.queue.order import rater_salt, serve_order
 from annotation.selectors.work import item_counts, live_reservation, membership_of
 from annotation.services.labels import final_label_compute, final_label_refresh_item
+from annotation.services.reviews import REVIEWER_REFUSED, review_items_sync, reviewer_refused
 from annotation.services.qualification import attention_offset, person_order, qualification_item_ids
 from commonsense.validation import answer_normalise, gold_passed, items_needed, qualification_grade
 
@@ -233,6 +234,8 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     now = now or timezone.now()
     if not campaign.is_open:
         return Step("closed", message="This campaign is not open.")
+    if campaign.kind == Campaign.Kind.REVIEW and reviewer_refused(campaign, user):
+        return Step("done", message=REVIEWER_REFUSED)
     no_live = after is not None and after.was_live
     m = (after.membership if after is not None and no_live else None) or membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
@@ -248,6 +251,8 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     except IntegrityError:  # a concurrent request of the same person reserved first
         live = live_reservation(campaign, user)
         return Step("item", live, membership=m) if live else Step("done", message="Nothing left for you right now.")
+    if assignment is None and campaign.kind == Campaign.Kind.REVIEW and review_items_sync(campaign):
+        assignment = _choose(campaign, user, m, now)  # items settled since: they are under review now
     if isinstance(assignment, Step):
         return assignment
     if m.state == Membership.State.QUALIFYING:
