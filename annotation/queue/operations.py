@@ -26,8 +26,8 @@ from annotation.queue import pg as queue_pg
 from annotation.queue.order import rater_salt, serve_order
 from annotation.selectors.work import item_counts, live_reservation, membership_of
 from annotation.services.labels import final_label_compute, final_label_refresh_item
-from annotation.services.reviews import REVIEWER_REFUSED, review_items_sync, reviewer_refused
 from annotation.services.qualification import attention_offset, person_order, qualification_item_ids
+from annotation.services.reviews import REVIEWER_REFUSED, review_items_sync, reviewer_refused
 from commonsense.validation import answer_normalise, gold_passed, items_needed, qualification_grade
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (

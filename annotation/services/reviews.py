@@ -76,6 +76,25 @@ def review_stage_create(campaign: Campaign) -> Campaign | None:
     return review
 
 
+def review_stage_add(campaign: Campaign, reviews: int) -> Campaign:
+    """Give an existing MCQA validation campaign a review stage of ``reviews`` per item (the items
+    already settled are under review at the first reviewer's request)."""
+    if campaign.kind != Campaign.Kind.MCQA:
+        raise ValidationError(
+            f"{campaign.name} is a {campaign.get_kind_display()} campaign; reviews follow MCQA validation"
+        )
+    if reviews < 1:
+        raise ValidationError("reviews per item: at least 1")
+    if review_stage(campaign) is not None:
+        raise ValidationError(f"{campaign.name} has a review stage already ({review_name(campaign)})")
+    with transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(reviews=reviews)
+        campaign.reviews = reviews
+        stage = review_stage_create(campaign)
+    assert stage is not None
+    return stage
+
+
 def review_stage(campaign: Campaign) -> Campaign | None:
     """The review campaign of a validation campaign, if it has one."""
     return Campaign.objects.filter(review_of=campaign).first()

@@ -67,13 +67,15 @@ def test_a_settled_item_is_served_as_published_to_fresh_reviewers(validated: Cam
     for it in items:
         src = Item.objects.get(campaign=validated, position=it.position)
         opts = it.payload["options"]
-        assert len(opts) == 5 and opts[4] == NONE_CORRECT  # the published form: gold, 3 negatives, None as E
+        assert len(opts) == 5
+        assert opts[4] == NONE_CORRECT
         assert opts[_gold(it)] == src.question.options[src.question.answer_index]  # gold = the built answer
         assert set(opts[:4]) <= set(src.payload["options"])
     # an annotator of the validation campaign never reviews it
     a1 = validated.responses.first().user
     refused = queue.next_step(review, a1)
-    assert refused.assignment is None and "did not" in refused.message
+    assert refused.assignment is None
+    assert "did not" in refused.message
 
 
 def test_the_api_shows_a_reviewer_no_gold_and_refuses_an_ill_formed_review(validated: Campaign, people) -> None:  # type: ignore[no-untyped-def]
@@ -81,14 +83,16 @@ def test_the_api_shows_a_reviewer_no_gold_and_refuses_an_ill_formed_review(valid
     client = login("r1")
     step = client.post("/api/annotation/campaigns/val-review/next/").json()
     assert step["state"] == "item"
-    assert set(step["item"]) == {"id", "role", "payload"} and set(step["item"]["payload"]) == {
+    assert set(step["item"]) == {"id", "role", "payload"}
+    assert set(step["item"]["payload"]) == {
         "context",
         "stem",
         "options",
     }
     url = f"/api/annotation/campaigns/val-review/items/{step['item']['id']}/response/"
     bad = client.post(url, {"answer": {"verdict": "several", "pick": 1}}, content_type="application/json")
-    assert bad.status_code == 400 and "pick goes with the verdict 'one' only" in str(bad.json())
+    assert bad.status_code == 400
+    assert "pick goes with the verdict 'one' only" in str(bad.json())
     ok = client.post(url, {"answer": {"verdict": "one", "pick": 0}}, content_type="application/json")
     assert ok.status_code == 201
 
@@ -137,7 +141,9 @@ def test_the_dashboard_shows_the_review_stage(validated: Campaign, people, resea
     page = researcher.get(reverse("annotation:dashboard", kwargs={"slug": "val"}))
     assert page.status_code == 200
     text = page.content.decode()
-    assert "Blind review" in text and "1 rejected" in text and "3 waiting" in text
+    assert "Blind review" in text
+    assert "1 rejected" in text
+    assert "3 waiting" in text
     assert Response.objects.filter(campaign=review).count() == 4
     assert researcher.get(reverse("annotation:dashboard", kwargs={"slug": "val-review"})).status_code == 200
 
@@ -156,8 +162,12 @@ def test_review_answers_and_labels() -> None:
     label, votes, agreement, unanimous, n, decided = review_label(
         [{"verdict": "one", "pick": 1}, {"verdict": "one", "pick": 1}, {"verdict": "several"}], 5
     )
-    assert label == {"pick": None} and votes["picks"] == [0, 2, 0, 0, 0] and votes["several"] == 1
-    assert agreement == pytest.approx(1 / 3) and not unanimous and n == 3
+    assert label == {"pick": None}
+    assert votes["picks"] == [0, 2, 0, 0, 0]
+    assert votes["several"] == 1
+    assert agreement == pytest.approx(1 / 3)
+    assert not unanimous
+    assert n == 3
     assert review_label([{"verdict": "one", "pick": 3}] * 2, 5)[0] == {"pick": 3}
 
 
