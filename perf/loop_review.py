@@ -94,7 +94,10 @@ def next_item(api: Api, state: dict[str, Any], listed: str | None) -> bool:
             refused = step["message"]
     state["current"] = None
     if waiting:
-        print("Nothing to review right now: the items left are being reviewed by others. Run `next` in a minute.")
+        print(
+            "Nothing to review right now: the items left are being reviewed by others, or are still being "
+            "annotated and come up for review as they settle. Run `next` again in a minute."
+        )
     elif refused:
         print(refused)
     else:

@@ -27,7 +27,13 @@ from annotation.queue.order import rater_salt, serve_order
 from annotation.selectors.work import item_counts, live_reservation, membership_of
 from annotation.services.labels import final_label_compute, final_label_refresh_item
 from annotation.services.qualification import attention_offset, person_order, qualification_item_ids
-from annotation.services.reviews import REVIEWER_REFUSED, review_items_sync, reviewer_refused
+from annotation.services.reviews import (
+    REVIEW_WAIT,
+    REVIEWER_REFUSED,
+    review_items_sync,
+    review_may_grow,
+    reviewer_refused,
+)
 from commonsense.validation import answer_normalise, gold_passed, items_needed, qualification_grade
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
@@ -260,6 +266,8 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     if assignment is None:
         if _may_free_up(campaign, user, m):
             return Step("wait", message=WAIT_MESSAGE, membership=m)
+        if campaign.kind == Campaign.Kind.REVIEW and review_may_grow(campaign):
+            return Step("wait", message=REVIEW_WAIT, membership=m)
         return Step("done", message="You have answered everything available to you. Thank you!", membership=m)
     return Step("item", assignment, membership=m)
 

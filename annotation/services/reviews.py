@@ -24,6 +24,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 
 from annotation.models import Campaign, FinalLabel, Item, Response
 from commonsense.review import REVIEW_INSTRUCTIONS, review_accepts
@@ -42,6 +43,23 @@ def reviewer_refused(review: Campaign, user: Any) -> bool:
     """Nobody reviews a campaign they annotated (a review is a fresh reader's judgement)."""
     return (
         review.review_of_id is not None and Response.objects.filter(campaign_id=review.review_of_id, user=user).exists()
+    )
+
+
+REVIEW_WAIT = (
+    "Nothing to review right now: the items under review are being answered by others, or the campaign under "
+    "review is still being annotated and more items come as they settle. Look again in a minute."
+)
+
+
+def review_may_grow(review: Campaign) -> bool:
+    """The campaign under review is open and some of its items still want answers: more items may
+    come up for review (a reviewer told "done" now would leave)."""
+    parent = review.review_of
+    return (
+        parent is not None
+        and parent.is_open
+        and Item.objects.filter(campaign=parent, role=Item.Role.REGULAR, answer_count__lt=F("answers_wanted")).exists()
     )
 
 

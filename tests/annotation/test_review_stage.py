@@ -171,6 +171,24 @@ def test_review_answers_and_labels() -> None:
     assert review_label([{"verdict": "one", "pick": 3}] * 2, 5)[0] == {"pick": 3}
 
 
+def test_a_reviewer_waits_while_the_campaign_under_review_is_still_annotated(tmp_path: Path, people) -> None:  # type: ignore[no-untyped-def]
+    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
+        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
+        qset = question_set_build(graph="ckbp", kind="2i", count=2, seed=2, name="built")
+    c = campaign_create(name="val", title="t", kind="mcqa", question_set=qset, reviews=1)
+    campaign_status_set(c, "open")
+    review = Campaign.objects.get(review_of=c)
+    (r1,) = people("annotator", "r1")
+    assert queue.next_step(review, r1).state == "wait"  # nothing settled yet, more will come
+    _answer_all(c, people("annotator", "a1", "a2", "a3"), lambda item, u: {"plausible": [item.question.answer_index]})
+    step = queue.next_step(review, r1)
+    assert step.state == "item"
+    queue.response_submit(step.assignment.item, r1, {"verdict": "unclear"}, idempotency_key="r1-0")
+    step = queue.next_step(review, r1)
+    queue.response_submit(step.assignment.item, r1, {"verdict": "none"}, idempotency_key="r1-1")
+    assert queue.next_step(review, r1).state == "done"  # everything settled and reviewed
+
+
 def test_a_review_campaign_is_made_only_by_its_validation_campaign(validated: Campaign) -> None:
     with pytest.raises(ValidationError, match="comes with its MCQA validation campaign"):
         campaign_create(name="r", title="t", kind="review", question_set=validated.question_set)
