@@ -23,14 +23,20 @@ VERDICTS: tuple[str, ...] = ("one", "several", "none", "unclear")
 REVIEW_INSTRUCTIONS = (
     "Read the context, the question and the five options as a careful reader would. If exactly one option is "
     "an answer you would defend, pick it (keys 1-5). If more than one option is defensible - two options fit "
-    "equally well, or say the same thing - answer 'several' (key S). If no option is defensible - none fits "
-    "every event of the context and every part of the question - answer 'none' (key N). If the item is not "
+    "equally well, or say the same thing - answer 'several' (key M). If no option is defensible - none fits "
+    "every event of the context and every part of the question - answer 'none' (key 0). If the item is not "
     "clear English (broken grammar, odd word forms, placeholders, a question you cannot make sense of), answer "
     "'not clear' (key X). Judge the item as it stands: there is no gold to guess, and your answer decides "
     "whether the item is published."
 )
 
 
+# the review form's other choices: (verdict, key, text)
+REVIEW_CHOICES: tuple[tuple[str, str, str], ...] = (
+    ("several", "m", "More than one option is defensible (two fit equally well, or say the same thing)."),
+    ("none", "0", "No option is defensible."),
+    ("unclear", "x", "The item is not clear English."),
+)
 N_OPTIONS = 5  # a published COM2 item: the gold, three negatives, "None of the answers are correct."
 N_CATEGORIES = N_OPTIONS + len(VERDICTS) - 1  # "one" on each option, then several, none, unclear
 
