@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models import F
 
 from annotation.models import Campaign, FinalLabel, Item, Response
+from annotation.services.verified_rules import needed_verdicts, why_left_out
 from commonsense.review import REVIEW_INSTRUCTIONS, review_accepts
 from commonsense.validation import NONE_CORRECT, Com2Item, com2_postprocess
 
@@ -120,8 +121,6 @@ def review_stage(campaign: Campaign) -> Campaign | None:
 
 def published_item(campaign: Campaign, item: Item, final: FinalLabel, *, top_up: bool = False) -> Any:
     """COM2's post-processing of a validation item's final label: what the verified set publishes."""
-    from annotation.services.verified import needed_verdicts
-
     q = item.question
     needed = needed_verdicts(campaign, item, final)
     return com2_postprocess(
@@ -138,8 +137,6 @@ def review_items_sync(review: Campaign) -> int:
     """Copy the validation items that settled since the last call (and would be kept by the verified
     set's default rules) into the review campaign; returns how many were added. Safe to race: a
     concurrent copy of the same item is ignored (unique campaign/role/position)."""
-    from annotation.services.verified import why_left_out
-
     parent = review.review_of
     if parent is None:
         return 0

@@ -27,7 +27,13 @@ ticked the answer the build drew from the graph (``require_built_answer``). An i
 did not all accept it - the gold then rewritten to a distractor no chain supports, or to "None of the
 answers are correct." - is left out (``built_answer_rejected``): over three measured loops (216 blind
 readings, perf/RESULTS.md "The chain's levers") such items were 23 of 52 sound against 134 of 164 for
-the others."""
+the others.
+
+The review stage (issue 26, session 20; :mod:`annotation.services.reviews`): a campaign with
+``reviews = K`` keeps an item only when K blind reviews, in a reader's framing, all named its gold as
+the one defensible answer (else ``review_rejected``, or ``review_pending`` while reviews are missing),
+and publishes exactly the options its reviewers read. The rules per item live in
+:mod:`annotation.services.verified_rules`."""
 
 from __future__ import annotations
 
@@ -41,8 +47,8 @@ from annotation.models import Campaign, FinalLabel, Item, Response, VerifiedSet
 from annotation.selectors.campaigns import campaign_progress
 from annotation.services.labels import final_labels_refresh
 from annotation.services.reviews import review_outcomes, reviewed_post
+from annotation.services.verified_rules import needed_verdicts, why_left_out
 from commonsense.validation import NONE_CORRECT, com2_postprocess
-from commonsense.verified_needs import Needs, needs
 from knowledge.models import Question, QuestionSet
 from knowledge.services.names import name_check
 from knowledge.services.question_rows import question_row, questions_store
@@ -62,48 +68,6 @@ def _refuse_unfinished(campaign: Campaign) -> None:
             f"{campaign.name} is not finished: {p['complete']} of {p['items']} items have all "
             f"{campaign.redundancy} answers; close the campaign to use the answers it has"
         )
-
-
-def built_answer_accepted(item: Item, final: FinalLabel) -> bool:
-    """Every answer of ``item`` ticked the option its source question has as the answer (True for a
-    question without one, and for an adjudicated item: a person decided)."""
-    q: Question | None = item.question
-    if final.adjudication_id is not None or q is None or q.answer_index is None:
-        return True
-    ticks = final.votes.get("option_ticks") or []
-    n = int(final.votes.get("n") or final.n_answers)
-    return q.answer_index < len(ticks) and int(ticks[q.answer_index]) >= n > 0
-
-
-def why_left_out(
-    campaign: Campaign, item: Item, final: FinalLabel | None, include_unsettled: bool, require_built_answer: bool
-) -> str | None:
-    if final is None:
-        return "unanswered"
-    if final.n_answers < campaign.redundancy and final.adjudication_id is None:
-        return "below_min"  # never kept: a gold rewritten from fewer votes than the campaign asks for
-    if final.label.get("bad_context"):
-        return "not_well_formed"  # the majority marked it not well formed (COM2: "the context doesn't make sense")
-    if final.below_threshold and final.adjudication_id is None:
-        return "awaiting_adjudication"
-    if campaign.adaptive and not final.settled and not include_unsettled:
-        return "disputed" if final.settlement == "disputed" else "unsettled"
-    if item.question_id is None:
-        return "no_source_question"
-    if require_built_answer and not built_answer_accepted(item, final):
-        return "built_answer_rejected"
-    return None
-
-
-def needed_verdicts(campaign: Campaign, item: Item, final: FinalLabel) -> Needs | None:
-    """Under the settlement rule ``needs``, the gold and negatives the settlement rested on (the verified
-    item keeps exactly those instead of A.4's random draw); None otherwise, or for an adjudicated item
-    (a person's label: A.4's draw) or one stored without posteriors."""
-    n = len(item.payload.get("options", []))
-    if campaign.settlement_rule != "needs" or final.adjudication_id is not None or len(final.posteriors) != n + 1:
-        return None
-    tied = final.votes.get("tied_options", []) if campaign.label_rule == "majority" else ()
-    return needs(final.label, [float(p) for p in final.posteriors], n, tied=tied)
 
 
 def _review_why(campaign: Campaign, item: Item, reviewed: dict[int, tuple[str | None, Item]]) -> str | None:
