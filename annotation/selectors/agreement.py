@@ -189,7 +189,7 @@ def campaign_agreement(campaign: Campaign, m: Matrices | None = None) -> Agreeme
     pair = agreement.pairwise_agreement(m.primary)
     s.pairwise = float(np.nanmean(pair)) if np.isfinite(pair).any() else None
     s.per_item = {item: float(v) for item, v in zip(m.items, pair, strict=True) if np.isfinite(v)}
-    k = {Campaign.Kind.GENERATION: len(JUDGEMENTS), Campaign.Kind.REVIEW: REVIEW_CATEGORIES}.get(campaign.kind, 2)
+    k = {"generation": len(JUDGEMENTS), "review": REVIEW_CATEGORIES}.get(str(campaign.kind), 2)
     _kappa(m.primary, s, k)
     s.krippendorff = agreement.krippendorff_alpha(m.primary, n_categories=k)
     tie: Literal["high", "none"] = "high" if campaign.kind == Campaign.Kind.SURVEY else "none"  # NWW: tie = agree
