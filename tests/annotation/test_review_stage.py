@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from io import StringIO
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
-from django.test import override_settings
 from django.urls import reverse
 
 from annotation.models import Campaign, Item, Response, VerifiedSet
@@ -22,33 +20,20 @@ from annotation.services.campaigns import campaign_create, campaign_status_set
 from annotation.services.verified import verified_set_preview
 from commonsense.review import review_label, review_normalise
 from commonsense.validation import NONE_CORRECT, answer_normalise
-from knowledge.services.builds import question_set_build
-from knowledge.services.imports import graph_import
 from knowledge.services.set_quality import quality_lines
-from tests.conftest import FIXTURES, login
+from tests.annotation.validation_helpers import answer_all, demo_2i_set
+from tests.conftest import login
 
 pytestmark = pytest.mark.django_db
 
 
-def _answer_all(c: Campaign, users: list[Any], answer: Any) -> int:
-    n = 0
-    for user in users:
-        while (step := queue.next_step(c, user)).assignment is not None:
-            item = step.assignment.item
-            queue.response_submit(item, user, answer(item, user), idempotency_key=f"{c.pk}-{user.pk}-{item.pk}")
-            n += 1
-    return n
-
-
 @pytest.fixture
 def validated(tmp_path: Path, people) -> Campaign:  # type: ignore[no-untyped-def]
-    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
-        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
-        qset = question_set_build(graph="ckbp", kind="2i", count=4, seed=2, name="built")
+    qset = demo_2i_set(tmp_path, 4)
     c = campaign_create(name="val", title="t", kind="mcqa", question_set=qset, reviews=2)  # the defaults otherwise
     campaign_status_set(c, "open")
     # three annotators answer every item alike, the built answer alone: all settle unanimous
-    _answer_all(c, people("annotator", "a1", "a2", "a3"), lambda item, u: {"plausible": [item.question.answer_index]})
+    answer_all(c, people("annotator", "a1", "a2", "a3"), lambda item, n: {"plausible": [item.question.answer_index]})
     return c
 
 
@@ -100,7 +85,7 @@ def test_the_api_shows_a_reviewer_no_gold_and_refuses_an_ill_formed_review(valid
 def test_items_every_annotator_accepted_but_a_reviewer_rejects_are_left_out(validated: Campaign, people) -> None:  # type: ignore[no-untyped-def]
     review = Campaign.objects.get(review_of=validated)
     r1, r2 = people("annotator", "r1", "r2")
-    _answer_all(review, [r1], lambda item, u: {"verdict": "one", "pick": _gold(item)})
+    answer_all(review, [r1], lambda item, n: {"verdict": "one", "pick": _gold(item)})
     # one reviewer so far: nothing is published yet
     assert verified_set_preview(validated)["review_pending"] == 4
     plan = {
@@ -109,7 +94,7 @@ def test_items_every_annotator_accepted_but_a_reviewer_rejects_are_left_out(vali
         2: lambda it: {"verdict": "several"},  # "distractor also right": the reader's most common cause
         3: lambda it: {"verdict": "one", "pick": (_gold(it) + 1) % 4},  # another option
     }
-    _answer_all(review, [r2], lambda item, u: plan[item.position](item))
+    answer_all(review, [r2], lambda item, n: plan[item.position](item))
     parents = Item.objects.filter(campaign=validated)
     assert {i.answer_count for i in parents} == {3}  # reviews never count toward the first stage
     campaign_status_set(validated, "closed")
@@ -133,10 +118,10 @@ def test_items_every_annotator_accepted_but_a_reviewer_rejects_are_left_out(vali
 def test_the_dashboard_shows_the_review_stage(validated: Campaign, people, researcher) -> None:  # type: ignore[no-untyped-def]
     review = Campaign.objects.get(review_of=validated)
     (r1,) = people("annotator", "r1")
-    _answer_all(
+    answer_all(
         review,
         [r1],
-        lambda item, u: {"verdict": "none"} if item.position == 0 else {"verdict": "one", "pick": _gold(item)},
+        lambda item, n: {"verdict": "none"} if item.position == 0 else {"verdict": "one", "pick": _gold(item)},
     )
     page = researcher.get(reverse("annotation:dashboard", kwargs={"slug": "val"}))
     assert page.status_code == 200
@@ -172,15 +157,13 @@ def test_review_answers_and_labels() -> None:
 
 
 def test_a_reviewer_waits_while_the_campaign_under_review_is_still_annotated(tmp_path: Path, people) -> None:  # type: ignore[no-untyped-def]
-    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
-        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
-        qset = question_set_build(graph="ckbp", kind="2i", count=2, seed=2, name="built")
+    qset = demo_2i_set(tmp_path, 2)
     c = campaign_create(name="val", title="t", kind="mcqa", question_set=qset, reviews=1)
     campaign_status_set(c, "open")
     review = Campaign.objects.get(review_of=c)
     (r1,) = people("annotator", "r1")
     assert queue.next_step(review, r1).state == "wait"  # nothing settled yet, more will come
-    _answer_all(c, people("annotator", "a1", "a2", "a3"), lambda item, u: {"plausible": [item.question.answer_index]})
+    answer_all(c, people("annotator", "a1", "a2", "a3"), lambda item, n: {"plausible": [item.question.answer_index]})
     step = queue.next_step(review, r1)
     assert step.state == "item"
     queue.response_submit(step.assignment.item, r1, {"verdict": "unclear"}, idempotency_key="r1-0")
