@@ -4,9 +4,9 @@ Three fresh readers found loop20's "James grabs Danielle by hair and James grabs
 "Christina breaks the news to Allison, ... and Christina breaks the news" unsound (perf/RESULTS.md "The loop
 a fifth time"): the question asks what holds given each event, and the events are one. Two anchors are
 near-copies when the content words of one (lemmas, lower case; articles, prepositions, possessive
-``'s``, pronouns and the subject placeholder left out) are all among the other's. The builder's quality
-mode drops such a query before it becomes an item (``commonsense.questions.com2.sample_questions``,
-counted in the funnel's "distinct queries" stage as "near-copy anchors").
+``'s``, pronouns and the subject placeholder left out) are all among the other's. A sampler with
+composition rules (every quality build) refuses such a query (``QuerySampler.sample``: the failure
+``NEAR_COPY``, which the build funnel's "queries" stage counts as "near-copy anchors").
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ import numpy.typing as npt
 from commonsense.kg.index import GraphIndex
 from commonsense.scoring.plausibility import PlausibilityCheck
 
-from ..queries.near_copy import near_copy_pair
 from ..queries.rules import CompositionRules
 from ..queries.sampling import Query, QuerySampler
 from ..queries.space import build_space
@@ -283,12 +282,6 @@ def sample_questions(
                     report.sampling.no_query[sampler.last_failure] += 1
                 else:
                     report.sampling.repeated += 1
-            continue
-        if rules is not None and near_copy_pair([index.names[a] for a in query.anchors()]) is not None:
-            seen.add(query.signature())  # "X grabs Y by hair and X grabs Y's hair": one event asked twice
-            if report is not None:
-                report.dropped["near-copy anchors"] += 1
-                report.sampling.near_copy_anchors += 1
             continue
         q = make_question(
             index,

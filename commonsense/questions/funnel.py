@@ -98,7 +98,6 @@ class SamplingCounts:
     attempts: int = 0
     no_query: Counter[str] = field(default_factory=Counter)  # QuerySampler.failures of this build
     repeated: int = 0
-    near_copy_anchors: int = 0  # an intersection whose anchors say the same thing (commonsense.queries.near_copy)
     anchor_answers: int = 0
     too_few: Counter[str] = field(default_factory=Counter)  # "too few distractors: <cause>"
     candidates_checked: int = 0
@@ -118,14 +117,7 @@ ATOMICS = ("atomic questions", "items", "an atomic question of the chain has too
 
 def sampling_stages(c: SamplingCounts) -> list[Stage]:
     out = [_stage("queries", "attempts", c.attempts, c.no_query)]
-    out.append(
-        _stage(
-            "distinct queries",
-            "queries",
-            out[-1].kept,
-            {"repeated query": c.repeated, "near-copy anchors": c.near_copy_anchors},
-        )
-    )
+    out.append(_stage("distinct queries", "queries", out[-1].kept, {"repeated query": c.repeated}))
     out.append(_stage("answer sets", "queries", out[-1].kept, {"an anchor is an answer": c.anchor_answers}))
     out.append(_stage("distractors", "queries", out[-1].kept, c.too_few))
     for name, unit, reason, n in c.after:

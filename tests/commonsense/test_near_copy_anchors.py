@@ -42,13 +42,14 @@ def test_the_curated_build_drops_near_copy_anchors_and_the_funnel_counts_them() 
     report = BuildReport()
     params = BuildParams(kind="2i", count=400, seed=3, near_duplicate=None)
     qs = build_com2(index, params, report=report)
-    assert report.sampling.near_copy_anchors > 0
+    refused = report.sampling.no_query["near-copy anchors"]
+    assert refused > 0
     assert all(near_copy_pair(q.anchors) is None for q in qs)
     f = report.as_dict()["funnel"]
-    distinct = {s["stage"]: s for s in f["sampling"]}["distinct queries"]  # type: ignore[index]
-    assert distinct["dropped"]["near-copy anchors"] == report.sampling.near_copy_anchors
+    queries = {s["stage"]: s for s in f["sampling"]}["queries"]  # type: ignore[index]
+    assert queries["dropped"]["near-copy anchors"] == refused
     assert funnel.check(f) == []  # type: ignore[arg-type]
     # without rules (the papers' bare sampler) nothing is dropped for it
     bare = BuildReport()
     build_com2(index, BuildParams(kind="2i", count=400, seed=3, near_duplicate=None, rules="any"), report=bare)
-    assert bare.sampling.near_copy_anchors == 0
+    assert bare.sampling.no_query["near-copy anchors"] == 0
