@@ -243,16 +243,16 @@ class QuerySampler:
         self._lost = ""
         root = self._down(st, st.shape, answer, rng, used, top=True)
         query = None if root is None else Query(kind, root)
-        if (
-            query is not None
-            and self.rules is not None
-            and near_copy_pair([self.index.names[a] for a in query.anchors()])
-        ):
+        if query is not None and self.near_copies(query):
             query, self._lost = None, NEAR_COPY  # "X grabs Y by hair and X grabs Y's hair"
         if query is None:
             self.last_failure = self._lost or STRUCTURE
             self.failures[self.last_failure] += 1
         return query
+
+    def near_copies(self, query: Query) -> bool:
+        """With rules: two of the query's anchors say the same thing (:mod:`.near_copy`); refused."""
+        return self.rules is not None and near_copy_pair([self.index.names[a] for a in query.anchors()]) is not None
 
     def _preds(
         self, node: int, mask: BoolArray, used: set[int], need: int, outer: int = -1, sibling: int = -1
