@@ -7,7 +7,13 @@ and result. Django draws the mask with ``secrets.choice`` per character, a syste
 rejection loop each: about a twentieth of the CPU of a whole answer. Here the mask comes from one
 ``os.urandom`` read, each byte below 248 (4 x 62) taken modulo 62 - uniform over the same 62
 characters, from the same random source - and the arithmetic is Django's, so Django's middleware
-unmasks and checks the token as it does its own (``tests/security/test_csrf.py``)."""
+unmasks and checks the token as it does its own (``tests/security/test_csrf.py``).
+
+Unlike Django's, it does not renew a cookie the request carried. Django re-sends the cookie with
+every page that shows a token, only to move its expiry (``CSRF_COOKIE_AGE``) forward; the item box
+is the response to every answer, where that ``Set-Cookie`` cost the server its header and the
+browser a cookie update per answer. The full pages (the work page, every form through Django's
+``{% csrf_token %}``) still renew it, and a request without a valid cookie gets one as before."""
 
 from __future__ import annotations
 
@@ -36,10 +42,10 @@ def mask(secret: str) -> str:
 
 
 def get_token(request: HttpRequest) -> str:
-    """What ``django.middleware.csrf.get_token`` does (the cookie is renewed or made), masked by :func:`mask`."""
-    if "CSRF_COOKIE" in request.META:
+    """What ``django.middleware.csrf.get_token`` does, masked by :func:`mask`: the secret of the
+    request's cookie (not renewed), or a new cookie's when it had none."""
+    if "CSRF_COOKIE" in request.META:  # the request's valid cookie (else the middleware made a new one)
         secret = request.META["CSRF_COOKIE"]
-        request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
     else:
         secret = csrf._add_new_csrf_cookie(request)  # type: ignore[attr-defined]  # Django's, not in the stubs
     return mask(secret)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from .validation import ItemLabel, item_label
@@ -136,19 +137,30 @@ def _log(p: float) -> float:
     return math.log(min(max(p, _EPS), 1.0))
 
 
+@lru_cache(maxsize=4096)
+def _ds_logs(w: Worker) -> tuple[tuple[float, float], tuple[float, float]]:
+    """One annotator's Dawid–Skene log-likelihoods ``(yes, no)`` of a verdict left unticked, then
+    of one ticked: the same four logs :func:`ds_posterior` adds for each of their verdicts, taken
+    once per annotator (a ``Worker`` is frozen: its logs cannot change under the cache)."""
+    return (
+        (_log(1 - w.sensitivity), _log(w.specificity)),
+        (_log(w.sensitivity), _log(1 - w.specificity)),
+    )
+
+
 def ds_posterior(votes: Sequence[tuple[Worker, Sequence[int]]], prior: float) -> list[float]:
     """P(verdict is "yes") for each verdict of one item, from ``(annotator, verdict bits)`` of its
     answers: Dawid–Skene's E-step, Pr(z=c) Π_w e^w[y_w, c], normalised."""
     if not votes:
         return []
     out = []
+    start = _log(prior), _log(1 - prior)
+    logs = [(_ds_logs(w), bits) for w, bits in votes]
     for j in range(len(votes[0][1])):
-        yes, no = _log(prior), _log(1 - prior)
-        for w, bits in votes:
-            if bits[j]:
-                yes, no = yes + _log(w.sensitivity), no + _log(1 - w.specificity)
-            else:
-                yes, no = yes + _log(1 - w.sensitivity), no + _log(w.specificity)
+        yes, no = start
+        for by_bit, bits in logs:
+            dy, dn = by_bit[1 if bits[j] else 0]
+            yes, no = yes + dy, no + dn
         out.append(1.0 / (1.0 + math.exp(max(min(no - yes, 700.0), -700.0))))
     return out
 

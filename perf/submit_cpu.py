@@ -6,8 +6,9 @@ Redis (cache and session store), makes the pool of ``perf/load_annotation.py``, 
 Django's WSGI handler directly, round robin over the annotators: each call is the browser's htmx
 submit (``POST …/items/<uid>/submit/`` with ``HX-Request``), whose response carries the next item.
 
-Prints the Django process's CPU per submit (``time.process_time``; PostgreSQL's and Redis's own CPU
-is not in it) and the SQL statements per submit; ``--profile`` adds a cProfile listing of the same
+Prints the Django process's CPU per submit (``time.process_time``), PostgreSQL's and Redis's CPU per
+submit over the same blocks (their process trees, from /proc: one client at a time, so steadier
+than a load run's share) and the SQL statements per submit; ``--profile`` adds a cProfile listing of the same
 calls (cProfile slows Python code several times over: read its shares, not its times).
 
     .venv/bin/python perf/submit_cpu.py                      # 2,000 submits after 300 warm-up ones
@@ -32,7 +33,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from perf.crowd_arrival import SLUG  # noqa: E402
-from perf.load_annotation import CAMPAIGN, ITEM, KEY, loadavg, pg_durable, setup_data  # noqa: E402
+from perf.load_annotation import CAMPAIGN, ITEM, KEY, CpuMeter, loadavg, pg_durable, setup_data  # noqa: E402
 from perf.services import production_env, services_start, services_stop  # noqa: E402
 
 CSRF = re.compile(r"csrftoken=([^;]+)")
@@ -83,6 +84,38 @@ def call(app, env: dict[str, object]) -> tuple[str, list[tuple[str, str]], str]:
     return str(got["status"]), got["headers"], body  # type: ignore[return-value]
 
 
+def pg_kinds(root: int) -> dict[int, tuple[str, float]]:
+    """Each PostgreSQL process under ``root``: its kind (the backends serving the app, the WAL
+    writer, autovacuum, the checkpointer, ...), by the title it shows, and its CPU seconds so far."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, tuple[str, float]] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            f = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            title = (d / "cmdline").read_text().replace("\0", " ").strip()
+        except OSError:
+            continue
+        if int(d.name) != root and int(f[1]) != root:
+            continue
+        kind = title.removeprefix("postgres: ").split(" ")[0] if title.startswith("postgres: ") else "postmaster"
+        if kind == "autovacuum":
+            kind = " ".join(title.split()[1:3])
+        elif kind not in ("checkpointer", "background", "walwriter", "logical", "postmaster"):
+            kind = "backends"  # "postgres: <user> <db> <address> <state>"
+        out[int(d.name)] = (kind, (int(f[11]) + int(f[12])) / tick)
+    return out
+
+
+def pg_kinds_used(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
+    """CPU seconds per kind between two :func:`pg_kinds` readings (a process gone by the second is left out)."""
+    used: dict[str, float] = {}
+    for pid, (kind, cpu) in after.items():
+        used[kind] = used.get(kind, 0.0) + cpu - (before[pid][1] if pid in before else 0.0)  # new: all of it
+    return used
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--annotators", type=int, default=50)
@@ -103,8 +136,16 @@ def main() -> int:
     pg_durable(tmp)
     env.update(production_env(tmp))
     os.environ.update(env)
+    roots = {
+        "postgres": int(
+            (Path(os.environ.get("COCOWEB_PG_DATA") or tmp / "svc" / "pg") / "postmaster.pid").read_text().split()[0]
+        ),
+        "redis": int(
+            (Path(os.environ.get("COCOWEB_SERVICES_DIR") or tmp / "svc") / "redis.pid").read_text().split()[0]
+        ),
+    }
     try:
-        return run(args)
+        return run(args, roots)
     finally:
         from django.db import connections
 
@@ -152,7 +193,7 @@ def crowd_people(app, n: int) -> list[list]:  # type: ignore[no-untyped-def]
     return people
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, roots: dict[str, int]) -> int:
     if args.crowd:
         from perf.crowd_arrival import setup_crowd
 
@@ -215,25 +256,50 @@ def run(args: argparse.Namespace) -> int:
     statements = counted / 50
     settings.DEBUG = False
     reset_queries()
-    start = args.warmup + 50
-    cpu = []
+    import cProfile
+    import pstats
+
+    # Python function calls per submit: a count of the work done that, unlike CPU time, does not
+    # change with the machine's load (the same 50 submits' worth, a stretch later)
+    counter = cProfile.Profile()
+    counter.enable()
+    for i in range(args.warmup + 50, args.warmup + 100):
+        submit(i)
+    counter.disable()
+    calls = pstats.Stats(counter).total_calls / 50  # type: ignore[attr-defined]  # set by its __init__
+    start = args.warmup + 100
+    cpu: list[float] = []
+    services: dict[str, list[float]] = {name: [] for name in roots}
+    kinds0 = pg_kinds(roots["postgres"])
     for rep in range(5):
         n = args.submits // 5
+        meter = CpuMeter(roots)
         c0, w0 = time.process_time(), time.perf_counter()
         for i in range(start, start + n):
             submit(i)
         cpu.append((time.process_time() - c0) / n * 1000)
         wall = (time.perf_counter() - w0) / n * 1000
+        for name, used in meter.used().items():
+            services[name].append(used / n * 1000)
         start += n
-        print(f"  block {rep + 1}: {n} submits, {cpu[-1]:.2f} ms CPU per submit ({wall:.2f} ms wall)", flush=True)
+        print(
+            f"  block {rep + 1}: {n} submits, {cpu[-1]:.2f} ms CPU per submit ({wall:.2f} ms wall); "
+            + ", ".join(f"{name} {v[-1]:.2f} ms" for name, v in services.items()),
+            flush=True,
+        )
     print(
         f"{'crowd' if args.crowd else 'htmx'} submit in-process (PostgreSQL durable + Redis): median {statistics.median(cpu):.2f} ms CPU per submit "
-        f"(blocks {min(cpu):.2f}-{max(cpu):.2f}), {statements:.1f} SQL statements per submit; {loadavg()}"
+        f"(blocks {min(cpu):.2f}-{max(cpu):.2f}); "
+        + ", ".join(f"{name} median {statistics.median(v):.2f} ms" for name, v in services.items())
+        + f"; {statements:.1f} SQL statements and {calls:.0f} Python function calls per submit; {loadavg()}"
+    )
+    kinds = pg_kinds_used(kinds0, pg_kinds(roots["postgres"]))
+    done = 5 * (args.submits // 5)
+    print(
+        "  PostgreSQL by process: "
+        + ", ".join(f"{k} {v / done * 1000:.2f} ms" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))
     )
     if args.profile:
-        import cProfile
-        import pstats
-
         prof = cProfile.Profile(time.process_time)  # CPU time: waits for PostgreSQL and Redis are not counted
         prof.enable()
         for i in range(start, start + 500):

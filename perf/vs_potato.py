@@ -24,7 +24,8 @@ task per annotator with its own cookies, no think time. "Whole run" counts every
 the first request; "steady" only those acknowledged in the ``--duration`` seconds that start when
 the ``--warmup`` seconds are over and every annotator has had a first page (so an arrival burst
 longer than the warm-up is not counted as steady work). CPU is the server's process tree (gunicorn workers, and for cocoweb PostgreSQL and Redis
-too) read from /proc, over the steady window. Afterwards each side's stored data is checked: items
+too) read from /proc, over the steady window; the client's CPU (this process: the same client for
+both, sharing the machine's cores with the server) is printed beside it. Afterwards each side's stored data is checked: items
 over their cap, an annotator answering one item twice, acknowledged answers missing.
 
 Skips Potato, saying why, when it cannot be installed (no network to the package index); cocoweb's
@@ -80,6 +81,7 @@ class Stats:
     acked: list[tuple[str, str]] = field(default_factory=list)  # (annotator, item) the server acknowledged
     errors: list[str] = field(default_factory=list)
     cpu_steady: dict[str, float] = field(default_factory=dict)
+    client_cpu: float = 0.0  # CPU seconds of this process (the client) over the same window
     arrived: int = 0  # annotators whose first page came back
     steady_from: float = 0.0  # start of the steady window (s since start): warm-up over and everybody arrived
     elapsed: float = 0.0
@@ -384,6 +386,7 @@ def drive(stats: Stats, args: argparse.Namespace, roots: dict[str, int], annotat
     async def main() -> None:
         clock = Clock(args.warmup, args.duration)
         snapshots: list[CpuMeter] = []
+        client: list[float] = []
 
         async def steady_mark() -> None:
             # steady: after the warm-up and once every annotator has had a first page (an app whose
@@ -394,12 +397,14 @@ def drive(stats: Stats, args: argparse.Namespace, roots: dict[str, int], annotat
             clock.steady_now()
             stats.steady_from = clock.now()
             snapshots.append(CpuMeter(roots))
+            client.append(time.process_time())
 
         marker = asyncio.create_task(steady_mark())
         await asyncio.gather(*(annotator(i, clock) for i in range(stats.n)))
         stats.elapsed = clock.now()
         await marker
         stats.cpu_steady = snapshots[0].used()
+        stats.client_cpu = time.process_time() - client[0]
 
     before = loadavg()
     asyncio.run(main())
@@ -412,11 +417,12 @@ def summary(s: Stats, args: argparse.Namespace) -> dict[str, float]:
     whole = len(s.done) / max(1e-9, s.elapsed)
     n_steady = sum(1 for t in s.done if s.steady_from <= t < end)
     cpu = {k: v / n_steady * 1000 if n_steady else float("nan") for k, v in s.cpu_steady.items()}
+    client = s.client_cpu / n_steady * 1000 if n_steady else float("nan")
     print(
         f"  {s.name:8s} N={s.n:<4d} steady {steady:7.1f} ann/s (from {s.steady_from:.1f} s), whole run {whole:7.1f} ann/s; "
         f"server CPU per annotation {sum(cpu.values()):5.1f} ms ("
         + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
-        + ")"
+        + f"); client CPU per annotation {client:.1f} ms"
     )
     for step, v in s.lat.items():
         print(

@@ -86,6 +86,26 @@ def module_db(
             outer.__exit__(None, None, None)
 
 
+def _folder_state(folder: Path) -> list[tuple[str, int, int]]:
+    return sorted((str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*"))
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The tiny GPT-2 of tests/commonsense/tiny_lm.py, built once per test run and shared by every
+    test that loads one (its tokenizer training and save took ~2 s of CPU per test or module). It
+    lies alone in a folder (``tiny_gpt2.parent`` is a models folder where it is named ``tiny``),
+    under the session's temporary folder, which ``_operator_folders`` adds to the operator's models
+    folders. Read only: a test that writes into it (a fine-tune's output, a conversion) must write
+    elsewhere; the run fails at its end if the folder changed."""
+    from tests.commonsense.tiny_lm import build_tiny_gpt2
+
+    folder = build_tiny_gpt2(tmp_path_factory.getbasetemp() / "shared-models" / "tiny")
+    before = _folder_state(folder)
+    yield folder
+    assert _folder_state(folder) == before, f"a test wrote into the shared tiny GPT-2 folder {folder}"
+
+
 def shared_file(rel: str) -> Path:
     p = SHARED_DATA / rel
     if not p.exists():

@@ -420,9 +420,9 @@ def response_submit_next(
 ) -> tuple[Submitted, Step]:
     """:func:`response_submit`, then :func:`next_step` after it: what an htmx submit does. On
     PostgreSQL the common case - a live reservation of a regular item, answered by an active person
-    whose next item is a regular one - is one transaction of three statements with one commit: the
-    answer (:func:`annotation.queue.pg.answer_store`), the item's answers read back for its final label, and
-    the label's upsert together with the next reservation (:func:`annotation.queue.pg.reserve_regular`).
+    whose next item is a regular one - is one transaction of two statements with one commit: the
+    answer with the item's answers read for its final label (:func:`annotation.queue.pg.answer_store_read`),
+    and the label's upsert together with the next reservation (:func:`annotation.queue.pg.reserve_regular`).
     Anything else (a retry, an expired reservation, a check item due, a constraint violation, no
     free item) rolls that transaction back, if it began, and takes the general path."""
     now = now or timezone.now()
@@ -450,15 +450,15 @@ def response_submit_next(
         step: Step | None = None
         try:
             with transaction.atomic():
-                stored = queue_pg.answer_store(
-                    a, item, user, clean, key=key, time_ms=ms, source=Response.Source.WEB, now=now, savepoint=False
+                stored = queue_pg.answer_store_read(
+                    a, item, user, clean, key=key, time_ms=ms, source=Response.Source.WEB, now=now
                 )
                 if stored is None:
                     raise _NotFast
-                resp, m = stored
+                resp, m, rows = stored
                 if m is None:
                     raise _NotFast
-                label, wanted = final_label_compute(campaign, item, queue_pg.label_rows(item))
+                label, wanted = final_label_compute(campaign, item, rows)
                 if (
                     m.state == Membership.State.ACTIVE
                     and (

@@ -11,11 +11,13 @@ round trip instead of five or six (``BEGIN``, the reads and writes, ``COMMIT``):
   the item's and the person's counters (returning the person's membership as updated, which the
   next reservation needs) — or do nothing when the reservation was not live (a double click's twin
   already answered it, or it expired): the caller then takes the general path.
-- :func:`label_rows` and the ``label`` argument of :func:`reserve_regular`: the answered item's
-  final label, read and stored (upserted in the same statement as the next reservation), so that
-  an htmx submit - answer, final label, next item - is one transaction of three statements with one
-  commit (:func:`.operations.response_submit_next`). The label is read after the answer statement has
-  locked the item's row (its ``answer_count`` update), so it counts every answer committed before
+- :func:`answer_store_read` and the ``label`` argument of :func:`reserve_regular`: the answer with
+  the item's final-label input read in the same statement, and the label stored (upserted in the
+  same statement as the next reservation), so that an htmx submit - answer, final label, next
+  item - is one transaction of two statements with one commit (:func:`.operations.response_submit_next`).
+  The statement locks the item's row; when the version it locked is not its snapshot's (a
+  concurrent answer committed in between, see :data:`_ANSWER_READ`) the answers are read again
+  (:func:`label_rows`) after the lock. Either way the label counts every answer committed before,
   and a concurrent answer to the same item waits for this commit, then counts this one.
 
 Unique constraints still guard everything (one assignment and one response per item and person,
@@ -35,6 +37,10 @@ from accounts.people import User
 from annotation.models import Adjudication, Assignment, Campaign, FinalLabel, Item, Membership, Response
 from annotation.queue.order import rater_salt, serve_order
 from cocoweb import rowselect
+
+LabelRows = list[
+    tuple[Any, Any, Any, int]
+]  # final_label_compute's input: (answer, adjudication id, its label, user id)
 
 _ITEM_COLUMNS = [f.column for f in Item._meta.concrete_fields]
 _MEMBERSHIP_COLUMNS = [str(f.column) for f in Membership._meta.concrete_fields]
@@ -103,15 +109,6 @@ _RESERVE_LABELLED = {
 }
 _LABEL_ONLY = "WITH " + _LABEL_CTE.rstrip(", ") + " SELECT 1"
 
-_LABEL_ROWS = f"""
-SELECT r.answer, adj.id, adj.label, r.user_id FROM {Response._meta.db_table} r
-LEFT JOIN LATERAL (
-    SELECT d.id, d.label FROM {Adjudication._meta.db_table} d WHERE d.item_id = %(item)s
-    ORDER BY d.decided_at DESC, d.id DESC LIMIT 1
-) adj ON true
-WHERE r.item_id = %(item)s ORDER BY r.id
-"""
-
 _ANSWER = f"""
 WITH a AS (
     UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
@@ -134,6 +131,63 @@ WITH a AS (
     RETURNING {", ".join(_MEMBERSHIP_COLUMNS)}
 )
 SELECT r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)} FROM r LEFT JOIN m ON true
+"""
+
+
+# The answer of the one-transaction submit (:func:`.operations.response_submit_next`), which also
+# reads the item's final-label input in the same statement, from its snapshot: the item's earlier
+# answers and its latest adjudication. That read is complete only if nothing changed the item's
+# answers between the snapshot and the moment the statement holds the item's row. Every change of
+# an item's answers updates the item's row in the same transaction (the answer here and in the ORM
+# path, an undo, an import: ``answer_count``), so the row version tells: ``lk`` locks the row (the
+# counter's update, ``i``, is not read by the final SELECT, so it runs last) and says whether the
+# version it locked - after a wait, the one a concurrent transaction committed (READ COMMITTED
+# re-reads it) - is the snapshot's (``xmin``).
+# When it is not, the caller reads the answers again (:func:`label_rows`) in the same transaction,
+# after the lock, as every answer did before.
+_ANSWER_READ = f"""
+WITH a AS (
+    UPDATE annotation_assignment SET state = 'answered', finished_at = %(now)s
+    WHERE id = %(assignment)s AND state = 'reserved'
+      AND EXISTS (  -- a regular item is answered only by an active member: never a blocked person's
+          SELECT 1 FROM annotation_membership
+          WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND state = 'active'
+      )
+    RETURNING id
+), lk AS (  -- after the assignment (a), as every writer locks them (an expiry sweep too: no deadlock)
+    SELECT xmin = (SELECT s.xmin FROM annotation_item s WHERE s.id = %(item)s) AS same
+    FROM annotation_item WHERE id = %(item)s AND EXISTS (SELECT 1 FROM a)
+    FOR NO KEY UPDATE
+), r AS (
+    INSERT INTO annotation_response
+        (campaign_id, item_id, user_id, assignment_id, answer, time_ms, idempotency_key, source, created_at)
+    SELECT %(campaign)s, %(item)s, %(user)s, a.id, %(answer)s::jsonb, %(time_ms)s, %(key)s, %(source)s, %(now)s FROM a
+    RETURNING id
+), i AS (
+    UPDATE annotation_item SET answer_count = answer_count + 1 WHERE id = %(item)s AND EXISTS (SELECT 1 FROM r)
+), m AS (
+    UPDATE annotation_membership SET regular_answered = regular_answered + 1
+    WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND EXISTS (SELECT 1 FROM r)
+    RETURNING {", ".join(_MEMBERSHIP_COLUMNS)}
+), earlier AS (
+    SELECT array_agg(e.answer::text ORDER BY e.id) AS answers, array_agg(e.user_id ORDER BY e.id) AS users
+    FROM {Response._meta.db_table} e WHERE e.item_id = %(item)s
+), adj AS (
+    SELECT d.id, d.label FROM {Adjudication._meta.db_table} d WHERE d.item_id = %(item)s
+    ORDER BY d.decided_at DESC, d.id DESC LIMIT 1
+)
+SELECT lk.same, earlier.answers, earlier.users, adj.id, adj.label,
+       r.id, {", ".join(f"m.{c}" for c in _MEMBERSHIP_COLUMNS)}
+FROM r LEFT JOIN m ON true CROSS JOIN lk CROSS JOIN earlier LEFT JOIN adj ON true
+"""
+
+_LABEL_ROWS = f"""
+SELECT r.answer, adj.id, adj.label, r.user_id FROM {Response._meta.db_table} r
+LEFT JOIN LATERAL (
+    SELECT d.id, d.label FROM {Adjudication._meta.db_table} d WHERE d.item_id = %(item)s
+    ORDER BY d.decided_at DESC, d.id DESC LIMIT 1
+) adj ON true
+WHERE r.item_id = %(item)s ORDER BY r.id
 """
 
 
@@ -169,7 +223,7 @@ def _label_params(label: FinalLabel, wanted: int | None) -> dict[str, Any]:
     }
 
 
-def label_rows(item: Item) -> list[tuple[Any, Any, Any, int]]:
+def label_rows(item: Item) -> LabelRows:
     """``(answer, latest adjudication id, its label, user id)`` of each answer to ``item``, oldest first:
     the input of :func:`annotation.services.labels.final_label_compute`, in one precompiled statement."""
     with rowselect.cursor() as cur:
@@ -231,6 +285,58 @@ def reserve_regular(
     return a
 
 
+def _answer_params(
+    a: Assignment, item: Item, user: User, clean: dict[str, Any], key: str, time_ms: int, source: str, now: datetime
+) -> dict[str, Any]:
+    return {
+        "assignment": a.pk,
+        "campaign": item.campaign.pk,
+        "item": item.pk,
+        "user": user.pk,
+        "answer": json.dumps(clean),
+        "time_ms": time_ms,
+        "key": key,
+        "source": source,
+        "now": now,
+    }
+
+
+def _answered(
+    row: tuple[Any, ...],
+    a: Assignment,
+    item: Item,
+    user: User,
+    clean: dict[str, Any],
+    key: str,
+    time_ms: int,
+    source: str,
+    now: datetime,
+) -> tuple[Response, Membership | None]:
+    """The response a row of :data:`_ANSWER` (from its response id on) stored, and the membership."""
+    resp = rowselect.from_db(
+        Response,
+        [
+            "id",
+            "campaign_id",
+            "item_id",
+            "user_id",
+            "assignment_id",
+            "answer",
+            "time_ms",
+            "idempotency_key",
+            "source",
+            "created_at",
+        ],
+        [row[0], item.campaign.pk, item.pk, user.pk, a.pk, clean, time_ms, key, source, now],
+    )
+    a.state, a.finished_at = Assignment.State.ANSWERED, now
+    resp.assignment = a
+    m = None
+    if row[1] is not None:
+        m = rowselect.from_db(Membership, _MEMBERSHIP_ATTNAMES, list(row[1:]))
+    return resp, m
+
+
 def answer_store(
     a: Assignment,
     item: Item,
@@ -246,43 +352,39 @@ def answer_store(
     """Answer a live reservation of a regular item in one statement; None when it was not live or
     the person's membership is not active (blocked, failed, back to the qualification).
     Returns the response and the person's membership as the statement left it."""
-    campaign = item.campaign
-    row = _one(
-        _ANSWER,
-        {
-            "assignment": a.pk,
-            "campaign": campaign.pk,
-            "item": item.pk,
-            "user": user.pk,
-            "answer": json.dumps(clean),
-            "time_ms": time_ms,
-            "key": key,
-            "source": source,
-            "now": now,
-        },
-        savepoint=savepoint,
-    )
+    params = _answer_params(a, item, user, clean, key, time_ms, source, now)
+    row = _one(_ANSWER, params, savepoint=savepoint)
     if row is None:
         return None
-    resp = rowselect.from_db(
-        Response,
-        [
-            "id",
-            "campaign_id",
-            "item_id",
-            "user_id",
-            "assignment_id",
-            "answer",
-            "time_ms",
-            "idempotency_key",
-            "source",
-            "created_at",
-        ],
-        [row[0], campaign.pk, item.pk, user.pk, a.pk, clean, time_ms, key, source, now],
-    )
-    a.state, a.finished_at = Assignment.State.ANSWERED, now
-    resp.assignment = a
-    m = None
-    if row[1] is not None:
-        m = rowselect.from_db(Membership, _MEMBERSHIP_ATTNAMES, list(row[1:]))
-    return resp, m
+    return _answered(row, a, item, user, clean, key, time_ms, source, now)
+
+
+def answer_store_read(
+    a: Assignment,
+    item: Item,
+    user: User,
+    clean: dict[str, Any],
+    *,
+    key: str,
+    time_ms: int,
+    source: str,
+    now: datetime,
+) -> tuple[Response, Membership | None, LabelRows] | None:
+    """:func:`answer_store`, and the input of :func:`annotation.services.labels.final_label_compute`
+    read in the same statement (:data:`_ANSWER_READ`), inside the caller's transaction: ``(answer,
+    latest adjudication id, its label, user id)`` of each answer to the item, oldest first, this one
+    last - read again after the lock (:func:`label_rows`) when the item's row changed since the
+    statement's snapshot. None when nothing was answered (not live, not an active member)."""
+    params = _answer_params(a, item, user, clean, key, time_ms, source, now)
+    row = _one(_ANSWER_READ, params, savepoint=False)
+    if row is None:
+        return None
+    same, answers, users, adj_id, adj_label = row[:5]
+    stored = _answered(row[5:], a, item, user, clean, key, time_ms, source, now)
+    if not same:  # a concurrent change committed before the lock: the snapshot may lack it
+        return (*stored, label_rows(item))
+    if isinstance(adj_label, str):  # jsonb arrives as text through Django's cursor
+        adj_label = json.loads(adj_label)
+    rows: LabelRows = [(json.loads(x), adj_id, adj_label, u) for x, u in zip(answers or [], users or [], strict=True)]
+    rows.append((clean, adj_id, adj_label, user.pk))  # this answer: the newest, so the last by id
+    return (*stored, rows)

@@ -94,6 +94,11 @@ def minilm_model_path() -> str:
 
 
 _ENCODER_CACHE: dict[str, object] = {}
+# The last texts' embeddings, per process (oldest out first): a text is embedded once however many
+# builds of one process ask for it (a worker's successive builds of a graph, the test suite's builds of
+# the demo graphs; a build's disk store, EmbeddingCache, serves the other processes). 1.5 kB a text.
+MINILM_MEMO = 20_000
+_VECTORS: dict[str, npt.NDArray[np.float32]] = {}
 
 
 def minilm_encoder(batch_size: int = 256) -> Encoder:
@@ -103,7 +108,7 @@ def minilm_encoder(batch_size: int = 256) -> Encoder:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-    def encode(texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def embed(texts: list[str]) -> npt.NDArray[np.float32]:
         import numpy as np
 
         model = _ENCODER_CACHE.get("minilm")
@@ -113,9 +118,25 @@ def minilm_encoder(batch_size: int = 256) -> Encoder:
             model = SentenceTransformer(minilm_model_path(), device="cpu", local_files_only=True)
             _ENCODER_CACHE["minilm"] = model
         vecs = model.encode(  # type: ignore[attr-defined]
-            list(texts), batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False
+            texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False
         )
         return np.asarray(vecs, dtype=np.float32)
+
+    def encode(texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        if not texts:
+            return embed([])
+        got = {t: _VECTORS[t] for t in dict.fromkeys(texts) if t in _VECTORS}
+        missing = [t for t in dict.fromkeys(texts) if t not in got]
+        if missing:
+            got.update(zip(missing, embed(missing), strict=True))
+            for t in missing:
+                _VECTORS[t] = got[t].copy()  # not a view that keeps the whole batch alive
+            if len(_VECTORS) > MINILM_MEMO:
+                for t in list(_VECTORS)[: len(_VECTORS) - MINILM_MEMO]:
+                    del _VECTORS[t]
+        return np.stack([got[t] for t in texts])
 
     return encode
 

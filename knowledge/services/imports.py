@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from django.db import transaction
 
@@ -68,53 +68,55 @@ def _collect(records: Iterable[Any], stage: str, progress: Progress) -> list[Any
     return out
 
 
+class SetImportOptions(TypedDict, total=False):
+    """What every statement or question set import may be told: who imports it (``user``), the
+    source shown for it (``display_name``, default: the file's name), a ``progress`` callback, and
+    ``allow_duplicate`` (import a file already imported under another name)."""
+
+    user: User | None
+    display_name: str | None
+    progress: Progress
+    allow_duplicate: bool
+
+
 def _set_import(
     model: type,
     noun: str,
+    path: Path,
     *,
     name: str,
-    sha: str,
     read: Callable[[], Iterable[Any]],
-    store: Callable[[list[Any]], None],
-    progress: Progress,
-    allow_duplicate: bool,
+    store: Callable[[list[Any], dict[str, Any]], None],
+    options: SetImportOptions,
 ) -> SetImportResult:
     """The import of a statement or question set: refuse a file already imported under another
     name (unless ``allow_duplicate``), read every record (``read``, progress under the noun's
     plural), then in one transaction either find the set already there from the same file (an
-    idempotent re-import) or ``store`` it."""
-    if not allow_duplicate and not model.objects.filter(name=name).exists():  # type: ignore[attr-defined]
+    idempotent re-import) or ``store`` it (given the records and the set row's common fields: name,
+    source, file fingerprint, creator)."""
+    sha = file_fingerprint(path)
+    if not options.get("allow_duplicate", False) and not model.objects.filter(name=name).exists():  # type: ignore[attr-defined]
         _set_with_content(model, sha, name, noun)
-    records = _collect(read(), noun.split()[0] + "s", progress)
+    records = _collect(read(), noun.split()[0] + "s", options.get("progress", _noop))
     with transaction.atomic():
         if _check_name_free(model, name, sha):
             return SetImportResult(name, 0, True)
-        store(records)
+        row = {
+            "name": name,
+            "source": options.get("display_name") or path.name,
+            "source_sha256": sha,
+            "created_by": options.get("user"),
+        }
+        store(records, row)
     return SetImportResult(name, len(records), False)
 
 
-def statements_import(
-    path: str | Path,
-    *,
-    name: str,
-    user: User | None = None,
-    display_name: str | None = None,
-    progress: Progress = _noop,
-    allow_duplicate: bool = False,
-) -> SetImportResult:
+def statements_import(path: str | Path, *, name: str, **options: Unpack[SetImportOptions]) -> SetImportResult:
     path = Path(path)
-    sha = file_fingerprint(path)
 
-    def store(records: list[Any]) -> None:
+    def store(records: list[Any], row: dict[str, Any]) -> None:
         models_answered = sorted({m for r in records for m in r.model_answers})
-        sset = StatementSet.objects.create(
-            name=name,
-            source=display_name or path.name,
-            source_sha256=sha,
-            created_by=user,
-            models_answered=models_answered,
-            statement_count=len(records),
-        )
+        sset = StatementSet.objects.create(**row, models_answered=models_answered, statement_count=len(records))
         Statement.objects.bulk_create(
             [
                 Statement(
@@ -136,12 +138,11 @@ def statements_import(
     return _set_import(
         StatementSet,
         "statement set",
+        path,
         name=name,
-        sha=sha,
         read=lambda: read_statements_csv(path),
         store=store,
-        progress=progress,
-        allow_duplicate=allow_duplicate,
+        options=options,
     )
 
 
@@ -157,30 +158,14 @@ QUESTION_SET_KIND = {
 }
 
 
-def questions_import(
-    path: str | Path,
-    *,
-    name: str,
-    fmt: str,
-    user: User | None = None,
-    display_name: str | None = None,
-    progress: Progress = _noop,
-    allow_duplicate: bool = False,
-) -> SetImportResult:
+def questions_import(path: str | Path, *, name: str, fmt: str, **options: Unpack[SetImportOptions]) -> SetImportResult:
     path = Path(path)
     if fmt not in QUESTION_SET_KIND:
         raise ImportRefused(f"unknown question format {fmt!r}; choose one of {', '.join(QUESTION_SET_KIND)}")
-    sha = file_fingerprint(path)
 
-    def store(records: list[Any]) -> None:
+    def store(records: list[Any], row: dict[str, Any]) -> None:
         qset = QuestionSet.objects.create(
-            name=name,
-            kind=QUESTION_SET_KIND[fmt],
-            source=display_name or path.name,
-            source_sha256=sha,
-            created_by=user,
-            params={"format": fmt},
-            question_count=len(records),
+            **row, kind=QUESTION_SET_KIND[fmt], params={"format": fmt}, question_count=len(records)
         )
         questions_store([question_row(qset, i, r) for i, r in enumerate(records)])
         from .set_quality import question_set_quality
@@ -190,12 +175,11 @@ def questions_import(
     return _set_import(
         QuestionSet,
         "question set",
+        path,
         name=name,
-        sha=sha,
         read=lambda: read_questions(path, fmt),
         store=store,
-        progress=progress,
-        allow_duplicate=allow_duplicate,
+        options=options,
     )
 
 

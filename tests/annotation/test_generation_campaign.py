@@ -30,7 +30,6 @@ from tests.annotation.conftest import login
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
-tiny_lm = pytest.importorskip("tests.commonsense.tiny_lm")
 tiny_bert = pytest.importorskip("tests.commonsense.tiny_bert")
 J = ("plausible", "one_hop", "false")
 # votes of the three annotators on item i (by position): i % 4 picks the row
@@ -43,9 +42,9 @@ PLAN = [
 
 
 @pytest.fixture(scope="module")
-def models_dir(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def models_dir(tmp_path_factory: pytest.TempPathFactory, tiny_gpt2: Path) -> tuple[Path, Path]:
     return (
-        tiny_lm.build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2")),
+        tiny_gpt2,
         tiny_bert.build_tiny_bert(tmp_path_factory.mktemp("tiny-bert")),
     )
 

@@ -114,14 +114,11 @@ def _campaign_plain(csqa_set) -> Campaign:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-def test_model_votes_command_with_a_real_model(csqa_set, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_model_votes_command_with_a_real_model(csqa_set, tiny_gpt2: Path) -> None:  # type: ignore[no-untyped-def]
     """The command through the plausibility judge on a tiny GPT-2 built from a config (the same
     code path as SmolLM2 or a served model)."""
-    from tests.commonsense.tiny_lm import build_tiny_gpt2
-
     c = _campaign(csqa_set)
-    model = build_tiny_gpt2(tmp_path / "tiny")
-    call_command("model_votes", c.name, backend="hf", model=str(model), text=True, verbosity=0)
+    call_command("model_votes", c.name, backend="hf", model=str(tiny_gpt2), text=True, verbosity=0)
     votes = list(ModelVote.objects.filter(campaign=c))
     assert len(votes) == 6
     assert all(len(v.scores) == 5 and 0 <= min(v.scores) <= max(v.scores) <= 1 for v in votes)

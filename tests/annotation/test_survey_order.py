@@ -97,7 +97,7 @@ def test_a_survey_submit_in_raters_order_costs_what_a_fill_submit_costs(statemen
             if not warm:
                 counts[order] = len([q for q in cq.captured_queries if "SAVEPOINT" not in q["sql"]])
     assert counts["rater"] == counts["fixed"], counts
-    assert counts["rater"] <= (6 if connection.vendor == "postgresql" else 22), counts
+    assert counts["rater"] <= (5 if connection.vendor == "postgresql" else 22), counts
 
 
 def test_the_campaign_form_states_the_order_and_stores_the_choice(statement_set, researcher: Client) -> None:

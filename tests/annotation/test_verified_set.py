@@ -195,14 +195,12 @@ def test_dashboard_button_makes_the_set(answered: Campaign, people) -> None:  # 
 
 @pytest.mark.slow
 @pytest.mark.once
-def test_lm_eval_cli_runs_the_verified_set(answered: Campaign, tmp_path: Path) -> None:
-    from tests.commonsense.tiny_lm import build_tiny_gpt2
+def test_lm_eval_cli_runs_the_verified_set(answered: Campaign, tmp_path: Path, tiny_gpt2: Path) -> None:
     from tests.lm_eval_cli import lm_eval_samples
 
     call_command("verified_set", "val", name="val-verified", any_gold=True, verbosity=0)
     call_command("export_questions", "val-verified", fmt="lm-eval", out=str(tmp_path / "task"), verbosity=0)
-    model = build_tiny_gpt2(tmp_path / "tiny")
-    samples = lm_eval_samples(tmp_path / "task", "cocoweb_val_verified", model, tmp_path)
+    samples = lm_eval_samples(tmp_path / "task", "cocoweb_val_verified", tiny_gpt2, tmp_path)
     questions = list(Question.objects.filter(question_set__name="val-verified").order_by("position"))
     assert len(samples) == len(questions) == 6
     for s in samples:

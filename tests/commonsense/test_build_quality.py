@@ -50,6 +50,7 @@ def test_atomic_default_relations_and_options(kind: str) -> None:
     assert not any(is_none(o) for q in coco for o in q.options)
 
 
+@pytest.mark.slow  # indexes the ATOMIC sample (shared data): 7.8 s CPU of make test-fast's ~100
 def test_atomic_none_tails_are_never_nodes() -> None:
     idx = atomic_index()
     assert not any(is_none(n) for n in idx.names)

@@ -175,6 +175,7 @@ def _sampled(sampler: QuerySampler, kind: str, attempts: int = 60000) -> int:
     return len(seen)
 
 
+@pytest.mark.slow  # 60,000 draws per kind and rule set: 4-5 s CPU per kind
 @pytest.mark.parametrize("kind", ["2p", "2in", "2i"])
 def test_the_query_space_is_what_exhaustive_sampling_finds(chained: GraphIndex, kind: str) -> None:
     for rules in (DEFAULT_RULES, None):

@@ -16,19 +16,17 @@ import pytest
 from commonsense.scoring import convert
 from commonsense.scoring.convert import MARKER, convert_gguf, is_converted
 
-from .tiny_lm import build_tiny_gpt2
-
 pytestmark = pytest.mark.slow  # torch + transformers
 
 
 @pytest.fixture
-def gguf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[bool]]:
+def gguf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_gpt2: Path) -> tuple[Path, list[bool]]:
     """A stand-in .gguf file and a de-quantiser that loads a tiny GPT-2; the list records, at each
     save of the model, whether it was written elsewhere than the cache folder (which readers may
     be loading)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    tiny = build_tiny_gpt2(tmp_path / "tiny")
+    tiny = tiny_gpt2
     src = tmp_path / "models" / "tiny.Q4.gguf"
     src.parent.mkdir()
     src.write_bytes(b"GGUF stand-in")

@@ -60,12 +60,11 @@ def test_orders_of_the_three_strategies() -> None:
         order(items, "anti-cl", seed=0)
 
 
-def test_lora_training_resumes_to_the_same_adapter(tmp_path: Path) -> None:
-    tiny_lm = pytest.importorskip("tests.commonsense.tiny_lm")
+def test_lora_training_resumes_to_the_same_adapter(tmp_path: Path, tiny_gpt2: Path) -> None:
     torch = pytest.importorskip("torch")
     from commonsense.training.lora import LoraSettings, answer_nll, train
 
-    base = tiny_lm.build_tiny_gpt2(tmp_path / "gpt2")
+    base = tiny_gpt2
     pairs = [(f"Question: where is item {i}?\nAnswer:", "bookstore" if i % 2 else "farm") for i in range(12)]
     settings = LoraSettings(r=4, alpha=8, batch_size=2, checkpoint_every=2, lr=1e-2)
     full = train(base, pairs, tmp_path / "full", settings)

@@ -7,6 +7,7 @@ while the server answers 429/500 to a random share of them and takes a random la
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +15,6 @@ import pytest
 from commonsense.scoring.openai_backend import DEFAULT_CONCURRENCY, ApiError, OpenAIBackend
 from commonsense.scoring.server import ServerState, serve
 from commonsense.scoring.types import Item, LoglikRequest
-
-from .tiny_lm import build_tiny_gpt2
 
 pytestmark = pytest.mark.slow
 
@@ -28,10 +27,10 @@ def prompts(n: int) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def hf(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def hf(tiny_gpt2: Path) -> Any:
     from commonsense.scoring.hf import HFBackend
 
-    return HFBackend(build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2-concurrency")), dtype="float32")
+    return HFBackend(tiny_gpt2, dtype="float32")
 
 
 @pytest.fixture

@@ -13,8 +13,6 @@ import pytest
 from commonsense.scoring.plausibility import PlausibilityScorer
 from tests.conftest import ROOT
 
-from .tiny_lm import build_tiny_gpt2
-
 pytestmark = pytest.mark.slow
 TRIPLES = [
     ("PersonX is on vacation", "xReact", "relaxed"),
@@ -24,10 +22,10 @@ TRIPLES = [
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def tiny(tiny_gpt2: Path) -> Any:
     from commonsense.scoring.hf import HFBackend
 
-    return HFBackend(build_tiny_gpt2(tmp_path_factory.mktemp("tiny-plaus")), dtype="float32", threads=1)
+    return HFBackend(tiny_gpt2, dtype="float32", threads=1)
 
 
 @pytest.fixture

@@ -171,8 +171,14 @@ def _ckbp_index() -> GraphIndex:
     return GraphIndex.build(recs, IndexOptions(normalize=True, min_plausibility=1.0))
 
 
-def test_ckbp_label1_gives_500_distinct_2p_and_2i() -> None:
-    index = _ckbp_index()
+@pytest.fixture(scope="module")
+def ckbp_index() -> GraphIndex:
+    """The CSKB evaluation graph's index, built once for the module's tests (they only read it)."""
+    return _ckbp_index()
+
+
+def test_ckbp_label1_gives_500_distinct_2p_and_2i(ckbp_index: GraphIndex) -> None:
+    index = ckbp_index
     for kind in ("2p", "2i"):
         qs = sample_questions(index, kind, 500, seed=0)
         assert len(qs) == 500
@@ -193,13 +199,14 @@ def test_atomic_sample_gives_2i_and_3i() -> None:
         assert all(len(q.chain) == int(kind[0]) for q in qs)
 
 
-@pytest.mark.slow  # builds the CKBP evaluation graph twice and 9 question sets (~60 s)
-def test_same_graph_params_seed_give_identical_bytes() -> None:
-    index = _ckbp_index()
+@pytest.mark.slow  # builds the CKBP evaluation graph a second time and 10 question sets
+def test_same_graph_params_seed_give_identical_bytes(ckbp_index: GraphIndex) -> None:
+    index = ckbp_index
+    again = _ckbp_index()  # the same graph indexed anew (once: it was built anew for each kind)
     for kind in ("2p", "ip", "pi", "3i"):
         p = BuildParams(kind=kind, count=40, seed=7)
         a = [jsonl_line(q, "s") for q in build_com2(index, p)]
-        b = [jsonl_line(q, "s") for q in build_com2(_ckbp_index(), p)]
+        b = [jsonl_line(q, "s") for q in build_com2(again, p)]
         assert a == b
         assert len(a) > 0
     c = [jsonl_line(q, "s") for q in build_com2(index, BuildParams(kind="2p", count=40, seed=8))]

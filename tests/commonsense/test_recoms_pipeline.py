@@ -303,12 +303,10 @@ def test_report_uses_the_smallest_path_count_and_skips_unjudged() -> None:
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def tiny(tiny_gpt2: Path) -> Any:
     from commonsense.scoring.hf import HFBackend
 
-    from .tiny_lm import build_tiny_gpt2
-
-    return HFBackend(build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2-recoms")), dtype="float32")
+    return HFBackend(tiny_gpt2, dtype="float32")
 
 
 def tiny_scorer(tiny: Any, embed: Any, **kw: Any) -> RecomsScorer:

@@ -8,21 +8,14 @@ import pytest
 
 from commonsense.scoring.types import Item, LoglikRequest
 
-from .tiny_lm import build_tiny_gpt2
-
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-
-
-@pytest.fixture(scope="module")
-def backend(tiny_dir: Path):  # type: ignore[no-untyped-def]
+def backend(tiny_gpt2: Path):  # type: ignore[no-untyped-def]
     from commonsense.scoring.hf import HFBackend
 
-    return HFBackend(tiny_dir, dtype="float32", batch_rows=7, pack_width=8)
+    return HFBackend(tiny_gpt2, dtype="float32", batch_rows=7, pack_width=8)
 
 
 REQUESTS = [
@@ -58,11 +51,11 @@ def test_shared_kv_loglik_equals_naive_per_option(backend) -> None:  # type: ign
             assert s.n_tokens == len(backend.encode_pair(r.context, c)[1])
 
 
-def test_padding_settings_do_not_change_scores(tiny_dir: Path, backend) -> None:  # type: ignore[no-untyped-def]
+def test_padding_settings_do_not_change_scores(tiny_gpt2: Path, backend) -> None:  # type: ignore[no-untyped-def]
     from commonsense.scoring.hf import HFBackend
 
-    exact = HFBackend(tiny_dir, dtype="float32", batch_rows=1000, pack_width=1)  # one question per row
-    small = HFBackend(tiny_dir, dtype="float32", batch_tokens=1)  # one question per pass
+    exact = HFBackend(tiny_gpt2, dtype="float32", batch_rows=1000, pack_width=1)  # one question per row
+    small = HFBackend(tiny_gpt2, dtype="float32", batch_tokens=1)  # one question per pass
     assert len(small._chunks(small.encode_requests(REQUESTS))) == len(REQUESTS)
     for x, y in zip(small.loglikelihood(REQUESTS), exact.loglikelihood(REQUESTS), strict=True):
         assert [s.logprob for s in x] == pytest.approx([s.logprob for s in y], abs=1e-4)
@@ -72,12 +65,12 @@ def test_padding_settings_do_not_change_scores(tiny_dir: Path, backend) -> None:
         assert [s.logprob for s in x] == pytest.approx([s.logprob for s in y], abs=1e-4)
 
 
-def test_head_only_where_read_equals_head_everywhere(tiny_dir: Path, backend) -> None:  # type: ignore[no-untyped-def]
+def test_head_only_where_read_equals_head_everywhere(tiny_gpt2: Path, backend) -> None:  # type: ignore[no-untyped-def]
     """The vocabulary projection at the read positions only (production) gives the log-probabilities
     and greedy flags of the projection over every position fed (``head="all"``)."""
     from commonsense.scoring.hf import HFBackend
 
-    full = HFBackend(tiny_dir, dtype="float32", batch_rows=7, pack_width=8, head="all")
+    full = HFBackend(tiny_gpt2, dtype="float32", batch_rows=7, pack_width=8, head="all")
     assert backend.head == "scored"
     a = backend.loglikelihood(REQUESTS)
     b = full.loglikelihood(REQUESTS)
@@ -85,15 +78,15 @@ def test_head_only_where_read_equals_head_everywhere(tiny_dir: Path, backend) ->
         assert [s.logprob for s in x] == pytest.approx([s.logprob for s in y], abs=1e-5)
         assert [(s.n_tokens, s.is_greedy) for s in x] == [(s.n_tokens, s.is_greedy) for s in y]
     with pytest.raises(ValueError, match="head"):
-        HFBackend(tiny_dir, dtype="float32", head="some")
+        HFBackend(tiny_gpt2, dtype="float32", head="some")
 
 
 @pytest.mark.parametrize("attn", ["sdpa", "eager"])
-def test_questions_packed_in_one_row_do_not_see_each_other(tiny_dir: Path, attn: str) -> None:
+def test_questions_packed_in_one_row_do_not_see_each_other(tiny_gpt2: Path, attn: str) -> None:
     """Several questions in one row (and one pass): each option still scores as if run alone."""
     from commonsense.scoring.hf import HFBackend
 
-    one_row = HFBackend(tiny_dir, dtype="float32", batch_rows=1000, pack_width=10_000)
+    one_row = HFBackend(tiny_gpt2, dtype="float32", batch_rows=1000, pack_width=10_000)
     one_row.model.set_attn_implementation(attn)
     enc = [
         (

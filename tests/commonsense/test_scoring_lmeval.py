@@ -12,8 +12,6 @@ from commonsense.scoring.replay import LmEvalSamplesReplay, make_replay
 from commonsense.scoring.types import Item
 from tests.conftest import shared_file
 
-from .tiny_lm import build_tiny_gpt2
-
 pytestmark = pytest.mark.slow
 
 TASK = """task: tiny_csqa
@@ -32,7 +30,9 @@ metric_list:
 """
 
 
-def test_lmeval_samples_file_replays_and_matches_cocoweb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lmeval_samples_file_replays_and_matches_cocoweb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_gpt2: Path
+) -> None:
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
@@ -48,7 +48,7 @@ def test_lmeval_samples_file_replays_and_matches_cocoweb(tmp_path: Path, monkeyp
     tasks = tmp_path / "tasks"
     tasks.mkdir()
     (tasks / "tiny_csqa.yaml").write_text(TASK.format(data=data))
-    model_dir = build_tiny_gpt2(tmp_path / "tiny")
+    model_dir = tiny_gpt2
     lm = HFLM(pretrained=str(model_dir), dtype="float32", batch_size=4, device="cpu")
     res = simple_evaluate(
         model=lm,

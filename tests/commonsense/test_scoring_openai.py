@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,17 +15,15 @@ from commonsense.scoring.openai_backend import ApiError, OpenAIBackend
 from commonsense.scoring.server import ServerState, serve
 from commonsense.scoring.types import Item, LoglikRequest
 
-from .tiny_lm import build_tiny_gpt2
-
 pytestmark = pytest.mark.slow
 PROMPT = [{"role": "user", "content": 'Do you agree? Start your answer with a "yes" or "no".'}]
 
 
 @pytest.fixture(scope="module")
-def hf(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def hf(tiny_gpt2: Path) -> Any:
     from commonsense.scoring.hf import HFBackend
 
-    return HFBackend(build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2-openai")), dtype="float32")
+    return HFBackend(tiny_gpt2, dtype="float32")
 
 
 @pytest.fixture

@@ -130,13 +130,10 @@ def test_fitted_choice_learns_a_feature_on_held_out_folds() -> None:
 
 
 @pytest.fixture(scope="module")
-def tiny_backend(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def tiny_backend(tiny_gpt2: Path):  # type: ignore[no-untyped-def]
     from commonsense.scoring.hf import HFBackend
 
-    from .tiny_lm import build_tiny_gpt2
-
-    folder: Path = build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2-audit"))
-    return folder, HFBackend(folder, dtype="float32")
+    return tiny_gpt2, HFBackend(tiny_gpt2, dtype="float32")
 
 
 def _sentences(n: int, seed: int) -> list[str]:

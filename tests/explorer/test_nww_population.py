@@ -31,14 +31,8 @@ from runs.services import run_create
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
-tiny_lm = pytest.importorskip("tests.commonsense.tiny_lm")
 N = 40
 POPULATION = ("fidelity", "feature-diff", "variant-ii", "ab-divergence")
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tiny_lm.build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
 
 
 def _yesno_run(sset: StatementSet, model: Path, seed: int = 0) -> Run:
@@ -58,12 +52,12 @@ def _yesno_run(sset: StatementSet, model: Path, seed: int = 0) -> Run:
 
 
 @pytest.fixture(scope="module")
-def scored_pk(module_db: Callable[[], Any], tiny_dir: Path) -> int:
+def scored_pk(module_db: Callable[[], Any], tiny_gpt2: Path) -> int:
     """The demo statements scored by the tiny GPT-2, once for the module (tests/conftest.py's
     module_db: every test runs in its own savepoint over these rows)."""
     with module_db():
         statements_import(FIXTURES / "statements_demo.csv", name="statements-demo")
-        return _yesno_run(StatementSet.objects.get(name="statements-demo"), tiny_dir).pk
+        return _yesno_run(StatementSet.objects.get(name="statements-demo"), tiny_gpt2).pk
 
 
 @pytest.fixture
@@ -104,7 +98,7 @@ def test_silicon_chart_reads_what_the_yesno_scorer_stores(scored: Run, researche
     assert len(body.strip().splitlines()) == N + 1
 
 
-def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir: Path, researcher) -> None:  # type: ignore[no-untyped-def]
+def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_gpt2: Path, researcher) -> None:  # type: ignore[no-untyped-def]
     panels = {p.key: p for p in statement_run_panels(scored) if p.key in POPULATION}
     assert set(panels) == set(POPULATION)
     assert not charts.is_empty(panels["feature-diff"].figure)  # the silicon population alone
@@ -113,7 +107,7 @@ def test_population_panels_without_and_with_survey_ratings(scored: Run, tiny_dir
     assert "survey" in panels["fidelity"].note
 
     stmts, agree, predict = _survey(scored.statement_set)
-    other = _yesno_run(scored.statement_set, tiny_dir, seed=1)  # a second run (Bonferroni stays x 35)
+    other = _yesno_run(scored.statement_set, tiny_gpt2, seed=1)  # a second run (Bonferroni stays x 35)
     panels = {p.key: p for p in statement_run_panels(scored) if p.key in POPULATION}
     for key in POPULATION:
         assert not charts.is_empty(panels[key].figure), key
@@ -240,12 +234,12 @@ def test_a_finished_runs_silicon_report_and_points_are_cached_and_equal(  # type
         researcher.get(url)
 
 
-def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_dir: Path) -> None:
+def test_statement_extras_are_what_the_orm_reads(scored: Run, tiny_gpt2: Path) -> None:
     """runs.selectors.runs.statement_extras reads the answers without the ORM's converters: the same
     decoded ``extra`` per statement as the ORM's JSONField gives, for every run asked for."""
     from runs.selectors.runs import statement_extras
 
-    other = _yesno_run(scored.statement_set, tiny_dir, seed=1)
+    other = _yesno_run(scored.statement_set, tiny_gpt2, seed=1)
     idle = Run.objects.create(statement_set=scored.statement_set, backend="random", scoring="yesno")
     got = statement_extras([scored, other, idle])
     for run in (scored, other, idle):

@@ -19,7 +19,6 @@ from knowledge.models import Graph, Question, TriplePlausibility
 from knowledge.services.coco_builds import coco_build
 from knowledge.services.imports import ImportRefused, graph_import
 from knowledge.services.triple_plausibility import plausibility_check, triple_key
-from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES, ROOT
 
 pytestmark = [
@@ -30,7 +29,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
+def setup(tmp_path: Path, tiny_gpt2: Path):  # type: ignore[no-untyped-def]
     from commonsense.scoring.locate import ModelNotFoundError, smollm2_gguf
 
     try:
@@ -40,7 +39,7 @@ def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
     with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
         graph_import(FIXTURES / "atomic2020_demo.tsv", name="atomic", fmt="atomic-tsv")
         smol = HFBackend(gguf, cache_dir=ROOT / "var" / "cache" / "models", dtype="float32", threads=1)
-        tiny = PlausibilityScorer(HFBackend(build_tiny_gpt2(tmp_path / "tiny"), dtype="float32", threads=1))
+        tiny = PlausibilityScorer(HFBackend(tiny_gpt2, dtype="float32", threads=1))
         yield Graph.objects.get(name="atomic"), smol, tiny
 
 

@@ -17,7 +17,11 @@ from knowledge.services.builds import question_set_build
 from knowledge.services.imports import graph_import
 from tests.conftest import FIXTURES, ROOT
 
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.slow,
+    pytest.mark.once,
+]  # SmolLM2 rewriting 6 contexts is the cost (~22 s a pass); what is stored is JSON metadata, tested on PostgreSQL by every build
 
 
 @pytest.fixture(scope="module")

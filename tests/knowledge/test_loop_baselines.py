@@ -16,21 +16,12 @@ from perf.loop_finish import option_only_baselines, pooled_baselines
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(scope="module")
-def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.commonsense.tiny_lm import build_tiny_gpt2
-
-    root = tmp_path_factory.mktemp("models")
-    build_tiny_gpt2(root / "tiny")
-    return root
-
-
-def test_missing_option_only_figures_are_computed_and_pooled(demo_graph: Graph, tiny_models: Path) -> None:
+def test_missing_option_only_figures_are_computed_and_pooled(demo_graph: Graph, tiny_gpt2: Path) -> None:
     for name, kind in (("a2i", "2i"), ("a3i", "3i")):
         call_command("build_questions", graph="demo", kind=kind, count=5, seed=4, name=name, verbosity=0)
     names = ["a2i", "a3i"]
     assert all(QuestionSet.objects.get(name=n).quality["shortcuts"]["option_only"] is None for n in names)
-    with override_settings(COCOWEB_OPTION_ONLY_MODEL="tiny", COCOWEB_MODELS_DIRS=[tiny_models]):
+    with override_settings(COCOWEB_OPTION_ONLY_MODEL="tiny", COCOWEB_MODELS_DIRS=[tiny_gpt2.parent]):
         assert option_only_baselines(names, wait=0) == names  # no worker: both computed here
         assert option_only_baselines(names, wait=0) == []  # stored now: nothing to do
     sets = [QuestionSet.objects.get(name=n) for n in names]

@@ -20,7 +20,6 @@ from knowledge.models import Graph, Question, QuestionSet, TriplePlausibility
 from knowledge.services.builds import question_set_build
 from knowledge.services.imports import graph_import
 from knowledge.services.triple_plausibility import graph_plausibility, plausibility_check, triple_key
-from tests.commonsense.tiny_lm import build_tiny_gpt2
 from tests.conftest import FIXTURES
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -35,7 +34,7 @@ class Counting(HFBackend):
 
 
 @pytest.fixture
-def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
+def setup(tmp_path: Path, tiny_gpt2: Path):  # type: ignore[no-untyped-def]
     lines = (FIXTURES / "ckbp_demo.csv").read_text().splitlines()
     small = tmp_path / "ckbp_small.csv"
     # header + 1,200 of the knowledge base's own triples (class test_set: the builds' default edges)
@@ -44,8 +43,7 @@ def setup(tmp_path: Path):  # type: ignore[no-untyped-def]
     small.write_text("\n".join([lines[0], *kb[:1200]]) + "\n")
     with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
         graph_import(small, name="ckbp", fmt="cskb-csv")
-        model = build_tiny_gpt2(tmp_path / "tiny")
-        yield Graph.objects.get(name="ckbp"), PlausibilityScorer(Counting(model, dtype="float32", threads=1))
+        yield Graph.objects.get(name="ckbp"), PlausibilityScorer(Counting(tiny_gpt2, dtype="float32", threads=1))
 
 
 def _questions(name: str) -> list[tuple[str, list[str], int]]:

@@ -24,15 +24,6 @@ from tests.conftest import FIXTURES
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(scope="module")
-def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.commonsense.tiny_lm import build_tiny_gpt2
-
-    root = tmp_path_factory.mktemp("models")
-    build_tiny_gpt2(root / "tiny")
-    return root
-
-
 def _build(graph: Graph, name: str = "d2i", kind: str = "2i") -> QuestionSet:
     call_command("build_questions", graph=graph.name, kind=kind, count=6, seed=3, name=name, verbosity=0)
     return QuestionSet.objects.get(name=name)
@@ -78,13 +69,13 @@ def test_coco_and_imported_sets_are_audited_too(demo_graph: Graph) -> None:
 
 
 def test_the_option_only_job_is_enqueued_after_a_build_and_not_once_it_is_stored(
-    demo_graph: Graph, tiny_models: Path, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+    demo_graph: Graph, tiny_gpt2: Path, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     sent: list[tuple[Any, ...]] = []
     from knowledge import tasks
 
     monkeypatch.setattr(tasks.question_set_option_only_task, "apply_async", lambda args, **k: sent.append(args))
-    with override_settings(COCOWEB_OPTION_ONLY_MODEL="tiny", COCOWEB_MODELS_DIRS=[tiny_models]):
+    with override_settings(COCOWEB_OPTION_ONLY_MODEL="tiny", COCOWEB_MODELS_DIRS=[tiny_gpt2.parent]):
         with django_capture_on_commit_callbacks(execute=True):
             qset = _build(demo_graph)
         assert sent == [(qset.pk,)]
@@ -108,10 +99,10 @@ def test_the_option_only_job_is_enqueued_after_a_build_and_not_once_it_is_stored
 
 
 def test_option_only_figures_are_reproducible_and_shown_on_the_page(
-    demo_graph: Graph, tiny_models: Path, researcher: Client
+    demo_graph: Graph, tiny_gpt2: Path, researcher: Client
 ) -> None:
     qset = _build(demo_graph)
-    with override_settings(COCOWEB_MODELS_DIRS=[tiny_models]):
+    with override_settings(COCOWEB_MODELS_DIRS=[tiny_gpt2.parent]):
         out = StringIO()
         call_command("set_quality", qset.name, option_only=True, model="tiny", json=True, stdout=out)
         first = json.loads(out.getvalue())["shortcuts"]["option_only"]
@@ -133,9 +124,9 @@ def test_a_model_that_cannot_load_is_said_on_the_page_and_by_the_command(demo_gr
         call_command("set_quality", qset.name, option_only=True, model="no-such-model", stdout=StringIO())
 
 
-def test_a_large_set_is_scored_on_a_seeded_sample(demo_graph: Graph, tiny_models: Path) -> None:
+def test_a_large_set_is_scored_on_a_seeded_sample(demo_graph: Graph, tiny_gpt2: Path) -> None:
     qset = _build(demo_graph)
-    with override_settings(COCOWEB_MODELS_DIRS=[tiny_models], COCOWEB_OPTION_ONLY_MAX_ITEMS=4):
+    with override_settings(COCOWEB_MODELS_DIRS=[tiny_gpt2.parent], COCOWEB_OPTION_ONLY_MAX_ITEMS=4):
         got = shortcuts.question_set_option_only(qset, model="tiny")
         assert got is not None
         assert got["items"] == 4

@@ -23,7 +23,6 @@ from runs.services import run_create
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db
-tiny_lm = pytest.importorskip("tests.commonsense.tiny_lm")
 
 
 @pytest.fixture
@@ -55,12 +54,11 @@ def test_average_and_marks_of_a_run(coco: QuestionSet) -> None:
         assert r.data["vs_overall"] == want
 
 
-def test_error_categories_rule_override_and_panel(coco: QuestionSet, tmp_path: Path) -> None:
-    model = tiny_lm.build_tiny_gpt2(tmp_path / "gpt2")
+def test_error_categories_rule_override_and_panel(coco: QuestionSet, tiny_gpt2: Path) -> None:
     run = run_create(
         question_set=coco,
         backend="hf",
-        model=str(model),
+        model=str(tiny_gpt2),
         scoring="generate",
         limit=12,
         params={"scoring_options": {"chat": False, "max_new_tokens": 6}},

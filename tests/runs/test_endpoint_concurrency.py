@@ -19,7 +19,6 @@ from runs.catalog import endpoints, run_scorer_args
 from runs.evaluation import run_chunk_size, run_execute
 from runs.models import Prediction, Run
 from runs.services import run_create
-from tests.commonsense.tiny_lm import build_tiny_gpt2
 
 pytestmark = pytest.mark.django_db
 
@@ -69,16 +68,11 @@ def test_a_chunk_keeps_every_request_slot_busy(settings: Any, csqa_set: Any) -> 
     assert run_chunk_size(run, {"concurrency": 256}) == 5  # the run's own choice wins
 
 
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-
-
 @pytest.fixture
-def server(tiny_dir: Path) -> Iterator[ServerState]:
+def server(tiny_gpt2: Path) -> Iterator[ServerState]:
     from commonsense.scoring.hf import HFBackend
 
-    state = ServerState(HFBackend(str(tiny_dir), dtype="float32"), "tiny", fail_rate=0.2, jitter=0.03, seed=3)
+    state = ServerState(HFBackend(str(tiny_gpt2), dtype="float32"), "tiny", fail_rate=0.2, jitter=0.03, seed=3)
     httpd, _ = serve(state)
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"  # type: ignore[attr-defined]
     yield state
@@ -88,7 +82,7 @@ def server(tiny_dir: Path) -> Iterator[ServerState]:
 
 @pytest.mark.slow
 def test_a_run_over_a_failing_slow_endpoint_stores_what_the_model_says(
-    settings: Any, csqa_set: Any, server: ServerState, tiny_dir: Path
+    settings: Any, csqa_set: Any, server: ServerState, tiny_gpt2: Path
 ) -> None:
     settings.COCOWEB_MODEL_ENDPOINTS = {
         "local": {"url": server.url, "models": ["tiny"], "concurrency": 6}  # type: ignore[attr-defined]
@@ -107,7 +101,7 @@ def test_a_run_over_a_failing_slow_endpoint_stores_what_the_model_says(
         question_set=csqa_set,
         backend="hf",
         scoring="loglik",
-        model=str(tiny_dir),
+        model=str(tiny_gpt2),
         limit=12,
         params={"backend_options": {"dtype": "float32"}},  # as the server's model
         enqueue=False,

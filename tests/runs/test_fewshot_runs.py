@@ -14,12 +14,6 @@ from runs.models import Prediction, Run
 from runs.services import run_create
 
 pytestmark = pytest.mark.django_db
-tiny_lm = pytest.importorskip("tests.commonsense.tiny_lm")
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tiny_lm.build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
 
 
 def _run(qset: QuestionSet, model: Path, scoring: str, seed: int, **opts: object) -> Run:
@@ -37,8 +31,8 @@ def _run(qset: QuestionSet, model: Path, scoring: str, seed: int, **opts: object
     return Run.objects.get(pk=run.pk)
 
 
-def test_letter_logit_eight_shot(csqa_set: QuestionSet, tiny_dir: Path) -> None:
-    run = _run(csqa_set, tiny_dir, "letter", 3, shots=8, exemplar_set="csqa-demo")
+def test_letter_logit_eight_shot(csqa_set: QuestionSet, tiny_gpt2: Path) -> None:
+    run = _run(csqa_set, tiny_gpt2, "letter", 3, shots=8, exemplar_set="csqa-demo")
     assert run.scorer_settings["method"] == "letter"
     assert run.scorer_settings["shots"] == 8
     preds = list(Prediction.objects.filter(run=run).select_related("question"))
@@ -49,15 +43,15 @@ def test_letter_logit_eight_shot(csqa_set: QuestionSet, tiny_dir: Path) -> None:
         assert str(p.question_id) not in ex
         assert len(p.scores) == len(p.question.options)
         assert p.chosen == max(range(5), key=p.scores.__getitem__)
-    again = _run(csqa_set, tiny_dir, "letter", 3, shots=8, exemplar_set="csqa-demo")
-    other = _run(csqa_set, tiny_dir, "letter", 4, shots=8, exemplar_set="csqa-demo")
+    again = _run(csqa_set, tiny_gpt2, "letter", 3, shots=8, exemplar_set="csqa-demo")
+    other = _run(csqa_set, tiny_gpt2, "letter", 4, shots=8, exemplar_set="csqa-demo")
     ex = lambda r: [p.extra["exemplars"] for p in Prediction.objects.filter(run=r).order_by("position")]  # noqa: E731
     assert ex(again) == ex(run)
     assert ex(other) != ex(run)
 
 
-def test_one_shot_cot_generation(csqa_set: QuestionSet, tiny_dir: Path) -> None:
-    run = _run(csqa_set, tiny_dir, "cot", 1, shots=1, reasoning_tokens=8)
+def test_one_shot_cot_generation(csqa_set: QuestionSet, tiny_gpt2: Path) -> None:
+    run = _run(csqa_set, tiny_gpt2, "cot", 1, shots=1, reasoning_tokens=8)
     assert run.scorer_settings["cot"] is True
     assert run.scorer_settings["exemplar_set"] == "csqa-demo"
     for p in Prediction.objects.filter(run=run):

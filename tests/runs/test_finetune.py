@@ -19,16 +19,10 @@ from runs.evaluation import run_execute
 from runs.models import FineTune, Run, RunMetric
 from runs.selectors.runs import table3_rows
 from runs.services import run_create
-from tests.commonsense import tiny_lm
 
 pytestmark = pytest.mark.django_db
 PATHS = Path(__file__).parents[1] / "commonsense" / "recoms_paths_demo.jsonl"
 TINY_OPTS = {"reasoning_tokens": 8, "extract_tokens": 8, "answer_tokens": 4, "chat": False}
-
-
-@pytest.fixture
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tiny_lm.build_tiny_gpt2(tmp_path_factory.getbasetemp() / "tiny-gpt2-ft")
 
 
 @pytest.fixture
@@ -40,21 +34,21 @@ def difficulty_run(csqa_set) -> Run:  # type: ignore[no-untyped-def]
     return Run.objects.get(pk=run.pk)
 
 
-def _job(name: str, csqa_set: Any, tiny: Path, run: Run) -> FineTune:
+def _job(name: str, csqa_set: Any, tiny_gpt2: Path, run: Run) -> FineTune:
     params = {"limit": 4, "batch_size": 1, "checkpoint_every": 1, "r": 4, "alpha": 8, "lr": 0.01}
     return F.finetune_create(
         name=name,
         question_set=csqa_set,
-        base_model=str(tiny),
+        base_model=str(tiny_gpt2),
         strategy="reason-cl",
         difficulty_run=run,
         params=params,
     )
 
 
-def test_reason_cl_job_resumes_after_a_killed_worker(csqa_set, tiny, difficulty_run, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_reason_cl_job_resumes_after_a_killed_worker(csqa_set, tiny_gpt2, difficulty_run, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
     settings.COCOWEB_FINETUNE_DIR = tmp_path / "ft"
-    whole = _job("whole", csqa_set, tiny, difficulty_run)
+    whole = _job("whole", csqa_set, tiny_gpt2, difficulty_run)
     assert F.finetune_execute(whole.pk, heartbeat=False) == FineTune.State.DONE
     whole.refresh_from_db()
     # d(Q) of the first four questions: 2, 1, none, 0 -> three items, levels 0 -> 1 -> 2 (Eq. 7)
@@ -64,7 +58,7 @@ def test_reason_cl_job_resumes_after_a_killed_worker(csqa_set, tiny, difficulty_
     assert (Path(whole.output_dir) / "config.json").exists()
     assert whole.attempts == 1
 
-    killed = _job("killed", csqa_set, tiny, difficulty_run)
+    killed = _job("killed", csqa_set, tiny_gpt2, difficulty_run)
     real = F.lease_write
 
     class WorkerKilled(BaseException):  # SIGKILL: nothing of the loop runs after it
@@ -98,7 +92,7 @@ def test_reason_cl_job_resumes_after_a_killed_worker(csqa_set, tiny, difficulty_
     assert all(a[k].allclose(b[k], atol=1e-6) for k in a)
 
     # Table 3: ReComSBench runs of the base and of the fine-tuned model, over the replayed paths
-    for model in (str(tiny), whole.output_dir):
+    for model in (str(tiny_gpt2), whole.output_dir):
         run = run_create(
             question_set=csqa_set,
             backend="hf",
@@ -129,9 +123,11 @@ def test_levels_exported_as_training_splits(csqa_set, difficulty_run, tmp_path, 
     assert not FineTune.objects.exists()
 
 
-def test_finetune_command_refusals(csqa_set, tiny, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_finetune_command_refusals(csqa_set, tiny_gpt2, capsys) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(CommandError, match="Reason-CL needs --difficulty-run"):
-        call_command("finetune", "--set", "csqa-demo", "--model", str(tiny), "--strategy", "reason-cl", "--name", "x")
+        call_command(
+            "finetune", "--set", "csqa-demo", "--model", str(tiny_gpt2), "--strategy", "reason-cl", "--name", "x"
+        )
     with pytest.raises(CommandError, match="not a model this installation can run"):
         call_command("finetune", "--set", "csqa-demo", "--model", "/etc", "--strategy", "random", "--name", "x")
     with pytest.raises(CommandError, match="unknown fine-tune parameter"):
@@ -140,7 +136,7 @@ def test_finetune_command_refusals(csqa_set, tiny, capsys) -> None:  # type: ign
             "--set",
             "csqa-demo",
             "--model",
-            str(tiny),
+            str(tiny_gpt2),
             "--strategy",
             "random",
             "--name",
@@ -151,10 +147,10 @@ def test_finetune_command_refusals(csqa_set, tiny, capsys) -> None:  # type: ign
     assert not FineTune.objects.exists()
 
 
-def test_random_job_through_the_command(csqa_set, tiny, settings, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_random_job_through_the_command(csqa_set, tiny_gpt2, settings, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     settings.COCOWEB_FINETUNE_DIR = tmp_path / "ft"
     call_command(
-        "finetune", "--set", "csqa-demo", "--model", str(tiny), "--strategy", "random", "--name", "rnd",
+        "finetune", "--set", "csqa-demo", "--model", str(tiny_gpt2), "--strategy", "random", "--name", "rnd",
         "--limit", "3", "--param", "batch_size=2", "--inline",
     )  # fmt: skip
     out = json.loads(capsys.readouterr().out)

@@ -21,7 +21,6 @@ from runs.services import run_create
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.django_db(transaction=True)  # run_eval --inline beats from a second thread
-tiny_lm = pytest.importorskip("tests.commonsense.tiny_lm")
 tiny_bert = pytest.importorskip("tests.commonsense.tiny_bert")
 FOUR = ("rouge_l", "bleu_2", "cider", "bertscore_f1")
 
@@ -74,9 +73,8 @@ def test_replayed_generations_scored_against_every_reference(com2: QuestionSet, 
 
 
 def test_run_eval_generate_answer_with_a_tiny_gpt2(
-    com2: QuestionSet, bert_dir: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+    com2: QuestionSet, bert_dir: Path, tiny_gpt2: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    model = tiny_lm.build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
     call_command(
         "run_eval",
         "--set",
@@ -84,7 +82,7 @@ def test_run_eval_generate_answer_with_a_tiny_gpt2(
         "--backend",
         "hf",
         "--model",
-        str(model),
+        str(tiny_gpt2),
         "--scoring",
         "generate-answer",
         "--limit",

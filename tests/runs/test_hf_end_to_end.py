@@ -14,12 +14,6 @@ from runs.models import Prediction, Run
 
 pytestmark = pytest.mark.django_db(transaction=True)  # run_eval --inline beats from a second thread
 factory = pytest.importorskip("commonsense.scoring.factory", reason="commonsense.scoring has no factory yet")
-tiny_lm = pytest.importorskip("tests.commonsense.tiny_lm", reason="the tiny GPT-2 builder is not in the tree yet")
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tiny_lm.build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
 
 
 def _run_eval(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, float]:
@@ -27,7 +21,7 @@ def _run_eval(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, float
     return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 
-def test_loglik_on_questions(csqa_set, tiny_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_loglik_on_questions(csqa_set, tiny_gpt2: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     metrics = _run_eval(
         capsys,
         "--set",
@@ -35,7 +29,7 @@ def test_loglik_on_questions(csqa_set, tiny_dir: Path, capsys: pytest.CaptureFix
         "--backend",
         "hf",
         "--model",
-        str(tiny_dir),
+        str(tiny_gpt2),
         "--scoring",
         "loglik",
         "--limit",
@@ -57,7 +51,7 @@ def test_loglik_on_questions(csqa_set, tiny_dir: Path, capsys: pytest.CaptureFix
     assert metrics["accuracy_norm"] == pytest.approx(sum(p.chosen_norm == p.question.answer_index for p in preds) / 24)
 
 
-def test_yesno_on_statements(statement_set, tiny_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_yesno_on_statements(statement_set, tiny_gpt2: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     metrics = _run_eval(
         capsys,
         "--set",
@@ -65,7 +59,7 @@ def test_yesno_on_statements(statement_set, tiny_dir: Path, capsys: pytest.Captu
         "--backend",
         "hf",
         "--model",
-        str(tiny_dir),
+        str(tiny_gpt2),
         "--scoring",
         "yesno",
         "--limit",

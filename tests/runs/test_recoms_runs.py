@@ -22,7 +22,6 @@ from runs.models import Prediction, Run, RunMetric
 from runs.reports.run_exports import predictions_jsonl
 from runs.selectors.runs import run_metrics_overall
 from runs.services import run_create
-from tests.commonsense import tiny_lm
 
 pytestmark = pytest.mark.django_db(transaction=True)  # run_eval --inline beats from a second thread
 PATHS = Path(__file__).parents[1] / "commonsense" / "recoms_paths_demo.jsonl"
@@ -153,11 +152,6 @@ def test_recoms_rejects_backends_without_paths(csqa_set) -> None:  # type: ignor
         call_command("run_eval", "--set", "csqa-demo", "--backend", "random", "--scoring", "loglik", "--samples", "3")
 
 
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tiny_lm.build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2-recoms-run"))
-
-
 def _expected(preds: list[Prediction]) -> dict[str, float]:
     """The run's metrics recomputed from what each prediction stored."""
     n = len(preds)
@@ -172,14 +166,14 @@ def _expected(preds: list[Prediction]) -> dict[str, float]:
 
 
 @pytest.mark.slow
-def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_tiny_model_run_and_resume(csqa_set, tiny_gpt2: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     args = [
         "--set",
         "csqa-demo",
         "--backend",
         "hf",
         "--model",
-        str(tiny_dir),
+        str(tiny_gpt2),
         "--scoring",
         "recoms",
         "--samples",
@@ -220,7 +214,7 @@ def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  #
     run = run_create(
         question_set=csqa_set,
         backend="hf",
-        model=str(tiny_dir),
+        model=str(tiny_gpt2),
         scoring="recoms",
         seed=5,
         limit=3,
@@ -244,7 +238,7 @@ def test_tiny_model_run_and_resume(csqa_set, tiny_dir: Path, capsys) -> None:  #
 
 
 @pytest.mark.slow
-def test_tiny_model_answers_over_replayed_paths(csqa_set, tiny_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_tiny_model_answers_over_replayed_paths(csqa_set, tiny_gpt2: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """hf + --paths: the file's paths and triples give d(Q) (the "sole basis"); the model, not the
     file, gives the direct and KBA answers."""
     m = _run_eval(
@@ -254,7 +248,7 @@ def test_tiny_model_answers_over_replayed_paths(csqa_set, tiny_dir: Path, capsys
         "--backend",
         "hf",
         "--model",
-        str(tiny_dir),
+        str(tiny_gpt2),
         "--scoring",
         "recoms",
         "--paths",

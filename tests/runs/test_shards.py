@@ -19,25 +19,19 @@ from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric, RunShard
 from runs.selectors.queue import run_shard_rows
 from runs.services import run_cancel, run_create
-from tests.commonsense.tiny_lm import build_tiny_gpt2
 
 pytestmark = pytest.mark.django_db
 N, SIZE = 30, 8  # 4 shards: 8, 8, 8, 6 items
 
 
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-
-
-def _run(csqa_set: Any, tiny_dir: Path, shard_size: int) -> Run:
+def _run(csqa_set: Any, tiny_gpt2: Path, shard_size: int) -> Run:
     # chunk_size 1: every item is scored alone, as in any other run, so the scores cannot depend on
     # which items shared a batch
     return run_create(
         question_set=csqa_set,
         backend="hf",
         scoring="loglik",
-        model=str(tiny_dir),
+        model=str(tiny_gpt2),
         limit=N,
         params={"chunk_size": 1, "shard_size": shard_size, "backend_options": {"dtype": "float32"}},
         enqueue=False,
@@ -53,9 +47,9 @@ def _choices(run: Run) -> list[tuple[int, int | None, bool | None]]:
 
 
 @pytest.fixture
-def reference(csqa_set: Any, tiny_dir: Path) -> Run:
+def reference(csqa_set: Any, tiny_gpt2: Path) -> Run:
     """The same run by one worker, not sharded."""
-    ref = _run(csqa_set, tiny_dir, 0)
+    ref = _run(csqa_set, tiny_gpt2, 0)
     assert (
         run_execute(ref.pk, heartbeat=False, fan_out=lambda n: pytest.fail("an unsharded run calls nobody")) == "done"
     )
@@ -81,8 +75,8 @@ def _plant(run: Run, worker: str, *, stale: bool, stored: int = 0, ref: Run | No
     return shard, token
 
 
-def test_one_worker_scores_every_shard_and_the_result_is_the_unsharded_runs(csqa_set, tiny_dir, reference) -> None:  # type: ignore[no-untyped-def]
-    run = _run(csqa_set, tiny_dir, SIZE)
+def test_one_worker_scores_every_shard_and_the_result_is_the_unsharded_runs(csqa_set, tiny_gpt2, reference) -> None:  # type: ignore[no-untyped-def]
+    run = _run(csqa_set, tiny_gpt2, SIZE)
     called: list[int] = []
     assert run_execute(run.pk, heartbeat=False, worker="w1:1", fan_out=called.append) == Run.State.DONE
     assert called == [3]  # the task would call three more workers for the other shards
@@ -103,8 +97,8 @@ def test_one_worker_scores_every_shard_and_the_result_is_the_unsharded_runs(csqa
     assert run_execute(run.pk, heartbeat=False) == "skipped"  # a late message for a finished run
 
 
-def test_a_dead_workers_shard_is_taken_over_and_nothing_is_stored_twice(csqa_set, tiny_dir, reference) -> None:  # type: ignore[no-untyped-def]
-    run = _run(csqa_set, tiny_dir, SIZE)
+def test_a_dead_workers_shard_is_taken_over_and_nothing_is_stored_twice(csqa_set, tiny_gpt2, reference) -> None:  # type: ignore[no-untyped-def]
+    run = _run(csqa_set, tiny_gpt2, SIZE)
     planted: dict[str, Any] = {}
 
     def dead_worker(n: int) -> None:  # when the run is split, before this worker claims a shard
@@ -125,9 +119,9 @@ def test_a_dead_workers_shard_is_taken_over_and_nothing_is_stored_twice(csqa_set
 
 
 def test_a_live_workers_shard_is_left_to_it_and_the_last_shard_computes_the_metrics(
-    csqa_set, tiny_dir, reference
+    csqa_set, tiny_gpt2, reference
 ) -> None:  # type: ignore[no-untyped-def]
-    run = _run(csqa_set, tiny_dir, SIZE)
+    run = _run(csqa_set, tiny_gpt2, SIZE)
     planted: dict[str, Any] = {}
     run_execute(
         run.pk,
@@ -150,8 +144,8 @@ def test_a_live_workers_shard_is_left_to_it_and_the_last_shard_computes_the_metr
     assert _metrics(run) == _metrics(reference)
 
 
-def test_cancel_stops_every_shard(csqa_set, tiny_dir, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    run = _run(csqa_set, tiny_dir, SIZE)
+def test_cancel_stops_every_shard(csqa_set, tiny_gpt2, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    run = _run(csqa_set, tiny_gpt2, SIZE)
     other: dict[str, Any] = {}
     stores: list[int] = []
     real_store = shards.shard_store
@@ -186,7 +180,7 @@ def test_cancel_stops_every_shard(csqa_set, tiny_dir, monkeypatch) -> None:  # t
     assert run_execute(run.pk, heartbeat=False) == "skipped"
 
 
-def test_a_run_within_the_shard_size_is_not_split(csqa_set, tiny_dir, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_run_within_the_shard_size_is_not_split(csqa_set, tiny_gpt2, settings) -> None:  # type: ignore[no-untyped-def]
     settings.COCOWEB_EVAL_SHARD_SIZE = N  # the setting, when the run does not say
     run = run_create(question_set=csqa_set, backend="random", scoring="loglik", limit=N, enqueue=False)
     assert shards.shards_plan(run, shards.shard_size(run)) == []
@@ -197,8 +191,8 @@ def test_a_run_within_the_shard_size_is_not_split(csqa_set, tiny_dir, settings) 
     ]
 
 
-def test_the_run_page_shows_the_shards_and_their_workers(csqa_set, tiny_dir, researcher) -> None:  # type: ignore[no-untyped-def]
-    run = _run(csqa_set, tiny_dir, SIZE)
+def test_the_run_page_shows_the_shards_and_their_workers(csqa_set, tiny_gpt2, researcher) -> None:  # type: ignore[no-untyped-def]
+    run = _run(csqa_set, tiny_gpt2, SIZE)
     run_execute(run.pk, heartbeat=False, worker="gpu-box:41", fan_out=lambda n: _plant(run, "dead-box:7", stale=True))
     run.refresh_from_db()
     assert run.state == Run.State.DONE
@@ -210,8 +204,8 @@ def test_the_run_page_shows_the_shards_and_their_workers(csqa_set, tiny_dir, res
     assert "run-shards" in box
 
 
-def test_a_run_resumed_after_an_unsharded_attempt_counts_what_it_stored(csqa_set, tiny_dir, reference) -> None:  # type: ignore[no-untyped-def]
-    run = _run(csqa_set, tiny_dir, SIZE)
+def test_a_run_resumed_after_an_unsharded_attempt_counts_what_it_stored(csqa_set, tiny_gpt2, reference) -> None:  # type: ignore[no-untyped-def]
+    run = _run(csqa_set, tiny_gpt2, SIZE)
     earlier = list(Prediction.objects.filter(run=reference).order_by("position")[:10])
     for p in earlier:  # an attempt before the split stored 10 items, then its worker died
         p.pk, p.run = None, run
@@ -230,7 +224,7 @@ def test_a_run_resumed_after_an_unsharded_attempt_counts_what_it_stored(csqa_set
 
 
 def test_a_failure_in_the_metrics_fails_the_run_unless_another_attempt_holds_it(  # type: ignore[no-untyped-def]
-    csqa_set, tiny_dir, monkeypatch
+    csqa_set, tiny_gpt2, monkeypatch
 ) -> None:
     """The metrics step's failure goes through the same ``run_failed`` as a scoring failure: the
     one-line error on the run; ``"skipped"`` and the run left alone when its lease went elsewhere."""
@@ -240,7 +234,7 @@ def test_a_failure_in_the_metrics_fails_the_run_unless_another_attempt_holds_it(
         raise RuntimeError("metrics broke")
 
     monkeypatch.setattr(evaluation, "_finish", broken)
-    run = _run(csqa_set, tiny_dir, SIZE)
+    run = _run(csqa_set, tiny_gpt2, SIZE)
     assert run_execute(run.pk, heartbeat=False, worker="w1:1") == Run.State.FAILED
     run.refresh_from_db()
     assert run.error == "RuntimeError: metrics broke"
@@ -252,7 +246,7 @@ def test_a_failure_in_the_metrics_fails_the_run_unless_another_attempt_holds_it(
         raise RuntimeError("metrics broke")
 
     monkeypatch.setattr(evaluation, "_finish", taken_over)
-    second = _run(csqa_set, tiny_dir, SIZE)
+    second = _run(csqa_set, tiny_gpt2, SIZE)
     assert run_execute(second.pk, heartbeat=False, worker="w1:1") == "skipped"
     second.refresh_from_db()
     assert (second.state, second.error) == (Run.State.METRICS, "")  # left to the attempt that holds it

@@ -15,7 +15,6 @@ import pytest
 
 from runs.models import Prediction, Run, RunMetric, RunShard
 from runs.services import run_cancel, run_create
-from tests.commonsense.tiny_lm import build_tiny_gpt2
 
 from .workers import Worker, child_env
 
@@ -29,14 +28,9 @@ pytestmark = [
 N, SIZE = 36, 6  # six shards
 
 
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny-gpt2"))
-
-
 @pytest.fixture
-def workers(tmp_path: Path, tiny_dir: Path) -> Iterator[list[Worker]]:
-    env = child_env(os.environ.get("CELERY_BROKER_URL", ""), COCOWEB_MODELS_DIRS=str(tiny_dir.parent))
+def workers(tmp_path: Path, tiny_gpt2: Path) -> Iterator[list[Worker]]:
+    env = child_env(os.environ.get("CELERY_BROKER_URL", ""), COCOWEB_MODELS_DIRS=str(tiny_gpt2.parent))
     started = [Worker(env, tmp_path / f"eval{i}.log", f"eval{i}") for i in (1, 2)]
     try:
         for w in started:
@@ -55,13 +49,13 @@ def _wait(pred: Callable[[], Any], timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
-def _run(csqa_set: Any, tiny_dir: Path, shard_size: int, pace_s: float = 0.0) -> Run:
+def _run(csqa_set: Any, tiny_gpt2: Path, shard_size: int, pace_s: float = 0.0) -> Run:
     # chunk_size 1: each item scored alone, so that scores cannot depend on which items shared a batch
     return run_create(
         question_set=csqa_set,
         backend="hf",
         scoring="loglik",
-        model=str(tiny_dir),
+        model=str(tiny_gpt2),
         limit=N,
         params={"chunk_size": 1, "shard_size": shard_size, "pace_s": pace_s, "backend_options": {"dtype": "float32"}},
     )
@@ -91,10 +85,10 @@ def _both_hold_shards(run: Run) -> bool:
     return len(set(held.values_list("worker", flat=True))) == 2
 
 
-def test_two_workers_share_one_run_with_the_one_worker_result(csqa_set, tiny_dir, workers) -> None:  # type: ignore[no-untyped-def]
-    ref = _finished(_run(csqa_set, tiny_dir, 0), workers)
+def test_two_workers_share_one_run_with_the_one_worker_result(csqa_set, tiny_gpt2, workers) -> None:  # type: ignore[no-untyped-def]
+    ref = _finished(_run(csqa_set, tiny_gpt2, 0), workers)
     assert ref.state == Run.State.DONE, ref.error
-    run = _finished(_run(csqa_set, tiny_dir, SIZE, pace_s=0.25), workers)
+    run = _finished(_run(csqa_set, tiny_gpt2, SIZE, pace_s=0.25), workers)
     assert run.state == Run.State.DONE, run.error
     shards = list(RunShard.objects.filter(run=run).order_by("index"))
     assert len(shards) == N // SIZE
@@ -107,9 +101,9 @@ def test_two_workers_share_one_run_with_the_one_worker_result(csqa_set, tiny_dir
     assert _metrics(run) == _metrics(ref)
 
 
-def test_a_worker_killed_mid_shard_loses_nothing(csqa_set, tiny_dir, workers) -> None:  # type: ignore[no-untyped-def]
-    ref = _finished(_run(csqa_set, tiny_dir, 0), workers)
-    run = _run(csqa_set, tiny_dir, SIZE, pace_s=0.4)
+def test_a_worker_killed_mid_shard_loses_nothing(csqa_set, tiny_gpt2, workers) -> None:  # type: ignore[no-untyped-def]
+    ref = _finished(_run(csqa_set, tiny_gpt2, 0), workers)
+    run = _run(csqa_set, tiny_gpt2, SIZE, pace_s=0.4)
     _wait(lambda: _both_hold_shards(run), 180, "the two workers never held a shard each")
     victim = workers[0]
     victim.kill()
@@ -129,8 +123,8 @@ def test_a_worker_killed_mid_shard_loses_nothing(csqa_set, tiny_dir, workers) ->
     assert _metrics(run) == _metrics(ref)
 
 
-def test_cancel_stops_every_shard_on_every_worker(csqa_set, tiny_dir, workers) -> None:  # type: ignore[no-untyped-def]
-    run = _run(csqa_set, tiny_dir, SIZE, pace_s=0.4)
+def test_cancel_stops_every_shard_on_every_worker(csqa_set, tiny_gpt2, workers) -> None:  # type: ignore[no-untyped-def]
+    run = _run(csqa_set, tiny_gpt2, SIZE, pace_s=0.4)
     _wait(lambda: _both_hold_shards(run), 180, "the two workers never held a shard each")
     assert run_cancel(run)
     run.refresh_from_db()
@@ -144,6 +138,6 @@ def test_cancel_stops_every_shard_on_every_worker(csqa_set, tiny_dir, workers) -
     }
     assert not RunMetric.objects.filter(run=run).exists()
     # both workers are free again: the next run is served to its end
-    nxt = _finished(_run(csqa_set, tiny_dir, SIZE), workers)
+    nxt = _finished(_run(csqa_set, tiny_gpt2, SIZE), workers)
     assert nxt.state == Run.State.DONE, nxt.error
     assert Prediction.objects.filter(run=run).count() == after_cancel

@@ -164,3 +164,39 @@ def test_the_item_box_token_passes_djangos_check_and_a_forged_one_does_not(world
     r = c.post(url, {"csrfmiddlewaretoken": token, "plausible": "1"}, HTTP_HX_REQUEST="true")
     assert r.status_code == 200
     assert 'class="item-box"' in r.content.decode()
+
+
+def test_the_item_box_does_not_renew_the_cookie_a_full_page_sets_and_renews(world: World) -> None:
+    """The item box (every answer's response) re-sends no ``csrftoken`` cookie the request carried
+    (cocoweb/csrf.py); the full work page renews it as Django does, and a box request without a
+    cookie gets a new one whose token the box carries."""
+    import re
+
+    from django.middleware import csrf as django_csrf
+    from django.urls import reverse
+
+    c = world.client("annotator", enforce_csrf_checks=True)
+    slug = world.plain.name
+    page = c.get(reverse("annotation:work", args=[slug]))
+    assert page.status_code == 200
+    assert "csrftoken" in page.cookies  # set (or renewed) by the full page
+    box = c.get(reverse("annotation:item", args=[slug]), HTTP_HX_REQUEST="true")
+    assert "csrftoken" not in box.cookies
+    html = box.content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="(\w+)"', html).group(1)  # type: ignore[union-attr]
+    uid = re.search(r'data-item="([^"]+)"', html).group(1)  # type: ignore[union-attr]
+    r = c.post(
+        reverse("annotation:submit", args=[slug, uid]),
+        {"csrfmiddlewaretoken": token, "plausible": "1"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert r.status_code == 200
+    assert 'class="item-box"' in r.content.decode()
+    assert "csrftoken" not in r.cookies  # the answer's response: no Set-Cookie
+    assert c.get(reverse("annotation:work", args=[slug])).cookies["csrftoken"].value  # the page still renews it
+    # without a cookie, the box makes one, and its token matches it
+    del c.cookies["csrftoken"]
+    fresh = c.get(reverse("annotation:item", args=[slug]), HTTP_HX_REQUEST="true")
+    secret = fresh.cookies["csrftoken"].value
+    token = re.search(r'name="csrfmiddlewaretoken" value="(\w+)"', fresh.content.decode()).group(1)  # type: ignore[union-attr]
+    assert django_csrf._unmask_cipher_token(token) == secret  # type: ignore[attr-defined]

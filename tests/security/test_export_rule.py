@@ -48,17 +48,23 @@ def test_participants_csv_and_ids_follow_the_export_rule(world: World) -> None:
         assert code in page, role
 
 
-def test_a_verified_sets_exports_follow_its_campaigns_rule(world: World) -> None:
+def _plain_verified(world: World) -> str:
+    """The name of the verified set of the world's plain campaign, closed. The rule is the subject
+    here, not settlement: the world's one answered item is kept unsettled, and its answer does not
+    tick the built answer."""
     campaign = campaign_status_set(world.plain, "closed")
-    # the rule is the subject here, not settlement: the world's one answered item is kept unsettled
     v = verified_set_create(
         campaign,
         name="plain-verified",
         user=world.users["researcher"],
         include_unsettled=True,
-        require_built_answer=False,  # the world's one answer does not tick the built answer
+        require_built_answer=False,
     )
-    name = v.question_set.name
+    return v.question_set.name
+
+
+def test_a_verified_sets_exports_follow_its_campaigns_rule(world: World) -> None:
+    name = _plain_verified(world)
     other = _other_researcher()
     for fmt in ("jsonl", "csv", "lm-eval", "hf"):
         r = other.get(f"/knowledge/question-sets/{name}/export.{fmt}")
@@ -77,15 +83,7 @@ def test_a_verified_sets_exports_follow_its_campaigns_rule(world: World) -> None
 
 def test_the_set_page_links_only_the_downloads_the_rule_allows(world: World) -> None:
     """The set page offered every download to every researcher; the refused ones answered 403."""
-    campaign = campaign_status_set(world.plain, "closed")
-    v = verified_set_create(
-        campaign,
-        name="plain-verified",
-        user=world.users["researcher"],
-        include_unsettled=True,
-        require_built_answer=False,  # the world's one answer does not tick the built answer
-    )
-    name = v.question_set.name
+    name = _plain_verified(world)
     other = _other_researcher()
     page = other.get(f"/knowledge/question-sets/{name}/").content.decode()
     for fmt in ("jsonl", "csv", "lm-eval", "hf"):
