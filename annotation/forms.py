@@ -65,7 +65,9 @@ def qualification_choices() -> list[tuple[str, str]]:
 class CampaignForm(forms.Form):
     name = forms.SlugField(max_length=100, help_text="short id used in links")
     title = forms.CharField(max_length=200)
-    kind = forms.ChoiceField(choices=Campaign.Kind.choices, label="Type")
+    kind = forms.ChoiceField(  # a review campaign comes with its validation campaign (field "reviews")
+        choices=[c for c in Campaign.Kind.choices if c[0] != Campaign.Kind.REVIEW], label="Type"
+    )
     source = forms.ChoiceField(
         choices=(),
         help_text="a statement set for surveys, a finished generate-answer run to judge generations, "
@@ -127,6 +129,17 @@ class CampaignForm(forms.Form):
     )
     serve_disagreements_first = forms.BooleanField(
         required=False, label="MCQA: serve first the items where a model's vote and the build disagree"
+    )
+    reviews = forms.IntegerField(
+        min_value=0,
+        max_value=10,
+        required=False,
+        initial=2,
+        label="MCQA: blind reviews per settled item",
+        help_text="a review stage (campaign NAME-review): each settled item, as it will be published, goes to this "
+        "many further people who did not annotate the campaign, asked for the one answer they would defend (or "
+        "several, none, not clear English), without the gold or any answer; a verified set keeps an item only when "
+        "every review names its gold. 0 = no review stage",
     )
     max_items_per_annotator = forms.IntegerField(min_value=1, max_value=MAX_INT32, required=False)
     per_kind = forms.IntegerField(
@@ -191,7 +204,7 @@ class CampaignForm(forms.Form):
         ("", "", "name title kind source instructions"),
         ("Answers", "", "redundancy max_items_per_annotator agreement_threshold reservation_ttl_seconds"),
         ("Multiple-choice validation: adaptive redundancy and final labels", "mcqa", "max_answers settle_threshold "
-         "label_rule settlement_rule require_agreement serve_disagreements_first"),
+         "label_rule settlement_rule require_agreement serve_disagreements_first reviews"),
         ("Survey", "survey", "item_order ask_common_sense"),
         ("Judging generations", "generation", "per_kind"),
         ("Multiple-choice validation: where the qualification items come from", "mcqa",
@@ -276,6 +289,7 @@ class CampaignForm(forms.Form):
             "settlement_rule",
             "require_agreement",
             "serve_disagreements_first",
+            "reviews",
             "max_items_per_annotator",
             "ask_common_sense",
             "item_order",

@@ -44,6 +44,14 @@ def web_submission(campaign: Campaign, item: Item, data: Any) -> tuple[dict[str,
     )
 
 
+def review_from_post(data: Any) -> dict[str, Any] | None:
+    """A review form's radio (``review``: an option index, or several / none / unclear) as a review answer."""
+    value = str(data.get("review", ""))
+    if value in ("several", "none", "unclear"):
+        return {"verdict": value}
+    return {"verdict": "one", "pick": int(value)} if value.isdigit() else None
+
+
 def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:
     """The answer dict of :mod:`commonsense.validation` from a submitted item form."""
     if campaign.kind == Campaign.Kind.SURVEY:
@@ -64,6 +72,11 @@ def answer_from_post(campaign: Campaign, item: Item, data: Any) -> dict[str, Any
         if judgement not in JUDGEMENTS:
             raise ValidationError("judge the answer: 1 Plausible, 2 1-hop or 3 False")
         return {"judgement": judgement}
+    if campaign.kind == Campaign.Kind.REVIEW:
+        answer = review_from_post(data)
+        if answer is None:
+            raise ValidationError("choose the one answer you would defend, or several, none, or not clear English")
+        return answer
     picked = data.getlist("plausible") if hasattr(data, "getlist") else data.get("plausible", [])
     try:
         plausible = [int(p) for p in picked]
@@ -87,6 +100,8 @@ def answer_draft(campaign: Campaign, item: Item, data: Any) -> dict[str, Any]:
     if campaign.kind == Campaign.Kind.GENERATION:
         judgement = str(data.get("judgement", ""))
         return {"judgement": judgement} if judgement in JUDGEMENTS else {}
+    if campaign.kind == Campaign.Kind.REVIEW:
+        return review_from_post(data) or {}
     picked = data.getlist("plausible") if hasattr(data, "getlist") else []
     return {
         "plausible": [int(p) for p in picked if str(p).isdigit()],

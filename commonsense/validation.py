@@ -18,6 +18,8 @@ Answers are plain dicts, one shape per item kind:
   model's generated answer to a COM2 query (COM2 §6.3, Table 4: "Plausible", "1-hop" = "the answer
   is plausible in terms of only one-hop relations": it answers one triple of an intersection, or
   only the first hop of a 2p, "False"); gold is ``{"judgement": …}``.
+- ``review``: ``{"verdict": "one"|"several"|"none"|"unclear", "pick": i}`` - the blind review of a
+  settled MCQA item as it will be published (:mod:`commonsense.review`).
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Kind = Literal["survey", "mcqa", "rica", "generation"]
-KINDS: tuple[Kind, ...] = ("survey", "mcqa", "rica", "generation")
+from commonsense.review import review_label, review_normalise
+
+Kind = Literal["survey", "mcqa", "rica", "generation", "review"]
+KINDS: tuple[Kind, ...] = ("survey", "mcqa", "rica", "generation", "review")
 # COM2 Table 4's columns, in its order: #Plau., #1-hop, #False
 JUDGEMENTS: tuple[str, ...] = ("plausible", "one_hop", "false")
 # The item-level verdict of an MCQA validation answer (stored as ``bad_context``): the form's check box,
@@ -77,6 +81,8 @@ def answer_normalise(
         return out
     if kind == "rica":
         return {"valid": _bit(answer.get("valid"), "valid")}
+    if kind == "review":
+        return review_normalise(answer, n_options)
     if kind == "generation":
         j = answer.get("judgement")
         if j not in JUDGEMENTS:
@@ -268,6 +274,8 @@ def item_label(kind: str, answers: Sequence[Mapping[str, Any]], *, n_options: in
         return ItemLabel(
             label, {"valid_yes": yes, "n": n}, _pairwise(yes, n), n > 0 and yes in (0, n), n, decided and n > 0
         )
+    if kind == "review":
+        return ItemLabel(*review_label(answers, n_options))
     if kind == "generation":
         counts = {j: sum(a.get("judgement") == j for a in answers) for j in JUDGEMENTS}
         top = max(counts.values(), default=0)

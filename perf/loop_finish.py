@@ -6,7 +6,8 @@ the verified sets of the campaigns ``perf/loop_setup.py`` made, their counts, an
 For each campaign of ``VAR_DIR/loop.json``, through the production services: close it (readers stop),
 fit its annotator models (``annotator_quality``: Dawid–Skene and MACE, every item judged again), say
 what ``verified_set`` would keep and leave out, and make the verified set ``<campaign>-verified`` with
-the default rule (settled items only). Printed and written to ``VAR_DIR/finish.json``: per campaign
+the default rule (settled items only; with a review stage, only items every review accepted - the
+review campaigns are closed too). Printed and written to ``VAR_DIR/finish.json``: per campaign
 the items kept, short of the minimum of answers, unsettled and otherwise left out; the answers spent
 (all of the campaign's, on the kept items, and all of them per verified item); the verified set's
 shortcut audit (issue 25's baselines: answer type, option-only, position, length, with their chance
@@ -56,14 +57,20 @@ def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dic
     campaign = Campaign.objects.get(name=name)
     if close and campaign.status != Campaign.Status.CLOSED:
         campaign_status_set(campaign, Campaign.Status.CLOSED)
+    review = Campaign.objects.filter(review_of=campaign).first()  # the review stage (issue 26, session 20)
+    if close and review is not None and review.status != Campaign.Status.CLOSED:
+        campaign_status_set(review, Campaign.Status.CLOSED)
     annotators = annotator_quality_refresh(campaign)
     progress = campaign_progress(campaign)
     preview = verified_set_preview(campaign)
     answers = Response.objects.filter(campaign=campaign, item__role="regular").count()
+    reviews = Response.objects.filter(campaign=review).count() if review is not None else 0
     row: dict[str, Any] = {
         "campaign": name,
         "items": progress["items"],
         "answers": answers,
+        "reviews_per_item": campaign.reviews,
+        "reviews": reviews,
         "annotators_fitted": annotators,
         "settled": progress["settled"],
         "exhausted": progress["exhausted"],
@@ -96,6 +103,7 @@ def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dic
             "topped_up": c.get("topped_up", 0),
             "answers_per_kept_item": figures.get("answers_per_item"),
             "answers_per_verified_item": round(answers / kept, 3) if kept else None,
+            "reviews_per_verified_item": round(reviews / kept, 3) if kept else None,
             "shortcuts": (qset.quality or {}).get("shortcuts"),
         }
     )
@@ -103,7 +111,8 @@ def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dic
         f"  {qset.name}: kept {kept} of {row['items']}; short of the minimum {row['short']}, unsettled "
         f"{row['unsettled']}, disputed {row['disputed']}, left out {row['left_out']}; answers {answers} "
         f"({row['answers_per_kept_item']} per kept item on the kept items, "
-        f"{row['answers_per_verified_item']} of all answers per verified item)"
+        f"{row['answers_per_verified_item']} of all answers per verified item); reviews {reviews} "
+        f"({row['reviews_per_verified_item']} per verified item)"
     )
     for line in shortcut_lines(row["shortcuts"]):
         print(f"  shortcut audit: {line}")
@@ -133,6 +142,7 @@ def finish_campaign(name: str, *, close: bool) -> tuple[dict[str, Any], list[dic
                 "source_answer_index": ver.get("source_answer_index"),
                 "label": ver.get("label"),
                 "votes": ver.get("votes"),
+                "reviews": ver.get("reviews"),
             }
         )
     return row, items
@@ -238,6 +248,7 @@ def main() -> int:
     pooled = pooled_baselines(verified)
     kept = sum(r.get("kept", 0) for r in rows)
     answers = sum(r["answers"] for r in rows)
+    reviews = sum(r.get("reviews", 0) for r in rows)
     total = {
         "items": sum(r["items"] for r in rows),
         "kept": kept,
@@ -247,11 +258,17 @@ def main() -> int:
         "answers": answers,
         "answers_per_item": round(answers / max(sum(r["items"] for r in rows), 1), 3),
         "answers_per_verified_item": round(answers / kept, 3) if kept else None,
+        "reviews": reviews,
+        "reviews_per_verified_item": round(reviews / kept, 3) if kept else None,
+        "review_rejected": sum((r.get("left_out") or {}).get("review_rejected", 0) for r in rows),
+        "review_pending": sum((r.get("left_out") or {}).get("review_pending", 0) for r in rows),
     }
     print(
         f"\nall: kept {kept} of {total['items']} items (short {total['short']}, unsettled {total['unsettled']}, "
         f"disputed {total['disputed']}); "
-        f"{answers} answers, {total['answers_per_item']} per item, {total['answers_per_verified_item']} per verified item"
+        f"{answers} answers, {total['answers_per_item']} per item, {total['answers_per_verified_item']} per verified item; "
+        f"{reviews} reviews, {total['reviews_per_verified_item']} per verified item (rejected by a review "
+        f"{total['review_rejected']}, waiting for reviews {total['review_pending']})"
     )
     pct = lambda v: "n/a" if v is None else f"{100 * v:.1f} %"  # noqa: E731
     print(

@@ -72,14 +72,23 @@ RULES: dict[str, Callable[[Reading], bool]] = {  # True: the rule keeps the item
 }
 
 
+def loop_rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` from a loop's SQLite database, opened read-only (the loop's record stays as it was)."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
 def attach_rows(rs: list[Reading], db: Path) -> None:
     """Each reading's stored verified question (options, answer, metadata), for the audit."""
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    rows = con.execute(
+    rows = loop_rows(
+        db,
         "SELECT s.name, q.external_id, q.options, q.answer_index, q.metadata, q.structure, q.answers "
         "FROM knowledge_question q JOIN knowledge_questionset s ON s.id = q.question_set_id "
-        "WHERE s.name LIKE '%-verified'"
-    ).fetchall()
+        "WHERE s.name LIKE '%-verified'",
+    )
     by = {(s, e): (o, a, m, k, ans) for s, e, o, a, m, k, ans in rows}
     for r in rs:
         o, a, m, k, ans = by[(r["item"]["verified_set"], r["item"]["qid"])]

@@ -38,6 +38,8 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -99,31 +101,51 @@ def save(path: Path, state: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def campaigns(api: Api, listed: str | None) -> list[str]:
+@dataclass(frozen=True)
+class Role:
+    """Whom the client serves: the campaigns' kind, how to reply, how an answer is read, what it says."""
+
+    kind: str = "mcqa"
+    how: str = HOW
+    parse: Callable[[list[str], int], dict[str, Any]] = field(default=lambda w, n: parse_answer(w, n))
+    waiting: str = (
+        "Nothing to answer right now: the items left in {n} campaign(s) are being answered by others. "
+        "Run `next` again in a minute."
+    )
+    finished: str = "Nothing left for you to answer. You answered {answered} items. Thank you!"
+    saved: str = "Saved ({answered} answered)."
+    verb: str = "answered"
+    tag: str = ""  # the state file's: a reviewer's differs from an annotator's of the same token
+
+
+ANNOTATOR = Role()
+
+
+def campaigns(api: Api, listed: str | None, kind: str = "mcqa") -> list[str]:
     if listed:
         return [c.strip() for c in listed.split(",") if c.strip()]
-    return [c["name"] for c in api.call("GET", "campaigns/") if c["kind"] == "mcqa" and c["status"] == "open"]
+    return [c["name"] for c in api.call("GET", "campaigns/") if c["kind"] == kind and c["status"] == "open"]
 
 
-def show(item: dict[str, Any], number: int) -> None:
+def show(item: dict[str, Any], number: int, how: str = HOW) -> None:
     p = item["payload"]
     print(f"Item {number}")
     print(f"Context: {p.get('context', '')}")
     print(f"Question: {p.get('stem', '')}")
     for i, o in enumerate(p.get("options", []), 1):
         print(f"  {i}. {o}")
-    print(f"Reply with: {HOW}")
+    print(f"Reply with: {how}")
 
 
-def next_item(api: Api, state: dict[str, Any], listed: str | None) -> bool:
+def next_item(api: Api, state: dict[str, Any], listed: str | None, role: Role = ANNOTATOR) -> bool:
     """Show the next item (the remembered one first, while it is still reserved for you); False
     when no campaign has work for you now."""
-    order = campaigns(api, listed)
+    order = campaigns(api, listed, role.kind)
     cur = state.get("current")
     if cur and cur["campaign"] in order:  # the same item until it is answered
         order.remove(cur["campaign"])
         order.insert(0, cur["campaign"])
-    waiting = []
+    waiting, refused = [], ""
     for name in order:
         try:
             step = api.call("POST", f"campaigns/{name}/next/")
@@ -137,18 +159,19 @@ def next_item(api: Api, state: dict[str, Any], listed: str | None) -> bool:
                 state["shown"] = state.get("shown", 0) + 1
                 state["current"] = {"campaign": name, "id": item["id"], "n_options": len(item["payload"]["options"])}
                 state["current"]["number"] = state["shown"]
-            show(item, state["current"]["number"])
+            show(item, state["current"]["number"], role.how)
             return True
         if step["state"] == "wait":
             waiting.append(name)
+        elif step.get("message") and step["state"] == "done" and not refused and "did not" in step["message"]:
+            refused = step["message"]  # a review stage refuses an annotator of its campaign
     state["current"] = None
     if waiting:
-        print(
-            f"Nothing to answer right now: the items left in {len(waiting)} campaign(s) are being answered by "
-            "others. Run `next` again in a minute."
-        )
+        print(role.waiting.format(n=len(waiting)))
+    elif refused:
+        print(refused)
     else:
-        print(f"Nothing left for you to answer. You answered {state.get('answered', 0)} items. Thank you!")
+        print(role.finished.format(answered=state.get("answered", 0)))
     return False
 
 
@@ -168,35 +191,35 @@ def parse_answer(words: list[str], n_options: int) -> dict[str, Any]:
     return {"plausible": sorted(set(picked))}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, role: Role = ANNOTATOR, doc: str | None = __doc__) -> int:
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--url", default=os.environ.get("LOOP_URL", "http://127.0.0.1:8000"))
     ap.add_argument("--token", default=os.environ.get("LOOP_TOKEN"))
     ap.add_argument("--campaigns", default=os.environ.get("LOOP_CAMPAIGNS"), help="comma-separated, in order")
     ap.add_argument("--state", default=os.environ.get("LOOP_STATE"))
     ap.add_argument("command", choices=("next", "answer", "status"))
-    ap.add_argument("words", nargs="*", help="answer: option numbers, or none, or bad (not well formed)")
+    ap.add_argument("words", nargs="*", help=f"answer: {role.how}")
     a = ap.parse_args(argv)
     if not a.token:
         raise SystemExit("give your API token: --token TOKEN or LOOP_TOKEN=TOKEN")
     api = Api(a.url, a.token)
-    path = state_path(a.state, a.url, a.token)
+    path = state_path(a.state, a.url, a.token + role.tag)
     state = load(path)
     try:
         if a.command == "status":
             by = state.get("by_campaign", {})
-            print(f"answered {state.get('answered', 0)} items" + (f" ({len(by)} campaigns)" if by else ""))
+            print(f"{role.verb} {state.get('answered', 0)} items" + (f" ({len(by)} campaigns)" if by else ""))
             if state.get("current"):
                 print(f"item {state['current']['number']} is waiting for your answer (`next` shows it again)")
             return 0
         if a.command == "next":
-            next_item(api, state, a.campaigns)
+            next_item(api, state, a.campaigns, role)
             return 0
         cur = state.get("current")
         if not cur:
             raise SystemExit("no item is waiting for an answer: run `next` first")
-        answer = parse_answer(a.words, cur["n_options"])
-        key = hashlib.sha256(f"{a.token}:{cur['id']}".encode()).hexdigest()[:32]  # a retry stores one answer
+        answer = role.parse(a.words, cur["n_options"])
+        key = hashlib.sha256(f"{a.token}{role.tag}:{cur['id']}".encode()).hexdigest()[:32]  # a retry stores one answer
         try:
             api.call(
                 "POST",
@@ -207,13 +230,13 @@ def main(argv: list[str] | None = None) -> int:
             state["answered"] = state.get("answered", 0) + 1
             by = state.setdefault("by_campaign", {})
             by[cur["campaign"]] = by.get(cur["campaign"], 0) + 1
-            print(f"Saved ({state['answered']} answered).\n")
+            print(role.saved.format(answered=state["answered"]) + "\n")
         except ApiError as exc:
             if exc.status != 409:
                 raise
             print(f"Not saved: {exc} (your time on that item ran out). Here is the next one.\n")
         state["current"] = None
-        next_item(api, state, a.campaigns)
+        next_item(api, state, a.campaigns, role)
         return 0
     except ApiError as exc:
         print(f"The server refused: {exc}", file=sys.stderr)

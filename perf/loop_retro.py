@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -30,17 +29,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from commonsense.annotators import AnnotatorModel, fit, judge, verdicts  # noqa: E402
 from commonsense.verified_needs import unanimous_on  # noqa: E402
+from perf.loop_levers import loop_rows  # noqa: E402
+from perf.soundness import _reader_verdicts  # noqa: E402
 
 MIN, MAX = 3, 5
 
 
 def load(db: Path) -> tuple[dict[tuple[str, str], list[tuple[int, dict[str, Any]]]], dict[tuple[str, str], int]]:
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    rows = con.execute(
+    rows = loop_rows(
+        db,
         "SELECT c.name, i.key, r.user_id, r.answer, json_array_length(json_extract(i.payload, '$.options')) "
         "FROM annotation_response r JOIN annotation_item i ON i.id = r.item_id "
-        "JOIN annotation_campaign c ON c.id = i.campaign_id WHERE i.role = 'regular' ORDER BY r.id"
-    ).fetchall()
+        "JOIN annotation_campaign c ON c.id = i.campaign_id WHERE i.role = 'regular' AND c.kind = 'mcqa' ORDER BY r.id",
+    )
     answers: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = defaultdict(list)
     n_options: dict[tuple[str, str], int] = {}
     for camp, key, user, ans, n in rows:
@@ -92,20 +93,16 @@ def main(argv: list[str] | None = None) -> int:
     answers, n_options = load(args.db)
     fitted = models(answers, n_options)
     key = json.loads((args.reading / "key.json").read_text())
-    verdict = {}
-    for f in sorted(args.reading.glob("verdicts-*.jsonl")):
-        for line in f.read_text().splitlines():
-            if line.strip():
-                v = json.loads(line)
-                verdict[v["id"]] = v
+    readers = _reader_verdicts(args.reading)  # the same reader as perf/soundness.py score
     read = {(k["campaign"], k["qid"]): (bid, k) for bid, k in key.items()}
 
     def sound(ck: tuple[str, str]) -> bool | None:
+        """Sound for a strict majority of the item's readers (its one reader in the single-reader loops)."""
         if ck not in read:
             return None
         bid, k = read[ck]
-        v = verdict[bid]
-        return bool(v["sound"]) and v.get("pick") == k["gold"]
+        got = [bool(v[bid]["sound"]) and v[bid].get("pick") == k["gold"] for v in readers.values() if bid in v]
+        return 2 * sum(got) > len(got)
 
     def gold_text(ck: tuple[str, str], gold: int | None) -> str:
         bid, k = read[ck]

@@ -16,7 +16,12 @@ Every step goes through the production commands, in this process (``COCOWEB_VAR_
    publishes closes it, disputed - and the standard instructions with "Not well formed") and no
    qualification, opened: campaigns ``val-cskb-2i`` ...;
 5. ``annotator_accounts N``: annotator accounts with API tokens, ``name<TAB>password<TAB>token`` lines in
-   ``VAR_DIR/annotators.tsv`` (mode 0600).
+   ``VAR_DIR/annotators.tsv`` (mode 0600);
+6. the review stage (``--reviews K``, default 2; issue 26, session 20): each campaign gets its review
+   campaign ``val-...-review`` (``campaign_create --reviews K``), which serves every settled item, as it
+   will be published, to K reviewers in a reader's framing; ``--reviewers M`` further accounts
+   (``VAR_DIR/reviewers.tsv``, prefix ``reviewer``) who must not annotate, and answer with
+   ``perf/loop_review.py``. ``--reviews 0``: no review stage.
 
 ``VAR_DIR/loop.json`` records the campaigns (in the order readers are served), the seed, the commit and
 the commands. Then start the server on that database and give each reader one token:
@@ -24,6 +29,7 @@ the commands. Then start the server on that database and give each reader one to
     COCOWEB_VAR_DIR=VAR_DIR DJANGO_DEBUG=true .venv/bin/python manage.py runserver 127.0.0.1:8765 --noreload
     COCOWEB_VAR_DIR=VAR_DIR DJANGO_DEBUG=true .venv/bin/celery -A cocoweb worker -Q default,housekeeping,eval --pool=solo
     LOOP_URL=http://127.0.0.1:8765 LOOP_TOKEN=... .venv/bin/python perf/loop_reader.py next
+    LOOP_URL=http://127.0.0.1:8765 LOOP_TOKEN=<a reviewer's token> .venv/bin/python perf/loop_review.py next
 
 (the Celery worker refits the annotator models every ``COCOWEB_QUALITY_REFIT_EVERY`` answers; without
 it the campaigns judge items with the cold-start annotator model until ``perf/loop_finish.py`` refits;
@@ -86,7 +92,9 @@ def run(commands: list[str], *args: Any) -> str:
     return text
 
 
-def setup(var_dir: Path, *, seed: int, count: int, annotators: int, prefix: str) -> dict[str, Any]:
+def setup(
+    var_dir: Path, *, seed: int, count: int, annotators: int, prefix: str, reviews: int = 2, reviewers: int = 0
+) -> dict[str, Any]:
     db = var_dir / "cocoweb.sqlite3"
     if db.exists():
         raise SystemExit(f"{db} exists: loop_setup makes a fresh database; give another VAR_DIR")
@@ -107,10 +115,13 @@ def setup(var_dir: Path, *, seed: int, count: int, annotators: int, prefix: str)
             build = ["--graph", graph, "--kind", kind, "--count", count, "--seed", seed, "--name", name]
             run(commands, "build_questions", *build, "-v0")
             campaign = f"val-{graph}-{kind}"
-            run(commands, "campaign_create", "--type", "mcqa", "--set", name, "--name", campaign)
+            run(commands, "campaign_create", "--type", "mcqa", "--set", name, "--name", campaign, "--reviews", reviews)
             campaigns.append(campaign)
     tsv = var_dir / "annotators.tsv"
     run(commands, "annotator_accounts", annotators, "--prefix", prefix, "--out", tsv)
+    reviewers_tsv = var_dir / "reviewers.tsv"
+    if reviews and reviewers:
+        run(commands, "annotator_accounts", reviewers, "--prefix", "reviewer", "--out", reviewers_tsv)
     rows = sorted(Campaign.objects.filter(name__in=campaigns), key=lambda c: campaigns.index(c.name))
     defaults = {
         c.name: {
@@ -121,6 +132,7 @@ def setup(var_dir: Path, *, seed: int, count: int, annotators: int, prefix: str)
             "settle_threshold": c.settle_threshold,
             "settlement_rule": c.settlement_rule,
             "require_agreement": c.require_agreement,
+            "reviews": c.reviews,
         }
         for c in rows
     }
@@ -132,6 +144,7 @@ def setup(var_dir: Path, *, seed: int, count: int, annotators: int, prefix: str)
         "campaigns": campaigns,
         "campaign_settings": defaults,
         "annotators": str(tsv),
+        "reviewers": str(reviewers_tsv) if reviews and reviewers else None,
         "commands": commands,
         "created": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
@@ -146,9 +159,19 @@ def main() -> int:
     ap.add_argument("--count", type=int, default=40, help="questions per set (default 40)")
     ap.add_argument("--annotators", type=int, default=4, help="annotator accounts with API tokens (default 4)")
     ap.add_argument("--prefix", default="reader", help="their names: PREFIX01, PREFIX02 ...")
+    ap.add_argument("--reviews", type=int, default=2, help="blind reviews per settled item (default 2; 0: none)")
+    ap.add_argument("--reviewers", type=int, default=4, help="reviewer accounts (reviewers.tsv; default 4)")
     a = ap.parse_args()
     t = time.time()
-    meta = setup(a.var_dir, seed=a.seed, count=a.count, annotators=a.annotators, prefix=a.prefix)
+    meta = setup(
+        a.var_dir,
+        seed=a.seed,
+        count=a.count,
+        annotators=a.annotators,
+        prefix=a.prefix,
+        reviews=a.reviews,
+        reviewers=a.reviewers,
+    )
     print(f"\n{len(meta['campaigns'])} campaigns, tokens in {meta['annotators']}; {time.time() - t:.0f} s")
     for name, s in meta["campaign_settings"].items():
         print(f"  {name}: {s}")
@@ -159,6 +182,12 @@ def main() -> int:
         "-Q default,housekeeping,eval --pool=solo\n"
         f"reader:  LOOP_URL=http://127.0.0.1:8765 LOOP_TOKEN=<a token of {meta['annotators']}> "
         ".venv/bin/python perf/loop_reader.py next"
+        + (
+            f"\nreviewer: LOOP_URL=http://127.0.0.1:8765 LOOP_TOKEN=<a token of {meta['reviewers']}> "
+            ".venv/bin/python perf/loop_review.py next"
+            if meta["reviewers"]
+            else ""
+        )
     )
     return 0
 

@@ -32,6 +32,7 @@ class Campaign(models.Model):
         MCQA = "mcqa", "Multiple-choice validation (COM2)"
         RICA = "rica", "RICA statement pairs"
         GENERATION = "generation", "Judge generated answers (COM2 human evaluation)"
+        REVIEW = "review", "Blind review of settled validation items"
 
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
@@ -87,6 +88,12 @@ class Campaign(models.Model):
         default=True,
         help_text="MCQA: an item settles only when every answer agrees on what its verified item publishes; "
         "a dissent closes it as disputed (commonsense.annotators.AGREEMENT_RULE)",
+    )
+    reviews = models.PositiveSmallIntegerField(
+        default=0, help_text="MCQA: blind reviews each settled item gets before it is published (0: no review stage)"
+    )
+    review_of = models.OneToOneField(  # annotation.services.reviews
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="review_stage"
     )
     annotator_model = models.JSONField(
         default=dict, blank=True, help_text="the latest annotator-model fit: prior, pooled annotator, answers, when"

@@ -27,6 +27,13 @@ from annotation.queue.order import rater_salt, serve_order
 from annotation.selectors.work import item_counts, live_reservation, membership_of
 from annotation.services.labels import final_label_compute, final_label_refresh_item
 from annotation.services.qualification import attention_offset, person_order, qualification_item_ids
+from annotation.services.reviews import (
+    REVIEW_WAIT,
+    REVIEWER_REFUSED,
+    review_items_sync,
+    review_may_grow,
+    reviewer_refused,
+)
 from commonsense.validation import answer_normalise, gold_passed, items_needed, qualification_grade
 
 RESERVED, ANSWERED, SKIPPED, EXPIRED = (
@@ -233,6 +240,8 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     now = now or timezone.now()
     if not campaign.is_open:
         return Step("closed", message="This campaign is not open.")
+    if campaign.kind == Campaign.Kind.REVIEW and reviewer_refused(campaign, user):
+        return Step("done", message=REVIEWER_REFUSED)
     no_live = after is not None and after.was_live
     m = (after.membership if after is not None and no_live else None) or membership_get(campaign, user)
     if m.state in STOP_MESSAGES:
@@ -248,6 +257,8 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     except IntegrityError:  # a concurrent request of the same person reserved first
         live = live_reservation(campaign, user)
         return Step("item", live, membership=m) if live else Step("done", message="Nothing left for you right now.")
+    if assignment is None and campaign.kind == Campaign.Kind.REVIEW and review_items_sync(campaign):
+        assignment = _choose(campaign, user, m, now)  # items settled since: they are under review now
     if isinstance(assignment, Step):
         return assignment
     if m.state == Membership.State.QUALIFYING:
@@ -255,6 +266,8 @@ def next_step(campaign: Campaign, user: User, now: datetime | None = None, *, af
     if assignment is None:
         if _may_free_up(campaign, user, m):
             return Step("wait", message=WAIT_MESSAGE, membership=m)
+        if campaign.kind == Campaign.Kind.REVIEW and review_may_grow(campaign):
+            return Step("wait", message=REVIEW_WAIT, membership=m)
         return Step("done", message="You have answered everything available to you. Thank you!", membership=m)
     return Step("item", assignment, membership=m)
 

@@ -17,6 +17,8 @@ from commonsense import agreement
 from commonsense.annotators import Judged
 from commonsense.metrics import nww
 from commonsense.metrics.bootstrap import mean_ci
+from commonsense.review import N_CATEGORIES as REVIEW_CATEGORIES
+from commonsense.review import review_category
 from commonsense.validation import JUDGEMENTS, ItemLabel, item_label
 
 # NWW scores each rater against the majority of the *other* raters and each statement by how
@@ -134,6 +136,8 @@ def campaign_matrices(campaign: Campaign) -> Matrices:
             m.primary[r, c] = ans["valid"]
         elif campaign.kind == Campaign.Kind.GENERATION:
             m.primary[r, c] = JUDGEMENTS.index(ans["judgement"])
+        elif campaign.kind == Campaign.Kind.REVIEW:
+            m.primary[r, c] = review_category(ans)
         else:
             sel = m.selections
             assert sel is not None
@@ -185,7 +189,7 @@ def campaign_agreement(campaign: Campaign, m: Matrices | None = None) -> Agreeme
     pair = agreement.pairwise_agreement(m.primary)
     s.pairwise = float(np.nanmean(pair)) if np.isfinite(pair).any() else None
     s.per_item = {item: float(v) for item, v in zip(m.items, pair, strict=True) if np.isfinite(v)}
-    k = len(JUDGEMENTS) if campaign.kind == Campaign.Kind.GENERATION else 2
+    k = {"generation": len(JUDGEMENTS), "review": REVIEW_CATEGORIES}.get(str(campaign.kind), 2)
     _kappa(m.primary, s, k)
     s.krippendorff = agreement.krippendorff_alpha(m.primary, n_categories=k)
     tie: Literal["high", "none"] = "high" if campaign.kind == Campaign.Kind.SURVEY else "none"  # NWW: tie = agree

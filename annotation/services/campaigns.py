@@ -15,6 +15,7 @@ from accounts.people import User
 from annotation.models import Adjudication, Campaign, Item
 from annotation.services.labels import final_labels_refresh
 from annotation.services.qualification import qualification_pool, screening_check
+from annotation.services.reviews import review_stage_create
 from commonsense.io.questions import MASK
 from commonsense.validation import MCQA_INSTRUCTIONS, answer_normalise
 from knowledge.models import Question, QuestionSet, Statement, StatementSet
@@ -156,6 +157,8 @@ def campaign_create(
         raise ValidationError(f"a campaign named {name!r} exists already")
     if kind not in Campaign.Kind.values:
         raise ValidationError(f"unknown campaign type {kind!r}")
+    if kind == Campaign.Kind.REVIEW:
+        raise ValidationError("a review campaign comes with its MCQA validation campaign: give that one reviews > 0")
     if options.get("redundancy") is None:
         options["redundancy"] = 20 if kind == Campaign.Kind.SURVEY else 3
     for key in ("settle_threshold", "label_rule", "settlement_rule", "serve_disagreements_first", "item_order"):
@@ -165,6 +168,8 @@ def campaign_create(
         options["instructions"] = MCQA_INSTRUCTIONS  # what each check box means, 'Not well formed' too
     if kind == Campaign.Kind.MCQA and options.get("max_answers") is None:
         options["max_answers"] = max(5, options["redundancy"])  # adaptive redundancy: 3 to 5 answers by default
+    if options.get("reviews") is None or kind != Campaign.Kind.MCQA:
+        options.pop("reviews", None)  # a review stage follows MCQA validation only (the model's default: none)
     if kind != Campaign.Kind.MCQA:
         options.pop("max_answers", None)  # the confidence rule reads MCQA verdicts only
         options.pop("require_agreement", None)  # so does the agreement rule: the model's default
@@ -222,6 +227,7 @@ def campaign_create(
     elif campaign.qualification_size:
         raise ValidationError("a qualification size without qualification items")
     Item.objects.bulk_create(items, batch_size=2000)
+    review_stage_create(campaign)  # its items come as the validation's items settle
     if connection.vendor == "postgresql":
         transaction.on_commit(_items_analyze)
     return campaign
@@ -262,6 +268,8 @@ def campaign_status_set(campaign: Campaign, status: str) -> Campaign:
     if status not in Campaign.Status.values:
         raise ValidationError(f"unknown status {status!r}")
     Campaign.objects.filter(pk=campaign.pk).update(status=status)
+    if status == Campaign.Status.OPEN:  # opening a validation campaign opens its review stage too
+        Campaign.objects.filter(review_of=campaign).update(status=status)
     campaign.status = status
     return campaign
 

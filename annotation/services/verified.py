@@ -27,7 +27,13 @@ ticked the answer the build drew from the graph (``require_built_answer``). An i
 did not all accept it - the gold then rewritten to a distractor no chain supports, or to "None of the
 answers are correct." - is left out (``built_answer_rejected``): over three measured loops (216 blind
 readings, perf/RESULTS.md "The chain's levers") such items were 23 of 52 sound against 134 of 164 for
-the others."""
+the others.
+
+The review stage (issue 26, session 20; :mod:`annotation.services.reviews`): a campaign with
+``reviews = K`` keeps an item only when K blind reviews, in a reader's framing, all named its gold as
+the one defensible answer (else ``review_rejected``, or ``review_pending`` while reviews are missing),
+and publishes exactly the options its reviewers read. The rules per item live in
+:mod:`annotation.services.verified_rules`."""
 
 from __future__ import annotations
 
@@ -40,8 +46,9 @@ from django.db import transaction
 from annotation.models import Campaign, FinalLabel, Item, Response, VerifiedSet
 from annotation.selectors.campaigns import campaign_progress
 from annotation.services.labels import final_labels_refresh
+from annotation.services.reviews import review_outcomes, reviewed_post
+from annotation.services.verified_rules import needed_verdicts, why_left_out
 from commonsense.validation import NONE_CORRECT, com2_postprocess
-from commonsense.verified_needs import Needs, needs
 from knowledge.models import Question, QuestionSet
 from knowledge.services.names import name_check
 from knowledge.services.question_rows import question_row, questions_store
@@ -63,46 +70,19 @@ def _refuse_unfinished(campaign: Campaign) -> None:
         )
 
 
-def built_answer_accepted(item: Item, final: FinalLabel) -> bool:
-    """Every answer of ``item`` ticked the option its source question has as the answer (True for a
-    question without one, and for an adjudicated item: a person decided)."""
-    q: Question | None = item.question
-    if final.adjudication_id is not None or q is None or q.answer_index is None:
-        return True
-    ticks = final.votes.get("option_ticks") or []
-    n = int(final.votes.get("n") or final.n_answers)
-    return q.answer_index < len(ticks) and int(ticks[q.answer_index]) >= n > 0
-
-
-def _why_left_out(
-    campaign: Campaign, item: Item, final: FinalLabel | None, include_unsettled: bool, require_built_answer: bool
-) -> str | None:
-    if final is None:
-        return "unanswered"
-    if final.n_answers < campaign.redundancy and final.adjudication_id is None:
-        return "below_min"  # never kept: a gold rewritten from fewer votes than the campaign asks for
-    if final.label.get("bad_context"):
-        return "not_well_formed"  # the majority marked it not well formed (COM2: "the context doesn't make sense")
-    if final.below_threshold and final.adjudication_id is None:
-        return "awaiting_adjudication"
-    if campaign.adaptive and not final.settled and not include_unsettled:
-        return "disputed" if final.settlement == "disputed" else "unsettled"
-    if item.question_id is None:
-        return "no_source_question"
-    if require_built_answer and not built_answer_accepted(item, final):
-        return "built_answer_rejected"
-    return None
-
-
-def _needed(campaign: Campaign, item: Item, final: FinalLabel) -> Needs | None:
-    """Under the settlement rule ``needs``, the gold and negatives the settlement rested on (the verified
-    item keeps exactly those instead of A.4's random draw); None otherwise, or for an adjudicated item
-    (a person's label: A.4's draw) or one stored without posteriors."""
-    n = len(item.payload.get("options", []))
-    if campaign.settlement_rule != "needs" or final.adjudication_id is not None or len(final.posteriors) != n + 1:
+def _review_why(campaign: Campaign, item: Item, reviewed: dict[int, tuple[str | None, Item]]) -> str | None:
+    """The review stage's verdict on an item the first stage keeps (module doc of :mod:`.reviews`)."""
+    if campaign.reviews <= 0:
         return None
-    tied = final.votes.get("tied_options", []) if campaign.label_rule == "majority" else ()
-    return needs(final.label, [float(p) for p in final.posteriors], n, tied=tied)
+    return reviewed[item.position][0] if item.position in reviewed else "review_pending"
+
+
+def _reviews_of(reviewed: dict[int, tuple[str | None, Item]], key: int) -> dict[str, Any] | None:
+    """A kept item's reviews, as stored with it: how many, and the review item they answered."""
+    if key not in reviewed:
+        return None
+    review_item = reviewed[key][1]
+    return {"n": review_item.answer_count, "review_item_id": review_item.pk, "accepted": True}
 
 
 def _sorted_items(campaign: Campaign) -> list[Item]:
@@ -118,9 +98,11 @@ def verified_set_preview(
     labels, before the set is made: ``below_min`` is how many items fall short of the minimum."""
     finals = {f.item_id: f for f in FinalLabel.objects.filter(item__campaign=campaign)}
     counts: dict[str, int] = {"items": 0, "would_keep": 0}
+    reviewed = review_outcomes(campaign)
     for item in _sorted_items(campaign):
         counts["items"] += 1
-        why = _why_left_out(campaign, item, finals.get(item.pk), include_unsettled, require_built_answer)
+        why = why_left_out(campaign, item, finals.get(item.pk), include_unsettled, require_built_answer)
+        why = why or _review_why(campaign, item, reviewed)
         key = why or "would_keep"
         counts[key] = counts.get(key, 0) + 1
     return counts
@@ -147,6 +129,13 @@ def preview_text(campaign: Campaign, counts: dict[str, int]) -> str:
             f"{counts['built_answer_rejected']} left out because not every answer accepted the built answer "
             "(kept only when you allow another gold)"
         )
+    if counts.get("review_rejected"):
+        out.append(
+            f"{counts['review_rejected']} rejected by a blind review (a reviewer did not name the gold as the one "
+            "defensible answer)"
+        )
+    if counts.get("review_pending"):
+        out.append(f"{counts['review_pending']} still waiting for their {campaign.reviews} blind reviews")
     for k in ("unanswered", "awaiting_adjudication", "no_source_question"):
         if counts.get(k):
             out.append(f"{k.replace('_', ' ')} {counts[k]}")
@@ -183,8 +172,10 @@ def verified_set_create(
         "topped_up": 0,
     }
     kept: list[tuple[Item, FinalLabel]] = []
+    reviewed = review_outcomes(campaign)
     for item in items:
-        why = _why_left_out(campaign, item, finals.get(item.pk), include_unsettled, require_built_answer)
+        why = why_left_out(campaign, item, finals.get(item.pk), include_unsettled, require_built_answer)
+        why = why or _review_why(campaign, item, reviewed)
         if why is not None:
             counts[why] = counts.get(why, 0) + 1
         else:
@@ -213,6 +204,7 @@ def verified_set_create(
                     "settle_threshold": campaign.settle_threshold,
                     "settlement_rule": campaign.settlement_rule,
                     "require_agreement": campaign.require_agreement,
+                    "reviews": campaign.reviews,
                 },
                 "source_params": source.params,
             },
@@ -223,14 +215,18 @@ def verified_set_create(
         pos = 0
         for item, final in kept:
             q: Question = item.question  # type: ignore[assignment]
-            needed = _needed(campaign, item, final)
-            post = com2_postprocess(
-                item.payload.get("options", []),
-                final.label.get("plausible", []),
-                seed=campaign.seed,
-                key=item.key,
-                pool=[str(o) for o in (q.metadata or {}).get("distractor_pool", [])] if top_up else [],
-                keep=(needed.gold, needed.negatives) if needed is not None else None,
+            needed = needed_verdicts(campaign, item, final)
+            post = (
+                reviewed_post(reviewed[item.position][1])  # exactly the item its reviewers read
+                if item.position in reviewed
+                else com2_postprocess(
+                    item.payload.get("options", []),
+                    final.label.get("plausible", []),
+                    seed=campaign.seed,
+                    key=item.key,
+                    pool=[str(o) for o in (q.metadata or {}).get("distractor_pool", [])] if top_up else [],
+                    keep=(needed.gold, needed.negatives) if needed is not None else None,
+                )
             )
             if post.needs_manual_negatives:  # A.4 would add them by hand: never store 3-4 options
                 counts["too_few_negatives"] = counts.get("too_few_negatives", 0) + 1
@@ -259,6 +255,7 @@ def verified_set_create(
                 "require_agreement": campaign.require_agreement,
                 "needs": needed.as_dict() if needed is not None else None,
                 "min_answers": campaign.redundancy,
+                "reviews": _reviews_of(reviewed, item.position),
                 "topped_up": post.topped_up,
                 "com2": asdict(post),
             }
@@ -334,6 +331,8 @@ def verified_figures(
         "top_up": top_up,
         "require_built_answer": require_built_answer,
         "require_agreement": campaign.require_agreement,
+        "reviews": campaign.reviews,
+        "reviews_per_item": round(sum((a.get("reviews") or {}).get("n", 0) for a in answers) / n, 3) if n else None,
         "settled": sum(bool(a.get("settled")) for a in answers),
         "answers_per_item": round(sum(a["n_answers"] for a in answers) / n, 3) if n else None,
         "none_correct_items_share": round(counts["none_correct"] / n, 4) if n else None,

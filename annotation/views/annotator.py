@@ -24,6 +24,7 @@ from annotation.submissions import answer_draft, web_submission
 from annotation.views.item_box import render as item_box_html
 from annotation.views.presentation import option_rows, survey_questions
 from cocoweb.http import Request
+from commonsense.review import REVIEW_CHOICES
 from commonsense.validation import JUDGEMENT_NAMES, JUDGEMENTS
 
 # COM2 §6.3 / Table 4, as the annotator reads them beside the three keys
@@ -94,6 +95,14 @@ def _item_context(
         if campaign.kind == Campaign.Kind.MCQA:
             picked = set((previous or {}).get("plausible", []))
             ctx["options"] = option_rows(item.payload.get("options", []), picked)
+        if campaign.kind == Campaign.Kind.REVIEW:
+            prev = previous or {}
+            pick = {prev["pick"]} if prev.get("verdict") == "one" and isinstance(prev.get("pick"), int) else set()
+            ctx["options"] = option_rows(item.payload.get("options", []), pick)
+            ctx["review_verdicts"] = [
+                {"value": v, "key": key, "text": text, "checked": prev.get("verdict") == v}
+                for v, key, text in REVIEW_CHOICES
+            ]
         if campaign.kind == Campaign.Kind.RICA and previous:
             ctx["previous_choice"] = rica_choice(item, previous)
         if campaign.kind == Campaign.Kind.GENERATION:

@@ -166,6 +166,31 @@ def _item(request: Any, ctx: dict[str, Any], campaign: Campaign, views: dict[str
             bad,
             f"> <kbd>X</kbd> {_e(NOT_WELL_FORMED)}</label>\n      </fieldset>\n    ",
         ]
+    elif kind == "review":
+        out.append("\n      ")
+        _context(payload, out)
+        out += [
+            '\n      <p class="question"><strong>Question:</strong> ',
+            _e(_get(payload, "stem")),
+            '</p>\n      <fieldset class="options"><legend>The one answer you would defend</legend>\n      ',
+        ]
+        for o in ctx.get("options", ""):
+            key = _e(o["key"])
+            checked = " checked" if o["checked"] else ""
+            out += [
+                f'\n        <label class="choice"><input type="radio" name="review" value="{_e(o["index"])}" '
+                f'data-key="{key}" required{checked}>\n'
+                f"          <kbd>{key}</kbd> {_e(o['text'])}</label>\n      "
+            ]
+        out.append("\n      ")
+        for v in ctx.get("review_verdicts", ""):
+            checked = " checked" if v["checked"] else ""
+            out += [
+                f'\n        <label class="choice"><input type="radio" name="review" value="{_e(v["value"])}" '
+                f'data-key="{_e(v["key"])}" required{checked}> <kbd>{_e(str(v["key"]).upper())}</kbd> '
+                f"{_e(v['text'])}</label>\n      "
+            ]
+        out.append("\n      </fieldset>\n    ")
     elif kind == "generation":
         out.append("\n      ")
         _context(payload, out)

@@ -45,6 +45,7 @@ from annotation.selectors.verification import campaign_quality_rows, model_agree
 from annotation.services import campaign_exports as exports
 from annotation.services import campaigns as services
 from annotation.services.ratings_import import RatingsImportRefused, ratings_import
+from annotation.services.reviews import review_progress, review_stage
 from annotation.services.verified import preview_text, verified_set_preview
 from annotation.submissions import answer_from_post
 from annotation.views.presentation import option_rows
@@ -94,6 +95,8 @@ def _verification(campaign: Campaign, progress: CampaignProgress) -> dict[str, A
         "answers_per_settled": f"{spent_settled / settled:.2f}" if settled else "—",
         "preview": preview_text(campaign, verified_set_preview(campaign)),
         "preview_all": preview_text(campaign, verified_set_preview(campaign, include_unsettled=True)),
+        "review": review_progress(campaign),
+        "review_stage": review_stage(campaign),
     }
 
 
@@ -109,6 +112,9 @@ def _summary_answer(kind: str, answer: dict[str, Any]) -> str:
         return "original follows commonsense" if answer.get("valid") else "flipped follows commonsense"
     if kind == Campaign.Kind.GENERATION:
         return JUDGEMENT_NAMES.get(str(answer.get("judgement")), "?")
+    if kind == Campaign.Kind.REVIEW:
+        v = answer.get("verdict")
+        return f"the one defensible answer: {int(answer.get('pick', 0)) + 1}" if v == "one" else f"review: {v}"
     if answer.get("bad_context"):
         return "not well formed"
     picked = answer.get("plausible", [])

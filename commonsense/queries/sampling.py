@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from commonsense.kg.index import GraphIndex
 
+from .near_copy import near_copy_pair
 from .rules import CompositionRules
 from .structures import NEGATION_RELATION, STRUCTURES, Anchor, Inter, Proj, Shape, Structure
 
@@ -109,6 +110,7 @@ HEAD_SUBJECT = "no head names the person its relation asks about"
 COMPOSITION = "refused by the composition rules"
 UNUSABLE = "only nodes left out of queries (unfilled blanks)"
 STRUCTURE = "no chain long enough, or only nodes already used"
+NEAR_COPY = "near-copy anchors"  # with rules: one event asked twice (commonsense.queries.near_copy)
 
 
 class QuerySampler:
@@ -240,11 +242,17 @@ class QuerySampler:
         used = {answer}
         self._lost = ""
         root = self._down(st, st.shape, answer, rng, used, top=True)
-        if root is None:
+        query = None if root is None else Query(kind, root)
+        if query is not None and self.near_copies(query):
+            query, self._lost = None, NEAR_COPY  # "X grabs Y by hair and X grabs Y's hair"
+        if query is None:
             self.last_failure = self._lost or STRUCTURE
             self.failures[self.last_failure] += 1
-            return None
-        return Query(kind, root)
+        return query
+
+    def near_copies(self, query: Query) -> bool:
+        """With rules: two of the query's anchors say the same thing (:mod:`.near_copy`); refused."""
+        return self.rules is not None and near_copy_pair([self.index.names[a] for a in query.anchors()]) is not None
 
     def _preds(
         self, node: int, mask: BoolArray, used: set[int], need: int, outer: int = -1, sibling: int = -1

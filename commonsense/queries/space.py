@@ -87,7 +87,7 @@ def query_space(sampler: QuerySampler, kind: str, cap: int = 2000) -> Space:
         for root, _ in _all(sampler, st, st.shape, answer, frozenset({answer}), top=True):
             q = Query(kind, root)
             sig = q.signature()
-            if sig in seen:
+            if sig in seen or sampler.near_copies(q):  # what the sampler refuses is not in its space
                 continue
             seen.add(sig)
             answers = sampler.answers(q)

@@ -201,6 +201,12 @@ def _verified_lines(v: dict[str, Any] | None) -> list[str]:
             "built answer required: an item was kept only when every answer ticked the answer the build drew from "
             "the graph (no gold rewritten to another option or to 'None of the answers are correct.')"
         )
+    if v.get("reviews"):
+        out.append(
+            f"blind review: every kept item was read by {v['reviews']} further people in the reader's framing (exactly "
+            "one defensible answer, clear English), without the gold or anybody's answers, and each named the gold"
+            + (f"; {v['reviews_per_item']:.2f} reviews per kept item" if v.get("reviews_per_item") is not None else "")
+        )
     if "top_up" in v and not v["top_up"]:
         out.append("no top-up: items short of negatives were left out, not filled from their distractor pool")
     if c.get("topped_up"):

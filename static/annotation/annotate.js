@@ -62,6 +62,7 @@
     if (key === "s") { ev.preventDefault(); click('#item [data-action="skip"]'); return; }
     if (kind === "survey" && (key === "y" || key === "n")) { ev.preventDefault(); answerNext(f, key === "y"); return; }
     if (kind !== "survey" && /^[0-9x]$/.test(key)) { ev.preventDefault(); toggle(f, key); }
+    if (kind === "review" && key === "m") { ev.preventDefault(); toggle(f, key); }
   });
 
   document.addEventListener("submit", function (ev) {

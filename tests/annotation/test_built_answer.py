@@ -12,17 +12,13 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.test import override_settings
 
 from annotation.models import Campaign, VerifiedSet
-from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.validation import NONE_CORRECT
 from knowledge.models import Question
-from knowledge.services.builds import question_set_build
-from knowledge.services.imports import graph_import
 from knowledge.services.set_quality import quality_lines
-from tests.conftest import FIXTURES
+from tests.annotation.validation_helpers import answer_all, demo_2i_set
 
 pytestmark = pytest.mark.django_db
 
@@ -43,9 +39,7 @@ PLAN: dict[int, Any] = {
 
 @pytest.fixture
 def campaign(tmp_path: Path, people) -> Campaign:  # type: ignore[no-untyped-def]
-    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
-        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
-        qset = question_set_build(graph="ckbp", kind="2i", count=4, seed=2, name="built")
+    qset = demo_2i_set(tmp_path, 4)
     c = campaign_create(
         name="built-c",
         title="t",
@@ -57,11 +51,7 @@ def campaign(tmp_path: Path, people) -> Campaign:  # type: ignore[no-untyped-def
         require_agreement=False,
     )
     campaign_status_set(c, "open")
-    for n, user in enumerate(people("annotator", "b1", "b2", "b3")):
-        while (step := queue.next_step(c, user)).assignment is not None:
-            item = step.assignment.item
-            answer = PLAN[item.position](item.question, n)
-            queue.response_submit(item, user, answer, idempotency_key=f"{user.pk}-{item.pk}")
+    answer_all(c, people("annotator", "b1", "b2", "b3"), lambda item, n: PLAN[item.position](item.question, n))
     campaign_status_set(c, "closed")
     return c
 

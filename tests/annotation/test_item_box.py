@@ -200,3 +200,47 @@ def test_htmx_answers_are_the_python_box_and_pages_the_template(mcqa_campaign, p
         assert 'class="item-box"' in page
     finally:
         template_rendered.disconnect(dispatch_uid="test_item_box")
+
+
+def _review_step(user: Any) -> tuple[Campaign, queue.Step]:
+    """A review campaign's item (annotation/services/reviews.py) as the queue hands it out: the rows
+    are written directly, as for generations (a review item is the published form of a settled item)."""
+    parent = Campaign.objects.create(name="val", title="val", kind="mcqa", status="open", reviews=1)
+    campaign = Campaign.objects.create(name="val-review", title="r", kind="review", status="open", review_of=parent)
+    payload = {
+        "context": HOSTILE,
+        "stem": "Why?",
+        "options": [HOSTILE, "b", "c", "d", "None of the answers are correct."],
+    }
+    Item.objects.create(campaign=campaign, role="regular", position=0, payload=payload, gold={"answer": 1})
+    return campaign, queue.next_step(campaign, user)
+
+
+def test_the_review_box_is_the_template_and_takes_a_web_answer(people) -> None:  # type: ignore[no-untyped-def]
+    from annotation.submissions import answer_draft, answer_from_post
+
+    (u,) = people("annotator", "ann")
+    campaign, step = _review_step(u)
+    assert step.state == "item"
+    previous: list[dict[str, Any] | None] = [
+        None,
+        {"verdict": "one", "pick": 2},
+        {"verdict": "several"},
+        {"verdict": "unclear"},
+    ]
+    for prev in previous:
+        for error in ("", HOSTILE):
+            template, python = _both(_ctx(campaign, step, u, error=error, previous=prev))
+            assert python == template, (prev, error)
+    assert (
+        'name="review" value="2" data-key="3" required checked'
+        in _both(_ctx(campaign, step, u, previous=previous[1]))[1]
+    )
+    assert "&lt;b&gt;Tom" in python
+    assert 'value="several" data-key="m"' in python
+    item = step.assignment.item  # type: ignore[union-attr]
+    assert answer_from_post(campaign, item, {"review": "3"}) == {"verdict": "one", "pick": 3}
+    assert answer_from_post(campaign, item, {"review": "none"}) == {"verdict": "none"}
+    assert answer_draft(campaign, item, {"review": "bogus"}) == {}
+    with pytest.raises(Exception, match="the one answer you would defend"):
+        answer_from_post(campaign, item, {})

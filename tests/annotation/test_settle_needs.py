@@ -39,8 +39,11 @@ def _plan(n: int, q: Question) -> dict[str, Any]:
 
 def _campaign(csqa_set, name: str, *rule: str) -> Campaign:  # type: ignore[no-untyped-def]
     out = StringIO()
-    call_command("campaign_create", "--set", csqa_set.name, "--type", "mcqa", "--name", name, *rule, stdout=out)
+    # no review stage: these tests are of the first stage's settlement (test_review_stage.py has the second's)
+    args = ["--set", csqa_set.name, "--type", "mcqa", "--name", name, "--reviews", "0", *rule]
+    call_command("campaign_create", *args, stdout=out)
     c = Campaign.objects.get(name=name)
+    assert Campaign.objects.filter(review_of=c).count() == 0
     Item.objects.filter(campaign=c, position__gte=3).delete()
     return campaign_status_set(c, "open")
 

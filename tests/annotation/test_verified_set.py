@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import override_settings
 from django.urls import reverse
 
 from annotation.models import Campaign, Item, VerifiedSet
@@ -19,13 +18,11 @@ from annotation.queue import operations as queue
 from annotation.services.campaigns import campaign_create, campaign_status_set
 from commonsense.validation import NONE_CORRECT
 from knowledge.models import Question, QuestionSet
-from knowledge.services.builds import question_set_build
-from knowledge.services.imports import graph_import
 from runs.evaluation import run_execute
 from runs.models import Prediction, Run, RunMetric
 from runs.services import run_create
 from tests.annotation.conftest import login
-from tests.conftest import FIXTURES
+from tests.annotation.validation_helpers import answer_all, demo_2i_set
 
 OLD_RULE: dict[str, Any] = {"settlement_rule": "all_verdicts", "require_agreement": False}
 pytestmark = pytest.mark.django_db
@@ -51,9 +48,7 @@ def _answer(plan: Any, q: Question) -> dict[str, Any]:
 
 @pytest.fixture
 def answered(tmp_path: Path, people) -> Campaign:  # type: ignore[no-untyped-def]
-    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
-        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
-        qset = question_set_build(graph="ckbp", kind="2i", count=8, seed=2, name="ckbp-2i")
+    qset = demo_2i_set(tmp_path, 8, "ckbp-2i")
     c = campaign_create(
         name="val",
         title="COM2 validation",
@@ -65,11 +60,12 @@ def answered(tmp_path: Path, people) -> Campaign:  # type: ignore[no-untyped-def
         require_agreement=False,
     )
     campaign_status_set(c, "open")
-    for n, user in enumerate(people("annotator", "a1", "a2", "a3")):
-        while (step := queue.next_step(c, user)).assignment is not None:
-            item = step.assignment.item
-            plan = PLAN.get(item.position, [GOLD, GOLD, GOLD_PLUS])  # majority, agreement 0.87
-            queue.response_submit(item, user, _answer(plan[n], item.question), idempotency_key=f"{user.pk}-{item.pk}")
+    # beyond the plan: a majority, agreement 0.87
+    answer_all(
+        c,
+        people("annotator", "a1", "a2", "a3"),
+        lambda item, n: _answer(PLAN.get(item.position, [GOLD, GOLD, GOLD_PLUS])[n], item.question),
+    )
     return c
 
 
@@ -147,9 +143,7 @@ def test_answered_campaign_gives_a_verified_set_that_runs_evaluate(answered: Cam
 
 
 def test_campaign_with_missing_answers_is_refused_until_closed(people, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    with override_settings(COCOWEB_CACHE_DIR=tmp_path / "cache"):
-        graph_import(FIXTURES / "ckbp_demo.csv", name="ckbp", fmt="cskb-csv")
-        qset = question_set_build(graph="ckbp", kind="2i", count=3, seed=2, name="small")
+    qset = demo_2i_set(tmp_path, 3, "small")
     c = campaign_status_set(
         campaign_create(name="half", title="t", kind="mcqa", question_set=qset, redundancy=2, **OLD_RULE), "open"
     )

@@ -39,7 +39,9 @@ class Command(BaseCommand):
         parser.add_argument("--set", help="statement set (survey) or question set (mcqa, rica)")
         parser.add_argument("--run", type=int, help="generation: the finished generate-answer run to judge")
         parser.add_argument("--per-kind", type=int, help="generation: a seeded sample of N per query kind")
-        parser.add_argument("--type", required=True, choices=Campaign.Kind.values)
+        parser.add_argument(
+            "--type", required=True, choices=[k for k in Campaign.Kind.values if k != Campaign.Kind.REVIEW]
+        )
         parser.add_argument("--name", required=True, help="the campaign's slug (used in links)")
         parser.add_argument("--title", default="", help="default: the name")
         parser.add_argument(
@@ -70,6 +72,12 @@ class Command(BaseCommand):
             "--serve-disagreements-first",
             action="store_true",
             help="MCQA: items where a model's vote and the build disagree are served first",
+        )
+        parser.add_argument(
+            "--reviews",
+            type=int,
+            help="MCQA: blind reviews per settled item before it is published (default 2; 0: no review stage). "
+            "The review campaign NAME-review serves them (annotation/services/reviews.py)",
         )
         parser.add_argument("--budget", type=int, help="items per person (NWW: 50)")
         parser.add_argument(
@@ -148,6 +156,7 @@ class Command(BaseCommand):
             "settlement_rule": o["settlement_rule"],
             "require_agreement": not o["no_agreement"],
             "serve_disagreements_first": o["serve_disagreements_first"],
+            "reviews": o["reviews"],
             "max_items_per_annotator": "" if o["budget"] is None else o["budget"],
             "per_kind": "" if o["per_kind"] is None else o["per_kind"],
             "ask_common_sense": o["ask_common_sense"],
