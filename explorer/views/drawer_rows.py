@@ -10,6 +10,7 @@ compares them. A change to the template must be made here too, or that test fail
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -29,6 +30,8 @@ _REF = 987654321  # a placeholder id, split out of a reversed URL
 
 def _v(value: Any) -> str:
     """``{{ value }}``: localized, autoescaped (a missing lookup renders as "")."""
+    if type(value) is str:  # Django's escape() of a plain str, without its lazy-text and SafeString wrappers
+        return html.escape(value)
     if value is _MISSING:
         return ""
     if type(value) is int:
