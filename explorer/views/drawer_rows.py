@@ -1,7 +1,7 @@
 """The drawer's rows (``templates/explorer/_drawer_item.html``) built in Python: the items behind a
-bar, up to 500 on the drawer's page, where Django's template engine (a node walk and some twenty
-variable lookups per row, a ``{% url %}`` per row and per other run) took more than half of the
-page's time.
+bar, 100 a page on the drawer's page (500 on one page before), where Django's template engine (a
+node walk and some twenty variable lookups per row, a ``{% url %}`` per row and per other run) took
+more than half of the page's time.
 
 The output is the template's, character for character, without the file's final newline:
 ``tests/explorer/test_drawer_rows.py`` renders both for questions and statements (triples with and
