@@ -35,27 +35,31 @@ def _items_base(run_id: int, script_prefix: str) -> str:
 def series_for(runs: Sequence[Run], rows: Sequence[GroupAccuracy], param: str) -> tuple[list[str], list[charts.Series]]:
     """Turn [{run, group, n, ok}] into the shared group axis and one Series per run, each bar
     with its 95% Wilson interval."""
+    from runs.selectors.samples import wilson_many
+
     groups = sorted({str(r["group"]) for r in rows})
+    by_run: dict[int, dict[str, GroupAccuracy]] = {}
+    for r in rows:
+        by_run.setdefault(r["run"], {})[str(r["group"])] = r
+    mine_of = [by_run.get(run.pk, {}) for run in runs]
+    # every bar's interval in one call: (0, 0) where a run has no item in a group gives None
+    cis = iter(
+        wilson_many(
+            [(int(mine[g]["ok"]), int(mine[g]["n"])) if g in mine else (0, 0) for mine in mine_of for g in groups]
+        )
+    )
     series = []
-    for run in runs:
-        mine = {str(r["group"]): r for r in rows if r["run"] == run.pk}
+    for run, mine in zip(runs, mine_of, strict=True):
         series.append(
             charts.Series(
                 run_label(run),
                 [(mine[g]["ok"] / mine[g]["n"]) if g in mine and mine[g]["n"] else None for g in groups],
                 [int(mine[g]["n"]) if g in mine else 0 for g in groups],
                 [items_href(run, **{param: g}) for g in groups],
-                [_wilson(mine[g]) if g in mine else None for g in groups],
+                [next(cis) for _ in groups],
             )
         )
     return groups, series
-
-
-def _wilson(row: GroupAccuracy) -> tuple[float, float] | None:
-    from runs.selectors.samples import wilson
-
-    low, high = wilson(int(row["ok"]), int(row["n"]))
-    return None if low is None or high is None else (low, high)
 
 
 def min_n_filter(rows: Sequence[GroupAccuracy], min_n: int) -> tuple[list[GroupAccuracy], int]:
@@ -78,20 +82,12 @@ def accuracy_panel(
 ) -> Panel:
     kept, hidden = min_n_filter(rows, min_n)
     groups, series = series_for(runs, kept, param)
+    # each run's rows in group order (a 12-run compare: one pass over the rows, not runs x groups x rows)
+    ordered = [(run, g, r) for run, mine in _rows_by_run(runs, kept) for g in groups for r in mine.get(g, ())]
     table = [
-        (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None)
-        for run in runs
-        for g in groups
-        for r in kept
-        if r["run"] == run.pk and str(r["group"]) == g
+        (run_label(run), g, int(r["n"]), int(r["ok"]), r["ok"] / r["n"] if r["n"] else None) for run, g, r in ordered
     ]
-    links = [
-        items_href(run, **{param: g})
-        for run in runs
-        for g in groups
-        for r in kept
-        if r["run"] == run.pk and str(r["group"]) == g
-    ]
+    links = [items_href(run, **{param: g}) for run, g, _ in ordered]
     note = "Bars: accuracy with its 95% Wilson interval; n = items in the group."
     if min_n > 1:
         note += f" Groups under {min_n} items hidden" + (
@@ -107,6 +103,16 @@ def accuracy_panel(
         links=links,
         note=note,
     )
+
+
+def _rows_by_run(
+    runs: Sequence[Run], rows: Sequence[GroupAccuracy]
+) -> list[tuple[Run, dict[str, list[GroupAccuracy]]]]:
+    """Per run (in ``runs``' order): group -> its rows, in the rows' order."""
+    by_run: dict[int, dict[str, list[GroupAccuracy]]] = {}
+    for r in rows:
+        by_run.setdefault(r["run"], {}).setdefault(str(r["group"]), []).append(r)
+    return [(run, by_run.get(run.pk, {})) for run in runs]
 
 
 # dimension -> (panel key, title, shown without any group): the accuracy breakdowns of es.DIMENSIONS

@@ -3,6 +3,7 @@ behind any bar or point (also a real page without htmx)."""
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -22,7 +23,10 @@ from ..selectors import sources
 from .drawer_rows import rows_html
 
 DRAWER_LIMIT = 50
-PAGE_LIMIT = 500  # "open as page" shows more of the same items
+# "open as page": every item behind the bar, this many a page (wrong answers first). It showed the first
+# 500 and no more: 500 rows with their questions, triples, votes and every other run's answer cost
+# ~80 ms of CPU and 300-420 ms at 1 M predictions (perf/RESULTS.md), and the rest were out of reach.
+PAGE_LIMIT = 100
 
 
 @role_required(RESEARCHER)
@@ -62,8 +66,8 @@ def min_n_param(request: HttpRequest) -> int:
 def run_items(request: Request, run_id: int) -> HttpResponse:
     """The predictions behind a bar / cell / point: wrong ones first, at most 50, each with its
     provenance (set, position, source triples with file and line), human votes and the other
-    runs' answers to the same item. A partial for the drawer (50), a page otherwise (500: no close
-    button, no link to itself, a way back)."""
+    runs' answers to the same item. A partial for the drawer (the first 50), a page otherwise (every
+    item, ``PAGE_LIMIT`` a page with a pager: no close button, no link to itself, a way back)."""
     run = get_object_or_404(es.runs_with_sets(), pk=run_id)
     params = request.GET
     title = _describe(params)
@@ -77,12 +81,17 @@ def run_items(request: Request, run_id: int) -> HttpResponse:
         title = COCO_LABELS[coco_category(knows, solves)]
     as_page = not request.htmx
     limit = PAGE_LIMIT if as_page else DRAWER_LIMIT
-    found = drawer_items(run, params, cell, limit)
+    number = (digits(params.get("page")) or 1) if as_page else 1
+    found = drawer_items(run, params, cell, limit, offset=(number - 1) * limit)
+    page = Paginator(range(found.total), limit).get_page(number)  # counts only: the rows are found's
+    if page.number != number:  # past the last page (or none): the last page's rows
+        found = drawer_items(run, params, cell, limit, offset=page.start_index() - 1 if found.total else 0)
     ctx = {
         "run": run,
         "rows": found.rows,
         "rows_html": rows_html(found.rows, run.is_statement_run),
         "total": found.total,
+        "page": page,
         "title": title,
         "limit": limit,
         "page_limit": PAGE_LIMIT,

@@ -9,7 +9,7 @@ run costs a handful of indexed queries whatever the filters.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,6 +226,21 @@ def wilson(ok: int, n: int) -> tuple[float | None, float | None]:
 
     low, high = proportion_confint(ok, n, alpha=0.05, method="wilson")
     return float(low), float(high)
+
+
+def wilson_many(pairs: Sequence[tuple[int, int]]) -> list[tuple[float, float] | None]:
+    """:func:`wilson` of each (ok, n) in one vectorised statsmodels call (a 12-run compare draws ~170
+    intervals: one call each cost ~0.5 ms of scipy set-up apiece); None where n is 0."""
+    import numpy as np
+    from statsmodels.stats.proportion import proportion_confint
+
+    scored = [(ok, n) for ok, n in pairs if n > 0]
+    if not scored:
+        return [None] * len(pairs)
+    oks, ns = np.array(scored, dtype=float).T
+    low, high = proportion_confint(oks, ns, alpha=0.05, method="wilson")
+    found = iter(zip(low.tolist(), high.tolist(), strict=True))
+    return [next(found) if n > 0 else None for _, n in pairs]
 
 
 def partial_metrics(run: Run, summary: dict[str, Any] | None = None) -> dict[str, Any]:

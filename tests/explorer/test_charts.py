@@ -62,6 +62,29 @@ def test_grouped_bars_one_trace_per_run_with_drawer_links():
     assert charts.is_empty(charts.grouped_bars([], [s1], axis="relation"))
 
 
+def test_grouped_bars_plain_traces_are_what_plotly_validation_makes_of_them():
+    """grouped_bars builds its traces as plain dicts, unvalidated (a 12-run compare's validation cost
+    ~40 ms): rebuilt with plotly's validation the figure is the same - a misspelt property or a
+    value plotly refuses would raise here, a value it coerces would differ."""
+    import json
+
+    import plotly.graph_objects as go
+
+    from explorer.panels.base import figure_json
+
+    with_ci = charts.Series(
+        "run <1>", [0.5, 0.0, None], [2, 3, 0], ["/a?g=x", "/a?g=y", "/a?g=z"], [(0.1, 0.9), (0.0, 0.56), None]
+    )
+    without = charts.Series("run 2", [0.25, 1.0, 0.5], [4, 1, 2])
+    for series, percent in (([with_ci, without], True), ([without], False)):
+        fig = charts.grouped_bars(["xWant", "xAttr", "oEffect"], series, axis="relation", percent=percent)
+        plain = json.loads(figure_json(fig))
+        validated = json.loads(figure_json(go.Figure(plain)))  # validated: go.Bar per trace
+        assert plain == validated
+        assert [t["type"] for t in plain["data"]] == ["bar"] * len(series)
+    assert plain["data"][0].get("error_y") is None  # no interval: no error bar, as go.Bar left out None
+
+
 def test_position_bias_rows_normalised_with_no_answer_column():
     cells = [(0, 0, 6, "/h00"), (0, 1, 2, "/h01"), (1, 1, 1, "/h11"), (1, -1, 3, "/h1n")]
     fig = charts.position_bias(2, cells)

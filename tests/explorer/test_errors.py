@@ -143,9 +143,10 @@ def test_coco_cell_lists_its_reasoning_question(coco, researcher, django_assert_
     from django.core.cache import cache
 
     url = reverse("explorer:run_items", args=[coco.pk]) + "?coco=0,1"
-    cache.clear()  # nothing of the run cached: the cell's sets found and counted in the listing statement
-    # session, user, run, the cell's rows with their count, their triples, other runs' answers, votes
-    with django_assert_max_num_queries(7):
+    cache.clear()  # nothing of the run cached: the cell's sets found and counted in one statement
+    # session, user, run, the cell's page of ids with their count, those rows with their items, their
+    # triples, other runs' answers, votes
+    with django_assert_max_num_queries(8):
         r = researcher.get(url, HTTP_HX_REQUEST="true")
     body = r.content.decode()
     assert "right for the wrong reason" in body

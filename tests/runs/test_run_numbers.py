@@ -92,3 +92,20 @@ def test_a_finished_run_page_prints_one_interval_per_accuracy(researcher: Client
     page = researcher.get(reverse("runs:detail", args=[run.pk])).content.decode()
     assert "this run: accuracy (bootstrap interval)" in page
     assert "this run's interval is the 95 % percentile bootstrap" in page
+
+
+def test_wilson_many_is_wilson_of_each_pair() -> None:
+    """The explorer's bars take their intervals in one vectorised call: the same floats as one
+    statsmodels call per bar, None where a group has no item."""
+    import random
+
+    from runs.selectors.samples import wilson, wilson_many
+
+    rng = random.Random(7)
+    pairs = [(0, 0), (0, 1), (1, 1), (3, 0), (7, 7)] + [
+        (rng.randint(0, n), n) for n in (rng.randint(1, 60_000) for _ in range(500))
+    ]
+    expected = [None if n == 0 else wilson(ok, n) for ok, n in pairs]
+    assert wilson_many(pairs) == expected
+    assert wilson_many([]) == []
+    assert wilson_many([(0, 0)]) == [None]
