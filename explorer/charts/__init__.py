@@ -168,6 +168,7 @@ def grouped_bars(
                 "width": 3,
             }
         fmt = ".1%" if percent else ".3f"
+        ci_note = "<br>95% interval shown as the error bar" if has_ci else ""
         bar = {
             "type": "bar",
             "name": label(s.name, 40),
@@ -178,13 +179,7 @@ def grouped_bars(
             "error_y": error_y,
             "text": [f"n={c}" for c in counts],
             "textposition": "none",  # the n is under the group's label; the bar's own in the hover
-            "hovertemplate": "%{x}: %{y:"
-            + fmt
-            + "} (%{text})"
-            + ("<br>95% interval shown as the error bar" if has_ci else "")
-            + "<extra>"
-            + label(s.name, 40)
-            + "</extra>",
+            "hovertemplate": f"%{{x}}: %{{y:{fmt}}} (%{{text}}){ci_note}<extra>{label(s.name, 40)}</extra>",
         }
         bars.append({k: v for k, v in bar.items() if v is not None})  # as go.Bar leaves out a None property
     # plain traces, not validated element by element: a 12-run compare's two bar charts took ~40 ms of
